@@ -1,0 +1,67 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { apiKeys } from '../db/schema.ts';
+import {
+  API_KEY_PREFIX,
+  digestSecret,
+  looksLikeSecret,
+  lookupPrefix,
+  matchDigest,
+  mintSecret,
+} from './credentials.ts';
+
+export interface IssuedApiKey {
+  readonly id: string;
+  /** The only time the whole key exists outside the caller's hands. */
+  readonly apiKey: string;
+  readonly prefix: string;
+}
+
+export type ApiKeyCheck =
+  | { readonly status: 'valid'; readonly id: string; readonly accountId: string }
+  | { readonly status: 'unknown' }
+  | { readonly status: 'revoked' };
+
+/** Inserts a new key for an account; `db` may be a transaction. */
+export async function issueApiKey(
+  db: Database,
+  accountId: string,
+  label: string | null = null,
+): Promise<IssuedApiKey> {
+  const apiKey = mintSecret(API_KEY_PREFIX);
+  const prefix = lookupPrefix(apiKey, API_KEY_PREFIX);
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ accountId, label, prefix, keyHash: digestSecret(apiKey) })
+    .returning({ id: apiKeys.id });
+  if (!row) throw new Error('api key insert returned no row');
+  return { id: row.id, apiKey, prefix };
+}
+
+export async function checkApiKey(db: Database, presented: string): Promise<ApiKeyCheck> {
+  if (!looksLikeSecret(presented, API_KEY_PREFIX)) return { status: 'unknown' };
+  const candidates = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.prefix, lookupPrefix(presented, API_KEY_PREFIX)));
+  const match = matchDigest(candidates, presented);
+  if (!match) return { status: 'unknown' };
+  if (match.revokedAt !== null) return { status: 'revoked' };
+  return { status: 'valid', id: match.id, accountId: match.accountId };
+}
+
+/** Revokes one of the account's keys; false when the account has no such active key. */
+export async function revokeApiKey(
+  db: Database,
+  clock: Clock,
+  accountId: string,
+  id: string,
+): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: clock.now() })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length === 1;
+}

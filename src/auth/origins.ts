@@ -1,0 +1,43 @@
+/**
+ * Allowed-domain rules for client IDs: an origin is https, or http only for the loopback hosts
+ * (localhost, 127.0.0.1, [::1]); it has no path, query, fragment or credentials. Stored and
+ * compared in `URL.origin` form (lower-case host, default port dropped).
+ */
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export type OriginCheck = { ok: true; origin: string } | { ok: false; reason: string };
+
+export function normaliseAllowedOrigin(input: string): OriginCheck {
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    return { ok: false, reason: 'must be an origin such as https://shop.example' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return { ok: false, reason: 'must use https (or http for localhost)' };
+  }
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+    return {
+      ok: false,
+      reason: 'must use https; http is allowed only for localhost, 127.0.0.1 and [::1]',
+    };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return { ok: false, reason: 'must not contain credentials' };
+  }
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || /[?#]/.test(input)) {
+    return { ok: false, reason: 'must not contain a path, query or fragment' };
+  }
+  if (url.hostname.includes('*')) {
+    return { ok: false, reason: 'must not contain wildcards' };
+  }
+  return { ok: true, origin: url.origin };
+}
+
+/** Does the browser's `Origin` header name one of the allowed origins? */
+export function originAllowed(allowed: readonly string[], originHeader: string): boolean {
+  const check = normaliseAllowedOrigin(originHeader);
+  return check.ok && allowed.includes(check.origin);
+}

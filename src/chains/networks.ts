@@ -1,0 +1,152 @@
+/**
+ * The payment-destination networks we serve. Network ids are Request's names (`matic`, not
+ * `polygon`); chain ids are the real ones (Tron's is the 0x2b6653dc id TronLink reports).
+ */
+
+export type ChainKind = 'evm' | 'tron';
+
+export interface NativeCurrency {
+  readonly symbol: string;
+  readonly name: string;
+  readonly decimals: number;
+  /**
+   * The `value` Request hashes for this native currency in conversion paths
+   * (`keccak256('{"type":"eth","value":"<value>"}')`, lower-cased before hashing).
+   */
+  readonly hashValue: string;
+}
+
+export interface Network {
+  readonly id: string;
+  readonly name: string;
+  readonly chainId: number;
+  readonly kind: ChainKind;
+  readonly testnet: boolean;
+  readonly native: NativeCurrency;
+  readonly explorerUrl: string;
+  /** Blocks to wait before a payment counts as final, unless `CONFIRMATIONS_<NETWORK>` says otherwise. */
+  readonly defaultConfirmations: number;
+  /** The cross-chain `chain` enum value of the routing aggregator, where the network has one. */
+  readonly crossChainName: string | null;
+}
+
+export const NETWORKS = [
+  {
+    id: 'mainnet',
+    name: 'Ethereum',
+    chainId: 1,
+    kind: 'evm',
+    testnet: false,
+    native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'ETH' },
+    explorerUrl: 'https://etherscan.io',
+    defaultConfirmations: 12,
+    crossChainName: 'ETHEREUM',
+  },
+  {
+    id: 'arbitrum-one',
+    name: 'Arbitrum One',
+    chainId: 42161,
+    kind: 'evm',
+    testnet: false,
+    native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'AETH' },
+    explorerUrl: 'https://arbiscan.io',
+    defaultConfirmations: 20,
+    crossChainName: 'ARBITRUM',
+  },
+  {
+    id: 'optimism',
+    name: 'Optimism',
+    chainId: 10,
+    kind: 'evm',
+    testnet: false,
+    native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'ETH-optimism' },
+    explorerUrl: 'https://optimistic.etherscan.io',
+    defaultConfirmations: 10,
+    crossChainName: 'OPTIMISM',
+  },
+  {
+    id: 'base',
+    name: 'Base',
+    chainId: 8453,
+    kind: 'evm',
+    testnet: false,
+    native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'ETH-base' },
+    explorerUrl: 'https://basescan.org',
+    defaultConfirmations: 10,
+    crossChainName: 'BASE',
+  },
+  {
+    id: 'matic',
+    name: 'Polygon',
+    chainId: 137,
+    kind: 'evm',
+    testnet: false,
+    native: { symbol: 'POL', name: 'POL', decimals: 18, hashValue: 'MATIC' },
+    explorerUrl: 'https://polygonscan.com',
+    defaultConfirmations: 64,
+    crossChainName: 'POLYGON',
+  },
+  {
+    id: 'bsc',
+    name: 'BNB Smart Chain',
+    chainId: 56,
+    kind: 'evm',
+    testnet: false,
+    native: { symbol: 'BNB', name: 'BNB', decimals: 18, hashValue: 'BNB' },
+    explorerUrl: 'https://bscscan.com',
+    defaultConfirmations: 15,
+    crossChainName: 'BNB',
+  },
+  {
+    id: 'tron',
+    name: 'Tron',
+    chainId: 728126428,
+    kind: 'tron',
+    testnet: false,
+    native: { symbol: 'TRX', name: 'Tronix', decimals: 6, hashValue: 'TRX' },
+    explorerUrl: 'https://tronscan.org',
+    defaultConfirmations: 19,
+    crossChainName: null,
+  },
+  {
+    id: 'sepolia',
+    name: 'Sepolia',
+    chainId: 11155111,
+    kind: 'evm',
+    testnet: true,
+    native: { symbol: 'ETH', name: 'Sepolia Ether', decimals: 18, hashValue: 'ETH-sepolia' },
+    explorerUrl: 'https://sepolia.etherscan.io',
+    defaultConfirmations: 3,
+    crossChainName: null,
+  },
+] as const satisfies readonly Network[];
+
+export type NetworkId = (typeof NETWORKS)[number]['id'];
+
+export const NETWORK_IDS: readonly NetworkId[] = NETWORKS.map((n) => n.id);
+
+const byId = new Map<string, Network>(NETWORKS.map((n) => [n.id, n]));
+const byChainId = new Map<number, Network>(NETWORKS.map((n) => [n.chainId, n]));
+
+export function isNetworkId(value: string): value is NetworkId {
+  return byId.has(value);
+}
+
+export function findNetwork(id: string): Network | undefined {
+  return byId.get(id);
+}
+
+export function getNetwork(id: NetworkId): Network {
+  const network = byId.get(id);
+  if (!network) throw new Error(`unknown network ${id}`);
+  return network;
+}
+
+export function findNetworkByChainId(chainId: number): Network | undefined {
+  return byChainId.get(chainId);
+}
+
+/** `arbitrum-one` → `ARBITRUM_ONE`: the suffix of the per-network environment variables. */
+export function networkEnvSuffix(id: string): string {
+  return id.toUpperCase().replaceAll('-', '_');
+}

@@ -1,0 +1,169 @@
+import { isAbsolute, resolve } from 'node:path';
+import { NETWORKS, type NetworkId, networkEnvSuffix } from './chains/networks.ts';
+
+/**
+ * Every setting the service reads, parsed once from the environment. Nothing else in the code
+ * reads `process.env`; entry points call `parseConfig(process.env)` and pass the result down.
+ */
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface NetworkConfig {
+  /** JSON-RPC (EVM) or full-node HTTP (Tron) endpoint; null when the network has none configured. */
+  readonly rpcUrl: string | null;
+  readonly confirmations: number;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Public base URL of the request API (`/v2`). No trailing slash. */
+  readonly baseUrl: string;
+  /** Public base URL of the auth API (`/v1`). No trailing slash. */
+  readonly authUrl: string;
+  /** Public base URL of the hosted pay page. No trailing slash. */
+  readonly payUrl: string;
+  /** Postgres connection string; null means the embedded PGlite database in `dataDir`. */
+  readonly databaseUrl: string | null;
+  readonly redisUrl: string | null;
+  /** Absolute path of the folder for the embedded database and the generated secret key. */
+  readonly dataDir: string;
+  readonly logLevel: LogLevel;
+  /** 32-byte key that encrypts secrets at rest; null means "read or create `<dataDir>/secret.key`". */
+  readonly secretKey: Buffer | null;
+  readonly networks: Readonly<Record<NetworkId, NetworkConfig>>;
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable} ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_DATA_DIR = './.payreq';
+
+export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
+  const port = parsePort(env, 'PORT') ?? DEFAULT_PORT;
+  const host = nonEmpty(env, 'HOST') ?? DEFAULT_HOST;
+  const baseUrl = parseBaseUrl(env, 'BASE_URL') ?? `http://localhost:${port}`;
+  const dataDirRaw = nonEmpty(env, 'DATA_DIR') ?? DEFAULT_DATA_DIR;
+
+  rejectUnknownNetworkVariables(env);
+
+  const networks = Object.fromEntries(
+    NETWORKS.map((network) => {
+      const suffix = networkEnvSuffix(network.id);
+      const rpcUrl = parseUrl(env, `RPC_URL_${suffix}`, ['http:', 'https:', 'ws:', 'wss:']);
+      const confirmations =
+        parseInteger(env, `CONFIRMATIONS_${suffix}`, 0, 10_000) ?? network.defaultConfirmations;
+      return [network.id, { rpcUrl, confirmations }];
+    }),
+  ) as Record<NetworkId, NetworkConfig>;
+
+  return {
+    port,
+    host,
+    baseUrl,
+    authUrl: parseBaseUrl(env, 'AUTH_URL') ?? baseUrl,
+    payUrl: parseBaseUrl(env, 'PAY_URL') ?? baseUrl,
+    databaseUrl: parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw),
+    logLevel: parseLogLevel(env),
+    secretKey: parseSecretKey(env),
+    networks,
+  };
+}
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function parseInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function parsePort(env: Env, name: string): number | undefined {
+  return parseInteger(env, name, 0, 65_535);
+}
+
+function parseUrl(env: Env, name: string, protocols: readonly string[]): string | null {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(' ')} (got ${url.protocol})`);
+  }
+  return raw;
+}
+
+/** Public base URLs: http(s), no query or fragment, stored without a trailing slash. */
+function parseBaseUrl(env: Env, name: string): string | undefined {
+  const raw = parseUrl(env, name, ['http:', 'https:']);
+  if (raw === null) return undefined;
+  const url = new URL(raw);
+  if (url.search !== '' || url.hash !== '') {
+    throw new ConfigError(name, 'must not carry a query or fragment');
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseLogLevel(env: Env): LogLevel {
+  const raw = nonEmpty(env, 'LOG_LEVEL')?.toLowerCase();
+  if (raw === undefined) return 'info';
+  const level = LOG_LEVELS.find((l) => l === raw);
+  if (!level) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  return level;
+}
+
+/** 32 bytes, as 64 hex digits or base64. The value itself never appears in an error. */
+function parseSecretKey(env: Env): Buffer | null {
+  const raw = nonEmpty(env, 'SECRET_KEY');
+  if (raw === undefined) return null;
+  const key = decodeSecretKey(raw);
+  if (!key) throw new ConfigError('SECRET_KEY', 'must be 32 bytes as 64 hex digits or base64');
+  return key;
+}
+
+export function decodeSecretKey(raw: string): Buffer | null {
+  const text = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
+    const key = Buffer.from(text, 'base64');
+    if (key.length === 32) return key;
+  }
+  return null;
+}
+
+/** A typo such as `RPC_URL_POLYGON` would otherwise be ignored silently. */
+function rejectUnknownNetworkVariables(env: Env): void {
+  const known = new Set(NETWORKS.map((n) => networkEnvSuffix(n.id)));
+  for (const name of Object.keys(env)) {
+    const match = /^(RPC_URL|CONFIRMATIONS)_(.+)$/.exec(name);
+    if (match?.[2] !== undefined && !known.has(match[2])) {
+      throw new ConfigError(
+        name,
+        `names an unknown network (known: ${[...known].map((k) => `${match[1]}_${k}`).join(', ')})`,
+      );
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { Type } from 'typebox';
+import { conversionRoutes } from '../chains/conversion-routes.ts';
+import { findCurrency } from '../chains/currencies.ts';
+import { NotFoundError } from '../errors.ts';
+import type { App } from '../http/types.ts';
+import { CurrencyRef, CurrencySchema, currencyBody } from './schemas.ts';
+import { selectCurrencies, selectNetworks } from './select.ts';
+
+const AUTH = ['apiKey', 'clientId'] as const;
+const TAGS = ['V2/Currencies'];
+
+const CurrenciesQuery = Type.Object(
+  {
+    network: Type.Optional(Type.String({ minLength: 1 })),
+    symbol: Type.Optional(Type.String({ minLength: 1 })),
+    id: Type.Optional(Type.String({ minLength: 1 })),
+    firstOnly: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const ConversionRoutesQuery = Type.Object(
+  {
+    network: Type.Optional(Type.String({ minLength: 1 })),
+    networks: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const ConversionRoutesBody = Type.Object(
+  {
+    currencyId: Type.String(),
+    network: Type.Optional(Type.String()),
+    networks: Type.Optional(Type.Array(Type.String())),
+    conversionRoutes: Type.Array(CurrencyRef),
+  },
+  { additionalProperties: false },
+);
+
+export function currencyRoutes(app: App): void {
+  app.addSchema(CurrencySchema);
+
+  app.get(
+    '/v2/currencies',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'Look up currencies',
+        description:
+          'Filters are ANDed. With `id`, or `firstOnly=true` (which needs `network` and `symbol`), the answer is one currency object; otherwise a list. No match: 404 `Token not found`.',
+        querystring: CurrenciesQuery,
+        response: {
+          200: Type.Union([CurrencyRef, Type.Array(CurrencyRef)]),
+          404: { description: 'No currency matches', $ref: 'ErrorEnvelope' },
+        },
+      },
+    },
+    async (request) => {
+      const selection = selectCurrencies(request.query);
+      return selection.kind === 'one'
+        ? currencyBody(selection.currency)
+        : selection.currencies.map(currencyBody);
+    },
+  );
+
+  app.get(
+    '/v2/currencies/:currencyId/conversion-routes',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'Payment currencies that can settle an invoice currency',
+        params: Type.Object({ currencyId: Type.String({ minLength: 1 }) }),
+        querystring: ConversionRoutesQuery,
+        response: { 200: ConversionRoutesBody },
+      },
+    },
+    async (request) => {
+      const { currencyId } = request.params;
+      const query = request.query;
+      const scope = selectNetworks(query.network, query.networks);
+      const invoice = findCurrency(currencyId);
+      if (invoice === undefined)
+        throw new NotFoundError('currency_not_found', 'Currency not found');
+      if (scope.key === 'network') {
+        const routes = conversionRoutes(invoice, [scope.id]).map(currencyBody);
+        return { currencyId: invoice.id, network: scope.id, conversionRoutes: routes };
+      }
+      const routes = conversionRoutes(invoice, scope.ids).map(currencyBody);
+      return { currencyId: invoice.id, networks: [...scope.ids], conversionRoutes: routes };
+    },
+  );
+}

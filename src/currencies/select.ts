@@ -1,0 +1,84 @@
+import { CURRENCIES, type Currency, findCurrency } from '../chains/currencies.ts';
+import { isNetworkId, NETWORK_IDS, type NetworkId } from '../chains/networks.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+
+export interface CurrencyQuery {
+  readonly network?: string | undefined;
+  readonly symbol?: string | undefined;
+  readonly id?: string | undefined;
+  readonly firstOnly?: string | undefined;
+}
+
+export type CurrencySelection =
+  | { readonly kind: 'one'; readonly currency: Currency }
+  | { readonly kind: 'many'; readonly currencies: readonly Currency[] };
+
+export const TOKEN_NOT_FOUND = 'Token not found';
+
+const NETWORK_FILTER_VALUES: readonly string[] = [...NETWORK_IDS, 'fiat'];
+
+/**
+ * `GET /v2/currencies` filters, ANDed. `id` or `firstOnly=true` answer one object, anything
+ * else a list; no match is 404. `firstOnly` needs both `network` and `symbol`.
+ */
+export function selectCurrencies(query: CurrencyQuery): CurrencySelection {
+  if (query.firstOnly !== undefined) {
+    if (query.firstOnly !== 'true' && query.firstOnly !== 'false') {
+      throw new ValidationError([{ field: 'firstOnly', message: "must be 'true' or 'false'" }]);
+    }
+    if (query.network === undefined || query.symbol === undefined) {
+      throw new ValidationError([
+        { field: 'firstOnly', message: 'can only be used together with network and symbol' },
+      ]);
+    }
+  }
+  if (query.network !== undefined && !NETWORK_FILTER_VALUES.includes(query.network)) {
+    throw new ValidationError([
+      { field: 'network', message: `must be one of ${NETWORK_FILTER_VALUES.join(', ')}` },
+    ]);
+  }
+
+  const symbol = query.symbol?.toLowerCase();
+  const matches = (currency: Currency) =>
+    (query.network === undefined || currency.network === query.network) &&
+    (symbol === undefined || currency.symbol.toLowerCase() === symbol);
+
+  if (query.id !== undefined) {
+    const currency = findCurrency(query.id);
+    if (currency === undefined || !matches(currency)) throw tokenNotFound();
+    return { kind: 'one', currency };
+  }
+  const currencies = CURRENCIES.filter(matches);
+  const [first] = currencies;
+  if (first === undefined) throw tokenNotFound();
+  return query.firstOnly === 'true'
+    ? { kind: 'one', currency: first }
+    : { kind: 'many', currencies };
+}
+
+/** `network=base` or `networks=base,matic` (not both); neither means every network. */
+export function selectNetworks(
+  network: string | undefined,
+  networks: string | undefined,
+):
+  | { readonly key: 'network'; readonly id: NetworkId }
+  | { readonly key: 'networks'; readonly ids: readonly NetworkId[] } {
+  if (network !== undefined && networks !== undefined) {
+    throw new ValidationError([{ field: 'networks', message: 'cannot be combined with network' }]);
+  }
+  const invalid = (field: string) =>
+    new ValidationError([{ field, message: `must name networks among ${NETWORK_IDS.join(', ')}` }]);
+  if (network !== undefined) {
+    if (!isNetworkId(network)) throw invalid('network');
+    return { key: 'network', id: network };
+  }
+  if (networks === undefined) return { key: 'networks', ids: NETWORK_IDS };
+  const ids = networks.split(',').map((n) => n.trim());
+  const valid = ids.filter(isNetworkId);
+  if (valid.length !== ids.length || valid.length === 0) throw invalid('networks');
+  return { key: 'networks', ids: [...new Set(valid)] };
+}
+
+function tokenNotFound(): NotFoundError {
+  return new NotFoundError('token_not_found', TOKEN_NOT_FOUND);
+}

@@ -1,0 +1,125 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+/**
+ * One database API over two engines: PGlite (embedded, in `DATA_DIR`) and Postgres
+ * (`DATABASE_URL`). The rest of the code sees only `Database` and never learns which one runs.
+ */
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface DatabaseHandle {
+  readonly db: Database;
+  readonly kind: DatabaseKind;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** The engine underneath, for migrations and tests. */
+  readonly engine: { kind: 'pglite'; pglite: PGlite } | { kind: 'postgres'; pool: pg.Pool };
+}
+
+export interface OpenDatabaseOptions {
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+}
+
+const POSTGRES_POOL_SIZE = 10;
+const PGLITE_FOLDER = 'pgdata';
+
+export class DatabaseInUseError extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(
+      `the embedded database in ${dataDir} is in use by process ${pid}; stop it first, or point DATABASE_URL at Postgres to run several processes`,
+    );
+    this.name = 'DatabaseInUseError';
+  }
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl !== null) return openPostgres(options.databaseUrl);
+  mkdirSync(options.dataDir, { recursive: true });
+  const releaseLock = lockDataDir(options.dataDir);
+  try {
+    const pglite = await PGlite.create({ dataDir: join(options.dataDir, PGLITE_FOLDER) });
+    return wrapPglite(pglite, releaseLock);
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+}
+
+export function openPostgres(url: string, poolSize = POSTGRES_POOL_SIZE): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = drizzleNodePg({ client: pool, schema, casing: 'snake_case' });
+  return {
+    db,
+    kind: 'postgres',
+    engine: { kind: 'postgres', pool },
+    ping: async () => {
+      await pool.query('select 1');
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** Wraps an open PGlite instance; `onClose` runs after the instance is closed. */
+export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}): DatabaseHandle {
+  const db = drizzlePglite({ client: pglite, schema, casing: 'snake_case' });
+  return {
+    db,
+    kind: 'pglite',
+    engine: { kind: 'pglite', pglite },
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    close: async () => {
+      if (!pglite.closed) await pglite.close();
+      onClose();
+    },
+  };
+}
+
+/**
+ * PGlite is one process's database: two processes opening the same folder would corrupt it.
+ * A lock file holding the owner's pid keeps the CLI from opening it under a running server.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const path = join(dataDir, `${PGLITE_FOLDER}.lock`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(path, 'utf8'));
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new DatabaseInUseError(dataDir, owner);
+      }
+      rmSync(path, { force: true }); // stale: its process is gone
+    }
+  }
+  throw new Error(`could not lock ${path}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,64 @@
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { currencyRoutes } from '../currencies/routes.ts';
+import type { DatabaseHandle } from '../db/client.ts';
+import { orchestratorRoutes } from '../orchestrators/routes.ts';
+import { installAuth } from './auth.ts';
+import { installErrorHandling } from './errors.ts';
+import { healthRoutes } from './health.ts';
+import { installOpenApi } from './openapi.ts';
+import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import type { App } from './types.ts';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly database: DatabaseHandle;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+/** Largest JSON body we parse (the biggest legitimate one is a batch of a few hundred items). */
+const BODY_LIMIT_BYTES = 1_048_576;
+
+export interface BuiltApp {
+  readonly app: App;
+  readonly usage: UsageRecorder;
+}
+
+/**
+ * The HTTP application, fully wired but not listening: `main.ts` listens, tests use
+ * `app.inject()`. Register extra routes (tests do) before calling `app.ready()`.
+ */
+export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
+  const app: App = Fastify({
+    // pino's Logger is a FastifyBaseLogger; the cast only widens its generic parameter.
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    genReqId: requestId,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Unknown fields are an error, never silently dropped; every schema error is reported.
+    ajv: { customOptions: { removeAdditional: false, allErrors: true } },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider();
+
+  const db = deps.database.db;
+  const usage = createUsageRecorder({ db, clock: deps.clock, logger: deps.logger });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  installErrorHandling(app);
+  installAuth(app, { db, usage });
+  await installOpenApi(app, deps.config);
+
+  healthRoutes(app, { database: deps.database });
+  currencyRoutes(app);
+  orchestratorRoutes(app, { db, clock: deps.clock });
+
+  app.addHook('onClose', async () => {
+    await usage.flush();
+  });
+  return { app, usage };
+}

@@ -1,0 +1,271 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+import { createTenant, SHOP_ORIGIN, type Tenant } from '../../test/fixtures.ts';
+import { issueApiKey, revokeApiKey } from '../auth/api-keys.ts';
+import { apiKeys, clientIds, orchestratorKeys } from '../db/schema.ts';
+import { linkClientId } from '../orchestrators/links.ts';
+import { createOrchestrator, revokeOrchestratorKeys } from '../orchestrators/orchestrators.ts';
+import { accountIdOf } from './auth.ts';
+
+const CURRENCY = '/v2/currencies?id=USDC-base';
+
+let t: TestApp;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  t = await createTestApp({
+    extend: (app) => {
+      // A route for the orchestrator pair, which no public route of this issue uses yet.
+      app.get('/test/pair', { config: { auth: ['orchestratorPair'] } }, async (request) => ({
+        accountId: accountIdOf(request),
+        kind: request.principal?.kind,
+      }));
+    },
+  });
+  tenant = await createTenant(t.db);
+});
+afterAll(() => t.close());
+
+function get(url: string, headers: Record<string, string>) {
+  return t.app.inject({ method: 'GET', url, headers });
+}
+
+describe('API keys', () => {
+  it('accepts a valid key', async () => {
+    const res = await get(CURRENCY, { 'x-api-key': tenant.apiKey });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: 'USDC-base' });
+  });
+
+  it('answers 401 with the envelope when no credential is sent', async () => {
+    const res = await get(CURRENCY, {});
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({
+      statusCode: 401,
+      message: 'Missing credentials: send x-api-key or x-client-id',
+      error: 'Unauthorized',
+      code: 'missing_credentials',
+    });
+  });
+
+  it.each([
+    ['garbage', 'not-a-key'],
+    ['right shape, unknown key', `sk_${'A'.repeat(43)}`],
+    ['a valid key with one character changed', 'flip'],
+    ['empty', ' '],
+  ])('answers 401 for a malformed or unknown key (%s)', async (_name, value) => {
+    const key =
+      value === 'flip'
+        ? `${tenant.apiKey.slice(0, -1)}${tenant.apiKey.endsWith('A') ? 'B' : 'A'}`
+        : value;
+    const res = await get(CURRENCY, { 'x-api-key': key });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().message).toBe(
+      value === ' ' ? 'Missing credentials: send x-api-key or x-client-id' : 'Invalid API key',
+    );
+  });
+
+  it('refuses a revoked key, which never works again', async () => {
+    const issued = await issueApiKey(t.db, tenant.accountId, 'to revoke');
+    expect((await get(CURRENCY, { 'x-api-key': issued.apiKey })).statusCode).toBe(200);
+    expect(await revokeApiKey(t.db, t.clock, tenant.accountId, issued.id)).toBe(true);
+    const res = await get(CURRENCY, { 'x-api-key': issued.apiKey });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({
+      message: 'API key has been revoked',
+      code: 'revoked_api_key',
+    });
+    expect(await revokeApiKey(t.db, t.clock, tenant.accountId, issued.id)).toBe(false);
+  });
+
+  it('stores only a digest and a lookup prefix, never the key', async () => {
+    const rows = await t.db.select().from(apiKeys).where(eq(apiKeys.accountId, tenant.accountId));
+    expect(rows.length).toBeGreaterThan(0);
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(tenant.apiKey);
+    const row = rows.find((r) => tenant.apiKey.startsWith(r.prefix));
+    expect(row?.keyHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row?.prefix.length).toBeLessThan(tenant.apiKey.length / 3);
+  });
+});
+
+describe('client IDs', () => {
+  it('accepts a browser client ID from its allowed origin', async () => {
+    const res = await get(CURRENCY, { 'x-client-id': tenant.browserClientId, origin: SHOP_ORIGIN });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('normalises the Origin header (case, default port) before comparing', async () => {
+    const res = await get(CURRENCY, {
+      'x-client-id': tenant.browserClientId,
+      origin: 'HTTPS://Shop.Example:443',
+    });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it.each([
+    ['another site', 'https://evil.example'],
+    ['http instead of https', 'http://shop.example'],
+    ['a subdomain', 'https://pay.shop.example'],
+    ['the null origin', 'null'],
+  ])('answers 403 from a wrong origin (%s)', async (_name, origin) => {
+    const res = await get(CURRENCY, { 'x-client-id': tenant.browserClientId, origin });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({
+      message: 'Origin is not allowed for this client ID',
+      error: 'Forbidden',
+    });
+  });
+
+  it('answers 403 when a browser client ID comes without Origin', async () => {
+    const res = await get(CURRENCY, { 'x-client-id': tenant.browserClientId });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().message).toBe('Origin header is required');
+  });
+
+  it('accepts a backend client ID with or without Origin', async () => {
+    expect((await get(CURRENCY, { 'x-client-id': tenant.backendClientId })).statusCode).toBe(200);
+    const withOrigin = await get(CURRENCY, {
+      'x-client-id': tenant.backendClientId,
+      origin: 'https://anything.example',
+    });
+    expect(withOrigin.statusCode).toBe(200);
+  });
+
+  it('answers 401 for an unknown client ID', async () => {
+    const res = await get(CURRENCY, { 'x-client-id': 'cli_doesnotexist', origin: SHOP_ORIGIN });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().message).toBe('Invalid client ID');
+  });
+
+  it('answers 403 for an inactive client ID and works again once reactivated', async () => {
+    const [row] = await t.db
+      .update(clientIds)
+      .set({ status: 'inactive' })
+      .where(eq(clientIds.clientId, tenant.backendClientId))
+      .returning();
+    expect(row?.status).toBe('inactive');
+    const res = await get(CURRENCY, { 'x-client-id': tenant.backendClientId });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().message).toBe('Client ID is inactive');
+    await t.db
+      .update(clientIds)
+      .set({ status: 'active' })
+      .where(eq(clientIds.clientId, tenant.backendClientId));
+    expect((await get(CURRENCY, { 'x-client-id': tenant.backendClientId })).statusCode).toBe(200);
+  });
+
+  it('answers 401 for a revoked client ID', async () => {
+    const other = await createTenant(t.db, 'Revoked');
+    await t.db
+      .update(clientIds)
+      .set({ status: 'revoked' })
+      .where(eq(clientIds.clientId, other.backendClientId));
+    const res = await get(CURRENCY, { 'x-client-id': other.backendClientId });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().message).toBe('Client ID has been revoked');
+  });
+
+  it('records lastUsedAt at most once per minute', async () => {
+    const other = await createTenant(t.db, 'Usage');
+    const lastUsed = async () => {
+      const [row] = await t.db
+        .select()
+        .from(clientIds)
+        .where(eq(clientIds.clientId, other.backendClientId));
+      return row?.lastUsedAt?.toISOString() ?? null;
+    };
+    const flush = () => t.app.inject({ method: 'GET', url: '/healthz' });
+    expect(await lastUsed()).toBeNull();
+    await get(CURRENCY, { 'x-client-id': other.backendClientId });
+    await flush();
+    await expect.poll(lastUsed).toBe(t.clock.now().toISOString());
+    const first = await lastUsed();
+    t.clock.advance(30_000);
+    await get(CURRENCY, { 'x-client-id': other.backendClientId });
+    await flush();
+    expect(await lastUsed()).toBe(first);
+    t.clock.advance(31_000);
+    await get(CURRENCY, { 'x-client-id': other.backendClientId });
+    await expect.poll(lastUsed).toBe(t.clock.now().toISOString());
+  });
+});
+
+describe('orchestrator keys', () => {
+  it('accepts a valid orchestrator key on orchestrator routes', async () => {
+    const { orchestratorKey } = await createOrchestrator(t.db, 'Platform');
+    const res = await get('/v2/orchestrators/client-ids', {
+      'x-orchestrator-key': orchestratorKey,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ links: [], total: 0, page: 1, limit: 20 });
+  });
+
+  it('answers 401 for an unknown or revoked orchestrator key', async () => {
+    const unknown = await get('/v2/orchestrators/client-ids', {
+      'x-orchestrator-key': `orc_${'x'.repeat(43)}`,
+    });
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.json().message).toBe('Invalid orchestrator key');
+
+    const { orchestratorId, orchestratorKey } = await createOrchestrator(t.db, 'Gone');
+    expect(await revokeOrchestratorKeys(t.db, orchestratorId, t.clock.now())).toBe(1);
+    const revoked = await get('/v2/orchestrators/client-ids', {
+      'x-orchestrator-key': orchestratorKey,
+    });
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.json().message).toBe('Orchestrator key has been revoked');
+  });
+
+  it('stores only a digest of the orchestrator key', async () => {
+    const { orchestratorId, orchestratorKey } = await createOrchestrator(t.db, 'Hashed');
+    expect(orchestratorKey).toMatch(/^orc_[A-Za-z0-9_-]{43}$/);
+    const rows = await t.db
+      .select()
+      .from(orchestratorKeys)
+      .where(eq(orchestratorKeys.orchestratorId, orchestratorId));
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(orchestratorKey);
+    expect(rows[0]?.keyHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('answers 403 when a valid credential of the wrong kind is sent', async () => {
+    const { orchestratorKey } = await createOrchestrator(t.db, 'Wrong door');
+    const res = await get(CURRENCY, { 'x-orchestrator-key': orchestratorKey });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'credential_not_accepted' });
+    const apiKeyOnOrchestratorRoute = await get('/v2/orchestrators/client-ids', {
+      'x-api-key': tenant.apiKey,
+    });
+    expect(apiKeyOnOrchestratorRoute.statusCode).toBe(403);
+  });
+
+  it('answers 401, not 403, when the credential of the wrong kind is also invalid', async () => {
+    const res = await get(CURRENCY, { 'x-orchestrator-key': `orc_${'y'.repeat(43)}` });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('pairs an orchestrator key with a linked client ID and acts for its account', async () => {
+    const { orchestratorId, orchestratorKey } = await createOrchestrator(t.db, 'Pair');
+    const platform = await createTenant(t.db, 'Platform tenant');
+    const headers = {
+      'x-orchestrator-key': orchestratorKey,
+      'x-client-id': platform.browserClientId,
+    };
+
+    const unlinked = await get('/test/pair', headers);
+    expect(unlinked.statusCode).toBe(403);
+    expect(unlinked.json().message).toBe('Client ID is not linked to this orchestrator');
+
+    await linkClientId(t.db, orchestratorId, platform.browserClientId);
+    // Server to server: the key vouches for the call, so no Origin is needed.
+    const linked = await get('/test/pair', headers);
+    expect(linked.statusCode).toBe(200);
+    expect(linked.json()).toEqual({ accountId: platform.accountId, kind: 'orchestratorPair' });
+
+    const otherKey = (await createOrchestrator(t.db, 'Stranger')).orchestratorKey;
+    const stranger = await get('/test/pair', { ...headers, 'x-orchestrator-key': otherKey });
+    expect(stranger.statusCode).toBe(403);
+  });
+});

@@ -1,0 +1,219 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { checkApiKey } from '../auth/api-keys.ts';
+import { type ClientIdRow, findClientId } from '../auth/client-ids.ts';
+import { originAllowed } from '../auth/origins.ts';
+import type { UsageRecorder } from '../auth/usage.ts';
+import type { Database } from '../db/client.ts';
+import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import { checkOrchestratorKey, isLinked } from '../orchestrators/orchestrators.ts';
+
+/**
+ * Per-route credentials. A route lists what it accepts in `config.auth`, in order of
+ * preference; this hook resolves the caller before anything else runs (body parsing included)
+ * and leaves the result on `request.principal`. Missing or bad credentials answer 401; a valid
+ * credential that may not do this answers 403.
+ */
+
+export const CREDENTIAL_KINDS = [
+  'apiKey',
+  'clientId',
+  'orchestratorKey',
+  'orchestratorPair',
+] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+export type Principal =
+  | { readonly kind: 'apiKey'; readonly accountId: string; readonly apiKeyId: string }
+  | { readonly kind: 'clientId'; readonly accountId: string; readonly clientId: ClientIdRow }
+  | { readonly kind: 'orchestratorKey'; readonly orchestratorId: string }
+  | {
+      readonly kind: 'orchestratorPair';
+      readonly orchestratorId: string;
+      readonly accountId: string;
+      readonly clientId: ClientIdRow;
+    };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Credentials the route accepts; absent means the route is public. */
+    auth?: readonly CredentialKind[];
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** The headers that carry each credential, for messages and the OpenAPI document. */
+export const CREDENTIAL_HEADERS: Readonly<Record<CredentialKind, string>> = {
+  apiKey: 'x-api-key',
+  clientId: 'x-client-id',
+  orchestratorKey: 'x-orchestrator-key',
+  orchestratorPair: 'x-orchestrator-key + x-client-id',
+};
+
+interface Presented {
+  readonly apiKey: string | undefined;
+  readonly clientId: string | undefined;
+  readonly orchestratorKey: string | undefined;
+  readonly origin: string | undefined;
+}
+
+export function installAuth(
+  app: FastifyInstance,
+  deps: { db: Database; usage: UsageRecorder },
+): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    const accepted = request.routeOptions.config.auth;
+    if (accepted === undefined) return;
+    request.principal = await authenticate(deps, accepted, presentedCredentials(request));
+  });
+}
+
+/** The account a route acts for; only call it on routes whose credentials all carry one. */
+export function accountIdOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal === null || !('accountId' in principal)) {
+    throw new Error(`route ${request.routeOptions.url} has no account principal`);
+  }
+  return principal.accountId;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  if (value === undefined) return undefined;
+  // A repeated header arrives joined or as an array; either way it is not one credential.
+  const text = Array.isArray(value) ? value.join(',') : value;
+  const trimmed = text.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function presentedCredentials(request: FastifyRequest): Presented {
+  return {
+    apiKey: header(request, 'x-api-key'),
+    clientId: header(request, 'x-client-id'),
+    orchestratorKey: header(request, 'x-orchestrator-key'),
+    origin: header(request, 'origin'),
+  };
+}
+
+/** Which credential kinds the caller sent, judged by headers alone. */
+function presentedKinds(p: Presented): CredentialKind[] {
+  const kinds: CredentialKind[] = [];
+  if (p.orchestratorKey !== undefined) {
+    kinds.push(p.clientId !== undefined ? 'orchestratorPair' : 'orchestratorKey');
+  }
+  if (p.apiKey !== undefined) kinds.push('apiKey');
+  if (p.clientId !== undefined && p.orchestratorKey === undefined) kinds.push('clientId');
+  return kinds;
+}
+
+async function authenticate(
+  deps: { db: Database; usage: UsageRecorder },
+  accepted: readonly CredentialKind[],
+  presented: Presented,
+): Promise<Principal> {
+  const sent = presentedKinds(presented);
+  if (sent.length === 0) {
+    throw new UnauthorizedError(
+      'missing_credentials',
+      `Missing credentials: send ${accepted.map((k) => CREDENTIAL_HEADERS[k]).join(' or ')}`,
+    );
+  }
+  const chosen = accepted.find((kind) => sent.includes(kind));
+  if (chosen === undefined) {
+    // Validate what was sent first, so a bad credential still answers 401, not 403.
+    const first = sent[0] as CredentialKind;
+    await resolve(deps, first, presented);
+    throw new ForbiddenError(
+      'credential_not_accepted',
+      `This endpoint does not accept ${CREDENTIAL_HEADERS[first]}; use ${accepted.map((k) => CREDENTIAL_HEADERS[k]).join(' or ')}`,
+    );
+  }
+  return resolve(deps, chosen, presented);
+}
+
+async function resolve(
+  deps: { db: Database; usage: UsageRecorder },
+  kind: CredentialKind,
+  presented: Presented,
+): Promise<Principal> {
+  switch (kind) {
+    case 'apiKey': {
+      const check = await checkApiKey(deps.db, presented.apiKey ?? '');
+      if (check.status === 'unknown')
+        throw new UnauthorizedError('invalid_api_key', 'Invalid API key');
+      if (check.status === 'revoked') {
+        throw new UnauthorizedError('revoked_api_key', 'API key has been revoked');
+      }
+      deps.usage.touch('apiKey', check.id);
+      return { kind: 'apiKey', accountId: check.accountId, apiKeyId: check.id };
+    }
+    case 'clientId': {
+      const clientId = await usableClientId(deps.db, presented.clientId ?? '');
+      checkOrigin(clientId, presented.origin);
+      deps.usage.touch('clientId', clientId.id);
+      return { kind: 'clientId', accountId: clientId.accountId, clientId };
+    }
+    case 'orchestratorKey': {
+      const orchestratorId = await orchestratorOf(
+        deps.db,
+        presented.orchestratorKey ?? '',
+        deps.usage,
+      );
+      return { kind: 'orchestratorKey', orchestratorId };
+    }
+    case 'orchestratorPair': {
+      // Paired calls come from the orchestrator's servers, so the key, not Origin, vouches for them.
+      const orchestratorId = await orchestratorOf(
+        deps.db,
+        presented.orchestratorKey ?? '',
+        deps.usage,
+      );
+      const clientId = await usableClientId(deps.db, presented.clientId ?? '');
+      if (!(await isLinked(deps.db, orchestratorId, clientId.id))) {
+        throw new ForbiddenError(
+          'client_id_not_linked',
+          'Client ID is not linked to this orchestrator',
+        );
+      }
+      deps.usage.touch('clientId', clientId.id);
+      return { kind: 'orchestratorPair', orchestratorId, accountId: clientId.accountId, clientId };
+    }
+  }
+}
+
+async function usableClientId(db: Database, value: string): Promise<ClientIdRow> {
+  const clientId = await findClientId(db, value);
+  if (clientId === null) throw new UnauthorizedError('invalid_client_id', 'Invalid client ID');
+  switch (clientId.status) {
+    case 'revoked':
+      throw new UnauthorizedError('revoked_client_id', 'Client ID has been revoked');
+    case 'inactive':
+      throw new ForbiddenError('inactive_client_id', 'Client ID is inactive');
+    case 'active':
+      return clientId;
+  }
+}
+
+/** A client ID with allowed domains works only from those browser origins; none means backend. */
+function checkOrigin(clientId: ClientIdRow, origin: string | undefined): void {
+  if (clientId.allowedDomains.length === 0) return;
+  if (origin === undefined)
+    throw new ForbiddenError('origin_required', 'Origin header is required');
+  if (!originAllowed(clientId.allowedDomains, origin)) {
+    throw new ForbiddenError('origin_not_allowed', 'Origin is not allowed for this client ID');
+  }
+}
+
+async function orchestratorOf(db: Database, key: string, usage: UsageRecorder): Promise<string> {
+  const check = await checkOrchestratorKey(db, key);
+  if (check.status === 'unknown') {
+    throw new UnauthorizedError('invalid_orchestrator_key', 'Invalid orchestrator key');
+  }
+  if (check.status === 'revoked') {
+    throw new UnauthorizedError('revoked_orchestrator_key', 'Orchestrator key has been revoked');
+  }
+  usage.touch('orchestratorKey', check.keyId);
+  return check.orchestratorId;
+}

@@ -1,0 +1,79 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { Config } from '../config.ts';
+import { CREDENTIAL_HEADERS, type CredentialKind } from './auth.ts';
+import { ErrorEnvelopeRef, ErrorEnvelopeSchema } from './envelope.ts';
+
+/** The version of the reference API whose wire format we serve. */
+export const API_VERSION = '0.13.0';
+
+const SECURITY_SCHEMES = {
+  ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+  ClientId: { type: 'apiKey', in: 'header', name: 'x-client-id' },
+  OrchestratorKey: { type: 'apiKey', in: 'header', name: 'x-orchestrator-key' },
+} as const;
+
+const SECURITY_BY_CREDENTIAL: Readonly<Record<CredentialKind, Record<string, string[]>>> = {
+  apiKey: { ApiKey: [] },
+  clientId: { ClientId: [] },
+  orchestratorKey: { OrchestratorKey: [] },
+  orchestratorPair: { OrchestratorKey: [], ClientId: [] },
+};
+
+/**
+ * The OpenAPI document is generated from the same route schemas that validate requests. Each
+ * route gets its security requirement and its error responses here, from its `config.auth` and
+ * the parts it validates, so no route can forget them.
+ */
+export async function installOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  app.addSchema(ErrorEnvelopeSchema);
+  app.addHook('onRoute', documentRoute);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'payreq',
+        version: API_VERSION,
+        description:
+          'Payment requests, secure payment links and payouts on EVM networks and Tron. Errors use one envelope: {statusCode, message, error}.',
+      },
+      servers: [{ url: config.baseUrl }],
+      components: { securitySchemes: SECURITY_SCHEMES },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+}
+
+function documentRoute(route: RouteOptions): void {
+  route.schema ??= {};
+  const schema = route.schema as Record<string, unknown>;
+  if (schema.hide === true) return;
+  const auth = route.config?.auth;
+  schema.response ??= {};
+  const response = schema.response as Record<string, unknown>;
+  const errors: Record<number, string> = { 500: 'Unexpected failure; safe to retry with backoff' };
+  if (schema.body || schema.querystring || schema.params) errors[400] = 'Invalid input';
+  if (auth !== undefined) {
+    errors[401] = 'Missing, invalid or revoked credentials';
+    errors[403] = 'Valid credentials that may not do this';
+    schema.security = auth.map((kind) => SECURITY_BY_CREDENTIAL[kind]);
+    const headers = auth.map((kind) => CREDENTIAL_HEADERS[kind]).join(' or ');
+    schema.description = [schema.description, `Credentials: ${headers}.`]
+      .filter(Boolean)
+      .join('\n\n');
+  } else {
+    schema.security = [];
+  }
+  if (schema.params) errors[404] = 'Not found';
+  for (const [status, description] of Object.entries(errors)) {
+    response[status] ??= { description, ...ErrorEnvelopeRef };
+  }
+}

@@ -1,0 +1,120 @@
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { systemClock } from './clock.ts';
+import { type Config, ConfigError, parseConfig } from './config.ts';
+import { type DatabaseHandle, openDatabase } from './db/client.ts';
+import { migrateDatabase } from './db/migrate.ts';
+import { buildApp } from './http/app.ts';
+import type { App } from './http/types.ts';
+import { createLogger } from './logger.ts';
+import { loadSecretKey } from './secret-key.ts';
+
+/** After a signal, in-flight requests get this long to finish before the process exits anyway. */
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+export interface Service {
+  /** Built and migrated, not yet listening; routes may still be added before `listen()`. */
+  readonly app: App;
+  readonly database: DatabaseHandle;
+  /** Starts listening; resolves with the port bound (differs from config when PORT=0). */
+  listen(): Promise<number>;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  stop(): Promise<void>;
+}
+
+export async function createService(config: Config, logger: Logger): Promise<Service> {
+  loadSecretKey(config);
+  const database = await openDatabase(config);
+  let app: App;
+  try {
+    await migrateDatabase(database);
+    ({ app } = await buildApp({ config, database, logger, clock: systemClock }));
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    database,
+    async listen() {
+      await app.listen({ port: config.port, host: config.host });
+      const { port } = app.server.address() as AddressInfo;
+      logger.info(
+        {
+          database: database.kind,
+          requestApi: `${config.baseUrl}/v2`,
+          authApi: `${config.authUrl}/v1`,
+          payPage: config.payUrl,
+        },
+        `payreq listening on http://${config.host}:${port}; request API ${config.baseUrl}/v2, auth API ${config.authUrl}/v1, pay page ${config.payUrl}, API reference ${config.baseUrl}/docs`,
+      );
+      return port;
+    },
+    stop() {
+      stopping ??= (async () => {
+        await app.close();
+        await database.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** SIGTERM/SIGINT: stop gracefully, and exit non-zero if that takes too long. */
+export function stopOnSignals(service: Service, logger: Logger): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    service.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
+
+/** Reads the environment once; bad settings end the process with one line naming the variable. */
+export function configFromEnvironment(): Config {
+  try {
+    return parseConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`payreq: invalid configuration: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+export async function serve(): Promise<void> {
+  const config = configFromEnvironment();
+  const logger = createLogger(config.logLevel);
+  let service: Service | undefined;
+  try {
+    service = await createService(config, logger);
+    stopOnSignals(service, logger);
+    await service.listen();
+  } catch (error) {
+    await service?.stop().catch(() => {});
+    if (error instanceof ConfigError) {
+      console.error(`payreq: invalid configuration: ${error.message}`);
+    } else {
+      logger.fatal({ err: error }, 'could not start');
+    }
+    process.exit(1);
+  }
+}
+
+if (import.meta.main) await serve();

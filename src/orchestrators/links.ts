@@ -1,0 +1,111 @@
+import { and, count, desc, eq } from 'drizzle-orm';
+import { findClientId } from '../auth/client-ids.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { clientIds, orchestratorClientLinks } from '../db/schema.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
+
+export type LinkStatus = 'active' | 'unlinked';
+
+export interface Link {
+  readonly clientId: string;
+  readonly status: LinkStatus;
+}
+
+/**
+ * Links a client ID to an orchestrator. A client ID has one orchestrator for life: a link to
+ * another one, or a second link after an unlink, is refused. Linking again to the same
+ * orchestrator is a no-op that says so.
+ */
+export async function linkClientId(
+  db: Database,
+  orchestratorId: string,
+  clientIdValue: string,
+): Promise<{ link: Link; alreadyLinked: boolean }> {
+  const clientId = await findClientId(db, clientIdValue);
+  if (clientId === null) throw new NotFoundError('client_id_not_found', 'Client ID not found');
+  if (clientId.status === 'revoked') {
+    throw new BadRequestError('revoked_client_id', 'Client ID has been revoked');
+  }
+  return db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(orchestratorClientLinks)
+      .values({ orchestratorId, clientIdId: clientId.id })
+      .onConflictDoNothing({ target: orchestratorClientLinks.clientIdId })
+      .returning({ id: orchestratorClientLinks.id });
+    if (inserted.length === 1) {
+      return {
+        link: { clientId: clientId.clientId, status: 'active' as const },
+        alreadyLinked: false,
+      };
+    }
+    const [existing] = await tx
+      .select()
+      .from(orchestratorClientLinks)
+      .where(eq(orchestratorClientLinks.clientIdId, clientId.id));
+    if (existing?.orchestratorId === orchestratorId && existing.status === 'active') {
+      return {
+        link: { clientId: clientId.clientId, status: 'active' as const },
+        alreadyLinked: true,
+      };
+    }
+    if (existing?.orchestratorId === orchestratorId) {
+      throw new ConflictError(
+        'client_id_unlinked',
+        'Client ID was unlinked and cannot be linked again',
+      );
+    }
+    throw new ConflictError(
+      'client_id_linked_elsewhere',
+      'Client ID is linked to another orchestrator',
+    );
+  });
+}
+
+export async function unlinkClientId(
+  db: Database,
+  clock: Clock,
+  orchestratorId: string,
+  clientIdValue: string,
+): Promise<Link> {
+  const clientId = await findClientId(db, clientIdValue);
+  const rows =
+    clientId === null
+      ? []
+      : await db
+          .update(orchestratorClientLinks)
+          .set({ status: 'unlinked', unlinkedAt: clock.now() })
+          .where(
+            and(
+              eq(orchestratorClientLinks.orchestratorId, orchestratorId),
+              eq(orchestratorClientLinks.clientIdId, clientId.id),
+              eq(orchestratorClientLinks.status, 'active'),
+            ),
+          )
+          .returning({ id: orchestratorClientLinks.id });
+  if (clientId === null || rows.length === 0) {
+    throw new NotFoundError('link_not_found', 'Client ID is not linked to this orchestrator');
+  }
+  return { clientId: clientId.clientId, status: 'unlinked' };
+}
+
+export async function listLinks(
+  db: Database,
+  orchestratorId: string,
+  page: number,
+  limit: number,
+): Promise<{ links: Link[]; total: number }> {
+  const where = eq(orchestratorClientLinks.orchestratorId, orchestratorId);
+  const [rows, totals] = await Promise.all([
+    db
+      .select({ clientId: clientIds.clientId, status: orchestratorClientLinks.status })
+      .from(orchestratorClientLinks)
+      .innerJoin(clientIds, eq(clientIds.id, orchestratorClientLinks.clientIdId))
+      .where(where)
+      .orderBy(desc(orchestratorClientLinks.createdAt), desc(orchestratorClientLinks.id))
+      .limit(limit)
+      .offset((page - 1) * limit),
+    db.select({ total: count() }).from(orchestratorClientLinks).where(where),
+  ]);
+  return { links: rows, total: totals[0]?.total ?? 0 };
+}

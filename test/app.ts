@@ -1,0 +1,97 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { Clock } from '../src/clock.ts';
+import { type Config, parseConfig } from '../src/config.ts';
+import type { Database, DatabaseHandle } from '../src/db/client.ts';
+import { buildApp } from '../src/http/app.ts';
+import type { App } from '../src/http/types.ts';
+import { createLogger } from '../src/logger.ts';
+import { openTestDatabase } from './database.ts';
+
+/** A clock tests move by hand. */
+export interface TestClock extends Clock {
+  set(at: Date): void;
+  advance(ms: number): void;
+}
+
+export function createTestClock(start = new Date('2026-11-22T12:00:00Z')): TestClock {
+  let now = start.getTime();
+  return {
+    now: () => new Date(now),
+    set: (at) => {
+      now = at.getTime();
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+/** Every log line the app wrote, as text, so tests can look for leaked secrets. */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    this.lines.push(chunk.toString('utf8'));
+    done();
+  }
+  text(): string {
+    return this.lines.join('');
+  }
+  entries(): Record<string, unknown>[] {
+    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+export interface TestApp {
+  readonly app: App;
+  readonly database: DatabaseHandle;
+  readonly db: Database;
+  readonly config: Config;
+  readonly clock: TestClock;
+  readonly logs: LogCapture;
+  close(): Promise<void>;
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return parseConfig({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-test-')),
+    LOG_LEVEL: 'info',
+    BASE_URL: 'http://api.payreq.test',
+    ...env,
+  });
+}
+
+/**
+ * The real application on a fresh database of its own. `extend` may add routes (tests that
+ * need a failing or slow route) before the app is made ready.
+ */
+export async function createTestApp(
+  options: { env?: Record<string, string>; extend?: (app: App) => void } = {},
+): Promise<TestApp> {
+  const config = testConfig(options.env);
+  const database = await openTestDatabase();
+  const logs = new LogCapture();
+  const clock = createTestClock();
+  const { app } = await buildApp({
+    config,
+    database,
+    logger: createLogger('info', logs),
+    clock,
+  });
+  options.extend?.(app);
+  await app.ready();
+  return {
+    app,
+    database,
+    db: database.db,
+    config,
+    clock,
+    logs,
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}

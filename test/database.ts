@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type DatabaseHandle, openPostgres, wrapPglite } from '../src/db/client.ts';
+import { TEST_DB_PREFIX, withDatabase } from './global-setup.ts';
+
+/**
+ * A fresh, migrated database of its own for a test file: a copy of the Postgres template when
+ * DATABASE_URL is set, else an in-memory PGlite loaded from the prepared dump. Closing it
+ * drops the copy.
+ */
+export async function openTestDatabase(): Promise<DatabaseHandle> {
+  const source = inject('testDatabase');
+  if (source.kind === 'pglite') {
+    const dump = new Blob([readFileSync(source.dumpPath)]);
+    return wrapPglite(await PGlite.create({ loadDataDir: dump }));
+  }
+  const name = `${TEST_DB_PREFIX}${randomBytes(6).toString('hex')}`;
+  await adminQuery(source.url, `create database "${name}" template "${source.template}"`);
+  const handle = openPostgres(withDatabase(source.url, name), 5);
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      await adminQuery(source.url, `drop database if exists "${name}" with (force)`);
+    },
+  };
+}
+
+async function adminQuery(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
