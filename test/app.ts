@@ -6,6 +6,7 @@ import type { Clock } from '../src/clock.ts';
 import { type Config, parseConfig } from '../src/config.ts';
 import type { Database, DatabaseHandle } from '../src/db/client.ts';
 import { buildApp } from '../src/http/app.ts';
+import type { RouteEntry } from '../src/http/route-table.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
 import { openTestDatabase } from './database.ts';
@@ -51,6 +52,7 @@ export interface TestApp {
   readonly config: Config;
   readonly clock: TestClock;
   readonly logs: LogCapture;
+  readonly routes: readonly RouteEntry[];
   close(): Promise<void>;
 }
 
@@ -74,7 +76,7 @@ export async function createTestApp(
   const database = await openTestDatabase();
   const logs = new LogCapture();
   const clock = createTestClock();
-  const { app } = await buildApp({
+  const { app, routes } = await buildApp({
     config,
     database,
     logger: createLogger('info', logs),
@@ -89,6 +91,7 @@ export async function createTestApp(
     config,
     clock,
     logs,
+    routes,
     close: async () => {
       await app.close();
       await database.close();

@@ -11,6 +11,7 @@ import { installErrorHandling } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { installOpenApi } from './openapi.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import { type RouteEntry, recordRoutes } from './route-table.ts';
 import type { App } from './types.ts';
 
 export interface AppDeps {
@@ -26,6 +27,7 @@ const BODY_LIMIT_BYTES = 1_048_576;
 export interface BuiltApp {
   readonly app: App;
   readonly usage: UsageRecorder;
+  readonly routes: readonly RouteEntry[];
 }
 
 /**
@@ -43,11 +45,22 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider();
 
+  const routes = recordRoutes(app);
   const db = deps.database.db;
   const usage = createUsageRecorder({ db, clock: deps.clock, logger: deps.logger });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  // While closing, answers end their keep-alive connection: Fastify closes only connections
+  // idle at the moment it starts closing, and one busy then would otherwise hold the process
+  // open until its keep-alive timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
   installErrorHandling(app);
   installAuth(app, { db, usage });
@@ -60,5 +73,5 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   app.addHook('onClose', async () => {
     await usage.flush();
   });
-  return { app, usage };
+  return { app, usage, routes };
 }

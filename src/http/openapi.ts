@@ -52,10 +52,14 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 }
 
+/** Fastify adds a HEAD twin for each GET that shares its schema object: document it once. */
+const documented = new WeakSet<object>();
+
 function documentRoute(route: RouteOptions): void {
   route.schema ??= {};
   const schema = route.schema as Record<string, unknown>;
-  if (schema.hide === true) return;
+  if (schema.hide === true || documented.has(schema)) return;
+  documented.add(schema);
   const auth = route.config?.auth;
   schema.response ??= {};
   const response = schema.response as Record<string, unknown>;

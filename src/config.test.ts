@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from './config.ts';
+
+const CWD = '/srv/payreq';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    parseConfig(env, CWD);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseConfig', () => {
+  it('runs with no settings at all: port 8080, embedded database, one listener for all surfaces', () => {
+    const config = parseConfig({}, CWD);
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      baseUrl: 'http://localhost:8080',
+      authUrl: 'http://localhost:8080',
+      payUrl: 'http://localhost:8080',
+      databaseUrl: null,
+      redisUrl: null,
+      dataDir: '/srv/payreq/.payreq',
+      logLevel: 'info',
+      secretKey: null,
+    });
+    expect(config.networks.mainnet).toEqual({ rpcUrl: null, confirmations: 12 });
+    expect(config.networks.matic.confirmations).toBe(64);
+    expect(Object.keys(config.networks)).toHaveLength(8);
+  });
+
+  it('reads every variable', () => {
+    const config = parseConfig(
+      {
+        PORT: '9000',
+        HOST: '0.0.0.0',
+        BASE_URL: 'https://api.example.com/',
+        AUTH_URL: 'https://auth.example.com',
+        PAY_URL: 'https://pay.example.com/checkout/',
+        DATABASE_URL: 'postgres://u:p@db:5432/payreq',
+        REDIS_URL: 'redis://cache:6379',
+        DATA_DIR: '/var/lib/payreq',
+        LOG_LEVEL: 'DEBUG',
+        SECRET_KEY: 'ab'.repeat(32),
+        RPC_URL_ARBITRUM_ONE: 'https://arb.example/rpc',
+        CONFIRMATIONS_ARBITRUM_ONE: '5',
+        RPC_URL_TRON: 'https://tron.example',
+      },
+      CWD,
+    );
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      baseUrl: 'https://api.example.com',
+      authUrl: 'https://auth.example.com',
+      payUrl: 'https://pay.example.com/checkout',
+      databaseUrl: 'postgres://u:p@db:5432/payreq',
+      redisUrl: 'redis://cache:6379',
+      dataDir: '/var/lib/payreq',
+      logLevel: 'debug',
+    });
+    expect(config.secretKey?.toString('hex')).toBe('ab'.repeat(32));
+    expect(config.networks['arbitrum-one']).toEqual({
+      rpcUrl: 'https://arb.example/rpc',
+      confirmations: 5,
+    });
+    expect(config.networks.tron.rpcUrl).toBe('https://tron.example');
+  });
+
+  it('accepts the secret key as base64 too', () => {
+    const key = Buffer.alloc(32, 7);
+    expect(parseConfig({ SECRET_KEY: key.toString('base64') }, CWD).secretKey).toEqual(key);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ BASE_URL: 'not a url' }, 'BASE_URL'],
+    [{ AUTH_URL: 'ftp://auth.example' }, 'AUTH_URL'],
+    [{ PAY_URL: 'https://pay.example/?x=1' }, 'PAY_URL'],
+    [{ DATABASE_URL: 'mysql://db/payreq' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://cache' }, 'REDIS_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ SECRET_KEY: 'too-short' }, 'SECRET_KEY'],
+    [{ RPC_URL_BASE: 'base.example' }, 'RPC_URL_BASE'],
+    [{ CONFIRMATIONS_BASE: '-1' }, 'CONFIRMATIONS_BASE'],
+    [{ RPC_URL_POLYGON: 'https://polygon.example' }, 'RPC_URL_POLYGON'],
+    [{ CONFIRMATIONS_ETHEREUM: '3' }, 'CONFIRMATIONS_ETHEREUM'],
+  ])('refuses %j, naming the variable', (env, variable) => {
+    const error = configError(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message.startsWith(`${variable} `)).toBe(true);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('never echoes the secret key in its error', () => {
+    const secret = `secret-${'z'.repeat(40)}`;
+    expect(configError({ SECRET_KEY: secret }).message).not.toContain(secret);
+  });
+});

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { withDatabase } from '../../test/global-setup.ts';
+import { createAccount } from '../auth/accounts.ts';
+import {
+  type DatabaseHandle,
+  DatabaseInUseError,
+  openDatabase,
+  openPostgres,
+  queryRows,
+  wrapPglite,
+} from './client.ts';
+import { MIGRATIONS_FOLDER, migrateDatabase } from './migrate.ts';
+import { accounts } from './schema.ts';
+
+const TABLES = [
+  'accounts',
+  'api_keys',
+  'client_ids',
+  'orchestrator_client_links',
+  'orchestrator_keys',
+  'orchestrators',
+];
+
+const journal = JSON.parse(
+  readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
+) as {
+  entries: unknown[];
+};
+
+async function tables(handle: DatabaseHandle): Promise<string[]> {
+  const rows = await queryRows<{ table_name: string }>(
+    handle.db,
+    sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
+  );
+  return rows.map((row) => row.table_name);
+}
+
+async function appliedMigrations(handle: DatabaseHandle): Promise<number> {
+  const rows = await queryRows<{ n: number }>(
+    handle.db,
+    sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+  );
+  return Number(rows[0]?.n);
+}
+
+describe('migrations on PGlite', () => {
+  it('create every table on an empty database, and a second run changes nothing', async () => {
+    const handle = wrapPglite(await PGlite.create());
+    await migrateDatabase(handle);
+    expect(await tables(handle)).toEqual(TABLES);
+    await migrateDatabase(handle);
+    expect(await appliedMigrations(handle)).toBe(journal.entries.length);
+    await handle.close();
+  });
+
+  it('keep data in DATA_DIR across restarts, and one process at a time owns it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'payreq-db-'));
+    const first = await openDatabase({ databaseUrl: null, dataDir });
+    await migrateDatabase(first);
+    const { accountId } = await createAccount(first.db, 'Persistent');
+    await expect(openDatabase({ databaseUrl: null, dataDir })).rejects.toThrow(DatabaseInUseError);
+    await first.close();
+
+    const second = await openDatabase({ databaseUrl: null, dataDir });
+    await migrateDatabase(second);
+    const rows = await second.db.select().from(accounts);
+    expect(rows.map((r) => r.id)).toEqual([accountId]);
+    await second.close();
+  });
+});
+
+const source = inject('testDatabase');
+
+describe.runIf(source.kind === 'postgres')('migrations on Postgres', () => {
+  it('create every table, with several processes migrating at once', async () => {
+    if (source.kind !== 'postgres') return;
+    const name = `payreq_t_mig_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: source.url });
+    await admin.connect();
+    await admin.query(`create database "${name}"`);
+    const url = withDatabase(source.url, name);
+    const handles = [openPostgres(url, 2), openPostgres(url, 2), openPostgres(url, 2)];
+    try {
+      await Promise.all(handles.map((h) => migrateDatabase(h)));
+      expect(await tables(handles[0] as DatabaseHandle)).toEqual(TABLES);
+      expect(await appliedMigrations(handles[0] as DatabaseHandle)).toBe(journal.entries.length);
+    } finally {
+      await Promise.all(handles.map((h) => h.close()));
+      await admin.query(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    }
+  });
+});

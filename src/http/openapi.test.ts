@@ -1,0 +1,99 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+
+let t: TestApp;
+let document: {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+};
+
+interface Operation {
+  description?: string;
+  security?: Record<string, string[]>[];
+  responses: Record<
+    string,
+    { $ref?: string; content?: Record<string, { schema: { $ref?: string } }> }
+  >;
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+  expect(res.statusCode).toBe(200);
+  document = res.json();
+});
+afterAll(() => t.close());
+
+function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/$/, '') || '/';
+}
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3 document at version 0.13.0', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toMatch(/^3\./);
+    expect(document.info.version).toBe('0.13.0');
+  });
+
+  it('documents every route the app serves', () => {
+    const served = t.routes.filter((r) => !r.hidden);
+    expect(served.length).toBeGreaterThan(5);
+    for (const route of served) {
+      const operation = document.paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
+      expect(operation, `${route.method} ${route.url}`).toBeDefined();
+    }
+    const documented = Object.values(document.paths).flatMap((p) => Object.keys(p)).length;
+    expect(documented).toBe(served.length);
+  });
+
+  it('gives every operation its security and its error responses in the envelope', () => {
+    for (const route of t.routes.filter((r) => !r.hidden)) {
+      const name = `${route.method} ${route.url}`;
+      const operation = document.paths[openApiPath(route.url)]?.[
+        route.method.toLowerCase()
+      ] as Operation;
+      const errorStatuses = ['500', ...(route.auth ? ['401', '403'] : [])];
+      for (const status of errorStatuses) {
+        const schema = operation.responses[status]?.content?.['application/json']?.schema;
+        expect(schema?.$ref, `${name} ${status}`).toBe('#/components/schemas/ErrorEnvelope');
+      }
+      if (route.auth) {
+        expect(operation.description?.match(/Credentials:/g), name).toHaveLength(1);
+        expect(operation.security, name).toHaveLength(route.auth.length);
+        for (const requirement of operation.security ?? []) {
+          for (const scheme of Object.keys(requirement)) {
+            expect(document.components.securitySchemes[scheme], name).toBeDefined();
+          }
+        }
+      } else {
+        expect(operation.security, name).toEqual([]);
+      }
+    }
+  });
+
+  it('names the credential headers as security schemes', () => {
+    expect(document.components.securitySchemes).toMatchObject({
+      ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      ClientId: { type: 'apiKey', in: 'header', name: 'x-client-id' },
+      OrchestratorKey: { type: 'apiKey', in: 'header', name: 'x-orchestrator-key' },
+    });
+    expect(document.components.schemas.ErrorEnvelope).toBeDefined();
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves the interactive API reference from local assets', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/docs/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).not.toMatch(/src="https?:\/\//);
+    const script = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
+    expect(script.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LogCapture, testConfig } from '../test/app.ts';
+import { createLogger } from './logger.ts';
+import { createService } from './main.ts';
+
+describe('graceful stop', () => {
+  it('finishes in-flight requests, refuses new ones, then closes the database', async () => {
+    const config = testConfig({ PORT: '0', HOST: '127.0.0.1' });
+    const service = await createService(config, createLogger('warn', new LogCapture()));
+    let entered: () => void = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    service.app.get('/test/slow', async () => {
+      entered();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { finished: true };
+    });
+    const port = await service.listen();
+    const base = `http://127.0.0.1:${port}`;
+
+    const slow = fetch(`${base}/test/slow`);
+    await inFlight;
+    const stopped = service.stop();
+    const res = await slow;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ finished: true });
+    await stopped;
+
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    await expect(service.database.ping()).rejects.toThrow();
+    expect(existsSync(join(config.dataDir, 'pgdata.lock'))).toBe(false);
+    await service.stop(); // idempotent
+  });
+});

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { withDatabase } from '../global-setup.ts';
+import { runCli, type ServerProcess, startServer } from '../process.ts';
+
+/**
+ * What a new operator does, with real processes: create an account and credentials with the
+ * CLI, start the server on the same storage, and read currencies with the new key.
+ */
+
+const source = inject('testDatabase');
+const backends: ('pglite' | 'postgres')[] =
+  source.kind === 'postgres' ? ['pglite', 'postgres'] : ['pglite'];
+
+/** The test runner's environment without what it adds itself (Vite sets BASE_URL=/). */
+function baseEnv(): NodeJS.ProcessEnv {
+  const { DATABASE_URL, BASE_URL, AUTH_URL, PAY_URL, PORT, ...rest } = process.env;
+  return { ...rest, LOG_LEVEL: 'info', DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-e2e-')) };
+}
+
+async function freshPostgresUrl(cleanup: (() => Promise<void>)[]): Promise<string> {
+  if (source.kind !== 'postgres') throw new Error('no Postgres');
+  const name = `payreq_t_e2e_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: source.url });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  cleanup.push(async () => {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  });
+  return withDatabase(source.url, name);
+}
+
+const cleanup: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step();
+});
+
+describe.each(backends)('CLI and server on %s', (backend) => {
+  let env: NodeJS.ProcessEnv;
+  let server: ServerProcess | undefined;
+  let account: { accountId: string; apiKey: string };
+
+  it('creates an account and prints its API key once, as JSON', async () => {
+    env = baseEnv();
+    if (backend === 'postgres') env.DATABASE_URL = await freshPostgresUrl(cleanup);
+    const migrate = await runCli(['migrate', '--json'], env);
+    expect(migrate.stderr).toBe('');
+    expect(JSON.parse(migrate.stdout)).toEqual({ migrated: true });
+
+    const created = await runCli(['account', 'create', '--name', 'Acme', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    account = JSON.parse(created.stdout);
+    expect(Object.keys(account)).toEqual(['accountId', 'apiKey']);
+    expect(account.apiKey).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
+    expect(created.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('issues API keys, client IDs and orchestrators, and refuses bad input', async () => {
+    const key = await runCli(['api-key', 'create', '--account', account.accountId, '--json'], env);
+    expect(key.code, key.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(key.stdout))).toEqual(['apiKey']);
+
+    const client = await runCli(
+      [
+        'client-id',
+        'create',
+        '--account',
+        account.accountId,
+        '--domain',
+        'https://shop.example',
+        '--json',
+      ],
+      env,
+    );
+    expect(client.code, client.stderr).toBe(0);
+    expect(JSON.parse(client.stdout).clientId).toMatch(/^cli_[A-Za-z0-9_-]{32}$/);
+
+    const orchestrator = await runCli(
+      ['orchestrator', 'create', '--name', 'Platform', '--json'],
+      env,
+    );
+    expect(orchestrator.code, orchestrator.stderr).toBe(0);
+    const parsed = JSON.parse(orchestrator.stdout);
+    expect(Object.keys(parsed)).toEqual(['orchestratorId', 'orchestratorKey']);
+    expect(parsed.orchestratorKey).toMatch(/^orc_/);
+
+    const noAccount = await runCli(['api-key', 'create', '--account', 'nope', '--json'], env);
+    expect(noAccount.code).toBe(1);
+    expect(noAccount.stderr.trim()).toBe('payreq: no account nope');
+    const badDomain = await runCli(
+      ['client-id', 'create', '--account', account.accountId, '--domain', 'http://shop.example'],
+      env,
+    );
+    expect(badDomain.code).toBe(1);
+    expect(badDomain.stderr).toContain('allowedDomains[0] must use https');
+    const noName = await runCli(['account', 'create'], env);
+    expect(noName.code).toBe(1);
+    expect(noName.stderr.trim()).toBe('payreq: --name is required');
+  });
+
+  it('serves the account: its key reads GET /v2/currencies', async () => {
+    server = await startServer(env);
+    expect(server.output()).toContain('request API http://localhost:');
+    const res = await fetch(`${server.url}/v2/currencies?network=base&symbol=USDC&firstOnly=true`, {
+      headers: { 'x-api-key': account.apiKey },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: 'USDC-base', decimals: 6, chainId: 8453 });
+    expect(server.output()).not.toContain(account.apiKey);
+  });
+
+  it.runIf(backend === 'pglite')(
+    'keeps the CLI off the embedded database while the server runs',
+    async () => {
+      const busy = await runCli(['account', 'create', '--name', 'Second'], env);
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toMatch(/is in use by process \d+/);
+    },
+  );
+
+  it('stops gracefully on SIGTERM and releases the database', async () => {
+    const code = await server?.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(server?.output()).toContain('stopped');
+    expect(existsSync(join(env.DATA_DIR ?? '', 'pgdata.lock'))).toBe(false);
+    const again = await runCli(
+      ['api-key', 'create', '--account', account.accountId, '--json'],
+      env,
+    );
+    expect(again.code, again.stderr).toBe(0);
+  });
+});
+
+describe('bad configuration', () => {
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL'],
+    [{ RPC_URL_POLYGON: 'https://x' }, 'RPC_URL_POLYGON'],
+  ])('ends the process with one line naming the variable (%j)', async (extra, variable) => {
+    const result = await runCli(['serve'], { ...baseEnv(), ...extra });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^payreq: invalid configuration: ${variable} `));
+  });
+});

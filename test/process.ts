@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** Helpers to run payreq as a user does: real processes, real ports on loopback. */
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+export interface Result {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  output(): string;
+  /** Sends the signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `payreq serve` and resolves once it logs that it listens. */
+export async function startServer(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 30_000,
+): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start:\n${output}`)),
+      timeoutMs,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('payreq listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    output: () => output,
+    stop: (signal = 'SIGTERM') => {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
