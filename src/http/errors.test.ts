@@ -78,13 +78,27 @@ describe('the error envelope', () => {
   it('answers 400 in the envelope for a body that is not JSON', async () => {
     const res = await post('{"amount": ', { 'content-type': 'application/json' });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(res.json()).toMatchObject({
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 'invalid_json',
+    });
   });
 
   it('answers 415 in the envelope for an unsupported media type', async () => {
     const res = await post('amount=1', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(res.statusCode).toBe(415);
-    expect(res.json()).toMatchObject({ statusCode: 415, error: 'Unsupported Media Type' });
+    expect(res.json()).toMatchObject({
+      statusCode: 415,
+      error: 'Unsupported Media Type',
+      code: 'unsupported_media_type',
+    });
+  });
+
+  it('answers 413 in the envelope for a body over 1 MiB', async () => {
+    const res = await post({ amount: 'x'.repeat(1_100_000), items: [] });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ statusCode: 413, code: 'body_too_large' });
   });
 
   it('checks credentials before it reads the body', async () => {

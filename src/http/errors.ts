@@ -5,6 +5,14 @@ import { errorEnvelope } from './envelope.ts';
 /** What a caller sees for any failure we did not anticipate; the details go to the log only. */
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 
+/** Our codes for Fastify's own client errors; others keep Fastify's code, lower-cased. */
+const FASTIFY_CODES: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'empty_body',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+};
+
 interface SchemaIssue {
   readonly instancePath: string;
   readonly keyword: string;
@@ -41,7 +49,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (status !== undefined && status >= 400 && status < 500) {
       return reply.code(status).send(
         errorEnvelope(status, fastifyError.message, {
-          code: (fastifyError.code ?? 'bad_request').toLowerCase(),
+          code:
+            FASTIFY_CODES[fastifyError.code] ?? (fastifyError.code ?? 'bad_request').toLowerCase(),
         }),
       );
     }
