@@ -47,8 +47,8 @@ function missingNativePackages() {
     .filter(([, entry]) => fits(entry) && !(omitDev && entry.dev))
     .filter(([path]) => {
       // A nested package only matters when the package that holds it is installed.
-      const holder = path.slice(0, path.lastIndexOf('/node_modules/'));
-      return holder === '' || existsSync(join(root, holder));
+      const nested = path.lastIndexOf('/node_modules/');
+      return nested === -1 || existsSync(join(root, path.slice(0, nested)));
     })
     .map(([path]) => path)
     .filter((path) => !existsSync(join(root, path)));

@@ -2,8 +2,9 @@
 import { parseArgs } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { createAccount } from './auth/accounts.ts';
-import { issueApiKey } from './auth/api-keys.ts';
+import { issueApiKey, revokeApiKeyByValue } from './auth/api-keys.ts';
 import { createClientId } from './auth/client-ids.ts';
+import { systemClock } from './clock.ts';
 import { ConfigError } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
@@ -24,6 +25,7 @@ Commands:
   migrate                                       apply database migrations
   account create --name <name>                  create an account and its first API key
   api-key create --account <id> [--label <l>]   issue another API key for an account
+  api-key revoke --key <apiKey>                 revoke a key for good (e.g. after a leak)
   client-id create --account <id> [--label <l>] [--domain <origin>]...
                                                 create a client ID (no --domain: backend)
   orchestrator create --name <name>             create an orchestrator and its key
@@ -38,6 +40,7 @@ type Values = {
   name?: string | undefined;
   account?: string | undefined;
   label?: string | undefined;
+  key?: string | undefined;
   domain?: string[] | undefined;
   json?: boolean | undefined;
   help?: boolean | undefined;
@@ -51,6 +54,7 @@ export async function runCli(argv: readonly string[], out: (line: string) => voi
       name: { type: 'string' },
       account: { type: 'string' },
       label: { type: 'string' },
+      key: { type: 'string' },
       domain: { type: 'string', multiple: true },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -97,6 +101,17 @@ async function runCommand(
       const accountId = await existingAccount(db, required(values.account, '--account'));
       const { apiKey } = await issueApiKey(db, accountId, values.label ?? null);
       print(values, out, { apiKey }, `API key (shown once, store it now): ${apiKey}`);
+      return;
+    }
+    case 'api-key revoke': {
+      const outcome = await revokeApiKeyByValue(db, systemClock, required(values.key, '--key'));
+      if (outcome === 'unknown') throw new UsageError('no such API key');
+      print(
+        values,
+        out,
+        { revoked: true },
+        outcome === 'revoked' ? 'API key revoked.' : 'API key was already revoked.',
+      );
       return;
     }
     case 'client-id create': {

@@ -65,3 +65,16 @@ export async function revokeApiKey(
     .returning({ id: apiKeys.id });
   return rows.length === 1;
 }
+
+/** Revokes the key the caller holds (the operator's answer to a leaked key). */
+export async function revokeApiKeyByValue(
+  db: Database,
+  clock: Clock,
+  presented: string,
+): Promise<'revoked' | 'already_revoked' | 'unknown'> {
+  const check = await checkApiKey(db, presented);
+  if (check.status === 'unknown') return 'unknown';
+  if (check.status === 'revoked') return 'already_revoked';
+  await revokeApiKey(db, clock, check.accountId, check.id);
+  return 'revoked';
+}
