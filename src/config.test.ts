@@ -28,7 +28,14 @@ describe('parseConfig', () => {
       logLevel: 'info',
       secretKey: null,
     });
-    expect(config.networks.mainnet).toEqual({ rpcUrl: null, confirmations: 12 });
+    expect(config.networks.mainnet).toEqual({
+      rpcUrl: null,
+      confirmations: 12,
+      contracts: {},
+      tokens: {},
+    });
+    expect(config.sandbox).toBe(true);
+    expect(parseConfig({ NODE_ENV: 'production' }, CWD).sandbox).toBe(false);
     expect(config.networks.matic.confirmations).toBe(64);
     expect(Object.keys(config.networks)).toHaveLength(8);
   });
@@ -49,6 +56,9 @@ describe('parseConfig', () => {
         RPC_URL_ARBITRUM_ONE: 'https://arb.example/rpc',
         CONFIRMATIONS_ARBITRUM_ONE: '5',
         RPC_URL_TRON: 'https://tron.example',
+        SANDBOX: 'false',
+        TOKENS_BASE: '{"USDC":"0x5FbDB2315678afecb367f032d93F642f64180aa3"}',
+        CONTRACTS_BASE: '{"batchPayments":"0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"}',
       },
       CWD,
     );
@@ -64,9 +74,16 @@ describe('parseConfig', () => {
       logLevel: 'debug',
     });
     expect(config.secretKey?.toString('hex')).toBe('ab'.repeat(32));
-    expect(config.networks['arbitrum-one']).toEqual({
+    expect(config.networks['arbitrum-one']).toMatchObject({
       rpcUrl: 'https://arb.example/rpc',
       confirmations: 5,
+    });
+    expect(config.sandbox).toBe(false);
+    expect(config.networks.base.tokens).toEqual({
+      USDC: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    });
+    expect(config.networks.base.contracts).toEqual({
+      batchPayments: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
     });
     expect(config.networks.tron.rpcUrl).toBe('https://tron.example');
   });
@@ -90,6 +107,14 @@ describe('parseConfig', () => {
     [{ CONFIRMATIONS_BASE: '-1' }, 'CONFIRMATIONS_BASE'],
     [{ RPC_URL_POLYGON: 'https://polygon.example' }, 'RPC_URL_POLYGON'],
     [{ CONFIRMATIONS_ETHEREUM: '3' }, 'CONFIRMATIONS_ETHEREUM'],
+    [{ SANDBOX: 'maybe' }, 'SANDBOX'],
+    [{ TOKENS_BASE: 'USDC=0x1' }, 'TOKENS_BASE'],
+    [{ TOKENS_BASE: '{"USDC":"0x1"}' }, 'TOKENS_BASE'],
+    [
+      { CONTRACTS_BASE: '{"router":"0x5FbDB2315678afecb367f032d93F642f64180aa3"}' },
+      'CONTRACTS_BASE',
+    ],
+    [{ CONTRACTS_POLYGON: '{}' }, 'CONTRACTS_POLYGON'],
   ])('refuses %j, naming the variable', (env, variable) => {
     const error = configError(env);
     expect(error.variable).toBe(variable);

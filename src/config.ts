@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import { NETWORKS, type NetworkId, networkEnvSuffix } from './chains/networks.ts';
+import { CONTRACT_KEYS, type ContractSet } from './chains/contracts.ts';
+import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from './chains/networks.ts';
 
 /**
  * Every setting the service reads, parsed once from the environment. Nothing else in the code
@@ -13,6 +14,10 @@ export interface NetworkConfig {
   /** JSON-RPC (EVM) or full-node HTTP (Tron) endpoint; null when the network has none configured. */
   readonly rpcUrl: string | null;
   readonly confirmations: number;
+  /** Contract addresses that replace the deployed ones (`CONTRACTS_<NETWORK>`, JSON). */
+  readonly contracts: Partial<ContractSet>;
+  /** Token addresses by symbol that replace the known ones (`TOKENS_<NETWORK>`, JSON). */
+  readonly tokens: Readonly<Record<string, string>>;
 }
 
 export interface Config {
@@ -32,7 +37,9 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** 32-byte key that encrypts secrets at rest; null means "read or create `<dataDir>/secret.key`". */
   readonly secretKey: Buffer | null;
-  readonly networks: Readonly<Record<NetworkId, NetworkConfig>>;
+  readonly networks: Readonly<Record<PaymentNetworkId, NetworkConfig>>;
+  /** Run the local sandbox chain (`SANDBOX`; on unless NODE_ENV=production). */
+  readonly sandbox: boolean;
 }
 
 export class ConfigError extends Error {
@@ -64,9 +71,12 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       const rpcUrl = parseUrl(env, `RPC_URL_${suffix}`, ['http:', 'https:', 'ws:', 'wss:']);
       const confirmations =
         parseInteger(env, `CONFIRMATIONS_${suffix}`, 0, 10_000) ?? network.defaultConfirmations;
-      return [network.id, { rpcUrl, confirmations }];
+      const contracts = parseAddressMap(env, `CONTRACTS_${suffix}`, CONTRACT_KEYS);
+      const tokens = parseAddressMap(env, `TOKENS_${suffix}`, null);
+      return [network.id, { rpcUrl, confirmations, contracts, tokens }];
     }),
-  ) as Record<NetworkId, NetworkConfig>;
+  ) as Record<PaymentNetworkId, NetworkConfig>;
+  const production = env.NODE_ENV === 'production';
 
   return {
     port,
@@ -80,6 +90,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     logLevel: parseLogLevel(env),
     secretKey: parseSecretKey(env),
     networks,
+    sandbox: parseBoolean(env, 'SANDBOX') ?? !production,
   };
 }
 
@@ -95,6 +106,45 @@ function parseInteger(env: Env, name: string, min: number, max: number): number 
     throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
   }
   return Number(raw);
+}
+
+function parseBoolean(env: Env, name: string): boolean | undefined {
+  const raw = nonEmpty(env, name)?.toLowerCase();
+  if (raw === undefined) return undefined;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, 'must be true or false');
+}
+
+/** A JSON object of addresses; with `keys`, only those keys. Addresses are checked by their users. */
+function parseAddressMap<K extends string>(
+  env: Env,
+  name: string,
+  keys: readonly K[] | null,
+): Partial<Record<K, string>> {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a JSON object');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(name, 'must be a JSON object');
+  }
+  for (const [key, address] of Object.entries(value)) {
+    if (keys !== null && !keys.includes(key as K)) {
+      throw new ConfigError(name, `has unknown key ${key} (known: ${keys.join(', ')})`);
+    }
+    if (
+      typeof address !== 'string' ||
+      !/^(0x[0-9a-fA-F]{40}|T[1-9A-HJ-NP-Za-km-z]{33})$/.test(address)
+    ) {
+      throw new ConfigError(name, `has an invalid address for ${key}`);
+    }
+  }
+  return value as Partial<Record<K, string>>;
 }
 
 function parsePort(env: Env, name: string): number | undefined {
@@ -158,7 +208,7 @@ export function decodeSecretKey(raw: string): Buffer | null {
 function rejectUnknownNetworkVariables(env: Env): void {
   const known = new Set(NETWORKS.map((n) => networkEnvSuffix(n.id)));
   for (const name of Object.keys(env)) {
-    const match = /^(RPC_URL|CONFIRMATIONS)_(.+)$/.exec(name);
+    const match = /^(RPC_URL|CONFIRMATIONS|CONTRACTS|TOKENS)_(.+)$/.exec(name);
     if (match?.[2] !== undefined && !known.has(match[2])) {
       throw new ConfigError(
         name,

@@ -15,12 +15,18 @@ export class AppError extends Error {
   readonly errors: readonly FieldError[] | undefined;
   /** Response headers the error needs (e.g. `Retry-After`). */
   readonly headers: Readonly<Record<string, string>>;
+  /** Extra members of the body beside the envelope's, where the reference API has them. */
+  readonly details: Readonly<Record<string, unknown>>;
 
   constructor(
     statusCode: number,
     code: string,
     message: string,
-    options: { errors?: readonly FieldError[]; headers?: Record<string, string> } = {},
+    options: {
+      errors?: readonly FieldError[];
+      headers?: Record<string, string>;
+      details?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
     this.name = new.target.name;
@@ -28,6 +34,7 @@ export class AppError extends Error {
     this.code = code;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.details = options.details ?? {};
   }
 }
 

@@ -1,5 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { createChainClients } from './chains/clients.ts';
+import { createChainRegistry } from './chains/registry.ts';
 import { systemClock } from './clock.ts';
 import { type Config, ConfigError, parseConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
@@ -28,7 +30,9 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
   let app: App;
   try {
     await migrateDatabase(database);
-    ({ app } = await buildApp({ config, database, logger, clock: systemClock }));
+    const chains = createChainRegistry(config);
+    const clients = createChainClients({ config, chains });
+    ({ app } = await buildApp({ config, chains, clients, database, logger, clock: systemClock }));
   } catch (error) {
     await database.close();
     throw error;

@@ -2,6 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { Transport } from 'viem';
+import { createChainClients } from '../src/chains/clients.ts';
+import type { NetworkId } from '../src/chains/networks.ts';
+import { type ChainRegistry, createChainRegistry } from '../src/chains/registry.ts';
 import type { Clock } from '../src/clock.ts';
 import { type Config, parseConfig } from '../src/config.ts';
 import type { Database, DatabaseHandle } from '../src/db/client.ts';
@@ -50,6 +54,7 @@ export interface TestApp {
   readonly database: DatabaseHandle;
   readonly db: Database;
   readonly config: Config;
+  readonly chains: ChainRegistry;
   readonly clock: TestClock;
   readonly logs: LogCapture;
   readonly routes: readonly RouteEntry[];
@@ -61,6 +66,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-test-')),
     LOG_LEVEL: 'info',
     BASE_URL: 'http://api.payreq.test',
+    SANDBOX: 'false',
     ...env,
   });
 }
@@ -70,14 +76,27 @@ export function testConfig(env: Record<string, string> = {}): Config {
  * need a failing or slow route) before the app is made ready.
  */
 export async function createTestApp(
-  options: { env?: Record<string, string>; extend?: (app: App) => void } = {},
+  options: {
+    env?: Record<string, string>;
+    extend?: (app: App) => void;
+    /** In-process chains standing in for networks (see test/chain.ts). */
+    transports?: Partial<Record<NetworkId, Transport>>;
+  } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
   const database = await openTestDatabase();
   const logs = new LogCapture();
   const clock = createTestClock();
+  const chains = createChainRegistry(config);
+  const clients = createChainClients({
+    config,
+    chains,
+    ...(options.transports && { transports: options.transports }),
+  });
   const { app, routes } = await buildApp({
     config,
+    chains,
+    clients,
     database,
     logger: createLogger('info', logs),
     clock,
@@ -89,6 +108,7 @@ export async function createTestApp(
     database,
     db: database.db,
     config,
+    chains,
     clock,
     logs,
     routes,

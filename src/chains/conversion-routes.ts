@@ -1,5 +1,6 @@
-import { type Currency, findCurrency, isFiat } from './currencies.ts';
-import { NETWORKS, type NetworkId } from './networks.ts';
+import { type Currency, isFiat } from './currencies.ts';
+import type { NetworkId, PaymentNetworkId } from './networks.ts';
+import type { ChainRegistry } from './registry.ts';
 
 /**
  * Which payment currencies can settle an invoice written in fiat, per network: the Chainlink
@@ -7,7 +8,7 @@ import { NETWORKS, type NetworkId } from './networks.ts';
  * conversion payment currencies (USDC, USDT, DAI, and FAU on Sepolia).
  */
 const AGGREGATOR_GRAPH: Readonly<
-  Record<NetworkId, { readonly fiat: readonly string[]; readonly tokens: readonly string[] }>
+  Record<PaymentNetworkId, { readonly fiat: readonly string[]; readonly tokens: readonly string[] }>
 > = {
   mainnet: { fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'], tokens: ['USDC', 'USDT', 'DAI'] },
   'arbitrum-one': { fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'], tokens: ['USDC', 'USDT', 'DAI'] },
@@ -23,16 +24,20 @@ const AGGREGATOR_GRAPH: Readonly<
  * Payment currencies for `invoice` on the given networks, in network order. A crypto invoice
  * has none: it is paid in its own currency, with no conversion.
  */
-export function conversionRoutes(invoice: Currency, networks: readonly NetworkId[]): Currency[] {
+export function conversionRoutes(
+  chains: ChainRegistry,
+  invoice: Currency,
+  networks: readonly NetworkId[],
+): Currency[] {
   if (!isFiat(invoice)) return [];
   const wanted = new Set(networks);
   const routes: Currency[] = [];
-  for (const network of NETWORKS) {
-    if (!wanted.has(network.id)) continue;
-    const graph = AGGREGATOR_GRAPH[network.id];
+  for (const network of chains.networks) {
+    const graph = AGGREGATOR_GRAPH[network.id as PaymentNetworkId];
+    if (!wanted.has(network.id as NetworkId) || graph === undefined) continue;
     if (!graph.fiat.includes(invoice.symbol)) continue;
     for (const symbol of graph.tokens) {
-      const currency = findCurrency(`${symbol}-${network.id}`);
+      const currency = chains.currency(`${symbol}-${network.id}`);
       if (currency) routes.push(currency);
     }
   }

@@ -1,7 +1,15 @@
 import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { CURRENCIES, findCurrency, nativeCurrency, requestCurrencyHash } from './currencies.ts';
+import { testConfig } from '../../test/app.ts';
+import { sandboxAddresses } from '../sandbox/addresses.ts';
+import { requestCurrencyHash } from './currencies.ts';
 import { NETWORKS } from './networks.ts';
+import { createChainRegistry } from './registry.ts';
+
+const registry = createChainRegistry(testConfig());
+const CURRENCIES = registry.currencies;
+const findCurrency = registry.currency;
+const nativeCurrency = registry.nativeCurrency;
 
 describe('currency registry', () => {
   it('has unique ids following <SYMBOL>-<network>, fiat by code', () => {
@@ -62,5 +70,47 @@ describe('currency registry', () => {
       address: '0x0000000000000000000000000000000000555344',
     });
     expect(findCurrency('JPY')?.decimals).toBe(0);
+  });
+});
+
+describe('registry with overrides and the sandbox', () => {
+  it('replaces token and contract addresses from config, keeping decimals', () => {
+    const chains = createChainRegistry(
+      testConfig({
+        TOKENS_BASE: JSON.stringify({ USDC: '0x5FbDB2315678afecb367f032d93F642f64180aa3' }),
+        CONTRACTS_BASE: JSON.stringify({
+          erc20FeeProxy: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+        }),
+      }),
+    );
+    expect(chains.currency('USDC-base')).toMatchObject({
+      address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      decimals: 6,
+    });
+    expect(chains.contracts('base').erc20FeeProxy).toBe(
+      '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+    );
+    expect(chains.contracts('base').ethFeeProxy).toBe('0xd9C3889eB8DA6ce449bfFE3cd194d08A436e96f2');
+    expect(chains.currencyByToken('base', '0x5fbdb2315678afecb367f032d93f642f64180aa3')?.id).toBe(
+      'USDC-base',
+    );
+  });
+
+  it('adds the sandbox network and its test tokens only when the sandbox runs', () => {
+    expect(registry.network('sandbox')).toBeUndefined();
+    expect(registry.currency('USDC-sandbox')).toBeUndefined();
+    const chains = createChainRegistry(testConfig({ SANDBOX: 'true' }));
+    expect(chains.network('sandbox')?.chainId).toBe(31337);
+    expect(chains.currencies.filter((c) => c.network === 'sandbox').map((c) => c.id)).toEqual([
+      'ETH-sandbox',
+      'USDC-sandbox',
+      'USDT-sandbox',
+      'DAI-sandbox',
+      'TST-sandbox',
+    ]);
+    expect(chains.currency('USDC-sandbox')?.address).toBe(sandboxAddresses().usdc);
+    expect(chains.contracts('sandbox').multicall3).toBe(
+      '0xcA11bde05977b3631167028862bE2a173976CA11',
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { getAddress, keccak256, stringToHex } from 'viem';
-import { getNetwork, NETWORKS, type NetworkId } from './networks.ts';
+import { sandboxAddresses } from '../sandbox/addresses.ts';
+import type { Network, NetworkId, PaymentNetworkId } from './networks.ts';
 
 /**
  * The curated currencies: stablecoins and natives on the payment networks, and the fiat codes
@@ -25,7 +26,7 @@ export interface Currency {
   readonly chainId: number;
 }
 
-interface TokenSpec {
+export interface TokenSpec {
   readonly symbol: string;
   readonly name: string;
   readonly address: string;
@@ -39,7 +40,7 @@ const USDT0 = 'USD₮0';
 const DAI = 'Dai Stablecoin';
 
 /** Addresses and decimals: contracts.md §8-9. BSC's Binance-peg stablecoins have 18 decimals. */
-const TOKENS: Readonly<Record<NetworkId, readonly TokenSpec[]>> = {
+export const TOKEN_SPECS: Readonly<Record<PaymentNetworkId, readonly TokenSpec[]>> = {
   mainnet: [
     {
       symbol: 'USDC',
@@ -208,6 +209,17 @@ const TOKENS: Readonly<Record<NetworkId, readonly TokenSpec[]>> = {
   ],
 };
 
+/** Test tokens of the sandbox chain, at their fixed addresses (src/sandbox/addresses.ts). */
+export function sandboxTokenSpecs(): TokenSpec[] {
+  const addresses = sandboxAddresses();
+  return [
+    { symbol: 'USDC', name: 'Sandbox USD Coin', address: addresses.usdc, decimals: 6 },
+    { symbol: 'USDT', name: 'Sandbox Tether USD', address: addresses.usdt, decimals: 6 },
+    { symbol: 'DAI', name: 'Sandbox Dai', address: addresses.dai, decimals: 18 },
+    { symbol: 'TST', name: 'Sandbox permit token', address: addresses.tst, decimals: 18 },
+  ];
+}
+
 /** Extra ids the token list uses for natives (it repeats the network, or keeps old symbols). */
 const NATIVE_ALIASES: Readonly<Partial<Record<NetworkId, readonly string[]>>> = {
   'arbitrum-one': ['AETH-arbitrum-one', 'ETH-arbitrum-one-arbitrum-one'],
@@ -236,7 +248,20 @@ function fiatAddress(code: string): string {
   return `0x${Buffer.from(code, 'ascii').toString('hex').padStart(40, '0')}`;
 }
 
-function buildRegistry(): { all: readonly Currency[]; byId: ReadonlyMap<string, Currency> } {
+export interface CurrencyList {
+  readonly all: readonly Currency[];
+  /** Lower-cased ids and aliases. */
+  readonly byId: ReadonlyMap<string, Currency>;
+}
+
+/**
+ * Every currency of the given networks plus fiat. `tokens` replaces token addresses per network
+ * (symbol → address), keeping each token's facts (decimals, name).
+ */
+export function buildCurrencies(
+  networks: readonly Network[],
+  tokensOf: (network: Network) => readonly TokenSpec[],
+): CurrencyList {
   const all: Currency[] = [];
   const byId = new Map<string, Currency>();
   const add = (currency: Currency, aliases: readonly string[] = []) => {
@@ -248,7 +273,7 @@ function buildRegistry(): { all: readonly Currency[]; byId: ReadonlyMap<string, 
     }
   };
 
-  for (const network of NETWORKS) {
+  for (const network of networks) {
     const native = network.native;
     const nativeHash = requestCurrencyHash('ETH', native.hashValue);
     add(
@@ -258,14 +283,14 @@ function buildRegistry(): { all: readonly Currency[]; byId: ReadonlyMap<string, 
         symbol: native.symbol,
         decimals: native.decimals,
         address: nativeHash,
-        network: network.id,
+        network: network.id as NetworkId,
         type: 'ETH',
         hash: nativeHash,
         chainId: network.chainId,
       },
-      NATIVE_ALIASES[network.id],
+      NATIVE_ALIASES[network.id as NetworkId],
     );
-    for (const token of TOKENS[network.id]) {
+    for (const token of tokensOf(network)) {
       const address = network.kind === 'evm' ? getAddress(token.address) : token.address;
       add(
         {
@@ -274,7 +299,7 @@ function buildRegistry(): { all: readonly Currency[]; byId: ReadonlyMap<string, 
           symbol: token.symbol,
           decimals: token.decimals,
           address,
-          network: network.id,
+          network: network.id as NetworkId,
           type: network.kind === 'evm' ? 'ERC20' : 'TRC20',
           hash: address,
           chainId: network.chainId,
@@ -299,22 +324,10 @@ function buildRegistry(): { all: readonly Currency[]; byId: ReadonlyMap<string, 
   return { all, byId };
 }
 
-const registry = buildRegistry();
-
-export const CURRENCIES: readonly Currency[] = registry.all;
-
-/** Finds a currency by id or alias, ignoring case (`usdc-base` finds `USDC-base`). */
-export function findCurrency(id: string): Currency | undefined {
-  return registry.byId.get(id.trim().toLowerCase());
-}
-
 export function isFiat(currency: Currency): boolean {
   return currency.type === 'ISO4217';
 }
 
-export function nativeCurrency(networkId: NetworkId): Currency {
-  const network = getNetwork(networkId);
-  const currency = findCurrency(`${network.native.symbol}-${network.id}`);
-  if (!currency) throw new Error(`no native currency for ${networkId}`);
-  return currency;
+export function isNative(currency: Currency): boolean {
+  return currency.type === 'ETH';
 }

@@ -121,30 +121,30 @@ export const NETWORKS = [
   },
 ] as const satisfies readonly Network[];
 
-export type NetworkId = (typeof NETWORKS)[number]['id'];
+/** The eight real networks payments settle on. */
+export type PaymentNetworkId = (typeof NETWORKS)[number]['id'];
 
-export const NETWORK_IDS: readonly NetworkId[] = NETWORKS.map((n) => n.id);
+/**
+ * A local chain that `npm start` runs for new users: the Request contracts and test tokens,
+ * deployed at fixed addresses, with funded test wallets. Never a real network.
+ */
+export const SANDBOX_NETWORK = {
+  id: 'sandbox',
+  name: 'Sandbox (local chain)',
+  chainId: 31337,
+  kind: 'evm',
+  testnet: true,
+  native: { symbol: 'ETH', name: 'Sandbox Ether', decimals: 18, hashValue: 'ETH-sandbox' },
+  explorerUrl: '',
+  defaultConfirmations: 1,
+  crossChainName: null,
+} as const satisfies Network;
 
-const byId = new Map<string, Network>(NETWORKS.map((n) => [n.id, n]));
-const byChainId = new Map<number, Network>(NETWORKS.map((n) => [n.chainId, n]));
+export type NetworkId = PaymentNetworkId | typeof SANDBOX_NETWORK.id;
 
-export function isNetworkId(value: string): value is NetworkId {
-  return byId.has(value);
-}
+export const TRON_CHAIN_ID = 728126428;
 
-export function findNetwork(id: string): Network | undefined {
-  return byId.get(id);
-}
-
-export function getNetwork(id: NetworkId): Network {
-  const network = byId.get(id);
-  if (!network) throw new Error(`unknown network ${id}`);
-  return network;
-}
-
-export function findNetworkByChainId(chainId: number): Network | undefined {
-  return byChainId.get(chainId);
-}
+export const PAYMENT_NETWORK_IDS: readonly PaymentNetworkId[] = NETWORKS.map((n) => n.id);
 
 /** `arbitrum-one` → `ARBITRUM_ONE`: the suffix of the per-network environment variables. */
 export function networkEnvSuffix(id: string): string {

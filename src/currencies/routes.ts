@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { conversionRoutes } from '../chains/conversion-routes.ts';
-import { findCurrency } from '../chains/currencies.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
 import { NotFoundError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { CurrencyRef, CurrencySchema, currencyBody } from './schemas.ts';
@@ -37,7 +37,7 @@ const ConversionRoutesBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function currencyRoutes(app: App): void {
+export function currencyRoutes(app: App, deps: { chains: ChainRegistry }): void {
   app.addSchema(CurrencySchema);
 
   app.get(
@@ -57,7 +57,7 @@ export function currencyRoutes(app: App): void {
       },
     },
     async (request) => {
-      const selection = selectCurrencies(request.query);
+      const selection = selectCurrencies(deps.chains, request.query);
       return selection.kind === 'one'
         ? currencyBody(selection.currency)
         : selection.currencies.map(currencyBody);
@@ -79,15 +79,15 @@ export function currencyRoutes(app: App): void {
     async (request) => {
       const { currencyId } = request.params;
       const query = request.query;
-      const scope = selectNetworks(query.network, query.networks);
-      const invoice = findCurrency(currencyId);
+      const scope = selectNetworks(deps.chains, query.network, query.networks);
+      const invoice = deps.chains.currency(currencyId);
       if (invoice === undefined)
         throw new NotFoundError('currency_not_found', 'Currency not found');
       if (scope.key === 'network') {
-        const routes = conversionRoutes(invoice, [scope.id]).map(currencyBody);
+        const routes = conversionRoutes(deps.chains, invoice, [scope.id]).map(currencyBody);
         return { currencyId: invoice.id, network: scope.id, conversionRoutes: routes };
       }
-      const routes = conversionRoutes(invoice, scope.ids).map(currencyBody);
+      const routes = conversionRoutes(deps.chains, invoice, scope.ids).map(currencyBody);
       return { currencyId: invoice.id, networks: [...scope.ids], conversionRoutes: routes };
     },
   );

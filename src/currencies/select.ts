@@ -1,5 +1,6 @@
-import { CURRENCIES, type Currency, findCurrency } from '../chains/currencies.ts';
-import { isNetworkId, NETWORK_IDS, type NetworkId } from '../chains/networks.ts';
+import type { Currency } from '../chains/currencies.ts';
+import type { NetworkId } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 
 export interface CurrencyQuery {
@@ -15,13 +16,12 @@ export type CurrencySelection =
 
 export const TOKEN_NOT_FOUND = 'Token not found';
 
-const NETWORK_FILTER_VALUES: readonly string[] = [...NETWORK_IDS, 'fiat'];
-
 /**
  * `GET /v2/currencies` filters, ANDed. `id` or `firstOnly=true` answer one object, anything
  * else a list; no match is 404. `firstOnly` needs both `network` and `symbol`.
  */
-export function selectCurrencies(query: CurrencyQuery): CurrencySelection {
+export function selectCurrencies(chains: ChainRegistry, query: CurrencyQuery): CurrencySelection {
+  const networkValues: readonly string[] = [...chains.networkIds, 'fiat'];
   if (query.firstOnly !== undefined) {
     if (query.firstOnly !== 'true' && query.firstOnly !== 'false') {
       throw new ValidationError([{ field: 'firstOnly', message: "must be 'true' or 'false'" }]);
@@ -32,9 +32,9 @@ export function selectCurrencies(query: CurrencyQuery): CurrencySelection {
       ]);
     }
   }
-  if (query.network !== undefined && !NETWORK_FILTER_VALUES.includes(query.network)) {
+  if (query.network !== undefined && !networkValues.includes(query.network)) {
     throw new ValidationError([
-      { field: 'network', message: `must be one of ${NETWORK_FILTER_VALUES.join(', ')}` },
+      { field: 'network', message: `must be one of ${networkValues.join(', ')}` },
     ]);
   }
 
@@ -44,11 +44,11 @@ export function selectCurrencies(query: CurrencyQuery): CurrencySelection {
     (symbol === undefined || currency.symbol.toLowerCase() === symbol);
 
   if (query.id !== undefined) {
-    const currency = findCurrency(query.id);
+    const currency = chains.currency(query.id);
     if (currency === undefined || !matches(currency)) throw tokenNotFound();
     return { kind: 'one', currency };
   }
-  const currencies = CURRENCIES.filter(matches);
+  const currencies = chains.currencies.filter(matches);
   const [first] = currencies;
   if (first === undefined) throw tokenNotFound();
   return query.firstOnly === 'true'
@@ -58,6 +58,7 @@ export function selectCurrencies(query: CurrencyQuery): CurrencySelection {
 
 /** `network=base` or `networks=base,matic` (not both); neither means every network. */
 export function selectNetworks(
+  chains: ChainRegistry,
   network: string | undefined,
   networks: string | undefined,
 ):
@@ -66,15 +67,18 @@ export function selectNetworks(
   if (network !== undefined && networks !== undefined) {
     throw new ValidationError([{ field: 'networks', message: 'cannot be combined with network' }]);
   }
+  const known = (id: string): id is NetworkId => chains.network(id) !== undefined;
   const invalid = (field: string) =>
-    new ValidationError([{ field, message: `must name networks among ${NETWORK_IDS.join(', ')}` }]);
+    new ValidationError([
+      { field, message: `must name networks among ${chains.networkIds.join(', ')}` },
+    ]);
   if (network !== undefined) {
-    if (!isNetworkId(network)) throw invalid('network');
+    if (!known(network)) throw invalid('network');
     return { key: 'network', id: network };
   }
-  if (networks === undefined) return { key: 'networks', ids: NETWORK_IDS };
+  if (networks === undefined) return { key: 'networks', ids: chains.networkIds };
   const ids = networks.split(',').map((n) => n.trim());
-  const valid = ids.filter(isNetworkId);
+  const valid = ids.filter(known);
   if (valid.length !== ids.length || valid.length === 0) throw invalid('networks');
   return { key: 'networks', ids: [...new Set(valid)] };
 }

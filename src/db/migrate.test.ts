@@ -23,9 +23,13 @@ const TABLES = [
   'accounts',
   'api_keys',
   'client_ids',
+  'destination_nonces',
   'orchestrator_client_links',
   'orchestrator_keys',
   'orchestrators',
+  'payee_destinations',
+  'requests',
+  'secure_payments',
 ];
 
 const journal = JSON.parse(

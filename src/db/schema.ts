@@ -1,4 +1,7 @@
+import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
+  boolean,
   index,
   integer,
   jsonb,
@@ -66,6 +69,8 @@ export const clientIds = pgTable(
     operatorWalletAddress: text(),
     defaultPreApprovalExpiry: integer(),
     defaultAuthorizationExpiry: integer(),
+    /** Bound destination: links made with this client ID pay it (see payeeDestinations). */
+    payeeDestinationId: uuid().references((): AnyPgColumn => payeeDestinations.id),
     createdAt: createdAt(),
     updatedAt: createdAt(),
     lastUsedAt: nullableTime(),
@@ -117,4 +122,116 @@ export const orchestratorClientLinks = pgTable(
     unlinkedAt: nullableTime(),
   },
   (t) => [uniqueIndex().on(t.clientIdId), index().on(t.orchestratorId)],
+);
+
+/** Money: integers of base units, up to uint256. */
+const baseUnits = () => numeric({ precision: 78, scale: 0, mode: 'bigint' });
+
+/**
+ * Where a payee wants to be paid: one wallet, one chain, one token. The destination id is the
+ * wallet's ERC-7930 name plus the token. A wallet has at most one active destination per account.
+ */
+export const payeeDestinations = pgTable(
+  'payee_destinations',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    accountId: uuid()
+      .notNull()
+      .references(() => accounts.id),
+    destinationId: text().notNull(),
+    walletAddress: text().notNull(),
+    chainId: integer().notNull(),
+    network: text().notNull(),
+    tokenAddress: text().notNull(),
+    active: boolean().notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+  },
+  (t) => [index().on(t.accountId, t.walletAddress), uniqueIndex().on(t.accountId, t.destinationId)],
+);
+
+/** Single-use nonces of the EIP-712 messages that add or deactivate a destination. */
+export const destinationNonces = pgTable('destination_nonces', {
+  nonce: text().primaryKey(),
+  accountId: uuid()
+    .notNull()
+    .references(() => accounts.id),
+  action: text().$type<'add' | 'deactivate'>().notNull(),
+  walletAddress: text().notNull(),
+  chainId: integer().notNull(),
+  tokenAddress: text().notNull(),
+  expiresAt: timestamp({ withTimezone: true }).notNull(),
+  consumedAt: nullableTime(),
+  createdAt: createdAt(),
+});
+
+export const securePaymentStatus = pgEnum('secure_payment_status', [
+  'pending',
+  'completed',
+  'expired',
+  'invalidated',
+  'compliance_failed',
+]);
+
+/** A hosted link; its requests hang off it in `position` order. */
+export const securePayments = pgTable(
+  'secure_payments',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    /** ULID, the public handle in URLs. */
+    token: text().notNull(),
+    accountId: uuid()
+      .notNull()
+      .references(() => accounts.id),
+    clientIdId: uuid().references(() => clientIds.id),
+    payout: boolean().notNull().default(false),
+    status: securePaymentStatus().notNull().default('pending'),
+    network: text().notNull(),
+    reference: text(),
+    payerIdentifier: text(),
+    redirectUrl: text(),
+    redirectLabel: text(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    completedAt: nullableTime(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex().on(t.token), index().on(t.accountId, t.createdAt)],
+);
+
+/** A payment request: who is owed how much of what, and the reference that finds its payments. */
+export const requests = pgTable(
+  'requests',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    /** `01` + 64 hex digits. */
+    requestId: text().notNull(),
+    accountId: uuid()
+      .notNull()
+      .references(() => accounts.id),
+    clientIdId: uuid().references(() => clientIds.id),
+    securePaymentId: uuid().references(() => securePayments.id),
+    position: integer(),
+    network: text().notNull(),
+    invoiceCurrency: text().notNull(),
+    paymentCurrency: text().notNull(),
+    /** In base units of the payment currency. */
+    expectedAmount: baseUnits().notNull(),
+    payee: text().notNull(),
+    payer: text(),
+    destinationId: uuid().references(() => payeeDestinations.id),
+    reference: text(),
+    customerInfo: jsonb().$type<Record<string, unknown>>(),
+    salt: text().notNull(),
+    /** 16 hex digits (8 bytes), no 0x. */
+    paymentReference: text().notNull(),
+    status: text().$type<'pending' | 'partially_paid' | 'paid'>().notNull().default('pending'),
+    totalAmountPaid: baseUnits().notNull().default(sql`0`),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex().on(t.requestId),
+    uniqueIndex().on(t.network, t.paymentReference),
+    index().on(t.accountId, t.createdAt),
+    index().on(t.securePaymentId),
+  ],
 );

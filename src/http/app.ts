@@ -1,11 +1,16 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
+import type { ChainClients } from '../chains/clients.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
+import { destinationRoutes } from '../destinations/routes.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
+import { requestRoutes } from '../requests/routes.ts';
+import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { installAuth } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
 import { healthRoutes } from './health.ts';
@@ -16,6 +21,8 @@ import type { App } from './types.ts';
 
 export interface AppDeps {
   readonly config: Config;
+  readonly chains: ChainRegistry;
+  readonly clients: ChainClients;
   readonly database: DatabaseHandle;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -67,8 +74,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   await installOpenApi(app, deps.config);
 
   healthRoutes(app, { database: deps.database });
-  currencyRoutes(app);
+  currencyRoutes(app, { chains: deps.chains });
   orchestratorRoutes(app, { db, clock: deps.clock });
+  const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
+  destinationRoutes(app, chainDeps);
+  requestRoutes(app, chainDeps);
+  securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
 
   app.addHook('onClose', async () => {
     await usage.flush();

@@ -29,12 +29,13 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
     if (error instanceof AppError) {
       reply.headers(error.headers);
-      return reply.code(error.statusCode).send(
-        errorEnvelope(error.statusCode, error.message, {
+      return reply.code(error.statusCode).send({
+        ...error.details,
+        ...errorEnvelope(error.statusCode, error.message, {
           code: error.code,
           ...(error.errors !== undefined && { errors: error.errors }),
         }),
-      );
+      });
     }
     const fastifyError = error as FastifyError;
     if (Array.isArray(fastifyError.validation)) {

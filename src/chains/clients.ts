@@ -1,0 +1,103 @@
+import {
+  type Address,
+  BaseError,
+  createPublicClient,
+  defineChain,
+  http,
+  type PublicClient,
+  type Transport,
+  webSocket,
+} from 'viem';
+import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import type { NetworkId, PaymentNetworkId } from './networks.ts';
+import type { ChainRegistry } from './registry.ts';
+
+/** No RPC configured for the network: an operator fix, not a transient failure. */
+export class ChainUnavailableError extends AppError {
+  constructor(network: string) {
+    super(
+      503,
+      'chain_unavailable',
+      `Network ${network} is not available on this server: no RPC is configured for it`,
+    );
+  }
+}
+
+/** The RPC failed or did not answer: transient, the caller may retry. */
+export class ChainRpcError extends AppError {
+  constructor(network: string) {
+    super(502, 'chain_rpc_failed', `Network ${network} did not answer; try again shortly`);
+  }
+}
+
+const RPC_TIMEOUT_MS = 10_000;
+
+export interface ChainClients {
+  /** The EVM client for a network; throws ChainUnavailableError when none is configured. */
+  evm(network: NetworkId): PublicClient;
+  /** Runs chain reads, turning RPC failures into ChainRpcError (never a 500 with a stack). */
+  read<T>(network: NetworkId, run: (client: PublicClient) => Promise<T>): Promise<T>;
+}
+
+/**
+ * viem clients built from config: `RPC_URL_<NETWORK>` for real networks, or a transport given
+ * by the caller (the in-process sandbox chain, or a test's local chain standing in for one).
+ */
+export function createChainClients(deps: {
+  config: Pick<Config, 'networks'>;
+  chains: ChainRegistry;
+  transports?: Partial<Record<NetworkId, Transport>>;
+}): ChainClients {
+  const clients = new Map<string, PublicClient>();
+
+  const evm = (network: NetworkId): PublicClient => {
+    const existing = clients.get(network);
+    if (existing) return existing;
+    const info = deps.chains.network(network);
+    if (info?.kind !== 'evm') throw new ChainUnavailableError(network);
+    const transport =
+      deps.transports?.[network] ??
+      fromUrl(deps.config.networks[network as PaymentNetworkId]?.rpcUrl);
+    if (!transport) throw new ChainUnavailableError(network);
+    const multicall3 = deps.chains.contracts(network).multicall3;
+    const chain = defineChain({
+      id: info.chainId,
+      name: info.name,
+      nativeCurrency: {
+        name: info.native.name,
+        symbol: info.native.symbol,
+        decimals: info.native.decimals,
+      },
+      rpcUrls: { default: { http: [] } },
+      ...(multicall3 && { contracts: { multicall3: { address: multicall3 as Address } } }),
+    });
+    const client = createPublicClient({
+      chain,
+      transport,
+      batch: { multicall: false },
+    }) as PublicClient;
+    clients.set(network, client);
+    return client;
+  };
+
+  return {
+    evm,
+    async read(network, run) {
+      const client = evm(network);
+      try {
+        return await run(client);
+      } catch (error) {
+        if (error instanceof BaseError) throw new ChainRpcError(network);
+        throw error;
+      }
+    },
+  };
+}
+
+function fromUrl(url: string | null | undefined): Transport | null {
+  if (!url) return null;
+  return url.startsWith('ws')
+    ? webSocket(url, { timeout: RPC_TIMEOUT_MS })
+    : http(url, { timeout: RPC_TIMEOUT_MS, retryCount: 1 });
+}

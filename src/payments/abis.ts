@@ -1,0 +1,43 @@
+import { parseAbi } from 'viem';
+
+/** The contract functions we encode and read (contracts.md §1, §2, §10.1). */
+
+export const erc20Abi = parseAbi([
+  'function approve(address spender, uint256 amount) returns (bool)',
+  'function allowance(address owner, address spender) view returns (uint256)',
+  'function balanceOf(address owner) view returns (uint256)',
+  'function decimals() view returns (uint8)',
+]);
+
+export const erc20FeeProxyAbi = parseAbi([
+  'function transferFromWithReferenceAndFee(address _tokenAddress, address _to, uint256 _amount, bytes _paymentReference, uint256 _feeAmount, address _feeAddress)',
+  'event TransferWithReferenceAndFee(address tokenAddress, address to, uint256 amount, bytes indexed paymentReference, uint256 feeAmount, address feeAddress)',
+]);
+
+export const ethFeeProxyAbi = parseAbi([
+  'function transferWithReferenceAndFee(address _to, bytes _paymentReference, uint256 _feeAmount, address _feeAddress) payable',
+  'event TransferWithReferenceAndFee(address to, uint256 amount, bytes indexed paymentReference, uint256 feeAmount, address feeAddress)',
+]);
+
+export const batchPaymentsAbi = parseAbi([
+  'struct RequestDetail { address recipient; uint256 requestAmount; address[] path; bytes paymentReference; uint256 feeAmount; uint256 maxToSpend; uint256 maxRateTimespan; }',
+  'struct MetaDetail { uint256 paymentNetworkId; RequestDetail[] requestDetails; }',
+  'function batchPayments(MetaDetail[] metaDetails, address[][] pathsToUSD, address feeAddress) payable',
+  'function batchFee() view returns (uint16)',
+]);
+
+export const multicall3Abi = parseAbi([
+  'function getEthBalance(address addr) view returns (uint256 balance)',
+  'function getBasefee() view returns (uint256 basefee)',
+]);
+
+/** Tron's ABI-style signatures, for trigger-smart-contract. */
+export const TRON_SELECTORS = {
+  approve: 'approve(address,uint256)',
+  transferFromWithReferenceAndFee:
+    'transferFromWithReferenceAndFee(address,address,uint256,bytes,uint256,address)',
+} as const;
+
+/** `batchPayments` meta ids (contracts.md §2.2). */
+export const BATCH_ERC20_MULTI_TOKEN = 2n;
+export const BATCH_NATIVE = 3n;

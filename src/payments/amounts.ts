@@ -1,0 +1,57 @@
+/**
+ * Amounts cross the HTTP edge as human-readable decimal strings ("12.50") and live inside as
+ * integers of base units (bigint). No float ever touches a money path.
+ */
+
+export const MAX_DECIMALS = 36;
+/** numeric(78,0) holds anything below 10^78; uint256 tops out near 1.16e77. */
+const MAX_BASE_UNITS = 2n ** 256n - 1n;
+
+export type AmountProblem = 'not_a_decimal' | 'not_positive' | 'too_many_decimals' | 'too_large';
+
+export type ParsedAmount =
+  | { readonly ok: true; readonly value: bigint }
+  | { readonly ok: false; readonly problem: AmountProblem; readonly message: string };
+
+const DECIMAL = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
+
+/**
+ * Parses a strictly positive decimal with at most `decimals` fractional digits. Refused:
+ * signs, exponents, whitespace, leading zeros, a bare dot, and more decimals than the token
+ * has (rounding would move someone's money).
+ */
+export function parseAmount(input: string, decimals: number): ParsedAmount {
+  const match = DECIMAL.exec(input);
+  if (!match) {
+    return {
+      ok: false,
+      problem: 'not_a_decimal',
+      message: 'must be a decimal number such as 12.5 (no sign, exponent or spaces)',
+    };
+  }
+  const whole = match[1] ?? '0';
+  const fraction = (match[2] ?? '').replace(/0+$/, '');
+  if (fraction.length > decimals) {
+    return {
+      ok: false,
+      problem: 'too_many_decimals',
+      message: `must have at most ${decimals} decimal places`,
+    };
+  }
+  const value =
+    BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
+  if (value === 0n)
+    return { ok: false, problem: 'not_positive', message: 'must be greater than 0' };
+  if (value > MAX_BASE_UNITS) return { ok: false, problem: 'too_large', message: 'is too large' };
+  return { ok: true, value };
+}
+
+/** Base units → shortest decimal string ("1000000", 6 → "1"; 1500000 → "1.5"). */
+export function formatAmount(value: bigint, decimals: number): string {
+  const negative = value < 0n;
+  const abs = negative ? -value : value;
+  const scale = 10n ** BigInt(decimals);
+  const whole = abs / scale;
+  const fraction = (abs % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { mintRequestId, mintSalt, paymentReference, referenceTopic } from './references.ts';
+
+describe('payment references', () => {
+  it("match Request's test vector", () => {
+    expect(paymentReference('01847474747474', '8d03ea7', '0x000001')).toBe('a0098add01acc736');
+  });
+
+  it('index on chain as keccak256 of the 8 raw bytes (contracts.md §1.1)', () => {
+    expect(referenceTopic('a0098add01acc736')).toMatch(/^0xc7c539ab[0-9a-f]+47e1eb90$/);
+  });
+
+  it('ignore the case of the inputs, as the SDK lowercases the whole string', () => {
+    const id = mintRequestId();
+    expect(paymentReference(id.toUpperCase(), 'ABCDEF0123456789', '0xAbC')).toBe(
+      paymentReference(id, 'abcdef0123456789', '0xabc'),
+    );
+  });
+
+  it('mints ids and salts of the right shape', () => {
+    expect(mintRequestId()).toMatch(/^01[0-9a-f]{64}$/);
+    expect(mintSalt()).toMatch(/^[0-9a-f]{16}$/);
+    expect(mintRequestId()).not.toBe(mintRequestId());
+  });
+});

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { keccak256, stringToHex } from 'viem';
+
+/**
+ * Request ids and payment references, derived the way Request Network does (contracts.md §7):
+ * the reference is the last 8 bytes of keccak256(lowercase(requestId + salt + paymentAddress)).
+ * On chain it travels as `bytes` and is indexed as keccak256 of those 8 bytes.
+ */
+
+/** `01` + 64 hex digits, the shape of a Request id. */
+export function mintRequestId(): string {
+  return `01${keccak256(randomBytes(32)).slice(2)}`;
+}
+
+/** The payment-network salt: 8 random bytes as 16 hex digits. */
+export function mintSalt(): string {
+  return randomBytes(8).toString('hex');
+}
+
+/** 16 hex digits, no `0x`. */
+export function paymentReference(requestId: string, salt: string, paymentAddress: string): string {
+  const hash = keccak256(stringToHex(`${requestId}${salt}${paymentAddress}`.toLowerCase()));
+  return hash.slice(-16);
+}
+
+/** The on-chain `bytes` argument and the topic it is indexed under. */
+export function referenceBytes(reference: string): `0x${string}` {
+  return `0x${reference}`;
+}
+
+export function referenceTopic(reference: string): `0x${string}` {
+  return keccak256(referenceBytes(reference));
+}

@@ -1,0 +1,94 @@
+import { Type } from 'typebox';
+
+/** Wire schemas of calldata: the OpenAPI document and response serialization use them. */
+
+const Hex = Type.String({ pattern: '^0x[0-9a-fA-F]*$' });
+
+export const EvmTransactionSchema = Type.Object(
+  {
+    to: Type.String({ description: 'Checksummed contract address' }),
+    data: Hex,
+    value: Type.String({ description: 'Wei, hex' }),
+    chainId: Type.Integer(),
+  },
+  { $id: 'EvmTransaction', additionalProperties: false },
+);
+
+export const TronTransactionSchema = Type.Object(
+  {
+    type: Type.Literal('tron'),
+    contractAddress: Type.String({ description: 'Base58 contract address' }),
+    functionSelector: Type.String(),
+    parameters: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
+    feeLimit: Type.Integer({ description: 'Sun' }),
+    callValue: Type.Integer(),
+    data: Hex,
+    chainId: Type.Integer(),
+  },
+  { $id: 'TronTransaction', additionalProperties: false },
+);
+
+const Transaction = Type.Union([Type.Ref('EvmTransaction'), Type.Ref('TronTransaction')]);
+
+export const SingleCalldataSchema = Type.Object(
+  {
+    paymentType: Type.Literal('single'),
+    transactions: Type.Array(Transaction),
+    feeBundle: Type.Null(),
+    metadata: Type.Object(
+      {
+        stepsRequired: Type.Integer(),
+        needsApproval: Type.Boolean(),
+        approvalTransactionIndex: Type.Optional(Type.Integer()),
+        approvalTransactionsCount: Type.Optional(Type.Integer()),
+        paymentTransactionIndex: Type.Integer(),
+        transactionSponsorshipFeeUsd: Type.Null(),
+        routeType: Type.Literal('samechain'),
+        requiredAmount: Type.String(),
+        hasEnoughBalance: Type.Optional(Type.Boolean()),
+        hasEnoughGas: Type.Optional(Type.Boolean()),
+        hasEnoughAllowance: Type.Optional(Type.Boolean()),
+        balance: Type.Optional(Type.String()),
+        allowance: Type.Optional(Type.String()),
+        nativeBalance: Type.Optional(Type.String()),
+        estimatedNetworkFee: Type.Optional(Type.String()),
+        estimatedApprovalNetworkFee: Type.Optional(Type.String()),
+        estimatedPaymentNetworkFee: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { $id: 'SingleCalldata', additionalProperties: false },
+);
+
+export const BatchCalldataSchema = Type.Object(
+  {
+    ERC20ApprovalTransactions: Type.Array(Type.Ref('EvmTransaction')),
+    batchPaymentTransaction: Type.Ref('EvmTransaction'),
+    metadata: Type.Object(
+      {
+        hasEnoughBalance: Type.Boolean(),
+        hasEnoughGas: Type.Union([Type.Boolean(), Type.Null()]),
+        canMakePayment: Type.Union([Type.Boolean(), Type.Null()]),
+        insufficientTokens: Type.Array(
+          Type.Object({
+            tokenAddress: Type.String(),
+            tokenSymbol: Type.String(),
+            paymentCurrencyId: Type.String(),
+            required: Type.String(),
+            available: Type.String(),
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { $id: 'BatchCalldata', additionalProperties: false },
+);
+
+export const CALLDATA_SCHEMAS = [
+  EvmTransactionSchema,
+  TronTransactionSchema,
+  SingleCalldataSchema,
+  BatchCalldataSchema,
+];

@@ -1,0 +1,72 @@
+import { type Address, encodeFunctionData, getAddress, type Hex, toHex } from 'viem';
+import type { Currency } from '../chains/currencies.ts';
+import type { Network } from '../chains/networks.ts';
+import { tronToEvm } from '../chains/tron-address.ts';
+
+/** One payment a payer owes: what the calldata builders turn into transactions. */
+export interface PaymentLeg {
+  readonly requestId: string;
+  readonly network: Network;
+  readonly currency: Currency;
+  /** Checksummed EVM address, base58 on Tron. */
+  readonly payee: string;
+  /** Base units of `currency`, fee excluded. */
+  readonly amount: bigint;
+  /** 16 hex digits. */
+  readonly paymentReference: string;
+  readonly feeAmount: bigint;
+  readonly feeAddress: string | null;
+}
+
+/** An EVM call a wallet can send as it is. */
+export interface EvmTransaction {
+  readonly to: Address;
+  readonly data: Hex;
+  /** Wei, hex. */
+  readonly value: Hex;
+  readonly chainId: number;
+}
+
+/**
+ * A Tron `triggersmartcontract` call: base58 addresses and the ABI signature, as TronWeb's
+ * `transactionBuilder.triggerSmartContract` takes them; `data` is the same call ABI-encoded,
+ * for wallets that sign raw calls and for checking.
+ */
+export interface TronTransaction {
+  readonly type: 'tron';
+  readonly contractAddress: string;
+  readonly functionSelector: string;
+  readonly parameters: readonly { readonly type: string; readonly value: string }[];
+  /** Sun (1 TRX = 1e6 sun). */
+  readonly feeLimit: number;
+  readonly callValue: number;
+  readonly data: Hex;
+  readonly chainId: number;
+}
+
+export type PaymentTransaction = EvmTransaction | TronTransaction;
+
+export function evmTransaction(
+  to: string,
+  abi: readonly unknown[],
+  functionName: string,
+  args: readonly unknown[],
+  chainId: number,
+  value = 0n,
+): EvmTransaction {
+  return {
+    to: getAddress(to),
+    // The ABIs are parsed from literal signatures; this helper trades their static types for one
+    // call site per contract function.
+    data: encodeFunctionData({ abi, functionName, args } as unknown as Parameters<
+      typeof encodeFunctionData
+    >[0]),
+    value: toHex(value),
+    chainId,
+  };
+}
+
+/** The 20-byte form of an address of either chain kind. */
+export function evmForm(address: string): Address {
+  return address.startsWith('T') ? tronToEvm(address) : getAddress(address);
+}

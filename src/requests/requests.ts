@@ -1,0 +1,99 @@
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Currency } from '../chains/currencies.ts';
+import type { Network } from '../chains/networks.ts';
+import type { Database } from '../db/client.ts';
+import { requests } from '../db/schema.ts';
+import { mintRequestId, mintSalt, paymentReference } from '../payments/references.ts';
+
+export type RequestRow = typeof requests.$inferSelect;
+
+export interface NewRequest {
+  readonly accountId: string;
+  readonly clientIdId: string | null;
+  readonly securePaymentId?: string | null;
+  readonly position?: number | null;
+  readonly network: Network;
+  readonly invoiceCurrency: Currency;
+  readonly paymentCurrency: Currency;
+  readonly expectedAmount: bigint;
+  readonly payee: string;
+  readonly payer?: string | null;
+  readonly destinationRowId?: string | null;
+  readonly reference?: string | null;
+  readonly customerInfo?: Record<string, unknown> | null;
+}
+
+/**
+ * Inserts requests with fresh ids, salts and payment references. References are 64 random-ish
+ * bits; the unique index on (network, reference) turns a collision into a failed insert rather
+ * than two requests sharing payments.
+ */
+export async function insertRequests(
+  db: Database,
+  items: readonly NewRequest[],
+): Promise<RequestRow[]> {
+  if (items.length === 0) return [];
+  const values = items.map((item) => {
+    const requestId = mintRequestId();
+    const salt = mintSalt();
+    return {
+      requestId,
+      accountId: item.accountId,
+      clientIdId: item.clientIdId,
+      securePaymentId: item.securePaymentId ?? null,
+      position: item.position ?? null,
+      network: item.network.id,
+      invoiceCurrency: item.invoiceCurrency.id,
+      paymentCurrency: item.paymentCurrency.id,
+      expectedAmount: item.expectedAmount,
+      payee: item.payee,
+      payer: item.payer ?? null,
+      destinationId: item.destinationRowId ?? null,
+      reference: item.reference ?? null,
+      customerInfo: item.customerInfo ?? null,
+      salt,
+      paymentReference: paymentReference(requestId, salt, item.payee),
+    };
+  });
+  return db.insert(requests).values(values).returning();
+}
+
+export async function findRequest(
+  db: Database,
+  accountId: string,
+  requestId: string,
+): Promise<RequestRow | null> {
+  const [row] = await db
+    .select()
+    .from(requests)
+    .where(and(eq(requests.accountId, accountId), eq(requests.requestId, requestId.toLowerCase())));
+  return row ?? null;
+}
+
+export async function requestsOfLinks(
+  db: Database,
+  securePaymentIds: readonly string[],
+): Promise<RequestRow[]> {
+  if (securePaymentIds.length === 0) return [];
+  return db
+    .select()
+    .from(requests)
+    .where(inArray(requests.securePaymentId, [...securePaymentIds]))
+    .orderBy(requests.position);
+}
+
+export async function listRequests(
+  db: Database,
+  accountId: string,
+  filter: { walletAddress?: string | undefined; limit: number; offset: number },
+): Promise<RequestRow[]> {
+  const conditions = [eq(requests.accountId, accountId)];
+  if (filter.walletAddress !== undefined) conditions.push(eq(requests.payee, filter.walletAddress));
+  return db
+    .select()
+    .from(requests)
+    .where(and(...conditions))
+    .orderBy(desc(requests.createdAt), desc(requests.id))
+    .limit(filter.limit)
+    .offset(filter.offset);
+}

@@ -1,0 +1,382 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { ChainClients } from '../chains/clients.ts';
+import { isFiat } from '../chains/currencies.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { payeeDestinations } from '../db/schema.ts';
+import { normaliseWallet } from '../destinations/destination-id.ts';
+import { BadRequestError, type FieldError, NotFoundError, ValidationError } from '../errors.ts';
+import { accountIdOf } from '../http/auth.ts';
+import type { App } from '../http/types.ts';
+import { formatAmount, parseAmount } from '../payments/amounts.ts';
+import { buildSingleCalldata } from '../payments/single-calldata.ts';
+import { checkPayer } from '../secure-payments/calldata.ts';
+import { requestLeg } from '../secure-payments/links.ts';
+import { findRequest, insertRequests, listRequests, type RequestRow } from './requests.ts';
+
+const AUTH = ['apiKey', 'clientId'] as const;
+const TAGS = ['V2/Request'];
+const MAX_PAGE = 100;
+
+const CustomerInfo = Type.Object(
+  {
+    firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 255 })),
+    address: Type.Optional(
+      Type.Object(
+        {
+          street: Type.Optional(Type.String({ maxLength: 255 })),
+          city: Type.Optional(Type.String({ maxLength: 100 })),
+          state: Type.Optional(Type.String({ maxLength: 100 })),
+          postalCode: Type.Optional(Type.String({ maxLength: 20 })),
+          country: Type.Optional(Type.String({ minLength: 2, maxLength: 2 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const RequestStatus = Type.Object(
+  {
+    requestId: Type.String(),
+    paymentReference: Type.String(),
+    hasBeenPaid: Type.Boolean(),
+    isListening: Type.Boolean(),
+    status: Type.String(),
+    txHash: Type.Union([Type.String(), Type.Null()]),
+    payee: Type.String(),
+    payer: Type.Union([Type.String(), Type.Null()]),
+    network: Type.String(),
+    invoiceCurrency: Type.String(),
+    paymentCurrency: Type.String(),
+    requestAmount: Type.String(),
+    expectedAmount: Type.String(),
+    totalAmountPaid: Type.String(),
+    excessAmount: Type.Union([Type.String(), Type.Null()]),
+    payerAddress: Type.Union([Type.String(), Type.Null()]),
+    payerEoaAddress: Type.Union([Type.String(), Type.Null()]),
+    reference: Type.Union([Type.String(), Type.Null()]),
+    customerInfo: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+    payments: Type.Array(Type.Unknown()),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'RequestStatus', additionalProperties: false },
+);
+
+/** Ethers' JSON for a BigNumber: what the reference API puts in `value`. */
+const BigNumberJson = Type.Object({ type: Type.Literal('BigNumber'), hex: Type.String() });
+
+function requestBody(chains: ChainRegistry, row: RequestRow) {
+  const decimals = chains.currency(row.paymentCurrency)?.decimals ?? 0;
+  const paid = row.totalAmountPaid;
+  return {
+    requestId: row.requestId,
+    paymentReference: `0x${row.paymentReference}`,
+    hasBeenPaid: row.status === 'paid',
+    isListening: row.status !== 'paid',
+    status: row.status,
+    txHash: null,
+    payee: row.payee,
+    payer: row.payer,
+    network: row.network,
+    invoiceCurrency: row.invoiceCurrency,
+    paymentCurrency: row.paymentCurrency,
+    requestAmount: formatAmount(row.expectedAmount, decimals),
+    expectedAmount: formatAmount(row.expectedAmount, decimals),
+    totalAmountPaid: formatAmount(paid, decimals),
+    excessAmount:
+      paid > row.expectedAmount ? formatAmount(paid - row.expectedAmount, decimals) : null,
+    payerAddress: null,
+    payerEoaAddress: null,
+    reference: row.reference,
+    customerInfo: row.customerInfo,
+    payments: [],
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+function clientIdOf(request: FastifyRequest) {
+  const principal = request.principal;
+  return principal && 'clientId' in principal ? principal.clientId : null;
+}
+
+export function requestRoutes(
+  app: App,
+  deps: { db: Database; clock: Clock; chains: ChainRegistry; clients: ChainClients },
+): void {
+  app.addSchema(RequestStatus);
+  const RequestStatusRef = Type.Ref('RequestStatus');
+
+  app.post(
+    '/v2/request',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'Create a payment request',
+        body: Type.Object(
+          {
+            amount: Type.String(),
+            invoiceCurrency: Type.String({ minLength: 1 }),
+            paymentCurrency: Type.String({ minLength: 1 }),
+            payee: Type.Optional(Type.String({ minLength: 1 })),
+            payer: Type.Optional(Type.String({ minLength: 1 })),
+            reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+            customerInfo: Type.Optional(CustomerInfo),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: Type.Object({ paymentReference: Type.String(), requestId: Type.String() }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const errors: FieldError[] = [];
+      const payment = deps.chains.currency(body.paymentCurrency);
+      const invoice = deps.chains.currency(body.invoiceCurrency);
+      if (!payment || isFiat(payment))
+        errors.push({ field: 'paymentCurrency', message: 'is not a supported currency id' });
+      if (!invoice)
+        errors.push({
+          field: 'invoiceCurrency',
+          message: 'is not a supported currency id or fiat code',
+        });
+      if (payment && invoice && invoice.id !== payment.id) {
+        errors.push({
+          field: 'invoiceCurrency',
+          message: 'must equal paymentCurrency: conversion payments are not available yet',
+        });
+      }
+      if (errors.length > 0 || !payment || !invoice || payment.network === 'fiat')
+        throw new ValidationError(errors);
+      const network = deps.chains.network(payment.network);
+      if (!network)
+        throw new ValidationError([
+          { field: 'paymentCurrency', message: 'is on a network this server does not serve' },
+        ]);
+
+      const clientId = clientIdOf(request);
+      let payee = body.payee;
+      if (payee === undefined && clientId?.payeeDestinationId) {
+        const [bound] = await deps.db
+          .select()
+          .from(payeeDestinations)
+          .where(eq(payeeDestinations.id, clientId.payeeDestinationId));
+        payee = bound?.walletAddress;
+      }
+      if (payee === undefined)
+        throw new ValidationError([{ field: 'payee', message: 'is required' }]);
+      const payeeAddress = normaliseWallet(payee, network.chainId);
+      if (payeeAddress === null)
+        throw new ValidationError([
+          {
+            field: 'payee',
+            message: `must be a ${network.kind === 'tron' ? 'Tron' : 'EVM'} address`,
+          },
+        ]);
+      const payer = body.payer === undefined ? null : normaliseWallet(body.payer, network.chainId);
+      if (payer === null && body.payer !== undefined)
+        throw new ValidationError([
+          { field: 'payer', message: 'must be an address of the payment network' },
+        ]);
+      const amount = parseAmount(body.amount, payment.decimals);
+      if (!amount.ok) throw new ValidationError([{ field: 'amount', message: amount.message }]);
+
+      const [row] = await insertRequests(deps.db, [
+        {
+          accountId: accountIdOf(request),
+          clientIdId: clientId?.id ?? null,
+          network,
+          invoiceCurrency: invoice,
+          paymentCurrency: payment,
+          expectedAmount: amount.value,
+          payee: payeeAddress,
+          payer,
+          reference: body.reference ?? null,
+          customerInfo: body.customerInfo ?? null,
+        },
+      ]);
+      if (!row) throw new Error('request insert returned no row');
+      return reply
+        .code(201)
+        .send({ paymentReference: `0x${row.paymentReference}`, requestId: row.requestId });
+    },
+  );
+
+  app.get(
+    '/v2/request',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'The account’s requests, newest first; walletAddress narrows to one payee',
+        querystring: Type.Object(
+          {
+            walletAddress: Type.Optional(Type.String({ minLength: 1 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
+            offset: Type.Optional(Type.Integer({ minimum: 0 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            requests: Type.Array(RequestStatusRef),
+            pagination: Type.Object({
+              limit: Type.Integer(),
+              offset: Type.Integer(),
+              hasMore: Type.Boolean(),
+            }),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 20;
+      const offset = request.query.offset ?? 0;
+      const wallet = request.query.walletAddress;
+      const normalised = wallet === undefined ? undefined : (normaliseWallet(wallet, 1) ?? wallet);
+      const rows = await listRequests(deps.db, accountIdOf(request), {
+        walletAddress: normalised,
+        limit: limit + 1,
+        offset,
+      });
+      return {
+        requests: rows.slice(0, limit).map((row) => requestBody(deps.chains, row)),
+        pagination: { limit, offset, hasMore: rows.length > limit },
+      };
+    },
+  );
+
+  app.get(
+    '/v2/request/:requestId',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'A request’s status and payments',
+        params: Type.Object({ requestId: Type.String({ minLength: 1 }) }),
+        response: { 200: RequestStatusRef },
+      },
+    },
+    async (request) => {
+      const row = await findRequest(deps.db, accountIdOf(request), request.params.requestId);
+      if (!row) throw new NotFoundError('request_not_found', 'Request not found');
+      return requestBody(deps.chains, row);
+    },
+  );
+
+  app.get(
+    '/v2/request/:requestId/pay',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'Calldata to pay a request (all of what is still due, or `amount` of it)',
+        params: Type.Object({ requestId: Type.String({ minLength: 1 }) }),
+        querystring: Type.Object(
+          {
+            wallet: Type.Optional(Type.String({ minLength: 1 })),
+            amount: Type.Optional(Type.String()),
+            feePercentage: Type.Optional(Type.String()),
+            feeAddress: Type.Optional(Type.String()),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            transactions: Type.Array(
+              Type.Union([
+                Type.Object({ data: Type.String(), to: Type.String(), value: BigNumberJson }),
+                Type.Ref('TronTransaction'),
+              ]),
+            ),
+            metadata: Type.Record(Type.String(), Type.Unknown()),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const row = await findRequest(deps.db, accountIdOf(request), request.params.requestId);
+      if (!row) throw new NotFoundError('request_not_found', 'Request not found');
+      if (row.status === 'paid')
+        throw new BadRequestError('request_paid', 'Request has already been paid');
+      const leg0 = requestLeg(deps.chains, row, 0n);
+      const due = row.expectedAmount - row.totalAmountPaid;
+      let amount = due;
+      if (request.query.amount !== undefined) {
+        const parsed = parseAmount(request.query.amount, leg0.currency.decimals);
+        if (!parsed.ok) throw new ValidationError([{ field: 'amount', message: parsed.message }]);
+        if (parsed.value > due) {
+          throw new ValidationError([
+            {
+              field: 'amount',
+              message: `must not exceed what is still due (${formatAmount(due, leg0.currency.decimals)})`,
+            },
+          ]);
+        }
+        amount = parsed.value;
+      }
+      const fee = platformFee(
+        leg0.network.chainId,
+        amount,
+        request.query.feePercentage,
+        request.query.feeAddress,
+      );
+      const leg = requestLeg(deps.chains, row, amount, fee ?? undefined);
+      const payer = checkPayer(leg.network, { wallet: request.query.wallet });
+      const calldata = await buildSingleCalldata(deps, leg, payer);
+      return {
+        transactions: calldata.transactions.map((tx) =>
+          'type' in tx
+            ? tx
+            : { data: tx.data, to: tx.to, value: { type: 'BigNumber' as const, hex: tx.value } },
+        ),
+        metadata: {
+          ...calldata.metadata,
+          approvalTransactionIndex: calldata.metadata.approvalTransactionIndex ?? null,
+        },
+      };
+    },
+  );
+}
+
+/** `feePercentage` (0-100, up to 2 decimals) and `feeAddress` come together or not at all. */
+function platformFee(
+  chainId: number,
+  amount: bigint,
+  percentage: string | undefined,
+  address: string | undefined,
+): { amount: bigint; address: string } | null {
+  if (percentage === undefined && address === undefined) return null;
+  if (percentage === undefined || address === undefined) {
+    throw new ValidationError([
+      {
+        field: percentage === undefined ? 'feePercentage' : 'feeAddress',
+        message: 'feePercentage and feeAddress must be sent together',
+      },
+    ]);
+  }
+  const match = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(percentage);
+  const hundredths = match
+    ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'))
+    : Number.NaN;
+  if (!match || hundredths > 10_000) {
+    throw new ValidationError([
+      { field: 'feePercentage', message: 'must be a number from 0 to 100 with at most 2 decimals' },
+    ]);
+  }
+  const feeAddress = normaliseWallet(address, chainId);
+  if (feeAddress === null)
+    throw new ValidationError([
+      { field: 'feeAddress', message: 'must be an address of the payment network' },
+    ]);
+  return { amount: (amount * BigInt(hundredths)) / 10_000n, address: feeAddress };
+}

@@ -1,0 +1,64 @@
+import { type Address, getContractAddress } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { MULTICALL3_ADDRESS } from '../chains/contracts.ts';
+
+/**
+ * The sandbox chain is deployed the same way every time: the first test wallet deploys the
+ * contracts in a fixed order from nonce 0, so every address is known before the chain starts
+ * and the currency registry can name them without asking it.
+ */
+
+/** The well-known development mnemonic: its keys are public and hold value on no real chain. */
+export const SANDBOX_MNEMONIC = 'test test test test test test test test test test test junk';
+export const SANDBOX_WALLET_COUNT = 5;
+
+export interface SandboxWallet {
+  readonly index: number;
+  readonly address: Address;
+  readonly privateKey: `0x${string}`;
+}
+
+export function sandboxWallets(count = SANDBOX_WALLET_COUNT): SandboxWallet[] {
+  return Array.from({ length: count }, (_, index) => {
+    const account = mnemonicToAccount(SANDBOX_MNEMONIC, { addressIndex: index });
+    const key = account.getHdKey().privateKey;
+    if (!key) throw new Error('no private key');
+    return {
+      index,
+      address: account.address,
+      privateKey: `0x${Buffer.from(key).toString('hex')}`,
+    };
+  });
+}
+
+/** Deployment order: each entry is deployed by wallet 0 at the nonce of its position. */
+export const SANDBOX_DEPLOYMENTS = [
+  'erc20FeeProxy',
+  'ethFeeProxy',
+  'batchPayments',
+  'usdc',
+  'usdt',
+  'dai',
+  'tst',
+  'multicall3Deployer',
+] as const;
+
+export type SandboxContract = (typeof SANDBOX_DEPLOYMENTS)[number];
+
+export type SandboxAddresses = Readonly<Record<SandboxContract | 'multicall3', Address>>;
+
+let cached: SandboxAddresses | undefined;
+
+export function sandboxAddresses(): SandboxAddresses {
+  if (cached) return cached;
+  const deployer = sandboxWallets(1)[0]?.address;
+  if (!deployer) throw new Error('no deployer');
+  const addresses: Partial<Record<SandboxContract | 'multicall3', Address>> = {
+    multicall3: MULTICALL3_ADDRESS,
+  };
+  SANDBOX_DEPLOYMENTS.forEach((name, nonce) => {
+    addresses[name] = getContractAddress({ from: deployer, nonce: BigInt(nonce) });
+  });
+  cached = addresses as SandboxAddresses;
+  return cached;
+}

@@ -1,0 +1,193 @@
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  custom,
+  defineChain,
+  type EIP1193RequestFn,
+  type Hex,
+  type PublicClient,
+  parseAbi,
+  parseEther,
+  zeroAddress,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { MULTICALL3_ADDRESS } from '../chains/contracts.ts';
+import {
+  type SandboxAddresses,
+  type SandboxWallet,
+  sandboxAddresses,
+  sandboxWallets,
+} from './addresses.ts';
+import { type ArtifactName, loadArtifact } from './artifacts.ts';
+
+/**
+ * A local EVM (Hardhat 3's EDR, in process) with the real Request contracts and test tokens
+ * deployed at the sandbox's fixed addresses, and test wallets funded with every token. The
+ * tests use it with the chain id of whichever network it stands in for; `npm start` runs one
+ * as the `sandbox` network.
+ */
+
+export interface Eip1193Provider {
+  request: EIP1193RequestFn;
+}
+
+export interface LocalChain {
+  readonly chainId: number;
+  readonly chain: Chain;
+  readonly provider: Eip1193Provider;
+  readonly client: PublicClient;
+  readonly addresses: SandboxAddresses;
+  /** Wallet 0 deployed the contracts; every wallet holds ETH and every test token. */
+  readonly wallets: readonly SandboxWallet[];
+  snapshot(): Promise<Hex>;
+  revert(id: Hex): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Test tokens each wallet starts with, in whole tokens. */
+const TOKEN_FUNDING = 1_000_000n;
+const ERC20 = parseAbi([
+  'function transfer(address to, uint256 amount) returns (bool)',
+  'function mint(address to, uint256 amount)',
+]);
+
+export async function startLocalChain(options: {
+  chainId: number;
+  walletCount?: number;
+}): Promise<LocalChain> {
+  // Hardhat is a dev dependency: loaded only when a local chain is asked for.
+  const { createHardhatRuntimeEnvironment } = await import('hardhat/hre');
+  const hre = await createHardhatRuntimeEnvironment(
+    { networks: { local: { type: 'edr-simulated', chainId: options.chainId } } },
+    {},
+    process.cwd(),
+  );
+  const connection = await hre.network.connect('local');
+  const provider = connection.provider as unknown as Eip1193Provider;
+  const chain = defineChain({
+    id: options.chainId,
+    name: `local-${options.chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [] } },
+    contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
+  });
+  const client = createPublicClient({
+    chain,
+    transport: custom(provider, { retryCount: 0 }),
+  }) as PublicClient;
+  const wallets = sandboxWallets(options.walletCount);
+  const addresses = await deploy(provider, chain, client, wallets);
+
+  return {
+    chainId: options.chainId,
+    chain,
+    provider,
+    client,
+    addresses,
+    wallets,
+    snapshot: async () => (await provider.request({ method: 'evm_snapshot' } as never)) as Hex,
+    revert: async (id) => {
+      const ok = await provider.request({ method: 'evm_revert', params: [id] } as never);
+      if (ok !== true) throw new Error(`could not revert to snapshot ${id}`);
+    },
+    close: async () => {
+      await connection.close();
+    },
+  };
+}
+
+async function deploy(
+  provider: Eip1193Provider,
+  chain: Chain,
+  client: PublicClient,
+  wallets: readonly SandboxWallet[],
+): Promise<SandboxAddresses> {
+  const deployer = wallets[0];
+  if (!deployer) throw new Error('no deployer wallet');
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(deployer.privateKey),
+    chain,
+    transport: custom(provider, { retryCount: 0 }),
+  });
+  const expected = sandboxAddresses();
+
+  const create = async (name: ArtifactName, args: readonly unknown[], at: Address) => {
+    const artifact = loadArtifact(name);
+    const hash = await wallet.deployContract({
+      abi: artifact.abi,
+      bytecode: artifact.bytecode,
+      args,
+    });
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    if (receipt.contractAddress?.toLowerCase() !== at.toLowerCase()) {
+      throw new Error(`${name} deployed at ${receipt.contractAddress}, expected ${at}`);
+    }
+  };
+
+  await create('ERC20FeeProxy', [], expected.erc20FeeProxy);
+  await create('EthereumFeeProxy', [], expected.ethFeeProxy);
+  await create(
+    'BatchConversionPayments',
+    [
+      expected.erc20FeeProxy,
+      expected.ethFeeProxy,
+      zeroAddress,
+      zeroAddress,
+      zeroAddress,
+      deployer.address,
+    ],
+    expected.batchPayments,
+  );
+  await create('UsdtFake', [], expected.usdc);
+  await create('UsdtFake', [], expected.usdt);
+  await create('TestERC20', [10n ** 30n], expected.dai);
+  await create('TestToken', [deployer.address], expected.tst);
+  // Multicall3 is stateless: its code, copied to the canonical address, is the real thing.
+  await create('Multicall3', [], expected.multicall3Deployer);
+  const code = await client.getCode({ address: expected.multicall3Deployer });
+  await provider.request({
+    method: 'hardhat_setCode',
+    params: [MULTICALL3_ADDRESS, code],
+  } as never);
+
+  const send = async (request: Parameters<typeof wallet.writeContract>[0]) => {
+    const receipt = await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract(request),
+    });
+    if (receipt.status !== 'success') throw new Error('funding a sandbox wallet failed');
+  };
+  for (const holder of wallets) {
+    const to = holder.address;
+    await send({
+      address: expected.usdc,
+      abi: ERC20,
+      functionName: 'mint',
+      args: [to, TOKEN_FUNDING * 10n ** 6n],
+    });
+    await send({
+      address: expected.usdt,
+      abi: ERC20,
+      functionName: 'mint',
+      args: [to, TOKEN_FUNDING * 10n ** 6n],
+    });
+    await send({
+      address: expected.tst,
+      abi: ERC20,
+      functionName: 'mint',
+      args: [to, TOKEN_FUNDING * 10n ** 18n],
+    });
+    if (to !== deployer.address) {
+      await send({
+        address: expected.dai,
+        abi: ERC20,
+        functionName: 'transfer',
+        args: [to, TOKEN_FUNDING * 10n ** 18n],
+      });
+    }
+  }
+  const balance = await client.getBalance({ address: deployer.address });
+  if (balance < parseEther('1000')) throw new Error('sandbox wallets hold no ether');
+  return expected;
+}

@@ -1,0 +1,103 @@
+import { getAddress, isAddress } from 'viem';
+import type { ChainClients } from '../chains/clients.ts';
+import type { Network } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import { isTronAddress } from '../chains/tron-address.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { BadRequestError, type FieldError, ValidationError } from '../errors.ts';
+import { type BatchCalldata, buildBatchCalldata } from '../payments/batch-calldata.ts';
+import {
+  buildSingleCalldata,
+  type Payer,
+  type SingleCalldata,
+} from '../payments/single-calldata.ts';
+import { assertPayable, linkLegs, loadLink } from './links.ts';
+
+export interface CalldataQuery {
+  readonly wallet?: string | undefined;
+  readonly eoaWallet?: string | undefined;
+  readonly isSafe?: 'true' | 'false' | undefined;
+  readonly chain?: string | undefined;
+  readonly token?: string | undefined;
+}
+
+export interface CalldataDeps {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly chains: ChainRegistry;
+  readonly clients: ChainClients;
+}
+
+/** Same inputs for `GET /{token}/pay` (query) and `POST /{token}/calldata` (body). */
+export async function linkCalldata(
+  deps: CalldataDeps,
+  accountId: string,
+  token: string,
+  query: CalldataQuery,
+): Promise<SingleCalldata | BatchCalldata> {
+  if ((query.chain === undefined) !== (query.token === undefined)) {
+    throw new ValidationError([
+      {
+        field: query.chain === undefined ? 'chain' : 'token',
+        message: 'chain and token must be sent together',
+      },
+    ]);
+  }
+  if (query.isSafe === 'true') {
+    if (query.eoaWallet !== undefined) {
+      throw new ValidationError([
+        { field: 'eoaWallet', message: 'cannot be combined with isSafe=true' },
+      ]);
+    }
+    if (query.wallet === undefined) {
+      throw new ValidationError([
+        { field: 'wallet', message: 'is required with isSafe=true (the multisig address)' },
+      ]);
+    }
+  }
+  const link = await loadLink(deps.db, deps.clock, accountId, token);
+  assertPayable(link);
+  const legs = linkLegs(deps.chains, link);
+  const [first] = legs;
+  if (!first) throw new Error(`secure payment ${token} has no requests`);
+  if (query.chain !== undefined) {
+    throw new BadRequestError(
+      'crosschain_unavailable',
+      'Cross-chain payments are not available on this server yet; pay on the link’s network',
+    );
+  }
+  if (first.network.kind === 'tron' && query.isSafe === 'true') {
+    throw new BadRequestError(
+      'safe_not_supported',
+      'Multisig (Safe) payments are not supported on Tron',
+    );
+  }
+  const payer = checkPayer(first.network, query);
+  return legs.length === 1
+    ? buildSingleCalldata(deps, first, payer)
+    : buildBatchCalldata(deps, legs, payer);
+}
+
+/** Wallets must be addresses of the link's chain kind; EVM ones come back checksummed. */
+export function checkPayer(
+  network: Network,
+  query: { wallet?: string | undefined; eoaWallet?: string | undefined },
+): Payer {
+  const errors: FieldError[] = [];
+  const check = (field: 'wallet' | 'eoaWallet', value: string | undefined): string | undefined => {
+    if (value === undefined) return undefined;
+    if (network.kind === 'tron') {
+      if (isTronAddress(value)) return value;
+      errors.push({ field, message: 'must be a Tron address (T…)' });
+      return undefined;
+    }
+    if (isAddress(value, { strict: false })) return getAddress(value);
+    errors.push({ field, message: 'must be an EVM address (0x followed by 40 hex digits)' });
+    return undefined;
+  };
+  const wallet = check('wallet', query.wallet);
+  const eoaWallet = check('eoaWallet', query.eoaWallet);
+  if (errors.length > 0) throw new ValidationError(errors);
+  return { wallet, eoaWallet };
+}

@@ -1,0 +1,213 @@
+import { eq } from 'drizzle-orm';
+import { ulid } from 'ulid';
+import type { ClientIdRow } from '../auth/client-ids.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { payeeDestinations, securePayments } from '../db/schema.ts';
+import { type DestinationRow, findDestination, parseTarget } from '../destinations/destinations.ts';
+import { BadRequestError, type FieldError, ForbiddenError, ValidationError } from '../errors.ts';
+import { parseAmount } from '../payments/amounts.ts';
+import { insertRequests } from '../requests/requests.ts';
+
+/** A link lives this long unless paid first (decisions.md). */
+export const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
+
+export const TRON_BATCH_MESSAGE =
+  'Batch payments are not supported for TRON networks. Please submit individual payment requests.';
+export const REDIRECT_URL_MESSAGE =
+  'redirectUrl must be a safe http(s) URL with no script/HTML payload';
+export const REDIRECT_LABEL_WITHOUT_URL_MESSAGE =
+  'redirectLabel cannot be provided without redirectUrl';
+export const REDIRECT_LABEL_MESSAGE =
+  'redirectLabel must be 1 to 255 characters without < > & " \' or backtick';
+export const DESTINATION_MISMATCH_MESSAGE =
+  'Destination does not match the configured payment destination.';
+export const SAME_NETWORK_MESSAGE = 'All requests must be on the same network';
+
+const UNSAFE_URL_CHARACTERS = /[<>"'`\s\\]/;
+const UNSAFE_LABEL_CHARACTERS = /[<>&"'`]/;
+
+export interface CreateLinkInput {
+  readonly requests: readonly {
+    readonly destinationId?: string | undefined;
+    readonly amount: string;
+  }[];
+  readonly reference?: string | undefined;
+  readonly payerIdentifier?: string | undefined;
+  readonly redirectUrl?: string | undefined;
+  readonly redirectLabel?: string | undefined;
+}
+
+export interface CreatedLink {
+  readonly token: string;
+  readonly securePaymentUrl: string;
+  readonly requestIds: string[];
+}
+
+export interface LinkCaller {
+  readonly accountId: string;
+  readonly clientId: ClientIdRow | null;
+}
+
+export function securePaymentUrl(payUrl: string, token: string): string {
+  return `${payUrl}/?token=${token}`;
+}
+
+/** Checks the redirect pair; throws 400 with the reference API's exact messages. */
+export function checkRedirect(
+  redirectUrl: string | undefined,
+  redirectLabel: string | undefined,
+): void {
+  if (redirectUrl !== undefined) {
+    let url: URL | null = null;
+    try {
+      url = new URL(redirectUrl);
+    } catch {
+      url = null;
+    }
+    if (
+      !url ||
+      (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+      UNSAFE_URL_CHARACTERS.test(redirectUrl)
+    ) {
+      throw new BadRequestError('invalid_redirect_url', REDIRECT_URL_MESSAGE);
+    }
+  }
+  if (redirectLabel !== undefined) {
+    if (redirectUrl === undefined)
+      throw new BadRequestError('redirect_label_without_url', REDIRECT_LABEL_WITHOUT_URL_MESSAGE);
+    if (
+      redirectLabel.length < 1 ||
+      redirectLabel.length > 255 ||
+      UNSAFE_LABEL_CHARACTERS.test(redirectLabel)
+    ) {
+      throw new BadRequestError('invalid_redirect_label', REDIRECT_LABEL_MESSAGE);
+    }
+  }
+}
+
+/**
+ * `POST /v2/secure-payments`: resolves each item's destination (the client ID's bound one, else
+ * the inline `destinationId`, which must be an active destination of the caller's account),
+ * checks amounts against the token's decimals and the network rules, then writes the link and
+ * its requests in one transaction.
+ */
+export async function createSecurePayment(
+  deps: { db: Database; clock: Clock; chains: ChainRegistry; payUrl: string },
+  caller: LinkCaller,
+  input: CreateLinkInput,
+): Promise<CreatedLink> {
+  checkRedirect(input.redirectUrl, input.redirectLabel);
+  const bound = await boundDestination(deps.db, caller);
+
+  const errors: FieldError[] = [];
+  const items: { destination: DestinationRow; amount: bigint }[] = [];
+  for (const [index, item] of input.requests.entries()) {
+    const destination = await itemDestination(deps, caller, bound, item.destinationId, index);
+    const target = parseTarget(deps.chains, destination.destinationId);
+    const amount = parseAmount(item.amount, target.currency.decimals);
+    if (!amount.ok) {
+      errors.push({ field: `requests[${index}].amount`, message: amount.message });
+      continue;
+    }
+    items.push({ destination, amount: amount.value });
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+
+  const networks = new Set(items.map((item) => item.destination.network));
+  if (items.length > 1 && items.some((item) => item.destination.network === 'tron')) {
+    throw new BadRequestError('tron_batch_not_supported', TRON_BATCH_MESSAGE);
+  }
+  if (networks.size > 1) throw new BadRequestError('mixed_networks', SAME_NETWORK_MESSAGE);
+
+  const now = deps.clock.now();
+  const token = ulid(now.getTime());
+  const network = items[0]?.destination.network ?? '';
+  const requestIds = await deps.db.transaction(async (tx) => {
+    const [link] = await tx
+      .insert(securePayments)
+      .values({
+        token,
+        accountId: caller.accountId,
+        clientIdId: caller.clientId?.id ?? null,
+        network,
+        reference: input.reference ?? null,
+        payerIdentifier: input.payerIdentifier ?? null,
+        redirectUrl: input.redirectUrl ?? null,
+        redirectLabel: input.redirectLabel ?? null,
+        expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS),
+        createdAt: now,
+      })
+      .returning({ id: securePayments.id });
+    if (!link) throw new Error('secure payment insert returned no row');
+    const rows = await insertRequests(
+      tx,
+      items.map(({ destination, amount }, position) => {
+        const target = parseTarget(deps.chains, destination.destinationId);
+        return {
+          accountId: caller.accountId,
+          clientIdId: caller.clientId?.id ?? null,
+          securePaymentId: link.id,
+          position,
+          network: target.network,
+          invoiceCurrency: target.currency,
+          paymentCurrency: target.currency,
+          expectedAmount: amount,
+          payee: destination.walletAddress,
+          destinationRowId: destination.id,
+          reference: input.reference ?? null,
+        };
+      }),
+    );
+    return rows.map((row) => row.requestId);
+  });
+  return { token, securePaymentUrl: securePaymentUrl(deps.payUrl, token), requestIds };
+}
+
+async function boundDestination(db: Database, caller: LinkCaller): Promise<DestinationRow | null> {
+  const id = caller.clientId?.payeeDestinationId;
+  if (!id) return null;
+  const [row] = await db.select().from(payeeDestinations).where(eq(payeeDestinations.id, id));
+  return row ?? null;
+}
+
+async function itemDestination(
+  deps: { db: Database; chains: ChainRegistry },
+  caller: LinkCaller,
+  bound: DestinationRow | null,
+  destinationId: string | undefined,
+  index: number,
+): Promise<DestinationRow> {
+  if (bound) {
+    if (destinationId !== undefined && destinationId.trim() !== bound.destinationId) {
+      parseTarget(deps.chains, destinationId);
+      throw new ForbiddenError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
+    }
+    if (!bound.active) {
+      throw new BadRequestError(
+        'destination_inactive',
+        'The payee destination bound to this client ID is inactive',
+      );
+    }
+    return bound;
+  }
+  if (destinationId === undefined) {
+    throw new ValidationError([
+      {
+        field: `requests[${index}].destinationId`,
+        message: 'is required when the client ID has no bound payee destination',
+      },
+    ]);
+  }
+  parseTarget(deps.chains, destinationId);
+  const row = await findDestination(deps.db, caller.accountId, destinationId);
+  if (!row?.active) {
+    throw new BadRequestError(
+      'destination_not_found',
+      `No active payee destination ${destinationId} in this account`,
+    );
+  }
+  return row;
+}

@@ -1,0 +1,71 @@
+import { type Account, createWalletClient, custom, type Hex, type Transport } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from '../src/chains/networks.ts';
+import type { EvmTransaction } from '../src/payments/transactions.ts';
+import { type LocalChain, startLocalChain } from '../src/sandbox/chain.ts';
+
+/**
+ * A local EVM with the real Request contracts standing in for one of the eight networks: it
+ * takes the network's chain id, and config points the network's USDC (6 decimals), USDT (the
+ * no-return token, 6 decimals) and DAI (18 decimals) and the payment contracts at the local
+ * deployments.
+ */
+export interface StandIn {
+  readonly chain: LocalChain;
+  readonly env: Record<string, string>;
+  readonly transports: Partial<Record<PaymentNetworkId, Transport>>;
+}
+
+export async function standIn(network: PaymentNetworkId): Promise<StandIn> {
+  const info = NETWORKS.find((n) => n.id === network);
+  if (info?.kind !== 'evm') throw new Error(`${network} is not an EVM network`);
+  const chain = await startLocalChain({ chainId: info.chainId });
+  const suffix = networkEnvSuffix(network);
+  const a = chain.addresses;
+  return {
+    chain,
+    env: {
+      [`TOKENS_${suffix}`]: JSON.stringify({ USDC: a.usdc, USDT: a.usdt, DAI: a.dai }),
+      [`CONTRACTS_${suffix}`]: JSON.stringify({
+        erc20FeeProxy: a.erc20FeeProxy,
+        ethFeeProxy: a.ethFeeProxy,
+        batchPayments: a.batchPayments,
+        multicall3: a.multicall3,
+      }),
+    },
+    transports: { [network]: custom(chain.provider, { retryCount: 0 }) },
+  };
+}
+
+export function accountOf(chain: LocalChain, index: number): Account {
+  const wallet = chain.wallets[index];
+  if (!wallet) throw new Error(`no wallet ${index}`);
+  return privateKeyToAccount(wallet.privateKey);
+}
+
+/** Sends each transaction as a wallet would, in order, and fails on any revert. */
+export async function sendAll(
+  chain: LocalChain,
+  account: Account,
+  transactions: readonly EvmTransaction[],
+): Promise<Hex[]> {
+  const wallet = createWalletClient({
+    account,
+    chain: chain.chain,
+    transport: custom(chain.provider, { retryCount: 0 }),
+  });
+  const hashes: Hex[] = [];
+  for (const tx of transactions) {
+    if (tx.chainId !== chain.chainId)
+      throw new Error(`transaction for chain ${tx.chainId} sent to ${chain.chainId}`);
+    const hash = await wallet.sendTransaction({
+      to: tx.to,
+      data: tx.data,
+      value: BigInt(tx.value),
+    });
+    const receipt = await chain.client.waitForTransactionReceipt({ hash });
+    if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+    hashes.push(hash);
+  }
+  return hashes;
+}
