@@ -4,14 +4,22 @@ import { eq } from 'drizzle-orm';
 import { createAccount } from './auth/accounts.ts';
 import { issueApiKey, revokeApiKeyByValue } from './auth/api-keys.ts';
 import { createClientId } from './auth/client-ids.ts';
+import { createChainRegistry } from './chains/registry.ts';
 import { systemClock } from './clock.ts';
-import { ConfigError } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { accounts } from './db/schema.ts';
+import { NATIVE_TOKEN_ADDRESS } from './destinations/destination-id.ts';
+import {
+  activateDestination,
+  bindDestination,
+  resolveTarget,
+} from './destinations/destinations.ts';
 import { AppError } from './errors.ts';
 import { configFromEnvironment, serve } from './main.ts';
 import { createOrchestrator } from './orchestrators/orchestrators.ts';
+import { sandboxPay } from './sandbox/pay.ts';
 
 /**
  * Operator CLI: `payreq <command>`. Works on the same DATA_DIR / DATABASE_URL as the server
@@ -29,6 +37,12 @@ Commands:
   client-id create --account <id> [--label <l>] [--domain <origin>]...
                                                 create a client ID (no --domain: backend)
   orchestrator create --name <name>             create an orchestrator and its key
+  destination create --account <id> --address <wallet>
+                     (--chain-id <n> --token <tokenAddress> | --currency <id, e.g. USDC-sandbox>)
+                     [--bind <clientId>]        register a payee destination (and bind it)
+  sandbox pay <token> --wallet <n> --api-key <key> [--url <baseUrl>]
+                                                pay a link on the sandbox chain with test wallet n
+                                                (talks to the running server)
 
 Options:
   --json    print one JSON object instead of text
@@ -41,6 +55,14 @@ type Values = {
   account?: string | undefined;
   label?: string | undefined;
   key?: string | undefined;
+  address?: string | undefined;
+  'chain-id'?: string | undefined;
+  token?: string | undefined;
+  currency?: string | undefined;
+  bind?: string | undefined;
+  wallet?: string | undefined;
+  'api-key'?: string | undefined;
+  url?: string | undefined;
   domain?: string[] | undefined;
   json?: boolean | undefined;
   help?: boolean | undefined;
@@ -55,12 +77,20 @@ export async function runCli(argv: readonly string[], out: (line: string) => voi
       account: { type: 'string' },
       label: { type: 'string' },
       key: { type: 'string' },
+      address: { type: 'string' },
+      'chain-id': { type: 'string' },
+      token: { type: 'string' },
+      currency: { type: 'string' },
+      bind: { type: 'string' },
+      wallet: { type: 'string' },
+      'api-key': { type: 'string' },
+      url: { type: 'string' },
       domain: { type: 'string', multiple: true },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const command = positionals.join(' ');
+  const command = positionals.slice(0, 2).join(' ');
   if (values.help || command === '') {
     out(USAGE);
     return;
@@ -68,6 +98,21 @@ export async function runCli(argv: readonly string[], out: (line: string) => voi
   if (command === 'serve') return serve();
 
   const config = configFromEnvironment();
+  if (command === 'sandbox pay') {
+    // Over HTTP to the running server: the embedded database stays its own.
+    const result = await sandboxPay({
+      baseUrl: values.url ?? config.baseUrl,
+      token: required(positionals[2], '<token>'),
+      wallet: Number(required(values.wallet, '--wallet')),
+      apiKey: required(values['api-key'] ?? undefined, '--api-key'),
+    });
+    print(values, out, result, [
+      `Paid with wallet ${result.wallet}:`,
+      ...result.transactions.map((hash) => `  ${hash}`),
+    ]);
+    return;
+  }
+  if (positionals.length > 2) throw new UsageError(`unexpected argument "${positionals[2]}"`);
   const database = await openDatabase(config);
   try {
     await migrateDatabase(database);
@@ -75,7 +120,7 @@ export async function runCli(argv: readonly string[], out: (line: string) => voi
       print(values, out, { migrated: true }, `Database is up to date (${database.kind}).`);
       return;
     }
-    await runCommand(command, values, database, out);
+    await runCommand(command, values, database, out, config);
   } finally {
     await database.close();
   }
@@ -86,6 +131,7 @@ async function runCommand(
   values: Values,
   database: DatabaseHandle,
   out: (line: string) => void,
+  config: Config,
 ): Promise<void> {
   const db = database.db;
   switch (command) {
@@ -135,6 +181,34 @@ async function runCommand(
       print(values, out, created, [
         `Orchestrator ${created.orchestratorId} created.`,
         `Orchestrator key (shown once, store it now): ${created.orchestratorKey}`,
+      ]);
+      return;
+    }
+    case 'destination create': {
+      const accountId = await existingAccount(db, required(values.account, '--account'));
+      const chains = createChainRegistry(config);
+      const currency = values.currency === undefined ? undefined : chains.currency(values.currency);
+      if (values.currency !== undefined && (!currency || currency.network === 'fiat')) {
+        throw new UsageError(`unknown currency ${values.currency}`);
+      }
+      const network = currency ? chains.network(currency.network) : undefined;
+      const target = resolveTarget(chains, {
+        walletAddress: required(values.address, '--address'),
+        chainId:
+          network?.chainId ?? Number(required(values['chain-id'], '--chain-id or --currency')),
+        tokenAddress:
+          currency === undefined
+            ? required(values.token, '--token or --currency')
+            : currency.type === 'ETH'
+              ? NATIVE_TOKEN_ADDRESS
+              : currency.address,
+      });
+      const destination = await activateDestination(db, systemClock, accountId, target);
+      if (values.bind !== undefined)
+        await bindDestination(db, systemClock, accountId, values.bind, destination);
+      print(values, out, { destinationId: destination.destinationId }, [
+        `Destination: ${destination.destinationId}`,
+        ...(values.bind ? [`Bound to client ID ${values.bind}`] : []),
       ]);
       return;
     }

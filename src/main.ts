@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { custom } from 'viem';
 import { createChainClients } from './chains/clients.ts';
 import { createChainRegistry } from './chains/registry.ts';
 import { systemClock } from './clock.ts';
@@ -9,6 +10,8 @@ import { migrateDatabase } from './db/migrate.ts';
 import { buildApp } from './http/app.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
+import type { LocalChain } from './sandbox/chain.ts';
+import { startSandbox } from './sandbox/sandbox.ts';
 import { loadSecretKey } from './secret-key.ts';
 
 /** After a signal, in-flight requests get this long to finish before the process exits anyway. */
@@ -28,12 +31,27 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
   loadSecretKey(config);
   const database = await openDatabase(config);
   let app: App;
+  let sandbox: LocalChain | null = null;
   try {
     await migrateDatabase(database);
-    const chains = createChainRegistry(config);
-    const clients = createChainClients({ config, chains });
-    ({ app } = await buildApp({ config, chains, clients, database, logger, clock: systemClock }));
+    sandbox = config.sandbox ? await startSandbox(logger, config.baseUrl) : null;
+    const chains = createChainRegistry({ ...config, sandbox: sandbox !== null });
+    const clients = createChainClients({
+      config,
+      chains,
+      ...(sandbox && { transports: { sandbox: custom(sandbox.provider, { retryCount: 0 }) } }),
+    });
+    ({ app } = await buildApp({
+      config,
+      chains,
+      clients,
+      database,
+      logger,
+      clock: systemClock,
+      sandbox: sandbox ?? undefined,
+    }));
   } catch (error) {
+    await sandbox?.close();
     await database.close();
     throw error;
   }
@@ -58,6 +76,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
     stop() {
       stopping ??= (async () => {
         await app.close();
+        await sandbox?.close();
         await database.close();
       })();
       return stopping;

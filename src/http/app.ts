@@ -10,6 +10,8 @@ import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
+import type { Eip1193Provider } from '../sandbox/chain.ts';
+import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { installAuth } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
@@ -26,6 +28,8 @@ export interface AppDeps {
   readonly database: DatabaseHandle;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** The sandbox chain, when `npm start` runs one: its JSON-RPC is served at /sandbox/rpc. */
+  readonly sandbox?: { readonly provider: Eip1193Provider } | undefined;
 }
 
 /** Largest JSON body we parse (the biggest legitimate one is a batch of a few hundred items). */
@@ -80,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   destinationRoutes(app, chainDeps);
   requestRoutes(app, chainDeps);
   securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
+  if (deps.sandbox) sandboxRoutes(app, deps.sandbox);
 
   app.addHook('onClose', async () => {
     await usage.flush();

@@ -19,7 +19,12 @@ const backends: ('pglite' | 'postgres')[] =
 /** The test runner's environment without what it adds itself (Vite sets BASE_URL=/). */
 function baseEnv(): NodeJS.ProcessEnv {
   const { DATABASE_URL, BASE_URL, AUTH_URL, PAY_URL, PORT, ...rest } = process.env;
-  return { ...rest, LOG_LEVEL: 'info', DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-e2e-')) };
+  return {
+    ...rest,
+    LOG_LEVEL: 'info',
+    SANDBOX: 'false',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-e2e-')),
+  };
 }
 
 async function freshPostgresUrl(cleanup: (() => Promise<void>)[]): Promise<string> {
