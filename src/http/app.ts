@@ -20,6 +20,7 @@ import { installOpenApi } from './openapi.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { type RouteEntry, recordRoutes } from './route-table.ts';
 import type { App } from './types.ts';
+import { validationOptions } from './validation.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -51,8 +52,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
-    // Unknown fields are an error, never silently dropped; every schema error is reported.
-    ajv: { customOptions: { removeAdditional: false, allErrors: true } },
+    ...validationOptions(),
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider();
 

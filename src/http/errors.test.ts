@@ -69,6 +69,16 @@ describe('the error envelope', () => {
     );
   });
 
+  it('never turns a JSON number into a string: money must not pass through a float', async () => {
+    const res = await post({ amount: 0.1, items: [] });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ field: 'amount', message: 'must be string' }]);
+    const raw = await post('{"amount": 12345678901234567890.123, "items": []}', {
+      'content-type': 'application/json',
+    });
+    expect(raw.statusCode).toBe(400);
+  });
+
   it('passes a valid body through untouched', async () => {
     const res = await post({ amount: '1.5', items: [{ id: 1 }] });
     expect(res.statusCode).toBe(200);

@@ -181,8 +181,11 @@ async function itemDestination(
   index: number,
 ): Promise<DestinationRow> {
   if (bound) {
-    if (destinationId !== undefined && destinationId.trim() !== bound.destinationId) {
-      parseTarget(deps.chains, destinationId);
+    // Compare canonical forms: the bound id written in another case is still the bound id.
+    if (
+      destinationId !== undefined &&
+      parseTarget(deps.chains, destinationId).id.value !== bound.destinationId
+    ) {
       throw new ForbiddenError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
     }
     if (!bound.active) {

@@ -1,9 +1,10 @@
-import { and, desc, eq, gte, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, lte, or, type SQL } from 'drizzle-orm';
 import { isNative } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { requests, securePayments } from '../db/schema.ts';
+import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
+import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
 import { AppError, BadRequestError, NotFoundError } from '../errors.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
@@ -131,8 +132,28 @@ export function requestLeg(
   };
 }
 
+/** Public ids of the destinations the link's requests pay, by destination row id. */
+export async function destinationIdsOf(
+  db: Database,
+  link: Link,
+): Promise<ReadonlyMap<string, string>> {
+  const rowIds = [
+    ...new Set(link.requests.flatMap((r) => (r.destinationId === null ? [] : [r.destinationId]))),
+  ];
+  if (rowIds.length === 0) return new Map();
+  const rows = await db
+    .select({ id: payeeDestinations.id, destinationId: payeeDestinations.destinationId })
+    .from(payeeDestinations)
+    .where(inArray(payeeDestinations.id, rowIds));
+  return new Map(rows.map((row) => [row.id, row.destinationId]));
+}
+
 /** Display data (`GET /v2/secure-payments/{token}`): the single or the batch shape. */
-export function displayBody(chains: ChainRegistry, link: Link) {
+export function displayBody(
+  chains: ChainRegistry,
+  link: Link,
+  destinationIds: ReadonlyMap<string, string> = new Map(),
+) {
   const parts = link.requests.map((request) => {
     const currency = chains.currency(request.paymentCurrency);
     const decimals = currency?.decimals ?? 0;
@@ -143,9 +164,18 @@ export function displayBody(chains: ChainRegistry, link: Link) {
       paymentCurrency: request.paymentCurrency,
       isNativeCurrency: currency ? isNative(currency) : false,
       destination: {
-        destinationId: null as string | null,
+        // Not masked, so the destination is named (api-facts §2.6).
+        destinationId:
+          request.destinationId === null
+            ? null
+            : (destinationIds.get(request.destinationId) ?? null),
         payeeAddress: request.payee,
-        tokenAddress: currency?.address ?? null,
+        // Natives are named by the sentinel address, as in destination ids.
+        tokenAddress: currency
+          ? isNative(currency)
+            ? NATIVE_TOKEN_ADDRESS
+            : currency.address
+          : null,
         walletAddress: request.payee,
         network: request.network,
         isMasked: false,

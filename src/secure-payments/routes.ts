@@ -10,7 +10,7 @@ import type { App } from '../http/types.ts';
 import { CALLDATA_SCHEMAS } from '../payments/schemas.ts';
 import { linkCalldata } from './calldata.ts';
 import { createSecurePayment, type LinkCaller } from './create.ts';
-import { assertPayable, displayBody, listLinks, loadLink } from './links.ts';
+import { assertPayable, destinationIdsOf, displayBody, listLinks, loadLink } from './links.ts';
 
 const AUTH = ['clientId', 'apiKey', 'orchestratorPair'] as const;
 const TAGS = ['V2/Secure Payment'];
@@ -227,7 +227,7 @@ export function securePaymentRoutes(
     async (request) => {
       const link = await loadLink(deps.db, deps.clock, accountIdOf(request), request.params.token);
       assertPayable(link);
-      return displayBody(deps.chains, link);
+      return displayBody(deps.chains, link, await destinationIdsOf(deps.db, link));
     },
   );
 
@@ -265,6 +265,10 @@ export function securePaymentRoutes(
         ...calldataSchema,
         summary: 'The same calldata, with the inputs in a JSON body',
         body: Type.Object(CalldataInput, { additionalProperties: false }),
+      },
+      // Every input is optional, so a POST without a body asks for the same as `{}`.
+      preValidation: async (request) => {
+        request.body ??= {};
       },
     },
     async (request) =>
