@@ -14,7 +14,7 @@ import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { installAuth } from './auth.ts';
-import { installErrorHandling } from './errors.ts';
+import { installErrorHandling, sendRawEnvelope } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { installOpenApi } from './openapi.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
@@ -32,6 +32,8 @@ export interface AppDeps {
   /** The sandbox chain, when `npm start` runs one: its JSON-RPC is served at /sandbox/rpc. */
   readonly sandbox?: { readonly provider: Eip1193Provider } | undefined;
 }
+
+const MAX_PARAM_LENGTH = 256;
 
 /** Largest JSON body we parse (the biggest legitimate one is a batch of a few hundred items). */
 const BODY_LIMIT_BYTES = 1_048_576;
@@ -53,7 +55,22 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
     ...validationOptions(),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      // Destination ids run to ~120 characters in a path segment.
+      maxParamLength: MAX_PARAM_LENGTH,
+      onMaxParamLength: (_path, _request, response) =>
+        sendRawEnvelope(
+          response,
+          414,
+          `Path segments are limited to ${MAX_PARAM_LENGTH} characters`,
+          'uri_too_long',
+        ),
+    },
+    frameworkErrors: (error, _request, reply) => {
+      reply.hijack();
+      sendRawEnvelope(reply.raw, 400, error.message, 'bad_url');
+    },
   }).withTypeProvider();
 
   const routes = recordRoutes(app);

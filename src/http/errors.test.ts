@@ -127,6 +127,20 @@ describe('the error envelope', () => {
     });
   });
 
+  it('answers a malformed URL and an over-long path segment in the envelope', async () => {
+    const bad = await t.app.inject({ method: 'GET', url: '/v2/request/%E0%A4%A' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'bad_url' });
+    const long = await t.app.inject({ method: 'GET', url: `/v2/request/${'a'.repeat(300)}` });
+    expect(long.statusCode).toBe(414);
+    expect(long.json()).toEqual({
+      statusCode: 414,
+      message: 'Path segments are limited to 256 characters',
+      error: 'URI Too Long',
+      code: 'uri_too_long',
+    });
+  });
+
   it('hides an unexpected failure behind a generic 500 and logs it in full', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/test/boom' });
     expect(res.statusCode).toBe(500);

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, type FieldError, VALIDATION_FAILED } from '../errors.ts';
 import { errorEnvelope } from './envelope.ts';
@@ -85,4 +86,16 @@ function fieldError(issue: SchemaIssue, context: string | undefined): FieldError
   if (issue.keyword === 'additionalProperties') message = 'is not allowed';
   if (issue.keyword === 'required') message = 'is required';
   return { field: field || (context ?? 'body'), message };
+}
+
+/** For the router's own refusals, which arrive before Fastify's reply exists. */
+export function sendRawEnvelope(
+  response: ServerResponse,
+  statusCode: number,
+  message: string,
+  code: string,
+): void {
+  response.statusCode = statusCode;
+  response.setHeader('content-type', 'application/json; charset=utf-8');
+  response.end(JSON.stringify(errorEnvelope(statusCode, message, { code })));
 }

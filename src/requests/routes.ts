@@ -165,12 +165,31 @@ export function requestRoutes(
 
       const clientId = clientIdOf(request);
       let payee = body.payee;
+      let destinationRowId: string | null = null;
       if (payee === undefined && clientId?.payeeDestinationId) {
         const [bound] = await deps.db
           .select()
           .from(payeeDestinations)
           .where(eq(payeeDestinations.id, clientId.payeeDestinationId));
+        // A wallet that deactivated its destination gets no new requests through it (as links).
+        if (bound && !bound.active) {
+          throw new BadRequestError(
+            'destination_inactive',
+            'The payee destination bound to this client ID is inactive',
+          );
+        }
+        // The bound wallet is where this client ID is paid on its destination's network only:
+        // the same address on another chain may belong to nobody (contract wallets).
+        if (bound && bound.network !== network.id) {
+          throw new ValidationError([
+            {
+              field: 'payee',
+              message: `is required: the client ID's payee destination is on ${bound.network}, not ${network.id}`,
+            },
+          ]);
+        }
         payee = bound?.walletAddress;
+        destinationRowId = bound?.id ?? null;
       }
       if (payee === undefined)
         throw new ValidationError([{ field: 'payee', message: 'is required' }]);
@@ -179,7 +198,7 @@ export function requestRoutes(
         throw new ValidationError([
           {
             field: 'payee',
-            message: `must be a ${network.kind === 'tron' ? 'Tron' : 'EVM'} address`,
+            message: `must be ${network.kind === 'tron' ? 'a Tron' : 'an EVM'} address`,
           },
         ]);
       const payer = body.payer === undefined ? null : normaliseWallet(body.payer, network.chainId);
@@ -200,6 +219,7 @@ export function requestRoutes(
           expectedAmount: amount.value,
           payee: payeeAddress,
           payer,
+          destinationRowId,
           reference: body.reference ?? null,
           customerInfo: body.customerInfo ?? null,
         },
