@@ -1,0 +1,78 @@
+import { custom } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { createTestApp, type TestApp } from '../app.ts';
+import { accountOf, type StandIn, standIn } from '../chain.ts';
+import { createTenant, type Tenant } from '../fixtures.ts';
+
+/**
+ * Calldata for a payer costs one RPC round trip, whatever the link: balances, allowances,
+ * native balance, base fee (and the batch fee) all ride in one Multicall3 `eth_call`. The
+ * transport here is the real chain's, with a tally of the methods that pass through it.
+ */
+
+let local: StandIn;
+let t: TestApp;
+let tenant: Tenant;
+const calls: string[] = [];
+
+beforeAll(async () => {
+  local = await standIn('base');
+  const provider = local.chain.provider;
+  const counted = custom(
+    {
+      request: (args: { method: string; params?: unknown }) => {
+        calls.push(args.method);
+        return provider.request(args as never);
+      },
+    },
+    { retryCount: 0 },
+  );
+  t = await createTestApp({ env: local.env, transports: { base: counted } });
+  tenant = await createTenant(t.db);
+});
+afterAll(async () => {
+  await t.close();
+  await local.chain.close();
+});
+
+async function link(currencies: string[]): Promise<string> {
+  const requests = [];
+  for (const [index, currencyId] of currencies.entries()) {
+    const currency = t.chains.currency(currencyId);
+    const target = resolveTarget(t.chains, {
+      walletAddress: accountOf(local.chain, index + 1).address,
+      chainId: 8453,
+      tokenAddress:
+        currency?.type === 'ETH'
+          ? '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE'
+          : (currency?.address ?? ''),
+    });
+    const destination = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    requests.push({ destinationId: destination.destinationId, amount: '1' });
+  }
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v2/secure-payments',
+    headers: { 'x-api-key': tenant.apiKey },
+    payload: { requests },
+  });
+  return res.json().token;
+}
+
+describe('chain reads per calldata call', () => {
+  it.each([[['USDC-base']], [['ETH-base']], [['USDC-base', 'DAI-base', 'USDT-base', 'ETH-base']]])(
+    'is one eth_call for %j',
+    async (currencies) => {
+      const token = await link(currencies);
+      calls.length = 0;
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v2/secure-payments/${token}/pay?wallet=${accountOf(local.chain, 0).address}`,
+        headers: { 'x-api-key': tenant.apiKey },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(calls).toEqual(['eth_call']);
+    },
+  );
+});
