@@ -1,11 +1,30 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Helpers to run payreq as a user does: real processes, real ports on loopback. */
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+/**
+ * The environment for a payreq process a test starts: the runner's own, minus what the test
+ * must choose (Vite sets BASE_URL=/; the database is the test's), with a fresh DATA_DIR, the
+ * sandbox off unless asked, and `extra` on top.
+ */
+export function processEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { DATABASE_URL, BASE_URL, AUTH_URL, PAY_URL, PORT, ...rest } = process.env;
+  return {
+    ...rest,
+    LOG_LEVEL: 'info',
+    SANDBOX: 'false',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-process-')),
+    ...extra,
+  };
+}
 
 export interface Result {
   readonly code: number | null;

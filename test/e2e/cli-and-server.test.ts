@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { withDatabase } from '../global-setup.ts';
-import { runCli, type ServerProcess, startServer } from '../process.ts';
+import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
 
 /**
  * What a new operator does, with real processes: create an account and credentials with the
@@ -15,17 +14,6 @@ import { runCli, type ServerProcess, startServer } from '../process.ts';
 const source = inject('testDatabase');
 const backends: ('pglite' | 'postgres')[] =
   source.kind === 'postgres' ? ['pglite', 'postgres'] : ['pglite'];
-
-/** The test runner's environment without what it adds itself (Vite sets BASE_URL=/). */
-function baseEnv(): NodeJS.ProcessEnv {
-  const { DATABASE_URL, BASE_URL, AUTH_URL, PAY_URL, PORT, ...rest } = process.env;
-  return {
-    ...rest,
-    LOG_LEVEL: 'info',
-    SANDBOX: 'false',
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-e2e-')),
-  };
-}
 
 async function freshPostgresUrl(cleanup: (() => Promise<void>)[]): Promise<string> {
   if (source.kind !== 'postgres') throw new Error('no Postgres');
@@ -51,7 +39,7 @@ describe.each(backends)('CLI and server on %s', (backend) => {
   let account: { accountId: string; apiKey: string };
 
   it('creates an account and prints its API key once, as JSON', async () => {
-    env = baseEnv();
+    env = processEnv();
     if (backend === 'postgres') env.DATABASE_URL = await freshPostgresUrl(cleanup);
     const migrate = await runCli(['migrate', '--json'], env);
     expect(migrate.stderr).toBe('');
@@ -147,7 +135,7 @@ describe('bad configuration', () => {
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL'],
     [{ RPC_URL_POLYGON: 'https://x' }, 'RPC_URL_POLYGON'],
   ])('ends the process with one line naming the variable (%j)', async (extra, variable) => {
-    const result = await runCli(['serve'], { ...baseEnv(), ...extra });
+    const result = await runCli(['serve'], { ...processEnv(), ...extra });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);

@@ -1,10 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveJsonRpc } from '../../src/sandbox/rpc-server.ts';
 import { accountOf, type StandIn, standIn } from '../chain.ts';
-import { runCli, type ServerProcess, startServer } from '../process.ts';
+import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
 
 /**
  * Config alone points a network at another chain: a separate payreq process, given
@@ -25,15 +22,7 @@ describe('a network configured by environment', () => {
   it('serves calldata with balances read from the configured RPC', async () => {
     local = await standIn('base');
     rpc = await serveJsonRpc(local.chain.provider);
-    const { DATABASE_URL, BASE_URL, AUTH_URL, PAY_URL, PORT, ...rest } = process.env;
-    const env = {
-      ...rest,
-      ...local.env,
-      RPC_URL_BASE: rpc.url,
-      SANDBOX: 'false',
-      LOG_LEVEL: 'info',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-rpc-')),
-    };
+    const env = processEnv({ ...local.env, RPC_URL_BASE: rpc.url });
     const payee = accountOf(local.chain, 1).address;
     const payer = accountOf(local.chain, 2).address;
     const account = JSON.parse(

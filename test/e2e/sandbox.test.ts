@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxAddresses, sandboxWallets } from '../../src/sandbox/addresses.ts';
-import { runCli, type ServerProcess, startServer } from '../process.ts';
+import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
 
 /**
  * The README's walk-through, as a new user runs it: CLI account and destination, `payreq
@@ -15,16 +12,6 @@ let server: ServerProcess | undefined;
 afterAll(async () => {
   await server?.stop();
 });
-
-function env(): NodeJS.ProcessEnv {
-  const { DATABASE_URL, BASE_URL, AUTH_URL, PAY_URL, PORT, ...rest } = process.env;
-  return {
-    ...rest,
-    LOG_LEVEL: 'info',
-    SANDBOX: 'true',
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-sandbox-')),
-  };
-}
 
 async function rpc(url: string, method: string, params: unknown[]) {
   const res = await fetch(`${url}/sandbox/rpc`, {
@@ -43,10 +30,10 @@ async function usdcBalance(url: string, owner: string): Promise<bigint> {
 
 describe('the sandbox walk-through', () => {
   it('pays a link on the sandbox chain with a test wallet, from the CLI', async () => {
-    const processEnv = env();
+    const env = processEnv({ SANDBOX: 'true' });
     const payee = sandboxWallets()[1]?.address ?? '';
     const account = JSON.parse(
-      (await runCli(['account', 'create', '--name', 'Demo shop', '--json'], processEnv)).stdout,
+      (await runCli(['account', 'create', '--name', 'Demo shop', '--json'], env)).stdout,
     );
     const destination = await runCli(
       [
@@ -60,13 +47,13 @@ describe('the sandbox walk-through', () => {
         'USDC-sandbox',
         '--json',
       ],
-      processEnv,
+      env,
     );
     expect(destination.code, destination.stderr).toBe(0);
     const { destinationId } = JSON.parse(destination.stdout);
     expect(destinationId).toMatch(/@eip155:31337#[0-9A-F]{8}:/);
 
-    server = await startServer(processEnv);
+    server = await startServer(env);
     expect(server.output()).toContain('sandbox chain ready');
     expect(server.output()).toContain(sandboxWallets()[2]?.privateKey);
     const url = server.url;
@@ -92,7 +79,7 @@ describe('the sandbox walk-through', () => {
         url,
         '--json',
       ],
-      processEnv,
+      env,
     );
     expect(paid.code, paid.stderr).toBe(0);
     expect(JSON.parse(paid.stdout).transactions).toHaveLength(2);
