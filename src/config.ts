@@ -40,6 +40,29 @@ export interface Config {
   readonly networks: Readonly<Record<PaymentNetworkId, NetworkConfig>>;
   /** Run the local sandbox chain (`SANDBOX`; on unless NODE_ENV=production). */
   readonly sandbox: boolean;
+  readonly webhooks: WebhookConfig;
+  readonly workers: WorkerConfig;
+  /** Sent as TRON-PRO-API-KEY to the Tron full node (TronGrid) at RPC_URL_TRON. */
+  readonly tronApiKey: string | null;
+}
+
+export interface WebhookConfig {
+  /** Accept http://localhost and private-network receivers (`ALLOW_LOCAL_WEBHOOKS`). */
+  readonly allowLocal: boolean;
+  /** First retry delay; each later one doubles, with jitter, up to `retryMaxMs`. */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** How long a delivery keeps being retried before it is marked failed. */
+  readonly retryForMs: number;
+  /** Per attempt. */
+  readonly timeoutMs: number;
+}
+
+export interface WorkerConfig {
+  /** Run the indexers and the webhook dispatcher in this process (`WORKERS`). */
+  readonly enabled: boolean;
+  readonly indexerPollMs: number;
+  readonly dispatcherPollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -56,6 +79,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = '127.0.0.1';
 const DEFAULT_DATA_DIR = './.payreq';
+const DAY_MS = 24 * 60 * 60_000;
 
 export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
   const port = parsePort(env, 'PORT') ?? DEFAULT_PORT;
@@ -91,6 +115,19 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     secretKey: parseSecretKey(env),
     networks,
     sandbox: parseBoolean(env, 'SANDBOX') ?? !production,
+    webhooks: {
+      allowLocal: parseBoolean(env, 'ALLOW_LOCAL_WEBHOOKS') ?? !production,
+      retryBaseMs: parseInteger(env, 'WEBHOOK_RETRY_BASE_MS', 1, DAY_MS) ?? 10_000,
+      retryMaxMs: parseInteger(env, 'WEBHOOK_RETRY_MAX_MS', 1, DAY_MS) ?? 6 * 60 * 60_000,
+      retryForMs: parseInteger(env, 'WEBHOOK_RETRY_FOR_MS', 0, 30 * DAY_MS) ?? 3 * DAY_MS,
+      timeoutMs: parseInteger(env, 'WEBHOOK_TIMEOUT_MS', 100, 60_000) ?? 5_000,
+    },
+    tronApiKey: nonEmpty(env, 'TRON_API_KEY') ?? null,
+    workers: {
+      enabled: parseBoolean(env, 'WORKERS') ?? true,
+      indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
+      dispatcherPollMs: parseInteger(env, 'DISPATCHER_POLL_MS', 10, 600_000) ?? 1_000,
+    },
   };
 }
 

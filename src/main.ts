@@ -5,6 +5,7 @@ import { createChainClients } from './chains/clients.ts';
 import { createChainRegistry } from './chains/registry.ts';
 import { systemClock } from './clock.ts';
 import { type Config, ConfigError, parseConfig } from './config.ts';
+import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { buildApp } from './http/app.ts';
@@ -13,6 +14,7 @@ import { createLogger } from './logger.ts';
 import type { LocalChain } from './sandbox/chain.ts';
 import { startSandbox } from './sandbox/sandbox.ts';
 import { loadSecretKey } from './secret-key.ts';
+import { createWorkers, type Workers } from './workers.ts';
 
 /** After a signal, in-flight requests get this long to finish before the process exits anyway. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -28,10 +30,11 @@ export interface Service {
 }
 
 export async function createService(config: Config, logger: Logger): Promise<Service> {
-  loadSecretKey(config);
+  const secretBox = createSecretBox(loadSecretKey(config));
   const database = await openDatabase(config);
   let app: App;
   let sandbox: LocalChain | null = null;
+  let workers: Workers | null = null;
   try {
     await migrateDatabase(database);
     sandbox = config.sandbox ? await startSandbox(logger, config.baseUrl) : null;
@@ -41,6 +44,19 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       chains,
       ...(sandbox && { transports: { sandbox: custom(sandbox.provider, { retryCount: 0 }) } }),
     });
+    workers = config.workers.enabled
+      ? createWorkers({
+          config,
+          database,
+          chains,
+          clients,
+          logger,
+          clock: systemClock,
+          secretBox,
+          transportNetworks: sandbox ? ['sandbox'] : [],
+        })
+      : null;
+    const dispatcher = workers?.dispatcher;
     ({ app } = await buildApp({
       config,
       chains,
@@ -48,6 +64,8 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       database,
       logger,
       clock: systemClock,
+      secretBox,
+      wakeDispatcher: dispatcher ? () => dispatcher.wake() : undefined,
       sandbox: sandbox ?? undefined,
     }));
   } catch (error) {
@@ -71,11 +89,13 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
         },
         `payreq listening on http://${config.host}:${port}; request API ${config.baseUrl}/v2, auth API ${config.authUrl}/v1, pay page ${config.payUrl}, API reference ${config.baseUrl}/docs`,
       );
+      workers?.start();
       return port;
     },
     stop() {
       stopping ??= (async () => {
         await app.close();
+        await workers?.stop();
         await sandbox?.close();
         await database.close();
       })();

@@ -1,13 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Transport } from 'viem';
-import { createChainClients } from '../src/chains/clients.ts';
+import { type ChainClients, createChainClients } from '../src/chains/clients.ts';
 import type { NetworkId } from '../src/chains/networks.ts';
 import { type ChainRegistry, createChainRegistry } from '../src/chains/registry.ts';
 import type { Clock } from '../src/clock.ts';
 import { type Config, parseConfig } from '../src/config.ts';
+import { createSecretBox, type SecretBox } from '../src/crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from '../src/db/client.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { RouteEntry } from '../src/http/route-table.ts';
@@ -55,6 +57,8 @@ export interface TestApp {
   readonly db: Database;
   readonly config: Config;
   readonly chains: ChainRegistry;
+  readonly clients: ChainClients;
+  readonly secretBox: SecretBox;
   readonly clock: TestClock;
   readonly logs: LogCapture;
   readonly routes: readonly RouteEntry[];
@@ -93,10 +97,12 @@ export async function createTestApp(
     chains,
     ...(options.transports && { transports: options.transports }),
   });
+  const secretBox = createSecretBox(randomBytes(32));
   const { app, routes } = await buildApp({
     config,
     chains,
     clients,
+    secretBox,
     database,
     logger: createLogger('info', logs),
     clock,
@@ -109,6 +115,8 @@ export async function createTestApp(
     db: database.db,
     config,
     chains,
+    clients,
+    secretBox,
     clock,
     logs,
     routes,

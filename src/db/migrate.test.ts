@@ -22,14 +22,20 @@ import { accounts } from './schema.ts';
 const TABLES = [
   'accounts',
   'api_keys',
+  'chain_blocks',
+  'chain_checkpoints',
   'client_ids',
   'destination_nonces',
   'orchestrator_client_links',
   'orchestrator_keys',
   'orchestrators',
   'payee_destinations',
+  'payments',
   'requests',
   'secure_payments',
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhooks',
 ];
 
 const journal = JSON.parse(

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
+  bigint,
   boolean,
   index,
   integer,
@@ -8,6 +9,7 @@ import {
   numeric,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -224,14 +226,152 @@ export const requests = pgTable(
     salt: text().notNull(),
     /** 16 hex digits (8 bytes), no 0x. */
     paymentReference: text().notNull(),
+    /**
+     * keccak256 of the 8 reference bytes: topic 1 of the payment events, how logs find us.
+     * Null only on rows older than the column, until `backfillReferenceTopics` runs at start.
+     */
+    referenceTopic: text(),
     status: text().$type<'pending' | 'partially_paid' | 'paid'>().notNull().default('pending'),
     totalAmountPaid: baseUnits().notNull().default(sql`0`),
+    paidAt: nullableTime(),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex().on(t.requestId),
     uniqueIndex().on(t.network, t.paymentReference),
+    index().on(t.network, t.referenceTopic),
     index().on(t.accountId, t.createdAt),
     index().on(t.securePaymentId),
   ],
+);
+
+/**
+ * How far each network's indexer has scanned: every block up to `lastBlock` (inclusive) is
+ * confirmed and recorded. One row per network.
+ */
+export const chainCheckpoints = pgTable('chain_checkpoints', {
+  network: text().primaryKey(),
+  lastBlock: bigint({ mode: 'bigint' }).notNull(),
+  updatedAt: createdAt(),
+});
+
+/**
+ * Hashes of recently scanned blocks, per network: if the chain's hash at one of these heights
+ * changes, the chain reorganised below our checkpoint and what we recorded above the fork is
+ * rolled back and scanned again.
+ */
+export const chainBlocks = pgTable(
+  'chain_blocks',
+  {
+    network: text().notNull(),
+    number: bigint({ mode: 'bigint' }).notNull(),
+    hash: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.number] })],
+);
+
+/** One row per on-chain payment event matched to a request. */
+export const payments = pgTable(
+  'payments',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    accountId: uuid()
+      .notNull()
+      .references(() => accounts.id),
+    requestRowId: uuid()
+      .notNull()
+      .references(() => requests.id),
+    network: text().notNull(),
+    txHash: text().notNull(),
+    logIndex: integer().notNull(),
+    blockNumber: bigint({ mode: 'bigint' }).notNull(),
+    blockHash: text().notNull(),
+    /** Base units of the payment currency, fee excluded. */
+    amount: baseUnits().notNull(),
+    feeAmount: baseUnits().notNull(),
+    feeAddress: text(),
+    tokenAddress: text(),
+    payee: text().notNull(),
+    /** The transaction's sender (or the resolved payer of an intent flow). */
+    payerAddress: text(),
+    /** The payer's connected wallet, when we know it. */
+    payerEoaAddress: text(),
+    paymentReference: text().notNull(),
+    timestamp: timestamp({ withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex().on(t.network, t.txHash, t.logIndex),
+    index().on(t.requestRowId),
+    index().on(t.accountId, t.timestamp),
+    index().on(t.network, t.blockNumber),
+  ],
+);
+
+/** A merchant's endpoint; the signing secret is sealed with SECRET_KEY. */
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: text().primaryKey(),
+    accountId: uuid()
+      .notNull()
+      .references(() => accounts.id),
+    clientIdId: uuid().references(() => clientIds.id),
+    url: text().notNull(),
+    secretSealed: text().notNull(),
+    active: boolean().notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+    deletedAt: nullableTime(),
+  },
+  (t) => [index().on(t.accountId), index().on(t.clientIdId)],
+);
+
+export const deliveryStatus = pgEnum('webhook_delivery_status', ['pending', 'delivered', 'failed']);
+
+/**
+ * The outbox: one row per (event, endpoint), written in the same transaction as the change
+ * that caused it. `body` is the exact JSON sent on every attempt, so the signature and the
+ * receiver's deduplication key (the row id) never change.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    /** ULID; sent as the delivery id header. */
+    id: text().primaryKey(),
+    webhookId: text()
+      .notNull()
+      .references(() => webhooks.id),
+    event: text().notNull(),
+    body: text().notNull(),
+    test: boolean().notNull().default(false),
+    status: deliveryStatus().notNull().default('pending'),
+    /** Attempts made so far (the next one is sent with this as its retry count). */
+    attempts: integer().notNull().default(0),
+    nextAttemptAt: timestamp({ withTimezone: true }).notNull(),
+    /** A dispatcher's claim: until then no other dispatcher takes the row. */
+    lockedUntil: nullableTime(),
+    lastStatusCode: integer(),
+    lastError: text(),
+    deliveredAt: nullableTime(),
+    createdAt: createdAt(),
+  },
+  (t) => [index().on(t.status, t.nextAttemptAt), index().on(t.webhookId, t.createdAt)],
+);
+
+/** Every attempt of every delivery: the delivery log. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    deliveryId: text()
+      .notNull()
+      .references(() => webhookDeliveries.id),
+    attempt: integer().notNull(),
+    statusCode: integer(),
+    error: text(),
+    durationMs: integer().notNull(),
+    at: createdAt(),
+  },
+  (t) => [index().on(t.deliveryId)],
 );

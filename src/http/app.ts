@@ -5,14 +5,17 @@ import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
+import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 import { installAuth } from './auth.ts';
 import { installErrorHandling, sendRawEnvelope } from './errors.ts';
 import { healthRoutes } from './health.ts';
@@ -29,6 +32,10 @@ export interface AppDeps {
   readonly database: DatabaseHandle;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** Seals and opens webhook signing secrets (SECRET_KEY). */
+  readonly secretBox: SecretBox;
+  /** Called when deliveries were queued outside payment detection (tests, redeliveries). */
+  readonly wakeDispatcher?: (() => void) | undefined;
   /** The sandbox chain, when `npm start` runs one: its JSON-RPC is served at /sandbox/rpc. */
   readonly sandbox?: { readonly provider: Eip1193Provider } | undefined;
 }
@@ -101,6 +108,14 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   destinationRoutes(app, chainDeps);
   requestRoutes(app, chainDeps);
   securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
+  paymentSearchRoutes(app, { db, chains: deps.chains });
+  webhookRoutes(app, {
+    db,
+    clock: deps.clock,
+    secretBox: deps.secretBox,
+    config: deps.config.webhooks,
+    ...(deps.wakeDispatcher && { wake: deps.wakeDispatcher }),
+  });
   if (deps.sandbox) sandboxRoutes(app, deps.sandbox);
 
   app.addHook('onClose', async () => {

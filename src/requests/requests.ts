@@ -3,7 +3,12 @@ import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
 import { requests } from '../db/schema.ts';
-import { mintRequestId, mintSalt, paymentReference } from '../payments/references.ts';
+import {
+  mintRequestId,
+  mintSalt,
+  paymentReference,
+  referenceTopic,
+} from '../payments/references.ts';
 
 export type RequestRow = typeof requests.$inferSelect;
 
@@ -36,6 +41,7 @@ export async function insertRequests(
   const values = items.map((item) => {
     const requestId = mintRequestId();
     const salt = mintSalt();
+    const reference = paymentReference(requestId, salt, item.payee);
     return {
       requestId,
       accountId: item.accountId,
@@ -52,7 +58,8 @@ export async function insertRequests(
       reference: item.reference ?? null,
       customerInfo: item.customerInfo ?? null,
       salt,
-      paymentReference: paymentReference(requestId, salt, item.payee),
+      paymentReference: reference,
+      referenceTopic: referenceTopic(reference),
     };
   });
   return db.insert(requests).values(values).returning();

@@ -1,0 +1,119 @@
+import {
+  type Address,
+  getAddress,
+  type PublicClient,
+  parseEventLogs,
+  RpcRequestError,
+  zeroAddress,
+} from 'viem';
+import type { NetworkId } from '../chains/networks.ts';
+import { erc20FeeProxyAbi, ethFeeProxyAbi } from '../payments/abis.ts';
+import type { BlockSource, DetectedPayment } from './types.ts';
+
+/** The RPC refused the block range as too large: scan smaller ranges. */
+export class RangeTooLargeError extends Error {}
+
+/** JSON-RPC codes and words providers use to refuse a log range (classified here, once). */
+const RANGE_ERROR_CODES = new Set([-32005, -32602, -32614]);
+const RANGE_ERROR_WORDS = /range|too many|limit|exceed|too large|10000/i;
+
+const EVENT_ABI = [...erc20FeeProxyAbi, ...ethFeeProxyAbi].filter((item) => item.type === 'event');
+
+/**
+ * Payment events of one EVM network: the `TransferWithReferenceAndFee` logs of the
+ * ERC20FeeProxy and the EthereumFeeProxy. Batch payments pay through these proxies, so their
+ * events are here too.
+ */
+export function createEvmSource(deps: {
+  network: NetworkId;
+  client: PublicClient;
+  erc20FeeProxy: string | null;
+  ethFeeProxy: string | null;
+}): BlockSource {
+  const proxies = [deps.erc20FeeProxy, deps.ethFeeProxy]
+    .filter((a): a is string => a !== null)
+    .map((a) => getAddress(a));
+  const erc20Proxy = deps.erc20FeeProxy ? getAddress(deps.erc20FeeProxy) : null;
+
+  return {
+    head: () => deps.client.getBlockNumber({ cacheTime: 0 }),
+    blockHash: async (number) => (await deps.client.getBlock({ blockNumber: number })).hash,
+    async events(from, to) {
+      let logs: Awaited<ReturnType<PublicClient['getLogs']>>;
+      try {
+        logs = await deps.client.getLogs({
+          address: proxies as Address[],
+          fromBlock: from,
+          toBlock: to,
+        });
+      } catch (error) {
+        if (isRangeError(error))
+          throw new RangeTooLargeError(`${deps.network} refused blocks ${from}-${to}`);
+        throw error;
+      }
+      const parsed = parseEventLogs({
+        abi: EVENT_ABI,
+        logs,
+        eventName: 'TransferWithReferenceAndFee',
+      });
+      const timestamps = new Map<bigint, Date>();
+      const events: DetectedPayment[] = [];
+      for (const log of parsed) {
+        const topic = log.topics[1];
+        if (log.blockNumber === null || log.blockHash === null || log.logIndex === null || !topic)
+          continue;
+        let timestamp = timestamps.get(log.blockNumber);
+        if (!timestamp) {
+          const block = await deps.client.getBlock({ blockNumber: log.blockNumber });
+          timestamp = new Date(Number(block.timestamp) * 1000);
+          timestamps.set(log.blockNumber, timestamp);
+        }
+        const args = log.args as {
+          tokenAddress?: Address;
+          to: Address;
+          amount: bigint;
+          feeAmount: bigint;
+          feeAddress: Address;
+        };
+        const isErc20 = getAddress(log.address) === erc20Proxy && args.tokenAddress !== undefined;
+        events.push({
+          network: deps.network,
+          txHash: log.transactionHash ?? '',
+          logIndex: log.logIndex,
+          blockNumber: log.blockNumber,
+          blockHash: log.blockHash,
+          timestamp,
+          referenceTopic: topic.toLowerCase(),
+          tokenAddress: isErc20 && args.tokenAddress ? getAddress(args.tokenAddress) : null,
+          payee: getAddress(args.to),
+          amount: args.amount,
+          feeAmount: args.feeAmount,
+          feeAddress: args.feeAddress === zeroAddress ? null : getAddress(args.feeAddress),
+          payerAddress: null,
+        });
+      }
+      return events;
+    },
+    async sender(txHash) {
+      const tx = await deps.client.getTransaction({ hash: txHash as `0x${string}` });
+      return getAddress(tx.from);
+    },
+  };
+}
+
+function isRangeError(error: unknown): boolean {
+  let current: unknown = error;
+  while (current instanceof Error) {
+    if (
+      current instanceof RpcRequestError &&
+      RANGE_ERROR_CODES.has(current.code) &&
+      RANGE_ERROR_WORDS.test(current.message)
+    ) {
+      return true;
+    }
+    if (RANGE_ERROR_WORDS.test(current.message) && /block|range|results/i.test(current.message))
+      return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -1,0 +1,183 @@
+import { and, desc, eq, lte } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { NetworkId } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { chainBlocks, chainCheckpoints } from '../db/schema.ts';
+import { RangeTooLargeError } from './evm-source.ts';
+import type { LeaderLock } from './leader-lock.ts';
+import { matchRequests, recordPayments, rollBack } from './record.ts';
+import type { BlockSource, DetectedPayment } from './types.ts';
+
+/** On first start, scan this far back from the confirmed head (payments precede no request). */
+const INITIAL_LOOKBACK_BLOCKS = 1_000n;
+/** Log ranges start here, halve when an RPC refuses one, and grow back after successes. */
+const INITIAL_SPAN = 2_000n;
+const MAX_SPAN = 10_000n;
+/** Stored hashes compared, newest first, to find a fork. */
+const FORK_SEARCH_DEPTH = 512;
+
+export interface TickResult {
+  /** Last confirmed block now recorded (null when the chain is shorter than the depth). */
+  readonly scannedTo: bigint | null;
+  readonly recorded: number;
+  readonly rolledBack: number;
+}
+
+export interface Indexer {
+  readonly network: NetworkId;
+  /** One pass: check for a reorganisation, then scan up to the confirmed head. */
+  tick(): Promise<TickResult>;
+  start(pollMs: number): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Finds payments on one network. Only blocks `confirmations` deep are scanned, and each range
+ * is recorded with its checkpoint in one transaction, so a restart resumes exactly where the
+ * last one stopped. Before scanning, the hash of the checkpoint block is compared with the
+ * chain's: a mismatch means the chain reorganised below us, and what was recorded above the
+ * fork is rolled back and scanned again.
+ */
+export function createIndexer(deps: {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  chains: ChainRegistry;
+  network: NetworkId;
+  source: BlockSource;
+  confirmations: number;
+  lock: LeaderLock;
+  /** Called after payments were recorded (to wake the webhook dispatcher). */
+  onRecorded?: () => void;
+}): Indexer {
+  const log = deps.logger.child({ network: deps.network });
+  let span = INITIAL_SPAN;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  let stopped = true;
+
+  const checkpoint = async (): Promise<bigint | null> => {
+    const [row] = await deps.db
+      .select()
+      .from(chainCheckpoints)
+      .where(eq(chainCheckpoints.network, deps.network));
+    return row?.lastBlock ?? null;
+  };
+
+  /** Highest remembered block the chain still agrees with, when the newest one disagrees. */
+  const findFork = async (last: bigint): Promise<bigint | null> => {
+    const remembered = await deps.db
+      .select()
+      .from(chainBlocks)
+      .where(and(eq(chainBlocks.network, deps.network), lte(chainBlocks.number, last)))
+      .orderBy(desc(chainBlocks.number))
+      .limit(FORK_SEARCH_DEPTH);
+    const [newest] = remembered;
+    if (!newest || (await deps.source.blockHash(newest.number)) === newest.hash) return null;
+    for (const block of remembered.slice(1)) {
+      if ((await deps.source.blockHash(block.number)) === block.hash) return block.number;
+    }
+    return (remembered.at(-1)?.number ?? 1n) - 1n;
+  };
+
+  const tick = async (): Promise<TickResult> => {
+    const head = await deps.source.head();
+    const target = head - BigInt(deps.confirmations);
+    let last = await checkpoint();
+    let rolledBack = 0;
+    // A node that reports a head below what we recorded is either behind its peers or on a
+    // shorter fork; either way, wait until it is past our checkpoint, then compare hashes.
+    if (last !== null && last > head) return { scannedTo: null, recorded: 0, rolledBack: 0 };
+    if (last !== null) {
+      const fork = await findFork(last);
+      if (fork !== null) {
+        rolledBack = await rollBack(deps.db, deps.network, fork);
+        log.warn(
+          { fork: String(fork), was: String(last), rolledBack },
+          'chain reorganised below the checkpoint; rescanning',
+        );
+        last = fork;
+      }
+    }
+    if (target < 0n) return { scannedTo: null, recorded: 0, rolledBack };
+    let from =
+      last === null
+        ? target > INITIAL_LOOKBACK_BLOCKS
+          ? target - INITIAL_LOOKBACK_BLOCKS
+          : 0n
+        : last + 1n;
+    let recorded = 0;
+    while (from <= target) {
+      const to = from + span - 1n < target ? from + span - 1n : target;
+      let events: DetectedPayment[];
+      try {
+        events = await deps.source.events(from, to);
+      } catch (error) {
+        if (error instanceof RangeTooLargeError && span > 1n) {
+          span = span / 2n;
+          continue;
+        }
+        throw error;
+      }
+      const matched = await matchRequests(deps.db, deps.chains, deps.network, events);
+      const withPayers = await Promise.all(
+        matched.map(async (m) => ({
+          ...m,
+          event: { ...m.event, payerAddress: await deps.source.sender(m.event.txHash) },
+        })),
+      );
+      const paymentBlocks = new Map(
+        withPayers.map((m) => [m.event.blockNumber, m.event.blockHash]),
+      );
+      paymentBlocks.set(to, await deps.source.blockHash(to));
+      recorded += await recordPayments(
+        deps.db,
+        { chains: deps.chains, now: deps.clock.now() },
+        withPayers,
+        {
+          network: deps.network,
+          lastBlock: to,
+          blocks: [...paymentBlocks].map(([number, hash]) => ({ number, hash })),
+        },
+      );
+      from = to + 1n;
+      if (span < MAX_SPAN) span = span * 2n > MAX_SPAN ? MAX_SPAN : span * 2n;
+    }
+    if (recorded > 0) {
+      log.info({ recorded, scannedTo: String(target) }, 'payments recorded');
+      deps.onRecorded?.();
+    }
+    return { scannedTo: target, recorded, rolledBack };
+  };
+
+  const loop = (pollMs: number) => {
+    if (stopped) return;
+    running = (async () => {
+      try {
+        if (await deps.lock.acquire()) await tick();
+      } catch (error) {
+        log.warn({ err: error }, 'indexer pass failed; retrying');
+      }
+    })().finally(() => {
+      running = undefined;
+      if (!stopped) timer = setTimeout(() => loop(pollMs), pollMs);
+    });
+  };
+
+  return {
+    network: deps.network,
+    tick,
+    start(pollMs) {
+      stopped = false;
+      loop(pollMs);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await deps.lock.release();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { NetworkId } from '../chains/networks.ts';
+
+/**
+ * A payment event found on a chain, before it is matched to a request: what every detection
+ * source (EVM logs, TronGrid events) hands to `recordPayments`.
+ */
+export interface DetectedPayment {
+  readonly network: NetworkId;
+  readonly txHash: string;
+  /** The event's position in its block (EVM log index; Tron event index). */
+  readonly logIndex: number;
+  readonly blockNumber: bigint;
+  readonly blockHash: string;
+  readonly timestamp: Date;
+  /** keccak256 of the 8 reference bytes (topic 1), 0x-prefixed lower-case hex. */
+  readonly referenceTopic: string;
+  /** The token paid (checksummed EVM, base58 on Tron); null for native currency. */
+  readonly tokenAddress: string | null;
+  /** Who was paid (checksummed EVM, base58 on Tron). */
+  readonly payee: string;
+  /** Base units, fee excluded. */
+  readonly amount: bigint;
+  readonly feeAmount: bigint;
+  readonly feeAddress: string | null;
+  /** The transaction's sender, when the source knows it. */
+  readonly payerAddress: string | null;
+}
+
+/** A source of payment events for one network, scanned block range by block range. */
+export interface BlockSource {
+  /** The newest block number the chain reports. */
+  head(): Promise<bigint>;
+  /** The hash the chain now has at a height (to detect reorganisations). */
+  blockHash(number: bigint): Promise<string>;
+  /** Every payment-proxy event in [from, to], inclusive, with `payerAddress` still null. */
+  events(from: bigint, to: bigint): Promise<DetectedPayment[]>;
+  /** The sender of a transaction, asked only for events that matched a request. */
+  sender(txHash: string): Promise<string | null>;
+}

@@ -1,0 +1,109 @@
+import { Type } from 'typebox';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { accountIdOf } from '../http/auth.ts';
+import type { App } from '../http/types.ts';
+import { MAX_LIMIT, PAYMENT_TYPES, searchPayments } from './search.ts';
+
+const AUTH = ['apiKey', 'clientId'] as const;
+const TAGS = ['V2/Payments'];
+
+const Fee = Type.Object(
+  {
+    type: Type.Literal('platform'),
+    stage: Type.Literal('sending'),
+    amount: Type.String({ description: 'Human-readable, in the payment currency' }),
+    currency: Type.String({ description: 'Symbol of the payment currency' }),
+    receiverAddress: Type.Optional(Type.String()),
+    network: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+const Payment = Type.Object(
+  {
+    id: Type.String(),
+    amount: Type.String({ description: 'Human-readable, in the payment currency, fee excluded' }),
+    sourceNetwork: Type.String(),
+    destinationNetwork: Type.String(),
+    sourceTxHash: Type.String(),
+    destinationTxHash: Type.String(),
+    timestamp: Type.String({ format: 'date-time' }),
+    type: Type.Literal('direct'),
+    currency: Type.String({ description: 'Symbol of the invoice currency' }),
+    paymentCurrency: Type.String({ description: 'Id of the payment currency' }),
+    fees: Type.Array(Fee),
+    request: Type.Object(
+      {
+        requestId: Type.String(),
+        paymentReference: Type.String(),
+        hasBeenPaid: Type.Boolean(),
+        customerInfo: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+        reference: Type.Union([Type.String(), Type.Null()]),
+      },
+      { additionalProperties: false },
+    ),
+    payerAddress: Type.Union([Type.String(), Type.Null()]),
+    payerEoaAddress: Type.Union([Type.String(), Type.Null()]),
+    detectionSource: Type.Literal('request-network'),
+  },
+  { additionalProperties: false },
+);
+
+const Query = Type.Object(
+  {
+    txHash: Type.Optional(
+      Type.String({ description: '0x + 64 hex digits; every payment of the transaction' }),
+    ),
+    walletAddress: Type.Optional(
+      Type.String({ description: 'Payer or payee: an EVM address in any case, or a Tron one' }),
+    ),
+    paymentReference: Type.Optional(
+      Type.String({ description: '16 hex digits, with or without 0x' }),
+    ),
+    requestId: Type.Optional(Type.String({ minLength: 1 })),
+    reference: Type.Optional(
+      Type.String({ minLength: 1, description: "The request's merchant reference" }),
+    ),
+    type: Type.Optional(Type.Enum([...PAYMENT_TYPES])),
+    invoiceCurrency: Type.Optional(Type.String({ minLength: 1, description: 'A currency id' })),
+    paymentCurrency: Type.Optional(Type.String({ minLength: 1, description: 'A currency id' })),
+    fromDate: Type.Optional(
+      Type.String({ description: 'ISO 8601 UTC ending in Z, inclusive (2026-01-31T00:00:00Z)' }),
+    ),
+    toDate: Type.Optional(
+      Type.String({ description: 'ISO 8601 UTC ending in Z, inclusive, not before fromDate' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT })),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+/** `deps` is read on each request, not captured at registration. */
+export function paymentSearchRoutes(app: App, deps: { db: Database; chains: ChainRegistry }): void {
+  app.get(
+    '/v2/payments',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary:
+          'Search the account’s payments, newest first; at least one filter, filters are ANDed',
+        querystring: Query,
+        response: {
+          200: Type.Object({
+            payments: Type.Array(Payment),
+            pagination: Type.Object({
+              total: Type.Integer(),
+              limit: Type.Integer(),
+              offset: Type.Integer(),
+              hasMore: Type.Boolean(),
+            }),
+          }),
+        },
+      },
+    },
+    async (request) => searchPayments(deps.db, deps.chains, accountIdOf(request), request.query),
+  );
+}

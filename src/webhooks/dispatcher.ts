@@ -1,0 +1,218 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { WebhookConfig } from '../config.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { type Database, queryRows } from '../db/client.ts';
+import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
+import { postJson } from './post.ts';
+import {
+  DELIVERY_HEADER,
+  RETRY_COUNT_HEADER,
+  SIGNATURE_HEADER,
+  SIGNATURE_V2_HEADER,
+  signV1,
+  signV2,
+  TEST_HEADER,
+  TIMESTAMP_HEADER,
+} from './signature.ts';
+import { safeLookup } from './url-policy.ts';
+
+/** Deliveries claimed per round. */
+const BATCH_SIZE = 20;
+/** A claim outlives the attempt's timeout by this much; after it another dispatcher may retry. */
+const LEASE_MARGIN_MS = 30_000;
+const USER_AGENT = 'payreq-webhooks/1';
+
+export interface Dispatcher {
+  /** Sends what is due now; resolves with the number of attempts made. */
+  runOnce(): Promise<number>;
+  /** Polls every `pollMs` (and right away after `wake`). */
+  start(pollMs: number): void;
+  /** Asks for a round soon (new deliveries were written). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+interface Claimed {
+  id: string;
+  webhook_id: string;
+  body: string;
+  test: boolean;
+  attempts: number;
+  created_at: Date | string;
+}
+
+/**
+ * Sends the outbox. Each round claims due rows with `FOR UPDATE SKIP LOCKED` and a lease, in
+ * one statement, so concurrent dispatchers (processes or loops) never take the same row; the
+ * HTTP call happens after the claim commits, so no transaction stays open across the network.
+ * A crash mid-send leaves the lease to expire and the row to be retried: delivery is
+ * at-least-once, and the delivery id lets receivers drop the duplicate.
+ */
+export function createDispatcher(deps: {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  secretBox: SecretBox;
+  config: WebhookConfig;
+  random?: () => number;
+}): Dispatcher {
+  const random = deps.random ?? Math.random;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let stopped = true;
+  let pollMs = 1_000;
+
+  const delayAfter = (attempts: number): number => {
+    const exponential = Math.min(
+      deps.config.retryMaxMs,
+      deps.config.retryBaseMs * 2 ** Math.max(0, attempts - 1),
+    );
+    return Math.round(exponential * (0.8 + 0.4 * random()));
+  };
+
+  const claim = async (now: Date): Promise<Claimed[]> => {
+    const leaseEnd = new Date(now.getTime() + deps.config.timeoutMs + LEASE_MARGIN_MS);
+    return queryRows<Claimed>(
+      deps.db,
+      sql`update ${webhookDeliveries}
+          set locked_until = ${leaseEnd.toISOString()}, attempts = attempts + 1
+          where id in (
+            select id from ${webhookDeliveries}
+            where status = 'pending' and next_attempt_at <= ${now.toISOString()}
+              and (locked_until is null or locked_until <= ${now.toISOString()})
+            order by next_attempt_at
+            limit ${BATCH_SIZE}
+            for update skip locked)
+          returning id, webhook_id, body, test, attempts, created_at`,
+    );
+  };
+
+  const attempt = async (row: Claimed): Promise<void> => {
+    const [hook] = await deps.db.select().from(webhooks).where(eq(webhooks.id, row.webhook_id));
+    const sentAt = deps.clock.now();
+    if (!hook || !hook.active || hook.deletedAt !== null) {
+      await deps.db
+        .update(webhookDeliveries)
+        .set({
+          status: 'failed',
+          lockedUntil: null,
+          lastError: 'the endpoint is inactive or deleted',
+        })
+        .where(eq(webhookDeliveries.id, row.id));
+      return;
+    }
+    const secret = deps.secretBox.open(hook.secretSealed, hook.id);
+    const timestamp = Math.floor(sentAt.getTime() / 1000);
+    const headers: Record<string, string> = {
+      'user-agent': USER_AGENT,
+      [SIGNATURE_HEADER]: signV1(row.body, secret),
+      [SIGNATURE_V2_HEADER]: signV2(row.body, secret, timestamp),
+      [TIMESTAMP_HEADER]: String(timestamp),
+      [DELIVERY_HEADER]: row.id,
+      [RETRY_COUNT_HEADER]: String(row.attempts - 1),
+      ...(row.test && { [TEST_HEADER]: 'true' }),
+    };
+    const started = performance.now();
+    const outcome = await postJson(hook.url, row.body, headers, {
+      timeoutMs: deps.config.timeoutMs,
+      lookup: safeLookup(deps.config.allowLocal),
+    });
+    const durationMs = Math.round(performance.now() - started);
+    const statusCode = outcome.kind === 'answered' ? outcome.statusCode : null;
+    const error =
+      outcome.kind === 'failed'
+        ? outcome.error
+        : statusCode !== null && statusCode >= 300
+          ? `HTTP ${statusCode}`
+          : null;
+    const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const now = deps.clock.now();
+    const createdAt = new Date(row.created_at);
+    const next = new Date(now.getTime() + delayAfter(row.attempts));
+    const givingUp = !delivered && next.getTime() - createdAt.getTime() > deps.config.retryForMs;
+
+    await deps.db.transaction(async (tx) => {
+      await tx.insert(webhookAttempts).values({
+        deliveryId: row.id,
+        attempt: row.attempts,
+        statusCode,
+        error,
+        durationMs,
+        at: now,
+      });
+      await tx
+        .update(webhookDeliveries)
+        .set({
+          status: delivered ? 'delivered' : givingUp ? 'failed' : 'pending',
+          lockedUntil: null,
+          lastStatusCode: statusCode,
+          lastError: error,
+          ...(delivered ? { deliveredAt: now } : { nextAttemptAt: next }),
+        })
+        .where(eq(webhookDeliveries.id, row.id));
+    });
+    const log = {
+      deliveryId: row.id,
+      webhookId: hook.id,
+      attempt: row.attempts,
+      statusCode,
+      durationMs,
+    };
+    if (delivered) deps.logger.info(log, 'webhook delivered');
+    else if (givingUp) deps.logger.warn({ ...log, error }, 'webhook delivery failed for good');
+    else
+      deps.logger.info(
+        { ...log, error, nextAttemptAt: next.toISOString() },
+        'webhook attempt failed; will retry',
+      );
+  };
+
+  const runOnce = async (): Promise<number> => {
+    const claimed = await claim(deps.clock.now());
+    await Promise.all(
+      claimed.map((row) =>
+        attempt(row).catch((error: unknown) =>
+          deps.logger.error({ err: error, deliveryId: row.id }, 'webhook attempt crashed'),
+        ),
+      ),
+    );
+    return claimed.length;
+  };
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(loop, ms);
+  };
+  const loop = () => {
+    if (running) return;
+    running = runOnce()
+      .catch((error: unknown) => {
+        deps.logger.error({ err: error }, 'webhook dispatcher round failed');
+        return 0;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    void running.then((count) => schedule(count === BATCH_SIZE ? 0 : pollMs));
+  };
+
+  return {
+    runOnce,
+    start(ms) {
+      pollMs = ms;
+      stopped = false;
+      schedule(0);
+    },
+    wake() {
+      schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

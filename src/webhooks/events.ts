@@ -1,0 +1,130 @@
+/**
+ * The twelve event kinds (decisions.md). Payment detection emits `payment.confirmed`,
+ * `payment.partial` and their `.client_id` and `.checkout` variants; the others have their
+ * payload shape here and can be sent with `POST /v1/webhook/test` until their emitters land.
+ */
+export const EVENT_TYPES = [
+  'payment.confirmed',
+  'payment.partial',
+  'payment.failed',
+  'payment.refunded',
+  'payment.confirmed.client_id',
+  'payment.partial.client_id',
+  'payment.confirmed.checkout',
+  'payment.partial.checkout',
+  'payment.processing',
+  'request.recurring',
+  'compliance.updated',
+  'payment_detail.updated',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** Fields of `payment.confirmed` / `payment.partial` (api-facts §1.6). */
+export interface PaymentEventPayload {
+  readonly event: EventType;
+  readonly requestId: string;
+  /** The reference API repeats the id under this spelling too. */
+  readonly requestID: string;
+  readonly paymentReference: string;
+  readonly explorer: string | null;
+  /** This transaction's amount, human-readable. */
+  readonly amount: string;
+  /** Everything paid so far, human-readable. */
+  readonly totalAmountPaid: string;
+  readonly expectedAmount: string;
+  /** Present when more than expected was paid. */
+  readonly excessAmount?: string;
+  readonly timestamp: string;
+  readonly txHash: string;
+  readonly payerAddress: string | null;
+  readonly payerEoaAddress: string | null;
+  readonly payee: string;
+  readonly network: string;
+  readonly currency: string;
+  readonly paymentCurrency: string;
+  readonly isCryptoToFiat: false;
+  readonly subStatus: '';
+  readonly paymentProcessor: 'request-network';
+  readonly fees: readonly { type: string; amount: string; currency: string }[];
+  /** `.client_id` variants. */
+  readonly clientId?: string;
+  readonly origin?: string | null;
+  /** `.checkout` variants. */
+  readonly securePaymentToken?: string;
+}
+
+/** A sample body for each kind, for test deliveries (marked with the test header). */
+export function sampleEvent(event: EventType, now: Date): Record<string, unknown> {
+  const base = {
+    event,
+    requestId: `01${'0'.repeat(64)}`,
+    requestID: `01${'0'.repeat(64)}`,
+    paymentReference: '0x0000000000000000',
+    timestamp: now.toISOString(),
+  };
+  switch (event) {
+    case 'payment.confirmed':
+    case 'payment.partial':
+    case 'payment.confirmed.client_id':
+    case 'payment.partial.client_id':
+    case 'payment.confirmed.checkout':
+    case 'payment.partial.checkout':
+      return {
+        ...base,
+        explorer: null,
+        amount: '10',
+        totalAmountPaid: event.startsWith('payment.partial') ? '10' : '20',
+        expectedAmount: '20',
+        txHash: `0x${'0'.repeat(64)}`,
+        payerAddress: null,
+        payerEoaAddress: null,
+        payee: '0x0000000000000000000000000000000000000000',
+        network: 'sepolia',
+        currency: 'USDC',
+        paymentCurrency: 'USDC-sepolia',
+        isCryptoToFiat: false,
+        subStatus: '',
+        paymentProcessor: 'request-network',
+        fees: [],
+        ...(event.endsWith('.client_id') && { clientId: 'cli_test', origin: null }),
+        ...(event.endsWith('.checkout') && { securePaymentToken: '00000000000000000000000000' }),
+      };
+    case 'payment.failed':
+      return { ...base, subStatus: 'failed', paymentProcessor: 'request-network' };
+    case 'payment.refunded':
+      return { ...base, amount: '10', txHash: `0x${'0'.repeat(64)}`, network: 'sepolia' };
+    case 'payment.processing':
+      return {
+        ...base,
+        offrampId: 'test',
+        subStatus: 'initiated',
+        paymentProcessor: 'request-tech',
+        rawPayload: {},
+      };
+    case 'request.recurring':
+      return { ...base, originalRequestId: `01${'1'.repeat(64)}` };
+    case 'compliance.updated':
+      return {
+        event,
+        clientUserId: 'test-user',
+        kycStatus: 'approved',
+        agreementStatus: 'completed',
+        isCompliant: true,
+        timestamp: now.toISOString(),
+        rawPayload: {},
+      };
+    case 'payment_detail.updated':
+      return {
+        event,
+        clientUserId: 'test-user',
+        paymentDetailsId: 'test',
+        status: 'approved',
+        timestamp: now.toISOString(),
+      };
+  }
+}

@@ -1,0 +1,346 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { encodeFunctionData, getAddress, type Hex } from 'viem';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { createEvmSource } from '../../src/detection/evm-source.ts';
+import { createIndexer, type Indexer } from '../../src/detection/indexer.ts';
+import { createLeaderLock } from '../../src/detection/leader-lock.ts';
+import { erc20Abi, erc20FeeProxyAbi } from '../../src/payments/abis.ts';
+import { createDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.ts';
+import { createTestApp, type TestApp } from '../app.ts';
+import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
+import { createTenant, type Tenant } from '../fixtures.ts';
+import { type Receiver, startReceiver } from '../webhook-receiver.ts';
+
+/**
+ * The promise to merchants, end to end: money arrives on chain, the indexer finds it once it
+ * is deep enough, and a signed webhook reaches a real HTTP receiver, once per event, retried
+ * until it is taken.
+ */
+
+const CONFIRMATIONS = 2;
+
+let local: StandIn;
+let t: TestApp;
+let tenant: Tenant;
+let receiver: Receiver;
+let secret: string;
+let indexer: Indexer;
+let dispatcher: Dispatcher;
+
+beforeAll(async () => {
+  local = await standIn('base');
+  t = await createTestApp({
+    env: { ...local.env, CONFIRMATIONS_BASE: String(CONFIRMATIONS), WEBHOOK_RETRY_BASE_MS: '1000' },
+    transports: local.transports,
+  });
+  tenant = await createTenant(t.db);
+  receiver = await startReceiver();
+  const contracts = t.chains.contracts('base');
+  indexer = createIndexer({
+    db: t.db,
+    clock: t.clock,
+    logger: t.app.log as never,
+    chains: t.chains,
+    network: 'base',
+    source: createEvmSource({
+      network: 'base',
+      client: t.clients.evm('base'),
+      erc20FeeProxy: contracts.erc20FeeProxy,
+      ethFeeProxy: contracts.ethFeeProxy,
+    }),
+    confirmations: CONFIRMATIONS,
+    lock: createLeaderLock(t.database, 'test:indexer:base'),
+  });
+  dispatcher = createDispatcher({
+    db: t.db,
+    clock: t.clock,
+    logger: t.app.log as never,
+    secretBox: t.secretBox,
+    config: t.config.webhooks,
+  });
+  const registered = await t.app.inject({
+    method: 'POST',
+    url: '/v1/webhook',
+    headers: { 'x-client-id': tenant.backendClientId },
+    payload: { url: receiver.url },
+  });
+  expect(registered.statusCode, registered.body).toBe(201);
+  secret = registered.json().secret;
+  expect(secret).toMatch(/^whsec_/);
+});
+afterAll(async () => {
+  await receiver.close();
+  await t.close();
+  await local.chain.close();
+});
+// The chain is not reverted between tests: the indexer's checkpoint moves forward with it,
+// as on a real network (the reorganisation test makes its own fork).
+beforeEach(() => {
+  receiver.received.length = 0;
+});
+
+const clientHeaders = () => ({ 'x-client-id': tenant.backendClientId });
+
+async function linkFor(
+  amount: string,
+  walletIndex = 1,
+): Promise<{ token: string; requestId: string }> {
+  const target = resolveTarget(t.chains, {
+    walletAddress: accountOf(local.chain, walletIndex).address,
+    chainId: 8453,
+    tokenAddress: local.chain.addresses.usdc,
+  });
+  const destination = await activateDestination(t.db, t.clock, tenant.accountId, target);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v2/secure-payments',
+    headers: clientHeaders(),
+    payload: { requests: [{ destinationId: destination.destinationId, amount }] },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return { token: res.json().token, requestId: res.json().requestIds[0] };
+}
+
+async function mine(blocks: number): Promise<void> {
+  for (let i = 0; i < blocks; i++)
+    await local.chain.provider.request({ method: 'evm_mine' } as never);
+}
+
+/** The receiver's own check, written here with node:crypto only: both header versions. */
+function verify(rawBody: string, headers: Record<string, unknown>): boolean {
+  const v1 = createHmac('sha256', secret).update(rawBody).digest();
+  const v2 = createHmac('sha256', secret)
+    .update(`${headers['x-service-timestamp']}.${rawBody}`)
+    .digest();
+  const sent1 = Buffer.from(String(headers['x-service-signature']), 'hex');
+  const sent2 = Buffer.from(String(headers['x-service-signature-v2']), 'hex');
+  return (
+    sent1.length === 32 &&
+    timingSafeEqual(v1, sent1) &&
+    sent2.length === 32 &&
+    timingSafeEqual(v2, sent2)
+  );
+}
+
+async function payLink(token: string, payerIndex = 2): Promise<Hex[]> {
+  const payer = accountOf(local.chain, payerIndex);
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}`,
+    headers: clientHeaders(),
+  });
+  return sendAll(local.chain, payer, res.json().transactions);
+}
+
+describe('payment webhooks', () => {
+  it('sends payment.confirmed, .client_id and .checkout once the payment is deep enough, signed', async () => {
+    const { token, requestId } = await linkFor('12.5');
+    const [, paymentTx] = await payLink(token);
+
+    expect((await indexer.tick()).recorded).toBe(0); // mined, not yet confirmed
+    await mine(CONFIRMATIONS);
+    expect((await indexer.tick()).recorded).toBe(1);
+    await dispatcher.runOnce();
+    const received = await receiver.waitFor(3);
+
+    expect(received.map((r) => r.body.event).sort()).toEqual([
+      'payment.confirmed',
+      'payment.confirmed.checkout',
+      'payment.confirmed.client_id',
+    ]);
+    for (const delivery of received) {
+      expect(verify(delivery.rawBody, delivery.headers), String(delivery.body.event)).toBe(true);
+      expect(delivery.headers['x-service-delivery']).toMatch(/^[0-9A-Z]{26}$/);
+      expect(delivery.headers['x-service-retry-count']).toBe('0');
+      expect(delivery.headers['x-service-test']).toBeUndefined();
+    }
+    const confirmed = received.find((r) => r.body.event === 'payment.confirmed')?.body;
+    expect(confirmed).toMatchObject({
+      requestId,
+      requestID: requestId,
+      amount: '12.5',
+      totalAmountPaid: '12.5',
+      expectedAmount: '12.5',
+      txHash: paymentTx,
+      payerAddress: accountOf(local.chain, 2).address,
+      payerEoaAddress: null,
+      network: 'base',
+      paymentCurrency: 'USDC-base',
+      isCryptoToFiat: false,
+    });
+    expect(confirmed?.excessAmount).toBeUndefined();
+    expect(
+      received.find((r) => r.body.event === 'payment.confirmed.client_id')?.body.clientId,
+    ).toBe(tenant.backendClientId);
+    expect(
+      received.find((r) => r.body.event === 'payment.confirmed.checkout')?.body.securePaymentToken,
+    ).toBe(token);
+
+    const link = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${token}`,
+      headers: clientHeaders(),
+    });
+    expect(link.statusCode).toBe(409);
+    const request = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestId}`,
+      headers: clientHeaders(),
+    });
+    expect(request.json()).toMatchObject({
+      status: 'paid',
+      hasBeenPaid: true,
+      totalAmountPaid: '12.5',
+    });
+
+    await indexer.tick();
+    expect(await dispatcher.runOnce()).toBe(0); // nothing new: each event once
+  });
+
+  it('sends payment.partial, then payment.confirmed with the running total', async () => {
+    const { requestId } = await linkFor('10');
+    const payer = accountOf(local.chain, 2);
+    for (const [amount, expected] of [
+      ['4', { event: 'payment.partial', amount: '4', totalAmountPaid: '4' }],
+      ['6', { event: 'payment.confirmed', amount: '6', totalAmountPaid: '10' }],
+    ] as const) {
+      receiver.received.length = 0;
+      const pay = await t.app.inject({
+        method: 'GET',
+        url: `/v2/request/${requestId}/pay?wallet=${payer.address}&amount=${amount}`,
+        headers: clientHeaders(),
+      });
+      await sendAll(
+        local.chain,
+        payer,
+        pay.json().transactions.map((tx: { to: string; data: Hex; value: { hex: Hex } }) => ({
+          ...tx,
+          value: tx.value.hex,
+          chainId: 8453,
+        })),
+      );
+      await mine(CONFIRMATIONS);
+      await indexer.tick();
+      await dispatcher.runOnce();
+      const [first] = (await receiver.waitFor(3)).filter((r) => r.body.event === expected.event);
+      expect(first?.body).toMatchObject(expected);
+    }
+  });
+
+  it('reports an overpayment to the base unit', async () => {
+    const { requestId } = await linkFor('5');
+    const status = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestId}`,
+      headers: clientHeaders(),
+    });
+    const reference = status.json().paymentReference as Hex;
+    const payer = accountOf(local.chain, 2);
+    const usdc = getAddress(local.chain.addresses.usdc);
+    const proxy = getAddress(local.chain.addresses.erc20FeeProxy);
+    await sendAll(local.chain, payer, [
+      {
+        to: usdc,
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'approve',
+          args: [proxy, 7_000_001n],
+        }),
+        value: '0x0',
+        chainId: 8453,
+      },
+      {
+        to: proxy,
+        data: encodeFunctionData({
+          abi: erc20FeeProxyAbi,
+          functionName: 'transferFromWithReferenceAndFee',
+          args: [
+            usdc,
+            accountOf(local.chain, 1).address,
+            7_000_001n,
+            reference,
+            0n,
+            '0x0000000000000000000000000000000000000000',
+          ],
+        }),
+        value: '0x0',
+        chainId: 8453,
+      },
+    ]);
+    await mine(CONFIRMATIONS);
+    await indexer.tick();
+    await dispatcher.runOnce();
+    const confirmed = (await receiver.waitFor(3)).find(
+      (r) => r.body.event === 'payment.confirmed',
+    )?.body;
+    expect(confirmed).toMatchObject({
+      totalAmountPaid: '7.000001',
+      expectedAmount: '5',
+      excessAmount: '2.000001',
+    });
+  });
+
+  it('records nothing for a payment dropped by a reorganisation before the confirmation depth', async () => {
+    const { token, requestId } = await linkFor('3');
+    const beforePayment = await local.chain.snapshot();
+    await payLink(token);
+    await mine(CONFIRMATIONS - 1);
+    expect((await indexer.tick()).recorded).toBe(0);
+    await local.chain.revert(beforePayment); // the payment's blocks are gone
+    await mine(CONFIRMATIONS + 3); // other blocks take their place
+    expect((await indexer.tick()).recorded).toBe(0);
+    expect(await dispatcher.runOnce()).toBe(0);
+    const status = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestId}`,
+      headers: clientHeaders(),
+    });
+    expect(status.json()).toMatchObject({ status: 'pending', totalAmountPaid: '0' });
+
+    await payLink(token);
+    await mine(CONFIRMATIONS);
+    expect((await indexer.tick()).recorded).toBe(1);
+    await dispatcher.runOnce();
+    expect(
+      (await receiver.waitFor(3)).filter((r) => r.body.event === 'payment.confirmed'),
+    ).toHaveLength(1);
+  });
+
+  it('retries a failing receiver with the same delivery id and a rising retry count', async () => {
+    receiver.respondWith(500, 503);
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhook/test',
+      headers: clientHeaders(),
+      payload: { eventType: 'payment.confirmed' },
+    });
+    expect(sent.json().sent).toBe(1);
+    expect(await dispatcher.runOnce()).toBe(1);
+    expect(await dispatcher.runOnce()).toBe(0); // not due yet
+    t.clock.advance(2_000);
+    expect(await dispatcher.runOnce()).toBe(1);
+    t.clock.advance(4_000);
+    expect(await dispatcher.runOnce()).toBe(1);
+    const attempts = await receiver.waitFor(3);
+    expect(new Set(attempts.map((a) => a.headers['x-service-delivery'])).size).toBe(1);
+    expect(attempts.map((a) => a.headers['x-service-retry-count'])).toEqual(['0', '1', '2']);
+    expect(
+      attempts.every(
+        (a) => a.headers['x-service-test'] === 'true' && a.rawBody === attempts[0]?.rawBody,
+      ),
+    ).toBe(true);
+    const log = await t.app.inject({
+      method: 'GET',
+      url: `/v1/webhook/${(await t.app.inject({ method: 'GET', url: '/v1/webhook', headers: clientHeaders() })).json()[0].id}/deliveries`,
+      headers: clientHeaders(),
+    });
+    const delivery = log
+      .json()
+      .deliveries.find((d: { id: string }) => d.id === sent.json().deliveryIds[0]);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, lastStatusCode: 200 });
+    expect(delivery.attemptLog.map((a: { statusCode: number }) => a.statusCode)).toEqual([
+      500, 503, 200,
+    ]);
+  });
+});
