@@ -23,6 +23,20 @@ export interface TestClock extends Clock {
   advance(ms: number): void;
 }
 
+/** Real time that tests can still push forward. */
+export function createRealClock(): TestClock {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    set: (at) => {
+      offset = at.getTime() - Date.now();
+    },
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
+}
+
 export function createTestClock(start = new Date('2026-11-22T12:00:00Z')): TestClock {
   let now = start.getTime();
   return {
@@ -85,12 +99,14 @@ export async function createTestApp(
     extend?: (app: App) => void;
     /** In-process chains standing in for networks (see test/chain.ts). */
     transports?: Partial<Record<NetworkId, Transport>>;
+    /** The test clock by default; pass a real one when another process checks the time. */
+    clock?: TestClock;
   } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
   const database = await openTestDatabase();
   const logs = new LogCapture();
-  const clock = createTestClock();
+  const clock = options.clock ?? createTestClock();
   const chains = createChainRegistry(config);
   const clients = createChainClients({
     config,

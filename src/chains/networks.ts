@@ -24,6 +24,8 @@ export interface Network {
   readonly testnet: boolean;
   readonly native: NativeCurrency;
   readonly explorerUrl: string;
+  /** Appended to `explorerUrl` before a transaction hash. */
+  readonly explorerTxPath: string;
   /** Blocks to wait before a payment counts as final, unless `CONFIRMATIONS_<NETWORK>` says otherwise. */
   readonly defaultConfirmations: number;
   /** The cross-chain `chain` enum value of the routing aggregator, where the network has one. */
@@ -39,6 +41,7 @@ export const NETWORKS = [
     testnet: false,
     native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'ETH' },
     explorerUrl: 'https://etherscan.io',
+    explorerTxPath: '/tx/',
     defaultConfirmations: 12,
     crossChainName: 'ETHEREUM',
   },
@@ -50,6 +53,7 @@ export const NETWORKS = [
     testnet: false,
     native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'AETH' },
     explorerUrl: 'https://arbiscan.io',
+    explorerTxPath: '/tx/',
     defaultConfirmations: 20,
     crossChainName: 'ARBITRUM',
   },
@@ -61,6 +65,7 @@ export const NETWORKS = [
     testnet: false,
     native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'ETH-optimism' },
     explorerUrl: 'https://optimistic.etherscan.io',
+    explorerTxPath: '/tx/',
     defaultConfirmations: 10,
     crossChainName: 'OPTIMISM',
   },
@@ -72,6 +77,7 @@ export const NETWORKS = [
     testnet: false,
     native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'ETH-base' },
     explorerUrl: 'https://basescan.org',
+    explorerTxPath: '/tx/',
     defaultConfirmations: 10,
     crossChainName: 'BASE',
   },
@@ -83,6 +89,7 @@ export const NETWORKS = [
     testnet: false,
     native: { symbol: 'POL', name: 'POL', decimals: 18, hashValue: 'MATIC' },
     explorerUrl: 'https://polygonscan.com',
+    explorerTxPath: '/tx/',
     defaultConfirmations: 64,
     crossChainName: 'POLYGON',
   },
@@ -94,6 +101,7 @@ export const NETWORKS = [
     testnet: false,
     native: { symbol: 'BNB', name: 'BNB', decimals: 18, hashValue: 'BNB' },
     explorerUrl: 'https://bscscan.com',
+    explorerTxPath: '/tx/',
     defaultConfirmations: 15,
     crossChainName: 'BNB',
   },
@@ -105,6 +113,7 @@ export const NETWORKS = [
     testnet: false,
     native: { symbol: 'TRX', name: 'Tronix', decimals: 6, hashValue: 'TRX' },
     explorerUrl: 'https://tronscan.org',
+    explorerTxPath: '/#/transaction/',
     defaultConfirmations: 19,
     crossChainName: null,
   },
@@ -116,6 +125,7 @@ export const NETWORKS = [
     testnet: true,
     native: { symbol: 'ETH', name: 'Sepolia Ether', decimals: 18, hashValue: 'ETH-sepolia' },
     explorerUrl: 'https://sepolia.etherscan.io',
+    explorerTxPath: '/tx/',
     defaultConfirmations: 3,
     crossChainName: null,
   },
@@ -136,7 +146,9 @@ export const SANDBOX_NETWORK = {
   testnet: true,
   native: { symbol: 'ETH', name: 'Sandbox Ether', decimals: 18, hashValue: 'ETH-sandbox' },
   explorerUrl: '',
-  defaultConfirmations: 1,
+  explorerTxPath: '/tx/',
+  // Nothing reorganises a local chain that mines one block per transaction.
+  defaultConfirmations: 0,
   crossChainName: null,
 } as const satisfies Network;
 

@@ -30,7 +30,7 @@ async function usdcBalance(url: string, owner: string): Promise<bigint> {
 
 describe('the sandbox walk-through', () => {
   it('pays a link on the sandbox chain with a test wallet, from the CLI', async () => {
-    const env = processEnv({ SANDBOX: 'true' });
+    const env = processEnv({ SANDBOX: 'true', INDEXER_POLL_MS: '100' });
     const payee = sandboxWallets()[1]?.address ?? '';
     const account = JSON.parse(
       (await runCli(['account', 'create', '--name', 'Demo shop', '--json'], env)).stdout,
@@ -84,6 +84,15 @@ describe('the sandbox walk-through', () => {
     expect(paid.code, paid.stderr).toBe(0);
     expect(JSON.parse(paid.stdout).transactions).toHaveLength(2);
     expect((await usdcBalance(url, payee)) - before).toBe(25_000_000n);
+
+    // The sandbox's indexer sees it: the link is completed.
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (status !== 409 && Date.now() < deadline) {
+      status = (await fetch(`${url}/v2/secure-payments/${token}`, { headers: { 'x-api-key': account.apiKey } })).status;
+      if (status !== 409) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(409);
 
     const currencies = await fetch(`${url}/v2/currencies?network=sandbox`, {
       headers: { 'x-api-key': account.apiKey },

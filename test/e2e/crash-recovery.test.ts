@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { withDatabase } from '../global-setup.ts';
+import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
+import { type Receiver, startReceiver } from '../webhook-receiver.ts';
+
+/**
+ * A delivery written to the outbox survives the process: the server is killed with SIGKILL
+ * after the event is queued and before anything is sent, and the restarted process sends it.
+ */
+
+const source = inject('testDatabase');
+const backends: ('pglite' | 'postgres')[] =
+  source.kind === 'postgres' ? ['pglite', 'postgres'] : ['pglite'];
+const cleanup: (() => Promise<void>)[] = [];
+let receiver: Receiver;
+let server: ServerProcess | undefined;
+
+afterAll(async () => {
+  await server?.stop('SIGKILL');
+  await receiver?.close();
+  for (const step of cleanup.reverse()) await step();
+});
+
+async function databaseUrl(backend: 'pglite' | 'postgres'): Promise<Record<string, string>> {
+  if (backend === 'pglite' || source.kind !== 'postgres') return {};
+  const name = `payreq_t_crash_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: source.url });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  cleanup.push(async () => {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  });
+  return { DATABASE_URL: withDatabase(source.url, name) };
+}
+
+describe.each(backends)('a crash between enqueue and send (%s)', (backend) => {
+  it('delivers after the restart', async () => {
+    receiver ??= await startReceiver();
+    receiver.received.length = 0;
+    const env = processEnv({ ...(await databaseUrl(backend)), DISPATCHER_POLL_MS: '100' });
+    const account = JSON.parse(
+      (await runCli(['account', 'create', '--name', 'Crash', '--json'], env)).stdout,
+    );
+    const headers = { 'x-api-key': account.apiKey, 'content-type': 'application/json' };
+
+    server = await startServer({ ...env, WORKERS: 'false' });
+    const registered = await fetch(`${server.url}/v1/webhook`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: receiver.url }),
+    });
+    expect(registered.status).toBe(201);
+    const sent = await fetch(`${server.url}/v1/webhook/test`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ eventType: 'payment.confirmed' }),
+    });
+    const { deliveryIds } = (await sent.json()) as { deliveryIds: string[] };
+    expect(deliveryIds).toHaveLength(1);
+    expect(await server.stop('SIGKILL')).toBe(null);
+    expect(receiver.received).toHaveLength(0);
+
+    server = await startServer(env);
+    const [delivery] = await receiver.waitFor(1);
+    expect(delivery?.headers['x-service-delivery']).toBe(deliveryIds[0]);
+    expect(delivery?.body.event).toBe('payment.confirmed');
+    await server.stop();
+    server = undefined;
+  });
+});

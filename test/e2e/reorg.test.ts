@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { createEvmSource } from '../../src/detection/evm-source.ts';
+import { createIndexer, type Indexer } from '../../src/detection/indexer.ts';
+import { createLeaderLock } from '../../src/detection/leader-lock.ts';
+import { createTestApp, type TestApp } from '../app.ts';
+import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
+import { createTenant, type Tenant } from '../fixtures.ts';
+
+/**
+ * A reorganisation deeper than the confirmation depth (here the depth is 0): a payment was
+ * recorded, then its block vanished. The indexer sees the remembered hash change, rolls the
+ * payment back (request unpaid, link payable again) and records what the new chain holds.
+ */
+
+let local: StandIn;
+let t: TestApp;
+let tenant: Tenant;
+let indexer: Indexer;
+
+beforeAll(async () => {
+  local = await standIn('base');
+  t = await createTestApp({
+    env: { ...local.env, CONFIRMATIONS_BASE: '0' },
+    transports: local.transports,
+  });
+  tenant = await createTenant(t.db);
+  const contracts = t.chains.contracts('base');
+  indexer = createIndexer({
+    db: t.db,
+    clock: t.clock,
+    logger: t.app.log as never,
+    chains: t.chains,
+    network: 'base',
+    source: createEvmSource({
+      network: 'base',
+      client: t.clients.evm('base'),
+      erc20FeeProxy: contracts.erc20FeeProxy,
+      ethFeeProxy: contracts.ethFeeProxy,
+    }),
+    confirmations: 0,
+    lock: createLeaderLock(t.database, 'test:reorg:base'),
+  });
+});
+afterAll(async () => {
+  await t.close();
+  await local.chain.close();
+});
+
+const headers = () => ({ 'x-api-key': tenant.apiKey });
+
+describe('a reorganisation below the checkpoint', () => {
+  it('rolls the dropped payment back and records the new chain’s', async () => {
+    const target = resolveTarget(t.chains, {
+      walletAddress: accountOf(local.chain, 1).address,
+      chainId: 8453,
+      tokenAddress: local.chain.addresses.usdc,
+    });
+    const destination = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: headers(),
+      payload: { requests: [{ destinationId: destination.destinationId, amount: '8' }] },
+    });
+    const { token, requestIds } = created.json();
+    await indexer.tick();
+    const forkPoint = await local.chain.snapshot();
+
+    const payer = accountOf(local.chain, 2);
+    const pay = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}`,
+      headers: headers(),
+    });
+    await sendAll(local.chain, payer, pay.json().transactions);
+    expect((await indexer.tick()).recorded).toBe(1);
+    const status = () =>
+      t.app.inject({ method: 'GET', url: `/v2/request/${requestIds[0]}`, headers: headers() });
+    expect((await status()).json()).toMatchObject({ status: 'paid', totalAmountPaid: '8' });
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/v2/secure-payments/${token}`,
+          headers: headers(),
+        })
+      ).statusCode,
+    ).toBe(409);
+
+    // The blocks holding the payment are replaced by longer, empty ones.
+    await local.chain.revert(forkPoint);
+    for (let i = 0; i < 4; i++) await local.chain.provider.request({ method: 'evm_mine' } as never);
+    const afterReorg = await indexer.tick();
+    expect(afterReorg).toMatchObject({ rolledBack: 1, recorded: 0 });
+    expect((await status()).json()).toMatchObject({
+      status: 'pending',
+      totalAmountPaid: '0',
+      hasBeenPaid: false,
+    });
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/v2/secure-payments/${token}`,
+          headers: headers(),
+        })
+      ).statusCode,
+    ).toBe(200);
+
+    // Paid again on the new chain: recorded once.
+    const again = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}`,
+      headers: headers(),
+    });
+    await sendAll(local.chain, payer, again.json().transactions);
+    expect((await indexer.tick()).recorded).toBe(1);
+    expect((await status()).json()).toMatchObject({ status: 'paid', totalAmountPaid: '8' });
+    const search = await t.app.inject({
+      method: 'GET',
+      url: `/v2/payments?requestId=${requestIds[0]}`,
+      headers: headers(),
+    });
+    expect(search.json().pagination.total).toBe(1);
+  });
+});
