@@ -179,9 +179,10 @@ const rows = [
     note: `baseline: the same ${DELIVERIES} POSTs sent directly, ${CONCURRENCY} at a time`,
   },
 ];
-console.log('\nwebhook benchmarks (PGlite, local EVM, loopback receiver)\n');
+const print = (line: string) => process.stdout.write(`${line}\n`);
+print('\nwebhook benchmarks (PGlite, local EVM, loopback receiver)\n');
 for (const row of rows) {
-  console.log(
+  print(
     `${row.metric}\n  payreq ${row.payreq.toFixed(1)}  baseline ${row.baseline.toFixed(1)}  ratio ${(row.payreq / row.baseline).toFixed(2)}  (${row.note})`,
   );
 }

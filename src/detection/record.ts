@@ -180,7 +180,9 @@ async function enqueuePaymentEvents(
     requestId: request.requestId,
     requestID: request.requestId,
     paymentReference: `0x${request.paymentReference}`,
-    explorer: network?.explorerUrl ? `${network.explorerUrl}${network.explorerTxPath}${event.txHash}` : null,
+    explorer: network?.explorerUrl
+      ? `${network.explorerUrl}${network.explorerTxPath}${event.txHash}`
+      : null,
     amount: formatAmount(event.amount, decimals),
     totalAmountPaid: formatAmount(request.totalAmountPaid, decimals),
     expectedAmount: formatAmount(request.expectedAmount, decimals),

@@ -5,7 +5,7 @@ import type { WebhookConfig } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { type Database, queryRows } from '../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
-import { postJson } from './post.ts';
+import { type PostOutcome, postJson } from './post.ts';
 import {
   DELIVERY_HEADER,
   RETRY_COUNT_HEADER,
@@ -16,7 +16,7 @@ import {
   TEST_HEADER,
   TIMESTAMP_HEADER,
 } from './signature.ts';
-import { safeLookup } from './url-policy.ts';
+import { literalRefusal, safeLookup } from './url-policy.ts';
 
 /** Deliveries claimed per round. */
 const BATCH_SIZE = 20;
@@ -92,7 +92,7 @@ export function createDispatcher(deps: {
   const attempt = async (row: Claimed): Promise<void> => {
     const [hook] = await deps.db.select().from(webhooks).where(eq(webhooks.id, row.webhook_id));
     const sentAt = deps.clock.now();
-    if (!hook || !hook.active || hook.deletedAt !== null) {
+    if (!hook?.active || hook.deletedAt !== null) {
       await deps.db
         .update(webhookDeliveries)
         .set({
@@ -115,10 +115,14 @@ export function createDispatcher(deps: {
       ...(row.test && { [TEST_HEADER]: 'true' }),
     };
     const started = performance.now();
-    const outcome = await postJson(hook.url, row.body, headers, {
-      timeoutMs: deps.config.timeoutMs,
-      lookup: safeLookup(deps.config.allowLocal),
-    });
+    const refused = literalRefusal(hook.url, deps.config.allowLocal);
+    const outcome: PostOutcome =
+      refused !== null
+        ? { kind: 'failed', error: refused }
+        : await postJson(hook.url, row.body, headers, {
+            timeoutMs: deps.config.timeoutMs,
+            lookup: safeLookup(deps.config.allowLocal),
+          });
     const durationMs = Math.round(performance.now() - started);
     const statusCode = outcome.kind === 'answered' ? outcome.statusCode : null;
     const error =

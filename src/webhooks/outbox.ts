@@ -45,6 +45,8 @@ export async function enqueue(
       body: JSON.stringify({ event, ...payload }),
       test: options.test ?? false,
       nextAttemptAt: now,
+      // The retry window runs from here, on the caller's clock, not the database's.
+      createdAt: now,
     })),
   );
   if (rows.length === 0) return [];

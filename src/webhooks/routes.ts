@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, type SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ulid } from 'ulid';
@@ -94,7 +94,10 @@ export function webhookRoutes(
       const existing = await deps.db
         .select({ id: webhooks.id })
         .from(webhooks)
-        .where(ownedBy(scope));
+        .where(
+          // The limit is per owner: an API key's account-wide endpoints apart from its client IDs'.
+          and(ownedBy(scope), scope.clientIdId === null ? isNull(webhooks.clientIdId) : undefined),
+        );
       if (existing.length >= MAX_WEBHOOKS_PER_OWNER) {
         throw new ValidationError([
           { field: 'url', message: `at most ${MAX_WEBHOOKS_PER_OWNER} webhooks per client ID` },
@@ -270,15 +273,26 @@ export function webhookRoutes(
     async (request) => {
       const hook = await find(request, request.params.id);
       const limit = request.query.limit ?? DEFAULT_PAGE;
+      const { before } = request.query;
+      if (before !== undefined) {
+        // A cursor from another log (or none at all) would page through a meaningless range.
+        const [cursor] = await deps.db
+          .select({ id: webhookDeliveries.id })
+          .from(webhookDeliveries)
+          .where(and(eq(webhookDeliveries.id, before), eq(webhookDeliveries.webhookId, hook.id)));
+        if (!cursor) {
+          throw new ValidationError([
+            { field: 'before', message: 'is not a delivery of this webhook' },
+          ]);
+        }
+      }
       const rows = await deps.db
         .select()
         .from(webhookDeliveries)
         .where(
           and(
             eq(webhookDeliveries.webhookId, hook.id),
-            request.query.before === undefined
-              ? undefined
-              : lt(webhookDeliveries.id, request.query.before),
+            before === undefined ? undefined : lt(webhookDeliveries.id, before),
           ),
         )
         .orderBy(desc(webhookDeliveries.id))

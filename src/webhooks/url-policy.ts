@@ -60,8 +60,10 @@ export function checkWebhookUrl(input: string, allowLocal: boolean): UrlCheck {
   }
   if (url.username !== '' || url.password !== '')
     return { ok: false, reason: 'must not contain credentials' };
-  if (url.hash !== '') return { ok: false, reason: 'must not contain a fragment' };
-  const host = url.hostname.toLowerCase();
+  // `hash` is empty for a bare `#`, which the URL still carries.
+  if (url.href.includes('#')) return { ok: false, reason: 'must not contain a fragment' };
+  // A trailing dot names the same host (`localhost.` is localhost).
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
   const local =
     LOOPBACK_NAMES.has(host) ||
     host.endsWith('.localhost') ||
@@ -78,6 +80,16 @@ export function checkWebhookUrl(input: string, allowLocal: boolean): UrlCheck {
   if (local && !allowLocal)
     return { ok: false, reason: 'must not point at a private or loopback address' };
   return { ok: true, url: url.toString() };
+}
+
+/**
+ * The delivery-time rule for a host written as an IP address: Node connects to a literal
+ * without calling the lookup, so `safeLookup` never sees it. Null when the URL may be sent to.
+ */
+export function literalRefusal(url: string, allowLocal: boolean): string | null {
+  if (allowLocal) return null;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) !== 0 && isPrivateAddress(host) ? `${host} is a private address` : null;
 }
 
 /** A DNS lookup for outgoing deliveries that refuses private addresses unless allowed. */

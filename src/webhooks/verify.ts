@@ -31,8 +31,10 @@ export type VerifyResult =
       readonly reason: 'missing_signature' | 'bad_signature' | 'stale_timestamp';
     };
 
+/** `name` is lower case; Node lower-cases incoming names, other frameworks keep the sender's. */
 function header(headers: VerifyInput['headers'], name: string): string | undefined {
-  const value = headers[name] ?? headers[name.toLowerCase()];
+  const value =
+    headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   return Array.isArray(value) ? value[0] : value;
 }
 

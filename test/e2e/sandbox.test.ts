@@ -89,7 +89,11 @@ describe('the sandbox walk-through', () => {
     const deadline = Date.now() + 10_000;
     let status = 0;
     while (status !== 409 && Date.now() < deadline) {
-      status = (await fetch(`${url}/v2/secure-payments/${token}`, { headers: { 'x-api-key': account.apiKey } })).status;
+      status = (
+        await fetch(`${url}/v2/secure-payments/${token}`, {
+          headers: { 'x-api-key': account.apiKey },
+        })
+      ).status;
       if (status !== 409) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(status).toBe(409);
