@@ -54,6 +54,8 @@ export function createIndexer(deps: {
 }): Indexer {
   const log = deps.logger.child({ network: deps.network });
   let span = INITIAL_SPAN;
+  /** Never grow back past a range the RPC refused. */
+  let ceiling = MAX_SPAN;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
   let stopped = true;
@@ -117,6 +119,7 @@ export function createIndexer(deps: {
       } catch (error) {
         if (error instanceof RangeTooLargeError && span > 1n) {
           span = span / 2n;
+          ceiling = span;
           continue;
         }
         throw error;
@@ -143,7 +146,7 @@ export function createIndexer(deps: {
         },
       );
       from = to + 1n;
-      if (span < MAX_SPAN) span = span * 2n > MAX_SPAN ? MAX_SPAN : span * 2n;
+      if (span < ceiling) span = span * 2n > ceiling ? ceiling : span * 2n;
     }
     if (recorded > 0) {
       log.info({ recorded, scannedTo: String(target) }, 'payments recorded');

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { WebhookConfig } from '../config.ts';
@@ -23,6 +23,10 @@ const BATCH_SIZE = 20;
 /** A claim outlives the attempt's timeout by this much; after it another dispatcher may retry. */
 const LEASE_MARGIN_MS = 30_000;
 const USER_AGENT = 'payreq-webhooks/1';
+/** Bound on opened secrets kept in memory. */
+const MAX_CACHED_SECRETS = 10_000;
+
+type WebhookRow = typeof webhooks.$inferSelect;
 
 export interface Dispatcher {
   /** Sends what is due now; resolves with the number of attempts made. */
@@ -89,8 +93,20 @@ export function createDispatcher(deps: {
     );
   };
 
-  const attempt = async (row: Claimed): Promise<void> => {
-    const [hook] = await deps.db.select().from(webhooks).where(eq(webhooks.id, row.webhook_id));
+  /** Opened secrets, keyed by their sealed form (a rotated secret is a new key). */
+  const secrets = new Map<string, string>();
+  const openSecret = (hook: WebhookRow): string => {
+    let secret = secrets.get(hook.secretSealed);
+    if (secret === undefined) {
+      secret = deps.secretBox.open(hook.secretSealed, hook.id);
+      if (secrets.size > MAX_CACHED_SECRETS) secrets.clear();
+      secrets.set(hook.secretSealed, secret);
+    }
+    return secret;
+  };
+
+  const attempt = async (row: Claimed, hooks: ReadonlyMap<string, WebhookRow>): Promise<void> => {
+    const hook = hooks.get(row.webhook_id);
     const sentAt = deps.clock.now();
     if (!hook?.active || hook.deletedAt !== null) {
       await deps.db
@@ -103,7 +119,7 @@ export function createDispatcher(deps: {
         .where(eq(webhookDeliveries.id, row.id));
       return;
     }
-    const secret = deps.secretBox.open(hook.secretSealed, hook.id);
+    const secret = openSecret(hook);
     const timestamp = Math.floor(sentAt.getTime() / 1000);
     const headers: Record<string, string> = {
       'user-agent': USER_AGENT,
@@ -175,9 +191,13 @@ export function createDispatcher(deps: {
 
   const runOnce = async (): Promise<number> => {
     const claimed = await claim(deps.clock.now());
+    if (claimed.length === 0) return 0;
+    const ids = [...new Set(claimed.map((row) => row.webhook_id))];
+    const rows = await deps.db.select().from(webhooks).where(inArray(webhooks.id, ids));
+    const hooks = new Map(rows.map((hook) => [hook.id, hook]));
     await Promise.all(
       claimed.map((row) =>
-        attempt(row).catch((error: unknown) =>
+        attempt(row, hooks).catch((error: unknown) =>
           deps.logger.error({ err: error, deliveryId: row.id }, 'webhook attempt crashed'),
         ),
       ),
