@@ -17,6 +17,17 @@ import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
 import { openTestDatabase } from './database.ts';
 
+/** What a test's extra routes may use: the same instances the app runs on. */
+export interface ExtendDeps {
+  readonly db: Database;
+  readonly database: DatabaseHandle;
+  readonly clock: TestClock;
+  readonly chains: ChainRegistry;
+  readonly clients: ChainClients;
+  readonly config: Config;
+  readonly secretBox: SecretBox;
+}
+
 /** A clock tests move by hand. */
 export interface TestClock extends Clock {
   set(at: Date): void;
@@ -96,7 +107,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
 export async function createTestApp(
   options: {
     env?: Record<string, string>;
-    extend?: (app: App) => void;
+    extend?: (app: App, deps: ExtendDeps) => void;
     /** In-process chains standing in for networks (see test/chain.ts). */
     transports?: Partial<Record<NetworkId, Transport>>;
     /** The test clock by default; pass a real one when another process checks the time. */
@@ -123,7 +134,7 @@ export async function createTestApp(
     logger: createLogger('info', logs),
     clock,
   });
-  options.extend?.(app);
+  options.extend?.(app, { db: database.db, database, clock, chains, clients, config, secretBox });
   await app.ready();
   return {
     app,

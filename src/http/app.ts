@@ -1,5 +1,7 @@
+import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
+import { authRoutes } from '../auth/routes.ts';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
@@ -98,7 +100,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     if (closing) reply.header('connection', 'close');
   });
   installErrorHandling(app);
-  installAuth(app, { db, usage });
+  await app.register(cookie);
+  installAuth(app, { db, usage, clock: deps.clock });
   await installOpenApi(app, deps.config);
 
   healthRoutes(app, { database: deps.database });
@@ -109,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   requestRoutes(app, chainDeps);
   securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
   paymentSearchRoutes(app, { db, chains: deps.chains });
+  authRoutes(app, { db, clock: deps.clock, config: deps.config, clients: deps.clients });
   webhookRoutes(app, {
     db,
     clock: deps.clock,

@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkApiKey } from '../auth/api-keys.ts';
 import { type ClientIdRow, findClientId } from '../auth/client-ids.ts';
 import { originAllowed } from '../auth/origins.ts';
+import { checkSession, SESSION_COOKIE } from '../auth/sessions.ts';
 import type { UsageRecorder } from '../auth/usage.ts';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import { checkOrchestratorKey, isLinked } from '../orchestrators/orchestrators.ts';
@@ -19,6 +21,7 @@ export const CREDENTIAL_KINDS = [
   'clientId',
   'orchestratorKey',
   'orchestratorPair',
+  'session',
 ] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
@@ -31,6 +34,14 @@ export type Principal =
       readonly orchestratorId: string;
       readonly accountId: string;
       readonly clientId: ClientIdRow;
+    }
+  | {
+      readonly kind: 'session';
+      readonly accountId: string;
+      readonly userId: string;
+      readonly sessionId: string;
+      /** The token as presented, for logout. */
+      readonly token: string;
     };
 
 declare module 'fastify' {
@@ -49,6 +60,7 @@ export const CREDENTIAL_HEADERS: Readonly<Record<CredentialKind, string>> = {
   clientId: 'x-client-id',
   orchestratorKey: 'x-orchestrator-key',
   orchestratorPair: 'x-orchestrator-key + x-client-id',
+  session: 'a session (session_token cookie or Authorization: Bearer)',
 };
 
 interface Presented {
@@ -56,12 +68,12 @@ interface Presented {
   readonly clientId: string | undefined;
   readonly orchestratorKey: string | undefined;
   readonly origin: string | undefined;
+  readonly session: string | undefined;
 }
 
-export function installAuth(
-  app: FastifyInstance,
-  deps: { db: Database; usage: UsageRecorder },
-): void {
+type AuthDeps = { db: Database; usage: UsageRecorder; clock: Clock };
+
+export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const accepted = request.routeOptions.config.auth;
@@ -89,11 +101,14 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 function presentedCredentials(request: FastifyRequest): Presented {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
+  const cookie = request.cookies?.[SESSION_COOKIE];
   return {
     apiKey: header(request, 'x-api-key'),
     clientId: header(request, 'x-client-id'),
     orchestratorKey: header(request, 'x-orchestrator-key'),
     origin: header(request, 'origin'),
+    session: bearer ?? (cookie === undefined || cookie === '' ? undefined : cookie),
   };
 }
 
@@ -105,11 +120,13 @@ function presentedKinds(p: Presented): CredentialKind[] {
   }
   if (p.apiKey !== undefined) kinds.push('apiKey');
   if (p.clientId !== undefined && p.orchestratorKey === undefined) kinds.push('clientId');
+  // A session is consulted only when no header credential is sent.
+  if (kinds.length === 0 && p.session !== undefined) kinds.push('session');
   return kinds;
 }
 
 async function authenticate(
-  deps: { db: Database; usage: UsageRecorder },
+  deps: AuthDeps,
   accepted: readonly CredentialKind[],
   presented: Presented,
 ): Promise<Principal> {
@@ -134,7 +151,7 @@ async function authenticate(
 }
 
 async function resolve(
-  deps: { db: Database; usage: UsageRecorder },
+  deps: AuthDeps,
   kind: CredentialKind,
   presented: Presented,
 ): Promise<Principal> {
@@ -179,6 +196,22 @@ async function resolve(
       }
       deps.usage.touch('clientId', clientId.id);
       return { kind: 'orchestratorPair', orchestratorId, accountId: clientId.accountId, clientId };
+    }
+    case 'session': {
+      const token = presented.session ?? '';
+      const check = await checkSession(deps.db, deps.clock, token);
+      if (check.status === 'unknown')
+        throw new UnauthorizedError('invalid_session', 'Invalid session');
+      if (check.status === 'expired')
+        throw new UnauthorizedError('session_expired', 'Session expired; sign in again');
+      const { session } = check;
+      return {
+        kind: 'session',
+        accountId: session.accountId,
+        userId: session.userId,
+        sessionId: session.id,
+        token,
+      };
     }
   }
 }

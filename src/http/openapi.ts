@@ -12,13 +12,19 @@ const SECURITY_SCHEMES = {
   ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
   ClientId: { type: 'apiKey', in: 'header', name: 'x-client-id' },
   OrchestratorKey: { type: 'apiKey', in: 'header', name: 'x-orchestrator-key' },
+  SessionCookie: { type: 'apiKey', in: 'cookie', name: 'session_token' },
+  SessionBearer: { type: 'http', scheme: 'bearer' },
 } as const;
 
-const SECURITY_BY_CREDENTIAL: Readonly<Record<CredentialKind, Record<string, string[]>>> = {
-  apiKey: { ApiKey: [] },
-  clientId: { ClientId: [] },
-  orchestratorKey: { OrchestratorKey: [] },
-  orchestratorPair: { OrchestratorKey: [], ClientId: [] },
+/** Each credential is one or more alternative security requirements. */
+const SECURITY_BY_CREDENTIAL: Readonly<
+  Record<CredentialKind, readonly Record<string, string[]>[]>
+> = {
+  apiKey: [{ ApiKey: [] }],
+  clientId: [{ ClientId: [] }],
+  orchestratorKey: [{ OrchestratorKey: [] }],
+  orchestratorPair: [{ OrchestratorKey: [], ClientId: [] }],
+  session: [{ SessionCookie: [] }, { SessionBearer: [] }],
 };
 
 /**
@@ -68,7 +74,7 @@ function documentRoute(route: RouteOptions): void {
   if (auth !== undefined) {
     errors[401] = 'Missing, invalid or revoked credentials';
     errors[403] = 'Valid credentials that may not do this';
-    schema.security = auth.map((kind) => SECURITY_BY_CREDENTIAL[kind]);
+    schema.security = auth.flatMap((kind) => SECURITY_BY_CREDENTIAL[kind]);
     const headers = auth.map((kind) => CREDENTIAL_HEADERS[kind]).join(' or ');
     schema.description = [schema.description, `Credentials: ${headers}.`]
       .filter(Boolean)

@@ -1,0 +1,277 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Hex, PublicClient } from 'viem';
+import type { ChainClients } from '../chains/clients.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import { accounts, users } from '../db/schema.ts';
+import { ConflictError, UnauthorizedError, ValidationError } from '../errors.ts';
+import type { App } from '../http/types.ts';
+import {
+  checkPassword,
+  hashPassword,
+  normaliseEmail,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+} from './passwords.ts';
+import {
+  endSession,
+  SESSION_COOKIE,
+  type SessionKind,
+  type StartedSession,
+  startSession,
+} from './sessions.ts';
+import { issueChallenge, verifyChallenge } from './siwe.ts';
+
+const TAGS = ['V1/Authentication'];
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+export const LOGIN_REFUSED = 'Invalid email or password';
+
+const Credentials = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 254 }),
+    password: Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
+  },
+  { additionalProperties: false },
+);
+
+const SessionBody = Type.Object({
+  userId: Type.String(),
+  accountId: Type.String(),
+  expiresAt: Type.String({ format: 'date-time' }),
+  /** The session token again, for clients that send `Authorization: Bearer` instead of the cookie. */
+  sessionToken: Type.String(),
+});
+
+/**
+ * Sign-in on the auth API: e-mail and password, or a wallet (SIWE). Both set the
+ * `session_token` cookie (httpOnly, sameSite=lax, secure unless the auth API is on localhost).
+ */
+export function authRoutes(
+  app: App,
+  deps: {
+    db: Database;
+    clock: Clock;
+    config: Pick<Config, 'authUrl' | 'networks'>;
+    clients: ChainClients;
+  },
+): void {
+  const secureCookie = !LOOPBACK.has(new URL(deps.config.authUrl).hostname);
+
+  const signIn = async (
+    reply: FastifyReply,
+    user: { id: string; accountId: string },
+    kind: SessionKind,
+  ): Promise<StartedSession> => {
+    const session = await startSession(deps.db, deps.clock, {
+      userId: user.id,
+      accountId: user.accountId,
+      kind,
+    });
+    reply.setCookie(SESSION_COOKIE, session.token, {
+      httpOnly: true,
+      secure: secureCookie,
+      sameSite: 'lax',
+      path: '/',
+      expires: session.expiresAt,
+    });
+    return session;
+  };
+
+  app.post(
+    '/v1/auth/register',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Create an account with e-mail and password, and sign in',
+        body: Credentials,
+        response: { 201: Type.Object({ ...SessionBody.properties, email: Type.String() }) },
+      },
+    },
+    async (request, reply) => {
+      const email = normaliseEmail(request.body.email);
+      if (email === null)
+        throw new ValidationError([{ field: 'email', message: 'must be an e-mail address' }]);
+      const passwordHash = await hashPassword(request.body.password);
+      const user = await deps.db.transaction(async (tx) => {
+        const [existing] = await tx
+          .select({ id: users.id })
+          .from(users)
+          .where(eq(users.email, email));
+        if (existing)
+          throw new ConflictError('email_taken', 'An account with this e-mail already exists');
+        const [account] = await tx
+          .insert(accounts)
+          .values({ name: email })
+          .returning({ id: accounts.id });
+        if (!account) throw new Error('account insert returned no row');
+        const [row] = await tx
+          .insert(users)
+          .values({ accountId: account.id, email, passwordHash })
+          .returning({ id: users.id, accountId: users.accountId });
+        if (!row) throw new Error('user insert returned no row');
+        return row;
+      });
+      const session = await signIn(reply, user, 'email');
+      return reply.code(201).send({
+        userId: user.id,
+        accountId: user.accountId,
+        email,
+        expiresAt: session.expiresAt.toISOString(),
+        sessionToken: session.token,
+      });
+    },
+  );
+
+  app.post(
+    '/v1/auth/login',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Sign in with e-mail and password (30-day session)',
+        body: Credentials,
+        response: { 200: SessionBody },
+      },
+    },
+    async (request, reply) => {
+      const email = normaliseEmail(request.body.email);
+      const [user] =
+        email === null ? [] : await deps.db.select().from(users).where(eq(users.email, email));
+      // Same work and the same answer whether the e-mail is unknown or the password wrong.
+      const ok = await checkPassword(request.body.password, user?.passwordHash ?? null);
+      if (!ok || !user) throw new UnauthorizedError('login_refused', LOGIN_REFUSED);
+      const session = await signIn(reply, user, 'email');
+      return {
+        userId: user.id,
+        accountId: user.accountId,
+        expiresAt: session.expiresAt.toISOString(),
+        sessionToken: session.token,
+      };
+    },
+  );
+
+  app.post(
+    '/v1/auth/logout',
+    {
+      config: { auth: ['session'] },
+      schema: {
+        tags: TAGS,
+        summary: 'End the session and clear its cookie',
+        response: { 200: Type.Object({ success: Type.Literal(true) }) },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal;
+      if (principal?.kind === 'session') await endSession(deps.db, deps.clock, principal.token);
+      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      return { success: true as const };
+    },
+  );
+
+  app.post(
+    '/v1/auth/wallet/challenge',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'A Sign-In with Ethereum message for an EVM or Tron address (5-minute expiry)',
+        body: Type.Object(
+          { address: Type.String({ minLength: 1, maxLength: 64 }) },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: Type.Object({
+            challengeId: Type.String(),
+            nonce: Type.String(),
+            message: Type.String(),
+            expiresAt: Type.String({ format: 'date-time' }),
+          }),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await issueChallenge(deps.db, deps.clock, deps.config.authUrl, request.body.address)),
+  );
+
+  app.post(
+    '/v1/auth/wallet/verify',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Sign in with the signed challenge (wallet sessions end after 15 idle minutes)',
+        body: Type.Object(
+          {
+            challengeId: Type.String({ minLength: 1, maxLength: 64 }),
+            nonce: Type.String({ minLength: 1, maxLength: 64 }),
+            message: Type.String({ minLength: 1, maxLength: 2_000 }),
+            signature: Type.String({ pattern: '^0x[0-9a-fA-F]+$', maxLength: 20_000 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            address: Type.String(),
+            walletType: Type.Union([Type.Literal('evm'), Type.Literal('tron')]),
+            userId: Type.String(),
+            accountId: Type.String(),
+            expiresAt: Type.String({ format: 'date-time' }),
+            sessionToken: Type.String(),
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const mainnet: PublicClient | null = deps.config.networks.mainnet.rpcUrl
+        ? deps.clients.evm('mainnet')
+        : null;
+      const wallet = await verifyChallenge(deps.db, deps.clock, {
+        ...request.body,
+        signature: request.body.signature as Hex,
+        mainnet,
+      });
+      const user = await walletUser(deps.db, wallet);
+      const session = await signIn(reply, user, 'wallet');
+      return {
+        address: wallet.address,
+        walletType: wallet.walletType,
+        userId: user.id,
+        accountId: user.accountId,
+        expiresAt: session.expiresAt.toISOString(),
+        sessionToken: session.token,
+      };
+    },
+  );
+}
+
+/** The wallet's user, created with its own account on its first sign-in. */
+async function walletUser(
+  db: Database,
+  wallet: { address: string; walletType: 'evm' | 'tron' },
+): Promise<{ id: string; accountId: string }> {
+  return db.transaction(async (tx) => {
+    const [existing] = await tx.select().from(users).where(eq(users.walletAddress, wallet.address));
+    if (existing) return existing;
+    const [account] = await tx
+      .insert(accounts)
+      .values({ name: wallet.address })
+      .returning({ id: accounts.id });
+    if (!account) throw new Error('account insert returned no row');
+    const [user] = await tx
+      .insert(users)
+      .values({
+        accountId: account.id,
+        walletAddress: wallet.address,
+        walletType: wallet.walletType,
+      })
+      .onConflictDoNothing({ target: users.walletAddress })
+      .returning();
+    if (user) return user;
+    // Signed in twice at once: the other sign-in created the user.
+    const [raced] = await tx.select().from(users).where(eq(users.walletAddress, wallet.address));
+    if (!raced) throw new Error('wallet user vanished');
+    return raced;
+  });
+}

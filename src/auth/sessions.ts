@@ -1,0 +1,89 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { sessions } from '../db/schema.ts';
+import { digestSecret, mintSecret } from './credentials.ts';
+
+/**
+ * Sessions. The token lives in the user's `session_token` cookie (or an Authorization: Bearer
+ * header); we keep only its digest. Wallet sessions end after 15 idle minutes (and within a
+ * day in any case); e-mail sessions last 30 days.
+ */
+
+export const SESSION_COOKIE = 'session_token';
+export const SESSION_PREFIX = 'ses_';
+export const WALLET_IDLE_MS = 15 * 60_000;
+const WALLET_MAX_MS = 24 * 60 * 60_000;
+export const EMAIL_SESSION_MS = 30 * 24 * 60 * 60_000;
+/** `lastSeenAt` is written at most this often per session. */
+const TOUCH_EVERY_MS = 60_000;
+
+export type SessionKind = 'wallet' | 'email';
+type SessionRow = typeof sessions.$inferSelect;
+
+export interface StartedSession {
+  readonly token: string;
+  readonly expiresAt: Date;
+}
+
+export async function startSession(
+  db: Database,
+  clock: Clock,
+  input: { userId: string; accountId: string; kind: SessionKind },
+): Promise<StartedSession> {
+  const now = clock.now();
+  const token = mintSecret(SESSION_PREFIX);
+  const expiresAt = new Date(
+    now.getTime() + (input.kind === 'wallet' ? WALLET_MAX_MS : EMAIL_SESSION_MS),
+  );
+  await db.insert(sessions).values({
+    tokenHash: digestSecret(token),
+    userId: input.userId,
+    accountId: input.accountId,
+    kind: input.kind,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt,
+  });
+  return { token, expiresAt: expiresOf({ kind: input.kind, lastSeenAt: now, expiresAt }) };
+}
+
+/** When the session ends if nothing else happens. */
+export function expiresOf(row: Pick<SessionRow, 'kind' | 'lastSeenAt' | 'expiresAt'>): Date {
+  if (row.kind === 'email') return row.expiresAt;
+  const idle = new Date(row.lastSeenAt.getTime() + WALLET_IDLE_MS);
+  return idle < row.expiresAt ? idle : row.expiresAt;
+}
+
+export type SessionCheck =
+  | { readonly status: 'valid'; readonly session: SessionRow }
+  | { readonly status: 'unknown' }
+  | { readonly status: 'expired' };
+
+/** A live session for the token, its idle clock moved on. */
+export async function checkSession(
+  db: Database,
+  clock: Clock,
+  token: string,
+): Promise<SessionCheck> {
+  if (!token.startsWith(SESSION_PREFIX) || token.length > 100) return { status: 'unknown' };
+  const [row] = await db
+    .select()
+    .from(sessions)
+    .where(eq(sessions.tokenHash, digestSecret(token)));
+  if (!row || row.endedAt !== null) return { status: 'unknown' };
+  const now = clock.now();
+  if (now >= expiresOf(row)) return { status: 'expired' };
+  if (now.getTime() - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+    await db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, row.id));
+    return { status: 'valid', session: { ...row, lastSeenAt: now } };
+  }
+  return { status: 'valid', session: row };
+}
+
+export async function endSession(db: Database, clock: Clock, token: string): Promise<void> {
+  await db
+    .update(sessions)
+    .set({ endedAt: clock.now() })
+    .where(and(eq(sessions.tokenHash, digestSecret(token)), isNull(sessions.endedAt)));
+}

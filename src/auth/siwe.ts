@@ -1,0 +1,182 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import {
+  concat,
+  getAddress,
+  type Hex,
+  isAddress,
+  keccak256,
+  type PublicClient,
+  recoverAddress,
+  stringToBytes,
+  verifyMessage,
+} from 'viem';
+import { evmToTron, isTronAddress } from '../chains/tron-address.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { walletChallenges } from '../db/schema.ts';
+import { UnauthorizedError, ValidationError } from '../errors.ts';
+
+/**
+ * Sign-In with Ethereum (EIP-4361), for EVM and Tron wallets. The server writes the message,
+ * binds it to AUTH_URL, and accepts it back only byte for byte, once, within five minutes,
+ * signed by the address it names: `personal_sign` on EVM (ERC-1271/6492 contract wallets too
+ * when mainnet has an RPC), Tron's message signing v2 on Tron.
+ */
+
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+const STATEMENT = 'Sign in to payreq.';
+/** The Chain ID line of EVM messages: sign-in is not tied to a payment network. */
+const SIGN_IN_CHAIN_ID = 1;
+const TRON_PREFIX = '\x19TRON Signed Message:\n';
+
+export type WalletType = 'evm' | 'tron';
+
+export interface Challenge {
+  readonly challengeId: string;
+  readonly nonce: string;
+  readonly message: string;
+  readonly expiresAt: string;
+}
+
+/** The wallet type an address format says, with the address in its canonical form. */
+export function detectWallet(address: string): { address: string; walletType: WalletType } | null {
+  const trimmed = address.trim();
+  if (isTronAddress(trimmed)) return { address: trimmed, walletType: 'tron' };
+  if (isAddress(trimmed, { strict: false }))
+    return { address: getAddress(trimmed), walletType: 'evm' };
+  return null;
+}
+
+export function siweMessage(input: {
+  domain: string;
+  uri: string;
+  address: string;
+  walletType: WalletType;
+  nonce: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}): string {
+  return [
+    `${input.domain} wants you to sign in with your Ethereum account:`,
+    input.address,
+    '',
+    STATEMENT,
+    '',
+    `URI: ${input.uri}`,
+    'Version: 1',
+    ...(input.walletType === 'evm' ? [`Chain ID: ${SIGN_IN_CHAIN_ID}`] : []),
+    `Nonce: ${input.nonce}`,
+    `Issued At: ${input.issuedAt.toISOString()}`,
+    `Expiration Time: ${input.expiresAt.toISOString()}`,
+  ].join('\n');
+}
+
+export async function issueChallenge(
+  db: Database,
+  clock: Clock,
+  authUrl: string,
+  address: string,
+): Promise<Challenge> {
+  const wallet = detectWallet(address);
+  if (!wallet) {
+    throw new ValidationError([
+      { field: 'address', message: 'must be an EVM address (0x…) or a Tron address (T…)' },
+    ]);
+  }
+  const now = clock.now();
+  const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
+  const nonce = randomBytes(16).toString('hex');
+  const message = siweMessage({
+    domain: new URL(authUrl).host,
+    uri: authUrl,
+    address: wallet.address,
+    walletType: wallet.walletType,
+    nonce,
+    issuedAt: now,
+    expiresAt,
+  });
+  const [row] = await db
+    .insert(walletChallenges)
+    .values({
+      nonce,
+      address: wallet.address,
+      walletType: wallet.walletType,
+      message,
+      expiresAt,
+      createdAt: now,
+    })
+    .returning({ id: walletChallenges.id });
+  if (!row) throw new Error('challenge insert returned no row');
+  return { challengeId: row.id, nonce, message, expiresAt: expiresAt.toISOString() };
+}
+
+/** Tron's v2 message hash: keccak256 of the prefix, the UTF-8 byte length, then the message. */
+export function tronMessageHash(message: string): Hex {
+  const bytes = stringToBytes(message);
+  return keccak256(concat([stringToBytes(`${TRON_PREFIX}${bytes.length}`), bytes]));
+}
+
+async function signedBy(
+  challenge: { address: string; walletType: WalletType; message: string },
+  signature: Hex,
+  mainnet: PublicClient | null,
+): Promise<boolean> {
+  try {
+    if (challenge.walletType === 'tron') {
+      const signer = await recoverAddress({ hash: tronMessageHash(challenge.message), signature });
+      return evmToTron(signer) === challenge.address;
+    }
+    const args = { address: challenge.address as Hex, message: challenge.message, signature };
+    return mainnet ? await mainnet.verifyMessage(args) : await verifyMessage(args);
+  } catch {
+    return false;
+  }
+}
+
+const REFUSED =
+  'Sign-in refused: the challenge is unknown, expired or used, or the signature does not match';
+
+/**
+ * Checks a signed challenge and consumes it (once, atomically). Every failure gets the same
+ * 401: which check failed is for the log, not for whoever is guessing.
+ */
+export async function verifyChallenge(
+  db: Database,
+  clock: Clock,
+  input: {
+    challengeId: string;
+    nonce: string;
+    message: string;
+    signature: Hex;
+    mainnet: PublicClient | null;
+  },
+): Promise<{ address: string; walletType: WalletType }> {
+  const refuse = (reason: string) =>
+    Object.assign(new UnauthorizedError('sign_in_refused', REFUSED), { reason });
+  if (!/^[0-9a-f-]{36}$/i.test(input.challengeId)) throw refuse('malformed challenge id');
+  const [challenge] = await db
+    .select()
+    .from(walletChallenges)
+    .where(eq(walletChallenges.id, input.challengeId));
+  const now = clock.now();
+  if (!challenge) throw refuse('unknown challenge');
+  if (challenge.nonce !== input.nonce) throw refuse('nonce mismatch');
+  if (challenge.message !== input.message) throw refuse('message altered');
+  if (challenge.consumedAt !== null) throw refuse('challenge already used');
+  if (challenge.expiresAt <= now) throw refuse('challenge expired');
+  if (!(await signedBy(challenge, input.signature, input.mainnet))) throw refuse('wrong signer');
+  const consumed = await db
+    .update(walletChallenges)
+    .set({ consumedAt: now })
+    .where(
+      and(
+        eq(walletChallenges.id, challenge.id),
+        isNull(walletChallenges.consumedAt),
+        gt(walletChallenges.expiresAt, now),
+      ),
+    )
+    .returning({ id: walletChallenges.id });
+  if (consumed.length !== 1) throw refuse('challenge already used');
+  return { address: challenge.address, walletType: challenge.walletType };
+}
