@@ -6,7 +6,7 @@ import type { ChainClients } from '../chains/clients.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { accounts, users } from '../db/schema.ts';
+import { accounts, sessions, users } from '../db/schema.ts';
 import { ConflictError, UnauthorizedError, ValidationError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import {
@@ -18,6 +18,7 @@ import {
 } from './passwords.ts';
 import {
   endSession,
+  expiresOf,
   SESSION_COOKIE,
   type SessionKind,
   type StartedSession,
@@ -170,6 +171,45 @@ export function authRoutes(
     },
   );
 
+  app.get(
+    '/v1/auth/session',
+    {
+      config: { auth: ['session'] },
+      schema: {
+        tags: TAGS,
+        summary: 'Who this session is, and when it ends if unused',
+        response: {
+          200: Type.Object({
+            userId: Type.String(),
+            accountId: Type.String(),
+            kind: Type.Union([Type.Literal('wallet'), Type.Literal('email')]),
+            email: Type.Union([Type.String(), Type.Null()]),
+            walletAddress: Type.Union([Type.String(), Type.Null()]),
+            expiresAt: Type.String({ format: 'date-time' }),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const principal = request.principal;
+      if (principal?.kind !== 'session') throw new Error('route needs a session');
+      const [row] = await deps.db
+        .select({ session: sessions, user: users })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(eq(sessions.id, principal.sessionId));
+      if (!row) throw new UnauthorizedError('invalid_session', 'Invalid session');
+      return {
+        userId: row.user.id,
+        accountId: row.user.accountId,
+        kind: row.session.kind,
+        email: row.user.email,
+        walletAddress: row.user.walletAddress,
+        expiresAt: expiresOf(row.session).toISOString(),
+      };
+    },
+  );
+
   app.post(
     '/v1/auth/wallet/challenge',
     {
@@ -208,6 +248,8 @@ export function authRoutes(
             nonce: Type.String({ minLength: 1, maxLength: 64 }),
             message: Type.String({ minLength: 1, maxLength: 2_000 }),
             signature: Type.String({ pattern: '^0x[0-9a-fA-F]+$', maxLength: 20_000 }),
+            /** Echoed back from the challenge by clients that send it whole; not used. */
+            expiresAt: Type.Optional(Type.String()),
           },
           { additionalProperties: false },
         ),
@@ -227,9 +269,12 @@ export function authRoutes(
       const mainnet: PublicClient | null = deps.config.networks.mainnet.rpcUrl
         ? deps.clients.evm('mainnet')
         : null;
+      const { challengeId, nonce, message, signature } = request.body;
       const wallet = await verifyChallenge(deps.db, deps.clock, {
-        ...request.body,
-        signature: request.body.signature as Hex,
+        challengeId,
+        nonce,
+        message,
+        signature: signature as Hex,
         mainnet,
       });
       const user = await walletUser(deps.db, wallet);
