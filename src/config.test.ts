@@ -88,6 +88,15 @@ describe('parseConfig', () => {
     expect(config.networks.tron.rpcUrl).toBe('https://tron.example');
   });
 
+  it('reads TRUST_PROXY as a boolean, a hop count or addresses', () => {
+    expect(parseConfig({}, CWD).trustProxy).toBe(false);
+    expect(parseConfig({ TRUST_PROXY: 'true' }, CWD).trustProxy).toBe(true);
+    expect(parseConfig({ TRUST_PROXY: '2' }, CWD).trustProxy).toBe(2);
+    expect(parseConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }, CWD).trustProxy).toBe(
+      '10.0.0.0/8, 127.0.0.1',
+    );
+  });
+
   it('accepts the secret key as base64 too', () => {
     const key = Buffer.alloc(32, 7);
     expect(parseConfig({ SECRET_KEY: key.toString('base64') }, CWD).secretKey).toEqual(key);
@@ -108,6 +117,7 @@ describe('parseConfig', () => {
     [{ RPC_URL_POLYGON: 'https://polygon.example' }, 'RPC_URL_POLYGON'],
     [{ CONFIRMATIONS_ETHEREUM: '3' }, 'CONFIRMATIONS_ETHEREUM'],
     [{ SANDBOX: 'maybe' }, 'SANDBOX'],
+    [{ TRUST_PROXY: 'yes please' }, 'TRUST_PROXY'],
     [{ TOKENS_BASE: 'USDC=0x1' }, 'TOKENS_BASE'],
     [{ TOKENS_BASE: '{"USDC":"0x1"}' }, 'TOKENS_BASE'],
     [

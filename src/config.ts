@@ -44,6 +44,8 @@ export interface Config {
   readonly workers: WorkerConfig;
   /** Sent as TRON-PRO-API-KEY to the Tron full node (TronGrid) at RPC_URL_TRON. */
   readonly tronApiKey: string | null;
+  /** Fastify's trustProxy (`TRUST_PROXY`): false, true, a hop count, or addresses/CIDRs. */
+  readonly trustProxy: boolean | number | string;
 }
 
 export interface WebhookConfig {
@@ -123,6 +125,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       timeoutMs: parseInteger(env, 'WEBHOOK_TIMEOUT_MS', 100, 60_000) ?? 5_000,
     },
     tronApiKey: nonEmpty(env, 'TRON_API_KEY') ?? null,
+    trustProxy: parseTrustProxy(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
@@ -143,6 +146,20 @@ function parseInteger(env: Env, name: string, min: number, max: number): number 
     throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
   }
   return Number(raw);
+}
+
+function parseTrustProxy(env: Env): boolean | number | string {
+  const raw = nonEmpty(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return parseInteger(env, 'TRUST_PROXY', 0, 100) ?? false;
+  if (!/^[0-9a-fA-F.:/,\s]+$/.test(raw)) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must be true, false, a hop count, or comma-separated addresses/CIDRs',
+    );
+  }
+  return raw;
 }
 
 function parseBoolean(env: Env, name: string): boolean | undefined {

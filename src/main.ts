@@ -9,6 +9,7 @@ import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { buildApp } from './http/app.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
 import type { LocalChain } from './sandbox/chain.ts';
@@ -32,6 +33,7 @@ export interface Service {
 export async function createService(config: Config, logger: Logger): Promise<Service> {
   const secretBox = createSecretBox(loadSecretKey(config));
   const database = await openDatabase(config);
+  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, clock: systemClock, logger });
   let app: App;
   let sandbox: LocalChain | null = null;
   let workers: Workers | null = null;
@@ -65,11 +67,13 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       logger,
       clock: systemClock,
       secretBox,
+      rateLimiter,
       wakeDispatcher: dispatcher ? () => dispatcher.wake() : undefined,
       sandbox: sandbox ?? undefined,
     }));
   } catch (error) {
     await sandbox?.close();
+    await rateLimiter.close();
     await database.close();
     throw error;
   }
@@ -95,6 +99,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
     stop() {
       stopping ??= (async () => {
         await app.close();
+        await rateLimiter.close();
         await workers?.stop();
         await sandbox?.close();
         await database.close();

@@ -22,6 +22,7 @@ import { installAuth } from './auth.ts';
 import { installErrorHandling, sendRawEnvelope } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { installOpenApi } from './openapi.ts';
+import { installRateLimit, type RateLimiter } from './rate-limit.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { type RouteEntry, recordRoutes } from './route-table.ts';
 import type { App } from './types.ts';
@@ -34,6 +35,8 @@ export interface AppDeps {
   readonly database: DatabaseHandle;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** Per-caller request budgets (main.ts); absent in tests that do not exercise them. */
+  readonly rateLimiter?: RateLimiter | undefined;
   /** Seals and opens webhook signing secrets (SECRET_KEY). */
   readonly secretBox: SecretBox;
   /** Called when deliveries were queued outside payment detection (tests, redeliveries). */
@@ -62,6 +65,9 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     // pino's Logger is a FastifyBaseLogger; the cast only widens its generic parameter.
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestId,
+    // Behind a proxy, request.ip (the rate limits' key) must come from X-Forwarded-For.
+    // Fastify takes all three forms; its overloads do not type-check the union, hence the cast.
+    trustProxy: deps.config.trustProxy as boolean,
     bodyLimit: BODY_LIMIT_BYTES,
     ...validationOptions(),
     routerOptions: {
@@ -102,6 +108,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   installErrorHandling(app);
   await app.register(cookie);
   installAuth(app, { db, usage, clock: deps.clock });
+  // After auth: a budget belongs to the caller the auth hook resolved.
+  if (deps.rateLimiter) installRateLimit(app, deps.rateLimiter);
   await installOpenApi(app, deps.config);
 
   healthRoutes(app, { database: deps.database });

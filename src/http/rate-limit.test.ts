@@ -1,0 +1,460 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { eq } from 'drizzle-orm';
+import Fastify from 'fastify';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, createTestClock, type TestApp, type TestClock } from '../../test/app.ts';
+import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import { createClientId } from '../auth/client-ids.ts';
+import { accounts, clientIds } from '../db/schema.ts';
+import { linkClientId } from '../orchestrators/links.ts';
+import { createOrchestrator } from '../orchestrators/orchestrators.ts';
+import {
+  createMemoryStore,
+  createRateLimiter,
+  installRateLimit,
+  MEMORY_SWEEP_INTERVAL_MS,
+  type RateLimitOptions,
+} from './rate-limit.ts';
+
+const REDIS_URL = 'redis://127.0.0.1:6379/15';
+/** Every key this run writes starts with it, so runs never share a budget and cleanup is exact. */
+const RUN_PREFIX = `payreq-test:ratelimit:${randomBytes(6).toString('hex')}:`;
+const CURRENCY = '/v2/currencies?id=USDC-base';
+const MINUTE = 60_000;
+/** Windows are aligned to the minute; the test clock starts on one. */
+const ON_THE_MINUTE = new Date('2026-11-22T12:00:00Z');
+
+type Store = 'memory' | 'redis';
+
+let prefixes = 0;
+function freshPrefix(): string {
+  prefixes += 1;
+  return `${RUN_PREFIX}${prefixes}:`;
+}
+
+/** The real app with a limiter installed after auth, closed with the app. */
+function limitedApp(
+  store: Store,
+  options: { keyPrefix?: string; clock?: TestClock; redisUrl?: string } & RateLimitOptions = {},
+): Promise<TestApp> {
+  return createTestApp({
+    ...(options.clock && { clock: options.clock }),
+    extend: (app, deps) => {
+      const limiter = createRateLimiter({
+        redisUrl: store === 'memory' ? null : (options.redisUrl ?? REDIS_URL),
+        clock: deps.clock,
+        logger: app.log,
+        keyPrefix: options.keyPrefix ?? freshPrefix(),
+      });
+      installRateLimit(app, limiter, options.limits ? { limits: options.limits } : {});
+      app.addHook('onClose', () => limiter.close());
+      // No public route takes the orchestrator pair yet.
+      app.get('/test/pair', { config: { auth: ['orchestratorPair'] } }, async () => ({}));
+    },
+  });
+}
+
+function get(t: TestApp, ip: string, headers: Record<string, string>, url = CURRENCY) {
+  return t.app.inject({ method: 'GET', url, headers, remoteAddress: ip });
+}
+
+/** Sends `count` requests and returns their status codes, in order. */
+async function burst(
+  t: TestApp,
+  ip: string,
+  headers: Record<string, string>,
+  count: number,
+): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++) statuses.push((await get(t, ip, headers)).statusCode);
+  return statuses;
+}
+
+function tally(statuses: readonly number[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+afterAll(async () => {
+  const redis = new Redis(REDIS_URL);
+  const keys: string[] = [];
+  for await (const batch of redis.scanStream({ match: `${RUN_PREFIX}*`, count: 500 })) {
+    keys.push(...(batch as string[]));
+  }
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+describe.each<Store>(['memory', 'redis'])('with the %s store', (store) => {
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    t = await limitedApp(store);
+    tenant = await createTenant(t.db);
+  });
+  afterAll(() => t.close());
+
+  const client = () => ({ 'x-client-id': tenant.backendClientId });
+
+  it('refuses the 301st request in a minute from one client ID + IP, once, with Retry-After', async () => {
+    t.clock.set(ON_THE_MINUTE);
+    const statuses = await burst(t, '203.0.113.1', client(), 300);
+    expect(tally(statuses)).toEqual({ 200: 300 });
+
+    const refused = await get(t, '203.0.113.1', client());
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('60');
+    expect(refused.headers).toMatchObject({
+      'ratelimit-limit': '300',
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': '60',
+    });
+    expect(refused.json()).toEqual({
+      statusCode: 429,
+      error: 'Too Many Requests',
+      code: 'rate_limited',
+      message: 'Too many requests; retry after 60 seconds',
+    });
+  });
+
+  it('keeps another IP, and another client ID from the same IP, on budgets of their own', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 10 * MINUTE));
+    expect(tally(await burst(t, '203.0.113.2', client(), 301))).toEqual({ 200: 300, 429: 1 });
+
+    const otherIp = await get(t, '198.51.100.2', client());
+    expect(otherIp.statusCode).toBe(200);
+    expect(otherIp.headers['ratelimit-remaining']).toBe('299');
+
+    const other = await createTenant(t.db, 'Other shop');
+    const otherClient = await get(t, '203.0.113.2', { 'x-client-id': other.backendClientId });
+    expect(otherClient.statusCode).toBe(200);
+    expect(otherClient.headers['ratelimit-remaining']).toBe('299');
+  });
+
+  it('allows the client ID + IP again once the window has passed', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 20 * MINUTE + 30_000));
+    expect(tally(await burst(t, '203.0.113.3', client(), 301))).toEqual({ 200: 300, 429: 1 });
+    const refused = await get(t, '203.0.113.3', client());
+    expect(refused.headers['retry-after']).toBe('30');
+
+    t.clock.advance(29_999);
+    expect((await get(t, '203.0.113.3', client())).statusCode).toBe(429);
+    t.clock.advance(1);
+    const again = await get(t, '203.0.113.3', client());
+    expect(again.statusCode).toBe(200);
+    expect(again.headers).toMatchObject({ 'ratelimit-remaining': '299', 'ratelimit-reset': '60' });
+  });
+
+  it("uses the client ID's own tier: at 120 per minute the 121st request is refused", async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 30 * MINUTE));
+    const basic = await createClientId(t.db, {
+      accountId: tenant.accountId,
+      label: 'Basic tier',
+      allowedDomains: [],
+    });
+    await t.db.update(clientIds).set({ rateLimitPerMinute: 120 }).where(eq(clientIds.id, basic.id));
+    const headers = { 'x-client-id': basic.clientId };
+    expect(tally(await burst(t, '203.0.113.4', headers, 120))).toEqual({ 200: 120 });
+    const refused = await get(t, '203.0.113.4', headers);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['ratelimit-limit']).toBe('120');
+  });
+
+  it('gives an API key its own budget of 1200 per minute, per key whatever the IP', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 40 * MINUTE));
+    expect(tally(await burst(t, '203.0.113.5', client(), 301))).toEqual({ 200: 300, 429: 1 });
+
+    const key = { 'x-api-key': tenant.apiKey };
+    const first = await get(t, '203.0.113.5', key);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers).toMatchObject({
+      'ratelimit-limit': '1200',
+      'ratelimit-remaining': '1199',
+    });
+    const fromElsewhere = await get(t, '198.51.100.5', key);
+    expect(fromElsewhere.headers['ratelimit-remaining']).toBe('1198');
+  });
+
+  it('budgets an orchestrator pair as its client ID + IP, and an orchestrator key alone per orchestrator', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 50 * MINUTE));
+    const { orchestratorId, orchestratorKey } = await createOrchestrator(t.db, 'Platform');
+    await linkClientId(t.db, orchestratorId, tenant.backendClientId);
+    const pair = { 'x-orchestrator-key': orchestratorKey, ...client() };
+
+    expect((await get(t, '203.0.113.6', client())).headers['ratelimit-remaining']).toBe('299');
+    const paired = await get(t, '203.0.113.6', pair, '/test/pair');
+    expect(paired.statusCode).toBe(200);
+    expect(paired.headers).toMatchObject({
+      'ratelimit-limit': '300',
+      'ratelimit-remaining': '298',
+    });
+
+    const alone = await get(
+      t,
+      '203.0.113.6',
+      { 'x-orchestrator-key': orchestratorKey },
+      '/v2/orchestrators/client-ids',
+    );
+    expect(alone.statusCode).toBe(200);
+    expect(alone.headers).toMatchObject({
+      'ratelimit-limit': '1200',
+      'ratelimit-remaining': '1199',
+    });
+  });
+
+  it('limits unauthenticated /v1/auth/* to 30 per minute per IP, and leaves health alone', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 60 * MINUTE));
+    const login = (ip: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email: 'nobody@shop.example', password: 'not-the-password' },
+        remoteAddress: ip,
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push((await login('203.0.113.7')).statusCode);
+    expect(tally(statuses)).toEqual({ 401: 30, 429: 1 });
+    const refused = await login('203.0.113.7');
+    expect(refused.json()).toMatchObject({ statusCode: 429, code: 'rate_limited' });
+    expect(refused.headers['ratelimit-limit']).toBe('30');
+
+    expect((await login('198.51.100.7')).statusCode).toBe(401);
+
+    const health = await get(t, '203.0.113.7', {}, '/healthz');
+    expect(health.statusCode).toBe(200);
+    expect(health.headers['ratelimit-limit']).toBeUndefined();
+  });
+
+  it('budgets a session at 600 per minute, apart from the sign-in guard', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 70 * MINUTE));
+    const registered = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/register',
+      payload: { email: `${store}@shop.example`, password: 'a-long-password' },
+      remoteAddress: '203.0.113.8',
+    });
+    expect(registered.statusCode).toBe(201);
+    expect(registered.headers['ratelimit-limit']).toBe('30');
+
+    const token = registered.json().sessionToken as string;
+    const session = await get(
+      t,
+      '203.0.113.8',
+      { authorization: `Bearer ${token}` },
+      '/v1/auth/session',
+    );
+    expect(session.statusCode).toBe(200);
+    expect(session.headers).toMatchObject({
+      'ratelimit-limit': '600',
+      'ratelimit-remaining': '599',
+    });
+  });
+
+  it('sends the headers on allowed responses, with the reset in seconds to the window end', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 80 * MINUTE));
+    const first = await get(t, '203.0.113.9', client());
+    expect(first.statusCode).toBe(200);
+    expect(first.headers).toMatchObject({
+      'ratelimit-limit': '300',
+      'ratelimit-remaining': '299',
+      'ratelimit-reset': '60',
+    });
+    t.clock.advance(15_500);
+    const later = await get(t, '203.0.113.9', client());
+    expect(later.headers).toMatchObject({
+      'ratelimit-remaining': '298',
+      'ratelimit-reset': '45',
+    });
+  });
+
+  it('does not count requests whose credentials are refused', async () => {
+    const res = await get(t, '203.0.113.10', { 'x-client-id': 'cli_unknown' });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['ratelimit-limit']).toBeUndefined();
+  });
+});
+
+describe('hook order', () => {
+  it('fails loudly when installed before auth, rather than leave guarded routes unlimited', async () => {
+    const app = Fastify();
+    app.decorateRequest('principal', null);
+    const limiter = createRateLimiter({
+      redisUrl: null,
+      clock: createTestClock(),
+      logger: { warn: () => {} },
+    });
+    installRateLimit(app, limiter);
+    app.get('/guarded', { config: { auth: ['apiKey'] } }, async () => ({}));
+    const res = await app.inject({ method: 'GET', url: '/guarded' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().message).toBe('installRateLimit ran before installAuth; register it after');
+    await app.close();
+  });
+});
+
+describe('across instances', () => {
+  /** The same tenant in the second app's own database, so both resolve the same client ID row. */
+  async function copyTenant(from: TestApp, to: TestApp, tenant: Tenant): Promise<void> {
+    const [account] = await from.db
+      .select()
+      .from(accounts)
+      .where(eq(accounts.id, tenant.accountId));
+    const [row] = await from.db
+      .select()
+      .from(clientIds)
+      .where(eq(clientIds.clientId, tenant.backendClientId));
+    if (!account || !row) throw new Error('tenant rows missing');
+    await to.db.insert(accounts).values(account);
+    await to.db.insert(clientIds).values(row);
+  }
+
+  async function pairOfApps(store: Store): Promise<[TestApp, TestApp, Tenant]> {
+    const clock = createTestClock(ON_THE_MINUTE);
+    const keyPrefix = freshPrefix();
+    const a = await limitedApp(store, { clock, keyPrefix });
+    const b = await limitedApp(store, { clock, keyPrefix });
+    const tenant = await createTenant(a.db);
+    await copyTenant(a, b, tenant);
+    return [a, b, tenant];
+  }
+
+  it('shares one budget through Redis: 301 requests split over two apps get one 429', async () => {
+    const [a, b, tenant] = await pairOfApps('redis');
+    try {
+      const headers = { 'x-client-id': tenant.backendClientId };
+      const statuses: number[] = [];
+      for (let i = 0; i < 301; i++) {
+        statuses.push((await get(i % 2 === 0 ? a : b, '203.0.113.20', headers)).statusCode);
+      }
+      expect(tally(statuses)).toEqual({ 200: 300, 429: 1 });
+      expect(statuses.at(-1)).toBe(429);
+      // The refusal holds on both instances.
+      expect((await get(b, '203.0.113.20', headers)).statusCode).toBe(429);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('keeps independent budgets in memory: each app allows 300 before refusing', async () => {
+    const [a, b, tenant] = await pairOfApps('memory');
+    try {
+      const headers = { 'x-client-id': tenant.backendClientId };
+      const statuses: number[] = [];
+      for (let i = 0; i < 600; i++) {
+        statuses.push((await get(i % 2 === 0 ? a : b, '203.0.113.21', headers)).statusCode);
+      }
+      expect(tally(statuses)).toEqual({ 200: 600 });
+      expect((await get(a, '203.0.113.21', headers)).statusCode).toBe(429);
+      expect((await get(b, '203.0.113.21', headers)).statusCode).toBe(429);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe('memory store', () => {
+  const logger = { warn: () => {} };
+
+  it('starts a fresh count when the window rolls over', async () => {
+    const clock = createTestClock(new Date(ON_THE_MINUTE.getTime() + MINUTE - 1));
+    const limiter = createRateLimiter({ redisUrl: null, clock, logger });
+    expect(await limiter.hit('k', 2, MINUTE)).toEqual({ allowed: true, remaining: 1, resetMs: 1 });
+    expect(await limiter.hit('k', 2, MINUTE)).toEqual({ allowed: true, remaining: 0, resetMs: 1 });
+    expect(await limiter.hit('k', 2, MINUTE)).toEqual({ allowed: false, remaining: 0, resetMs: 1 });
+    clock.advance(1);
+    expect(await limiter.hit('k', 2, MINUTE)).toEqual({
+      allowed: true,
+      remaining: 1,
+      resetMs: MINUTE,
+    });
+    await limiter.close();
+  });
+
+  it('sweeps windows that have ended, at most once per sweep interval', async () => {
+    const clock = createTestClock(ON_THE_MINUTE);
+    const store = createMemoryStore({ clock });
+    const start = ON_THE_MINUTE.getTime();
+    // Windows that end before the next sweep is due (the first hit swept, at `start`).
+    const end = start + MEMORY_SWEEP_INTERVAL_MS / 2;
+    for (const key of ['a', 'b', 'c']) await store.increment(key, end, MINUTE);
+    expect(store.size()).toBe(3);
+
+    clock.set(new Date(end));
+    await store.increment('d', start + MINUTE, MINUTE);
+    expect(store.size()).toBe(4);
+
+    clock.set(new Date(start + MEMORY_SWEEP_INTERVAL_MS));
+    await store.increment('e', start + MINUTE, MINUTE);
+    expect(store.size()).toBe(2);
+  });
+
+  it('forgets the oldest window first when full', async () => {
+    const clock = createTestClock(ON_THE_MINUTE);
+    const store = createMemoryStore({ clock, maxWindows: 2 });
+    const end = ON_THE_MINUTE.getTime() + MINUTE;
+    expect(await store.increment('a', end, MINUTE)).toBe(1);
+    expect(await store.increment('a', end, MINUTE)).toBe(2);
+    await store.increment('b', end, MINUTE);
+    await store.increment('c', end, MINUTE);
+    expect(store.size()).toBe(2);
+    expect(await store.increment('b', end, MINUTE)).toBe(2);
+    expect(await store.increment('a', end, MINUTE)).toBe(1);
+  });
+});
+
+describe('when Redis is unreachable', () => {
+  async function closedPort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    await new Promise((resolve) => server.close(resolve));
+    return address.port;
+  }
+
+  it('allows every hit and warns once a minute', async () => {
+    const clock = createTestClock(ON_THE_MINUTE);
+    const warnings: string[] = [];
+    const limiter = createRateLimiter({
+      redisUrl: `redis://127.0.0.1:${await closedPort()}`,
+      clock,
+      logger: { warn: (_details, message) => warnings.push(message) },
+    });
+    try {
+      const started = performance.now();
+      for (let i = 0; i < 5; i++) {
+        expect((await limiter.hit('k', 1, MINUTE)).allowed).toBe(true);
+      }
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(warnings).toEqual([
+        'rate limiter: Redis unavailable, allowing requests unlimited until it answers',
+      ]);
+      clock.advance(MINUTE);
+      await limiter.hit('k', 1, MINUTE);
+      expect(warnings).toHaveLength(2);
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it('lets requests through the app', async () => {
+    const t = await limitedApp('redis', {
+      redisUrl: `redis://127.0.0.1:${await closedPort()}`,
+      limits: { clientId: 1 },
+    });
+    try {
+      const tenant = await createTenant(t.db);
+      const statuses = await burst(t, '203.0.113.30', { 'x-client-id': tenant.backendClientId }, 3);
+      expect(statuses).toEqual([200, 200, 200]);
+      expect(t.logs.text()).toContain('rate limiter: Redis unavailable');
+    } finally {
+      await t.close();
+    }
+  });
+});
