@@ -147,11 +147,34 @@ export const payeeDestinations = pgTable(
     chainId: integer().notNull(),
     network: text().notNull(),
     tokenAddress: text().notNull(),
+    /**
+     * How payers of the destination are screened and what its pay page hides: `kyt_all_wallets`
+     * screens with `screeningProvider` (always set in that mode, always null with `off`).
+     */
+    accessPolicy: jsonb()
+      .$type<{
+        mode: 'off' | 'kyt_all_wallets';
+        screeningProvider: 'hypernative' | 'merklescience' | null;
+        hideUntilApproved: boolean;
+        hidePayeeAddress: boolean;
+      }>()
+      .notNull()
+      .default({
+        mode: 'off',
+        screeningProvider: null,
+        hideUntilApproved: false,
+        hidePayeeAddress: false,
+      }),
     active: boolean().notNull().default(true),
     createdAt: createdAt(),
     updatedAt: createdAt(),
   },
-  (t) => [index().on(t.accountId, t.walletAddress), uniqueIndex().on(t.accountId, t.destinationId)],
+  (t) => [
+    index().on(t.accountId, t.walletAddress),
+    uniqueIndex().on(t.accountId, t.destinationId),
+    // payout-lookup finds a recipient's destination across accounts.
+    index().on(t.walletAddress, t.active),
+  ],
 );
 
 /** Single-use nonces of the EIP-712 messages that add or deactivate a destination. */

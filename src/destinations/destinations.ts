@@ -1,14 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull, ne } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { Hex } from 'viem';
 import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { clientIds, destinationNonces, payeeDestinations } from '../db/schema.ts';
+import { clientIds, destinationNonces, payeeDestinations, users } from '../db/schema.ts';
 import { AppError, BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
-import { buildDestinationId, type DestinationId, parseDestinationId } from './destination-id.ts';
+import {
+  buildDestinationId,
+  type DestinationId,
+  normaliseToken,
+  normaliseWallet,
+  parseDestinationId,
+} from './destination-id.ts';
 import { type DestinationAction, type DestinationMessage, signedByWallet } from './signing.ts';
 
 /** How long a signing nonce stays usable. */
@@ -252,4 +258,163 @@ export async function deactivateDestination(
     .returning();
   if (!updated) throw new AppError(500, 'internal_error', 'destination vanished');
   return updated;
+}
+
+export type AccessPolicy = DestinationRow['accessPolicy'];
+
+/** What a destination gets when no policy is given: anyone may pay, nothing hidden. */
+export const DEFAULT_ACCESS_POLICY: AccessPolicy = {
+  mode: 'off',
+  screeningProvider: null,
+  hideUntilApproved: false,
+  hidePayeeAddress: false,
+};
+
+/**
+ * A caller's access policy completed with defaults. There is no default screening provider:
+ * `kyt_all_wallets` must name one, and `off` must not, so a stored policy never carries a
+ * provider that does nothing.
+ */
+export function accessPolicyFrom(input: Partial<AccessPolicy>): AccessPolicy {
+  const mode = input.mode ?? DEFAULT_ACCESS_POLICY.mode;
+  const screeningProvider = input.screeningProvider ?? null;
+  if (mode === 'kyt_all_wallets' && screeningProvider === null) {
+    throw new ValidationError([
+      {
+        field: 'accessPolicy.screeningProvider',
+        message: 'is required when mode is kyt_all_wallets',
+      },
+    ]);
+  }
+  if (mode === 'off' && screeningProvider !== null) {
+    throw new ValidationError([
+      {
+        field: 'accessPolicy.screeningProvider',
+        message: 'must be null or omitted when mode is off',
+      },
+    ]);
+  }
+  return {
+    mode,
+    screeningProvider,
+    hideUntilApproved: input.hideUntilApproved ?? false,
+    hidePayeeAddress: input.hidePayeeAddress ?? false,
+  };
+}
+
+/**
+ * resolveTarget for a signed-in wallet: the wallet comes from the session, not the body, so a
+ * wallet that cannot live on the chain is reported against `chainId` and a token of the wrong
+ * address family against `tokenAddress`.
+ */
+export function resolveWalletTarget(
+  chains: ChainRegistry,
+  walletAddress: string,
+  input: { chainId: number; tokenAddress: string },
+): ResolvedTarget {
+  const network = chains.networkByChainId(input.chainId);
+  if (network) {
+    const family = network.kind === 'tron' ? 'Tron' : 'EVM';
+    const article = network.kind === 'tron' ? 'a' : 'an';
+    if (normaliseWallet(walletAddress, input.chainId) === null) {
+      throw new ValidationError([
+        {
+          field: 'chainId',
+          message: `is ${article} ${family} network; sign in with ${article} ${family} wallet to receive on it`,
+        },
+      ]);
+    }
+    if (normaliseToken(input.tokenAddress, input.chainId) === null) {
+      throw new ValidationError([
+        { field: 'tokenAddress', message: `must be a valid ${family} address` },
+      ]);
+    }
+  }
+  return resolveTarget(chains, { walletAddress, ...input });
+}
+
+/** activateDestination, with the destination's access policy set in the same transaction. */
+export async function activateDestinationWithPolicy(
+  db: Database,
+  clock: Clock,
+  accountId: string,
+  target: ResolvedTarget,
+  accessPolicy: AccessPolicy,
+): Promise<DestinationRow> {
+  return db.transaction(async (tx) => {
+    const row = await activateDestination(tx, clock, accountId, target);
+    const [updated] = await tx
+      .update(payeeDestinations)
+      .set({ accessPolicy })
+      .where(eq(payeeDestinations.id, row.id))
+      .returning();
+    if (!updated) throw new Error('destination vanished');
+    return updated;
+  });
+}
+
+/**
+ * Moves the wallet's active destination to `target`; null when the wallet has none active.
+ * Without a policy the current one carries over. The active row is locked, so a concurrent
+ * deactivation either lands first (null) or after the change.
+ */
+export async function changeActiveDestination(
+  db: Database,
+  clock: Clock,
+  accountId: string,
+  target: ResolvedTarget,
+  accessPolicy: AccessPolicy | undefined,
+): Promise<DestinationRow | null> {
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(payeeDestinations)
+      .where(
+        and(
+          eq(payeeDestinations.accountId, accountId),
+          eq(payeeDestinations.walletAddress, target.id.walletAddress),
+          eq(payeeDestinations.active, true),
+        ),
+      )
+      .for('update');
+    if (!current) return null;
+    return activateDestinationWithPolicy(
+      tx,
+      clock,
+      accountId,
+      target,
+      accessPolicy ?? current.accessPolicy,
+    );
+  });
+}
+
+/**
+ * Where a payer should pay a wallet, whoever asks. Every stored destination was endorsed by
+ * its wallet (a SIWE session or an EIP-712 signature), so any account's active one is the
+ * wallet's own wish; the one the wallet set in its own account wins, then the latest set.
+ */
+export async function payoutDestinationOf(
+  db: Database,
+  walletAddress: string,
+): Promise<DestinationRow | null> {
+  const [found] = await db
+    .select({ destination: payeeDestinations })
+    .from(payeeDestinations)
+    .leftJoin(
+      users,
+      and(
+        eq(users.accountId, payeeDestinations.accountId),
+        eq(users.walletAddress, payeeDestinations.walletAddress),
+      ),
+    )
+    .where(
+      and(eq(payeeDestinations.walletAddress, walletAddress), eq(payeeDestinations.active, true)),
+    )
+    .orderBy(
+      sql`${users.id} is null`,
+      desc(payeeDestinations.updatedAt),
+      desc(payeeDestinations.id),
+    )
+    .limit(1);
+  return found?.destination ?? null;
 }

@@ -11,6 +11,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
+import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   orchestratorRoutes(app, { db, clock: deps.clock });
   const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
   destinationRoutes(app, chainDeps);
+  payeeDestinationV1Routes(app, chainDeps);
   requestRoutes(app, chainDeps);
   securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
   paymentSearchRoutes(app, { db, chains: deps.chains });

@@ -1,0 +1,2 @@
+ALTER TABLE "payee_destinations" ADD COLUMN "access_policy" jsonb DEFAULT '{"mode":"off","screeningProvider":null,"hideUntilApproved":false,"hidePayeeAddress":false}'::jsonb NOT NULL;--> statement-breakpoint
+CREATE INDEX "payee_destinations_wallet_address_active_index" ON "payee_destinations" USING btree ("wallet_address","active");
