@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
@@ -11,11 +11,26 @@ import {
   mintSecret,
 } from './credentials.ts';
 
+/** A row id; anything else names no key, and must not reach a uuid column (a 500). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface IssuedApiKey {
   readonly id: string;
   /** The only time the whole key exists outside the caller's hands. */
   readonly apiKey: string;
   readonly prefix: string;
+  readonly label: string | null;
+  readonly createdAt: Date;
+}
+
+/** What listings show of a key: never the key or its digest. */
+export interface ApiKeySummary {
+  readonly id: string;
+  readonly prefix: string;
+  readonly label: string | null;
+  readonly createdAt: Date;
+  readonly lastUsedAt: Date | null;
+  readonly revokedAt: Date | null;
 }
 
 export type ApiKeyCheck =
@@ -28,15 +43,60 @@ export async function issueApiKey(
   db: Database,
   accountId: string,
   label: string | null = null,
+  createdAt?: Date,
 ): Promise<IssuedApiKey> {
   const apiKey = mintSecret(API_KEY_PREFIX);
   const prefix = lookupPrefix(apiKey, API_KEY_PREFIX);
   const [row] = await db
     .insert(apiKeys)
-    .values({ accountId, label, prefix, keyHash: digestSecret(apiKey) })
-    .returning({ id: apiKeys.id });
+    .values({
+      accountId,
+      label,
+      prefix,
+      keyHash: digestSecret(apiKey),
+      ...(createdAt && { createdAt }),
+    })
+    .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt });
   if (!row) throw new Error('api key insert returned no row');
-  return { id: row.id, apiKey, prefix };
+  return { id: row.id, apiKey, prefix, label, createdAt: row.createdAt };
+}
+
+export async function listApiKeys(db: Database, accountId: string): Promise<ApiKeySummary[]> {
+  return db
+    .select({
+      id: apiKeys.id,
+      prefix: apiKeys.prefix,
+      label: apiKeys.label,
+      createdAt: apiKeys.createdAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      revokedAt: apiKeys.revokedAt,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.accountId, accountId))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+}
+
+/**
+ * Revokes one of the account's keys and says when it was revoked; a key revoked before keeps
+ * its first time. Null when the account has no such key (another account's included).
+ */
+export async function revokeAccountApiKey(
+  db: Database,
+  clock: Clock,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; revokedAt: Date } | null> {
+  if (!UUID.test(id)) return null;
+  const mine = and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId));
+  const [revoked] = await db
+    .update(apiKeys)
+    .set({ revokedAt: clock.now() })
+    .where(and(mine, isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
+  const [row] = revoked
+    ? [revoked]
+    : await db.select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt }).from(apiKeys).where(mine);
+  return row?.revokedAt ? { id: row.id, revokedAt: row.revokedAt } : null;
 }
 
 export async function checkApiKey(db: Database, presented: string): Promise<ApiKeyCheck> {

@@ -1,9 +1,12 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, type SQL } from 'drizzle-orm';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { clientIds } from '../db/schema.ts';
-import { type FieldError, ValidationError } from '../errors.ts';
+import { clientIds, payeeDestinations } from '../db/schema.ts';
+import { parseDestinationId } from '../destinations/destination-id.ts';
+import { findDestination } from '../destinations/destinations.ts';
+import { BadRequestError, type FieldError, NotFoundError, ValidationError } from '../errors.ts';
+import { type ClientIdSettings, checkClientIdFields, settingsOf } from './client-id-rules.ts';
 import { CLIENT_ID_PREFIX, mintSecret } from './credentials.ts';
-import { normaliseAllowedOrigin } from './origins.ts';
 
 /**
  * Client IDs identify a merchant's front end (`x-client-id`). One with allowed domains only
@@ -11,52 +14,92 @@ import { normaliseAllowedOrigin } from './origins.ts';
  * as an API key, so the value carries 192 random bits.
  */
 
-export const MAX_ALLOWED_DOMAINS = 10;
-export const LABEL_MAX_LENGTH = 100;
+// Callers that made client IDs before the rules had a file of their own import these from here.
+export {
+  LABEL_MAX_LENGTH,
+  MAX_ALLOWED_DOMAINS,
+  normaliseAllowedDomains,
+} from './client-id-rules.ts';
+
 const CLIENT_ID_BYTES = 24;
+export const CLIENT_ID_NOT_FOUND = 'Client ID not found';
+export const CLIENT_ID_REVOKED_FINAL = 'A revoked client ID cannot be reactivated';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type ClientIdRow = typeof clientIds.$inferSelect;
+export type ClientIdStatus = ClientIdRow['status'];
 
-export interface NewClientId {
+export interface NewClientId extends Partial<ClientIdSettings> {
   readonly accountId: string;
   readonly label: string;
   readonly allowedDomains: readonly string[];
+  /** A destination id (`<wallet>@eip155:…`) of an active destination of the same account. */
+  readonly payeeDestinationId?: string | null;
+  readonly createdAt?: Date;
 }
 
-/** Validates and normalises a list of allowed domains; throws a 400 naming each bad entry. */
-export function normaliseAllowedDomains(
-  domains: readonly string[],
-  field = 'allowedDomains',
-): string[] {
-  const errors: FieldError[] = [];
-  if (domains.length > MAX_ALLOWED_DOMAINS) {
-    errors.push({ field, message: `must contain at most ${MAX_ALLOWED_DOMAINS} origins` });
-  }
-  const origins: string[] = [];
-  domains.forEach((domain, index) => {
-    const check = normaliseAllowedOrigin(domain);
-    if (!check.ok) errors.push({ field: `${field}[${index}]`, message: check.reason });
-    else if (!origins.includes(check.origin)) origins.push(check.origin);
-  });
-  if (errors.length > 0) throw new ValidationError(errors);
-  return origins;
+/** A PUT: absent fields stay, null unsets. */
+export interface ClientIdChange extends Partial<ClientIdSettings> {
+  readonly label?: string;
+  readonly allowedDomains?: readonly string[] | null;
+  readonly status?: ClientIdStatus;
+  readonly payeeDestinationId?: string | null;
 }
 
-export async function createClientId(db: Database, input: NewClientId): Promise<ClientIdRow> {
-  const label = input.label.trim();
-  if (label.length === 0 || label.length > LABEL_MAX_LENGTH) {
-    throw new ValidationError([
-      { field: 'label', message: `must be 1 to ${LABEL_MAX_LENGTH} characters` },
-    ]);
+/** What the API shows: the row and the destination id it is bound to, if any. */
+export interface ClientIdRecord {
+  readonly row: ClientIdRow;
+  readonly payeeDestinationId: string | null;
+}
+
+/** Surfaces differ on domains: `/v2` wants at least one, `/v1` allows backend client IDs. */
+export interface ClientIdPolicy {
+  readonly minDomains: number;
+}
+
+/** The row id of an active destination of the account, or the reason it cannot be bound. */
+async function bindableDestination(
+  db: Database,
+  accountId: string,
+  value: string,
+): Promise<{ id: string } | FieldError> {
+  const field = 'payeeDestinationId';
+  if (parseDestinationId(value) === null) {
+    return { field, message: 'is not a valid destination ID' };
   }
-  const allowedDomains = normaliseAllowedDomains(input.allowedDomains);
+  const row = await findDestination(db, accountId, value);
+  if (row === null) return { field, message: 'is not a payee destination of this account' };
+  if (!row.active) return { field, message: 'is inactive; bind an active payee destination' };
+  return { id: row.id };
+}
+
+export async function createClientId(
+  db: Database,
+  input: NewClientId,
+  policy: ClientIdPolicy = { minDomains: 0 },
+): Promise<ClientIdRow> {
+  const check = checkClientIdFields(
+    { label: input.label, allowedDomains: input.allowedDomains, ...settingsOf(input) },
+    policy.minDomains,
+  );
+  let destinationRowId: string | null = null;
+  if (input.payeeDestinationId != null) {
+    const bound = await bindableDestination(db, input.accountId, input.payeeDestinationId);
+    if ('field' in bound) check.errors.push(bound);
+    else destinationRowId = bound.id;
+  }
+  if (check.errors.length > 0) throw new ValidationError(check.errors);
+  const { label, allowedDomains, ...settings } = check.fields;
   const [row] = await db
     .insert(clientIds)
     .values({
       accountId: input.accountId,
       clientId: mintSecret(CLIENT_ID_PREFIX, CLIENT_ID_BYTES),
       label,
-      allowedDomains,
+      allowedDomains: [...allowedDomains],
+      ...settings,
+      payeeDestinationId: destinationRowId,
+      ...(input.createdAt && { createdAt: input.createdAt, updatedAt: input.createdAt }),
     })
     .returning();
   if (!row) throw new Error('client id insert returned no row');
@@ -67,4 +110,101 @@ export async function findClientId(db: Database, value: string): Promise<ClientI
   if (!value.startsWith(CLIENT_ID_PREFIX) || value.length > 64) return null;
   const [row] = await db.select().from(clientIds).where(eq(clientIds.clientId, value));
   return row ?? null;
+}
+
+async function records(db: Database, where: SQL | undefined): Promise<ClientIdRecord[]> {
+  const rows = await db
+    .select({ row: clientIds, payeeDestinationId: payeeDestinations.destinationId })
+    .from(clientIds)
+    .leftJoin(payeeDestinations, eq(payeeDestinations.id, clientIds.payeeDestinationId))
+    .where(where)
+    .orderBy(asc(clientIds.createdAt), asc(clientIds.id));
+  return rows;
+}
+
+export async function listClientIds(db: Database, accountId: string): Promise<ClientIdRecord[]> {
+  return records(db, eq(clientIds.accountId, accountId));
+}
+
+/** One of the account's client IDs by row id; another account's is as unknown as a missing one. */
+export async function accountClientId(
+  db: Database,
+  accountId: string,
+  id: string,
+): Promise<ClientIdRecord> {
+  const [record] = UUID.test(id)
+    ? await records(db, and(eq(clientIds.id, id), eq(clientIds.accountId, accountId)))
+    : [];
+  if (!record) throw new NotFoundError('client_id_not_found', CLIENT_ID_NOT_FOUND);
+  return record;
+}
+
+export async function updateClientId(
+  db: Database,
+  clock: Clock,
+  scope: { accountId: string; id: string },
+  change: ClientIdChange,
+  policy: ClientIdPolicy,
+): Promise<ClientIdRecord> {
+  return db.transaction(async (tx) => {
+    // Locked, so a concurrent revoke cannot be undone by this write.
+    const [row] = UUID.test(scope.id)
+      ? await tx
+          .select()
+          .from(clientIds)
+          .where(and(eq(clientIds.id, scope.id), eq(clientIds.accountId, scope.accountId)))
+          .for('update')
+      : [];
+    if (!row) throw new NotFoundError('client_id_not_found', CLIENT_ID_NOT_FOUND);
+    if (row.status === 'revoked' && change.status !== undefined && change.status !== 'revoked') {
+      throw new BadRequestError('client_id_revoked', CLIENT_ID_REVOKED_FINAL, [
+        { field: 'status', message: 'cannot change once revoked' },
+      ]);
+    }
+    // Absent fields keep what is stored (a JSON body never carries undefined); null unsets.
+    const check = checkClientIdFields(
+      {
+        label: change.label ?? row.label,
+        allowedDomains:
+          change.allowedDomains === undefined ? row.allowedDomains : (change.allowedDomains ?? []),
+        ...settingsOf({ ...settingsOf(row), ...change }),
+      },
+      change.allowedDomains === undefined ? 0 : policy.minDomains,
+    );
+    let destinationRowId = row.payeeDestinationId;
+    if (change.payeeDestinationId === null) destinationRowId = null;
+    else if (change.payeeDestinationId !== undefined) {
+      const bound = await bindableDestination(tx, row.accountId, change.payeeDestinationId);
+      if ('field' in bound) check.errors.push(bound);
+      else destinationRowId = bound.id;
+    }
+    if (check.errors.length > 0) throw new ValidationError(check.errors);
+    const { allowedDomains, ...fields } = check.fields;
+    await tx
+      .update(clientIds)
+      .set({
+        ...fields,
+        allowedDomains: [...allowedDomains],
+        payeeDestinationId: destinationRowId,
+        status: change.status ?? row.status,
+        updatedAt: clock.now(),
+      })
+      .where(eq(clientIds.id, row.id));
+    return accountClientId(tx, scope.accountId, row.id);
+  });
+}
+
+/** Revokes for good; revoking again changes nothing and answers the same. */
+export async function revokeClientId(
+  db: Database,
+  clock: Clock,
+  scope: { accountId: string; id: string },
+): Promise<ClientIdRecord> {
+  const record = await accountClientId(db, scope.accountId, scope.id);
+  if (record.row.status === 'revoked') return record;
+  await db
+    .update(clientIds)
+    .set({ status: 'revoked', updatedAt: clock.now() })
+    .where(and(eq(clientIds.id, record.row.id), eq(clientIds.accountId, scope.accountId)));
+  return accountClientId(db, scope.accountId, scope.id);
 }

@@ -1,6 +1,8 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
+import { apiKeyRoutes } from '../auth/api-key-routes.ts';
+import { clientIdRoutes } from '../auth/client-id-routes.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
 import type { ChainClients } from '../chains/clients.ts';
@@ -123,6 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
   paymentSearchRoutes(app, { db, chains: deps.chains });
   authRoutes(app, { db, clock: deps.clock, config: deps.config, clients: deps.clients });
+  clientIdRoutes(app, { db, clock: deps.clock });
+  apiKeyRoutes(app, { db, clock: deps.clock });
   webhookRoutes(app, {
     db,
     clock: deps.clock,

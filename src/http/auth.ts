@@ -139,9 +139,10 @@ async function authenticate(
   }
   const chosen = accepted.find((kind) => sent.includes(kind));
   if (chosen === undefined) {
-    // Validate what was sent first, so a bad credential still answers 401, not 403.
+    // Validate what was sent first, so a bad credential still answers 401, not 403; a refused
+    // one is not recorded as used.
     const first = sent[0] as CredentialKind;
-    await resolve(deps, first, presented);
+    await resolve({ ...deps, usage: { touch: () => {}, flush: async () => {} } }, first, presented);
     throw new ForbiddenError(
       'credential_not_accepted',
       `This endpoint does not accept ${CREDENTIAL_HEADERS[first]}; use ${accepted.map((k) => CREDENTIAL_HEADERS[k]).join(' or ')}`,

@@ -190,7 +190,7 @@ function credentials(tenantB: Tenant, kind: string): Record<string, string> | nu
 describe('tenant isolation', () => {
   it('refuses account B on every route that names account A’s objects, and leaks nothing', async () => {
     const routes = t.routes.filter((r) => !r.hidden && r.auth !== undefined);
-    expect(routes.length).toBeGreaterThan(25);
+    expect(routes.length).toBeGreaterThan(45);
     const secrets = [
       objects.token,
       objects.requestId,
@@ -249,7 +249,7 @@ describe('tenant isolation', () => {
       }
     }
     expect(unknown, 'routes this matrix cannot build a request for: add fixtures').toEqual([]);
-    expect(checked.length).toBeGreaterThan(75);
+    expect(checked.length).toBeGreaterThan(140);
 
     // Nothing of A's changed.
     const [link] = await t.db
