@@ -334,6 +334,35 @@ describe('e-mail and password', () => {
     expect(t.logs.text()).not.toContain(token);
   });
 
+  it('is accepted on the request API as a Bearer token or the cookie', async () => {
+    const registered = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/register',
+      payload: { email: 'fay@example.com', password },
+    });
+    const token = registered.json().sessionToken;
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: { authorization: `Bearer ${token}` },
+      payload: {
+        amount: '1',
+        invoiceCurrency: 'USDC-base',
+        paymentCurrency: 'USDC-base',
+        payee: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: '/v2/request',
+      headers: { cookie: `session_token=${token}` },
+    });
+    expect(listed.json().requests.map((r: { requestId: string }) => r.requestId)).toEqual([
+      created.json().requestId,
+    ]);
+  });
+
   it('refuses a bad or missing session with 401', async () => {
     expect((await session('ses_nope')).statusCode).toBe(401);
     const missing = await t.app.inject({ method: 'GET', url: '/v1/auth/session' });

@@ -599,7 +599,12 @@ describe('GET /v2/payments: access', () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const operation = document.paths['/v2/payments'].get;
     expect(operation.tags).toEqual(['V2/Payments']);
-    expect(operation.security).toEqual([{ ApiKey: [] }, { ClientId: [] }]);
+    expect(operation.security).toEqual([
+      { ApiKey: [] },
+      { ClientId: [] },
+      { SessionCookie: [] },
+      { SessionBearer: [] },
+    ]);
     expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(['txHash', 'walletAddress', 'fromDate', 'toDate', 'limit', 'offset']),
     );

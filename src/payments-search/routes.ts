@@ -5,7 +5,7 @@ import { accountIdOf } from '../http/auth.ts';
 import type { App } from '../http/types.ts';
 import { MAX_LIMIT, PAYMENT_TYPES, searchPayments } from './search.ts';
 
-const AUTH = ['apiKey', 'clientId'] as const;
+const AUTH = ['apiKey', 'clientId', 'session'] as const;
 const TAGS = ['V2/Payments'];
 
 const Fee = Type.Object(

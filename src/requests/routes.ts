@@ -17,7 +17,7 @@ import { checkPayer } from '../secure-payments/calldata.ts';
 import { requestLeg } from '../secure-payments/links.ts';
 import { findRequest, insertRequests, listRequests, type RequestRow } from './requests.ts';
 
-const AUTH = ['apiKey', 'clientId'] as const;
+const AUTH = ['apiKey', 'clientId', 'session'] as const;
 const TAGS = ['V2/Request'];
 const MAX_PAGE = 100;
 

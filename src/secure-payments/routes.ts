@@ -12,7 +12,7 @@ import { linkCalldata } from './calldata.ts';
 import { createSecurePayment, type LinkCaller } from './create.ts';
 import { assertPayable, destinationIdsOf, displayBody, listLinks, loadLink } from './links.ts';
 
-const AUTH = ['clientId', 'apiKey', 'orchestratorPair'] as const;
+const AUTH = ['clientId', 'apiKey', 'orchestratorPair', 'session'] as const;
 const TAGS = ['V2/Secure Payment'];
 const MAX_REQUESTS = 200;
 const DEFAULT_PAGE = 20;
@@ -169,7 +169,7 @@ export function securePaymentRoutes(
   app.get(
     '/v2/secure-payments',
     {
-      config: { auth: ['apiKey', 'clientId'] },
+      config: { auth: ['apiKey', 'clientId', 'session'] },
       schema: {
         tags: TAGS,
         summary: 'List the account’s secure payments, newest first',
