@@ -69,12 +69,16 @@ export function parseTarget(chains: ChainRegistry, destinationId: string): Resol
   return resolveTarget(chains, id);
 }
 
-/** Creates (or reactivates) a destination; the wallet's other destinations in the account end. */
+/**
+ * Creates (or reactivates) a destination; the wallet's other destinations in the account end.
+ * With an access policy, it is set too; without one, a reactivated destination keeps its own.
+ */
 export async function activateDestination(
   db: Database,
   clock: Clock,
   accountId: string,
   target: ResolvedTarget,
+  accessPolicy?: AccessPolicy,
 ): Promise<DestinationRow> {
   return db.transaction(async (tx) => {
     const now = clock.now();
@@ -97,10 +101,13 @@ export async function activateDestination(
         chainId: target.id.chainId,
         network: target.network.id,
         tokenAddress: target.id.tokenAddress,
+        createdAt: now,
+        updatedAt: now,
+        ...(accessPolicy && { accessPolicy }),
       })
       .onConflictDoUpdate({
         target: [payeeDestinations.accountId, payeeDestinations.destinationId],
-        set: { active: true, updatedAt: now },
+        set: { active: true, updatedAt: now, ...(accessPolicy && { accessPolicy }) },
       })
       .returning();
     if (!row) throw new Error('destination upsert returned no row');
@@ -333,26 +340,6 @@ export function resolveWalletTarget(
   return resolveTarget(chains, { walletAddress, ...input });
 }
 
-/** activateDestination, with the destination's access policy set in the same transaction. */
-export async function activateDestinationWithPolicy(
-  db: Database,
-  clock: Clock,
-  accountId: string,
-  target: ResolvedTarget,
-  accessPolicy: AccessPolicy,
-): Promise<DestinationRow> {
-  return db.transaction(async (tx) => {
-    const row = await activateDestination(tx, clock, accountId, target);
-    const [updated] = await tx
-      .update(payeeDestinations)
-      .set({ accessPolicy })
-      .where(eq(payeeDestinations.id, row.id))
-      .returning();
-    if (!updated) throw new Error('destination vanished');
-    return updated;
-  });
-}
-
 /**
  * Moves the wallet's active destination to `target`; null when the wallet has none active.
  * Without a policy the current one carries over. The active row is locked, so a concurrent
@@ -378,13 +365,7 @@ export async function changeActiveDestination(
       )
       .for('update');
     if (!current) return null;
-    return activateDestinationWithPolicy(
-      tx,
-      clock,
-      accountId,
-      target,
-      accessPolicy ?? current.accessPolicy,
-    );
+    return activateDestination(tx, clock, accountId, target, accessPolicy ?? current.accessPolicy);
   });
 }
 

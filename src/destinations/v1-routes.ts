@@ -13,7 +13,7 @@ import { parseDestinationId } from './destination-id.ts';
 import {
   type AccessPolicy,
   accessPolicyFrom,
-  activateDestinationWithPolicy,
+  activateDestination,
   activeDestinationOf,
   changeActiveDestination,
   type DestinationRow,
@@ -141,7 +141,7 @@ export function payeeDestinationV1Routes(
       const target = resolveWalletTarget(deps.chains, wallet, request.body);
       // Create takes the whole destination: an omitted policy is the default, not the old one.
       const policy = accessPolicyFrom(request.body.accessPolicy ?? {});
-      const row = await activateDestinationWithPolicy(
+      const row = await activateDestination(
         deps.db,
         deps.clock,
         accountIdOf(request),

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
-import { createEvmSource } from '../../src/detection/evm-source.ts';
-import { createIndexer, type Indexer } from '../../src/detection/indexer.ts';
-import { createLeaderLock } from '../../src/detection/leader-lock.ts';
+import type { Indexer } from '../../src/detection/indexer.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
+import { testIndexer } from '../workers.ts';
 
 /**
  * A reorganisation deeper than the confirmation depth (here the depth is 0): a payment was
@@ -25,22 +24,7 @@ beforeAll(async () => {
     transports: local.transports,
   });
   tenant = await createTenant(t.db);
-  const contracts = t.chains.contracts('base');
-  indexer = createIndexer({
-    db: t.db,
-    clock: t.clock,
-    logger: t.app.log as never,
-    chains: t.chains,
-    network: 'base',
-    source: createEvmSource({
-      network: 'base',
-      client: t.clients.evm('base'),
-      erc20FeeProxy: contracts.erc20FeeProxy,
-      ethFeeProxy: contracts.ethFeeProxy,
-    }),
-    confirmations: 0,
-    lock: createLeaderLock(t.database, 'test:reorg:base'),
-  });
+  indexer = testIndexer(t, { confirmations: 0 });
 });
 afterAll(async () => {
   await t.close();

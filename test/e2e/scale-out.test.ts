@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DatabaseHandle, openPostgres } from '../../src/db/client.ts';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
-import { createEvmSource } from '../../src/detection/evm-source.ts';
-import { createIndexer, type Indexer } from '../../src/detection/indexer.ts';
+import type { Indexer } from '../../src/detection/indexer.ts';
 import { createLeaderLock, type LeaderLock } from '../../src/detection/leader-lock.ts';
-import { createDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.ts';
+import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
+import { testDispatcher, testIndexer } from '../workers.ts';
 
 /**
  * Two processes' worth of workers on one Postgres, each with its own connection pool: one
@@ -40,36 +40,11 @@ describe.runIf(source.kind === 'postgres')('two workers on one Postgres', () => 
     second = openPostgres(url, 4);
     tenant = await createTenant(t.db);
     receiver = await startReceiver();
-    const contracts = t.chains.contracts('base');
     for (const handle of [t.database, second]) {
       const lock = createLeaderLock(handle, 'test:scale-out:indexer:base');
       locks.push(lock);
-      indexers.push(
-        createIndexer({
-          db: handle.db,
-          clock: t.clock,
-          logger: t.app.log as never,
-          chains: t.chains,
-          network: 'base',
-          source: createEvmSource({
-            network: 'base',
-            client: t.clients.evm('base'),
-            erc20FeeProxy: contracts.erc20FeeProxy,
-            ethFeeProxy: contracts.ethFeeProxy,
-          }),
-          confirmations: 1,
-          lock,
-        }),
-      );
-      dispatchers.push(
-        createDispatcher({
-          db: handle.db,
-          clock: t.clock,
-          logger: t.app.log as never,
-          secretBox: t.secretBox,
-          config: t.config.webhooks,
-        }),
-      );
+      indexers.push(testIndexer(t, { confirmations: 1, database: handle, lock }));
+      dispatchers.push(testDispatcher(t, handle));
     }
     const registered = await t.app.inject({
       method: 'POST',

@@ -4,10 +4,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { freePort, ROOT } from '../process.ts';
+import { testDispatcher } from '../workers.ts';
 
 /**
  * The verification example in docs/webhooks.md, run as written: it must accept a real
@@ -64,13 +64,7 @@ afterAll(async () => {
 describe('the documented receiver', () => {
   it('accepts a delivery signed by payreq', async () => {
     // Real time: the example checks the timestamp against its own clock.
-    const dispatcher = createDispatcher({
-      db: t.db,
-      clock: t.clock,
-      logger: t.app.log as never,
-      secretBox: t.secretBox,
-      config: t.config.webhooks,
-    });
+    const dispatcher = testDispatcher(t);
     const sent = await t.app.inject({
       method: 'POST',
       url: '/v1/webhook/test',

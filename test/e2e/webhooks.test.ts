@@ -2,15 +2,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { encodeFunctionData, getAddress, type Hex } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
-import { createEvmSource } from '../../src/detection/evm-source.ts';
-import { createIndexer, type Indexer } from '../../src/detection/indexer.ts';
-import { createLeaderLock } from '../../src/detection/leader-lock.ts';
+import type { Indexer } from '../../src/detection/indexer.ts';
 import { erc20Abi, erc20FeeProxyAbi } from '../../src/payments/abis.ts';
-import { createDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.ts';
+import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
+import { testDispatcher, testIndexer } from '../workers.ts';
 
 /**
  * The promise to merchants, end to end: money arrives on chain, the indexer finds it once it
@@ -36,29 +35,8 @@ beforeAll(async () => {
   });
   tenant = await createTenant(t.db);
   receiver = await startReceiver();
-  const contracts = t.chains.contracts('base');
-  indexer = createIndexer({
-    db: t.db,
-    clock: t.clock,
-    logger: t.app.log as never,
-    chains: t.chains,
-    network: 'base',
-    source: createEvmSource({
-      network: 'base',
-      client: t.clients.evm('base'),
-      erc20FeeProxy: contracts.erc20FeeProxy,
-      ethFeeProxy: contracts.ethFeeProxy,
-    }),
-    confirmations: CONFIRMATIONS,
-    lock: createLeaderLock(t.database, 'test:indexer:base'),
-  });
-  dispatcher = createDispatcher({
-    db: t.db,
-    clock: t.clock,
-    logger: t.app.log as never,
-    secretBox: t.secretBox,
-    config: t.config.webhooks,
-  });
+  indexer = testIndexer(t, { confirmations: CONFIRMATIONS });
+  dispatcher = testDispatcher(t);
   const registered = await t.app.inject({
     method: 'POST',
     url: '/v1/webhook',

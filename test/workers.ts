@@ -1,0 +1,52 @@
+import type { PaymentNetworkId } from '../src/chains/networks.ts';
+import type { DatabaseHandle } from '../src/db/client.ts';
+import { createEvmSource } from '../src/detection/evm-source.ts';
+import { createIndexer, type Indexer } from '../src/detection/indexer.ts';
+import { createLeaderLock, type LeaderLock } from '../src/detection/leader-lock.ts';
+import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
+import type { TestApp } from './app.ts';
+
+/**
+ * The workers a payreq process runs, built on a test app's instances and driven by hand
+ * (`tick`, `runOnce`) so a test decides when blocks are read and webhooks are sent.
+ */
+
+export function testIndexer(
+  t: TestApp,
+  options: {
+    network?: PaymentNetworkId;
+    confirmations: number;
+    /** Another connection pool on the same database (a second process). */
+    database?: DatabaseHandle;
+    lock?: LeaderLock;
+  },
+): Indexer {
+  const network = options.network ?? 'base';
+  const database = options.database ?? t.database;
+  const contracts = t.chains.contracts(network);
+  return createIndexer({
+    db: database.db,
+    clock: t.clock,
+    logger: t.app.log as never,
+    chains: t.chains,
+    network,
+    source: createEvmSource({
+      network,
+      client: t.clients.evm(network),
+      erc20FeeProxy: contracts.erc20FeeProxy,
+      ethFeeProxy: contracts.ethFeeProxy,
+    }),
+    confirmations: options.confirmations,
+    lock: options.lock ?? createLeaderLock(database, `test:indexer:${network}`),
+  });
+}
+
+export function testDispatcher(t: TestApp, database: DatabaseHandle = t.database): Dispatcher {
+  return createDispatcher({
+    db: database.db,
+    clock: t.clock,
+    logger: t.app.log as never,
+    secretBox: t.secretBox,
+    config: t.config.webhooks,
+  });
+}
