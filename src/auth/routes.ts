@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Hex, PublicClient } from 'viem';
+import type { Hex } from 'viem';
 import type { ChainClients } from '../chains/clients.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -266,9 +266,7 @@ export function authRoutes(
       },
     },
     async (request, reply) => {
-      const mainnet: PublicClient | null = deps.config.networks.mainnet.rpcUrl
-        ? deps.clients.evm('mainnet')
-        : null;
+      const mainnet = deps.clients.configured('mainnet') ? deps.clients.evm('mainnet') : null;
       const { challengeId, nonce, message, signature } = request.body;
       const wallet = await verifyChallenge(deps.db, deps.clock, {
         challengeId,

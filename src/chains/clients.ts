@@ -36,6 +36,8 @@ const RPC_TIMEOUT_MS = 10_000;
 export interface ChainClients {
   /** The EVM client for a network; throws ChainUnavailableError when none is configured. */
   evm(network: NetworkId): PublicClient;
+  /** Whether the network has an RPC (or a stand-in transport) to reach it through. */
+  configured(network: NetworkId): boolean;
   /** Runs chain reads, turning RPC failures into ChainRpcError (never a 500 with a stack). */
   read<T>(network: NetworkId, run: (client: PublicClient) => Promise<T>): Promise<T>;
 }
@@ -51,14 +53,16 @@ export function createChainClients(deps: {
 }): ChainClients {
   const clients = new Map<string, PublicClient>();
 
+  const transportOf = (network: NetworkId): Transport | null =>
+    deps.transports?.[network] ??
+    fromUrl(deps.config.networks[network as PaymentNetworkId]?.rpcUrl);
+
   const evm = (network: NetworkId): PublicClient => {
     const existing = clients.get(network);
     if (existing) return existing;
     const info = deps.chains.network(network);
     if (info?.kind !== 'evm') throw new ChainUnavailableError(network);
-    const transport =
-      deps.transports?.[network] ??
-      fromUrl(deps.config.networks[network as PaymentNetworkId]?.rpcUrl);
+    const transport = transportOf(network);
     if (!transport) throw new ChainUnavailableError(network);
     const multicall3 = deps.chains.contracts(network).multicall3;
     const chain = defineChain({
@@ -83,6 +87,7 @@ export function createChainClients(deps: {
 
   return {
     evm,
+    configured: (network) => transportOf(network) !== null,
     async read(network, run) {
       const client = evm(network);
       try {
