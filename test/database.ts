@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type DatabaseHandle, openPostgres, wrapPglite } from '../src/db/client.ts';
-import { TEST_DB_PREFIX, withDatabase } from './global-setup.ts';
+import { testDatabaseName, withDatabase } from './global-setup.ts';
 
 /**
  * A fresh, migrated database of its own for a test file: a copy of the Postgres template when
@@ -17,7 +16,7 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
     const dump = new Blob([readFileSync(source.dumpPath)]);
     return wrapPglite(await PGlite.create({ loadDataDir: dump }));
   }
-  const name = `${TEST_DB_PREFIX}${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName();
   await adminQuery(source.url, `create database "${name}" template "${source.template}"`);
   const handle = openPostgres(withDatabase(source.url, name), 5);
   return {
@@ -37,4 +36,19 @@ async function adminQuery(url: string, text: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * An empty, unmigrated Postgres database (for tests of migrations and of processes that migrate
+ * on start). `drop` removes it.
+ */
+export async function emptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const source = inject('testDatabase');
+  if (source.kind !== 'postgres') throw new Error('no Postgres: DATABASE_URL is not set');
+  const name = testDatabaseName();
+  await adminQuery(source.url, `create database "${name}"`);
+  return {
+    url: withDatabase(source.url, name),
+    drop: () => adminQuery(source.url, `drop database if exists "${name}" with (force)`),
+  };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,23 @@ declare module 'vitest' {
 }
 
 export const TEST_DB_PREFIX = 'payreq_t_';
+const TEMPLATE_LOCK = 0x7061_7972;
+/** A test database older than this was left by a run that did not finish. */
+const STALE_AFTER_MS = 6 * 60 * 60_000;
+
+/** `payreq_t_<base-36 creation time>_<random>`: the name says when it was made. */
+export function testDatabaseName(now = Date.now()): string {
+  return `${TEST_DB_PREFIX}${now.toString(36)}_${randomBytes(4).toString('hex')}`;
+}
+
+function isStaleTestDatabase(name: string, now = Date.now()): boolean {
+  if (!name.startsWith(TEST_DB_PREFIX)) return false;
+  const time = /^[0-9a-z]+_[0-9a-f]{8}$/.test(name.slice(TEST_DB_PREFIX.length))
+    ? Number.parseInt(name.slice(TEST_DB_PREFIX.length), 36)
+    : Number.NaN;
+  // A name in no known shape comes from an older checkout: stale.
+  return Number.isNaN(time) || now - time > STALE_AFTER_MS;
+}
 
 function migrationsHash(): string {
   const hash = createHash('sha256');
@@ -42,13 +59,24 @@ export default async function setup(project: TestProject): Promise<void> {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      // Databases left behind by an interrupted run, and templates of older migrations.
-      const stale = await admin.query<{ datname: string }>(
-        `select datname from pg_database where (datname like $1 and datname <> $2) or datname like $3`,
-        ['payreq_tpl_%', template, `${TEST_DB_PREFIX}%`],
+      // One run at a time prepares templates: another run (CI beside a developer) may be
+      // creating the same one.
+      await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+      // Test databases of an interrupted run: only old ones, as a younger one may belong to a
+      // run still going on beside this one.
+      const names = await admin.query<{ datname: string }>(
+        'select datname from pg_database where datname like $1 or datname like $2',
+        [`${TEST_DB_PREFIX}%`, 'payreq_tpl_%'],
       );
-      for (const { datname } of stale.rows) {
-        await admin.query(`drop database if exists "${datname}" with (force)`);
+      const running = names.rows.filter(({ datname }) => !isStaleTestDatabase(datname));
+      for (const { datname } of names.rows) {
+        const staleCopy = isStaleTestDatabase(datname);
+        // Templates of other migrations go only when no run may still be copying them.
+        const oldTemplate =
+          datname.startsWith('payreq_tpl_') && datname !== template && running.length === 0;
+        if (staleCopy || oldTemplate) {
+          await admin.query(`drop database if exists "${datname}" with (force)`);
+        }
       }
       const exists = await admin.query('select 1 from pg_database where datname = $1', [template]);
       if (exists.rowCount === 0) {

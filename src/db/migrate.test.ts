@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { withDatabase } from '../../test/global-setup.ts';
+import { emptyPostgresDatabase } from '../../test/database.ts';
 import { createAccount } from '../auth/accounts.ts';
 import {
   type DatabaseHandle,
@@ -94,11 +92,8 @@ const source = inject('testDatabase');
 describe.runIf(source.kind === 'postgres')('migrations on Postgres', () => {
   it('create every table, with several processes migrating at once', async () => {
     if (source.kind !== 'postgres') return;
-    const name = `payreq_t_mig_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: source.url });
-    await admin.connect();
-    await admin.query(`create database "${name}"`);
-    const url = withDatabase(source.url, name);
+    const database = await emptyPostgresDatabase();
+    const url = database.url;
     const handles = [openPostgres(url, 2), openPostgres(url, 2), openPostgres(url, 2)];
     try {
       await Promise.all(handles.map((h) => migrateDatabase(h)));
@@ -106,8 +101,7 @@ describe.runIf(source.kind === 'postgres')('migrations on Postgres', () => {
       expect(await appliedMigrations(handles[0] as DatabaseHandle)).toBe(journal.entries.length);
     } finally {
       await Promise.all(handles.map((h) => h.close()));
-      await admin.query(`drop database if exists "${name}" with (force)`);
-      await admin.end();
+      await database.drop();
     }
   });
 });

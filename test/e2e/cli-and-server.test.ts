@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { withDatabase } from '../global-setup.ts';
+import { emptyPostgresDatabase } from '../database.ts';
 import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
 
 /**
@@ -17,15 +15,9 @@ const backends: ('pglite' | 'postgres')[] =
 
 async function freshPostgresUrl(cleanup: (() => Promise<void>)[]): Promise<string> {
   if (source.kind !== 'postgres') throw new Error('no Postgres');
-  const name = `payreq_t_e2e_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: source.url });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  cleanup.push(async () => {
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-  });
-  return withDatabase(source.url, name);
+  const database = await emptyPostgresDatabase();
+  cleanup.push(database.drop);
+  return database.url;
 }
 
 const cleanup: (() => Promise<void>)[] = [];

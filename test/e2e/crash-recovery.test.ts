@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { withDatabase } from '../global-setup.ts';
+import { emptyPostgresDatabase } from '../database.ts';
 import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 
@@ -25,15 +23,9 @@ afterAll(async () => {
 
 async function databaseUrl(backend: 'pglite' | 'postgres'): Promise<Record<string, string>> {
   if (backend === 'pglite' || source.kind !== 'postgres') return {};
-  const name = `payreq_t_crash_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: source.url });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  cleanup.push(async () => {
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-  });
-  return { DATABASE_URL: withDatabase(source.url, name) };
+  const database = await emptyPostgresDatabase();
+  cleanup.push(database.drop);
+  return { DATABASE_URL: database.url };
 }
 
 describe.each(backends)('a crash between enqueue and send (%s)', (backend) => {
