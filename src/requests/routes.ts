@@ -14,7 +14,7 @@ import type { App } from '../http/types.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
 import { buildSingleCalldata } from '../payments/single-calldata.ts';
 import { checkPayer } from '../secure-payments/calldata.ts';
-import { requestLeg } from '../secure-payments/links.ts';
+import { amountDue, requestLeg } from '../secure-payments/links.ts';
 import { findRequest, insertRequests, listRequests, type RequestRow } from './requests.ts';
 
 const AUTH = ['apiKey', 'clientId', 'session'] as const;
@@ -329,7 +329,7 @@ export function requestRoutes(
       if (row.status === 'paid')
         throw new BadRequestError('request_paid', 'Request has already been paid');
       const leg0 = requestLeg(deps.chains, row, 0n);
-      const due = row.expectedAmount - row.totalAmountPaid;
+      const due = amountDue(row);
       let amount = due;
       if (request.query.amount !== undefined) {
         const parsed = parseAmount(request.query.amount, leg0.currency.decimals);

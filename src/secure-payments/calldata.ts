@@ -12,7 +12,7 @@ import {
   type Payer,
   type SingleCalldata,
 } from '../payments/single-calldata.ts';
-import { assertPayable, linkLegs, loadLink } from './links.ts';
+import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
 
 export interface CalldataQuery {
   readonly wallet?: string | undefined;
@@ -60,7 +60,8 @@ export async function linkCalldata(
   assertPayable(link);
   const legs = linkLegs(deps.chains, link);
   const [first] = legs;
-  if (!first) throw new Error(`secure payment ${token} has no requests`);
+  // Every request paid, the link not yet marked so: answer as for a completed link.
+  if (!first) throw completedError(link);
   if (query.chain !== undefined) {
     throw new BadRequestError(
       'crosschain_unavailable',

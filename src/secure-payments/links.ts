@@ -71,22 +71,7 @@ export function assertPayable(link: Link): void {
     case 'pending':
       return;
     case 'completed':
-      throw new AppError(
-        409,
-        'secure_payment_completed',
-        'Secure payment has already been completed',
-        {
-          details: {
-            status: 'completed',
-            branding: DEFAULT_BRANDING,
-            requestStatuses: link.requests.map((r) => ({
-              requestId: r.requestId,
-              hasBeenPaid: r.status === 'paid',
-              txHash: null,
-            })),
-          },
-        },
-      );
+      throw completedError(link);
     case 'expired':
       throw new AppError(403, 'secure_payment_expired', 'Secure payment has expired');
     case 'invalidated':
@@ -100,9 +85,41 @@ export function assertPayable(link: Link): void {
   }
 }
 
-/** The legs to pay: each request's amount in its payment currency, to its payee. */
+/** 409 with each request's state (the reference API's body, inside our envelope). */
+export function completedError(link: Link): AppError {
+  return new AppError(
+    409,
+    'secure_payment_completed',
+    'Secure payment has already been completed',
+    {
+      details: {
+        status: 'completed',
+        branding: DEFAULT_BRANDING,
+        requestStatuses: link.requests.map((r) => ({
+          requestId: r.requestId,
+          hasBeenPaid: r.status === 'paid',
+          txHash: null,
+        })),
+      },
+    },
+  );
+}
+
+/** What a request still wants: nothing once it is paid in full (or over). */
+export function amountDue(request: RequestRow): bigint {
+  const due = request.expectedAmount - request.totalAmountPaid;
+  return due > 0n ? due : 0n;
+}
+
+/**
+ * The legs still to pay: what each request of the link still wants, in its payment currency,
+ * to its payee. A request paid in full (one of a batch, say) has no leg.
+ */
 export function linkLegs(chains: ChainRegistry, link: Link): PaymentLeg[] {
-  return link.requests.map((request) => requestLeg(chains, request, request.expectedAmount));
+  return link.requests.flatMap((request) => {
+    const due = amountDue(request);
+    return due > 0n ? [requestLeg(chains, request, due)] : [];
+  });
 }
 
 export function requestLeg(

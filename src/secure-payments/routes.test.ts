@@ -1186,6 +1186,76 @@ describe('GET /{token}/pay and POST /{token}/calldata: the calldata', () => {
   });
 });
 
+describe('GET /{token}/pay: what is still due', () => {
+  async function paid(requestId: string, amount: bigint, status: 'partially_paid' | 'paid') {
+    await t.db
+      .update(requests)
+      .set({ totalAmountPaid: amount, status })
+      .where(eq(requests.requestId, requestId));
+  }
+
+  it('asks only for the rest of a partly paid request', async () => {
+    const dest = await destination(shop);
+    const link = await createLink(shop, [{ destinationId: dest.destinationId, amount: '3' }]);
+    await paid(link.requestIds[0] ?? '', 1_250_000n, 'partially_paid');
+
+    const res = await pay(link.token, {});
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().metadata.requiredAmount).toBe('1.75');
+    const [approve, payment] = res.json().transactions as { data: Hex }[];
+    expect(decodeFunctionData({ abi: erc20Abi, data: approve?.data ?? '0x' }).args[1]).toBe(
+      1_750_000n,
+    );
+    expect(decodeFunctionData({ abi: erc20FeeProxyAbi, data: payment?.data ?? '0x' }).args[2]).toBe(
+      1_750_000n,
+    );
+  });
+
+  it('leaves out a request of a batch paid in full, and pays the rest of the others', async () => {
+    const a = await destination(shop);
+    const b = await destination(shop);
+    const link = await createLink(shop, [
+      { destinationId: a.destinationId, amount: '1' },
+      { destinationId: b.destinationId, amount: '2' },
+    ]);
+    const [first, second] = link.requestIds;
+    await paid(first ?? '', 1_000_000n, 'paid');
+    await paid(second ?? '', 500_000n, 'partially_paid');
+    const [row] = await requestRows([second ?? '']);
+
+    const res = await pay(link.token, {});
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      paymentType: 'single',
+      metadata: { requiredAmount: '1.5' },
+    });
+    const payment = (res.json().transactions as { data: Hex }[])[1];
+    expect(decodeFunctionData({ abi: erc20FeeProxyAbi, data: payment?.data ?? '0x' }).args).toEqual(
+      [
+        BASE_USDC,
+        b.walletAddress,
+        1_500_000n,
+        referenceBytes(row?.paymentReference ?? ''),
+        0n,
+        zeroAddress,
+      ],
+    );
+  });
+
+  it('answers 409 as for a completed link once every request is paid', async () => {
+    const dest = await destination(shop);
+    const link = await createLink(shop, [{ destinationId: dest.destinationId, amount: '2' }]);
+    await paid(link.requestIds[0] ?? '', 2_000_000n, 'paid');
+    const res = await pay(link.token, {});
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({
+      code: 'secure_payment_completed',
+      status: 'completed',
+      requestStatuses: [{ requestId: link.requestIds[0], hasBeenPaid: true, txHash: null }],
+    });
+  });
+});
+
 describe('GET /v2/secure-payments: the account’s list', () => {
   let lister: Tenant;
   let dest: DestinationRow;
