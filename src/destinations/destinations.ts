@@ -23,6 +23,9 @@ const NONCE_TTL_MS = 10 * 60_000;
 export type DestinationRow = typeof payeeDestinations.$inferSelect;
 
 export const INVALID_DESTINATION_ID = 'Invalid destination ID format';
+/** 403 when a caller bound to a destination names another one. */
+export const DESTINATION_MISMATCH_MESSAGE =
+  'Destination does not match the configured payment destination.';
 
 /** What a destination id names, checked against the networks and tokens we serve. */
 export interface ResolvedTarget {
@@ -149,6 +152,17 @@ export async function activeDestinationOf(
         eq(payeeDestinations.active, true),
       ),
     );
+  return row ?? null;
+}
+
+/** The destination a client ID is bound to, active or not; null when it is bound to none. */
+export async function boundDestination(
+  db: Database,
+  clientId: { readonly payeeDestinationId: string | null } | null | undefined,
+): Promise<DestinationRow | null> {
+  const id = clientId?.payeeDestinationId;
+  if (!id) return null;
+  const [row] = await db.select().from(payeeDestinations).where(eq(payeeDestinations.id, id));
   return row ?? null;
 }
 

@@ -426,25 +426,33 @@ describe('POST /v2/request with a client ID bound to a destination', () => {
       .where(eq(requests.requestId, res.json().requestId));
     expect(stored?.destinationId).toBe(row.id);
 
-    // An explicit payee still wins.
-    const explicit = await createRequest(
-      { ...body, payee: wallet(0).address },
-      backendClient(tenant),
-    );
-    expect((await getRequest(explicit.json().requestId, apiKey(tenant))).json().payee).toBe(
-      wallet(0).address,
-    );
-    // The bound wallet is not assumed to be the payee on another network.
+    // Naming the bound wallet is fine; naming another is not, and writes nothing.
+    const same = await createRequest({ ...body, payee: owner.address }, backendClient(tenant));
+    expect(same.statusCode, same.body).toBe(201);
+    const before = await t.db.$count(requests);
+    const other = await createRequest({ ...body, payee: wallet(0).address }, backendClient(tenant));
+    expect(other.statusCode).toBe(403);
+    expect(other.json()).toMatchObject({
+      message: 'Destination does not match the configured payment destination.',
+      code: 'destination_mismatch',
+    });
+    // Nor can the binding be left behind by billing on another network.
     const elsewhere = await createRequest(
-      { ...body, invoiceCurrency: 'USDC-matic', paymentCurrency: 'USDC-matic' },
+      {
+        ...body,
+        invoiceCurrency: 'USDC-matic',
+        paymentCurrency: 'USDC-matic',
+        payee: owner.address,
+      },
       backendClient(tenant),
     );
     expect(validationErrors(elsewhere)).toEqual([
       {
-        field: 'payee',
-        message: "is required: the client ID's payee destination is on base, not matic",
+        field: 'paymentCurrency',
+        message: "must be on base, the network of the client ID's payee destination",
       },
     ]);
+    expect(await t.db.$count(requests)).toBe(before);
     // The binding belongs to that client ID only.
     const viaKey = await createRequest(body, apiKey(tenant));
     expect(validationErrors(viaKey)).toEqual([{ field: 'payee', message: 'is required' }]);
@@ -455,7 +463,7 @@ describe('POST /v2/request with a client ID bound to a destination', () => {
     expect(validationErrors(viaBrowser)).toEqual([{ field: 'payee', message: 'is required' }]);
   });
 
-  it('refuses to omit the payee once the bound destination is inactive', async () => {
+  it('makes no requests once the bound destination is inactive', async () => {
     const tenant = await createTenant(t.db, 'Moved shop');
     const owner = wallet(3);
     const row = await findDestination(t.db, tenant.accountId, await destination(tenant, owner));
@@ -472,7 +480,8 @@ describe('POST /v2/request with a client ID bound to a destination', () => {
       code: 'destination_inactive',
     });
     const explicit = await createRequest({ ...body, payee: owner.address }, backendClient(tenant));
-    expect(explicit.statusCode).toBe(201);
+    expect(explicit.statusCode).toBe(400);
+    expect(explicit.json().code).toBe('destination_inactive');
   });
 
   it("cannot bind another account's client ID", async () => {

@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ChainClients } from '../chains/clients.ts';
@@ -6,9 +5,15 @@ import { isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { payeeDestinations } from '../db/schema.ts';
 import { normaliseWallet } from '../destinations/destination-id.ts';
-import { BadRequestError, type FieldError, NotFoundError, ValidationError } from '../errors.ts';
+import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
+import {
+  BadRequestError,
+  type FieldError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+} from '../errors.ts';
 import { accountIdOf } from '../http/auth.ts';
 import type { App } from '../http/types.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
@@ -164,33 +169,25 @@ export function requestRoutes(
         ]);
 
       const clientId = clientIdOf(request);
-      let payee = body.payee;
-      let destinationRowId: string | null = null;
-      if (payee === undefined && clientId?.payeeDestinationId) {
-        const [bound] = await deps.db
-          .select()
-          .from(payeeDestinations)
-          .where(eq(payeeDestinations.id, clientId.payeeDestinationId));
-        // A wallet that deactivated its destination gets no new requests through it (as links).
-        if (bound && !bound.active) {
-          throw new BadRequestError(
-            'destination_inactive',
-            'The payee destination bound to this client ID is inactive',
-          );
-        }
-        // The bound wallet is where this client ID is paid on its destination's network only:
-        // the same address on another chain may belong to nobody (contract wallets).
-        if (bound && bound.network !== network.id) {
-          throw new ValidationError([
-            {
-              field: 'payee',
-              message: `is required: the client ID's payee destination is on ${bound.network}, not ${network.id}`,
-            },
-          ]);
-        }
-        payee = bound?.walletAddress;
-        destinationRowId = bound?.id ?? null;
+      // A client ID bound to a destination makes requests for that destination only: on its
+      // network, to its wallet (as secure payments do), so a public client ID cannot be used
+      // to bill on the account's behalf to another wallet.
+      const bound = await boundDestination(deps.db, clientId);
+      if (bound && !bound.active) {
+        throw new BadRequestError(
+          'destination_inactive',
+          'The payee destination bound to this client ID is inactive',
+        );
       }
+      if (bound && bound.network !== network.id) {
+        throw new ValidationError([
+          {
+            field: 'paymentCurrency',
+            message: `must be on ${bound.network}, the network of the client ID's payee destination`,
+          },
+        ]);
+      }
+      const payee = body.payee ?? bound?.walletAddress;
       if (payee === undefined)
         throw new ValidationError([{ field: 'payee', message: 'is required' }]);
       const payeeAddress = normaliseWallet(payee, network.chainId);
@@ -201,6 +198,8 @@ export function requestRoutes(
             message: `must be ${network.kind === 'tron' ? 'a Tron' : 'an EVM'} address`,
           },
         ]);
+      if (bound && payeeAddress !== bound.walletAddress)
+        throw new ForbiddenError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
       const payer = body.payer === undefined ? null : normaliseWallet(body.payer, network.chainId);
       if (payer === null && body.payer !== undefined)
         throw new ValidationError([
@@ -219,7 +218,7 @@ export function requestRoutes(
           expectedAmount: amount.value,
           payee: payeeAddress,
           payer,
-          destinationRowId,
+          destinationRowId: bound?.id ?? null,
           reference: body.reference ?? null,
           customerInfo: body.customerInfo ?? null,
         },

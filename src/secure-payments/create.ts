@@ -1,11 +1,16 @@
-import { eq } from 'drizzle-orm';
 import { ulid } from 'ulid';
 import type { ClientIdRow } from '../auth/client-ids.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { payeeDestinations, securePayments } from '../db/schema.ts';
-import { type DestinationRow, findDestination, parseTarget } from '../destinations/destinations.ts';
+import { securePayments } from '../db/schema.ts';
+import {
+  boundDestination,
+  DESTINATION_MISMATCH_MESSAGE,
+  type DestinationRow,
+  findDestination,
+  parseTarget,
+} from '../destinations/destinations.ts';
 import { BadRequestError, type FieldError, ForbiddenError, ValidationError } from '../errors.ts';
 import { parseAmount } from '../payments/amounts.ts';
 import { insertRequests } from '../requests/requests.ts';
@@ -22,8 +27,6 @@ export const REDIRECT_LABEL_WITHOUT_URL_MESSAGE =
   'redirectLabel cannot be provided without redirectUrl';
 export const REDIRECT_LABEL_MESSAGE =
   'redirectLabel must be 1 to 255 characters without < > & " \' or backtick';
-export const DESTINATION_MISMATCH_MESSAGE =
-  'Destination does not match the configured payment destination.';
 export const SAME_NETWORK_MESSAGE = 'All requests must be on the same network';
 
 const UNSAFE_URL_CHARACTERS = /[<>"'`\s\\]/;
@@ -100,7 +103,7 @@ export async function createSecurePayment(
   input: CreateLinkInput,
 ): Promise<CreatedLink> {
   checkRedirect(input.redirectUrl, input.redirectLabel);
-  const bound = await boundDestination(deps.db, caller);
+  const bound = await boundDestination(deps.db, caller.clientId);
 
   const errors: FieldError[] = [];
   const items: { destination: DestinationRow; amount: bigint }[] = [];
@@ -164,13 +167,6 @@ export async function createSecurePayment(
     return rows.map((row) => row.requestId);
   });
   return { token, securePaymentUrl: securePaymentUrl(deps.payUrl, token), requestIds };
-}
-
-async function boundDestination(db: Database, caller: LinkCaller): Promise<DestinationRow | null> {
-  const id = caller.clientId?.payeeDestinationId;
-  if (!id) return null;
-  const [row] = await db.select().from(payeeDestinations).where(eq(payeeDestinations.id, id));
-  return row ?? null;
 }
 
 async function itemDestination(

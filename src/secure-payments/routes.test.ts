@@ -9,6 +9,7 @@ import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
 import {
   activateDestination,
   bindDestination,
+  DESTINATION_MISMATCH_MESSAGE,
   type DestinationRow,
   deactivateDestination,
   INVALID_DESTINATION_ID,
@@ -17,7 +18,6 @@ import {
 import { erc20Abi, erc20FeeProxyAbi } from '../payments/abis.ts';
 import { referenceBytes } from '../payments/references.ts';
 import {
-  DESTINATION_MISMATCH_MESSAGE,
   LINK_LIFETIME_MS,
   REDIRECT_LABEL_MESSAGE,
   REDIRECT_LABEL_WITHOUT_URL_MESSAGE,
