@@ -311,6 +311,26 @@ describe('GET /v1/webhook', () => {
     expect(await listIds(asBrowser(rival))).toEqual([]);
   });
 
+  it('serves a signed-in user the account’s webhooks, as an API key of that account', async () => {
+    const registered = await call(
+      'POST',
+      '/v1/auth/register',
+      {},
+      {
+        email: 'hooks@example.com',
+        password: 'correct horse battery',
+      },
+    );
+    expect(registered.statusCode, registered.body).toBe(201);
+    const asUser = { authorization: `Bearer ${registered.json().sessionToken}` };
+    const hook = await register(asUser, 'https://hooks.example.com/user');
+    expect(await listIds(asUser)).toEqual([hook.id]);
+    const key = await call('POST', '/v1/api-keys', asUser, { label: 'server' });
+    expect(key.statusCode, key.body).toBe(201);
+    expect(await listIds({ 'x-api-key': key.json().apiKey })).toEqual([hook.id]);
+    expect(await listIds(asKey(tenant))).not.toContain(hook.id);
+  });
+
   it('records which client ID owns a webhook; an API key registers an account-wide one', async () => {
     const rows = await t.db.select().from(webhooks).where(eq(webhooks.accountId, tenant.accountId));
     const owners = new Map(rows.map((r) => [r.id, r.clientIdId]));

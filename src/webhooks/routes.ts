@@ -15,7 +15,7 @@ import { EVENT_TYPES, isEventType, sampleEvent } from './events.ts';
 import { enqueue } from './outbox.ts';
 import { checkWebhookUrl } from './url-policy.ts';
 
-const AUTH = ['clientId', 'apiKey'] as const;
+const AUTH = ['clientId', 'apiKey', 'session'] as const;
 const TAGS = ['V1/Webhooks'];
 const SECRET_PREFIX = 'whsec_';
 const MAX_WEBHOOKS_PER_OWNER = 20;
@@ -23,7 +23,7 @@ const DEFAULT_PAGE = 20;
 
 type WebhookRow = typeof webhooks.$inferSelect;
 
-/** A client ID owns the webhooks it registers; an API key sees its account's. */
+/** A client ID owns the webhooks it registers; an API key or a session sees its account's. */
 function owner(request: FastifyRequest): { accountId: string; clientIdId: string | null } {
   const principal = request.principal;
   return {
