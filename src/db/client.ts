@@ -65,7 +65,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 export function openPostgres(url: string, poolSize = POSTGRES_POOL_SIZE): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // A request waits at most this long for a connection, then fails rather than queue forever.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 10_000,
+  });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = drizzleNodePg({ client: pool, schema, casing: 'snake_case' });
