@@ -1,0 +1,52 @@
+import { createPublicClient, http } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { LogCapture } from '../test/app.ts';
+import { freePort } from '../test/process.ts';
+import { createLogger, scrubUrls } from './logger.ts';
+
+/** What reaches the log: never a credential, even one inside a URL quoted by an error. */
+
+describe('scrubUrls', () => {
+  it.each([
+    ['https://mainnet.infura.io/v3/0123abcd', 'https://mainnet.infura.io/…'],
+    ['https://rpc.example/?apikey=s3cret', 'https://rpc.example/…'],
+    ['wss://user:pa55@node.example:8546/ws', 'wss://node.example:8546/…'],
+    ['postgres://payreq:pa55@db.internal:5432/payreq', 'postgres://db.internal:5432/…'],
+    ['https://hooks.example.com', 'https://hooks.example.com'],
+  ])('cuts %s to %s', (url, expected) => {
+    expect(scrubUrls(`failed: ${url} did not answer`)).toBe(`failed: ${expected} did not answer`);
+  });
+});
+
+describe('logged errors', () => {
+  it('keep the message and stack of an RPC failure but not the key in its URL', async () => {
+    const port = await freePort();
+    const client = createPublicClient({
+      transport: http(`http://rpcuser:rpcpass@127.0.0.1:${port}/v3/KEY0123456789`, {
+        retryCount: 0,
+      }),
+    });
+    const error = await client.getBlockNumber().catch((e: unknown) => e);
+    // viem quotes the whole URL in its message; the log must not.
+    expect(String((error as Error).message)).toContain('KEY0123456789');
+
+    const logs = new LogCapture();
+    createLogger('info', logs).warn({ err: error }, 'indexer pass failed; retrying');
+    const text = logs.text();
+    expect(text).not.toContain('KEY0123456789');
+    expect(text).not.toContain('rpcpass');
+    const [entry] = logs.entries();
+    expect(entry?.msg).toBe('indexer pass failed; retrying');
+    expect(entry?.err).toMatchObject({
+      type: 'HttpRequestError',
+      message: expect.stringContaining(`http://127.0.0.1:${port}/…`),
+      stack: expect.stringContaining('HttpRequestError'),
+    });
+  });
+
+  it('leave errors without URLs as they are', () => {
+    const logs = new LogCapture();
+    createLogger('info', logs).error({ err: new Error('disk full') }, 'boom');
+    expect(logs.entries()[0]?.err).toMatchObject({ type: 'Error', message: 'disk full' });
+  });
+});
