@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { type Receiver, startReceiver } from '../../test/webhook-receiver.ts';
+import { createSecretBox } from '../crypto/secret-box.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
 import { createDispatcher, type Dispatcher } from './dispatcher.ts';
 import { enqueue } from './outbox.ts';
@@ -336,6 +337,32 @@ describe('retries', () => {
     }
   });
 
+  it('records a send that cannot start (a secret sealed under another key) and gives up in time', async () => {
+    const endpoint = await receiver();
+    const id = await deliver(await register(endpoint.url));
+    // As after SECRET_KEY changed: the sealed secret no longer opens.
+    const rekeyed = createDispatcher({
+      db: t.db,
+      clock: t.clock,
+      logger: t.app.log as never,
+      secretBox: createSecretBox(randomBytes(32)),
+      config: t.config.webhooks,
+      random: () => 0.5,
+    });
+    expect(await rekeyed.runOnce()).toBe(1);
+    const first = await deliveryRow(id);
+    expect(first).toMatchObject({ status: 'pending', attempts: 1, lockedUntil: null });
+    expect(first.lastError).toMatch(/^not sent: /);
+    expect(first.nextAttemptAt.getTime()).toBe(fromNow(RETRY_BASE_MS).getTime());
+    for (let round = 0; round < 20 && (await deliveryRow(id)).status === 'pending'; round++) {
+      t.clock.set((await deliveryRow(id)).nextAttemptAt);
+      expect(await rekeyed.runOnce()).toBe(1);
+    }
+    expect(await deliveryRow(id)).toMatchObject({ status: 'failed', attempts: 10 });
+    expect(await attemptLog(id)).toHaveLength(10);
+    expect(endpoint.received).toHaveLength(0);
+  });
+
   it('marks a delivery failed once WEBHOOK_RETRY_FOR_MS has passed, and stops retrying', async () => {
     const endpoint = await receiver();
     endpoint.respondWith(...Array<number>(20).fill(500));
@@ -511,5 +538,35 @@ describe('two dispatchers on one outbox', () => {
     expect(rows.every((row) => row.status === 'delivered' && row.attempts === 1)).toBe(true);
     const attempts = await Promise.all(ids.map((id) => attemptLog(id)));
     expect(attempts.every((log) => log.length === 1)).toBe(true);
+  });
+});
+
+describe('a running dispatcher', () => {
+  it('answers a wake that comes during a round with another round, not the next poll', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = await startServer((_request, response) => {
+      void held.then(() => response.writeHead(200).end());
+    });
+    const endpoint = await receiver();
+    const running = dispatcherFor(t);
+    // Polls an hour apart: only a wake can bring the second delivery out in this test.
+    running.start(3_600_000);
+    try {
+      await deliver(await register(slow.url));
+      running.wake();
+      await expect.poll(() => slow.paths.length).toBe(1);
+      // Enqueued while the round is in flight, as a payment recorded meanwhile would be.
+      const second = await deliver(await register(endpoint.url));
+      running.wake();
+      release();
+      const [received] = await endpoint.waitFor(1, 5_000);
+      expect(received?.headers['x-service-delivery']).toBe(second);
+    } finally {
+      release();
+      await running.stop();
+    }
   });
 });

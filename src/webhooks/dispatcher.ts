@@ -66,6 +66,7 @@ export function createDispatcher(deps: {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let stopped = true;
+  let woken = false;
   let pollMs = 1_000;
 
   const delayAfter = (attempts: number): number => {
@@ -105,6 +106,26 @@ export function createDispatcher(deps: {
     return secret;
   };
 
+  const send = async (row: Claimed, hook: WebhookRow, sentAt: Date): Promise<PostOutcome> => {
+    const refused = literalRefusal(hook.url, deps.config.allowLocal);
+    if (refused !== null) return { kind: 'failed', error: refused };
+    const secret = openSecret(hook);
+    const timestamp = Math.floor(sentAt.getTime() / 1000);
+    const headers: Record<string, string> = {
+      'user-agent': USER_AGENT,
+      [SIGNATURE_HEADER]: signV1(row.body, secret),
+      [SIGNATURE_V2_HEADER]: signV2(row.body, secret, timestamp),
+      [TIMESTAMP_HEADER]: String(timestamp),
+      [DELIVERY_HEADER]: row.id,
+      [RETRY_COUNT_HEADER]: String(row.attempts - 1),
+      ...(row.test && { [TEST_HEADER]: 'true' }),
+    };
+    return postJson(hook.url, row.body, headers, {
+      timeoutMs: deps.config.timeoutMs,
+      lookup: safeLookup(deps.config.allowLocal),
+    });
+  };
+
   const attempt = async (row: Claimed, hooks: ReadonlyMap<string, WebhookRow>): Promise<void> => {
     const hook = hooks.get(row.webhook_id);
     const sentAt = deps.clock.now();
@@ -119,26 +140,15 @@ export function createDispatcher(deps: {
         .where(eq(webhookDeliveries.id, row.id));
       return;
     }
-    const secret = openSecret(hook);
-    const timestamp = Math.floor(sentAt.getTime() / 1000);
-    const headers: Record<string, string> = {
-      'user-agent': USER_AGENT,
-      [SIGNATURE_HEADER]: signV1(row.body, secret),
-      [SIGNATURE_V2_HEADER]: signV2(row.body, secret, timestamp),
-      [TIMESTAMP_HEADER]: String(timestamp),
-      [DELIVERY_HEADER]: row.id,
-      [RETRY_COUNT_HEADER]: String(row.attempts - 1),
-      ...(row.test && { [TEST_HEADER]: 'true' }),
-    };
     const started = performance.now();
-    const refused = literalRefusal(hook.url, deps.config.allowLocal);
-    const outcome: PostOutcome =
-      refused !== null
-        ? { kind: 'failed', error: refused }
-        : await postJson(hook.url, row.body, headers, {
-            timeoutMs: deps.config.timeoutMs,
-            lookup: safeLookup(deps.config.allowLocal),
-          });
+    // Whatever stops the send (a secret that no longer opens, a URL that no longer parses) is
+    // a failed attempt like any other: recorded, retried, given up on in time.
+    const outcome = await send(row, hook, sentAt).catch(
+      (error: unknown): PostOutcome => ({
+        kind: 'failed',
+        error: `not sent: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+    );
     const durationMs = Math.round(performance.now() - started);
     const statusCode = outcome.kind === 'answered' ? outcome.statusCode : null;
     const error =
@@ -212,6 +222,7 @@ export function createDispatcher(deps: {
   };
   const loop = () => {
     if (running) return;
+    woken = false;
     running = runOnce()
       .catch((error: unknown) => {
         deps.logger.error({ err: error }, 'webhook dispatcher round failed');
@@ -220,7 +231,8 @@ export function createDispatcher(deps: {
       .finally(() => {
         running = undefined;
       });
-    void running.then((count) => schedule(count === BATCH_SIZE ? 0 : pollMs));
+    // A wake during the round may concern rows the round had already missed: go again now.
+    void running.then((count) => schedule(count === BATCH_SIZE || woken ? 0 : pollMs));
   };
 
   return {
@@ -231,6 +243,7 @@ export function createDispatcher(deps: {
       schedule(0);
     },
     wake() {
+      woken = true;
       schedule(0);
     },
     async stop() {

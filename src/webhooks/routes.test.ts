@@ -774,6 +774,31 @@ describe('the delivery log and redelivery', () => {
     expect(received[0]?.rawBody).toBe(received[1]?.rawBody);
   });
 
+  it('answers 409 while a dispatcher is sending the delivery, and leaves its lease alone', async () => {
+    const deliveryId = ids[0] ?? '';
+    const leaseEnd = new Date(t.clock.now().getTime() + 30_000);
+    // As a dispatcher does when it claims the delivery.
+    await t.db
+      .update(webhookDeliveries)
+      .set({ lockedUntil: leaseEnd })
+      .where(eq(webhookDeliveries.id, deliveryId));
+    const url = `/v1/webhook/${hookId}/deliveries/${deliveryId}/redeliver`;
+    const res = await call('POST', url, asBackend(tenant));
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({
+      code: 'delivery_in_flight',
+      message: 'Delivery is being sent right now; try again once this attempt ends',
+    });
+    const [row] = await t.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, deliveryId));
+    expect(row?.lockedUntil).toEqual(leaseEnd);
+    // Once the lease has run out (the dispatcher died), it can be sent again.
+    t.clock.set(leaseEnd);
+    expect((await call('POST', url, asBackend(tenant))).statusCode).toBe(202);
+  });
+
   it('answers 404 for a delivery it does not have, or one of another webhook', async () => {
     const sent = await call('POST', '/v1/webhook/test', asBrowser(tenant), {
       eventType: 'payment.partial',

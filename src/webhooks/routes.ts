@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, lte, or, type SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ulid } from 'ulid';
@@ -8,7 +8,7 @@ import type { WebhookConfig } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { accountIdOf } from '../http/auth.ts';
 import type { App } from '../http/types.ts';
 import { EVENT_TYPES, isEventType, sampleEvent } from './events.ts';
@@ -352,17 +352,34 @@ export function webhookRoutes(
     },
     async (request, reply) => {
       const hook = await find(request, request.params.id);
+      const now = deps.clock.now();
+      const ofHook = and(
+        eq(webhookDeliveries.id, request.params.deliveryId),
+        eq(webhookDeliveries.webhookId, hook.id),
+      );
+      // Not while a dispatcher holds it: two sends at once, and the later result overwriting
+      // the earlier one, is what the lease exists to prevent.
       const updated = await deps.db
         .update(webhookDeliveries)
-        .set({ status: 'pending', nextAttemptAt: deps.clock.now(), lockedUntil: null })
+        .set({ status: 'pending', nextAttemptAt: now })
         .where(
           and(
-            eq(webhookDeliveries.id, request.params.deliveryId),
-            eq(webhookDeliveries.webhookId, hook.id),
+            ofHook,
+            or(isNull(webhookDeliveries.lockedUntil), lte(webhookDeliveries.lockedUntil, now)),
           ),
         )
         .returning({ id: webhookDeliveries.id });
-      if (updated.length === 0) throw new NotFoundError('delivery_not_found', 'Delivery not found');
+      if (updated.length === 0) {
+        const [held] = await deps.db
+          .select({ id: webhookDeliveries.id })
+          .from(webhookDeliveries)
+          .where(ofHook);
+        if (!held) throw new NotFoundError('delivery_not_found', 'Delivery not found');
+        throw new ConflictError(
+          'delivery_in_flight',
+          'Delivery is being sent right now; try again once this attempt ends',
+        );
+      }
       deps.wake?.();
       return reply.code(202).send({ id: request.params.deliveryId, status: 'pending' as const });
     },
