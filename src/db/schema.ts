@@ -370,6 +370,8 @@ export const webhookDeliveries = pgTable(
     event: text().notNull(),
     body: text().notNull(),
     test: boolean().notNull().default(false),
+    /** The payment the event reports, if any: a reorg that drops it cancels what is unsent. */
+    paymentId: uuid(),
     status: deliveryStatus().notNull().default('pending'),
     /** Attempts made so far (the next one is sent with this as its retry count). */
     attempts: integer().notNull().default(0),
@@ -381,7 +383,11 @@ export const webhookDeliveries = pgTable(
     deliveredAt: nullableTime(),
     createdAt: createdAt(),
   },
-  (t) => [index().on(t.status, t.nextAttemptAt), index().on(t.webhookId, t.createdAt)],
+  (t) => [
+    index().on(t.status, t.nextAttemptAt),
+    index().on(t.webhookId, t.createdAt),
+    index().on(t.paymentId),
+  ],
 );
 
 /** Every attempt of every delivery: the delivery log. */

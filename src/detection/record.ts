@@ -11,6 +11,7 @@ import {
   payments,
   requests,
   securePayments,
+  webhookDeliveries,
 } from '../db/schema.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { PaymentEventPayload } from '../webhooks/events.ts';
@@ -128,7 +129,7 @@ export async function recordPayments(
         .returning();
       if (!updated) continue;
       const linkToken = await completeLinkIfPaid(tx, updated, deps.now);
-      await enqueuePaymentEvents(tx, deps, updated, event, linkToken);
+      await enqueuePaymentEvents(tx, deps, updated, { ...event, id: inserted.id }, linkToken);
     }
     await saveCheckpoint(tx, checkpoint);
     return recorded;
@@ -166,7 +167,7 @@ async function enqueuePaymentEvents(
   tx: Database,
   deps: { chains: ChainRegistry; now: Date },
   request: RequestRow,
-  event: DetectedPayment,
+  event: DetectedPayment & { readonly id: string },
   linkToken: string | null,
 ): Promise<void> {
   const currency = deps.chains.currency(request.paymentCurrency);
@@ -230,7 +231,7 @@ async function enqueuePaymentEvents(
   if (linkToken !== null) {
     events.push({ event: `${kind}.checkout`, payload: { ...base, securePaymentToken: linkToken } });
   }
-  await enqueue(tx, deps.now, webhooks, events);
+  await enqueue(tx, deps.now, webhooks, events, { paymentId: event.id });
 }
 
 async function saveCheckpoint(tx: Database, checkpoint: Checkpoint): Promise<void> {
@@ -264,11 +265,14 @@ async function saveCheckpoint(tx: Database, checkpoint: Checkpoint): Promise<voi
     );
 }
 
+/** Why a delivery was cancelled by a reorganisation, in its log. */
+export const REORGED = 'cancelled: the payment is no longer on the chain (reorganisation)';
+
 /**
  * Undoes everything recorded above `fork` on a network after a reorganisation: payments are
  * deleted and subtracted from their requests, which go back to partially paid or pending,
- * and their links back to pending. Deliveries already sent cannot be unsent; the next scan
- * records what the new chain holds.
+ * and their links back to pending. Their deliveries not yet sent are cancelled (those already
+ * sent cannot be unsent); the next scan records, and announces, what the new chain holds.
  */
 export async function rollBack(db: Database, network: NetworkId, fork: bigint): Promise<number> {
   return db.transaction(async (tx) => {
@@ -276,6 +280,20 @@ export async function rollBack(db: Database, network: NetworkId, fork: bigint): 
       .delete(payments)
       .where(and(eq(payments.network, network), gt(payments.blockNumber, fork)))
       .returning();
+    if (dropped.length > 0) {
+      await tx
+        .update(webhookDeliveries)
+        .set({ status: 'failed', lockedUntil: null, lastError: REORGED })
+        .where(
+          and(
+            inArray(
+              webhookDeliveries.paymentId,
+              dropped.map((payment) => payment.id),
+            ),
+            eq(webhookDeliveries.status, 'pending'),
+          ),
+        );
+    }
     for (const payment of dropped) {
       const [request] = await tx
         .select()

@@ -35,7 +35,7 @@ export async function enqueue(
   now: Date,
   webhookIds: readonly string[],
   events: readonly { readonly event: string; readonly payload: Record<string, unknown> }[],
-  options: { readonly test?: boolean } = {},
+  options: { readonly test?: boolean; readonly paymentId?: string } = {},
 ): Promise<string[]> {
   const rows = webhookIds.flatMap((webhookId) =>
     events.map(({ event, payload }) => ({
@@ -44,6 +44,7 @@ export async function enqueue(
       event,
       body: JSON.stringify({ event, ...payload }),
       test: options.test ?? false,
+      paymentId: options.paymentId ?? null,
       nextAttemptAt: now,
       // The retry window runs from here, on the caller's clock, not the database's.
       createdAt: now,

@@ -1,6 +1,9 @@
+import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookDeliveries } from '../../src/db/schema.ts';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
+import { REORGED } from '../../src/detection/record.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
@@ -48,6 +51,20 @@ describe('a reorganisation below the checkpoint', () => {
       payload: { requests: [{ destinationId: destination.destinationId, amount: '8' }] },
     });
     const { token, requestIds } = created.json();
+    // An endpoint no dispatcher serves here: its deliveries stay in the outbox to be looked at.
+    const hook = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhook',
+      headers: headers(),
+      payload: { url: 'https://hooks.example.com/payreq' },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const outbox = () =>
+      t.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.webhookId, hook.json().id))
+        .orderBy(asc(webhookDeliveries.id));
     await indexer.tick();
     const forkPoint = await local.chain.snapshot();
 
@@ -77,6 +94,15 @@ describe('a reorganisation below the checkpoint', () => {
     for (let i = 0; i < 4; i++) await local.chain.provider.request({ method: 'evm_mine' } as never);
     const afterReorg = await indexer.tick();
     expect(afterReorg).toMatchObject({ rolledBack: 1, recorded: 0 });
+    // What was not sent yet about the vanished payment never will be.
+    const cancelled = await outbox();
+    expect(cancelled.map((d) => d.event).sort()).toEqual([
+      'payment.confirmed',
+      'payment.confirmed.checkout',
+    ]);
+    for (const delivery of cancelled) {
+      expect(delivery).toMatchObject({ status: 'failed', lastError: REORGED, attempts: 0 });
+    }
     expect((await status()).json()).toMatchObject({
       status: 'pending',
       totalAmountPaid: '0',
@@ -101,6 +127,8 @@ describe('a reorganisation below the checkpoint', () => {
     await sendAll(local.chain, payer, again.json().transactions);
     expect((await indexer.tick()).recorded).toBe(1);
     expect((await status()).json()).toMatchObject({ status: 'paid', totalAmountPaid: '8' });
+    const announced = (await outbox()).filter((d) => d.status === 'pending');
+    expect(announced).toHaveLength(2);
     const search = await t.app.inject({
       method: 'GET',
       url: `/v2/payments?requestId=${requestIds[0]}`,
