@@ -73,6 +73,18 @@ describe('amounts', () => {
     if (!parsed.ok) expect(parsed.problem).toBe(problem);
   });
 
+  it('refuses input longer than 100 characters before parsing it, however it is made', () => {
+    for (const text of ['1'.repeat(101), `1.${'0'.repeat(99)}`, '9'.repeat(1_000_000)]) {
+      expect(parseAmount(text, 18)).toEqual({
+        ok: false,
+        problem: 'too_large',
+        message: 'must be at most 100 characters',
+      });
+    }
+    // The longest that can be written still parses.
+    expect(parseAmount(`1.${'0'.repeat(98)}`, 18)).toEqual({ ok: true, value: 10n ** 18n });
+  });
+
   it('refuses any string with whitespace or a sign anywhere', () => {
     fc.assert(
       fc.property(

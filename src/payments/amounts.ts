@@ -14,6 +14,8 @@ export type ParsedAmount =
   | { readonly ok: false; readonly problem: AmountProblem; readonly message: string };
 
 const DECIMAL = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
+/** 78 digits, a dot and 21 decimals: longer input is refused before any parsing work. */
+export const MAX_AMOUNT_LENGTH = 100;
 
 /**
  * Parses a strictly positive decimal with at most `decimals` fractional digits. Refused:
@@ -21,6 +23,13 @@ const DECIMAL = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
  * has (rounding would move someone's money).
  */
 export function parseAmount(input: string, decimals: number): ParsedAmount {
+  if (input.length > MAX_AMOUNT_LENGTH) {
+    return {
+      ok: false,
+      problem: 'too_large',
+      message: `must be at most ${MAX_AMOUNT_LENGTH} characters`,
+    };
+  }
   const match = DECIMAL.exec(input);
   if (!match) {
     return {

@@ -348,6 +348,29 @@ describe('POST /v2/secure-payments: redirect rules', () => {
     );
   });
 
+  it('refuses a redirectUrl longer than 2048 characters', async () => {
+    const redirectUrl = `https://shop.example/${'a'.repeat(2048)}`;
+    await expectRefused(
+      apiKey(shop),
+      { requests: one(), redirectUrl },
+      400,
+      validationFailed([
+        { field: 'redirectUrl', message: 'must NOT have more than 2048 characters' },
+      ]),
+    );
+  });
+
+  it('refuses an amount longer than 100 characters', async () => {
+    await expectRefused(
+      apiKey(shop),
+      { requests: [{ destinationId, amount: '1'.repeat(101) }] },
+      400,
+      validationFailed([
+        { field: 'requests[0].amount', message: 'must be at most 100 characters' },
+      ]),
+    );
+  });
+
   it('refuses an unsafe redirectUrl even with a valid label', async () => {
     await expectRefused(
       apiKey(shop),

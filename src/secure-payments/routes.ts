@@ -140,7 +140,7 @@ export function securePaymentRoutes(
             ),
             reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
             payerIdentifier: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-            redirectUrl: Type.Optional(Type.String()),
+            redirectUrl: Type.Optional(Type.String({ maxLength: 2048 })),
             redirectLabel: Type.Optional(Type.String()),
             feePercentage: Type.Optional(
               Type.String({ deprecated: true, description: 'Ignored: fees come from the server' }),
