@@ -11,6 +11,7 @@ import { createIndexer, type Indexer } from './detection/indexer.ts';
 import { createLeaderLock } from './detection/leader-lock.ts';
 import { createTronGridClient } from './detection/tron-grid.ts';
 import { createTronBlockSource } from './detection/tron-source.ts';
+import { createJanitor } from './janitor.ts';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.ts';
 
 export interface Workers {
@@ -22,7 +23,8 @@ export interface Workers {
 
 /**
  * The background work of a payreq process: one indexer per network it can read (an RPC is
- * configured, or the sandbox runs) and the webhook dispatcher. With Postgres, several
+ * configured, or the sandbox runs), the webhook dispatcher, and the janitor that deletes
+ * expired challenges, nonces and sessions. With Postgres, several
  * processes may run them: each network is indexed by whichever process holds its lock, and
  * dispatchers share the outbox through row claims.
  */
@@ -44,6 +46,11 @@ export function createWorkers(deps: {
     logger: deps.logger.child({ worker: 'webhooks' }),
     secretBox: deps.secretBox,
     config: deps.config.webhooks,
+  });
+  const janitor = createJanitor({
+    db,
+    clock: deps.clock,
+    logger: deps.logger.child({ worker: 'janitor' }),
   });
   const indexers: Indexer[] = [];
   for (const network of deps.chains.networks) {
@@ -86,10 +93,11 @@ export function createWorkers(deps: {
     indexers,
     start() {
       dispatcher.start(deps.config.workers.dispatcherPollMs);
+      janitor.start();
       for (const indexer of indexers) indexer.start(deps.config.workers.indexerPollMs);
     },
     async stop() {
-      await Promise.all([dispatcher.stop(), ...indexers.map((i) => i.stop())]);
+      await Promise.all([dispatcher.stop(), janitor.stop(), ...indexers.map((i) => i.stop())]);
     },
   };
 }

@@ -178,19 +178,23 @@ export const payeeDestinations = pgTable(
 );
 
 /** Single-use nonces of the EIP-712 messages that add or deactivate a destination. */
-export const destinationNonces = pgTable('destination_nonces', {
-  nonce: text().primaryKey(),
-  accountId: uuid()
-    .notNull()
-    .references(() => accounts.id),
-  action: text().$type<'add' | 'deactivate'>().notNull(),
-  walletAddress: text().notNull(),
-  chainId: integer().notNull(),
-  tokenAddress: text().notNull(),
-  expiresAt: timestamp({ withTimezone: true }).notNull(),
-  consumedAt: nullableTime(),
-  createdAt: createdAt(),
-});
+export const destinationNonces = pgTable(
+  'destination_nonces',
+  {
+    nonce: text().primaryKey(),
+    accountId: uuid()
+      .notNull()
+      .references(() => accounts.id),
+    action: text().$type<'add' | 'deactivate'>().notNull(),
+    walletAddress: text().notNull(),
+    chainId: integer().notNull(),
+    tokenAddress: text().notNull(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    consumedAt: nullableTime(),
+    createdAt: createdAt(),
+  },
+  (t) => [index().on(t.expiresAt)],
+);
 
 export const securePaymentStatus = pgEnum('secure_payment_status', [
   'pending',
@@ -454,7 +458,7 @@ export const sessions = pgTable(
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     endedAt: nullableTime(),
   },
-  (t) => [uniqueIndex().on(t.tokenHash), index().on(t.userId)],
+  (t) => [uniqueIndex().on(t.tokenHash), index().on(t.userId), index().on(t.expiresAt)],
 );
 
 /** SIWE challenges: each nonce signs in once, within five minutes, with its exact message. */
@@ -470,5 +474,5 @@ export const walletChallenges = pgTable(
     consumedAt: nullableTime(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex().on(t.nonce)],
+  (t) => [uniqueIndex().on(t.nonce), index().on(t.expiresAt)],
 );
