@@ -17,6 +17,7 @@ import {
   resolveTarget,
 } from './destinations/destinations.ts';
 import { AppError } from './errors.ts';
+import { isUuid } from './ids.ts';
 import { configFromEnvironment, serve } from './main.ts';
 import { createOrchestrator } from './orchestrators/orchestrators.ts';
 import { sandboxPay } from './sandbox/pay.ts';
@@ -223,8 +224,7 @@ function required(value: string | undefined, flag: string): string {
 }
 
 async function existingAccount(db: DatabaseHandle['db'], id: string): Promise<string> {
-  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  const [row] = uuid.test(id)
+  const [row] = isUuid(id)
     ? await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, id))
     : [];
   if (!row) throw new UsageError(`no account ${id}`);

@@ -5,14 +5,12 @@ import { NotFoundError, ValidationError } from '../errors.ts';
 import { accountIdOf } from '../http/auth.ts';
 import type { App } from '../http/types.ts';
 import { issueApiKey, listApiKeys, revokeAccountApiKey } from './api-keys.ts';
+import { nullableDate } from './client-id-routes.ts';
 import { LABEL_MAX_LENGTH } from './client-id-rules.ts';
 
 const AUTH = ['session'] as const;
 const TAGS = ['V1/API Keys'];
 export const API_KEY_NOT_FOUND = 'API key not found';
-
-const nullableDate = () =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
 
 /**
  * API keys on the auth API, for the dashboard's signed-in user. The key is shown once, in the

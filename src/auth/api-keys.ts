@@ -2,6 +2,7 @@ import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
+import { isUuid } from '../ids.ts';
 import {
   API_KEY_PREFIX,
   digestSecret,
@@ -12,7 +13,6 @@ import {
 } from './credentials.ts';
 
 /** A row id; anything else names no key, and must not reach a uuid column (a 500). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface IssuedApiKey {
   readonly id: string;
@@ -86,7 +86,7 @@ export async function revokeAccountApiKey(
   accountId: string,
   id: string,
 ): Promise<{ id: string; revokedAt: Date } | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const mine = and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId));
   const [revoked] = await db
     .update(apiKeys)

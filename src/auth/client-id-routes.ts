@@ -33,7 +33,8 @@ const nullableString = (description: string) =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], description });
 const nullableInteger = (options: { description: string; minimum?: number; maximum?: number }) =>
   Type.Unsafe<number | null>({ type: ['integer', 'null'], ...options });
-const nullableDate = () =>
+/** A timestamp that may not exist yet (never used, never revoked). */
+export const nullableDate = () =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
 
 /** The widest integer the SQL columns hold (68 years of seconds). */

@@ -3,7 +3,8 @@ import { openTestDatabase } from '../../test/database.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { ValidationError } from '../errors.ts';
 import { createAccount } from './accounts.ts';
-import { createClientId, findClientId, MAX_ALLOWED_DOMAINS } from './client-ids.ts';
+import { MAX_ALLOWED_DOMAINS } from './client-id-rules.ts';
+import { createClientId, findClientId } from './client-ids.ts';
 
 let database: DatabaseHandle;
 let accountId: string;

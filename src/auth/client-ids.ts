@@ -5,6 +5,7 @@ import { clientIds, payeeDestinations } from '../db/schema.ts';
 import { parseDestinationId } from '../destinations/destination-id.ts';
 import { findDestination } from '../destinations/destinations.ts';
 import { BadRequestError, type FieldError, NotFoundError, ValidationError } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 import { type ClientIdSettings, checkClientIdFields, settingsOf } from './client-id-rules.ts';
 import { CLIENT_ID_PREFIX, mintSecret } from './credentials.ts';
 
@@ -14,17 +15,9 @@ import { CLIENT_ID_PREFIX, mintSecret } from './credentials.ts';
  * as an API key, so the value carries 192 random bits.
  */
 
-// Callers that made client IDs before the rules had a file of their own import these from here.
-export {
-  LABEL_MAX_LENGTH,
-  MAX_ALLOWED_DOMAINS,
-  normaliseAllowedDomains,
-} from './client-id-rules.ts';
-
 const CLIENT_ID_BYTES = 24;
 export const CLIENT_ID_NOT_FOUND = 'Client ID not found';
 export const CLIENT_ID_REVOKED_FINAL = 'A revoked client ID cannot be reactivated';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type ClientIdRow = typeof clientIds.$inferSelect;
 export type ClientIdStatus = ClientIdRow['status'];
@@ -132,7 +125,7 @@ export async function accountClientId(
   accountId: string,
   id: string,
 ): Promise<ClientIdRecord> {
-  const [record] = UUID.test(id)
+  const [record] = isUuid(id)
     ? await records(db, and(eq(clientIds.id, id), eq(clientIds.accountId, accountId)))
     : [];
   if (!record) throw new NotFoundError('client_id_not_found', CLIENT_ID_NOT_FOUND);
@@ -148,7 +141,7 @@ export async function updateClientId(
 ): Promise<ClientIdRecord> {
   return db.transaction(async (tx) => {
     // Locked, so a concurrent revoke cannot be undone by this write.
-    const [row] = UUID.test(scope.id)
+    const [row] = isUuid(scope.id)
       ? await tx
           .select()
           .from(clientIds)

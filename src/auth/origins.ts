@@ -1,10 +1,10 @@
+import { LOOPBACK_HOSTS } from '../ids.ts';
+
 /**
  * Allowed-domain rules for client IDs: an origin is https, or http only for the loopback hosts
  * (localhost, 127.0.0.1, [::1]); it has no path, query, fragment or credentials. Stored and
  * compared in `URL.origin` form (lower-case host, default port dropped).
  */
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export type OriginCheck = { ok: true; origin: string } | { ok: false; reason: string };
 

@@ -9,6 +9,7 @@ import type { Database } from '../db/client.ts';
 import { accounts, sessions, users } from '../db/schema.ts';
 import { ConflictError, UnauthorizedError, ValidationError } from '../errors.ts';
 import type { App } from '../http/types.ts';
+import { LOOPBACK_HOSTS } from '../ids.ts';
 import {
   checkPassword,
   hashPassword,
@@ -27,7 +28,6 @@ import {
 import { issueChallenge, verifyChallenge } from './siwe.ts';
 
 const TAGS = ['V1/Authentication'];
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 export const LOGIN_REFUSED = 'Invalid email or password';
 
 const Credentials = Type.Object(
@@ -59,7 +59,7 @@ export function authRoutes(
     clients: ChainClients;
   },
 ): void {
-  const secureCookie = !LOOPBACK.has(new URL(deps.config.authUrl).hostname);
+  const secureCookie = !LOOPBACK_HOSTS.has(new URL(deps.config.authUrl).hostname);
 
   const signIn = async (
     reply: FastifyReply,

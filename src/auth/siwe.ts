@@ -16,6 +16,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { walletChallenges } from '../db/schema.ts';
 import { UnauthorizedError, ValidationError } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 
 /**
  * Sign-In with Ethereum (EIP-4361), for EVM and Tron wallets. The server writes the message,
@@ -156,7 +157,7 @@ export async function verifyChallenge(
 ): Promise<{ address: string; walletType: WalletType }> {
   const refuse = (reason: string) =>
     Object.assign(new UnauthorizedError('sign_in_refused', REFUSED), { reason });
-  if (!/^[0-9a-f-]{36}$/i.test(input.challengeId)) throw refuse('malformed challenge id');
+  if (!isUuid(input.challengeId)) throw refuse('malformed challenge id');
   const [challenge] = await db
     .select()
     .from(walletChallenges)

@@ -6,6 +6,7 @@ import type { Database } from '../db/client.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
 import { AppError, BadRequestError, NotFoundError } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
 import { type RequestRow, requestsOfLinks } from '../requests/requests.ts';
@@ -328,7 +329,7 @@ function encodeCursor(row: LinkRow): string {
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) {
+  if (!id || Number.isNaN(createdAt.getTime()) || !isUuid(id)) {
     throw new BadRequestError('invalid_cursor', 'cursor is not one this API returned');
   }
   return { createdAt, id };

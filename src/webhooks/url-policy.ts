@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { LOOPBACK_HOSTS } from '../ids.ts';
 
 /**
  * Where webhooks may point. Public https endpoints only, unless `ALLOW_LOCAL_WEBHOOKS` is on,
@@ -9,7 +10,6 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  */
 
 const MAX_URL_LENGTH = 2048;
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 const PRIVATE = new BlockList();
 for (const [network, prefix] of [
@@ -65,7 +65,7 @@ export function checkWebhookUrl(input: string, allowLocal: boolean): UrlCheck {
   // A trailing dot names the same host (`localhost.` is localhost).
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   const local =
-    LOOPBACK_NAMES.has(host) ||
+    LOOPBACK_HOSTS.has(host) ||
     host.endsWith('.localhost') ||
     (isIP(host.replace(/^\[|\]$/g, '')) !== 0 && isPrivateAddress(host.replace(/^\[|\]$/g, '')));
   if (url.protocol === 'http:') {
