@@ -111,21 +111,6 @@ export async function checkApiKey(db: Database, presented: string): Promise<ApiK
   return { status: 'valid', id: match.id, accountId: match.accountId };
 }
 
-/** Revokes one of the account's keys; false when the account has no such active key. */
-export async function revokeApiKey(
-  db: Database,
-  clock: Clock,
-  accountId: string,
-  id: string,
-): Promise<boolean> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: clock.now() })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return rows.length === 1;
-}
-
 /** Revokes the key the caller holds (the operator's answer to a leaked key). */
 export async function revokeApiKeyByValue(
   db: Database,
@@ -135,6 +120,6 @@ export async function revokeApiKeyByValue(
   const check = await checkApiKey(db, presented);
   if (check.status === 'unknown') return 'unknown';
   if (check.status === 'revoked') return 'already_revoked';
-  await revokeApiKey(db, clock, check.accountId, check.id);
+  await revokeAccountApiKey(db, clock, check.accountId, check.id);
   return 'revoked';
 }

@@ -70,11 +70,17 @@ export function checkAllowedDomains(domains: readonly string[], minimum: number,
 }
 
 /** `"02.50"` → `"2.5"`: one spelling per value, so `"0"` reads back as `"0"`, not SQL's `"0.00"`. */
-export function canonicalFeePercentage(text: string): string | null {
+/** A fee percentage (0 to 100, at most 2 decimals) in basis points; null when it is not one. */
+export function feeBasisPoints(text: string): number | null {
   const match = FEE_PERCENTAGE.exec(text);
   if (!match) return null;
-  const hundredths = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-  if (hundredths > 10_000) return null;
+  const bps = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  return bps > 10_000 ? null : bps;
+}
+
+export function canonicalFeePercentage(text: string): string | null {
+  const hundredths = feeBasisPoints(text);
+  if (hundredths === null) return null;
   const fraction = String(hundredths % 100)
     .padStart(2, '0')
     .replace(/0+$/, '');

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../../test/fixtures.ts';
-import { issueApiKey, revokeApiKey } from '../auth/api-keys.ts';
+import { issueApiKey, revokeAccountApiKey } from '../auth/api-keys.ts';
 import { apiKeys, clientIds, orchestratorKeys } from '../db/schema.ts';
 import { linkClientId } from '../orchestrators/links.ts';
 import { createOrchestrator, revokeOrchestratorKeys } from '../orchestrators/orchestrators.ts';
@@ -69,14 +69,18 @@ describe('API keys', () => {
   it('refuses a revoked key, which never works again', async () => {
     const issued = await issueApiKey(t.db, tenant.accountId, 'to revoke');
     expect((await get(CURRENCY, { 'x-api-key': issued.apiKey })).statusCode).toBe(200);
-    expect(await revokeApiKey(t.db, t.clock, tenant.accountId, issued.id)).toBe(true);
+    const revoked = await revokeAccountApiKey(t.db, t.clock, tenant.accountId, issued.id);
+    expect(revoked?.id).toBe(issued.id);
     const res = await get(CURRENCY, { 'x-api-key': issued.apiKey });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({
       message: 'API key has been revoked',
       code: 'revoked_api_key',
     });
-    expect(await revokeApiKey(t.db, t.clock, tenant.accountId, issued.id)).toBe(false);
+    t.clock.advance(1_000);
+    // Revoking again changes nothing: the first revocation stands.
+    expect(await revokeAccountApiKey(t.db, t.clock, tenant.accountId, issued.id)).toEqual(revoked);
+    expect((await get(CURRENCY, { 'x-api-key': issued.apiKey })).statusCode).toBe(401);
   });
 
   it('stores only a digest and a lookup prefix, never the key', async () => {

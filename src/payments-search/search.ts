@@ -14,6 +14,7 @@ import {
 import { isAddress } from 'viem';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { isTronAddress } from '../chains/tron-address.ts';
+import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
 import { payments, requests } from '../db/schema.ts';
 import { type FieldError, ValidationError } from '../errors.ts';
@@ -67,7 +68,6 @@ const DATE_MESSAGE = 'must be an ISO 8601 UTC date-time ending in Z, such as 202
 const TX_HASH = /^0x[0-9a-f]{64}$/i;
 const PAYMENT_REFERENCE = /^(?:0x)?[0-9a-f]{16}$/i;
 /** Seconds required, fraction optional; the offset must be `Z` so nobody's local time sneaks in. */
-const UTC_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
 
 export interface PaymentFee {
   readonly type: 'platform';
@@ -237,16 +237,8 @@ function currencyCondition(chains: ChainRegistry, column: AnyColumn, id: string)
 
 function utcDate(value: string | undefined, field: string, errors: FieldError[]): Date | null {
   if (value === undefined) return null;
-  const date = new Date(value);
-  // Date rolls 2026-02-30 over to March 2; reading the same fields back refuses it.
-  if (
-    !UTC_DATE_TIME.test(value) ||
-    Number.isNaN(date.getTime()) ||
-    date.toISOString().slice(0, 19) !== value.slice(0, 19)
-  ) {
-    errors.push({ field, message: DATE_MESSAGE });
-    return null;
-  }
+  const date = parseDateTime(value, { utcOnly: true });
+  if (date === null) errors.push({ field, message: DATE_MESSAGE });
   return date;
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { feeBasisPoints } from '../auth/client-id-rules.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import { isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
@@ -383,11 +384,8 @@ function platformFee(
       },
     ]);
   }
-  const match = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(percentage);
-  const hundredths = match
-    ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'))
-    : Number.NaN;
-  if (!match || hundredths > 10_000) {
+  const bps = feeBasisPoints(percentage);
+  if (bps === null) {
     throw new ValidationError([
       { field: 'feePercentage', message: 'must be a number from 0 to 100 with at most 2 decimals' },
     ]);
@@ -397,5 +395,5 @@ function platformFee(
     throw new ValidationError([
       { field: 'feeAddress', message: 'must be an address of the payment network' },
     ]);
-  return { amount: (amount * BigInt(hundredths)) / 10_000n, address: feeAddress };
+  return { amount: (amount * BigInt(bps)) / 10_000n, address: feeAddress };
 }

@@ -1397,12 +1397,28 @@ describe('GET /v2/secure-payments: the account’s list', () => {
     ['createdTo', 'not-a-date'],
     ['createdFrom', '2026-13-45'],
     ['createdTo', ''],
-  ])('answers 400 for a %s that is no date (%j)', async (field, value) => {
+    ['createdFrom', '2026-02-30T00:00:00Z'],
+    ['createdFrom', '2026-11-22T10:00:00'],
+    ['createdTo', '2026-11-22 10:00:00Z'],
+    ['createdTo', 'Sun, 22 Nov 2026 10:00:00 GMT'],
+  ])('answers 400 for a %s that is no zoned ISO date-time (%j)', async (field, value) => {
     const res = await list({ [field]: value });
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json()).toMatchObject(
-      validationFailed([{ field, message: 'must be an ISO 8601 date-time' }]),
+      validationFailed([
+        {
+          field,
+          message: 'must be an ISO 8601 date-time with a time zone, such as 2026-01-31T00:00:00Z',
+        },
+      ]),
     );
+  });
+
+  it('reads an offset as the instant it names', async () => {
+    // made[1]'s time, written as a clock one hour ahead of UTC shows it.
+    const instant = made[1]?.at.getTime() ?? 0;
+    const inParis = `${new Date(instant + 3_600_000).toISOString().slice(0, -1)}+01:00`;
+    expect(tokensOf(await list({ createdTo: inParis }))).toEqual([made[1]?.token, made[0]?.token]);
   });
 
   it('pages with a cursor: no overlap, nothing skipped, nextCursor null on the last page', async () => {

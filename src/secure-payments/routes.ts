@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
+import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
 import { ValidationError } from '../errors.ts';
 import { accountIdOf } from '../http/auth.ts';
@@ -101,9 +102,14 @@ function caller(request: FastifyRequest): LinkCaller {
 
 function isoDate(value: string | undefined, field: string): Date | undefined {
   if (value === undefined) return undefined;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime()))
-    throw new ValidationError([{ field, message: 'must be an ISO 8601 date-time' }]);
+  const date = parseDateTime(value);
+  if (date === null)
+    throw new ValidationError([
+      {
+        field,
+        message: 'must be an ISO 8601 date-time with a time zone, such as 2026-01-31T00:00:00Z',
+      },
+    ]);
   return date;
 }
 
