@@ -35,3 +35,17 @@ describe('graceful stop', () => {
     await service.stop(); // idempotent
   });
 });
+
+describe('a stop step that fails', () => {
+  it('still runs the later steps, closes the database, and reports the failure', async () => {
+    const config = testConfig({ PORT: '0', HOST: '127.0.0.1' });
+    const service = await createService(config, createLogger('warn', new LogCapture()));
+    service.app.addHook('onClose', async () => {
+      throw new Error('a plugin would not close');
+    });
+    await service.listen();
+    await expect(service.stop()).rejects.toThrow('a plugin would not close');
+    await expect(service.database.ping()).rejects.toThrow();
+    expect(existsSync(join(config.dataDir, 'pgdata.lock'))).toBe(false);
+  });
+});

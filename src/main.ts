@@ -97,12 +97,22 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       return port;
     },
     stop() {
+      // Each step runs even if one before it failed (the database closes last, always); the
+      // first failure is reported once all have run.
       stopping ??= (async () => {
-        await app.close();
-        await rateLimiter.close();
-        await workers?.stop();
-        await sandbox?.close();
-        await database.close();
+        const failures: unknown[] = [];
+        for (const step of [
+          () => app.close(),
+          () => rateLimiter.close(),
+          async () => workers?.stop(),
+          async () => sandbox?.close(),
+          () => database.close(),
+        ]) {
+          await Promise.resolve()
+            .then(step)
+            .catch((error: unknown) => failures.push(error));
+        }
+        if (failures.length > 0) throw failures[0];
       })();
       return stopping;
     },

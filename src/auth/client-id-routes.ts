@@ -43,7 +43,7 @@ const MAX_EXPIRY_SECONDS = 2_147_483_647;
 const Settings = {
   feePercentage: Type.Optional(
     nullableString(
-      'Percent, 0 to 100 with at most 2 decimals, e.g. "1.5". "0" lets fees sent on API calls apply; any other value overrides them. Needs feeAddress.',
+      'Percent, 0 to 100 with at most 2 decimals, e.g. "1.5". Needs feeAddress. Stored and returned; this server does not yet apply it to payments (fees come from the feePercentage and feeAddress of each /pay call).',
     ),
   ),
   feeAddress: Type.Optional(nullableString('EVM or Tron address that receives the fee')),
