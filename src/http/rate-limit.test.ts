@@ -149,6 +149,38 @@ describe.each<Store>(['memory', 'redis'])('with the %s store', (store) => {
     expect(again.headers).toMatchObject({ 'ratelimit-remaining': '299', 'ratelimit-reset': '60' });
   });
 
+  it('blocks a client ID + IP for 5 minutes once it runs to twice its budget in a window', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 100 * MINUTE));
+    const ip = '203.0.113.30';
+    // 300 allowed, 300 refused as ordinary overruns; the 601st starts the block.
+    expect(tally(await burst(t, ip, client(), 600))).toEqual({ 200: 300, 429: 300 });
+    const breach = await get(t, ip, client());
+    expect(breach.statusCode).toBe(429);
+    expect(breach.headers['retry-after']).toBe('300');
+    expect(breach.json().message).toBe('Too many requests; retry after 300 seconds');
+
+    // A new window does not lift it; the remaining time counts down.
+    t.clock.advance(MINUTE + 10_000);
+    const still = await get(t, ip, client());
+    expect(still.statusCode).toBe(429);
+    expect(still.headers['retry-after']).toBe('230');
+    // Another IP of the same client ID is not blocked.
+    expect((await get(t, '198.51.100.30', client())).statusCode).toBe(200);
+
+    t.clock.advance(230_000);
+    const lifted = await get(t, ip, client());
+    expect(lifted.statusCode).toBe(200);
+    expect(lifted.headers['ratelimit-remaining']).toBe('299');
+  });
+
+  it('does not block an API key that overruns, only refuses it until the window ends', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 110 * MINUTE));
+    const key = { 'x-api-key': tenant.apiKey };
+    expect(tally(await burst(t, '203.0.113.31', key, 2_401))).toEqual({ 200: 1_200, 429: 1_201 });
+    t.clock.advance(MINUTE);
+    expect((await get(t, '203.0.113.31', key)).statusCode).toBe(200);
+  });
+
   it("uses the client ID's own tier: at 120 per minute the 121st request is refused", async () => {
     t.clock.set(new Date(ON_THE_MINUTE.getTime() + 30 * MINUTE));
     const basic = await createClientId(t.db, {
@@ -340,6 +372,21 @@ describe('across instances', () => {
     }
   });
 
+  it('shares a block through Redis: a breach on one app blocks the caller on the other', async () => {
+    const [a, b, tenant] = await pairOfApps('redis');
+    try {
+      const headers = { 'x-client-id': tenant.backendClientId };
+      expect(tally(await burst(a, '203.0.113.21', headers, 601))).toEqual({ 200: 300, 429: 301 });
+      a.clock.advance(2 * MINUTE);
+      const onB = await get(b, '203.0.113.21', headers);
+      expect(onB.statusCode).toBe(429);
+      expect(onB.headers['retry-after']).toBe('180');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('keeps independent budgets in memory: each app allows 300 before refusing', async () => {
     const [a, b, tenant] = await pairOfApps('memory');
     try {
@@ -364,14 +411,30 @@ describe('memory store', () => {
   it('starts a fresh count when the window rolls over', async () => {
     const clock = createTestClock(new Date(ON_THE_MINUTE.getTime() + MINUTE - 1));
     const limiter = createRateLimiter({ redisUrl: null, clock, logger });
-    expect(await limiter.hit('k', 2, MINUTE)).toEqual({ allowed: true, remaining: 1, resetMs: 1 });
-    expect(await limiter.hit('k', 2, MINUTE)).toEqual({ allowed: true, remaining: 0, resetMs: 1 });
-    expect(await limiter.hit('k', 2, MINUTE)).toEqual({ allowed: false, remaining: 0, resetMs: 1 });
+    expect(await limiter.hit('k', 2, MINUTE)).toEqual({
+      allowed: true,
+      remaining: 1,
+      resetMs: 1,
+      blocked: false,
+    });
+    expect(await limiter.hit('k', 2, MINUTE)).toEqual({
+      allowed: true,
+      remaining: 0,
+      resetMs: 1,
+      blocked: false,
+    });
+    expect(await limiter.hit('k', 2, MINUTE)).toEqual({
+      allowed: false,
+      remaining: 0,
+      resetMs: 1,
+      blocked: false,
+    });
     clock.advance(1);
     expect(await limiter.hit('k', 2, MINUTE)).toEqual({
       allowed: true,
       remaining: 1,
       resetMs: MINUTE,
+      blocked: false,
     });
     await limiter.close();
   });
@@ -398,13 +461,13 @@ describe('memory store', () => {
     const clock = createTestClock(ON_THE_MINUTE);
     const store = createMemoryStore({ clock, maxWindows: 2 });
     const end = ON_THE_MINUTE.getTime() + MINUTE;
-    expect(await store.increment('a', end, MINUTE)).toBe(1);
-    expect(await store.increment('a', end, MINUTE)).toBe(2);
+    expect((await store.increment('a', end, MINUTE)).count).toBe(1);
+    expect((await store.increment('a', end, MINUTE)).count).toBe(2);
     await store.increment('b', end, MINUTE);
     await store.increment('c', end, MINUTE);
     expect(store.size()).toBe(2);
-    expect(await store.increment('b', end, MINUTE)).toBe(2);
-    expect(await store.increment('a', end, MINUTE)).toBe(1);
+    expect((await store.increment('b', end, MINUTE)).count).toBe(2);
+    expect((await store.increment('a', end, MINUTE)).count).toBe(1);
   });
 });
 

@@ -15,6 +15,12 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 export const MEMORY_SWEEP_INTERVAL_MS = 10_000;
 /** Past this many live windows the memory store forgets the oldest first (memory stays bounded). */
 export const MEMORY_MAX_WINDOWS = 100_000;
+/**
+ * A sustained breach: a caller refused as many times as its budget within one window (so, at
+ * twice its rate) is blocked for this long, whatever the window. The published figure for
+ * client ID + IP traffic.
+ */
+export const BREACH_BLOCK_MS = 5 * 60_000;
 /** A Redis round trip slower than this counts as Redis being down (the request is allowed). */
 const REDIS_COMMAND_TIMEOUT_MS = 200;
 const REDIS_CONNECT_TIMEOUT_MS = 2_000;
@@ -54,12 +60,15 @@ export interface HitResult {
   readonly allowed: boolean;
   /** Hits left in this window (0 once refused). */
   readonly remaining: number;
-  /** Until the window ends. */
+  /** Until the window ends, or until the block ends for a blocked caller. */
   readonly resetMs: number;
+  /** The caller is serving a block for a sustained breach. */
+  readonly blocked: boolean;
 }
 
 export interface RateLimiter {
-  hit(key: string, limit: number, windowMs: number): Promise<HitResult>;
+  /** `blockMs`: block the key that long once it has run to twice its limit in a window. */
+  hit(key: string, limit: number, windowMs: number, blockMs?: number): Promise<HitResult>;
   close(): Promise<void>;
 }
 
@@ -68,9 +77,24 @@ export interface WarnLogger {
   warn(details: object, message: string): void;
 }
 
-/** Counts hits per window; `windowEnd` is when the window's count may be forgotten. */
+/** A block to start once a window's count passes `after`. */
+interface BlockRule {
+  readonly key: string;
+  readonly after: number;
+  readonly forMs: number;
+}
+
+/**
+ * Counts hits per window; `windowEnd` is when the window's count may be forgotten. With a
+ * block rule, a blocked key is not counted: the answer is how long the block has left.
+ */
 interface CounterStore {
-  increment(windowKey: string, windowEnd: number, windowMs: number): Promise<number>;
+  increment(
+    windowKey: string,
+    windowEnd: number,
+    windowMs: number,
+    block?: BlockRule,
+  ): Promise<{ count: number; blockedMs: number }>;
   close(): Promise<void>;
 }
 
@@ -94,15 +118,26 @@ export function createRateLimiter(deps: {
       ? createMemoryStore({ clock: deps.clock })
       : createRedisStore({ url: deps.redisUrl, clock: deps.clock, logger: deps.logger });
   return {
-    async hit(key, limit, windowMs) {
+    async hit(key, limit, windowMs, blockMs) {
       const now = deps.clock.now().getTime();
       const windowStart = now - (now % windowMs);
       const windowEnd = windowStart + windowMs;
-      const count = await store.increment(`${prefix}${key}:${windowStart}`, windowEnd, windowMs);
+      const block =
+        blockMs === undefined
+          ? undefined
+          : { key: `${prefix}block:${key}`, after: 2 * limit, forMs: blockMs };
+      const { count, blockedMs } = await store.increment(
+        `${prefix}${key}:${windowStart}`,
+        windowEnd,
+        windowMs,
+        block,
+      );
+      if (blockedMs > 0) return { allowed: false, remaining: 0, resetMs: blockedMs, blocked: true };
       return {
         allowed: count <= limit,
         remaining: Math.max(0, limit - count),
         resetMs: windowEnd - now,
+        blocked: false,
       };
     },
     close: () => store.close(),
@@ -119,24 +154,38 @@ export function createMemoryStore(deps: { clock: Clock; maxWindows?: number }): 
   const maxWindows = deps.maxWindows ?? MEMORY_MAX_WINDOWS;
   // Insertion order is window order, so the first entries are the oldest.
   const windows = new Map<string, { count: number; endsAt: number }>();
+  const blocks = new Map<string, number>();
   let nextSweepAt = 0;
   return {
-    async increment(windowKey, windowEnd) {
+    async increment(windowKey, windowEnd, _windowMs, block) {
       const now = deps.clock.now().getTime();
       if (now >= nextSweepAt) {
         for (const [key, window] of windows) if (window.endsAt <= now) windows.delete(key);
+        for (const [key, until] of blocks) if (until <= now) blocks.delete(key);
         nextSweepAt = now + MEMORY_SWEEP_INTERVAL_MS;
       }
-      const window = windows.get(windowKey);
-      if (window !== undefined) return ++window.count;
-      // A flood of distinct keys (say, many IPs) must not grow memory without bound; forgetting
-      // the oldest window only gives that caller a fresh budget.
-      if (windows.size >= maxWindows) {
-        const oldest = windows.keys().next().value;
-        if (oldest !== undefined) windows.delete(oldest);
+      const blockedUntil = block && blocks.get(block.key);
+      if (blockedUntil !== undefined && blockedUntil > now) {
+        return { count: 0, blockedMs: blockedUntil - now };
       }
-      windows.set(windowKey, { count: 1, endsAt: windowEnd });
-      return 1;
+      let window = windows.get(windowKey);
+      if (window === undefined) {
+        // A flood of distinct keys (say, many IPs) must not grow memory without bound;
+        // forgetting the oldest window only gives that caller a fresh budget.
+        if (windows.size >= maxWindows) {
+          const oldest = windows.keys().next().value;
+          if (oldest !== undefined) windows.delete(oldest);
+        }
+        window = { count: 0, endsAt: windowEnd };
+        windows.set(windowKey, window);
+      }
+      window.count += 1;
+      if (block && window.count > block.after) {
+        if (blocks.size >= maxWindows) blocks.delete(blocks.keys().next().value ?? '');
+        blocks.set(block.key, now + block.forMs);
+        return { count: window.count, blockedMs: block.forMs };
+      }
+      return { count: window.count, blockedMs: 0 };
     },
     async close() {
       windows.clear();
@@ -154,7 +203,24 @@ export function createMemoryStore(deps: { clock: Clock; maxWindows?: number }): 
 const INCREMENT_SCRIPT = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count`;
+return {count, 0}`;
+
+/**
+ * The same, behind a block: a blocked key is not counted; a count past the threshold blocks.
+ * The block holds its end time on the callers' clock (ARGV[4] is now), like the windows; its
+ * Redis expiry only reclaims memory.
+ */
+const BLOCKING_INCREMENT_SCRIPT = `
+local now = tonumber(ARGV[4])
+local blockedUntil = tonumber(redis.call('GET', KEYS[2]) or '0')
+if blockedUntil > now then return {0, blockedUntil - now} end
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+if count > tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[2], tostring(now + tonumber(ARGV[3])), 'PX', 2 * tonumber(ARGV[3]))
+  return {count, tonumber(ARGV[3])}
+end
+return {count, 0}`;
 
 /**
  * Fails open: while Redis is unreachable or slow, every hit counts as the first of its window,
@@ -183,17 +249,32 @@ function createRedisStore(deps: { url: string; clock: Clock; logger: WarnLogger 
   // Without a listener ioredis prints every reconnection failure to the console.
   client.on('error', warn);
   return {
-    async increment(windowKey, _windowEnd, windowMs) {
+    async increment(windowKey, _windowEnd, windowMs, block) {
+      const open = { count: 1, blockedMs: 0 };
       // Reconnecting: answer now rather than queue behind a connection that is known to be down.
       if (client.status === 'reconnecting' || client.status === 'end') {
         warn(new Error(`Redis connection is ${client.status}`));
-        return 1;
+        return open;
       }
       try {
-        return Number(await client.eval(INCREMENT_SCRIPT, 1, windowKey, 2 * windowMs));
+        const [count, blockedMs] = (
+          block === undefined
+            ? await client.eval(INCREMENT_SCRIPT, 1, windowKey, 2 * windowMs)
+            : await client.eval(
+                BLOCKING_INCREMENT_SCRIPT,
+                2,
+                windowKey,
+                block.key,
+                2 * windowMs,
+                block.after,
+                block.forMs,
+                deps.clock.now().getTime(),
+              )
+        ) as [number, number];
+        return { count: Number(count), blockedMs: Number(blockedMs) };
       } catch (error) {
         warn(error);
-        return 1;
+        return open;
       }
     },
     async close() {
@@ -225,7 +306,12 @@ export function installRateLimit(
   app.addHook('onRequest', async (request, reply) => {
     const budget = budgetOf(request, limits);
     if (budget === null) return;
-    const result = await limiter.hit(budget.key, budget.limit, RATE_LIMIT_WINDOW_MS);
+    const result = await limiter.hit(
+      budget.key,
+      budget.limit,
+      RATE_LIMIT_WINDOW_MS,
+      budget.blocks ? BREACH_BLOCK_MS : undefined,
+    );
     const resetSeconds = Math.ceil(result.resetMs / 1_000);
     const headers = {
       'ratelimit-limit': String(budget.limit),
@@ -241,6 +327,8 @@ interface Budget {
   /** Names ids, never a credential's value: keys may sit in a shared Redis. */
   readonly key: string;
   readonly limit: number;
+  /** Whether a sustained breach blocks the caller (client ID + IP traffic, as published). */
+  readonly blocks?: boolean;
 }
 
 function budgetOf(request: FastifyRequest, limits: RateLimits): Budget | null {
@@ -262,6 +350,7 @@ function budgetOf(request: FastifyRequest, limits: RateLimits): Budget | null {
       return {
         key: `client:${principal.clientId.id}:${request.ip}`,
         limit: own !== null && own > 0 ? own : limits.clientId,
+        blocks: true,
       };
     }
     case 'apiKey':
