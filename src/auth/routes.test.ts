@@ -3,6 +3,7 @@ import { type Hex, serializeSignature } from 'viem';
 import { privateKeyToAccount, sign } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { challenge as signInChallenge, verify as signInVerify } from '../../test/sign-in.ts';
 import { evmToTron } from '../chains/tron-address.ts';
 import { sessions, users } from '../db/schema.ts';
 import { tronMessageHash } from './siwe.ts';
@@ -21,19 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function challenge(address: string) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/v1/auth/wallet/challenge',
-    payload: { address },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json() as { challengeId: string; nonce: string; message: string; expiresAt: string };
-}
-
-function verify(body: { challengeId: string; nonce: string; message: string; signature: string }) {
-  return t.app.inject({ method: 'POST', url: '/v1/auth/wallet/verify', payload: body });
-}
+const challenge = (address: string) => signInChallenge(t, address);
+const verify = (body: Parameters<typeof signInVerify>[1]) => signInVerify(t, body);
 
 async function tronSign(message: string, key: Hex): Promise<Hex> {
   return serializeSignature(await sign({ hash: tronMessageHash(message), privateKey: key }));

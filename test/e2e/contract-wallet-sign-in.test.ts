@@ -17,6 +17,7 @@ import {
   FACTORY_RUNTIME,
   walletRuntime,
 } from '../contract-wallet.ts';
+import { challenge as signInChallenge, verify as signInVerify } from '../sign-in.ts';
 
 /**
  * Smart-contract wallets sign in through mainnet: ERC-1271 for a deployed wallet, ERC-6492 for
@@ -51,19 +52,8 @@ function setCode(address: Address, code: Hex) {
   return chain.provider.request({ method: 'hardhat_setCode', params: [address, code] } as never);
 }
 
-async function challenge(address: string) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/v1/auth/wallet/challenge',
-    payload: { address },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json() as { challengeId: string; nonce: string; message: string };
-}
-
-function verify(body: { challengeId: string; nonce: string; message: string; signature: Hex }) {
-  return t.app.inject({ method: 'POST', url: '/v1/auth/wallet/verify', payload: body });
-}
+const challenge = (address: string) => signInChallenge(t, address);
+const verify = (body: Parameters<typeof signInVerify>[1]) => signInVerify(t, body);
 
 /** What the wallet's owner key produces: a raw signature over the EIP-191 hash of the message. */
 async function ownerSignature(message: string, key: Hex): Promise<Hex> {
@@ -123,16 +113,10 @@ describe('contract-wallet sign-in without a mainnet RPC', () => {
   it('refuses a contract wallet, since nothing can ask it', async () => {
     const offline = await createTestApp({ env: { AUTH_URL: 'https://auth.payreq.test' } });
     try {
-      const issued = await offline.app.inject({
-        method: 'POST',
-        url: '/v1/auth/wallet/challenge',
-        payload: { address: DEPLOYED },
-      });
-      const c = issued.json();
-      const res = await offline.app.inject({
-        method: 'POST',
-        url: '/v1/auth/wallet/verify',
-        payload: { ...c, signature: await ownerSignature(c.message, OWNER_KEY) },
+      const c = await signInChallenge(offline, DEPLOYED);
+      const res = await signInVerify(offline, {
+        ...c,
+        signature: await ownerSignature(c.message, OWNER_KEY),
       });
       expect(res.statusCode).toBe(401);
     } finally {
