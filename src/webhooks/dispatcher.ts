@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { WebhookConfig } from '../config.ts';
@@ -36,6 +36,18 @@ export interface Dispatcher {
   /** Asks for a round soon (new deliveries were written). */
   wake(): void;
   stop(): Promise<void>;
+}
+
+/** What one attempt came to, before it is written down. */
+interface Settled {
+  readonly row: Claimed;
+  readonly hook: WebhookRow;
+  readonly status: 'delivered' | 'failed' | 'pending';
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+  readonly at: Date;
+  readonly nextAttemptAt: Date | null;
 }
 
 interface Claimed {
@@ -126,20 +138,9 @@ export function createDispatcher(deps: {
     });
   };
 
-  const attempt = async (row: Claimed, hooks: ReadonlyMap<string, WebhookRow>): Promise<void> => {
-    const hook = hooks.get(row.webhook_id);
+  /** Sends one claimed delivery and works out what to record; writes nothing. */
+  const attempt = async (row: Claimed, hook: WebhookRow): Promise<Settled> => {
     const sentAt = deps.clock.now();
-    if (!hook?.active || hook.deletedAt !== null) {
-      await deps.db
-        .update(webhookDeliveries)
-        .set({
-          status: 'failed',
-          lockedUntil: null,
-          lastError: 'the endpoint is inactive or deleted',
-        })
-        .where(eq(webhookDeliveries.id, row.id));
-      return;
-    }
     const started = performance.now();
     // Whatever stops the send (a secret that no longer opens, a URL that no longer parses) is
     // a failed attempt like any other: recorded, retried, given up on in time.
@@ -162,41 +163,73 @@ export function createDispatcher(deps: {
     const createdAt = new Date(row.created_at);
     const next = new Date(now.getTime() + delayAfter(row.attempts));
     const givingUp = !delivered && next.getTime() - createdAt.getTime() > deps.config.retryForMs;
-
-    await deps.db.transaction(async (tx) => {
-      await tx.insert(webhookAttempts).values({
-        deliveryId: row.id,
-        attempt: row.attempts,
-        statusCode,
-        error,
-        durationMs,
-        at: now,
-      });
-      await tx
-        .update(webhookDeliveries)
-        .set({
-          status: delivered ? 'delivered' : givingUp ? 'failed' : 'pending',
-          lockedUntil: null,
-          lastStatusCode: statusCode,
-          lastError: error,
-          ...(delivered ? { deliveredAt: now } : { nextAttemptAt: next }),
-        })
-        .where(eq(webhookDeliveries.id, row.id));
-    });
-    const log = {
-      deliveryId: row.id,
-      webhookId: hook.id,
-      attempt: row.attempts,
+    return {
+      row,
+      hook,
+      status: delivered ? 'delivered' : givingUp ? 'failed' : 'pending',
       statusCode,
+      error,
       durationMs,
+      at: now,
+      nextAttemptAt: delivered ? null : next,
     };
-    if (delivered) deps.logger.info(log, 'webhook delivered');
-    else if (givingUp) deps.logger.warn({ ...log, error }, 'webhook delivery failed for good');
-    else
-      deps.logger.info(
-        { ...log, error, nextAttemptAt: next.toISOString() },
-        'webhook attempt failed; will retry',
+  };
+
+  /**
+   * Records a round's attempts in one transaction: one insert into the log, one update of the
+   * deliveries. Until it commits the rows keep their leases, so a crash here means a resend
+   * (at least once), never a lost delivery.
+   */
+  const record = async (settled: readonly Settled[]): Promise<void> => {
+    if (settled.length === 0) return;
+    const rows = sql.join(
+      settled.map(
+        (s) =>
+          sql`(${s.row.id}, ${s.status}, ${s.statusCode}::integer, ${s.error}::text,
+               ${s.status === 'delivered' ? s.at.toISOString() : null}::timestamptz,
+               ${s.nextAttemptAt?.toISOString() ?? null}::timestamptz)`,
+      ),
+      sql`, `,
+    );
+    await deps.db.transaction(async (tx) => {
+      await tx.insert(webhookAttempts).values(
+        settled.map((s) => ({
+          deliveryId: s.row.id,
+          attempt: s.row.attempts,
+          statusCode: s.statusCode,
+          error: s.error,
+          durationMs: s.durationMs,
+          at: s.at,
+        })),
       );
+      await tx.execute(sql`
+        update ${webhookDeliveries} as d
+        set status = v.status::webhook_delivery_status,
+            locked_until = null,
+            last_status_code = v.status_code,
+            last_error = v.error,
+            delivered_at = coalesce(v.delivered_at, d.delivered_at),
+            next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at)
+        from (values ${rows}) as v(id, status, status_code, error, delivered_at, next_attempt_at)
+        where d.id = v.id`);
+    });
+    for (const s of settled) {
+      const log = {
+        deliveryId: s.row.id,
+        webhookId: s.hook.id,
+        attempt: s.row.attempts,
+        statusCode: s.statusCode,
+        durationMs: s.durationMs,
+      };
+      if (s.status === 'delivered') deps.logger.info(log, 'webhook delivered');
+      else if (s.status === 'failed')
+        deps.logger.warn({ ...log, error: s.error }, 'webhook delivery failed for good');
+      else
+        deps.logger.info(
+          { ...log, error: s.error, nextAttemptAt: s.nextAttemptAt?.toISOString() },
+          'webhook attempt failed; will retry',
+        );
+    }
   };
 
   const runOnce = async (): Promise<number> => {
@@ -205,13 +238,29 @@ export function createDispatcher(deps: {
     const ids = [...new Set(claimed.map((row) => row.webhook_id))];
     const rows = await deps.db.select().from(webhooks).where(inArray(webhooks.id, ids));
     const hooks = new Map(rows.map((hook) => [hook.id, hook]));
-    await Promise.all(
-      claimed.map((row) =>
-        attempt(row, hooks).catch((error: unknown) =>
-          deps.logger.error({ err: error, deliveryId: row.id }, 'webhook attempt crashed'),
-        ),
-      ),
+    const live = (row: Claimed) => {
+      const hook = hooks.get(row.webhook_id);
+      return hook?.active && hook.deletedAt === null ? hook : null;
+    };
+    // Deliveries to an endpoint switched off or deleted since they were written: not sent.
+    const orphaned = claimed.filter((row) => live(row) === null).map((row) => row.id);
+    if (orphaned.length > 0) {
+      await deps.db
+        .update(webhookDeliveries)
+        .set({
+          status: 'failed',
+          lockedUntil: null,
+          lastError: 'the endpoint is inactive or deleted',
+        })
+        .where(inArray(webhookDeliveries.id, orphaned));
+    }
+    const settled = await Promise.all(
+      claimed.flatMap((row) => {
+        const hook = live(row);
+        return hook === null ? [] : [attempt(row, hook)];
+      }),
     );
+    await record(settled);
     return claimed.length;
   };
 
