@@ -1,23 +1,29 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 
 /**
- * Fixed-window request budgets, one window per minute. The counter lives in memory (one
- * process) or, when `REDIS_URL` is set, in Redis, where every instance of the service draws on
- * the same budget. Windows are aligned to the clock (`floor(now / windowMs)`), so processes whose
- * clocks agree share a window; a skew of a few seconds only shifts that one window boundary.
+ * Sliding-log request budgets: a hit is allowed while fewer than `limit` hits were allowed in
+ * the `windowMs` before it, so no run of 60 seconds, wherever it starts, holds more than the
+ * budget (a fixed window aligned to the minute lets twice the budget through across its
+ * boundary). The log lives in memory (one process) or, when `REDIS_URL` is set, in Redis,
+ * where every instance of the service draws on the same budget. Times are the callers' clock;
+ * instances whose clocks disagree by a few seconds only move a slot's release by as much.
  */
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
-/** How often the memory store drops windows that have ended. */
+/** How often the memory store drops logs whose every hit has left the window. */
 export const MEMORY_SWEEP_INTERVAL_MS = 10_000;
-/** Past this many live windows the memory store forgets the oldest first (memory stays bounded). */
-export const MEMORY_MAX_WINDOWS = 100_000;
 /**
- * A sustained breach: a caller refused as many times as its budget within one window (so, at
- * twice its rate) is blocked for this long, whatever the window. The published figure for
+ * Past this many callers the memory store forgets the least recently seen first, so memory
+ * stays bounded (a log holds at most a budget of allowed and a budget of refused hits).
+ */
+export const MEMORY_MAX_KEYS = 10_000;
+/**
+ * A sustained breach: a caller refused as many times as its budget within one window (so,
+ * one that keeps going to twice its rate) is blocked for this long. The published figure for
  * client ID + IP traffic.
  */
 export const BREACH_BLOCK_MS = 5 * 60_000;
@@ -58,16 +64,19 @@ export interface RateLimitOptions {
 
 export interface HitResult {
   readonly allowed: boolean;
-  /** Hits left in this window (0 once refused). */
+  /** Hits the caller may still make now (0 once refused). */
   readonly remaining: number;
-  /** Until the window ends, or until the block ends for a blocked caller. */
+  /**
+   * Until the oldest counted hit leaves the window, so one more hit is allowed (a full window
+   * for a caller's first hit); for a blocked caller, until the block ends.
+   */
   readonly resetMs: number;
   /** The caller is serving a block for a sustained breach. */
   readonly blocked: boolean;
 }
 
 export interface RateLimiter {
-  /** `blockMs`: block the key that long once it has run to twice its limit in a window. */
+  /** `blockMs`: block the key that long once it is refused `limit` times within a window. */
   hit(key: string, limit: number, windowMs: number, blockMs?: number): Promise<HitResult>;
   close(): Promise<void>;
 }
@@ -77,24 +86,18 @@ export interface WarnLogger {
   warn(details: object, message: string): void;
 }
 
-/** A block to start once a window's count passes `after`. */
-interface BlockRule {
+/** One hit at `now` against a key's log; the same rule in every store. */
+interface LogHit {
   readonly key: string;
-  readonly after: number;
-  readonly forMs: number;
+  readonly now: number;
+  readonly limit: number;
+  readonly windowMs: number;
+  /** Block the key this long once it is refused `limit` times within a window; 0: never. */
+  readonly blockMs: number;
 }
 
-/**
- * Counts hits per window; `windowEnd` is when the window's count may be forgotten. With a
- * block rule, a blocked key is not counted: the answer is how long the block has left.
- */
-interface CounterStore {
-  increment(
-    windowKey: string,
-    windowEnd: number,
-    windowMs: number,
-    block?: BlockRule,
-  ): Promise<{ count: number; blockedMs: number }>;
+interface LogStore {
+  hit(hit: LogHit): Promise<HitResult>;
   close(): Promise<void>;
 }
 
@@ -118,123 +121,198 @@ export function createRateLimiter(deps: {
       ? createMemoryStore({ clock: deps.clock })
       : createRedisStore({ url: deps.redisUrl, clock: deps.clock, logger: deps.logger });
   return {
-    async hit(key, limit, windowMs, blockMs) {
-      const now = deps.clock.now().getTime();
-      const windowStart = now - (now % windowMs);
-      const windowEnd = windowStart + windowMs;
-      const block =
-        blockMs === undefined
-          ? undefined
-          : { key: `${prefix}block:${key}`, after: 2 * limit, forMs: blockMs };
-      const { count, blockedMs } = await store.increment(
-        `${prefix}${key}:${windowStart}`,
-        windowEnd,
+    hit: (key, limit, windowMs, blockMs) =>
+      store.hit({
+        // One hash tag per caller: its keys sit on one node of a Redis Cluster.
+        key: `${prefix}{${key}}`,
+        now: deps.clock.now().getTime(),
+        limit,
         windowMs,
-        block,
-      );
-      if (blockedMs > 0) return { allowed: false, remaining: 0, resetMs: blockedMs, blocked: true };
-      return {
-        allowed: count <= limit,
-        remaining: Math.max(0, limit - count),
-        resetMs: windowEnd - now,
-        blocked: false,
-      };
-    },
+        blockMs: blockMs ?? 0,
+      }),
     close: () => store.close(),
   };
 }
 
-export interface MemoryStore extends CounterStore {
-  /** Windows held, ended or not (for tests of the sweeping). */
+export interface MemoryStore extends LogStore {
+  /** Callers held, idle or not (for tests of the sweeping). */
   size(): number;
 }
 
-/** One process's counters. Sweeping runs on hits, so an idle limiter holds no timer. */
-export function createMemoryStore(deps: { clock: Clock; maxWindows?: number }): MemoryStore {
-  const maxWindows = deps.maxWindows ?? MEMORY_MAX_WINDOWS;
-  // Insertion order is window order, so the first entries are the oldest.
-  const windows = new Map<string, { count: number; endsAt: number }>();
+interface MemoryLog {
+  /** Times of allowed hits, oldest first, all within the window of the latest hit. */
+  allowed: number[];
+  /** Times of refused hits, likewise (only kept where a breach blocks). */
+  refused: number[];
+  windowMs: number;
+  lastHitAt: number;
+}
+
+/** Drops the times that have left the window ending at `now`: (now - windowMs, now] stays. */
+function prune(times: number[], now: number, windowMs: number): void {
+  let stale = 0;
+  while (stale < times.length && (times[stale] as number) <= now - windowMs) stale += 1;
+  if (stale > 0) times.splice(0, stale);
+}
+
+/** One process's logs. Sweeping runs on hits, so an idle limiter holds no timer. */
+export function createMemoryStore(deps: { clock: Clock; maxKeys?: number }): MemoryStore {
+  const maxKeys = deps.maxKeys ?? MEMORY_MAX_KEYS;
+  // Re-inserted on every hit, so the first entries are the least recently seen.
+  const logs = new Map<string, MemoryLog>();
   const blocks = new Map<string, number>();
   let nextSweepAt = 0;
+  const sweep = (now: number) => {
+    for (const [key, log] of logs) if (log.lastHitAt <= now - log.windowMs) logs.delete(key);
+    for (const [key, until] of blocks) if (until <= now) blocks.delete(key);
+    nextSweepAt = now + MEMORY_SWEEP_INTERVAL_MS;
+  };
   return {
-    async increment(windowKey, windowEnd, _windowMs, block) {
-      const now = deps.clock.now().getTime();
-      if (now >= nextSweepAt) {
-        for (const [key, window] of windows) if (window.endsAt <= now) windows.delete(key);
-        for (const [key, until] of blocks) if (until <= now) blocks.delete(key);
-        nextSweepAt = now + MEMORY_SWEEP_INTERVAL_MS;
-      }
-      const blockedUntil = block && blocks.get(block.key);
+    async hit({ key, now, limit, windowMs, blockMs }) {
+      if (now >= nextSweepAt) sweep(now);
+      const blockedUntil = blocks.get(key);
       if (blockedUntil !== undefined && blockedUntil > now) {
-        return { count: 0, blockedMs: blockedUntil - now };
+        return { allowed: false, remaining: 0, resetMs: blockedUntil - now, blocked: true };
       }
-      let window = windows.get(windowKey);
-      if (window === undefined) {
-        // A flood of distinct keys (say, many IPs) must not grow memory without bound;
-        // forgetting the oldest window only gives that caller a fresh budget.
-        if (windows.size >= maxWindows) {
-          const oldest = windows.keys().next().value;
-          if (oldest !== undefined) windows.delete(oldest);
+      let log = logs.get(key);
+      if (log === undefined) {
+        // A flood of distinct callers (say, many IPs) must not grow memory without bound;
+        // forgetting the least recently seen only gives that caller a fresh budget.
+        if (logs.size >= maxKeys) logs.delete(logs.keys().next().value ?? '');
+        log = { allowed: [], refused: [], windowMs, lastHitAt: now };
+      }
+      logs.delete(key);
+      logs.set(key, log);
+      log.lastHitAt = now;
+      log.windowMs = windowMs;
+      prune(log.allowed, now, windowMs);
+      if (log.allowed.length < limit) {
+        log.allowed.push(now);
+        const oldest = log.allowed[0] as number;
+        return {
+          allowed: true,
+          remaining: limit - log.allowed.length,
+          resetMs: oldest + windowMs - now,
+          blocked: false,
+        };
+      }
+      const oldest = log.allowed[0] as number;
+      if (blockMs > 0) {
+        prune(log.refused, now, windowMs);
+        log.refused.push(now);
+        if (log.refused.length >= limit) {
+          log.refused = [];
+          if (blocks.size >= maxKeys) blocks.delete(blocks.keys().next().value ?? '');
+          blocks.set(key, now + blockMs);
+          return { allowed: false, remaining: 0, resetMs: blockMs, blocked: true };
         }
-        window = { count: 0, endsAt: windowEnd };
-        windows.set(windowKey, window);
       }
-      window.count += 1;
-      if (block && window.count > block.after) {
-        if (blocks.size >= maxWindows) blocks.delete(blocks.keys().next().value ?? '');
-        blocks.set(block.key, now + block.forMs);
-        return { count: window.count, blockedMs: block.forMs };
-      }
-      return { count: window.count, blockedMs: 0 };
+      return { allowed: false, remaining: 0, resetMs: oldest + windowMs - now, blocked: false };
     },
     async close() {
-      windows.clear();
+      logs.clear();
+      blocks.clear();
     },
-    size: () => windows.size,
+    size: () => logs.size,
   };
 }
 
 /**
- * One round trip per hit: INCR, and on the window's first hit PEXPIRE, in one script. The key
- * names its window, so the expiry only reclaims memory; it is two windows so that an instance
- * whose clock runs ahead, and so opens a window early, cannot see it expire before the others
- * are done with it.
+ * The same rule in one script, so a hit is one atomic round trip whatever the number of
+ * instances: KEYS are the allowed log, the refused log and the block (sorted sets scored by
+ * time, and a string holding the block's end on the callers' clock). ARGV: now, window,
+ * limit, block duration (0: never blocks), and a member unique to this hit. Expiries only
+ * reclaim memory; they are doubled so that an instance whose clock runs ahead cannot see a
+ * log expire before the others are done with it. Answers {allowed, remaining, resetMs, blocked}.
  */
-const INCREMENT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {count, 0}`;
-
-/**
- * The same, behind a block: a blocked key is not counted; a count past the threshold blocks.
- * The block holds its end time on the callers' clock (ARGV[4] is now), like the windows; its
- * Redis expiry only reclaims memory.
- */
-const BLOCKING_INCREMENT_SCRIPT = `
-local now = tonumber(ARGV[4])
-local blockedUntil = tonumber(redis.call('GET', KEYS[2]) or '0')
-if blockedUntil > now then return {0, blockedUntil - now} end
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-if count > tonumber(ARGV[2]) then
-  redis.call('SET', KEYS[2], tostring(now + tonumber(ARGV[3])), 'PX', 2 * tonumber(ARGV[3]))
-  return {count, tonumber(ARGV[3])}
+const HIT_SCRIPT = `
+local now = tonumber(ARGV[1])
+local windowMs = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local blockMs = tonumber(ARGV[4])
+if blockMs > 0 then
+  local blockedUntil = tonumber(redis.call('GET', KEYS[3]) or '0')
+  if blockedUntil > now then return {0, 0, blockedUntil - now, 1} end
 end
-return {count, 0}`;
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
+local count = redis.call('ZCARD', KEYS[1])
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[5])
+  redis.call('PEXPIRE', KEYS[1], 2 * windowMs)
+  local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
+  return {1, limit - count - 1, oldest + windowMs - now, 0}
+end
+local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
+if blockMs > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - windowMs)
+  if redis.call('ZCARD', KEYS[2]) + 1 >= limit then
+    redis.call('DEL', KEYS[2])
+    redis.call('SET', KEYS[3], tostring(now + blockMs), 'PX', 2 * blockMs)
+    return {0, 0, blockMs, 1}
+  end
+  redis.call('ZADD', KEYS[2], now, ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], 2 * windowMs)
+end
+return {0, 0, oldest + windowMs - now, 0}`;
+
+type HitScript = (
+  allowedLog: string,
+  refusedLog: string,
+  block: string,
+  ...args: (string | number)[]
+) => Promise<unknown>;
 
 /**
- * Fails open: while Redis is unreachable or slow, every hit counts as the first of its window,
- * so requests are allowed. A rate limiter protects the API; it must not be the thing that takes
- * it down. The outage is logged at most once per minute.
+ * Rejects when `work` has not settled `ms` after the call. The check waits one more turn of
+ * the event loop after the timer fires, so that replies already received are read first: under
+ * a burst the process itself is slow to read its socket, and that is not Redis being down (a
+ * plain timer here failed a burst of 301 requests open).
  */
-function createRedisStore(deps: { url: string; clock: Clock; logger: WarnLogger }): CounterStore {
+function answerWithin<T>(ms: number, work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!settled) reject(new Error(`Redis did not answer within ${ms} ms`));
+        }),
+      ms,
+    );
+    work.then(
+      (value) => {
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        settled = true;
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Fails open: while Redis is unreachable or slow, every hit is allowed. A rate limiter
+ * protects the API; it must not be the thing that takes it down. The outage is logged at most
+ * once per minute, and its end once.
+ */
+function createRedisStore(deps: { url: string; clock: Clock; logger: WarnLogger }): LogStore {
   const client = new Redis(deps.url, {
-    // Bounded waits: a queued command fails after the timeout, and a lost connection fails
-    // what is queued at once instead of holding requests until it comes back.
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // A lost connection fails what is queued at once instead of holding requests until it
+    // comes back; a slow answer is bounded by `answerWithin`.
     connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
     maxRetriesPerRequest: 0,
   });
+  // EVALSHA: the script's text goes to Redis once per connection, not with every hit.
+  client.defineCommand('payreqRateLimitHit', { numberOfKeys: 3, lua: HIT_SCRIPT });
+  const hitScript = (
+    client as unknown as { payreqRateLimitHit: HitScript }
+  ).payreqRateLimitHit.bind(client);
+  // Members must differ between hits of the same millisecond, across instances too.
+  const instance = randomBytes(6).toString('hex');
+  let sequence = 0;
   let lastWarnedAt: number | null = null;
   const warn = (error: unknown) => {
     const now = deps.clock.now().getTime();
@@ -246,32 +324,43 @@ function createRedisStore(deps: { url: string; clock: Clock; logger: WarnLogger 
       'rate limiter: Redis unavailable, allowing requests unlimited until it answers',
     );
   };
+  const recovered = () => {
+    if (lastWarnedAt === null) return;
+    lastWarnedAt = null;
+    deps.logger.warn({}, 'rate limiter: Redis answers again, limiting requests');
+  };
   // Without a listener ioredis prints every reconnection failure to the console.
   client.on('error', warn);
   return {
-    async increment(windowKey, _windowEnd, windowMs, block) {
-      const open = { count: 1, blockedMs: 0 };
+    async hit({ key, now, limit, windowMs, blockMs }) {
+      const open = { allowed: true, remaining: limit, resetMs: windowMs, blocked: false };
       // Reconnecting: answer now rather than queue behind a connection that is known to be down.
       if (client.status === 'reconnecting' || client.status === 'end') {
         warn(new Error(`Redis connection is ${client.status}`));
         return open;
       }
+      sequence += 1;
       try {
-        const [count, blockedMs] = (
-          block === undefined
-            ? await client.eval(INCREMENT_SCRIPT, 1, windowKey, 2 * windowMs)
-            : await client.eval(
-                BLOCKING_INCREMENT_SCRIPT,
-                2,
-                windowKey,
-                block.key,
-                2 * windowMs,
-                block.after,
-                block.forMs,
-                deps.clock.now().getTime(),
-              )
-        ) as [number, number];
-        return { count: Number(count), blockedMs: Number(blockedMs) };
+        const [allowed, remaining, resetMs, blocked] = (await answerWithin(
+          REDIS_COMMAND_TIMEOUT_MS,
+          hitScript(
+            `${key}:allowed`,
+            `${key}:refused`,
+            `${key}:block`,
+            now,
+            windowMs,
+            limit,
+            blockMs,
+            `${now}:${instance}:${sequence}`,
+          ),
+        )) as [number, number, number, number];
+        recovered();
+        return {
+          allowed: allowed === 1,
+          remaining: Number(remaining),
+          resetMs: Number(resetMs),
+          blocked: blocked === 1,
+        };
       } catch (error) {
         warn(error);
         return open;
