@@ -95,6 +95,9 @@ describe.each(backends)('CLI and server on %s', (backend) => {
       headers: { 'x-api-key': account.apiKey },
     });
     expect(res.status).toBe(200);
+    // The server wires the rate limiter in: an API key's budget, counted in this process.
+    expect(res.headers.get('ratelimit-limit')).toBe('1200');
+    expect(res.headers.get('ratelimit-remaining')).toBe('1199');
     expect(await res.json()).toMatchObject({ id: 'USDC-base', decimals: 6, chainId: 8453 });
     expect(server.output()).not.toContain(account.apiKey);
   });
