@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Transport } from 'viem';
+import type { UsageRecorder } from '../src/auth/usage.ts';
 import { type ChainClients, createChainClients } from '../src/chains/clients.ts';
 import type { NetworkId } from '../src/chains/networks.ts';
 import { type ChainRegistry, createChainRegistry } from '../src/chains/registry.ts';
@@ -12,6 +13,7 @@ import { type Config, parseConfig } from '../src/config.ts';
 import { createSecretBox, type SecretBox } from '../src/crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from '../src/db/client.ts';
 import { buildApp } from '../src/http/app.ts';
+import type { RateLimiter, RateLimits, WarnLogger } from '../src/http/rate-limit.ts';
 import type { RouteEntry } from '../src/http/route-table.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
@@ -87,6 +89,8 @@ export interface TestApp {
   readonly clock: TestClock;
   readonly logs: LogCapture;
   readonly routes: readonly RouteEntry[];
+  /** The app's credential-use recorder: `flush()` waits for its background lastUsedAt writes. */
+  readonly usage: UsageRecorder;
   close(): Promise<void>;
 }
 
@@ -112,6 +116,10 @@ export async function createTestApp(
     transports?: Partial<Record<NetworkId, Transport>>;
     /** The test clock by default; pass a real one when another process checks the time. */
     clock?: TestClock;
+    /** A rate limiter, wired in as the server wires it; closed with the app. */
+    rateLimiter?: (deps: { clock: Clock; logger: WarnLogger }) => RateLimiter;
+    /** Budgets other than the defaults. */
+    limits?: Partial<RateLimits>;
   } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
@@ -125,14 +133,18 @@ export async function createTestApp(
     ...(options.transports && { transports: options.transports }),
   });
   const secretBox = createSecretBox(randomBytes(32));
-  const { app, routes } = await buildApp({
+  const logger = createLogger('info', logs);
+  const rateLimiter = options.rateLimiter?.({ clock, logger });
+  const { app, routes, usage } = await buildApp({
     config,
     chains,
     clients,
     secretBox,
     database,
-    logger: createLogger('info', logs),
+    logger,
     clock,
+    rateLimiter,
+    rateLimits: options.limits,
   });
   options.extend?.(app, { db: database.db, database, clock, chains, clients, config, secretBox });
   await app.ready();
@@ -147,8 +159,10 @@ export async function createTestApp(
     clock,
     logs,
     routes,
+    usage,
     close: async () => {
       await app.close();
+      await rateLimiter?.close();
       await database.close();
     },
   };

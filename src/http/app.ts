@@ -25,7 +25,12 @@ import { installAuth } from './auth.ts';
 import { installErrorHandling, sendRawEnvelope } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { installOpenApi } from './openapi.ts';
-import { installRateLimit, type RateLimiter } from './rate-limit.ts';
+import {
+  installFailedCredentialLimit,
+  installRateLimit,
+  type RateLimiter,
+  type RateLimits,
+} from './rate-limit.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { type RouteEntry, recordRoutes } from './route-table.ts';
 import type { App } from './types.ts';
@@ -40,6 +45,8 @@ export interface AppDeps {
   readonly clock: Clock;
   /** Per-caller request budgets (main.ts); absent in tests that do not exercise them. */
   readonly rateLimiter?: RateLimiter | undefined;
+  /** Budgets other than the defaults (tests). */
+  readonly rateLimits?: Partial<RateLimits> | undefined;
   /** Seals and opens webhook signing secrets (SECRET_KEY). */
   readonly secretBox: SecretBox;
   /** Called when deliveries were queued outside payment detection (tests, redeliveries). */
@@ -110,9 +117,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   });
   installErrorHandling(app);
   await app.register(cookie);
+  // Before auth: an IP that keeps sending bad credentials is turned away before the lookup.
+  const limitOptions = deps.rateLimits ? { limits: deps.rateLimits } : {};
+  if (deps.rateLimiter) installFailedCredentialLimit(app, deps.rateLimiter, limitOptions);
   installAuth(app, { db, usage, clock: deps.clock });
   // After auth: a budget belongs to the caller the auth hook resolved.
-  if (deps.rateLimiter) installRateLimit(app, deps.rateLimiter);
+  if (deps.rateLimiter) installRateLimit(app, deps.rateLimiter, limitOptions);
   await installOpenApi(app, deps.config);
 
   healthRoutes(app, { database: deps.database });

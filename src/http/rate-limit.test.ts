@@ -33,22 +33,22 @@ function freshPrefix(): string {
   return `${RUN_PREFIX}${prefixes}:`;
 }
 
-/** The real app with a limiter installed after auth, closed with the app. */
+/** The real app with a limiter, wired in as the server wires it. */
 function limitedApp(
   store: Store,
   options: { keyPrefix?: string; clock?: TestClock; redisUrl?: string } & RateLimitOptions = {},
 ): Promise<TestApp> {
   return createTestApp({
     ...(options.clock && { clock: options.clock }),
-    extend: (app, deps) => {
-      const limiter = createRateLimiter({
+    rateLimiter: ({ clock, logger }) =>
+      createRateLimiter({
         redisUrl: store === 'memory' ? null : (options.redisUrl ?? REDIS_URL),
-        clock: deps.clock,
-        logger: app.log,
+        clock,
+        logger,
         keyPrefix: options.keyPrefix ?? freshPrefix(),
-      });
-      installRateLimit(app, limiter, options.limits ? { limits: options.limits } : {});
-      app.addHook('onClose', () => limiter.close());
+      }),
+    ...(options.limits && { limits: options.limits }),
+    extend: (app) => {
       // No public route takes the orchestrator pair yet.
       app.get('/test/pair', { config: { auth: ['orchestratorPair'] } }, async () => ({}));
     },
@@ -327,6 +327,26 @@ describe.each<Store>(['memory', 'redis'])('with the %s store', (store) => {
       'ratelimit-remaining': '298',
       'ratelimit-reset': '45',
     });
+  });
+
+  it('turns an IP away for a minute once 60 of its credentials were refused in 60 seconds', async () => {
+    t.clock.set(new Date(ON_THE_MINUTE.getTime() + 110 * MINUTE));
+    const ip = '203.0.113.40';
+    const guesses: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      guesses.push((await get(t, ip, { 'x-api-key': `sk_${'x'.repeat(43)}${i}` })).statusCode);
+      t.clock.advance(500);
+    }
+    expect(tally(guesses)).toEqual({ 401: 60 });
+
+    // Even a good key from that IP waits, until the first refusal is 60 seconds old.
+    const turnedAway = await get(t, ip, { 'x-api-key': tenant.apiKey });
+    expect(turnedAway.statusCode).toBe(429);
+    expect(turnedAway.headers).toMatchObject({ 'retry-after': '30', 'ratelimit-limit': '60' });
+    expect((await get(t, '198.51.100.40', { 'x-api-key': tenant.apiKey })).statusCode).toBe(200);
+
+    t.clock.advance(30_000);
+    expect((await get(t, ip, { 'x-api-key': tenant.apiKey })).statusCode).toBe(200);
   });
 
   it('does not count requests whose credentials are refused', async () => {

@@ -48,6 +48,8 @@ export interface RateLimits {
   readonly orchestratorKey: number;
   /** Unauthenticated `/v1/auth/*` (sign-in, registration, wallet challenges), per IP. */
   readonly authEndpoint: number;
+  /** Requests whose credentials are refused (401), per IP: a guard against guessing. */
+  readonly failedCredentials: number;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
@@ -56,6 +58,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   session: 600,
   orchestratorKey: 1_200,
   authEndpoint: 30,
+  failedCredentials: 60,
 };
 
 export interface RateLimitOptions {
@@ -78,6 +81,8 @@ export interface HitResult {
 export interface RateLimiter {
   /** `blockMs`: block the key that long once it is refused `limit` times within a window. */
   hit(key: string, limit: number, windowMs: number, blockMs?: number): Promise<HitResult>;
+  /** Whether a hit would be allowed now, counting nothing. */
+  peek(key: string, limit: number, windowMs: number): Promise<HitResult>;
   close(): Promise<void>;
 }
 
@@ -94,6 +99,8 @@ interface LogHit {
   readonly windowMs: number;
   /** Block the key this long once it is refused `limit` times within a window; 0: never. */
   readonly blockMs: number;
+  /** Only look: answer as for a hit, recording nothing. */
+  readonly peek?: boolean;
 }
 
 interface LogStore {
@@ -129,6 +136,15 @@ export function createRateLimiter(deps: {
         limit,
         windowMs,
         blockMs: blockMs ?? 0,
+      }),
+    peek: (key, limit, windowMs) =>
+      store.hit({
+        key: `${prefix}{${key}}`,
+        now: deps.clock.now().getTime(),
+        limit,
+        windowMs,
+        blockMs: 0,
+        peek: true,
       }),
     close: () => store.close(),
   };
@@ -168,13 +184,23 @@ export function createMemoryStore(deps: { clock: Clock; maxKeys?: number }): Mem
     nextSweepAt = now + MEMORY_SWEEP_INTERVAL_MS;
   };
   return {
-    async hit({ key, now, limit, windowMs, blockMs }) {
+    async hit({ key, now, limit, windowMs, blockMs, peek }) {
       if (now >= nextSweepAt) sweep(now);
       const blockedUntil = blocks.get(key);
       if (blockedUntil !== undefined && blockedUntil > now) {
         return { allowed: false, remaining: 0, resetMs: blockedUntil - now, blocked: true };
       }
       let log = logs.get(key);
+      if (peek) {
+        const times = (log?.allowed ?? []).filter((time) => time > now - windowMs);
+        const first = times[0];
+        return {
+          allowed: times.length < limit,
+          remaining: Math.max(0, limit - times.length),
+          resetMs: first === undefined ? windowMs : first + windowMs - now,
+          blocked: false,
+        };
+      }
       if (log === undefined) {
         // A flood of distinct callers (say, many IPs) must not grow memory without bound;
         // forgetting the least recently seen only gives that caller a fresh budget.
@@ -221,7 +247,7 @@ export function createMemoryStore(deps: { clock: Clock; maxKeys?: number }): Mem
  * The same rule in one script, so a hit is one atomic round trip whatever the number of
  * instances: KEYS are the allowed log, the refused log and the block (sorted sets scored by
  * time, and a string holding the block's end on the callers' clock). ARGV: now, window,
- * limit, block duration (0: never blocks), and a member unique to this hit. Expiries only
+ * limit, block duration (0: never blocks), a member unique to this hit, and '1' to only look. Expiries only
  * reclaim memory; they are doubled so that an instance whose clock runs ahead cannot see a
  * log expire before the others are done with it. Answers {allowed, remaining, resetMs, blocked}.
  */
@@ -236,6 +262,14 @@ if blockMs > 0 then
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
 local count = redis.call('ZCARD', KEYS[1])
+if ARGV[6] == '1' then
+  local resetMs = windowMs
+  if count > 0 then
+    resetMs = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]) + windowMs - now
+  end
+  if count < limit then return {1, limit - count, resetMs, 0} end
+  return {0, 0, resetMs, 0}
+end
 if count < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[5])
   redis.call('PEXPIRE', KEYS[1], 2 * windowMs)
@@ -332,7 +366,7 @@ function createRedisStore(deps: { url: string; clock: Clock; logger: WarnLogger 
   // Without a listener ioredis prints every reconnection failure to the console.
   client.on('error', warn);
   return {
-    async hit({ key, now, limit, windowMs, blockMs }) {
+    async hit({ key, now, limit, windowMs, blockMs, peek }) {
       const open = { allowed: true, remaining: limit, resetMs: windowMs, blocked: false };
       // Reconnecting: answer now rather than queue behind a connection that is known to be down.
       if (client.status === 'reconnecting' || client.status === 'end') {
@@ -352,6 +386,7 @@ function createRedisStore(deps: { url: string; clock: Clock; logger: WarnLogger 
             limit,
             blockMs,
             `${now}:${instance}:${sequence}`,
+            peek ? '1' : '0',
           ),
         )) as [number, number, number, number];
         recovered();
@@ -409,6 +444,40 @@ export function installRateLimit(
     };
     if (!result.allowed) throw new RateLimitedError(resetSeconds, headers);
     reply.headers(headers);
+  });
+}
+
+/**
+ * Per IP, requests whose credentials are refused: once an IP has sent `failedCredentials` of
+ * them within 60 seconds, its requests to authenticated routes answer 429 before any
+ * credential is looked up, until the oldest refusal leaves the window. Register it before
+ * `installAuth`, so that a refused IP costs no database lookup.
+ */
+export function installFailedCredentialLimit(
+  app: FastifyInstance,
+  limiter: RateLimiter,
+  options: RateLimitOptions = {},
+): void {
+  const limit = options.limits?.failedCredentials ?? DEFAULT_RATE_LIMITS.failedCredentials;
+  const keyOf = (request: FastifyRequest) => `failed-credentials:${request.ip}`;
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config?.auth === undefined) return;
+    const state = await limiter.peek(keyOf(request), limit, RATE_LIMIT_WINDOW_MS);
+    if (!state.allowed) {
+      const resetSeconds = Math.ceil(state.resetMs / 1_000);
+      throw new RateLimitedError(resetSeconds, {
+        'ratelimit-limit': String(limit),
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': String(resetSeconds),
+      });
+    }
+  });
+  // Counted before the answer leaves, so the caller's next request already sees it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode === 401 && request.routeOptions.config?.auth !== undefined) {
+      await limiter.hit(keyOf(request), limit, RATE_LIMIT_WINDOW_MS);
+    }
+    return payload;
   });
 }
 
