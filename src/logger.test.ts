@@ -50,3 +50,36 @@ describe('logged errors', () => {
     expect(logs.entries()[0]?.err).toMatchObject({ type: 'Error', message: 'disk full' });
   });
 });
+
+describe('redaction', () => {
+  it('censors session tokens, cookies and wallet signatures wherever a log line carries them', () => {
+    const token = 'ses_AAAAredactmeAAAA';
+    const signature = `0x${'ab'.repeat(65)}`;
+    const logs = new LogCapture();
+    const logger = createLogger('info', logs);
+    logger.info(
+      {
+        req: { headers: { cookie: `session_token=${token}`, authorization: `Bearer ${token}` } },
+        res: { headers: { 'set-cookie': `session_token=${token}; HttpOnly` } },
+        principal: { kind: 'session', sessionId: 's1', token },
+      },
+      'request',
+    );
+    logger.info({ body: { challengeId: 'c1', signature }, sessionToken: token }, 'sign-in');
+    logger.info({ request: { principal: { token } }, signature }, 'nested');
+    const text = logs.text();
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(signature);
+    const [request, signIn, nested] = logs.entries();
+    expect(request).toMatchObject({
+      req: { headers: { cookie: '[redacted]', authorization: '[redacted]' } },
+      res: { headers: { 'set-cookie': '[redacted]' } },
+      principal: { kind: 'session', sessionId: 's1', token: '[redacted]' },
+    });
+    expect(signIn).toMatchObject({
+      body: { challengeId: 'c1', signature: '[redacted]' },
+      sessionToken: '[redacted]',
+    });
+    expect(nested).toMatchObject({ request: { principal: { token: '[redacted]' } } });
+  });
+});

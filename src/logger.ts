@@ -13,6 +13,7 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers.cookie',
+  'headers["set-cookie"]',
   'headers["x-api-key"]',
   'headers["x-orchestrator-key"]',
   'req.headers["x-client-id"]',
@@ -23,10 +24,17 @@ export const REDACTED_PATHS = [
   '*.secret',
   '*.sessionToken',
   '*.signingSecret',
+  // A signed sign-in challenge is a credential until it is used.
+  '*.signature',
   'apiKey',
   'orchestratorKey',
   'password',
   'secret',
+  'sessionToken',
+  'signature',
+  // A session principal carries the raw token it was presented with (for logout).
+  'principal.token',
+  '*.principal.token',
 ];
 
 const URL_PATTERN = /\b(?:https?|wss?|postgres(?:ql)?|redis):\/\/[^\s"'<>]+/gi;

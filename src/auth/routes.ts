@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Hex } from 'viem';
 import type { ChainClients } from '../chains/clients.ts';
@@ -12,6 +12,7 @@ import type { App } from '../http/types.ts';
 import { LOOPBACK_HOSTS } from '../ids.ts';
 import {
   checkPassword,
+  hashDecoy,
   hashPassword,
   normaliseEmail,
   PASSWORD_MAX,
@@ -25,7 +26,7 @@ import {
   type StartedSession,
   startSession,
 } from './sessions.ts';
-import { issueChallenge, verifyChallenge } from './siwe.ts';
+import { issueChallenge, SignInRefusedError, verifyChallenge } from './siwe.ts';
 
 const TAGS = ['V1/Authentication'];
 export const LOGIN_REFUSED = 'Invalid email or password';
@@ -48,7 +49,8 @@ const SessionBody = Type.Object({
 
 /**
  * Sign-in on the auth API: e-mail and password, or a wallet (SIWE). Both set the
- * `session_token` cookie (httpOnly, sameSite=lax, secure unless the auth API is on localhost).
+ * `session_token` cookie (httpOnly, sameSite=lax, secure unless the auth API is on localhost),
+ * kept by the browser until the session's hard end; the server ends idle wallet sessions.
  */
 export function authRoutes(
   app: App,
@@ -60,6 +62,13 @@ export function authRoutes(
   },
 ): void {
   const secureCookie = !LOOPBACK_HOSTS.has(new URL(deps.config.authUrl).hostname);
+  // Hashed while the app starts, so the first unknown e-mail costs what a wrong password does.
+  const decoy = hashDecoy();
+  // Marked handled now; a failure still fails app.ready() through the hook.
+  decoy.catch(() => {});
+  app.addHook('onReady', async () => {
+    await decoy;
+  });
 
   const signIn = async (
     reply: FastifyReply,
@@ -76,7 +85,8 @@ export function authRoutes(
       secure: secureCookie,
       sameSite: 'lax',
       path: '/',
-      expires: session.expiresAt,
+      // Not the idle expiry: the cookie is never set again while the session is used.
+      expires: session.endsAt,
     });
     return session;
   };
@@ -96,13 +106,14 @@ export function authRoutes(
       if (email === null)
         throw new ValidationError([{ field: 'email', message: 'must be an e-mail address' }]);
       const passwordHash = await hashPassword(request.body.password);
+      const taken = () =>
+        new ConflictError('email_taken', 'An account with this e-mail already exists');
       const user = await deps.db.transaction(async (tx) => {
         const [existing] = await tx
           .select({ id: users.id })
           .from(users)
           .where(eq(users.email, email));
-        if (existing)
-          throw new ConflictError('email_taken', 'An account with this e-mail already exists');
+        if (existing) throw taken();
         const [account] = await tx
           .insert(accounts)
           .values({ name: email })
@@ -111,8 +122,11 @@ export function authRoutes(
         const [row] = await tx
           .insert(users)
           .values({ accountId: account.id, email, passwordHash })
+          .onConflictDoNothing({ target: users.email })
           .returning({ id: users.id, accountId: users.accountId });
-        if (!row) throw new Error('user insert returned no row');
+        // A concurrent registration of the same e-mail committed first (after our select);
+        // throwing rolls back the account made above.
+        if (!row) throw taken();
         return row;
       });
       const session = await signIn(reply, user, 'email');
@@ -141,7 +155,11 @@ export function authRoutes(
       const [user] =
         email === null ? [] : await deps.db.select().from(users).where(eq(users.email, email));
       // Same work and the same answer whether the e-mail is unknown or the password wrong.
-      const ok = await checkPassword(request.body.password, user?.passwordHash ?? null);
+      const ok = await checkPassword(
+        request.body.password,
+        user?.passwordHash ?? null,
+        await decoy,
+      );
       if (!ok || !user) throw new UnauthorizedError('login_refused', LOGIN_REFUSED);
       const session = await signIn(reply, user, 'email');
       return {
@@ -153,19 +171,23 @@ export function authRoutes(
     },
   );
 
+  // Public, not `auth: ['session']`: the auth hook would answer 401 to an expired or unknown
+  // session and leave its cookie in the browser. As a public /v1/auth/* route it is rate
+  // limited per IP (src/http/rate-limit.ts).
   app.post(
     '/v1/auth/logout',
     {
-      config: { auth: ['session'] },
       schema: {
         tags: TAGS,
         summary: 'End the session and clear its cookie',
+        description:
+          'Takes the session_token cookie or Authorization: Bearer. Answers success and clears the cookie whatever the session: live, expired, ended, unknown or absent.',
         response: { 200: Type.Object({ success: Type.Literal(true) }) },
       },
     },
     async (request, reply) => {
-      const principal = request.principal;
-      if (principal?.kind === 'session') await endSession(deps.db, deps.clock, principal.token);
+      const token = presentedSession(request);
+      if (token !== undefined) await endSession(deps.db, deps.clock, token);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return { success: true as const };
     },
@@ -269,11 +291,19 @@ export function authRoutes(
       const mainnet = deps.clients.configured('mainnet') ? deps.clients.evm('mainnet') : null;
       const { challengeId, nonce, message, signature } = request.body;
       const wallet = await verifyChallenge(deps.db, deps.clock, {
+        authUrl: deps.config.authUrl,
         challengeId,
         nonce,
         message,
         signature: signature as Hex,
         mainnet,
+      }).catch((error: unknown) => {
+        // The caller gets one answer for every refusal; the log says which check it was
+        // (never the signature or the message, which the challenge id leads to anyway).
+        if (error instanceof SignInRefusedError) {
+          request.log.info({ challengeId, reason: error.reason }, 'wallet sign-in refused');
+        }
+        throw error;
       });
       const user = await walletUser(deps.db, wallet);
       const session = await signIn(reply, user, 'wallet');
@@ -287,6 +317,13 @@ export function authRoutes(
       };
     },
   );
+}
+
+/** The session token sent the way the auth hook reads it: Bearer first, else the cookie. */
+function presentedSession(request: FastifyRequest): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? '')?.[1];
+  const cookie = request.cookies[SESSION_COOKIE];
+  return bearer ?? (cookie === undefined || cookie === '' ? undefined : cookie);
 }
 
 /** The wallet's user, created with its own account on its first sign-in. */

@@ -13,8 +13,10 @@ import { digestSecret, mintSecret } from './credentials.ts';
 export const SESSION_COOKIE = 'session_token';
 export const SESSION_PREFIX = 'ses_';
 export const WALLET_IDLE_MS = 15 * 60_000;
-const WALLET_MAX_MS = 24 * 60 * 60_000;
+export const WALLET_MAX_MS = 24 * 60 * 60_000;
 export const EMAIL_SESSION_MS = 30 * 24 * 60 * 60_000;
+/** Longer than any token we mint: anything longer is not looked up. */
+const MAX_TOKEN_LENGTH = 100;
 /** `lastSeenAt` is written at most this often per session. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -23,7 +25,14 @@ type SessionRow = typeof sessions.$inferSelect;
 
 export interface StartedSession {
   readonly token: string;
+  /** When the session ends if unused: 15 minutes on for a wallet, the hard end for e-mail. */
   readonly expiresAt: Date;
+  /**
+   * The hard end, whatever the activity: the cookie's expiry. The cookie is set once, at
+   * sign-in, so an idle expiry there would make a browser drop a session still in use; the
+   * server enforces the idle timeout on every request instead.
+   */
+  readonly endsAt: Date;
 }
 
 export async function startSession(
@@ -45,7 +54,11 @@ export async function startSession(
     lastSeenAt: now,
     expiresAt,
   });
-  return { token, expiresAt: expiresOf({ kind: input.kind, lastSeenAt: now, expiresAt }) };
+  return {
+    token,
+    expiresAt: expiresOf({ kind: input.kind, lastSeenAt: now, expiresAt }),
+    endsAt: expiresAt,
+  };
 }
 
 /** When the session ends if nothing else happens. */
@@ -66,7 +79,7 @@ export async function checkSession(
   clock: Clock,
   token: string,
 ): Promise<SessionCheck> {
-  if (!token.startsWith(SESSION_PREFIX) || token.length > 100) return { status: 'unknown' };
+  if (!wellFormed(token)) return { status: 'unknown' };
   const [row] = await db
     .select()
     .from(sessions)
@@ -81,9 +94,15 @@ export async function checkSession(
   return { status: 'valid', session: row };
 }
 
+/** Ends the token's session, expired or not; a token of no session changes nothing. */
 export async function endSession(db: Database, clock: Clock, token: string): Promise<void> {
+  if (!wellFormed(token)) return;
   await db
     .update(sessions)
     .set({ endedAt: clock.now() })
     .where(and(eq(sessions.tokenHash, digestSecret(token)), isNull(sessions.endedAt)));
+}
+
+function wellFormed(token: string): boolean {
+  return token.startsWith(SESSION_PREFIX) && token.length <= MAX_TOKEN_LENGTH;
 }

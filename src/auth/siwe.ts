@@ -49,6 +49,19 @@ export function detectWallet(address: string): { address: string; walletType: Wa
   return null;
 }
 
+/** The domain and URI lines a message bound to this AUTH_URL carries. */
+export function siweOrigin(authUrl: string): { domain: string; uri: string } {
+  return { domain: new URL(authUrl).host, uri: authUrl };
+}
+
+const header = (domain: string) => `${domain} wants you to sign in with your Ethereum account:`;
+
+/** Whether the message names this domain and URI (messages we write carry each line once). */
+function boundTo(message: string, origin: { domain: string; uri: string }): boolean {
+  const lines = message.split('\n');
+  return lines[0] === header(origin.domain) && lines.includes(`URI: ${origin.uri}`);
+}
+
 export function siweMessage(input: {
   domain: string;
   uri: string;
@@ -59,7 +72,7 @@ export function siweMessage(input: {
   expiresAt: Date;
 }): string {
   return [
-    `${input.domain} wants you to sign in with your Ethereum account:`,
+    header(input.domain),
     input.address,
     '',
     STATEMENT,
@@ -89,8 +102,7 @@ export async function issueChallenge(
   const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
   const nonce = randomBytes(16).toString('hex');
   const message = siweMessage({
-    domain: new URL(authUrl).host,
-    uri: authUrl,
+    ...siweOrigin(authUrl),
     address: wallet.address,
     walletType: wallet.walletType,
     nonce,
@@ -118,17 +130,30 @@ export function tronMessageHash(message: string): Hex {
   return keccak256(concat([stringToBytes(`${TRON_PREFIX}${bytes.length}`), bytes]));
 }
 
+const refusedOnError = (check: () => Promise<boolean>) => check().catch(() => false);
+
+/** Whether `signature` is the base58 Tron `address` signing `message` (message signing v2). */
+export function tronSignedBy(input: {
+  address: string;
+  message: string;
+  signature: Hex;
+}): Promise<boolean> {
+  return refusedOnError(async () => {
+    const signer = await recoverAddress({
+      hash: tronMessageHash(input.message),
+      signature: input.signature,
+    });
+    return evmToTron(signer) === input.address;
+  });
+}
+
 async function signedBy(
   challenge: { address: string; walletType: WalletType; message: string },
   signature: Hex,
   mainnet: PublicClient | null,
 ): Promise<boolean> {
-  const refusedOnError = (check: () => Promise<boolean>) => check().catch(() => false);
   if (challenge.walletType === 'tron') {
-    return refusedOnError(async () => {
-      const signer = await recoverAddress({ hash: tronMessageHash(challenge.message), signature });
-      return evmToTron(signer) === challenge.address;
-    });
+    return tronSignedBy({ address: challenge.address, message: challenge.message, signature });
   }
   const args = { address: challenge.address as Hex, message: challenge.message, signature };
   // An EOA checks out offline. Only a contract wallet needs mainnet: ERC-1271 once deployed,
@@ -140,14 +165,39 @@ async function signedBy(
 const REFUSED =
   'Sign-in refused: the challenge is unknown, expired or used, or the signature does not match';
 
+/** Which check refused a sign-in: logged, never sent to the caller. */
+export type RefusalReason =
+  | 'malformed_challenge_id'
+  | 'unknown_challenge'
+  | 'nonce_mismatch'
+  | 'message_altered'
+  | 'already_used'
+  | 'expired'
+  | 'wrong_domain'
+  | 'wrong_signer';
+
 /**
- * Checks a signed challenge and consumes it (once, atomically). Every failure gets the same
- * 401: which check failed is for the log, not for whoever is guessing.
+ * Every refused sign-in gets the same 401: which check failed is for the log (`reason`), not
+ * for whoever is guessing.
+ */
+export class SignInRefusedError extends UnauthorizedError {
+  readonly reason: RefusalReason;
+  constructor(reason: RefusalReason) {
+    super('sign_in_refused', REFUSED);
+    this.reason = reason;
+  }
+}
+
+/**
+ * Checks a signed challenge and consumes it (once, atomically). The message must also name
+ * the current AUTH_URL: a challenge issued under another one (the same database behind two
+ * deployments, or AUTH_URL changed since) was meant for another site.
  */
 export async function verifyChallenge(
   db: Database,
   clock: Clock,
   input: {
+    authUrl: string;
     challengeId: string;
     nonce: string;
     message: string;
@@ -155,20 +205,20 @@ export async function verifyChallenge(
     mainnet: PublicClient | null;
   },
 ): Promise<{ address: string; walletType: WalletType }> {
-  const refuse = (reason: string) =>
-    Object.assign(new UnauthorizedError('sign_in_refused', REFUSED), { reason });
-  if (!isUuid(input.challengeId)) throw refuse('malformed challenge id');
+  const refuse = (reason: RefusalReason) => new SignInRefusedError(reason);
+  if (!isUuid(input.challengeId)) throw refuse('malformed_challenge_id');
   const [challenge] = await db
     .select()
     .from(walletChallenges)
     .where(eq(walletChallenges.id, input.challengeId));
   const now = clock.now();
-  if (!challenge) throw refuse('unknown challenge');
-  if (challenge.nonce !== input.nonce) throw refuse('nonce mismatch');
-  if (challenge.message !== input.message) throw refuse('message altered');
-  if (challenge.consumedAt !== null) throw refuse('challenge already used');
-  if (challenge.expiresAt <= now) throw refuse('challenge expired');
-  if (!(await signedBy(challenge, input.signature, input.mainnet))) throw refuse('wrong signer');
+  if (!challenge) throw refuse('unknown_challenge');
+  if (challenge.nonce !== input.nonce) throw refuse('nonce_mismatch');
+  if (challenge.message !== input.message) throw refuse('message_altered');
+  if (challenge.consumedAt !== null) throw refuse('already_used');
+  if (challenge.expiresAt <= now) throw refuse('expired');
+  if (!boundTo(challenge.message, siweOrigin(input.authUrl))) throw refuse('wrong_domain');
+  if (!(await signedBy(challenge, input.signature, input.mainnet))) throw refuse('wrong_signer');
   const consumed = await db
     .update(walletChallenges)
     .set({ consumedAt: now })
@@ -180,6 +230,7 @@ export async function verifyChallenge(
       ),
     )
     .returning({ id: walletChallenges.id });
-  if (consumed.length !== 1) throw refuse('challenge already used');
+  // Lost the race to a concurrent verify of the same challenge.
+  if (consumed.length !== 1) throw refuse('already_used');
   return { address: challenge.address, walletType: challenge.walletType };
 }
