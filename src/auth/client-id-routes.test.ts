@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { evmToTron } from '../chains/tron-address.ts';
 import { apiKeys, clientIds, payeeDestinations } from '../db/schema.ts';
@@ -520,10 +520,9 @@ describe.each(SURFACES)('$prefix reads', ({ prefix, auth, authB }) => {
     const made = await created(prefix, auth(), { label: 'Used', allowedDomains: [SHOP] });
     const use = await send('GET', CURRENCY, { 'x-client-id': made.clientId, origin: SHOP });
     expect(use.statusCode).toBe(200);
-    await vi.waitFor(async () => {
-      const res = await send('GET', `${prefix}/${made.id}`, auth());
-      expect(res.json().lastUsedAt).toBe(t.clock.now().toISOString());
-    });
+    await t.usage.flush();
+    const res = await send('GET', `${prefix}/${made.id}`, auth());
+    expect(res.json().lastUsedAt).toBe(t.clock.now().toISOString());
   });
 
   it('answers 404 Client ID not found for another account’s id, an unknown uuid, a cli_ value or a malformed id', async () => {
@@ -681,24 +680,22 @@ describe.each(SURFACES)('$prefix changes', ({ prefix, auth, authB }) => {
     expect((await use()).statusCode).toBe(200);
   });
 
-  it('revokes for good with DELETE: 401 on the API, and no PUT can reactivate it', async () => {
+  it('revokes for good with DELETE: 403 on the API, and no PUT can reactivate it', async () => {
     const made = await created(prefix, auth(), { label: 'Doomed', allowedDomains: [SHOP] });
     t.clock.advance(1_000);
     const res = await send('DELETE', `${prefix}/${made.id}`, auth());
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({
+    const revoked = {
       ...made,
       status: 'revoked',
       updatedAt: t.clock.now().toISOString(),
       lastUsedAt: null,
-    });
+    };
+    expect(res.json()).toEqual(revoked);
     const use = await send('GET', CURRENCY, { 'x-client-id': made.clientId, origin: SHOP });
-    expect(use.statusCode).toBe(401);
-    expect(use.json()).toEqual(envelope(401, 'revoked_client_id', 'Client ID has been revoked'));
+    expect(use.statusCode).toBe(403);
+    expect(use.json()).toEqual(envelope(403, 'revoked_client_id', 'Client ID has been revoked'));
 
-    const final = envelope(400, 'client_id_revoked', 'A revoked client ID cannot be reactivated', [
-      { field: 'status', message: 'cannot change once revoked' },
-    ]);
     for (const status of ['active', 'inactive']) {
       await refused(
         {
@@ -708,17 +705,48 @@ describe.each(SURFACES)('$prefix changes', ({ prefix, auth, authB }) => {
           payload: { status, label: 'Back' },
         },
         400,
-        final,
+        envelope(400, 'client_id_revoked', 'A revoked client ID cannot be reactivated', [
+          { field: 'status', message: 'cannot change once revoked' },
+          { field: 'label', message: 'cannot change once revoked' },
+        ]),
       );
     }
-    // Revoking again is harmless and answers the same record.
+    // Revoking again, by DELETE or by PUT status revoked alone, answers the record as it was
+    // revoked and writes nothing.
     t.clock.advance(1_000);
     const again = await send('DELETE', `${prefix}/${made.id}`, auth());
-    expect(again.json()).toEqual(res.json());
-    expect(
-      (await send('PUT', `${prefix}/${made.id}`, auth(), { status: 'revoked' })).json().status,
-    ).toBe('revoked');
+    expect(again.json()).toEqual(revoked);
+    const before = await snapshot();
+    const put = await send('PUT', `${prefix}/${made.id}`, auth(), { status: 'revoked' });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json()).toEqual(revoked);
+    expect(await snapshot()).toEqual(before);
   });
+
+  it.each([
+    ['a label', { label: 'Renamed' }],
+    ['allowed domains', { allowedDomains: ['https://other.example'] }],
+    ['fees', { feePercentage: '1', feeAddress: WALLET }],
+    ['an unset (null) setting', { rateLimitPerMinute: null }],
+    ['an operator wallet and status revoked', { status: 'revoked', operatorWalletAddress: WALLET }],
+  ])(
+    'refuses to change %s of a revoked client ID: 400, nothing written',
+    async (_name, payload) => {
+      const made = await created(prefix, auth(), { label: 'Revoked', allowedDomains: [SHOP] });
+      expect((await send('DELETE', `${prefix}/${made.id}`, auth())).statusCode).toBe(200);
+      const fields = Object.keys(payload).filter((field) => field !== 'status');
+      await refused(
+        { method: 'PUT', url: `${prefix}/${made.id}`, headers: auth(), payload },
+        400,
+        envelope(
+          400,
+          'client_id_revoked',
+          'A revoked client ID cannot be changed',
+          fields.map((field) => ({ field, message: 'cannot change once revoked' })),
+        ),
+      );
+    },
+  );
 
   it('revokes with PUT status revoked as well', async () => {
     const made = await created(prefix, auth(), { label: 'Put off', allowedDomains: [SHOP] });
@@ -726,7 +754,7 @@ describe.each(SURFACES)('$prefix changes', ({ prefix, auth, authB }) => {
     expect(res.json().status).toBe('revoked');
     expect(
       (await send('GET', CURRENCY, { 'x-client-id': made.clientId, origin: SHOP })).statusCode,
-    ).toBe(401);
+    ).toBe(403);
   });
 
   it('never lets one account read or change another’s client ID, either way', async () => {
@@ -928,6 +956,29 @@ describe('payee destination binding on /v1', () => {
       );
     },
   );
+
+  it('neither binds nor unbinds a revoked client ID', async () => {
+    const made = await created('/v1/client-ids', a.session, {
+      label: 'Revoked binding',
+      payeeDestinationId: destination.destinationId,
+    });
+    expect((await send('DELETE', `/v1/client-ids/${made.id}`, a.session)).statusCode).toBe(200);
+    const error = envelope(400, 'client_id_revoked', 'A revoked client ID cannot be changed', [
+      { field: 'payeeDestinationId', message: 'cannot change once revoked' },
+    ]);
+    for (const payeeDestinationId of [null, destination.destinationId]) {
+      await refused(
+        {
+          method: 'PUT',
+          url: `/v1/client-ids/${made.id}`,
+          headers: a.session,
+          payload: { payeeDestinationId },
+        },
+        400,
+        error,
+      );
+    }
+  });
 
   it('reports a bad binding together with other bad fields', async () => {
     await refused(

@@ -286,7 +286,7 @@ function surface<Create extends TSchema, Update extends TSchema>(
         tags: spec.tags,
         summary: 'Change a client ID: absent fields stay, null unsets',
         description:
-          'A revoked client ID cannot be reactivated. Operator-wallet and fee changes apply to payments created afterwards.',
+          'A revoked client ID cannot be changed or reactivated (400 client_id_revoked); status revoked alone answers it unchanged. Operator-wallet and fee changes apply to payments created afterwards.',
         params: IdParams,
         body: spec.update,
         response: { 200: DetailBody },

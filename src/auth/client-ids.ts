@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, payeeDestinations } from '../db/schema.ts';
 import { parseDestinationId } from '../destinations/destination-id.ts';
-import { findDestination } from '../destinations/destinations.ts';
+import { findDestination, lockWalletDestinations } from '../destinations/destinations.ts';
 import { BadRequestError, type FieldError, NotFoundError, ValidationError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { type ClientIdSettings, checkClientIdFields, settingsOf } from './client-id-rules.ts';
@@ -18,6 +18,7 @@ import { CLIENT_ID_PREFIX, mintSecret } from './credentials.ts';
 const CLIENT_ID_BYTES = 24;
 export const CLIENT_ID_NOT_FOUND = 'Client ID not found';
 export const CLIENT_ID_REVOKED_FINAL = 'A revoked client ID cannot be reactivated';
+export const CLIENT_ID_REVOKED_UNCHANGEABLE = 'A revoked client ID cannot be changed';
 
 export type ClientIdRow = typeof clientIds.$inferSelect;
 export type ClientIdStatus = ClientIdRow['status'];
@@ -50,17 +51,23 @@ export interface ClientIdPolicy {
   readonly minDomains: number;
 }
 
-/** The row id of an active destination of the account, or the reason it cannot be bound. */
+/**
+ * The row id of an active destination of the account, or the reason it cannot be bound. Call
+ * it in the transaction that writes the binding, before locking the client ID: it holds the
+ * wallet's destination lock until the end, so a concurrent change of the wallet's destination
+ * either lands first (and the new one is checked) or waits and then moves this binding along
+ * with the others (see activateDestination).
+ */
 async function bindableDestination(
-  db: Database,
+  tx: Database,
   accountId: string,
   value: string,
 ): Promise<{ id: string } | FieldError> {
   const field = 'payeeDestinationId';
-  if (parseDestinationId(value) === null) {
-    return { field, message: 'is not a valid destination ID' };
-  }
-  const row = await findDestination(db, accountId, value);
+  const parsed = parseDestinationId(value);
+  if (parsed === null) return { field, message: 'is not a valid destination ID' };
+  await lockWalletDestinations(tx, accountId, parsed.walletAddress);
+  const row = await findDestination(tx, accountId, value);
   if (row === null) return { field, message: 'is not a payee destination of this account' };
   if (!row.active) return { field, message: 'is inactive; bind an active payee destination' };
   return { id: row.id };
@@ -75,28 +82,30 @@ export async function createClientId(
     { label: input.label, allowedDomains: input.allowedDomains, ...settingsOf(input) },
     policy.minDomains,
   );
-  let destinationRowId: string | null = null;
-  if (input.payeeDestinationId != null) {
-    const bound = await bindableDestination(db, input.accountId, input.payeeDestinationId);
-    if ('field' in bound) check.errors.push(bound);
-    else destinationRowId = bound.id;
-  }
-  if (check.errors.length > 0) throw new ValidationError(check.errors);
-  const { label, allowedDomains, ...settings } = check.fields;
-  const [row] = await db
-    .insert(clientIds)
-    .values({
-      accountId: input.accountId,
-      clientId: mintSecret(CLIENT_ID_PREFIX, CLIENT_ID_BYTES),
-      label,
-      allowedDomains: [...allowedDomains],
-      ...settings,
-      payeeDestinationId: destinationRowId,
-      ...(input.createdAt && { createdAt: input.createdAt, updatedAt: input.createdAt }),
-    })
-    .returning();
-  if (!row) throw new Error('client id insert returned no row');
-  return row;
+  return db.transaction(async (tx) => {
+    let destinationRowId: string | null = null;
+    if (input.payeeDestinationId != null) {
+      const bound = await bindableDestination(tx, input.accountId, input.payeeDestinationId);
+      if ('field' in bound) check.errors.push(bound);
+      else destinationRowId = bound.id;
+    }
+    if (check.errors.length > 0) throw new ValidationError(check.errors);
+    const { label, allowedDomains, ...settings } = check.fields;
+    const [row] = await tx
+      .insert(clientIds)
+      .values({
+        accountId: input.accountId,
+        clientId: mintSecret(CLIENT_ID_PREFIX, CLIENT_ID_BYTES),
+        label,
+        allowedDomains: [...allowedDomains],
+        ...settings,
+        payeeDestinationId: destinationRowId,
+        ...(input.createdAt && { createdAt: input.createdAt, updatedAt: input.createdAt }),
+      })
+      .returning();
+    if (!row) throw new Error('client id insert returned no row');
+    return row;
+  });
 }
 
 export async function findClientId(db: Database, value: string): Promise<ClientIdRow | null> {
@@ -140,6 +149,11 @@ export async function updateClientId(
   policy: ClientIdPolicy,
 ): Promise<ClientIdRecord> {
   return db.transaction(async (tx) => {
+    // Checked first, as it takes the wallet's lock, which comes before the client ID's row lock.
+    const bound =
+      change.payeeDestinationId == null
+        ? null
+        : await bindableDestination(tx, scope.accountId, change.payeeDestinationId);
     // Locked, so a concurrent revoke cannot be undone by this write.
     const [row] = isUuid(scope.id)
       ? await tx
@@ -149,11 +163,7 @@ export async function updateClientId(
           .for('update')
       : [];
     if (!row) throw new NotFoundError('client_id_not_found', CLIENT_ID_NOT_FOUND);
-    if (row.status === 'revoked' && change.status !== undefined && change.status !== 'revoked') {
-      throw new BadRequestError('client_id_revoked', CLIENT_ID_REVOKED_FINAL, [
-        { field: 'status', message: 'cannot change once revoked' },
-      ]);
-    }
+    if (row.status === 'revoked') return revokedUnchanged(tx, scope.accountId, row.id, change);
     // Absent fields keep what is stored (a JSON body never carries undefined); null unsets.
     const check = checkClientIdFields(
       {
@@ -166,8 +176,7 @@ export async function updateClientId(
     );
     let destinationRowId = row.payeeDestinationId;
     if (change.payeeDestinationId === null) destinationRowId = null;
-    else if (change.payeeDestinationId !== undefined) {
-      const bound = await bindableDestination(tx, row.accountId, change.payeeDestinationId);
+    else if (bound !== null) {
       if ('field' in bound) check.errors.push(bound);
       else destinationRowId = bound.id;
     }
@@ -185,6 +194,29 @@ export async function updateClientId(
       .where(eq(clientIds.id, row.id));
     return accountClientId(tx, scope.accountId, row.id);
   });
+}
+
+/**
+ * A PUT on a revoked client ID. Revoked is final and the record stays as it was when revoked,
+ * so nothing may change: every field sent is refused, in one 400. The one exception is asking
+ * for `status: revoked` and nothing else, which is revoking again; like a second DELETE it
+ * answers the record and writes nothing, so a retried revoke does not fail.
+ */
+async function revokedUnchanged(
+  db: Database,
+  accountId: string,
+  id: string,
+  change: ClientIdChange,
+): Promise<ClientIdRecord> {
+  const sent = Object.entries(change).filter(([, value]) => value !== undefined);
+  const refused = sent.filter(([field, value]) => !(field === 'status' && value === 'revoked'));
+  if (refused.length === 0) return accountClientId(db, accountId, id);
+  const reactivating = change.status !== undefined && change.status !== 'revoked';
+  throw new BadRequestError(
+    'client_id_revoked',
+    reactivating ? CLIENT_ID_REVOKED_FINAL : CLIENT_ID_REVOKED_UNCHANGEABLE,
+    refused.map(([field]) => ({ field, message: 'cannot change once revoked' })),
+  );
 }
 
 /** Revokes for good; revoking again changes nothing and answers the same. */

@@ -171,6 +171,10 @@ export const payeeDestinations = pgTable(
   },
   (t) => [
     index().on(t.accountId, t.walletAddress),
+    // The rule above, held by the database; activateDestination serialises on it.
+    uniqueIndex('payee_destinations_one_active_per_wallet')
+      .on(t.accountId, t.walletAddress)
+      .where(sql`active`),
     uniqueIndex().on(t.accountId, t.destinationId),
     // payout-lookup finds a recipient's destination across accounts.
     index().on(t.walletAddress, t.active),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Hex } from 'viem';
 import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
@@ -73,7 +73,27 @@ export function parseTarget(chains: ChainRegistry, destinationId: string): Resol
 }
 
 /**
- * Creates (or reactivates) a destination; the wallet's other destinations in the account end.
+ * Serialises changes to one wallet's destinations in one account, and bindings to them, until
+ * the transaction ends. A wallet has at most one active destination per account (a unique index
+ * says so too): without this, two concurrent activations of different tokens would each find
+ * nothing to end and one would fail on that index. Every path that activates a destination,
+ * /v1 and /v2 alike, takes it first, and so does binding a client ID (then a binding never lands
+ * on a destination that a concurrent change just ended). Take it before any row lock, so every
+ * path locks in the same order. An advisory lock, not a row lock: a first activation has no row.
+ */
+export async function lockWalletDestinations(
+  tx: Database,
+  accountId: string,
+  walletAddress: string,
+): Promise<void> {
+  const key = `payee_destination:${accountId}:${walletAddress}`;
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+}
+
+/**
+ * Creates (or reactivates) a destination; the wallet's other active destination in the account
+ * ends, and the client IDs bound to it follow to this one, so changing where a wallet is paid
+ * never leaves a client ID pointing at an ended destination (revoked ones keep their record).
  * With an access policy, it is set too; without one, a reactivated destination keeps its own.
  */
 export async function activateDestination(
@@ -84,17 +104,20 @@ export async function activateDestination(
   accessPolicy?: AccessPolicy,
 ): Promise<DestinationRow> {
   return db.transaction(async (tx) => {
+    await lockWalletDestinations(tx, accountId, target.id.walletAddress);
     const now = clock.now();
-    await tx
+    const ended = await tx
       .update(payeeDestinations)
       .set({ active: false, updatedAt: now })
       .where(
         and(
           eq(payeeDestinations.accountId, accountId),
           eq(payeeDestinations.walletAddress, target.id.walletAddress),
+          eq(payeeDestinations.active, true),
           ne(payeeDestinations.destinationId, target.id.value),
         ),
-      );
+      )
+      .returning({ id: payeeDestinations.id });
     const [row] = await tx
       .insert(payeeDestinations)
       .values({
@@ -114,6 +137,21 @@ export async function activateDestination(
       })
       .returning();
     if (!row) throw new Error('destination upsert returned no row');
+    if (ended.length > 0) {
+      await tx
+        .update(clientIds)
+        .set({ payeeDestinationId: row.id, updatedAt: now })
+        .where(
+          and(
+            eq(clientIds.accountId, accountId),
+            inArray(
+              clientIds.payeeDestinationId,
+              ended.map((e) => e.id),
+            ),
+            ne(clientIds.status, 'revoked'),
+          ),
+        );
+    }
     return row;
   });
 }
@@ -367,6 +405,7 @@ export async function changeActiveDestination(
   accessPolicy: AccessPolicy | undefined,
 ): Promise<DestinationRow | null> {
   return db.transaction(async (tx) => {
+    await lockWalletDestinations(tx, accountId, target.id.walletAddress);
     const [current] = await tx
       .select()
       .from(payeeDestinations)

@@ -1,3 +1,4 @@
+import { and, asc, eq } from 'drizzle-orm';
 import { type Hex, serializeSignature } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount, sign } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { createTenant } from '../../test/fixtures.ts';
 import { issueApiKey } from '../auth/api-keys.ts';
 import { tronMessageHash } from '../auth/siwe.ts';
 import { evmToTron } from '../chains/tron-address.ts';
+import { clientIds, destinationNonces, payeeDestinations, requests } from '../db/schema.ts';
 import { activateDestination, deactivateDestination, resolveTarget } from './destinations.ts';
 
 /**
@@ -178,6 +180,51 @@ function validationErrors(res: { statusCode: number; json<T>(): T }): FieldError
   return body.errors;
 }
 
+/**
+ * Every row the destination routes may write: destinations, /v2 signing nonces, and client IDs
+ * (which follow a changed destination), minus `lastUsedAt`, which the auth hook records.
+ */
+async function snapshot() {
+  const destinations = await t.db
+    .select()
+    .from(payeeDestinations)
+    .orderBy(asc(payeeDestinations.id));
+  const nonces = await t.db.select().from(destinationNonces).orderBy(asc(destinationNonces.nonce));
+  const clients = await t.db.select().from(clientIds).orderBy(asc(clientIds.id));
+  return { destinations, nonces, clientIds: clients.map(({ lastUsedAt: _, ...row }) => row) };
+}
+
+/** Sends a request that must be refused and proves it wrote nothing. */
+async function writesNothing<T>(send: () => Promise<T>): Promise<T> {
+  const before = await snapshot();
+  const res = await send();
+  expect(await snapshot()).toEqual(before);
+  return res;
+}
+
+/** A /v1 client ID of the session's account, bound to `payeeDestinationId`. */
+async function boundClientId(session: Session, payeeDestinationId: string) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/client-ids',
+    headers: session.headers,
+    payload: { label: 'Checkout', payeeDestinationId },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json<{ id: string; clientId: string; payeeDestinationId: string }>();
+}
+
+/** The destination id a client ID is bound to, as `/v1/client-ids/{id}` shows it. */
+async function boundTo(session: Session, id: string): Promise<string | null> {
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/v1/client-ids/${id}`,
+    headers: session.headers,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json<{ payeeDestinationId: string | null }>().payeeDestinationId;
+}
+
 /** The wallet's own EIP-712 signature, then POST /v2/payee-destination with the API key. */
 async function addViaV2(account: PrivateKeyAccount, apiKey: string, tokenAddress: string) {
   const headers = { 'x-api-key': apiKey };
@@ -281,7 +328,9 @@ describe('POST /v1/payee-destination', () => {
     [{ screeningProvider: 'merklescience' }, 'must be null or omitted when mode is off'],
   ])('refuses access policy %j: screeningProvider %s', async (accessPolicy, message) => {
     const payee = await evmSession();
-    const res = await create(payee, { tokenAddress: USDC_BASE, chainId: BASE, accessPolicy });
+    const res = await writesNothing(() =>
+      create(payee, { tokenAddress: USDC_BASE, chainId: BASE, accessPolicy }),
+    );
     expect(validationErrors(res)).toEqual([{ field: 'accessPolicy.screeningProvider', message }]);
     expect((await getOwn(payee)).json()).toBeNull();
   });
@@ -305,7 +354,9 @@ describe('POST /v1/payee-destination', () => {
     ],
   ])('refuses an access policy with %s as a schema error', async (_case, accessPolicy, field) => {
     const payee = await evmSession();
-    const res = await create(payee, { tokenAddress: USDC_BASE, chainId: BASE, accessPolicy });
+    const res = await writesNothing(() =>
+      create(payee, { tokenAddress: USDC_BASE, chainId: BASE, accessPolicy }),
+    );
     expect(validationErrors(res).map((e) => e.field)).toContain(field);
   });
 
@@ -339,9 +390,26 @@ describe('POST /v1/payee-destination', () => {
     expect(reset).toMatchObject({ id: first.id, accessPolicy: DEFAULT_POLICY });
   });
 
+  it('refuses a bad body without ending the active destination or moving its client IDs', async () => {
+    const payee = await evmSession();
+    const first = await created(payee);
+    await boundClientId(payee, first.destinationId);
+    const res = await writesNothing(() =>
+      create(payee, {
+        tokenAddress: DAI_BASE,
+        chainId: BASE,
+        accessPolicy: { mode: 'kyt_all_wallets' },
+      }),
+    );
+    expect(validationErrors(res).map((e) => e.field)).toEqual(['accessPolicy.screeningProvider']);
+    expect((await getOwn(payee)).json()).toEqual(first);
+  });
+
   it('refuses an unknown chain id', async () => {
     const payee = await evmSession();
-    const res = await create(payee, { tokenAddress: USDC_BASE, chainId: 999999 });
+    const res = await writesNothing(() =>
+      create(payee, { tokenAddress: USDC_BASE, chainId: 999999 }),
+    );
     expect(validationErrors(res)).toEqual([
       { field: 'chainId', message: expect.stringMatching(/^is not a supported chain \(.*8453/) },
     ]);
@@ -349,10 +417,9 @@ describe('POST /v1/payee-destination', () => {
 
   it('refuses a token that is not a supported currency on the chain', async () => {
     const payee = await evmSession();
-    const res = await create(payee, {
-      tokenAddress: '0x1111111111111111111111111111111111111111',
-      chainId: BASE,
-    });
+    const res = await writesNothing(() =>
+      create(payee, { tokenAddress: '0x1111111111111111111111111111111111111111', chainId: BASE }),
+    );
     expect(validationErrors(res)).toEqual([
       { field: 'tokenAddress', message: 'is not a supported token on base' },
     ]);
@@ -363,7 +430,7 @@ describe('POST /v1/payee-destination', () => {
     ['a Tron address', USDT_TRON],
   ])('refuses a %s token on an EVM chain', async (_case, tokenAddress) => {
     const payee = await evmSession();
-    const res = await create(payee, { tokenAddress, chainId: BASE });
+    const res = await writesNothing(() => create(payee, { tokenAddress, chainId: BASE }));
     expect(validationErrors(res)).toEqual([
       { field: 'tokenAddress', message: 'must be a valid EVM address' },
     ]);
@@ -371,7 +438,9 @@ describe('POST /v1/payee-destination', () => {
 
   it('refuses the Tron chain for an EVM wallet', async () => {
     const payee = await evmSession();
-    const res = await create(payee, { tokenAddress: USDT_TRON, chainId: TRON });
+    const res = await writesNothing(() =>
+      create(payee, { tokenAddress: USDT_TRON, chainId: TRON }),
+    );
     expect(validationErrors(res)).toEqual([
       {
         field: 'chainId',
@@ -390,12 +459,15 @@ describe('POST /v1/payee-destination', () => {
     ],
   ])('refuses a body with %s %s', async (field, payload, message) => {
     const payee = await evmSession();
-    expect(validationErrors(await create(payee, payload))).toContainEqual({ field, message });
+    const res = await writesNothing(() => create(payee, payload));
+    expect(validationErrors(res)).toContainEqual({ field, message });
   });
 
   it('refuses a chain id sent as a string (bodies are not coerced)', async () => {
     const payee = await evmSession();
-    const res = await create(payee, { tokenAddress: USDC_BASE, chainId: '8453' });
+    const res = await writesNothing(() =>
+      create(payee, { tokenAddress: USDC_BASE, chainId: '8453' }),
+    );
     expect(validationErrors(res)).toContainEqual(expect.objectContaining({ field: 'chainId' }));
   });
 });
@@ -431,7 +503,9 @@ describe('Tron wallets', () => {
 
   it('refuse an EVM chain for a Tron wallet', async () => {
     const payee = await tronSession();
-    const res = await create(payee, { tokenAddress: USDC_BASE, chainId: BASE });
+    const res = await writesNothing(() =>
+      create(payee, { tokenAddress: USDC_BASE, chainId: BASE }),
+    );
     expect(validationErrors(res)).toEqual([
       {
         field: 'chainId',
@@ -444,7 +518,9 @@ describe('Tron wallets', () => {
 describe('PUT /v1/payee-destination', () => {
   it('answers 404 when the wallet has no active destination', async () => {
     const payee = await evmSession();
-    const res = await change(payee, { tokenAddress: USDC_BASE, chainId: BASE });
+    const res = await writesNothing(() =>
+      change(payee, { tokenAddress: USDC_BASE, chainId: BASE }),
+    );
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({
       statusCode: 404,
@@ -459,7 +535,7 @@ describe('PUT /v1/payee-destination', () => {
     const payee = await evmSession();
     const first = await created(payee);
     expect((await deactivate(payee, first.destinationId)).statusCode).toBe(200);
-    const res = await change(payee, { tokenAddress: DAI_BASE, chainId: BASE });
+    const res = await writesNothing(() => change(payee, { tokenAddress: DAI_BASE, chainId: BASE }));
     expect(res.statusCode).toBe(404);
     expect(res.json().message).toBe('No active payee destination');
   });
@@ -511,11 +587,13 @@ describe('PUT /v1/payee-destination', () => {
   it('applies the access policy rules and changes nothing when they fail', async () => {
     const payee = await evmSession();
     const first = await created(payee);
-    const res = await change(payee, {
-      tokenAddress: DAI_BASE,
-      chainId: BASE,
-      accessPolicy: { mode: 'kyt_all_wallets' },
-    });
+    const res = await writesNothing(() =>
+      change(payee, {
+        tokenAddress: DAI_BASE,
+        chainId: BASE,
+        accessPolicy: { mode: 'kyt_all_wallets' },
+      }),
+    );
     expect(validationErrors(res)).toEqual([
       {
         field: 'accessPolicy.screeningProvider',
@@ -528,7 +606,9 @@ describe('PUT /v1/payee-destination', () => {
   it('refuses an unknown chain id', async () => {
     const payee = await evmSession();
     await created(payee);
-    const res = await change(payee, { tokenAddress: USDC_BASE, chainId: 999999 });
+    const res = await writesNothing(() =>
+      change(payee, { tokenAddress: USDC_BASE, chainId: 999999 }),
+    );
     expect(validationErrors(res).map((e) => e.field)).toEqual(['chainId']);
   });
 });
@@ -547,12 +627,14 @@ describe('a session without a wallet', () => {
     'gets 400 A wallet session is required on %s',
     async (method) => {
       const user = await emailSession();
-      const res = await t.app.inject({
-        method,
-        url: '/v1/payee-destination',
-        headers: user.headers,
-        ...(method !== 'GET' && { payload: { tokenAddress: USDC_BASE, chainId: BASE } }),
-      });
+      const res = await writesNothing(() =>
+        t.app.inject({
+          method,
+          url: '/v1/payee-destination',
+          headers: user.headers,
+          ...(method !== 'GET' && { payload: { tokenAddress: USDC_BASE, chainId: BASE } }),
+        }),
+      );
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({ statusCode: 400, error: 'Bad Request', ...WALLET_REQUIRED });
     },
@@ -763,7 +845,7 @@ describe('PATCH /v1/payee-destination/deactivate', () => {
     const payee = await evmSession();
     const first = await created(payee);
     const other = await evmSession();
-    const res = await deactivate(other, first.destinationId);
+    const res = await writesNothing(() => deactivate(other, first.destinationId));
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({
       message: 'Payee destination not found',
@@ -774,7 +856,7 @@ describe('PATCH /v1/payee-destination/deactivate', () => {
 
   it('answers 400 for a malformed id and for a body without one', async () => {
     const payee = await evmSession();
-    const malformed = await deactivate(payee, 'base:0x1:0x2');
+    const malformed = await writesNothing(() => deactivate(payee, 'base:0x1:0x2'));
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().message).toBe('Invalid destination ID format');
     const missing = await t.app.inject({
@@ -856,5 +938,208 @@ describe('one model with /v2/payee-destination', () => {
       headers: { 'x-api-key': apiKey },
     });
     expect(old.json()).toMatchObject({ id: added.id, active: false });
+  });
+});
+
+describe('client IDs bound to the wallet’s destination', () => {
+  /** A link and a request made with the client ID, and the destination rows they pay. */
+  async function paidWith(clientId: { id: string; clientId: string }, currency: string) {
+    const headers = { 'x-client-id': clientId.clientId };
+    const link = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers,
+      payload: { requests: [{ amount: '5' }] },
+    });
+    expect(link.statusCode, link.body).toBe(201);
+    const request = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers,
+      payload: { amount: '10', invoiceCurrency: currency, paymentCurrency: currency },
+    });
+    expect(request.statusCode, request.body).toBe(201);
+    const ids = [...link.json<{ requestIds: string[] }>().requestIds, request.json().requestId];
+    const rows = [];
+    for (const requestId of ids) {
+      const [row] = await t.db
+        .select({
+          destinationId: requests.destinationId,
+          paymentCurrency: requests.paymentCurrency,
+          payee: requests.payee,
+        })
+        .from(requests)
+        .where(and(eq(requests.requestId, requestId), eq(requests.clientIdId, clientId.id)));
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  it('follow a change made with PUT: links and requests made with them pay the new destination', async () => {
+    const payee = await evmSession();
+    const first = await created(payee);
+    const checkout = await boundClientId(payee, first.destinationId);
+    expect(await paidWith(checkout, 'USDC-base')).toEqual([
+      { destinationId: first.id, paymentCurrency: 'USDC-base', payee: payee.address },
+      { destinationId: first.id, paymentCurrency: 'USDC-base', payee: payee.address },
+    ]);
+
+    t.clock.advance(1_000);
+    const res = await change(payee, { tokenAddress: DAI_BASE, chainId: BASE });
+    expect(res.statusCode, res.body).toBe(200);
+    const moved = res.json();
+    expect(moved.id).not.toBe(first.id);
+    expect(await boundTo(payee, checkout.id)).toBe(moved.destinationId);
+    const [row] = await t.db.select().from(clientIds).where(eq(clientIds.id, checkout.id));
+    expect(row).toMatchObject({ payeeDestinationId: moved.id, updatedAt: t.clock.now() });
+    expect(await paidWith(checkout, 'DAI-base')).toEqual([
+      { destinationId: moved.id, paymentCurrency: 'DAI-base', payee: payee.address },
+      { destinationId: moved.id, paymentCurrency: 'DAI-base', payee: payee.address },
+    ]);
+  });
+
+  it('follow a change made with POST, and back to a reactivated destination', async () => {
+    const payee = await evmSession();
+    const first = await created(payee);
+    const checkout = await boundClientId(payee, first.destinationId);
+    const second = await created(payee, { tokenAddress: DAI_BASE, chainId: BASE });
+    expect(await boundTo(payee, checkout.id)).toBe(second.destinationId);
+    const again = await created(payee);
+    expect(again.id).toBe(first.id);
+    expect(await boundTo(payee, checkout.id)).toBe(first.destinationId);
+    expect((await paidWith(checkout, 'USDC-base')).map((r) => r?.destinationId)).toEqual([
+      first.id,
+      first.id,
+    ]);
+  });
+
+  it('follow a destination added on /v2 for the same wallet', async () => {
+    const payee = await evmSession();
+    const first = await created(payee);
+    const checkout = await boundClientId(payee, first.destinationId);
+    const { apiKey } = await issueApiKey(t.db, payee.accountId);
+    const added = await addViaV2(payee.account, apiKey, DAI_BASE);
+    expect(await boundTo(payee, checkout.id)).toBe(added.destinationId);
+  });
+
+  it('leave revoked client IDs, explicitly ended destinations and other wallets’ bindings alone', async () => {
+    const payee = await evmSession();
+    const first = await created(payee);
+    const revoked = await boundClientId(payee, first.destinationId);
+    const revoke = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/client-ids/${revoked.id}`,
+      headers: payee.headers,
+    });
+    expect(revoke.statusCode, revoke.body).toBe(200);
+    // Another wallet's destination in the same account (added with the account's API key).
+    const { apiKey } = await issueApiKey(t.db, payee.accountId);
+    const otherWallet = privateKeyToAccount(freshKey());
+    const theirs = await addViaV2(otherWallet, apiKey, USDC_BASE);
+    const elsewhere = await boundClientId(payee, theirs.destinationId);
+    // Deactivated on purpose, then a new one set: the deactivation was the wallet's choice.
+    const ended = await boundClientId(payee, first.destinationId);
+    expect((await deactivate(payee, first.destinationId)).statusCode).toBe(200);
+
+    await created(payee, { tokenAddress: DAI_BASE, chainId: BASE });
+    expect(await boundTo(payee, revoked.id)).toBe(first.destinationId);
+    expect(await boundTo(payee, ended.id)).toBe(first.destinationId);
+    expect(await boundTo(payee, elsewhere.id)).toBe(theirs.destinationId);
+  });
+});
+
+describe('one active destination per wallet and account', () => {
+  async function activeRows(session: Session) {
+    return t.db
+      .select({ id: payeeDestinations.id, tokenAddress: payeeDestinations.tokenAddress })
+      .from(payeeDestinations)
+      .where(
+        and(
+          eq(payeeDestinations.accountId, session.accountId),
+          eq(payeeDestinations.walletAddress, session.address),
+          eq(payeeDestinations.active, true),
+        ),
+      );
+  }
+
+  it('holds when creates for different tokens race: every one succeeds, one stays active', async () => {
+    const payee = await evmSession();
+    // Several at once, so that on Postgres some transactions overlap.
+    const answers = await Promise.all(
+      [USDC_BASE, DAI_BASE, USDC_BASE, DAI_BASE, USDC_BASE, DAI_BASE].map((tokenAddress) =>
+        create(payee, { tokenAddress, chainId: BASE }),
+      ),
+    );
+    expect(answers.map((res) => res.statusCode)).toEqual([201, 201, 201, 201, 201, 201]);
+    const active = await activeRows(payee);
+    expect(active).toHaveLength(1);
+    expect(answers.map((res) => res.json().id)).toContain(active[0]?.id);
+    expect((await getOwn(payee)).json().id).toBe(active[0]?.id);
+  });
+
+  it('holds when a create and a change race, and bound client IDs end on the survivor', async () => {
+    const payee = await evmSession();
+    const first = await created(payee);
+    const checkout = await boundClientId(payee, first.destinationId);
+    const answers = await Promise.all([
+      create(payee, { tokenAddress: DAI_BASE, chainId: BASE }),
+      change(payee, { tokenAddress: DAI_BASE, chainId: BASE }),
+      change(payee, { tokenAddress: USDC_BASE, chainId: BASE }),
+    ]);
+    // The wallet always has an active destination here, so every change finds one.
+    expect(answers.map((res) => res.statusCode)).toEqual([201, 200, 200]);
+    const active = await activeRows(payee);
+    expect(active).toHaveLength(1);
+    expect(await boundTo(payee, checkout.id)).toBe((await getOwn(payee)).json().destinationId);
+  });
+
+  it('never leaves a client ID bound to an ended destination when binding races a change', async () => {
+    const payee = await evmSession();
+    const first = await created(payee);
+    const unbound = await t.app.inject({
+      method: 'POST',
+      url: '/v1/client-ids',
+      headers: payee.headers,
+      payload: { label: 'Late binding' },
+    });
+    expect(unbound.statusCode, unbound.body).toBe(201);
+    const { id } = unbound.json();
+    const [bind, moved] = await Promise.all([
+      t.app.inject({
+        method: 'PUT',
+        url: `/v1/client-ids/${id}`,
+        headers: payee.headers,
+        payload: { payeeDestinationId: first.destinationId },
+      }),
+      change(payee, { tokenAddress: DAI_BASE, chainId: BASE }),
+    ]);
+    expect(moved.statusCode, moved.body).toBe(200);
+    // Either order is fine: bound first, then moved along; or refused, the destination ended.
+    if (bind.statusCode === 200) {
+      expect(await boundTo(payee, id)).toBe(moved.json().destinationId);
+    } else {
+      expect(validationErrors(bind)).toEqual([
+        { field: 'payeeDestinationId', message: 'is inactive; bind an active payee destination' },
+      ]);
+      expect(await boundTo(payee, id)).toBeNull();
+    }
+  });
+
+  it('is held by the database as well: a second active row for the wallet is refused', async () => {
+    const payee = await evmSession();
+    const first = await created(payee);
+    const second = await created(payee, { tokenAddress: DAI_BASE, chainId: BASE });
+    const error = await t.db
+      .update(payeeDestinations)
+      .set({ active: true })
+      .where(eq(payeeDestinations.id, first.id))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(String((error as { cause?: unknown } | null)?.cause)).toContain(
+      'payee_destinations_one_active_per_wallet',
+    );
+    expect((await activeRows(payee)).map((r) => r.id)).toEqual([second.id]);
   });
 });

@@ -160,39 +160,72 @@ describe('client IDs', () => {
     expect((await get(CURRENCY, { 'x-client-id': tenant.backendClientId })).statusCode).toBe(200);
   });
 
-  it('answers 401 for a revoked client ID', async () => {
+  it('answers 403 for a revoked client ID: known, but never allowed again', async () => {
     const other = await createTenant(t.db, 'Revoked');
     await t.db
       .update(clientIds)
       .set({ status: 'revoked' })
       .where(eq(clientIds.clientId, other.backendClientId));
     const res = await get(CURRENCY, { 'x-client-id': other.backendClientId });
-    expect(res.statusCode).toBe(401);
-    expect(res.json().message).toBe('Client ID has been revoked');
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({
+      statusCode: 403,
+      message: 'Client ID has been revoked',
+      error: 'Forbidden',
+      code: 'revoked_client_id',
+    });
   });
 
-  it('records lastUsedAt at most once per minute', async () => {
+  it('records lastUsedAt on the first use, then at most once per 60 s, and never for a refused use', async () => {
     const other = await createTenant(t.db, 'Usage');
     const lastUsed = async () => {
+      // Every write the recorder started has landed before the row is read.
+      await t.usage.flush();
       const [row] = await t.db
-        .select()
+        .select({ lastUsedAt: clientIds.lastUsedAt })
         .from(clientIds)
-        .where(eq(clientIds.clientId, other.backendClientId));
+        .where(eq(clientIds.clientId, other.browserClientId));
       return row?.lastUsedAt?.toISOString() ?? null;
     };
-    const flush = () => t.app.inject({ method: 'GET', url: '/healthz' });
+    const use = (origin?: string) =>
+      get(CURRENCY, {
+        'x-client-id': other.browserClientId,
+        ...(origin !== undefined && { origin }),
+      });
     expect(await lastUsed()).toBeNull();
-    await get(CURRENCY, { 'x-client-id': other.backendClientId });
-    await flush();
-    await expect.poll(lastUsed).toBe(t.clock.now().toISOString());
-    const first = await lastUsed();
-    t.clock.advance(30_000);
-    await get(CURRENCY, { 'x-client-id': other.backendClientId });
-    await flush();
+
+    const first = t.clock.now().toISOString();
+    expect((await use(SHOP_ORIGIN)).statusCode).toBe(200);
     expect(await lastUsed()).toBe(first);
-    t.clock.advance(31_000);
-    await get(CURRENCY, { 'x-client-id': other.backendClientId });
-    await expect.poll(lastUsed).toBe(t.clock.now().toISOString());
+
+    // Within the window: used, but not written again.
+    t.clock.advance(59_999);
+    expect((await use(SHOP_ORIGIN)).statusCode).toBe(200);
+    expect(await lastUsed()).toBe(first);
+
+    t.clock.advance(1);
+    const second = t.clock.now().toISOString();
+    expect((await use(SHOP_ORIGIN)).statusCode).toBe(200);
+    expect(await lastUsed()).toBe(second);
+
+    // Refused uses, each past the window, where a counted use would write.
+    t.clock.advance(60_000);
+    expect((await use('https://evil.example')).statusCode).toBe(403);
+    expect(await lastUsed()).toBe(second);
+    t.clock.advance(60_000);
+    expect((await use()).statusCode).toBe(403);
+    expect(await lastUsed()).toBe(second);
+    for (const status of ['inactive', 'revoked'] as const) {
+      await t.db
+        .update(clientIds)
+        .set({ status })
+        .where(eq(clientIds.clientId, other.browserClientId));
+      t.clock.advance(60_000);
+      const refused = await use(SHOP_ORIGIN);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().code).toBe(`${status}_client_id`);
+      expect(await lastUsed()).toBe(second);
+    }
   });
 });
 
@@ -271,5 +304,17 @@ describe('orchestrator keys', () => {
     const otherKey = (await createOrchestrator(t.db, 'Stranger')).orchestratorKey;
     const stranger = await get('/test/pair', { ...headers, 'x-orchestrator-key': otherKey });
     expect(stranger.statusCode).toBe(403);
+
+    // Revoked, the client ID answers the pair as it answers alone.
+    await t.db
+      .update(clientIds)
+      .set({ status: 'revoked' })
+      .where(eq(clientIds.clientId, platform.browserClientId));
+    const revoked = await get('/test/pair', headers);
+    expect(revoked.statusCode).toBe(403);
+    expect(revoked.json()).toMatchObject({
+      message: 'Client ID has been revoked',
+      code: 'revoked_client_id',
+    });
   });
 });

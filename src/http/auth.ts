@@ -221,8 +221,11 @@ async function usableClientId(db: Database, value: string): Promise<ClientIdRow>
   const clientId = await findClientId(db, value);
   if (clientId === null) throw new UnauthorizedError('invalid_client_id', 'Invalid client ID');
   switch (clientId.status) {
+    // Known but refused for good: 403, the reference's "revoked/restricted Client ID", alone or
+    // paired with an orchestrator key. (A revoked API key stays 401; the reference names only
+    // client IDs there.)
     case 'revoked':
-      throw new UnauthorizedError('revoked_client_id', 'Client ID has been revoked');
+      throw new ForbiddenError('revoked_client_id', 'Client ID has been revoked');
     case 'inactive':
       throw new ForbiddenError('inactive_client_id', 'Client ID is inactive');
     case 'active':

@@ -14,7 +14,11 @@ import { type StandIn, sendAll, standIn } from '../../test/chain.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../../test/fixtures.ts';
 import { evmToTron } from '../chains/tron-address.ts';
 import { requests } from '../db/schema.ts';
-import { bindDestination, findDestination } from '../destinations/destinations.ts';
+import {
+  bindDestination,
+  deactivateDestination,
+  findDestination,
+} from '../destinations/destinations.ts';
 import { erc20FeeProxyAbi } from '../payments/abis.ts';
 import { referenceTopic } from '../payments/references.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';
@@ -469,8 +473,8 @@ describe('POST /v2/request with a client ID bound to a destination', () => {
     const row = await findDestination(t.db, tenant.accountId, await destination(tenant, owner));
     if (!row) throw new Error('destination not stored');
     await bindDestination(t.db, t.clock, tenant.accountId, tenant.backendClientId, row);
-    // The wallet moves to DAI: its USDC destination, the bound one, ends.
-    await destination(tenant, owner, local.chain.addresses.dai);
+    // The wallet ends its destination (a change of token would move the binding along).
+    await deactivateDestination(t.db, t.clock, row);
 
     const body = { amount: '3', invoiceCurrency: 'USDC-base', paymentCurrency: 'USDC-base' };
     const res = await createRequest(body, backendClient(tenant));
