@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../../test/fixtures.ts';
 import { evmToTron } from '../chains/tron-address.ts';
-import { payments, requests } from '../db/schema.ts';
+import { clientIds, payments, requests } from '../db/schema.ts';
 import { insertRequests, type RequestRow } from '../requests/requests.ts';
 import { DATE_ORDER_MESSAGE, FILTER_REQUIRED_MESSAGE } from './search.ts';
 
@@ -568,16 +568,34 @@ describe('GET /v2/payments: access', () => {
     expect(await idsOf({ requestId: usdcRequest.requestId }, theirs)).toEqual([]);
   });
 
-  it('accepts a client ID, scoped to its account', async () => {
-    expect(await idsOf({ txHash: BATCH_TX }, { 'x-client-id': shop.backendClientId })).toEqual(
-      batchOrder(),
-    );
-    expect(
-      await idsOf(
-        { txHash: BATCH_TX },
-        { 'x-client-id': other.browserClientId, origin: SHOP_ORIGIN },
-      ),
-    ).toEqual(['other']);
+  it('accepts a client ID, showing only the payments of the requests made with it', async () => {
+    const backend = { 'x-client-id': shop.backendClientId };
+    expect(await idsOf({ txHash: BATCH_TX }, backend)).toEqual([]);
+    const [row] = await t.db
+      .select()
+      .from(clientIds)
+      .where(eq(clientIds.clientId, shop.backendClientId));
+    await t.db
+      .update(requests)
+      .set({ clientIdId: row?.id ?? null })
+      .where(eq(requests.id, usdcRequest.id));
+    try {
+      expect(await idsOf({ txHash: BATCH_TX }, backend)).toEqual(['usdc']);
+      // Both payments of that request, and nothing else of the account's.
+      expect(await idsOf({ type: 'direct' }, backend)).toEqual(['second', 'usdc']);
+      // The account's other credentials still see every payment.
+      expect(await idsOf({ txHash: BATCH_TX })).toEqual(batchOrder());
+      const browser = { 'x-client-id': shop.browserClientId, origin: SHOP_ORIGIN };
+      expect(await idsOf({ txHash: BATCH_TX }, browser)).toEqual([]);
+      expect(
+        await idsOf(
+          { txHash: BATCH_TX },
+          { 'x-client-id': other.browserClientId, origin: SHOP_ORIGIN },
+        ),
+      ).toEqual([]);
+    } finally {
+      await t.db.update(requests).set({ clientIdId: null }).where(eq(requests.id, usdcRequest.id));
+    }
   });
 
   it('answers 401 without credentials', async () => {

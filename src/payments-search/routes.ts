@@ -89,7 +89,7 @@ export function paymentSearchRoutes(app: App, deps: { db: Database; chains: Chai
       schema: {
         tags: TAGS,
         summary:
-          'Search the account’s payments, newest first; at least one filter, filters are ANDed',
+          'Search the account’s payments (a client ID’s: those of its requests), newest first; at least one filter, filters are ANDed',
         querystring: Query,
         response: {
           200: Type.Object({
@@ -104,6 +104,15 @@ export function paymentSearchRoutes(app: App, deps: { db: Database; chains: Chai
         },
       },
     },
-    async (request) => searchPayments(deps.db, deps.chains, accountIdOf(request), request.query),
+    async (request) => {
+      const principal = request.principal;
+      const clientIdId = principal?.kind === 'clientId' ? principal.clientId.id : null;
+      return searchPayments(
+        deps.db,
+        deps.chains,
+        { accountId: accountIdOf(request), clientIdId },
+        request.query,
+      );
+    },
   );
 }

@@ -112,17 +112,27 @@ export interface SearchResult {
   };
 }
 
+/**
+ * Whose payments a caller sees: an account's, or, for a client ID, only those of the requests
+ * made with it (a client ID may be a browser's, and so public).
+ */
+export interface PaymentScope {
+  readonly accountId: string;
+  readonly clientIdId: string | null;
+}
+
 /** Throws ValidationError for a query without filters or with a malformed one. */
 export async function searchPayments(
   db: Database,
   chains: ChainRegistry,
-  accountId: string,
+  scope: PaymentScope,
   query: SearchQuery,
 ): Promise<SearchResult> {
   const where = and(
     // Both sides carry the account: a payment is only ever recorded against its request's.
-    eq(payments.accountId, accountId),
-    eq(requests.accountId, accountId),
+    eq(payments.accountId, scope.accountId),
+    eq(requests.accountId, scope.accountId),
+    ...(scope.clientIdId === null ? [] : [eq(requests.clientIdId, scope.clientIdId)]),
     ...filterConditions(chains, query),
   );
   const limit = query.limit ?? DEFAULT_LIMIT;

@@ -52,7 +52,12 @@ export interface CreatedLink {
 export interface LinkCaller {
   readonly accountId: string;
   readonly clientId: ClientIdRow | null;
+  /** An orchestrator acting for the client ID (`x-orchestrator-key` + `x-client-id`). */
+  readonly orchestrated: boolean;
 }
+
+export const UNBOUND_ORCHESTRATED_MESSAGE =
+  'A client ID used with an orchestrator key needs a bound payee destination';
 
 export function securePaymentUrl(payUrl: string, token: string): string {
   return `${payUrl}/?token=${token}`;
@@ -104,6 +109,11 @@ export async function createSecurePayment(
 ): Promise<CreatedLink> {
   checkRedirect(input.redirectUrl, input.redirectLabel);
   const bound = await boundDestination(deps.db, caller.clientId);
+  // An orchestrator is another party than the account: it may only ever have the account paid
+  // where the account bound the client ID, never at a destination of its choosing.
+  if (caller.orchestrated && bound === null) {
+    throw new ForbiddenError('client_id_not_bound', UNBOUND_ORCHESTRATED_MESSAGE);
+  }
 
   const errors: FieldError[] = [];
   const items: { destination: DestinationRow; amount: bigint }[] = [];

@@ -97,7 +97,11 @@ const CompletedResponse = Type.Object({
 function caller(request: FastifyRequest): LinkCaller {
   const principal = request.principal;
   const clientId = principal && 'clientId' in principal ? principal.clientId : null;
-  return { accountId: accountIdOf(request), clientId };
+  return {
+    accountId: accountIdOf(request),
+    clientId,
+    orchestrated: principal?.kind === 'orchestratorPair',
+  };
 }
 
 function isoDate(value: string | undefined, field: string): Date | undefined {
@@ -175,7 +179,9 @@ export function securePaymentRoutes(
   app.get(
     '/v2/secure-payments',
     {
-      config: { auth: ['apiKey', 'clientId', 'session'] },
+      // Server-side credentials only: a client ID may be a browser's, public by nature (the
+      // reference API takes only a session here).
+      config: { auth: ['apiKey', 'session'] },
       schema: {
         tags: TAGS,
         summary: 'List the account’s secure payments, newest first',

@@ -1,281 +1,601 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
+import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/auth/api-keys.ts';
 import { createClientId } from '../../src/auth/client-ids.ts';
 import {
   apiKeys,
   clientIds,
+  destinationNonces,
+  orchestratorClientLinks,
   payeeDestinations,
+  payments,
+  requests,
   securePayments,
+  sessions,
+  webhookDeliveries,
   webhooks,
 } from '../../src/db/schema.ts';
-import {
-  activateDestination,
-  issueNonce,
-  resolveTarget,
-} from '../../src/destinations/destinations.ts';
+import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import type { RouteEntry } from '../../src/http/route-table.ts';
+import { linkClientId } from '../../src/orchestrators/links.ts';
+import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import { createTestApp, type TestApp } from '../app.ts';
+import { challenge, verify } from '../sign-in.ts';
 
 /**
- * Tenant isolation, for every route the app serves: account B's API key, client ID and session
- * never read or change account A's objects. The matrix is generated from the route table, so a
- * new route is checked as soon as it exists; a route with a path parameter or body this file
- * does not know fails until a fixture is added below.
+ * Tenant isolation, for every route the app serves. Two tenants, A and B, each hold every kind
+ * of credential: an API key, a client ID, a wallet session, an orchestrator key, and that
+ * orchestrator paired with a client ID linked to it. For each route, B's credentials are sent
+ * with A's objects (in the path, query or body) and must be refused (404 or 403, or the one
+ * documented 400/409 where the reference API answers so) without a byte of A's data and
+ * without changing any row of A's; then A's own call, with the same objects, must succeed, so
+ * every refusal above is the ownership check and not a broken fixture.
+ *
+ * The matrix is generated from the route table: a route this file has no entry for fails the
+ * test until one is added below.
  */
 
-const WALLET_A = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const KEY_A: Hex = '0x59c6995e998f97a5a0044966f0945389dc9c86dae88c7a8412f4603b6b78690d';
+const KEY_B: Hex = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
 const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const PAYMENT_TX = `0x${'ab'.repeat(32)}`;
+
+const KINDS = [
+  'apiKey',
+  'clientId',
+  'session',
+  'orchestratorKey',
+  'orchestratorPair',
+  /** B's orchestrator key with A's client ID, which is not linked to it. */
+  'foreignPair',
+] as const;
+type Kind = (typeof KINDS)[number];
 
 interface Tenant {
-  accountId: string;
-  apiKey: string;
-  apiKeyId: string;
-  clientId: string;
-  clientIdRowId: string;
-  sessionToken: string;
+  readonly name: string;
+  readonly accountId: string;
+  readonly wallet: string;
+  readonly walletKey: Hex;
+  readonly orchestratorId: string;
+  readonly headers: Record<Kind, Record<string, string>>;
+  /** The client ID of the `clientId` credential (webhooks registered with it are its own). */
+  readonly clientId: string;
 }
+
+/** A's objects that one probe names. Mutating probes get a fresh set each. */
+interface Objects {
+  readonly token: string;
+  readonly requestId: string;
+  readonly destinationId: string;
+  readonly webhookId: string;
+  readonly webhookUrl: string;
+  readonly webhookClientId: string;
+  readonly deliveryId: string;
+  readonly clientIdRowId: string;
+  readonly clientIdLabel: string;
+  readonly apiKeyId: string;
+  /** A's client ID that A's orchestrator holds. */
+  readonly linkedClientId: string;
+  /** Nonces A fetched and A's wallet signed, to add and to deactivate the destination. */
+  readonly add: { readonly nonce: string; readonly signature: Hex };
+  readonly deactivate: { readonly nonce: string; readonly signature: Hex };
+}
+
+type Expectation =
+  /** Names A's object: B gets 403 or 404, or one of `codes` (the reference's 400s and 409s). */
+  | { readonly kind: 'refused'; readonly codes?: readonly string[] }
+  /** Acts on the caller's own data (lists, creation, B's own wallet): B may succeed. */
+  | { readonly kind: 'own' }
+  /** Answers about anyone, by design (documented where the route is built). */
+  | { readonly kind: 'public' };
+
+interface Probe {
+  readonly expect: Expectation;
+  readonly query?: (o: Objects, caller: Tenant) => string;
+  readonly body?: (o: Objects, caller: Tenant) => object;
+  /** Which of A's credentials proves the call works; default: the first the route takes. */
+  readonly as?: Kind;
+}
+
+const refused = (...codes: string[]): Expectation => ({ kind: 'refused', codes });
+const own: Expectation = { kind: 'own' };
+let unique = 0;
+const next = () => {
+  unique += 1;
+  return unique;
+};
+
+/** Every authenticated route, by `METHOD url`. */
+const PROBES: Record<string, Probe> = {
+  'GET /v2/currencies': { expect: { kind: 'public' }, query: () => 'id=USDC-base' },
+  'GET /v2/currencies/:currencyId/conversion-routes': { expect: { kind: 'public' } },
+
+  'GET /v2/orchestrators/client-ids': { expect: own },
+  // Linking is by client ID value, as the reference API does; a client ID another
+  // orchestrator holds stays with it.
+  'POST /v2/orchestrators/client-ids': {
+    expect: refused('client_id_linked_elsewhere'),
+    body: (o) => ({ clientId: o.linkedClientId }),
+  },
+  'DELETE /v2/orchestrators/client-ids/:clientId': { expect: refused() },
+
+  'GET /v2/payee-destination/signing-data': {
+    expect: own,
+    query: (_o, caller) =>
+      `walletAddress=${caller.wallet}&action=add&tokenAddress=${USDC_BASE}&chainId=8453`,
+  },
+  'POST /v2/payee-destination': {
+    expect: refused('invalid_nonce'),
+    body: (o) => o.add,
+  },
+  'GET /v2/payee-destination': {
+    expect: own,
+    query: (_o, caller) => `walletAddress=${caller.wallet}`,
+  },
+  'GET /v2/payee-destination/:destinationId': { expect: refused() },
+  // The reference API answers 400 for a destination it does not find.
+  'DELETE /v2/payee-destination/:destinationId': {
+    expect: refused('destination_not_found'),
+    body: (o) => o.deactivate,
+  },
+
+  'POST /v1/payee-destination': {
+    expect: own,
+    body: () => ({ tokenAddress: USDC_BASE, chainId: 8453 }),
+  },
+  'PUT /v1/payee-destination': {
+    expect: own,
+    body: () => ({ tokenAddress: USDC_BASE, chainId: 8453 }),
+  },
+  'GET /v1/payee-destination': { expect: own },
+  'GET /v1/payee-destination/payout-lookup': {
+    expect: { kind: 'public' },
+    query: (_o, caller) => `walletAddress=${caller.wallet}`,
+  },
+  'GET /v1/payee-destination/lookup': {
+    expect: refused(),
+    query: (o) => `destinationId=${encodeURIComponent(o.destinationId)}`,
+  },
+  'PATCH /v1/payee-destination/deactivate': {
+    expect: refused(),
+    body: (o) => ({ destinationId: o.destinationId }),
+  },
+
+  'POST /v2/request': {
+    expect: own,
+    body: (_o, caller) => ({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: caller.wallet,
+    }),
+  },
+  'GET /v2/request': { expect: own, query: (_o, caller) => `walletAddress=${caller.wallet}` },
+  'GET /v2/request/:requestId': { expect: refused() },
+  'GET /v2/request/:requestId/pay': { expect: refused() },
+
+  // A's destination in B's link: not one of B's (an orchestrator's pair is held to its bound one).
+  'POST /v2/secure-payments': {
+    expect: refused('destination_not_found'),
+    body: (o) => ({ requests: [{ destinationId: o.destinationId, amount: '1' }] }),
+    as: 'apiKey',
+  },
+  'GET /v2/secure-payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
+  'GET /v2/secure-payments/:token': { expect: refused() },
+  'GET /v2/secure-payments/:token/pay': { expect: refused() },
+  'POST /v2/secure-payments/:token/calldata': { expect: refused(), body: () => ({}) },
+
+  'GET /v2/payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
+
+  'GET /v1/auth/session': { expect: own },
+
+  'POST /v2/client-ids': {
+    expect: own,
+    body: () => ({ label: 'B', allowedDomains: ['https://b.example'] }),
+  },
+  'GET /v2/client-ids': { expect: own },
+  'GET /v2/client-ids/:id': { expect: refused() },
+  'PUT /v2/client-ids/:id': { expect: refused(), body: () => ({ label: 'taken over' }) },
+  'DELETE /v2/client-ids/:id': { expect: refused() },
+  'POST /v1/client-ids': { expect: own, body: () => ({ label: 'B', allowedDomains: [] }) },
+  'GET /v1/client-ids': { expect: own },
+  'GET /v1/client-ids/:id': { expect: refused() },
+  'PUT /v1/client-ids/:id': { expect: refused(), body: () => ({ label: 'taken over' }) },
+  'DELETE /v1/client-ids/:id': { expect: refused() },
+
+  'POST /v1/api-keys': { expect: own, body: () => ({ label: 'B' }) },
+  'GET /v1/api-keys': { expect: own },
+  'DELETE /v1/api-keys/:id': { expect: refused() },
+
+  'POST /v1/webhook': {
+    expect: own,
+    body: () => ({ url: `https://hooks.b.example/payreq/${next()}` }),
+  },
+  'GET /v1/webhook': { expect: own },
+  'PUT /v1/webhook/:id': { expect: refused(), as: 'apiKey', body: () => ({ active: false }) },
+  'DELETE /v1/webhook/:id': { expect: refused(), as: 'apiKey' },
+  'POST /v1/webhook/test': { expect: own, body: () => ({ eventType: 'payment.confirmed' }) },
+  'GET /v1/webhook/:id/deliveries': { expect: refused(), as: 'apiKey' },
+  'POST /v1/webhook/:id/deliveries/:deliveryId/redeliver': { expect: refused(), as: 'apiKey' },
+};
 
 let t: TestApp;
 let a: Tenant;
 let b: Tenant;
-/** A's objects, by the path or query parameter that names them. */
-let objects: Record<string, string>;
+let shared: Objects;
 
-async function tenant(email: string): Promise<Tenant> {
-  const registered = await t.app.inject({
-    method: 'POST',
-    url: '/v1/auth/register',
-    payload: { email, password: 'a long enough password' },
+async function walletSession(key: Hex): Promise<{ token: string; accountId: string }> {
+  const account = privateKeyToAccount(key);
+  const issued = await challenge(t, account.address);
+  const res = await verify(t, {
+    challengeId: issued.challengeId,
+    nonce: issued.nonce,
+    message: issued.message,
+    signature: await account.signMessage({ message: issued.message }),
   });
-  const { accountId, sessionToken } = registered.json();
-  const key = await issueApiKey(t.db, accountId, 'matrix');
-  const client = await createClientId(t.db, { accountId, label: 'Backend', allowedDomains: [] });
-  return {
+  expect(res.statusCode, res.body).toBe(200);
+  return { token: res.json().sessionToken, accountId: res.json().accountId };
+}
+
+async function tenant(name: string, walletKey: Hex): Promise<Tenant> {
+  const wallet = privateKeyToAccount(walletKey).address;
+  const session = await walletSession(walletKey);
+  const accountId = session.accountId;
+  const key = await issueApiKey(t.db, accountId, `${name} key`);
+  const client = await createClientId(t.db, {
     accountId,
-    apiKey: key.apiKey,
-    apiKeyId: key.id,
+    label: `${name} backend`,
+    allowedDomains: [],
+  });
+  // The pair's client ID pays the tenant's own destination, as the paired flow requires.
+  const destination = await activateDestination(
+    t.db,
+    t.clock,
+    accountId,
+    resolveTarget(t.chains, { walletAddress: wallet, chainId: 8453, tokenAddress: USDC_BASE }),
+  );
+  const paired = await createClientId(t.db, {
+    accountId,
+    label: `${name} platform`,
+    allowedDomains: [],
+    payeeDestinationId: destination.destinationId,
+  });
+  const orchestrator = await createOrchestrator(t.db, `${name} platform`);
+  await linkClientId(t.db, orchestrator.orchestratorId, paired.clientId);
+  return {
+    name,
+    accountId,
+    wallet,
+    walletKey,
+    orchestratorId: orchestrator.orchestratorId,
     clientId: client.clientId,
-    clientIdRowId: client.id,
-    sessionToken,
+    headers: {
+      apiKey: { 'x-api-key': key.apiKey },
+      clientId: { 'x-client-id': client.clientId },
+      session: { authorization: `Bearer ${session.token}` },
+      orchestratorKey: { 'x-orchestrator-key': orchestrator.orchestratorKey },
+      orchestratorPair: {
+        'x-orchestrator-key': orchestrator.orchestratorKey,
+        'x-client-id': paired.clientId,
+      },
+      foreignPair: {},
+    },
   };
 }
 
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await tenant('a@example.com');
-  b = await tenant('b@example.com');
+async function call(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  payload?: object,
+) {
+  return t.app.inject({
+    method: method as 'GET',
+    url,
+    headers,
+    ...(payload !== undefined && { payload }),
+  });
+}
 
-  const target = resolveTarget(t.chains, {
-    walletAddress: WALLET_A,
-    chainId: 8453,
-    tokenAddress: USDC_BASE,
+/** Signing data fetched by A and signed by A's wallet, as a wallet's front end would. */
+async function signedNonce(action: 'add' | 'deactivate') {
+  const res = await call(
+    'GET',
+    `/v2/payee-destination/signing-data?walletAddress=${a.wallet}&action=${action}&tokenAddress=${USDC_BASE}&chainId=8453`,
+    a.headers.apiKey,
+  );
+  expect(res.statusCode, res.body).toBe(200);
+  const { typedData, nonce } = res.json();
+  const signature = await privateKeyToAccount(a.walletKey).signTypedData({
+    ...typedData,
+    message: {
+      ...typedData.message,
+      chainId: BigInt(typedData.message.chainId),
+      expiresAt: BigInt(typedData.message.expiresAt),
+    },
   });
-  const destination = await activateDestination(t.db, t.clock, a.accountId, target);
-  const asA = { 'x-api-key': a.apiKey };
-  const link = await t.app.inject({
-    method: 'POST',
-    url: '/v2/secure-payments',
-    headers: asA,
-    payload: { requests: [{ destinationId: destination.destinationId, amount: '5' }] },
+  return { nonce: nonce as string, signature };
+}
+
+/** A fresh set of A's objects, each made the way A would make it. */
+async function makeObjects(): Promise<Objects> {
+  const n = next();
+  const destination = await activateDestination(
+    t.db,
+    t.clock,
+    a.accountId,
+    resolveTarget(t.chains, { walletAddress: a.wallet, chainId: 8453, tokenAddress: USDC_BASE }),
+  );
+  const link = await call('POST', '/v2/secure-payments', a.headers.apiKey, {
+    requests: [{ destinationId: destination.destinationId, amount: '5' }],
   });
-  const webhook = await t.app.inject({
-    method: 'POST',
-    url: '/v1/webhook',
-    headers: { 'x-client-id': a.clientId },
-    payload: { url: 'https://hooks.a.example/payreq' },
+  expect(link.statusCode, link.body).toBe(201);
+  // Each set's endpoint under a client ID of its own: a client ID holds at most 20.
+  const hooks = await createClientId(t.db, {
+    accountId: a.accountId,
+    label: `A hooks ${n}`,
+    allowedDomains: [],
   });
-  const sent = await t.app.inject({
-    method: 'POST',
-    url: '/v1/webhook/test',
-    headers: { 'x-client-id': a.clientId },
-    payload: { eventType: 'payment.confirmed' },
+  const asHooks = { 'x-client-id': hooks.clientId };
+  const webhookUrl = `https://hooks.a.example/payreq/${n}`;
+  const webhook = await call('POST', '/v1/webhook', asHooks, { url: webhookUrl });
+  expect(webhook.statusCode, webhook.body).toBe(201);
+  const sent = await call('POST', '/v1/webhook/test', asHooks, {
+    eventType: 'payment.confirmed',
   });
-  const nonce = await issueNonce(t.db, t.clock, a.accountId, 'add', target);
-  objects = {
+  expect(sent.statusCode, sent.body).toBe(200);
+  const [delivery] = await t.db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.webhookId, webhook.json().id));
+  if (!delivery) throw new Error('no test delivery');
+  const clientIdLabel = `A secret label ${n}`;
+  const client = await createClientId(t.db, {
+    accountId: a.accountId,
+    label: clientIdLabel,
+    allowedDomains: ['https://a.example'],
+  });
+  const key = await issueApiKey(t.db, a.accountId, `A key ${n}`);
+  const linked = await createClientId(t.db, {
+    accountId: a.accountId,
+    label: `A linked ${n}`,
+    allowedDomains: [],
+    payeeDestinationId: destination.destinationId,
+  });
+  await linkClientId(t.db, a.orchestratorId, linked.clientId);
+  return {
     token: link.json().token,
     requestId: link.json().requestIds[0],
     destinationId: destination.destinationId,
     webhookId: webhook.json().id,
-    deliveryId: sent.json().deliveryIds[0],
-    clientIdRowId: a.clientIdRowId,
-    clientId: a.clientId,
-    apiKeyId: a.apiKeyId,
-    nonce: nonce.nonce,
-    wallet: WALLET_A,
+    webhookUrl,
+    webhookClientId: hooks.clientId,
+    deliveryId: delivery.id,
+    clientIdRowId: client.id,
+    clientIdLabel,
+    apiKeyId: key.id,
+    linkedClientId: linked.clientId,
+    add: await signedNonce('add'),
+    deactivate: await signedNonce('deactivate'),
   };
+}
+
+/** Values that would give A's data away if they appeared in an answer to B. */
+function secretsOf(o: Objects): string[] {
+  return [
+    a.accountId,
+    a.clientId,
+    o.token,
+    o.requestId,
+    o.destinationId,
+    o.webhookId,
+    o.webhookUrl,
+    o.webhookClientId,
+    o.deliveryId,
+    o.clientIdRowId,
+    o.clientIdLabel,
+    o.apiKeyId,
+    o.linkedClientId,
+    o.add.nonce,
+    o.deactivate.nonce,
+    PAYMENT_TX,
+  ];
+}
+
+/** Every row of A's, except the usage timestamps A's own calls move. */
+async function snapshotOfA(): Promise<unknown> {
+  const account = a.accountId;
+  const hooks = await t.db.select().from(webhooks).where(eq(webhooks.accountId, account));
+  const clients = await t.db.select().from(clientIds).where(eq(clientIds.accountId, account));
+  const withoutUsage = <T extends { lastUsedAt?: unknown }>(rows: T[]) =>
+    rows.map(({ lastUsedAt: _ignored, ...rest }) => rest);
+  return {
+    links: await t.db.select().from(securePayments).where(eq(securePayments.accountId, account)),
+    requests: await t.db.select().from(requests).where(eq(requests.accountId, account)),
+    payments: await t.db.select().from(payments).where(eq(payments.accountId, account)),
+    destinations: await t.db
+      .select()
+      .from(payeeDestinations)
+      .where(eq(payeeDestinations.accountId, account)),
+    nonces: await t.db
+      .select()
+      .from(destinationNonces)
+      .where(eq(destinationNonces.accountId, account)),
+    webhooks: hooks,
+    deliveries:
+      hooks.length === 0
+        ? []
+        : await t.db
+            .select()
+            .from(webhookDeliveries)
+            .where(
+              inArray(
+                webhookDeliveries.webhookId,
+                hooks.map((hook) => hook.id),
+              ),
+            ),
+    clientIds: withoutUsage(clients),
+    links2: await t.db
+      .select()
+      .from(orchestratorClientLinks)
+      .where(
+        inArray(
+          orchestratorClientLinks.clientIdId,
+          clients.map((client) => client.id),
+        ),
+      ),
+    apiKeys: withoutUsage(await t.db.select().from(apiKeys).where(eq(apiKeys.accountId, account))),
+    sessions: (await t.db.select().from(sessions).where(eq(sessions.accountId, account))).map(
+      ({ lastSeenAt: _ignored, ...rest }) => rest,
+    ),
+  };
+}
+
+function pathFor(route: RouteEntry, o: Objects): string {
+  return route.url.replace(/:([A-Za-z]+)/g, (_match, param: string) => {
+    const value = (() => {
+      switch (param) {
+        case 'id':
+          if (route.url.startsWith('/v1/webhook')) return o.webhookId;
+          if (route.url.includes('/client-ids')) return o.clientIdRowId;
+          if (route.url.startsWith('/v1/api-keys')) return o.apiKeyId;
+          throw new Error(`${route.url}: which object is :id?`);
+        case 'clientId':
+          return o.linkedClientId;
+        case 'currencyId':
+          return 'USDC-base';
+        case 'token':
+          return o.token;
+        case 'requestId':
+          return o.requestId;
+        case 'destinationId':
+          return o.destinationId;
+        case 'deliveryId':
+          return o.deliveryId;
+        default:
+          throw new Error(`${route.url}: no fixture for path parameter :${param}`);
+      }
+    })();
+    return encodeURIComponent(value);
+  });
+}
+
+function urlFor(route: RouteEntry, probe: Probe, o: Objects, caller: Tenant): string {
+  const query = probe.query?.(o, caller);
+  const path = pathFor(route, o);
+  return query ? `${path}?${query}` : path;
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  a = await tenant('A', KEY_A);
+  b = await tenant('B', KEY_B);
+  b.headers.foreignPair['x-orchestrator-key'] =
+    b.headers.orchestratorKey['x-orchestrator-key'] ?? '';
+  b.headers.foreignPair['x-client-id'] = a.clientId;
+  shared = await makeObjects();
+  // A recorded payment, for the payment search.
+  const [request] = await t.db
+    .select()
+    .from(requests)
+    .where(eq(requests.requestId, shared.requestId));
+  if (!request) throw new Error('request missing');
+  await t.db.insert(payments).values({
+    network: 'base',
+    blockHash: `0x${'00'.repeat(32)}`,
+    tokenAddress: USDC_BASE,
+    accountId: a.accountId,
+    requestRowId: request.id,
+    txHash: PAYMENT_TX,
+    logIndex: 0,
+    blockNumber: 100n,
+    amount: 5_000_000n,
+    feeAmount: 0n,
+    payee: a.wallet,
+    payerAddress: b.wallet,
+    paymentReference: request.paymentReference,
+    timestamp: t.clock.now(),
+  });
 });
 afterAll(() => t.close());
 
-/** Path parameters: which of A's objects each names. `:id` depends on the resource. */
-function pathValue(route: RouteEntry, param: string): string | undefined {
-  if (param === 'id') {
-    if (route.url.startsWith('/v1/webhook')) return objects.webhookId;
-    if (route.url.includes('/client-ids')) return objects.clientIdRowId;
-    if (route.url.startsWith('/v1/api-keys')) return objects.apiKeyId;
-    return undefined;
-  }
-  if (param === 'currencyId') return 'USDC-base'; // public reference data, owned by no one
-  return objects[param];
-}
-
-/** Query strings for routes that need one to reach A's data. */
-function query(route: RouteEntry): string {
-  const byRoute: Record<string, string> = {
-    'GET /v2/payments': `requestId=${objects.requestId}`,
-    'GET /v2/payee-destination': `walletAddress=${objects.wallet}`,
-    'GET /v2/payee-destination/signing-data': `walletAddress=${objects.wallet}&action=add&tokenAddress=${USDC_BASE}&chainId=8453`,
-    'GET /v1/payee-destination/lookup': `destinationId=${encodeURIComponent(objects.destinationId ?? '')}`,
-    'GET /v1/payee-destination/payout-lookup': `walletAddress=${objects.wallet}`,
-    'GET /v2/secure-payments': `requestId=${objects.requestId}`,
-    'GET /v2/request': `walletAddress=${objects.wallet}`,
-  };
-  return byRoute[`${route.method} ${route.url}`] ?? '';
-}
-
-/** Bodies that pass validation, so the ownership check is what answers. */
-function body(route: RouteEntry): object | undefined {
-  const bodies: Record<string, object> = {
-    'POST /v2/secure-payments': {
-      requests: [{ destinationId: objects.destinationId, amount: '1' }],
-    },
-    'POST /v2/secure-payments/:token/calldata': {},
-    'POST /v2/payee-destination': { signature: `0x${'1'.repeat(130)}`, nonce: objects.nonce },
-    'DELETE /v2/payee-destination/:destinationId': {
-      signature: `0x${'1'.repeat(130)}`,
-      nonce: objects.nonce,
-    },
-    'POST /v2/request': {
-      amount: '1',
-      invoiceCurrency: 'USDC-base',
-      paymentCurrency: 'USDC-base',
-      payee: WALLET_A,
-    },
-    'POST /v1/webhook': { url: 'https://hooks.b.example/payreq' },
-    'PUT /v1/webhook/:id': { active: false },
-    'POST /v1/webhook/test': { eventType: 'payment.confirmed' },
-    'PUT /v1/client-ids/:id': { label: 'taken over' },
-    'PUT /v2/client-ids/:id': { label: 'taken over' },
-    'POST /v1/client-ids': { label: 'B', allowedDomains: [] },
-    'POST /v2/client-ids': { label: 'B', allowedDomains: ['https://b.example'] },
-    'POST /v1/api-keys': { label: 'B' },
-    'POST /v1/payee-destination': { tokenAddress: USDC_BASE, chainId: 8453 },
-    'PUT /v1/payee-destination': { tokenAddress: USDC_BASE, chainId: 8453 },
-    'PATCH /v1/payee-destination/deactivate': { destinationId: objects.destinationId },
-    'POST /v2/orchestrators/client-ids': { clientId: objects.clientId },
-    'POST /v1/auth/logout': {},
-  };
-  return bodies[`${route.method} ${route.url}`];
-}
-
-/** Routes that act on the caller's own session only (running them would end B's session). */
-const SELF_ONLY = new Set(['POST /v1/auth/logout']);
-
-/** Routes that deliberately answer about anyone's data (documented where they are built). */
-const PUBLIC_BY_DESIGN = new Set(['GET /v1/payee-destination/payout-lookup']);
-
-function credentials(tenantB: Tenant, kind: string): Record<string, string> | null {
-  switch (kind) {
-    case 'apiKey':
-      return { 'x-api-key': tenantB.apiKey };
-    case 'clientId':
-      return { 'x-client-id': tenantB.clientId };
-    case 'session':
-      return { authorization: `Bearer ${tenantB.sessionToken}` };
-    default:
-      return null; // B has no orchestrator key; orchestrator routes are checked with B's others
-  }
-}
-
 describe('tenant isolation', () => {
-  it('refuses account B on every route that names account A’s objects, and leaks nothing', async () => {
+  it('has a probe for every authenticated route, and every probe names a route', () => {
     const routes = t.routes.filter((r) => !r.hidden && r.auth !== undefined);
-    expect(routes.length).toBeGreaterThan(45);
-    const secrets = [
-      objects.token,
-      objects.requestId,
-      objects.destinationId,
-      objects.webhookId,
-      objects.deliveryId,
-      objects.clientId,
-      objects.apiKeyId,
-    ];
-    const checked: string[] = [];
-    const unknown: string[] = [];
+    const keys = routes.map((r) => `${r.method} ${r.url}`);
+    expect(
+      keys.filter((key) => !(key in PROBES)),
+      'routes without a probe: add them to PROBES',
+    ).toEqual([]);
+    expect(Object.keys(PROBES).filter((key) => !keys.includes(key))).toEqual([]);
+  });
 
-    for (const route of routes) {
-      const key = `${route.method} ${route.url}`;
-      if (SELF_ONLY.has(key)) continue;
-      const params = [...route.url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1] ?? '');
-      let url = route.url;
-      for (const param of params) {
-        const value = pathValue(route, param);
-        if (value === undefined) unknown.push(`${key}: path parameter ${param}`);
-        url = url.replace(`:${param}`, encodeURIComponent(value ?? ''));
-      }
-      const q = query(route);
-      const payload = body(route);
-      if (
-        ['POST', 'PUT', 'PATCH'].includes(route.method) &&
-        payload === undefined &&
-        route.url !== '/v1/webhook/:id/deliveries/:deliveryId/redeliver'
-      ) {
-        unknown.push(`${key}: body`);
-        continue;
-      }
-      // Every credential B holds, including those the route does not take.
-      for (const kind of ['apiKey', 'clientId', 'session']) {
-        const headers = credentials(b, kind);
-        if (!headers) continue;
-        const res = await t.app.inject({
-          method: route.method,
-          url: q ? `${url}?${q}` : url,
-          headers,
-          ...(payload !== undefined && { payload }),
-        });
-        const name = `${key} as B's ${kind} → ${res.statusCode}`;
-        checked.push(name);
-        const namesA = params.some((p) => p !== 'currencyId');
-        if (namesA)
-          expect([400, 403, 404], `${name}: ${res.body.slice(0, 200)}`).toContain(res.statusCode);
-        if (!PUBLIC_BY_DESIGN.has(key)) {
-          const sent = `${url}?${q} ${JSON.stringify(payload ?? {})}`;
-          for (const secret of secrets) {
-            if (secret && !sent.includes(secret) && !sent.includes(encodeURIComponent(secret))) {
-              expect(res.body.includes(secret), `${name} leaked ${secret}`).toBe(false);
-            }
+  const routeKeys = Object.keys(PROBES);
+  it.each(routeKeys)(
+    '%s: B is refused on A’s objects, learns nothing, changes nothing',
+    async (key) => {
+      const route = t.routes.find((r) => `${r.method} ${r.url}` === key);
+      const probe = PROBES[key];
+      if (!route?.auth || !probe) throw new Error(`${key} is not an authenticated route`);
+      const mutating = route.method !== 'GET';
+      const o = mutating ? await makeObjects() : shared;
+      const secrets = secretsOf(o);
+      const before = await snapshotOfA();
+
+      let allowedOwn = 0;
+      for (const kind of KINDS) {
+        const url = urlFor(route, probe, o, b);
+        const payload = probe.body?.(o, b);
+        const res = await call(route.method, url, b.headers[kind], payload);
+        const name = `${key} as B's ${kind} → ${res.statusCode} ${res.body.slice(0, 200)}`;
+        expect(res.statusCode, name).toBeLessThan(500);
+        const accepted = route.auth.includes(kind as never);
+        if (!accepted || kind === 'foreignPair') {
+          expect([401, 403], name).toContain(res.statusCode);
+          continue;
+        }
+        switch (probe.expect.kind) {
+          case 'refused': {
+            const allowed = probe.expect.codes ?? [];
+            const ok =
+              res.statusCode === 403 ||
+              res.statusCode === 404 ||
+              (allowed.includes(res.json().code) && [400, 409].includes(res.statusCode));
+            expect(ok, name).toBe(true);
+            break;
           }
+          case 'own':
+            if (res.statusCode < 300) allowedOwn += 1;
+            break;
+          case 'public':
+            continue; // answers anyone; nothing of A's to hide
+        }
+        const sent = `${url} ${JSON.stringify(payload ?? {})}`;
+        for (const secret of secrets) {
+          if (sent.includes(secret) || sent.includes(encodeURIComponent(secret))) continue;
+          expect(res.body.includes(secret), `${name} leaked ${secret}`).toBe(false);
         }
       }
-    }
-    expect(unknown, 'routes this matrix cannot build a request for: add fixtures').toEqual([]);
-    expect(checked.length).toBeGreaterThan(140);
+      if (probe.expect.kind === 'own') {
+        expect(allowedOwn, `${key}: B's own call never succeeded`).toBeGreaterThan(0);
+      }
+      expect(await snapshotOfA(), `${key}: B changed A's rows`).toEqual(before);
 
-    // Nothing of A's changed.
-    const [link] = await t.db
-      .select()
-      .from(securePayments)
-      .where(eq(securePayments.token, objects.token ?? ''));
-    expect(link?.status).toBe('pending');
-    const [hook] = await t.db
-      .select()
-      .from(webhooks)
-      .where(eq(webhooks.id, objects.webhookId ?? ''));
-    expect(hook).toMatchObject({ active: true, deletedAt: null });
-    const [client] = await t.db.select().from(clientIds).where(eq(clientIds.id, a.clientIdRowId));
-    expect(client).toMatchObject({ status: 'active', label: 'Backend' });
-    const [key] = await t.db.select().from(apiKeys).where(eq(apiKeys.id, a.apiKeyId));
-    expect(key?.revokedAt).toBeNull();
-    const [destination] = await t.db
-      .select()
-      .from(payeeDestinations)
-      .where(eq(payeeDestinations.destinationId, objects.destinationId ?? ''));
-    expect(destination?.active).toBe(true);
-    const stillA = await t.app.inject({
-      method: 'GET',
-      url: `/v2/secure-payments/${objects.token}`,
-      headers: { 'x-api-key': a.apiKey },
-    });
-    expect(stillA.statusCode).toBe(200);
-  });
+      // The same call as A works: the refusals above were the ownership check.
+      if (probe.expect.kind === 'refused') {
+        const kind = probe.as ?? (route.auth[0] as Kind);
+        const res = await call(
+          route.method,
+          urlFor(route, probe, o, a),
+          a.headers[kind],
+          probe.body?.(o, a),
+        );
+        expect(res.statusCode, `${key} as A's ${kind}: ${res.body.slice(0, 300)}`).toBeLessThan(
+          300,
+        );
+      }
+    },
+  );
 });
