@@ -91,6 +91,24 @@ export function accountIdOf(request: FastifyRequest): string {
   return principal.accountId;
 }
 
+/**
+ * What a caller may list: its account's objects, or, when it calls with a client ID (alone or
+ * paired with an orchestrator key), only those made with that client ID. A client ID may be a
+ * browser's, and so public; an API key or a session speaks for the whole account.
+ */
+export interface CallerScope {
+  readonly accountId: string;
+  readonly clientIdId: string | null;
+}
+
+export function scopeOf(request: FastifyRequest): CallerScope {
+  const principal = request.principal;
+  return {
+    accountId: accountIdOf(request),
+    clientIdId: principal && 'clientId' in principal ? principal.clientId.id : null,
+  };
+}
+
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   if (value === undefined) return undefined;

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import { accountIdOf } from '../http/auth.ts';
+import { scopeOf } from '../http/auth.ts';
 import type { App } from '../http/types.ts';
 import { MAX_LIMIT, PAYMENT_TYPES, searchPayments } from './search.ts';
 
@@ -104,15 +104,6 @@ export function paymentSearchRoutes(app: App, deps: { db: Database; chains: Chai
         },
       },
     },
-    async (request) => {
-      const principal = request.principal;
-      const clientIdId = principal?.kind === 'clientId' ? principal.clientId.id : null;
-      return searchPayments(
-        deps.db,
-        deps.chains,
-        { accountId: accountIdOf(request), clientIdId },
-        request.query,
-      );
-    },
+    async (request) => searchPayments(deps.db, deps.chains, scopeOf(request), request.query),
   );
 }

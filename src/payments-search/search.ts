@@ -18,6 +18,7 @@ import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
 import { payments, requests } from '../db/schema.ts';
 import { type FieldError, ValidationError } from '../errors.ts';
+import type { CallerScope } from '../http/auth.ts';
 import { formatAmount } from '../payments/amounts.ts';
 
 /**
@@ -112,20 +113,11 @@ export interface SearchResult {
   };
 }
 
-/**
- * Whose payments a caller sees: an account's, or, for a client ID, only those of the requests
- * made with it (a client ID may be a browser's, and so public).
- */
-export interface PaymentScope {
-  readonly accountId: string;
-  readonly clientIdId: string | null;
-}
-
 /** Throws ValidationError for a query without filters or with a malformed one. */
 export async function searchPayments(
   db: Database,
   chains: ChainRegistry,
-  scope: PaymentScope,
+  scope: CallerScope,
   query: SearchQuery,
 ): Promise<SearchResult> {
   const where = and(

@@ -3,6 +3,7 @@ import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
 import { requests } from '../db/schema.ts';
+import type { CallerScope } from '../http/auth.ts';
 import {
   mintRequestId,
   mintSalt,
@@ -91,10 +92,11 @@ export async function requestsOfLinks(
 
 export async function listRequests(
   db: Database,
-  accountId: string,
+  scope: CallerScope,
   filter: { walletAddress?: string | undefined; limit: number; offset: number },
 ): Promise<RequestRow[]> {
-  const conditions = [eq(requests.accountId, accountId)];
+  const conditions = [eq(requests.accountId, scope.accountId)];
+  if (scope.clientIdId !== null) conditions.push(eq(requests.clientIdId, scope.clientIdId));
   if (filter.walletAddress !== undefined) conditions.push(eq(requests.payee, filter.walletAddress));
   return db
     .select()

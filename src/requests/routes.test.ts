@@ -576,9 +576,19 @@ describe('GET /v2/request', () => {
     );
     expect(body.requests[0]).toMatchObject({ expectedAmount: '5', status: 'pending' });
     expect(body.pagination).toEqual({ limit: 20, offset: 0, hasMore: false });
-    // The client ID of the same account sees the same list.
-    const viaClient = await list('', backendClient(tenant));
-    expect(viaClient.json().requests).toHaveLength(5);
+  });
+
+  it('shows a client ID only the requests made with it (it may be a public browser one)', async () => {
+    const other = await createTenant(t.db, 'Client lister');
+    await created({ amount: '7' }, apiKey(other));
+    expect((await list('', backendClient(other))).json().requests).toEqual([]);
+    const own = await created({ amount: '8' }, backendClient(other));
+    const viaClient = await list('', backendClient(other));
+    expect(viaClient.json().requests.map((r: { requestId: string }) => r.requestId)).toEqual([
+      own.requestId,
+    ]);
+    // The account's API key still lists both.
+    expect((await list('', apiKey(other))).json().requests).toHaveLength(2);
   });
 
   it('narrows to one payee wallet, in any case', async () => {

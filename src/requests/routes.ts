@@ -15,7 +15,7 @@ import {
   NotFoundError,
   ValidationError,
 } from '../errors.ts';
-import { accountIdOf } from '../http/auth.ts';
+import { accountIdOf, scopeOf } from '../http/auth.ts';
 import type { App } from '../http/types.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
 import { buildSingleCalldata } from '../payments/single-calldata.ts';
@@ -237,7 +237,8 @@ export function requestRoutes(
       config: { auth: AUTH },
       schema: {
         tags: TAGS,
-        summary: 'The account’s requests, newest first; walletAddress narrows to one payee',
+        summary:
+          'The account’s requests (a client ID’s: those made with it), newest first; walletAddress narrows to one payee',
         querystring: Type.Object(
           {
             walletAddress: Type.Optional(Type.String({ minLength: 1 })),
@@ -263,7 +264,7 @@ export function requestRoutes(
       const offset = request.query.offset ?? 0;
       const wallet = request.query.walletAddress;
       const normalised = wallet === undefined ? undefined : (normaliseWallet(wallet, 1) ?? wallet);
-      const rows = await listRequests(deps.db, accountIdOf(request), {
+      const rows = await listRequests(deps.db, scopeOf(request), {
         walletAddress: normalised,
         limit: limit + 1,
         offset,

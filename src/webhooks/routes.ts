@@ -9,7 +9,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import { accountIdOf } from '../http/auth.ts';
+import { scopeOf } from '../http/auth.ts';
 import type { App } from '../http/types.ts';
 import { EVENT_TYPES, isEventType, sampleEvent } from './events.ts';
 import { enqueue } from './outbox.ts';
@@ -24,13 +24,7 @@ const DEFAULT_PAGE = 20;
 type WebhookRow = typeof webhooks.$inferSelect;
 
 /** A client ID owns the webhooks it registers; an API key or a session sees its account's. */
-function owner(request: FastifyRequest): { accountId: string; clientIdId: string | null } {
-  const principal = request.principal;
-  return {
-    accountId: accountIdOf(request),
-    clientIdId: principal && 'clientId' in principal ? principal.clientId.id : null,
-  };
-}
+const owner = scopeOf;
 
 function ownedBy(scope: { accountId: string; clientIdId: string | null }): SQL | undefined {
   return and(
