@@ -48,7 +48,7 @@ export interface RateLimits {
   readonly orchestratorKey: number;
   /** Unauthenticated `/v1/auth/*` (sign-in, registration, wallet challenges), per IP. */
   readonly authEndpoint: number;
-  /** Requests whose credentials are refused (401), per IP: a guard against guessing. */
+  /** Credentials that match nothing (unknown key, client ID or orchestrator key), per IP. */
   readonly failedCredentials: number;
 }
 
@@ -448,10 +448,18 @@ export function installRateLimit(
 }
 
 /**
- * Per IP, requests whose credentials are refused: once an IP has sent `failedCredentials` of
- * them within 60 seconds, its requests to authenticated routes answer 429 before any
- * credential is looked up, until the oldest refusal leaves the window. Register it before
- * `installAuth`, so that a refused IP costs no database lookup.
+ * Credentials that were presented and matched nothing: what guessing looks like. Missing,
+ * expired or revoked ones are not counted: a signed-out browser or a stale cookie is not a
+ * guess, and behind one NAT it must not lock out everyone else.
+ */
+const GUESS_CODES = new Set(['invalid_api_key', 'invalid_client_id', 'invalid_orchestrator_key']);
+
+/**
+ * Per IP, credentials that match nothing: once an IP has sent `failedCredentials` of them
+ * within 60 seconds, its requests to authenticated routes answer 429 before any credential is
+ * looked up, until the oldest leaves the window. A throttle on sustained guessing, not a hard
+ * cap: requests already past the check when the limit is reached still get their lookup.
+ * Register it before `installAuth`, so that a refused IP costs no database lookup.
  */
 export function installFailedCredentialLimit(
   app: FastifyInstance,
@@ -473,11 +481,10 @@ export function installFailedCredentialLimit(
     }
   });
   // Counted before the answer leaves, so the caller's next request already sees it.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode === 401 && request.routeOptions.config?.auth !== undefined) {
+  app.addHook('onError', async (request, _reply, error) => {
+    if (GUESS_CODES.has((error as { code?: unknown }).code as string)) {
       await limiter.hit(keyOf(request), limit, RATE_LIMIT_WINDOW_MS);
     }
-    return payload;
   });
 }
 
