@@ -92,8 +92,10 @@ export async function lockWalletDestinations(
 
 /**
  * Creates (or reactivates) a destination; the wallet's other active destination in the account
- * ends, and the client IDs bound to it follow to this one, so changing where a wallet is paid
- * never leaves a client ID pointing at an ended destination (revoked ones keep their record).
+ * ends, and the client IDs bound to it follow to this one when it guards payers at least as
+ * well, so changing where a wallet is paid does not leave them on an ended destination (revoked
+ * ones keep their record). Bound to a screened destination, they stay on the ended one (and
+ * refuse new links) rather than start paying an unscreened one.
  * With an access policy, it is set too; without one, a reactivated destination keeps its own.
  */
 export async function activateDestination(
@@ -117,7 +119,7 @@ export async function activateDestination(
           ne(payeeDestinations.destinationId, target.id.value),
         ),
       )
-      .returning({ id: payeeDestinations.id });
+      .returning({ id: payeeDestinations.id, accessPolicy: payeeDestinations.accessPolicy });
     const [row] = await tx
       .insert(payeeDestinations)
       .values({
@@ -137,7 +139,10 @@ export async function activateDestination(
       })
       .returning();
     if (!row) throw new Error('destination upsert returned no row');
-    if (ended.length > 0) {
+    // Bindings follow only where the new destination guards payers at least as well: a client
+    // ID bound to a screened destination must not start paying an unscreened one unasked.
+    const followed = ended.filter((e) => guardsAsWell(row.accessPolicy, e.accessPolicy));
+    if (followed.length > 0) {
       await tx
         .update(clientIds)
         .set({ payeeDestinationId: row.id, updatedAt: now })
@@ -146,7 +151,7 @@ export async function activateDestination(
             eq(clientIds.accountId, accountId),
             inArray(
               clientIds.payeeDestinationId,
-              ended.map((e) => e.id),
+              followed.map((e) => e.id),
             ),
             ne(clientIds.status, 'revoked'),
           ),
@@ -310,16 +315,29 @@ export async function deactivateDestination(
   clock: Clock,
   row: DestinationRow,
 ): Promise<DestinationRow> {
-  const [updated] = await db
-    .update(payeeDestinations)
-    .set({ active: false, updatedAt: clock.now() })
-    .where(eq(payeeDestinations.id, row.id))
-    .returning();
-  if (!updated) throw new AppError(500, 'internal_error', 'destination vanished');
-  return updated;
+  return db.transaction(async (tx) => {
+    // Under the wallet's lock, like every change to its destinations and bindings to them.
+    await lockWalletDestinations(tx, row.accountId, row.walletAddress);
+    const [updated] = await tx
+      .update(payeeDestinations)
+      .set({ active: false, updatedAt: clock.now() })
+      .where(eq(payeeDestinations.id, row.id))
+      .returning();
+    if (!updated) throw new AppError(500, 'internal_error', 'destination vanished');
+    return updated;
+  });
 }
 
 export type AccessPolicy = DestinationRow['accessPolicy'];
+
+/** Whether `next` screens and hides at least what `previous` did (the provider may differ). */
+export function guardsAsWell(next: AccessPolicy, previous: AccessPolicy): boolean {
+  return (
+    (previous.mode === 'off' || next.mode === 'kyt_all_wallets') &&
+    (!previous.hideUntilApproved || next.hideUntilApproved) &&
+    (!previous.hidePayeeAddress || next.hidePayeeAddress)
+  );
+}
 
 /** What a destination gets when no policy is given: anyone may pay, nothing hidden. */
 export const DEFAULT_ACCESS_POLICY: AccessPolicy = {

@@ -1022,6 +1022,42 @@ describe('client IDs bound to the wallet’s destination', () => {
     expect(await boundTo(payee, checkout.id)).toBe(added.destinationId);
   });
 
+  it('stay on a screened destination rather than follow to one that guards payers less', async () => {
+    const payee = await evmSession();
+    const screened = { mode: 'kyt_all_wallets', screeningProvider: 'hypernative' };
+    const first = await created(payee, {
+      tokenAddress: USDC_BASE,
+      chainId: BASE,
+      accessPolicy: screened,
+    });
+    const checkout = await boundClientId(payee, first.destinationId);
+
+    await created(payee, { tokenAddress: DAI_BASE, chainId: BASE });
+    expect(await boundTo(payee, checkout.id)).toBe(first.destinationId);
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: { 'x-client-id': checkout.clientId },
+      payload: { requests: [{ amount: '5' }] },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().code).toBe('destination_inactive');
+
+    // A new destination screened as well: the binding follows.
+    const third = await created(payee, {
+      tokenAddress: USDC_BASE,
+      chainId: BASE,
+      accessPolicy: { ...screened, screeningProvider: 'merklescience' },
+    });
+    expect(third.id).toBe(first.id);
+    const fourth = await created(payee, {
+      tokenAddress: DAI_BASE,
+      chainId: BASE,
+      accessPolicy: { ...screened, hidePayeeAddress: true },
+    });
+    expect(await boundTo(payee, checkout.id)).toBe(fourth.destinationId);
+  });
+
   it('leave revoked client IDs, explicitly ended destinations and other wallets’ bindings alone', async () => {
     const payee = await evmSession();
     const first = await created(payee);
