@@ -116,6 +116,15 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/** The `ratelimit-*` headers of an answer, the reset in whole seconds rounded up. */
+function rateLimitHeaders(limit: number, result: HitResult): Record<string, string> {
+  return {
+    'ratelimit-limit': String(limit),
+    'ratelimit-remaining': String(result.remaining),
+    'ratelimit-reset': String(Math.ceil(result.resetMs / 1_000)),
+  };
+}
+
 export function createRateLimiter(deps: {
   redisUrl: string | null;
   clock: Clock;
@@ -127,25 +136,19 @@ export function createRateLimiter(deps: {
     deps.redisUrl === null
       ? createMemoryStore({ clock: deps.clock })
       : createRedisStore({ url: deps.redisUrl, clock: deps.clock, logger: deps.logger });
+  const logHit = (key: string, limit: number, windowMs: number, blockMs: number, peek: boolean) =>
+    store.hit({
+      // One hash tag per caller: its keys sit on one node of a Redis Cluster.
+      key: `${prefix}{${key}}`,
+      now: deps.clock.now().getTime(),
+      limit,
+      windowMs,
+      blockMs,
+      peek,
+    });
   return {
-    hit: (key, limit, windowMs, blockMs) =>
-      store.hit({
-        // One hash tag per caller: its keys sit on one node of a Redis Cluster.
-        key: `${prefix}{${key}}`,
-        now: deps.clock.now().getTime(),
-        limit,
-        windowMs,
-        blockMs: blockMs ?? 0,
-      }),
-    peek: (key, limit, windowMs) =>
-      store.hit({
-        key: `${prefix}{${key}}`,
-        now: deps.clock.now().getTime(),
-        limit,
-        windowMs,
-        blockMs: 0,
-        peek: true,
-      }),
+    hit: (key, limit, windowMs, blockMs) => logHit(key, limit, windowMs, blockMs ?? 0, false),
+    peek: (key, limit, windowMs) => logHit(key, limit, windowMs, 0, true),
     close: () => store.close(),
   };
 }
@@ -436,13 +439,8 @@ export function installRateLimit(
       RATE_LIMIT_WINDOW_MS,
       budget.blocks ? BREACH_BLOCK_MS : undefined,
     );
-    const resetSeconds = Math.ceil(result.resetMs / 1_000);
-    const headers = {
-      'ratelimit-limit': String(budget.limit),
-      'ratelimit-remaining': String(result.remaining),
-      'ratelimit-reset': String(resetSeconds),
-    };
-    if (!result.allowed) throw new RateLimitedError(resetSeconds, headers);
+    const headers = rateLimitHeaders(budget.limit, result);
+    if (!result.allowed) throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
     reply.headers(headers);
   });
 }
@@ -472,12 +470,8 @@ export function installFailedCredentialLimit(
     if (request.routeOptions.config?.auth === undefined) return;
     const state = await limiter.peek(keyOf(request), limit, RATE_LIMIT_WINDOW_MS);
     if (!state.allowed) {
-      const resetSeconds = Math.ceil(state.resetMs / 1_000);
-      throw new RateLimitedError(resetSeconds, {
-        'ratelimit-limit': String(limit),
-        'ratelimit-remaining': '0',
-        'ratelimit-reset': String(resetSeconds),
-      });
+      const headers = rateLimitHeaders(limit, state);
+      throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
     }
   });
   // Counted before the answer leaves, so the caller's next request already sees it.
