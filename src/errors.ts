@@ -1,8 +1,97 @@
 /**
- * Domain errors. Each carries the HTTP status it maps to and a stable machine `code`; the one
- * Fastify error handler turns them into the `{statusCode, message, error}` envelope. Messages
- * are short, safe to show a caller, and listed in docs/errors.md.
+ * Domain errors. Each carries a stable machine `code`; the code alone decides the HTTP status
+ * (the table below), and the one Fastify error handler turns the error into the
+ * `{statusCode, message, error}` envelope. Messages are short and safe to show a caller.
+ * Every code is listed in docs/errors.md under its status; a test keeps the two in step.
  */
+
+export const ERROR_STATUS = {
+  // 400: the input is wrong; nothing was written.
+  validation_failed: 400,
+  invalid_json: 400,
+  empty_body: 400,
+  bad_request: 400,
+  bad_url: 400,
+  invalid_redirect_url: 400,
+  redirect_label_without_url: 400,
+  invalid_redirect_label: 400,
+  tron_batch_not_supported: 400,
+  mixed_networks: 400,
+  invalid_destination_id: 400,
+  unknown_destination: 400,
+  destination_inactive: 400,
+  invalid_nonce: 400,
+  wrong_action: 400,
+  invalid_signature: 400,
+  signature_mismatch: 400,
+  crosschain_unavailable: 400,
+  safe_not_supported: 400,
+  invalid_cursor: 400,
+  request_paid: 400,
+  client_id_revoked: 400,
+  wallet_session_required: 400,
+  network_not_supported: 400,
+  batch_not_supported: 400,
+  // 401: no usable credential.
+  missing_credentials: 401,
+  invalid_api_key: 401,
+  revoked_api_key: 401,
+  invalid_client_id: 401,
+  invalid_orchestrator_key: 401,
+  revoked_orchestrator_key: 401,
+  invalid_session: 401,
+  session_expired: 401,
+  sign_in_refused: 401,
+  login_refused: 401,
+  // 403: a valid credential that may not do this.
+  credential_not_accepted: 403,
+  inactive_client_id: 403,
+  revoked_client_id: 403,
+  origin_required: 403,
+  origin_not_allowed: 403,
+  client_id_not_linked: 403,
+  client_id_not_bound: 403,
+  destination_mismatch: 403,
+  secure_payment_expired: 403,
+  secure_payment_invalidated: 403,
+  secure_payment_compliance_failed: 403,
+  // 404
+  route_not_found: 404,
+  request_not_found: 404,
+  secure_payment_not_found: 404,
+  token_not_found: 404,
+  currency_not_found: 404,
+  destination_not_found: 404,
+  no_active_destination: 404,
+  client_id_not_found: 404,
+  api_key_not_found: 404,
+  link_not_found: 404,
+  webhook_not_found: 404,
+  delivery_not_found: 404,
+  // 409
+  secure_payment_completed: 409,
+  client_id_linked_elsewhere: 409,
+  client_id_unlinked: 409,
+  email_taken: 409,
+  delivery_in_flight: 409,
+  // 413, 414, 415
+  body_too_large: 413,
+  uri_too_long: 414,
+  unsupported_media_type: 415,
+  // 429
+  rate_limited: 429,
+  // 5xx
+  internal_error: 500,
+  chain_rpc_failed: 502,
+  chain_unavailable: 503,
+  database_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_STATUS, value);
+}
 
 export interface FieldError {
   readonly field: string;
@@ -10,8 +99,7 @@ export interface FieldError {
 }
 
 export class AppError extends Error {
-  readonly statusCode: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly errors: readonly FieldError[] | undefined;
   /** Response headers the error needs (e.g. `Retry-After`). */
   readonly headers: Readonly<Record<string, string>>;
@@ -19,8 +107,7 @@ export class AppError extends Error {
   readonly details: Readonly<Record<string, unknown>>;
 
   constructor(
-    statusCode: number,
-    code: string,
+    code: ErrorCode,
     message: string,
     options: {
       errors?: readonly FieldError[];
@@ -30,49 +117,23 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
-    this.statusCode = statusCode;
     this.code = code;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
     this.details = options.details ?? {};
   }
-}
 
-export class BadRequestError extends AppError {
-  constructor(code: string, message: string, errors?: readonly FieldError[]) {
-    super(400, code, message, errors ? { errors } : {});
-  }
-}
-
-/** Validation of input beyond what the route schema can express; same envelope as schema errors. */
-export class ValidationError extends BadRequestError {
-  constructor(errors: readonly FieldError[]) {
-    super('validation_failed', VALIDATION_FAILED, errors);
+  /** The HTTP status its code maps to. */
+  get statusCode(): number {
+    return ERROR_STATUS[this.code];
   }
 }
 
 export const VALIDATION_FAILED = 'Validation failed';
 
-export class UnauthorizedError extends AppError {
-  constructor(code: string, message: string) {
-    super(401, code, message);
-  }
-}
-
-export class ForbiddenError extends AppError {
-  constructor(code: string, message: string) {
-    super(403, code, message);
-  }
-}
-
-export class NotFoundError extends AppError {
-  constructor(code: string, message: string) {
-    super(404, code, message);
-  }
-}
-
-export class ConflictError extends AppError {
-  constructor(code: string, message: string) {
-    super(409, code, message);
+/** Input that breaks a rule (the schema's or one beyond it): 400 with one entry per field. */
+export class ValidationError extends AppError {
+  constructor(errors: readonly FieldError[]) {
+    super('validation_failed', VALIDATION_FAILED, { errors });
   }
 }

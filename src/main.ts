@@ -8,13 +8,13 @@ import { type Config, ConfigError, parseConfig } from './config.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
-import { buildApp } from './http/app.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
 import type { LocalChain } from './sandbox/chain.ts';
 import { startSandbox } from './sandbox/sandbox.ts';
 import { loadSecretKey } from './secret-key.ts';
+import { buildApp } from './server/app.ts';
 import { createWorkers, type Workers } from './workers.ts';
 
 /** After a signal, in-flight requests get this long to finish before the process exits anyway. */

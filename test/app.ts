@@ -12,11 +12,11 @@ import type { Clock } from '../src/clock.ts';
 import { type Config, parseConfig } from '../src/config.ts';
 import { createSecretBox, type SecretBox } from '../src/crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from '../src/db/client.ts';
-import { buildApp } from '../src/http/app.ts';
 import type { RateLimiter, RateLimits, WarnLogger } from '../src/http/rate-limit.ts';
-import type { RouteEntry } from '../src/http/route-table.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
+import { buildApp } from '../src/server/app.ts';
+import type { RouteEntry } from '../src/server/route-table.ts';
 import { openTestDatabase } from './database.ts';
 
 /** What a test's extra routes may use: the same instances the app runs on. */

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
-import { accountIdOf } from '../http/auth.ts';
+import { AppError, ValidationError } from '../errors.ts';
+import { accountIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { issueApiKey, listApiKeys, revokeAccountApiKey } from './api-keys.ts';
 import { nullableDate } from './client-id-routes.ts';
@@ -116,7 +116,7 @@ export function apiKeyRoutes(app: App, deps: { db: Database; clock: Clock }): vo
         accountIdOf(request),
         request.params.id,
       );
-      if (revoked === null) throw new NotFoundError('api_key_not_found', API_KEY_NOT_FOUND);
+      if (revoked === null) throw new AppError('api_key_not_found', API_KEY_NOT_FOUND);
       return { id: revoked.id, revokedAt: revoked.revokedAt.toISOString() };
     },
   );

@@ -4,7 +4,7 @@ import type { Database } from '../db/client.ts';
 import { clientIds, payeeDestinations } from '../db/schema.ts';
 import { parseDestinationId } from '../destinations/destination-id.ts';
 import { findDestination, lockWalletDestinations } from '../destinations/destinations.ts';
-import { BadRequestError, type FieldError, NotFoundError, ValidationError } from '../errors.ts';
+import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { type ClientIdSettings, checkClientIdFields, settingsOf } from './client-id-rules.ts';
 import { CLIENT_ID_PREFIX, mintSecret } from './credentials.ts';
@@ -137,7 +137,7 @@ export async function accountClientId(
   const [record] = isUuid(id)
     ? await records(db, and(eq(clientIds.id, id), eq(clientIds.accountId, accountId)))
     : [];
-  if (!record) throw new NotFoundError('client_id_not_found', CLIENT_ID_NOT_FOUND);
+  if (!record) throw new AppError('client_id_not_found', CLIENT_ID_NOT_FOUND);
   return record;
 }
 
@@ -162,7 +162,7 @@ export async function updateClientId(
           .where(and(eq(clientIds.id, scope.id), eq(clientIds.accountId, scope.accountId)))
           .for('update')
       : [];
-    if (!row) throw new NotFoundError('client_id_not_found', CLIENT_ID_NOT_FOUND);
+    if (!row) throw new AppError('client_id_not_found', CLIENT_ID_NOT_FOUND);
     if (row.status === 'revoked') return revokedUnchanged(tx, scope.accountId, row.id, change);
     // Absent fields keep what is stored (a JSON body never carries undefined); null unsets.
     const check = checkClientIdFields(
@@ -212,10 +212,10 @@ async function revokedUnchanged(
   const refused = sent.filter(([field, value]) => !(field === 'status' && value === 'revoked'));
   if (refused.length === 0) return accountClientId(db, accountId, id);
   const reactivating = change.status !== undefined && change.status !== 'revoked';
-  throw new BadRequestError(
+  throw new AppError(
     'client_id_revoked',
     reactivating ? CLIENT_ID_REVOKED_FINAL : CLIENT_ID_REVOKED_UNCHANGEABLE,
-    refused.map(([field]) => ({ field, message: 'cannot change once revoked' })),
+    { errors: refused.map(([field]) => ({ field, message: 'cannot change once revoked' })) },
   );
 }
 

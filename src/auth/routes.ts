@@ -7,7 +7,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { accounts, sessions, users } from '../db/schema.ts';
-import { ConflictError, UnauthorizedError, ValidationError } from '../errors.ts';
+import { AppError, ValidationError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { LOOPBACK_HOSTS } from '../ids.ts';
 import {
@@ -106,8 +106,7 @@ export function authRoutes(
       if (email === null)
         throw new ValidationError([{ field: 'email', message: 'must be an e-mail address' }]);
       const passwordHash = await hashPassword(request.body.password);
-      const taken = () =>
-        new ConflictError('email_taken', 'An account with this e-mail already exists');
+      const taken = () => new AppError('email_taken', 'An account with this e-mail already exists');
       const user = await deps.db.transaction(async (tx) => {
         const [existing] = await tx
           .select({ id: users.id })
@@ -160,7 +159,7 @@ export function authRoutes(
         user?.passwordHash ?? null,
         await decoy,
       );
-      if (!ok || !user) throw new UnauthorizedError('login_refused', LOGIN_REFUSED);
+      if (!ok || !user) throw new AppError('login_refused', LOGIN_REFUSED);
       const session = await signIn(reply, user, 'email');
       return {
         userId: user.id,
@@ -220,7 +219,7 @@ export function authRoutes(
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
         .where(eq(sessions.id, principal.sessionId));
-      if (!row) throw new UnauthorizedError('invalid_session', 'Invalid session');
+      if (!row) throw new AppError('invalid_session', 'Invalid session');
       return {
         userId: row.user.id,
         accountId: row.user.accountId,

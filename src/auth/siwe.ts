@@ -15,7 +15,7 @@ import { evmToTron, isTronAddress } from '../chains/tron-address.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { walletChallenges } from '../db/schema.ts';
-import { UnauthorizedError, ValidationError } from '../errors.ts';
+import { AppError, ValidationError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 
 /**
@@ -180,7 +180,7 @@ export type RefusalReason =
  * Every refused sign-in gets the same 401: which check failed is for the log (`reason`), not
  * for whoever is guessing.
  */
-export class SignInRefusedError extends UnauthorizedError {
+export class SignInRefusedError extends AppError {
   readonly reason: RefusalReason;
   constructor(reason: RefusalReason) {
     super('sign_in_refused', REFUSED);

@@ -17,7 +17,6 @@ import type { ChainRegistry } from './registry.ts';
 export class ChainUnavailableError extends AppError {
   constructor(network: string) {
     super(
-      503,
       'chain_unavailable',
       `Network ${network} is not available on this server: no RPC is configured for it`,
     );
@@ -27,7 +26,7 @@ export class ChainUnavailableError extends AppError {
 /** The RPC failed or did not answer: transient, the caller may retry. */
 export class ChainRpcError extends AppError {
   constructor(network: string) {
-    super(502, 'chain_rpc_failed', `Network ${network} did not answer; try again shortly`);
+    super('chain_rpc_failed', `Network ${network} did not answer; try again shortly`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { conversionRoutes } from '../chains/conversion-routes.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { NotFoundError } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { CurrencyRef, CurrencySchema, currencyBody } from './schemas.ts';
 import { selectCurrencies, selectNetworks } from './select.ts';
@@ -81,8 +81,7 @@ export function currencyRoutes(app: App, deps: { chains: ChainRegistry }): void 
       const query = request.query;
       const scope = selectNetworks(deps.chains, query.network, query.networks);
       const invoice = deps.chains.currency(currencyId);
-      if (invoice === undefined)
-        throw new NotFoundError('currency_not_found', 'Currency not found');
+      if (invoice === undefined) throw new AppError('currency_not_found', 'Currency not found');
       if (scope.key === 'network') {
         const routes = conversionRoutes(deps.chains, invoice, [scope.id]).map(currencyBody);
         return { currencyId: invoice.id, network: scope.id, conversionRoutes: routes };

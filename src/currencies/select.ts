@@ -1,7 +1,7 @@
 import type { Currency } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { AppError, ValidationError } from '../errors.ts';
 
 export interface CurrencyQuery {
   readonly network?: string | undefined;
@@ -83,6 +83,6 @@ export function selectNetworks(
   return { key: 'networks', ids: [...new Set(valid)] };
 }
 
-function tokenNotFound(): NotFoundError {
-  return new NotFoundError('token_not_found', TOKEN_NOT_FOUND);
+function tokenNotFound(): AppError {
+  return new AppError('token_not_found', TOKEN_NOT_FOUND);
 }

@@ -7,7 +7,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, destinationNonces, payeeDestinations, users } from '../db/schema.ts';
-import { AppError, BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
+import { AppError, ValidationError } from '../errors.ts';
 import {
   buildDestinationId,
   type DestinationId,
@@ -68,7 +68,7 @@ export function resolveTarget(
 
 export function parseTarget(chains: ChainRegistry, destinationId: string): ResolvedTarget {
   const id = parseDestinationId(destinationId);
-  if (id === null) throw new BadRequestError('invalid_destination_id', INVALID_DESTINATION_ID);
+  if (id === null) throw new AppError('invalid_destination_id', INVALID_DESTINATION_ID);
   return resolveTarget(chains, id);
 }
 
@@ -222,7 +222,7 @@ export async function bindDestination(
     .set({ payeeDestinationId: destination.id, updatedAt: clock.now() })
     .where(and(eq(clientIds.clientId, clientIdValue), eq(clientIds.accountId, accountId)))
     .returning({ id: clientIds.id });
-  if (rows.length === 0) throw new NotFoundError('client_id_not_found', 'Client ID not found');
+  if (rows.length === 0) throw new AppError('client_id_not_found', 'Client ID not found');
 }
 
 export async function issueNonce(
@@ -271,13 +271,13 @@ export async function consumeSignedNonce(
     );
   const now = clock.now();
   if (!row || row.consumedAt !== null || row.expiresAt <= now) {
-    throw new BadRequestError(
+    throw new AppError(
       'invalid_nonce',
       'Nonce is unknown, expired or already used; request new signing data',
     );
   }
   if (row.action !== input.expectedAction) {
-    throw new BadRequestError('wrong_action', `This nonce was issued for action ${row.action}`);
+    throw new AppError('wrong_action', `This nonce was issued for action ${row.action}`);
   }
   const message: DestinationMessage = {
     action: row.action,
@@ -288,7 +288,7 @@ export async function consumeSignedNonce(
     expiresAt: Math.floor(row.expiresAt.getTime() / 1000),
   };
   if (!(await signedByWallet(message, input.signature))) {
-    throw new BadRequestError('invalid_signature', 'Signature does not match the wallet address');
+    throw new AppError('invalid_signature', 'Signature does not match the wallet address');
   }
   const consumed = await db
     .update(destinationNonces)
@@ -302,7 +302,7 @@ export async function consumeSignedNonce(
     )
     .returning({ nonce: destinationNonces.nonce });
   if (consumed.length !== 1) {
-    throw new BadRequestError(
+    throw new AppError(
       'invalid_nonce',
       'Nonce is unknown, expired or already used; request new signing data',
     );
@@ -323,7 +323,7 @@ export async function deactivateDestination(
       .set({ active: false, updatedAt: clock.now() })
       .where(eq(payeeDestinations.id, row.id))
       .returning();
-    if (!updated) throw new AppError(500, 'internal_error', 'destination vanished');
+    if (!updated) throw new AppError('internal_error', 'destination vanished');
     return updated;
   });
 }

@@ -3,8 +3,8 @@ import { getAddress, type Hex, isAddress } from 'viem';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { BadRequestError, NotFoundError } from '../errors.ts';
-import { accountIdOf } from '../http/auth.ts';
+import { AppError } from '../errors.ts';
+import { accountIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { parseDestinationId } from './destination-id.ts';
 import {
@@ -194,7 +194,7 @@ export function destinationRoutes(
         accountIdOf(request),
         request.params.destinationId,
       );
-      if (!row) throw new NotFoundError('destination_not_found', 'Payee destination not found');
+      if (!row) throw new AppError('destination_not_found', 'Payee destination not found');
       return destinationBody(row);
     },
   );
@@ -215,7 +215,7 @@ export function destinationRoutes(
       const accountId = accountIdOf(request);
       const target = parseTarget(deps.chains, request.params.destinationId);
       const row = await findDestination(deps.db, accountId, request.params.destinationId);
-      if (!row) throw new BadRequestError('destination_not_found', 'Payee destination not found');
+      if (!row) throw new AppError('unknown_destination', 'Payee destination not found');
       const message = await consumeSignedNonce(deps.db, deps.clock, accountId, {
         nonce: request.body.nonce,
         signature: request.body.signature as Hex,
@@ -226,10 +226,7 @@ export function destinationRoutes(
         message.tokenAddress !== target.id.tokenAddress ||
         message.chainId !== target.id.chainId
       ) {
-        throw new BadRequestError(
-          'signature_mismatch',
-          'The signed message names another destination',
-        );
+        throw new AppError('signature_mismatch', 'The signed message names another destination');
       }
       return destinationBody(await deactivateDestination(deps.db, deps.clock, row));
     },

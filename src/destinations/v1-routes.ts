@@ -6,8 +6,8 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { users } from '../db/schema.ts';
-import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
-import { accountIdOf } from '../http/auth.ts';
+import { AppError, ValidationError } from '../errors.ts';
+import { accountIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { parseDestinationId } from './destination-id.ts';
 import {
@@ -120,7 +120,7 @@ export function payeeDestinationV1Routes(
       .from(users)
       .where(eq(users.id, principal.userId));
     if (!user?.walletAddress) {
-      throw new BadRequestError('wallet_session_required', WALLET_SESSION_REQUIRED);
+      throw new AppError('wallet_session_required', WALLET_SESSION_REQUIRED);
     }
     return user.walletAddress;
   };
@@ -175,7 +175,7 @@ export function payeeDestinationV1Routes(
         target,
         policy,
       );
-      if (!row) throw new NotFoundError('no_active_destination', NO_ACTIVE_DESTINATION);
+      if (!row) throw new AppError('no_active_destination', NO_ACTIVE_DESTINATION);
       return v1Body(row);
     },
   );
@@ -289,9 +289,9 @@ async function ownDestination(
   destinationId: string,
 ): Promise<DestinationRow> {
   if (parseDestinationId(destinationId) === null) {
-    throw new BadRequestError('invalid_destination_id', INVALID_DESTINATION_ID);
+    throw new AppError('invalid_destination_id', INVALID_DESTINATION_ID);
   }
   const row = await findDestination(db, accountIdOf(request), destinationId);
-  if (!row) throw new NotFoundError('destination_not_found', DESTINATION_NOT_FOUND);
+  if (!row) throw new AppError('destination_not_found', DESTINATION_NOT_FOUND);
   return row;
 }

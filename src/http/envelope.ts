@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { type Static, Type } from 'typebox';
-import type { FieldError } from '../errors.ts';
+import type { ErrorCode, FieldError } from '../errors.ts';
 
 /** The one error body of every non-2xx response: `{statusCode, message, error}` plus extras. */
 export const ERROR_ENVELOPE_ID = 'ErrorEnvelope';
@@ -31,7 +31,7 @@ export function reasonPhrase(statusCode: number): string {
 export function errorEnvelope(
   statusCode: number,
   message: string,
-  extra: { code?: string; errors?: readonly FieldError[] } = {},
+  extra: { code?: ErrorCode; errors?: readonly FieldError[] } = {},
 ): ErrorEnvelope {
   return {
     statusCode,

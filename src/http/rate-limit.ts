@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
@@ -110,14 +109,14 @@ interface LogStore {
 
 export class RateLimitedError extends AppError {
   constructor(retryAfterSeconds: number, headers: Record<string, string>) {
-    super(429, 'rate_limited', `Too many requests; retry after ${retryAfterSeconds} seconds`, {
+    super('rate_limited', `Too many requests; retry after ${retryAfterSeconds} seconds`, {
       headers: { ...headers, 'retry-after': String(retryAfterSeconds) },
     });
   }
 }
 
 /** The `ratelimit-*` headers of an answer, the reset in whole seconds rounded up. */
-function rateLimitHeaders(limit: number, result: HitResult): Record<string, string> {
+export function rateLimitHeaders(limit: number, result: HitResult): Record<string, string> {
   return {
     'ratelimit-limit': String(limit),
     'ratelimit-remaining': String(result.remaining),
@@ -412,111 +411,4 @@ function createRedisStore(deps: { url: string; clock: Clock; logger: WarnLogger 
       }
     },
   };
-}
-
-/**
- * Budgets every authenticated request, and unauthenticated `/v1/auth/*` per IP (a brute-force
- * guard on sign-in); other public routes (health, docs) are not limited. Register it after
- * `installAuth`: onRequest hooks run in registration order and the budget depends on who the
- * caller is (`request.principal`). A request whose credentials fail is refused by auth first
- * and does not count.
- *
- * The IP is `request.ip`: behind a proxy or load balancer, set Fastify's `trustProxy` to the
- * proxies, or every caller shares the proxy's address and budget.
- */
-export function installRateLimit(
-  app: FastifyInstance,
-  limiter: RateLimiter,
-  options: RateLimitOptions = {},
-): void {
-  const limits: RateLimits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
-  app.addHook('onRequest', async (request, reply) => {
-    const budget = budgetOf(request, limits);
-    if (budget === null) return;
-    const result = await limiter.hit(
-      budget.key,
-      budget.limit,
-      RATE_LIMIT_WINDOW_MS,
-      budget.blocks ? BREACH_BLOCK_MS : undefined,
-    );
-    const headers = rateLimitHeaders(budget.limit, result);
-    if (!result.allowed) throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
-    reply.headers(headers);
-  });
-}
-
-/**
- * Credentials that were presented and matched nothing: what guessing looks like. Missing,
- * expired or revoked ones are not counted: a signed-out browser or a stale cookie is not a
- * guess, and behind one NAT it must not lock out everyone else.
- */
-const GUESS_CODES = new Set(['invalid_api_key', 'invalid_client_id', 'invalid_orchestrator_key']);
-
-/**
- * Per IP, credentials that match nothing: once an IP has sent `failedCredentials` of them
- * within 60 seconds, its requests to authenticated routes answer 429 before any credential is
- * looked up, until the oldest leaves the window. A throttle on sustained guessing, not a hard
- * cap: requests already past the check when the limit is reached still get their lookup.
- * Register it before `installAuth`, so that a refused IP costs no database lookup.
- */
-export function installFailedCredentialLimit(
-  app: FastifyInstance,
-  limiter: RateLimiter,
-  options: RateLimitOptions = {},
-): void {
-  const limit = options.limits?.failedCredentials ?? DEFAULT_RATE_LIMITS.failedCredentials;
-  const keyOf = (request: FastifyRequest) => `failed-credentials:${request.ip}`;
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config?.auth === undefined) return;
-    const state = await limiter.peek(keyOf(request), limit, RATE_LIMIT_WINDOW_MS);
-    if (!state.allowed) {
-      const headers = rateLimitHeaders(limit, state);
-      throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
-    }
-  });
-  // Counted before the answer leaves, so the caller's next request already sees it.
-  app.addHook('onError', async (request, _reply, error) => {
-    if (GUESS_CODES.has((error as { code?: unknown }).code as string)) {
-      await limiter.hit(keyOf(request), limit, RATE_LIMIT_WINDOW_MS);
-    }
-  });
-}
-
-interface Budget {
-  /** Names ids, never a credential's value: keys may sit in a shared Redis. */
-  readonly key: string;
-  readonly limit: number;
-  /** Whether a sustained breach blocks the caller (client ID + IP traffic, as published). */
-  readonly blocks?: boolean;
-}
-
-function budgetOf(request: FastifyRequest, limits: RateLimits): Budget | null {
-  const principal = request.principal;
-  if (principal === null) {
-    if (request.routeOptions.config?.auth !== undefined) {
-      // Auth answers 401 rather than leave a guarded route without a principal.
-      throw new Error('installRateLimit ran before installAuth; register it after');
-    }
-    const route = request.routeOptions.url;
-    return route?.startsWith('/v1/auth/')
-      ? { key: `auth:${request.ip}`, limit: limits.authEndpoint }
-      : null;
-  }
-  switch (principal.kind) {
-    case 'clientId':
-    case 'orchestratorPair': {
-      const own = principal.clientId.rateLimitPerMinute;
-      return {
-        key: `client:${principal.clientId.id}:${request.ip}`,
-        limit: own !== null && own > 0 ? own : limits.clientId,
-        blocks: true,
-      };
-    }
-    case 'apiKey':
-      return { key: `apikey:${principal.apiKeyId}`, limit: limits.apiKey };
-    case 'session':
-      return { key: `session:${principal.sessionId}`, limit: limits.session };
-    case 'orchestratorKey':
-      return { key: `orchestrator:${principal.orchestratorId}`, limit: limits.orchestratorKey };
-  }
 }

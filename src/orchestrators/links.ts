@@ -3,7 +3,7 @@ import { findClientId } from '../auth/client-ids.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, orchestratorClientLinks } from '../db/schema.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
+import { AppError } from '../errors.ts';
 
 export type LinkStatus = 'active' | 'unlinked';
 
@@ -23,9 +23,9 @@ export async function linkClientId(
   clientIdValue: string,
 ): Promise<{ link: Link; alreadyLinked: boolean }> {
   const clientId = await findClientId(db, clientIdValue);
-  if (clientId === null) throw new NotFoundError('client_id_not_found', 'Client ID not found');
+  if (clientId === null) throw new AppError('client_id_not_found', 'Client ID not found');
   if (clientId.status === 'revoked') {
-    throw new BadRequestError('revoked_client_id', 'Client ID has been revoked');
+    throw new AppError('client_id_revoked', 'Client ID has been revoked');
   }
   return db.transaction(async (tx) => {
     const inserted = await tx
@@ -50,15 +50,9 @@ export async function linkClientId(
       };
     }
     if (existing?.orchestratorId === orchestratorId) {
-      throw new ConflictError(
-        'client_id_unlinked',
-        'Client ID was unlinked and cannot be linked again',
-      );
+      throw new AppError('client_id_unlinked', 'Client ID was unlinked and cannot be linked again');
     }
-    throw new ConflictError(
-      'client_id_linked_elsewhere',
-      'Client ID is linked to another orchestrator',
-    );
+    throw new AppError('client_id_linked_elsewhere', 'Client ID is linked to another orchestrator');
   });
 }
 
@@ -84,7 +78,7 @@ export async function unlinkClientId(
           )
           .returning({ id: orchestratorClientLinks.id });
   if (clientId === null || rows.length === 0) {
-    throw new NotFoundError('link_not_found', 'Client ID is not linked to this orchestrator');
+    throw new AppError('link_not_found', 'Client ID is not linked to this orchestrator');
   }
   return { clientId: clientId.clientId, status: 'unlinked' };
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import { scopeOf } from '../http/auth.ts';
+import { scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { MAX_LIMIT, PAYMENT_TYPES, searchPayments } from './search.ts';
 

@@ -18,7 +18,7 @@ import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
 import { payments, requests } from '../db/schema.ts';
 import { type FieldError, ValidationError } from '../errors.ts';
-import type { CallerScope } from '../http/auth.ts';
+import type { CallerScope } from '../http/principal.ts';
 import { formatAmount } from '../payments/amounts.ts';
 
 /**

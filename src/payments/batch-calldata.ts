@@ -54,11 +54,7 @@ export async function buildBatchCalldata(
   const network = first.network;
   const contracts = deps.chains.contracts(network.id as never);
   if (network.kind !== 'evm' || !contracts.batchPayments || !contracts.multicall3) {
-    throw new AppError(
-      400,
-      'batch_not_supported',
-      `Batch payments are not supported on ${network.id}`,
-    );
+    throw new AppError('batch_not_supported', `Batch payments are not supported on ${network.id}`);
   }
   const batch = getAddress(contracts.batchPayments);
   const multicall3 = getAddress(contracts.multicall3);

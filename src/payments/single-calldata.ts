@@ -86,7 +86,6 @@ function contract(
   const address = deps.chains.contracts(leg.network.id as never)[key];
   if (!address) {
     throw new AppError(
-      400,
       'network_not_supported',
       `Payments in ${leg.currency.id} are not supported on ${leg.network.id}`,
     );
@@ -259,7 +258,7 @@ function tronCall(
 function multicallOf(deps: CalldataDeps, leg: PaymentLeg): Address {
   const address = deps.chains.contracts(leg.network.id as never).multicall3;
   if (!address)
-    throw new AppError(503, 'chain_unavailable', `Network ${leg.network.id} has no Multicall3`);
+    throw new AppError('chain_unavailable', `Network ${leg.network.id} has no Multicall3`);
   return getAddress(address);
 }
 

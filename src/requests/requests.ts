@@ -3,7 +3,7 @@ import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
 import { requests } from '../db/schema.ts';
-import type { CallerScope } from '../http/auth.ts';
+import type { CallerScope } from '../http/principal.ts';
 import {
   mintRequestId,
   mintSalt,

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { feeBasisPoints } from '../auth/client-id-rules.ts';
 import type { ChainClients } from '../chains/clients.ts';
@@ -8,14 +7,8 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { normaliseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
-import {
-  BadRequestError,
-  type FieldError,
-  ForbiddenError,
-  NotFoundError,
-  ValidationError,
-} from '../errors.ts';
-import { accountIdOf, scopeOf } from '../http/auth.ts';
+import { AppError, type FieldError, ValidationError } from '../errors.ts';
+import { accountIdOf, clientIdOf, scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
 import { buildSingleCalldata } from '../payments/single-calldata.ts';
@@ -107,11 +100,6 @@ function requestBody(chains: ChainRegistry, row: RequestRow) {
   };
 }
 
-function clientIdOf(request: FastifyRequest) {
-  const principal = request.principal;
-  return principal && 'clientId' in principal ? principal.clientId : null;
-}
-
 export function requestRoutes(
   app: App,
   deps: { db: Database; clock: Clock; chains: ChainRegistry; clients: ChainClients },
@@ -175,7 +163,7 @@ export function requestRoutes(
       // to bill on the account's behalf to another wallet.
       const bound = await boundDestination(deps.db, clientId);
       if (bound && !bound.active) {
-        throw new BadRequestError(
+        throw new AppError(
           'destination_inactive',
           'The payee destination bound to this client ID is inactive',
         );
@@ -200,7 +188,7 @@ export function requestRoutes(
           },
         ]);
       if (bound && payeeAddress !== bound.walletAddress)
-        throw new ForbiddenError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
+        throw new AppError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
       const payer = body.payer === undefined ? null : normaliseWallet(body.payer, network.chainId);
       if (payer === null && body.payer !== undefined)
         throw new ValidationError([
@@ -289,7 +277,7 @@ export function requestRoutes(
     },
     async (request) => {
       const row = await findRequest(deps.db, accountIdOf(request), request.params.requestId);
-      if (!row) throw new NotFoundError('request_not_found', 'Request not found');
+      if (!row) throw new AppError('request_not_found', 'Request not found');
       return requestBody(deps.chains, row);
     },
   );
@@ -326,9 +314,9 @@ export function requestRoutes(
     },
     async (request) => {
       const row = await findRequest(deps.db, accountIdOf(request), request.params.requestId);
-      if (!row) throw new NotFoundError('request_not_found', 'Request not found');
+      if (!row) throw new AppError('request_not_found', 'Request not found');
       if (row.status === 'paid')
-        throw new BadRequestError('request_paid', 'Request has already been paid');
+        throw new AppError('request_paid', 'Request has already been paid');
       const leg0 = requestLeg(deps.chains, row, 0n);
       const due = amountDue(row);
       let amount = due;

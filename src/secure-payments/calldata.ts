@@ -5,7 +5,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import { isTronAddress } from '../chains/tron-address.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { BadRequestError, type FieldError, ValidationError } from '../errors.ts';
+import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { type BatchCalldata, buildBatchCalldata } from '../payments/batch-calldata.ts';
 import {
   buildSingleCalldata,
@@ -63,16 +63,13 @@ export async function linkCalldata(
   // Every request paid, the link not yet marked so: answer as for a completed link.
   if (!first) throw completedError(link);
   if (query.chain !== undefined) {
-    throw new BadRequestError(
+    throw new AppError(
       'crosschain_unavailable',
       'Cross-chain payments are not available on this server yet; pay on the link’s network',
     );
   }
   if (first.network.kind === 'tron' && query.isSafe === 'true') {
-    throw new BadRequestError(
-      'safe_not_supported',
-      'Multisig (Safe) payments are not supported on Tron',
-    );
+    throw new AppError('safe_not_supported', 'Multisig (Safe) payments are not supported on Tron');
   }
   const payer = checkPayer(first.network, query);
   return legs.length === 1

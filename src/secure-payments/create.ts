@@ -11,7 +11,7 @@ import {
   findDestination,
   parseTarget,
 } from '../destinations/destinations.ts';
-import { BadRequestError, type FieldError, ForbiddenError, ValidationError } from '../errors.ts';
+import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { parseAmount } from '../payments/amounts.ts';
 import { insertRequests } from '../requests/requests.ts';
 
@@ -80,18 +80,18 @@ export function checkRedirect(
       (url.protocol !== 'https:' && url.protocol !== 'http:') ||
       UNSAFE_URL_CHARACTERS.test(redirectUrl)
     ) {
-      throw new BadRequestError('invalid_redirect_url', REDIRECT_URL_MESSAGE);
+      throw new AppError('invalid_redirect_url', REDIRECT_URL_MESSAGE);
     }
   }
   if (redirectLabel !== undefined) {
     if (redirectUrl === undefined)
-      throw new BadRequestError('redirect_label_without_url', REDIRECT_LABEL_WITHOUT_URL_MESSAGE);
+      throw new AppError('redirect_label_without_url', REDIRECT_LABEL_WITHOUT_URL_MESSAGE);
     if (
       redirectLabel.length < 1 ||
       redirectLabel.length > 255 ||
       UNSAFE_LABEL_CHARACTERS.test(redirectLabel)
     ) {
-      throw new BadRequestError('invalid_redirect_label', REDIRECT_LABEL_MESSAGE);
+      throw new AppError('invalid_redirect_label', REDIRECT_LABEL_MESSAGE);
     }
   }
 }
@@ -112,7 +112,7 @@ export async function createSecurePayment(
   // An orchestrator is another party than the account: it may only ever have the account paid
   // where the account bound the client ID, never at a destination of its choosing.
   if (caller.orchestrated && bound === null) {
-    throw new ForbiddenError('client_id_not_bound', UNBOUND_ORCHESTRATED_MESSAGE);
+    throw new AppError('client_id_not_bound', UNBOUND_ORCHESTRATED_MESSAGE);
   }
 
   const errors: FieldError[] = [];
@@ -131,9 +131,9 @@ export async function createSecurePayment(
 
   const networks = new Set(items.map((item) => item.destination.network));
   if (items.length > 1 && items.some((item) => item.destination.network === 'tron')) {
-    throw new BadRequestError('tron_batch_not_supported', TRON_BATCH_MESSAGE);
+    throw new AppError('tron_batch_not_supported', TRON_BATCH_MESSAGE);
   }
-  if (networks.size > 1) throw new BadRequestError('mixed_networks', SAME_NETWORK_MESSAGE);
+  if (networks.size > 1) throw new AppError('mixed_networks', SAME_NETWORK_MESSAGE);
 
   const now = deps.clock.now();
   const token = ulid(now.getTime());
@@ -192,10 +192,10 @@ async function itemDestination(
       destinationId !== undefined &&
       parseTarget(deps.chains, destinationId).id.value !== bound.destinationId
     ) {
-      throw new ForbiddenError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
+      throw new AppError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
     }
     if (!bound.active) {
-      throw new BadRequestError(
+      throw new AppError(
         'destination_inactive',
         'The payee destination bound to this client ID is inactive',
       );
@@ -213,8 +213,8 @@ async function itemDestination(
   parseTarget(deps.chains, destinationId);
   const row = await findDestination(deps.db, caller.accountId, destinationId);
   if (!row?.active) {
-    throw new BadRequestError(
-      'destination_not_found',
+    throw new AppError(
+      'unknown_destination',
       `No active payee destination ${destinationId} in this account`,
     );
   }

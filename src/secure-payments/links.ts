@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
-import { AppError, BadRequestError, NotFoundError } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
@@ -55,7 +55,7 @@ export async function loadLink(
     .where(
       and(eq(securePayments.token, token.toUpperCase()), eq(securePayments.accountId, accountId)),
     );
-  if (!row) throw new NotFoundError('secure_payment_not_found', 'Secure payment not found');
+  if (!row) throw new AppError('secure_payment_not_found', 'Secure payment not found');
   return {
     row,
     status: effectiveStatus(row, clock.now()),
@@ -74,12 +74,11 @@ export function assertPayable(link: Link): void {
     case 'completed':
       throw completedError(link);
     case 'expired':
-      throw new AppError(403, 'secure_payment_expired', 'Secure payment has expired');
+      throw new AppError('secure_payment_expired', 'Secure payment has expired');
     case 'invalidated':
-      throw new AppError(403, 'secure_payment_invalidated', 'Secure payment is no longer valid');
+      throw new AppError('secure_payment_invalidated', 'Secure payment is no longer valid');
     case 'compliance_failed':
       throw new AppError(
-        403,
         'secure_payment_compliance_failed',
         'Secure payment was blocked by compliance screening',
       );
@@ -88,22 +87,17 @@ export function assertPayable(link: Link): void {
 
 /** 409 with each request's state (the reference API's body, inside our envelope). */
 export function completedError(link: Link): AppError {
-  return new AppError(
-    409,
-    'secure_payment_completed',
-    'Secure payment has already been completed',
-    {
-      details: {
-        status: 'completed',
-        branding: DEFAULT_BRANDING,
-        requestStatuses: link.requests.map((r) => ({
-          requestId: r.requestId,
-          hasBeenPaid: r.status === 'paid',
-          txHash: null,
-        })),
-      },
+  return new AppError('secure_payment_completed', 'Secure payment has already been completed', {
+    details: {
+      status: 'completed',
+      branding: DEFAULT_BRANDING,
+      requestStatuses: link.requests.map((r) => ({
+        requestId: r.requestId,
+        hasBeenPaid: r.status === 'paid',
+        txHash: null,
+      })),
     },
-  );
+  });
 }
 
 /** What a request still wants: nothing once it is paid in full (or over). */
@@ -133,7 +127,6 @@ export function requestLeg(
   const currency = chains.currency(request.paymentCurrency);
   if (!network || !currency) {
     throw new AppError(
-      503,
       'chain_unavailable',
       `Network ${request.network} is not available on this server`,
     );
@@ -330,7 +323,7 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
   if (!id || Number.isNaN(createdAt.getTime()) || !isUuid(id)) {
-    throw new BadRequestError('invalid_cursor', 'cursor is not one this API returned');
+    throw new AppError('invalid_cursor', 'cursor is not one this API returned');
   }
   return { createdAt, id };
 }

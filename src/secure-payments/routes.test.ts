@@ -615,7 +615,7 @@ describe('POST /v2/secure-payments: destinations', () => {
         apiKey(shop),
         { requests: [{ destinationId: id, amount: '1' }] },
         400,
-        badRequest(`No active payee destination ${id} in this account`, 'destination_not_found'),
+        badRequest(`No active payee destination ${id} in this account`, 'unknown_destination'),
       );
     });
 
@@ -628,7 +628,7 @@ describe('POST /v2/secure-payments: destinations', () => {
         400,
         badRequest(
           `No active payee destination ${dest.destinationId} in this account`,
-          'destination_not_found',
+          'unknown_destination',
         ),
       );
     });
@@ -641,7 +641,7 @@ describe('POST /v2/secure-payments: destinations', () => {
         400,
         badRequest(
           `No active payee destination ${theirs.destinationId} in this account`,
-          'destination_not_found',
+          'unknown_destination',
         ),
       );
     });

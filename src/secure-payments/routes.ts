@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts';
 import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
 import { ValidationError } from '../errors.ts';
-import { accountIdOf } from '../http/auth.ts';
+import { accountIdOf, clientIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { CALLDATA_SCHEMAS } from '../payments/schemas.ts';
 import { linkCalldata } from './calldata.ts';
@@ -95,12 +95,10 @@ const CompletedResponse = Type.Object({
 });
 
 function caller(request: FastifyRequest): LinkCaller {
-  const principal = request.principal;
-  const clientId = principal && 'clientId' in principal ? principal.clientId : null;
   return {
     accountId: accountIdOf(request),
-    clientId,
-    orchestrated: principal?.kind === 'orchestratorPair',
+    clientId: clientIdOf(request),
+    orchestrated: request.principal?.kind === 'orchestratorPair',
   };
 }
 

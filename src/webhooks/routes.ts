@@ -8,8 +8,8 @@ import type { WebhookConfig } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import { scopeOf } from '../http/auth.ts';
+import { AppError, ValidationError } from '../errors.ts';
+import { scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { EVENT_TYPES, isEventType, sampleEvent } from './events.ts';
 import { enqueue } from './outbox.ts';
@@ -66,7 +66,7 @@ export function webhookRoutes(
       .select()
       .from(webhooks)
       .where(and(eq(webhooks.id, id), ownedBy(owner(request))));
-    if (!row) throw new NotFoundError('webhook_not_found', 'Webhook not found');
+    if (!row) throw new AppError('webhook_not_found', 'Webhook not found');
     return row;
   };
 
@@ -368,8 +368,8 @@ export function webhookRoutes(
           .select({ id: webhookDeliveries.id })
           .from(webhookDeliveries)
           .where(ofHook);
-        if (!held) throw new NotFoundError('delivery_not_found', 'Delivery not found');
-        throw new ConflictError(
+        if (!held) throw new AppError('delivery_not_found', 'Delivery not found');
+        throw new AppError(
           'delivery_in_flight',
           'Delivery is being sent right now; try again once this attempt ends',
         );

@@ -18,9 +18,9 @@ import {
   webhooks,
 } from '../../src/db/schema.ts';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
-import type { RouteEntry } from '../../src/http/route-table.ts';
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
+import type { RouteEntry } from '../../src/server/route-table.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { challenge, verify } from '../sign-in.ts';
 
@@ -137,7 +137,7 @@ const PROBES: Record<string, Probe> = {
   'GET /v2/payee-destination/:destinationId': { expect: refused() },
   // The reference API answers 400 for a destination it does not find.
   'DELETE /v2/payee-destination/:destinationId': {
-    expect: refused('destination_not_found'),
+    expect: refused('unknown_destination'),
     body: (o) => o.deactivate,
   },
 
@@ -178,7 +178,7 @@ const PROBES: Record<string, Probe> = {
 
   // A's destination in B's link: not one of B's (an orchestrator's pair is held to its bound one).
   'POST /v2/secure-payments': {
-    expect: refused('destination_not_found'),
+    expect: refused('unknown_destination'),
     body: (o) => ({ requests: [{ destinationId: o.destinationId, amount: '1' }] }),
     as: 'apiKey',
   },

@@ -1,13 +1,21 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, type FieldError, VALIDATION_FAILED } from '../errors.ts';
-import { errorEnvelope } from './envelope.ts';
+import { ulid } from 'ulid';
+import {
+  AppError,
+  ERROR_STATUS,
+  type ErrorCode,
+  type FieldError,
+  VALIDATION_FAILED,
+} from '../errors.ts';
+import { errorEnvelope } from '../http/envelope.ts';
+import { REQUEST_ID_HEADER } from './request-id.ts';
 
 /** What a caller sees for any failure we did not anticipate; the details go to the log only. */
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 
-/** Our codes for Fastify's own client errors; others keep Fastify's code, lower-cased. */
-const FASTIFY_CODES: Readonly<Record<string, string>> = {
+/** Our codes for Fastify's own client errors; any other is `bad_request`. */
+const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'empty_body',
   FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
@@ -29,10 +37,11 @@ interface SchemaIssue {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
     if (error instanceof AppError) {
+      const status = ERROR_STATUS[error.code];
       reply.headers(error.headers);
-      return reply.code(error.statusCode).send({
+      return reply.code(status).send({
         ...error.details,
-        ...errorEnvelope(error.statusCode, error.message, {
+        ...errorEnvelope(status, error.message, {
           code: error.code,
           ...(error.errors !== undefined && { errors: error.errors }),
         }),
@@ -49,12 +58,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const status = fastifyError.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      return reply.code(status).send(
-        errorEnvelope(status, fastifyError.message, {
-          code:
-            FASTIFY_CODES[fastifyError.code] ?? (fastifyError.code ?? 'bad_request').toLowerCase(),
-        }),
-      );
+      const code = FASTIFY_CODES[fastifyError.code] ?? 'bad_request';
+      return reply
+        .code(ERROR_STATUS[code])
+        .send(errorEnvelope(ERROR_STATUS[code], fastifyError.message, { code }));
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply
@@ -88,14 +95,14 @@ function fieldError(issue: SchemaIssue, context: string | undefined): FieldError
   return { field: field || (context ?? 'body'), message };
 }
 
-/** For the router's own refusals, which arrive before Fastify's reply exists. */
-export function sendRawEnvelope(
-  response: ServerResponse,
-  statusCode: number,
-  message: string,
-  code: string,
-): void {
-  response.statusCode = statusCode;
+/**
+ * For refusals that come before Fastify's reply exists (the router's, the HTTP parser's): the
+ * same envelope, and a request id of its own so the answer can still be quoted.
+ */
+export function sendRawEnvelope(response: ServerResponse, code: ErrorCode, message: string): void {
+  const status = ERROR_STATUS[code];
+  response.statusCode = status;
   response.setHeader('content-type', 'application/json; charset=utf-8');
-  response.end(JSON.stringify(errorEnvelope(statusCode, message, { code })));
+  response.setHeader(REQUEST_ID_HEADER, ulid());
+  response.end(JSON.stringify(errorEnvelope(status, message, { code })));
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { DatabaseHandle } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import type { App } from './types.ts';
+import type { App } from '../http/types.ts';
 
 const Status = (value: string) =>
   Type.Object({ status: Type.Literal(value) }, { additionalProperties: false });
@@ -28,7 +28,7 @@ export function healthRoutes(app: App, deps: { database: DatabaseHandle }): void
         await deps.database.ping();
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed');
-        throw new AppError(503, 'database_unavailable', 'Database unreachable');
+        throw new AppError('database_unavailable', 'Database unreachable');
       }
       return { status: 'ready' as const };
     },

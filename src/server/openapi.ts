@@ -2,8 +2,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { Config } from '../config.ts';
-import { CREDENTIAL_HEADERS, type CredentialKind } from './auth.ts';
-import { ErrorEnvelopeRef, ErrorEnvelopeSchema } from './envelope.ts';
+import { ErrorEnvelopeRef, ErrorEnvelopeSchema } from '../http/envelope.ts';
+import { CREDENTIAL_HEADERS, type CredentialKind } from '../http/principal.ts';
 
 /** The version of the reference API whose wire format we serve. */
 export const API_VERSION = '0.13.0';

@@ -14,6 +14,9 @@ import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
+import type { RateLimiter, RateLimits } from '../http/rate-limit.ts';
+import type { App } from '../http/types.ts';
+import { validationOptions } from '../http/validation.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
@@ -21,20 +24,13 @@ import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
-import { installAuth } from './auth.ts';
+import { installAuth } from './credentials.ts';
 import { installErrorHandling, sendRawEnvelope } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { installOpenApi } from './openapi.ts';
-import {
-  installFailedCredentialLimit,
-  installRateLimit,
-  type RateLimiter,
-  type RateLimits,
-} from './rate-limit.ts';
+import { installFailedCredentialLimit, installRateLimit } from './rate-limit.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { type RouteEntry, recordRoutes } from './route-table.ts';
-import type { App } from './types.ts';
-import { validationOptions } from './validation.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -87,14 +83,13 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       onMaxParamLength: (_path, _request, response) =>
         sendRawEnvelope(
           response,
-          414,
-          `Path segments are limited to ${MAX_PARAM_LENGTH} characters`,
           'uri_too_long',
+          `Path segments are limited to ${MAX_PARAM_LENGTH} characters`,
         ),
     },
     frameworkErrors: (error, _request, reply) => {
       reply.hijack();
-      sendRawEnvelope(reply.raw, 400, error.message, 'bad_url');
+      sendRawEnvelope(reply.raw, 'bad_url', error.message);
     },
   }).withTypeProvider();
 

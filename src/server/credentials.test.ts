@@ -4,9 +4,9 @@ import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../../test/fixtures.ts';
 import { issueApiKey, revokeAccountApiKey } from '../auth/api-keys.ts';
 import { apiKeys, clientIds, orchestratorKeys } from '../db/schema.ts';
+import { accountIdOf } from '../http/principal.ts';
 import { linkClientId } from '../orchestrators/links.ts';
 import { createOrchestrator, revokeOrchestratorKeys } from '../orchestrators/orchestrators.ts';
-import { accountIdOf } from './auth.ts';
 
 const CURRENCY = '/v2/currencies?id=USDC-base';
 

@@ -6,62 +6,9 @@ import { checkSession, SESSION_COOKIE } from '../auth/sessions.ts';
 import type { UsageRecorder } from '../auth/usage.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import { AppError } from '../errors.ts';
+import { CREDENTIAL_HEADERS, type CredentialKind, type Principal } from '../http/principal.ts';
 import { checkOrchestratorKey, isLinked } from '../orchestrators/orchestrators.ts';
-
-/**
- * Per-route credentials. A route lists what it accepts in `config.auth`, in order of
- * preference; this hook resolves the caller before anything else runs (body parsing included)
- * and leaves the result on `request.principal`. Missing or bad credentials answer 401; a valid
- * credential that may not do this answers 403.
- */
-
-export const CREDENTIAL_KINDS = [
-  'apiKey',
-  'clientId',
-  'orchestratorKey',
-  'orchestratorPair',
-  'session',
-] as const;
-export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
-
-export type Principal =
-  | { readonly kind: 'apiKey'; readonly accountId: string; readonly apiKeyId: string }
-  | { readonly kind: 'clientId'; readonly accountId: string; readonly clientId: ClientIdRow }
-  | { readonly kind: 'orchestratorKey'; readonly orchestratorId: string }
-  | {
-      readonly kind: 'orchestratorPair';
-      readonly orchestratorId: string;
-      readonly accountId: string;
-      readonly clientId: ClientIdRow;
-    }
-  | {
-      readonly kind: 'session';
-      readonly accountId: string;
-      readonly userId: string;
-      readonly sessionId: string;
-      /** The token as presented, for logout. */
-      readonly token: string;
-    };
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Credentials the route accepts; absent means the route is public. */
-    auth?: readonly CredentialKind[];
-  }
-  interface FastifyRequest {
-    principal: Principal | null;
-  }
-}
-
-/** The headers that carry each credential, for messages and the OpenAPI document. */
-export const CREDENTIAL_HEADERS: Readonly<Record<CredentialKind, string>> = {
-  apiKey: 'x-api-key',
-  clientId: 'x-client-id',
-  orchestratorKey: 'x-orchestrator-key',
-  orchestratorPair: 'x-orchestrator-key + x-client-id',
-  session: 'a session (session_token cookie or Authorization: Bearer)',
-};
 
 interface Presented {
   readonly apiKey: string | undefined;
@@ -73,6 +20,13 @@ interface Presented {
 
 type AuthDeps = { db: Database; usage: UsageRecorder; clock: Clock };
 
+/**
+ * The credential hook. A route lists what it accepts in `config.auth`, in order of preference;
+ * this resolves the caller before anything else runs (body parsing included) and leaves the
+ * result on `request.principal`. Missing or bad credentials answer 401; a valid credential
+ * that may not do this answers 403.
+ */
+
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
@@ -80,33 +34,6 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     if (accepted === undefined) return;
     request.principal = await authenticate(deps, accepted, presentedCredentials(request));
   });
-}
-
-/** The account a route acts for; only call it on routes whose credentials all carry one. */
-export function accountIdOf(request: FastifyRequest): string {
-  const principal = request.principal;
-  if (principal === null || !('accountId' in principal)) {
-    throw new Error(`route ${request.routeOptions.url} has no account principal`);
-  }
-  return principal.accountId;
-}
-
-/**
- * What a caller may list: its account's objects, or, when it calls with a client ID (alone or
- * paired with an orchestrator key), only those made with that client ID. A client ID may be a
- * browser's, and so public; an API key or a session speaks for the whole account.
- */
-export interface CallerScope {
-  readonly accountId: string;
-  readonly clientIdId: string | null;
-}
-
-export function scopeOf(request: FastifyRequest): CallerScope {
-  const principal = request.principal;
-  return {
-    accountId: accountIdOf(request),
-    clientIdId: principal && 'clientId' in principal ? principal.clientId.id : null,
-  };
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -150,7 +77,7 @@ async function authenticate(
 ): Promise<Principal> {
   const sent = presentedKinds(presented);
   if (sent.length === 0) {
-    throw new UnauthorizedError(
+    throw new AppError(
       'missing_credentials',
       `Missing credentials: send ${accepted.map((k) => CREDENTIAL_HEADERS[k]).join(' or ')}`,
     );
@@ -161,7 +88,7 @@ async function authenticate(
     // one is not recorded as used.
     const first = sent[0] as CredentialKind;
     await resolve({ ...deps, usage: { touch: () => {}, flush: async () => {} } }, first, presented);
-    throw new ForbiddenError(
+    throw new AppError(
       'credential_not_accepted',
       `This endpoint does not accept ${CREDENTIAL_HEADERS[first]}; use ${accepted.map((k) => CREDENTIAL_HEADERS[k]).join(' or ')}`,
     );
@@ -177,10 +104,9 @@ async function resolve(
   switch (kind) {
     case 'apiKey': {
       const check = await checkApiKey(deps.db, presented.apiKey ?? '');
-      if (check.status === 'unknown')
-        throw new UnauthorizedError('invalid_api_key', 'Invalid API key');
+      if (check.status === 'unknown') throw new AppError('invalid_api_key', 'Invalid API key');
       if (check.status === 'revoked') {
-        throw new UnauthorizedError('revoked_api_key', 'API key has been revoked');
+        throw new AppError('revoked_api_key', 'API key has been revoked');
       }
       deps.usage.touch('apiKey', check.id);
       return { kind: 'apiKey', accountId: check.accountId, apiKeyId: check.id };
@@ -208,10 +134,7 @@ async function resolve(
       );
       const clientId = await usableClientId(deps.db, presented.clientId ?? '');
       if (!(await isLinked(deps.db, orchestratorId, clientId.id))) {
-        throw new ForbiddenError(
-          'client_id_not_linked',
-          'Client ID is not linked to this orchestrator',
-        );
+        throw new AppError('client_id_not_linked', 'Client ID is not linked to this orchestrator');
       }
       deps.usage.touch('clientId', clientId.id);
       return { kind: 'orchestratorPair', orchestratorId, accountId: clientId.accountId, clientId };
@@ -219,10 +142,9 @@ async function resolve(
     case 'session': {
       const token = presented.session ?? '';
       const check = await checkSession(deps.db, deps.clock, token);
-      if (check.status === 'unknown')
-        throw new UnauthorizedError('invalid_session', 'Invalid session');
+      if (check.status === 'unknown') throw new AppError('invalid_session', 'Invalid session');
       if (check.status === 'expired')
-        throw new UnauthorizedError('session_expired', 'Session expired; sign in again');
+        throw new AppError('session_expired', 'Session expired; sign in again');
       const { session } = check;
       return {
         kind: 'session',
@@ -237,15 +159,15 @@ async function resolve(
 
 async function usableClientId(db: Database, value: string): Promise<ClientIdRow> {
   const clientId = await findClientId(db, value);
-  if (clientId === null) throw new UnauthorizedError('invalid_client_id', 'Invalid client ID');
+  if (clientId === null) throw new AppError('invalid_client_id', 'Invalid client ID');
   switch (clientId.status) {
     // Known but refused for good: 403, the reference's "revoked/restricted Client ID", alone or
     // paired with an orchestrator key. (A revoked API key stays 401; the reference names only
     // client IDs there.)
     case 'revoked':
-      throw new ForbiddenError('revoked_client_id', 'Client ID has been revoked');
+      throw new AppError('revoked_client_id', 'Client ID has been revoked');
     case 'inactive':
-      throw new ForbiddenError('inactive_client_id', 'Client ID is inactive');
+      throw new AppError('inactive_client_id', 'Client ID is inactive');
     case 'active':
       return clientId;
   }
@@ -254,20 +176,19 @@ async function usableClientId(db: Database, value: string): Promise<ClientIdRow>
 /** A client ID with allowed domains works only from those browser origins; none means backend. */
 function checkOrigin(clientId: ClientIdRow, origin: string | undefined): void {
   if (clientId.allowedDomains.length === 0) return;
-  if (origin === undefined)
-    throw new ForbiddenError('origin_required', 'Origin header is required');
+  if (origin === undefined) throw new AppError('origin_required', 'Origin header is required');
   if (!originAllowed(clientId.allowedDomains, origin)) {
-    throw new ForbiddenError('origin_not_allowed', 'Origin is not allowed for this client ID');
+    throw new AppError('origin_not_allowed', 'Origin is not allowed for this client ID');
   }
 }
 
 async function orchestratorOf(db: Database, key: string, usage: UsageRecorder): Promise<string> {
   const check = await checkOrchestratorKey(db, key);
   if (check.status === 'unknown') {
-    throw new UnauthorizedError('invalid_orchestrator_key', 'Invalid orchestrator key');
+    throw new AppError('invalid_orchestrator_key', 'Invalid orchestrator key');
   }
   if (check.status === 'revoked') {
-    throw new UnauthorizedError('revoked_orchestrator_key', 'Orchestrator key has been revoked');
+    throw new AppError('revoked_orchestrator_key', 'Orchestrator key has been revoked');
   }
   usage.touch('orchestratorKey', check.keyId);
   return check.orchestratorId;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
-import type { CredentialKind } from './auth.ts';
+import type { CredentialKind } from '../http/principal.ts';
 
 export interface RouteEntry {
   readonly method: HTTPMethods;

@@ -1,0 +1,84 @@
+import type { FastifyRequest } from 'fastify';
+import type { ClientIdRow } from '../auth/client-ids.ts';
+
+/**
+ * Who is calling. A route lists the credentials it accepts in `config.auth`, in order of
+ * preference; the server's credential hook resolves the caller before anything else runs and
+ * leaves the result on `request.principal`. Features read it through the helpers here.
+ */
+
+export const CREDENTIAL_KINDS = [
+  'apiKey',
+  'clientId',
+  'orchestratorKey',
+  'orchestratorPair',
+  'session',
+] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+export type Principal =
+  | { readonly kind: 'apiKey'; readonly accountId: string; readonly apiKeyId: string }
+  | { readonly kind: 'clientId'; readonly accountId: string; readonly clientId: ClientIdRow }
+  | { readonly kind: 'orchestratorKey'; readonly orchestratorId: string }
+  | {
+      readonly kind: 'orchestratorPair';
+      readonly orchestratorId: string;
+      readonly accountId: string;
+      readonly clientId: ClientIdRow;
+    }
+  | {
+      readonly kind: 'session';
+      readonly accountId: string;
+      readonly userId: string;
+      readonly sessionId: string;
+      /** The token as presented, for logout. */
+      readonly token: string;
+    };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Credentials the route accepts; absent means the route is public. */
+    auth?: readonly CredentialKind[];
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** The headers that carry each credential, for messages and the OpenAPI document. */
+export const CREDENTIAL_HEADERS: Readonly<Record<CredentialKind, string>> = {
+  apiKey: 'x-api-key',
+  clientId: 'x-client-id',
+  orchestratorKey: 'x-orchestrator-key',
+  orchestratorPair: 'x-orchestrator-key + x-client-id',
+  session: 'a session (session_token cookie or Authorization: Bearer)',
+};
+
+/** The account a route acts for; only call it on routes whose credentials all carry one. */
+export function accountIdOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal === null || !('accountId' in principal)) {
+    throw new Error(`route ${request.routeOptions.url} has no account principal`);
+  }
+  return principal.accountId;
+}
+
+/** The client ID the caller sent (alone or paired with an orchestrator key), if any. */
+export function clientIdOf(request: FastifyRequest): ClientIdRow | null {
+  const principal = request.principal;
+  return principal && 'clientId' in principal ? principal.clientId : null;
+}
+
+/**
+ * What a caller may list: its account's objects, or, when it calls with a client ID (alone or
+ * paired with an orchestrator key), only those made with that client ID. A client ID may be a
+ * browser's, and so public; an API key or a session speaks for the whole account.
+ */
+export interface CallerScope {
+  readonly accountId: string;
+  readonly clientIdId: string | null;
+}
+
+export function scopeOf(request: FastifyRequest): CallerScope {
+  return { accountId: accountIdOf(request), clientIdId: clientIdOf(request)?.id ?? null };
+}
