@@ -1,5 +1,4 @@
-import { getAddress, isAddress } from 'viem';
-import { isTronAddress } from '../chains/tron-address.ts';
+import { parseAddress } from '../chains/address.ts';
 import { type FieldError, ValidationError } from '../errors.ts';
 import { normaliseAllowedOrigin } from './origins.ts';
 
@@ -87,12 +86,6 @@ export function canonicalFeePercentage(text: string): string | null {
   return `${Math.floor(hundredths / 100)}${fraction === '' ? '' : `.${fraction}`}`;
 }
 
-/** Fees may be paid on any network we serve, so an EVM (checksummed here) or a Tron address. */
-function normaliseFeeAddress(value: string): string | null {
-  if (isAddress(value)) return getAddress(value);
-  return isTronAddress(value) ? value : null;
-}
-
 /**
  * Every rule at once, so one 400 names every bad field. `minDomains` is only enforced by
  * callers that send domains: a `/v1` backend client ID stays editable on `/v2`.
@@ -117,23 +110,20 @@ export function checkClientIdFields(fields: ClientIdFields, minDomains: number) 
   }
   let feeAddress: string | null = null;
   if (fields.feeAddress !== null) {
-    feeAddress = normaliseFeeAddress(fields.feeAddress);
-    if (feeAddress === null) {
-      errors.push({
-        field: 'feeAddress',
-        message: 'must be an EVM address (0x followed by 40 hex digits) or a Tron address (T…)',
-      });
-    }
+    // Fees may be paid on any network we serve, so an EVM or a Tron address.
+    const parsed = parseAddress(fields.feeAddress);
+    if (parsed.ok) feeAddress = parsed.address;
+    else errors.push({ field: 'feeAddress', message: parsed.message });
   } else if (fields.feePercentage !== null) {
     errors.push({ field: 'feeAddress', message: 'is required when feePercentage is set' });
   }
   // Commerce payments (the only use of the operator wallet) run on EVM escrow contracts.
-  const operator = fields.operatorWalletAddress;
-  if (operator !== null && !isAddress(operator)) {
-    errors.push({
-      field: 'operatorWalletAddress',
-      message: 'must be an EVM address (0x followed by 40 hex digits)',
-    });
+  const operator =
+    fields.operatorWalletAddress === null
+      ? null
+      : parseAddress(fields.operatorWalletAddress, { kind: 'evm' });
+  if (operator !== null && !operator.ok) {
+    errors.push({ field: 'operatorWalletAddress', message: operator.message });
   }
   const tier = fields.rateLimitPerMinute;
   if (tier !== null && !RATE_LIMIT_TIERS.includes(tier)) {
@@ -147,7 +137,7 @@ export function checkClientIdFields(fields: ClientIdFields, minDomains: number) 
     allowedDomains: domains.origins,
     feePercentage,
     feeAddress,
-    operatorWalletAddress: operator === null || !isAddress(operator) ? null : getAddress(operator),
+    operatorWalletAddress: operator?.ok ? operator.address : null,
     defaultPreApprovalExpiry: fields.defaultPreApprovalExpiry,
     defaultAuthorizationExpiry: fields.defaultAuthorizationExpiry,
     rateLimitPerMinute: tier,

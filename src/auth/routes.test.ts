@@ -365,7 +365,10 @@ describe('wallet sign-in (SIWE)', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([
-      { field: 'address', message: 'must be an EVM address (0x…) or a Tron address (T…)' },
+      {
+        field: 'address',
+        message: 'must be an EVM address (0x followed by 40 hex digits) or a Tron address (T…)',
+      },
     ]);
   });
 

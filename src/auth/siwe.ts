@@ -2,16 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import {
   concat,
-  getAddress,
   type Hex,
-  isAddress,
   keccak256,
   type PublicClient,
   recoverAddress,
   stringToBytes,
   verifyMessage,
 } from 'viem';
-import { evmToTron, isTronAddress } from '../chains/tron-address.ts';
+import { ADDRESS_MESSAGES, parseAddress } from '../chains/address.ts';
+import { evmToTron } from '../chains/tron-address.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { walletChallenges } from '../db/schema.ts';
@@ -42,11 +41,8 @@ export interface Challenge {
 
 /** The wallet type an address format says, with the address in its canonical form. */
 export function detectWallet(address: string): { address: string; walletType: WalletType } | null {
-  const trimmed = address.trim();
-  if (isTronAddress(trimmed)) return { address: trimmed, walletType: 'tron' };
-  if (isAddress(trimmed, { strict: false }))
-    return { address: getAddress(trimmed), walletType: 'evm' };
-  return null;
+  const parsed = parseAddress(address.trim());
+  return parsed.ok ? { address: parsed.address, walletType: parsed.kind } : null;
 }
 
 /** The domain and URI lines a message bound to this AUTH_URL carries. */
@@ -94,9 +90,7 @@ export async function issueChallenge(
 ): Promise<Challenge> {
   const wallet = detectWallet(address);
   if (!wallet) {
-    throw new ValidationError([
-      { field: 'address', message: 'must be an EVM address (0x…) or a Tron address (T…)' },
-    ]);
+    throw new ValidationError([{ field: 'address', message: ADDRESS_MESSAGES.any }]);
   }
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);

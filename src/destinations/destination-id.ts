@@ -1,6 +1,7 @@
-import { type Address, getAddress, isAddress, keccak256 } from 'viem';
+import { type Address, getAddress, keccak256 } from 'viem';
+import { type AddressResult, canonicalAddress, parseAddress } from '../chains/address.ts';
 import { TRON_CHAIN_ID } from '../chains/networks.ts';
-import { isTronAddress, tronToEvm } from '../chains/tron-address.ts';
+import { tronToEvm } from '../chains/tron-address.ts';
 
 /**
  * Payee destination ids: an ERC-7930 interoperable name for the payee wallet, then the token:
@@ -54,10 +55,14 @@ export function interopChecksum(wallet: string, chainId: number): string {
   return keccak256(withoutVersion).slice(2, 10).toUpperCase();
 }
 
+/** Reads a wallet as an address of its chain's kind (see chains/address.ts for the rules). */
+export function parseWallet(wallet: string, chainId: number): AddressResult {
+  return parseAddress(wallet, { kind: chainId === TRON_CHAIN_ID ? 'tron' : 'evm' });
+}
+
 /** Normalises a wallet for its chain; null when it is not a valid address there. */
 export function normaliseWallet(wallet: string, chainId: number): string | null {
-  if (chainId === TRON_CHAIN_ID) return isTronAddress(wallet) ? wallet : null;
-  return isAddress(wallet, { strict: false }) ? getAddress(wallet) : null;
+  return canonicalAddress(wallet, { kind: chainId === TRON_CHAIN_ID ? 'tron' : 'evm' });
 }
 
 export function normaliseToken(token: string, chainId: number): string | null {
@@ -94,7 +99,14 @@ export function parseDestinationId(value: string): DestinationId | null {
   const [, wallet = '', chain = '', checksum = '', token = ''] = match;
   const chainId = Number(chain);
   if (!Number.isSafeInteger(chainId)) return null;
-  const parsed = buildDestinationId(wallet, chainId, token);
+  // The id carries its own checksum over the wallet, so its EVM parts are read in any case
+  // (as an identifier, not an address typed by hand); Tron's base58 is case-sensitive.
+  const evm = chainId !== TRON_CHAIN_ID;
+  const parsed = buildDestinationId(
+    evm ? wallet.toLowerCase() : wallet,
+    chainId,
+    evm ? token.toLowerCase() : token,
+  );
   if (parsed === null || parsed.checksum !== checksum.toUpperCase()) return null;
   return parsed;
 }

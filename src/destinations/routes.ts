@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { getAddress, type Hex, isAddress } from 'viem';
+import type { Hex } from 'viem';
+import { canonicalAddress } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
@@ -233,7 +234,7 @@ export function destinationRoutes(
   );
 }
 
-/** EVM wallets are stored checksummed; accept any case in queries. */
+/** EVM wallets are stored checksummed; a query that is no address finds nothing. */
 function normaliseWalletQuery(wallet: string): string {
-  return isAddress(wallet, { strict: false }) ? getAddress(wallet) : wallet;
+  return canonicalAddress(wallet, { allowZero: true }) ?? wallet;
 }

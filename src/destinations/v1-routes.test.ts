@@ -753,7 +753,10 @@ describe('GET /v1/payee-destination/payout-lookup', () => {
   it('refuses a malformed wallet address', async () => {
     const payer = await evmSession();
     expect(validationErrors(await payoutLookup(payer, '0x1234'))).toEqual([
-      { field: 'walletAddress', message: 'must be an EVM address (0x…) or a Tron address (T…)' },
+      {
+        field: 'walletAddress',
+        message: 'must be an EVM address (0x followed by 40 hex digits) or a Tron address (T…)',
+      },
     ]);
   });
 

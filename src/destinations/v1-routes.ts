@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { detectWallet } from '../auth/siwe.ts';
+import { ADDRESS_MESSAGES } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
@@ -217,7 +218,7 @@ export function payeeDestinationV1Routes(
         throw new ValidationError([
           {
             field: 'walletAddress',
-            message: 'must be an EVM address (0x…) or a Tron address (T…)',
+            message: ADDRESS_MESSAGES.any,
           },
         ]);
       }

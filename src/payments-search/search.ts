@@ -11,9 +11,8 @@ import {
   type SQL,
   sql,
 } from 'drizzle-orm';
-import { isAddress } from 'viem';
+import { type ParsedAddress, parseAddress } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { isTronAddress } from '../chains/tron-address.ts';
 import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
 import { payments, requests } from '../db/schema.ts';
@@ -169,13 +168,10 @@ function filterConditions(chains: ChainRegistry, query: SearchQuery): SQL[] {
   }
 
   if (query.walletAddress !== undefined) {
-    const wallet = walletCondition(query.walletAddress);
-    if (wallet) conditions.push(wallet);
-    else
-      errors.push({
-        field: 'walletAddress',
-        message: 'must be an EVM address (0x followed by 40 hex digits) or a Tron address (T…)',
-      });
+    // A search may name the zero address: it moves nothing, it only finds nothing.
+    const wallet = parseAddress(query.walletAddress, { allowZero: true });
+    if (wallet.ok) conditions.push(walletCondition(wallet));
+    else errors.push({ field: 'walletAddress', message: wallet.message });
   }
 
   if (query.paymentReference !== undefined) {
@@ -211,16 +207,15 @@ function filterConditions(chains: ChainRegistry, query: SearchQuery): SQL[] {
 }
 
 /** Payer (sender or connected wallet) or payee. EVM addresses in any case; Tron's are exact. */
-function walletCondition(wallet: string): SQL | null {
-  if (isTronAddress(wallet)) {
+function walletCondition(wallet: ParsedAddress): SQL {
+  if (wallet.kind === 'tron') {
     return or(
-      eq(payments.payee, wallet),
-      eq(payments.payerAddress, wallet),
-      eq(payments.payerEoaAddress, wallet),
+      eq(payments.payee, wallet.address),
+      eq(payments.payerAddress, wallet.address),
+      eq(payments.payerEoaAddress, wallet.address),
     ) as SQL;
   }
-  if (!isAddress(wallet, { strict: false })) return null;
-  const lower = wallet.toLowerCase();
+  const lower = wallet.address.toLowerCase();
   return or(
     sql`lower(${payments.payee}) = ${lower}`,
     sql`lower(${payments.payerAddress}) = ${lower}`,

@@ -4,9 +4,10 @@ import { AppError } from '../errors.ts';
 import { BATCH_ERC20_MULTI_TOKEN, BATCH_NATIVE, batchPaymentsAbi, erc20Abi } from './abis.ts';
 import { formatAmount } from './amounts.ts';
 import { networkFee } from './gas.ts';
+import type { Payer } from './payer.ts';
 import { readPayerState } from './payer-state.ts';
 import { referenceBytes } from './references.ts';
-import type { CalldataDeps, Payer } from './single-calldata.ts';
+import type { CalldataDeps } from './single-calldata.ts';
 import { type EvmTransaction, evmTransaction, type PaymentLeg } from './transactions.ts';
 
 /** The batch fee is in basis points of the summed amounts (contracts.md §2.3). */

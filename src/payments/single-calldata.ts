@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts';
 import { erc20Abi, erc20FeeProxyAbi, ethFeeProxyAbi, TRON_SELECTORS } from './abis.ts';
 import { formatAmount } from './amounts.ts';
 import { networkFee } from './gas.ts';
+import type { Payer } from './payer.ts';
 import { readPayerState } from './payer-state.ts';
 import { referenceBytes } from './references.ts';
 import {
@@ -49,13 +50,6 @@ export interface SingleCalldata {
   readonly transactions: readonly PaymentTransaction[];
   readonly feeBundle: null;
   readonly metadata: SingleMetadata;
-}
-
-export interface Payer {
-  /** Sends the transactions (and grants allowances). */
-  readonly wallet?: string | undefined;
-  /** Holds the funds when `wallet` is a smart account; balances are read from it. */
-  readonly eoaWallet?: string | undefined;
 }
 
 export interface CalldataDeps {

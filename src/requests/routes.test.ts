@@ -271,7 +271,7 @@ describe('POST /v2/request', () => {
       payee: tronPayee,
     });
     expect(validationErrors(onBase)).toEqual([
-      { field: 'payee', message: 'must be an EVM address' },
+      { field: 'payee', message: 'must be an EVM address (0x followed by 40 hex digits)' },
     ]);
     const onTron = await createRequest({
       amount: '1',
@@ -280,7 +280,7 @@ describe('POST /v2/request', () => {
       payee: wallet(1).address,
     });
     expect(validationErrors(onTron)).toEqual([
-      { field: 'payee', message: 'must be a Tron address' },
+      { field: 'payee', message: 'must be a Tron address (T…)' },
     ]);
     const tron = await createRequest({
       amount: '1',
@@ -299,7 +299,7 @@ describe('POST /v2/request', () => {
       payee: '0x1234',
     });
     expect(validationErrors(payee)).toEqual([
-      { field: 'payee', message: 'must be an EVM address' },
+      { field: 'payee', message: 'must be an EVM address (0x followed by 40 hex digits)' },
     ]);
     const payer = await createRequest({
       amount: '1',
@@ -309,7 +309,7 @@ describe('POST /v2/request', () => {
       payer: 'nobody',
     });
     expect(validationErrors(payer)).toEqual([
-      { field: 'payer', message: 'must be an address of the payment network' },
+      { field: 'payer', message: 'must be an EVM address (0x followed by 40 hex digits)' },
     ]);
   });
 
@@ -858,7 +858,7 @@ describe('GET /v2/request/{requestId}/pay', () => {
     for (const feeAddress of ['0x1234', evmToTron(wallet(4).address)]) {
       const res = await pay(requestId, { feePercentage: '1', feeAddress });
       expect(validationErrors(res), feeAddress).toEqual([
-        { field: 'feeAddress', message: 'must be an address of the payment network' },
+        { field: 'feeAddress', message: 'must be an EVM address (0x followed by 40 hex digits)' },
       ]);
     }
   });

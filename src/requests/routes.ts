@@ -5,15 +5,15 @@ import { isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { normaliseWallet } from '../destinations/destination-id.ts';
+import { normaliseWallet, parseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
 import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { accountIdOf, clientIdOf, scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
+import { checkPayer } from '../payments/payer.ts';
 import { buildSingleCalldata } from '../payments/single-calldata.ts';
-import { checkPayer } from '../secure-payments/calldata.ts';
-import { amountDue, requestLeg } from '../secure-payments/links.ts';
+import { amountDue, requestLeg } from './legs.ts';
 import { findRequest, insertRequests, listRequests, type RequestRow } from './requests.ts';
 
 const AUTH = ['apiKey', 'clientId', 'session'] as const;
@@ -179,21 +179,11 @@ export function requestRoutes(
       const payee = body.payee ?? bound?.walletAddress;
       if (payee === undefined)
         throw new ValidationError([{ field: 'payee', message: 'is required' }]);
-      const payeeAddress = normaliseWallet(payee, network.chainId);
-      if (payeeAddress === null)
-        throw new ValidationError([
-          {
-            field: 'payee',
-            message: `must be ${network.kind === 'tron' ? 'a Tron' : 'an EVM'} address`,
-          },
-        ]);
+      const payeeAddress = walletOf(payee, network.chainId, 'payee');
       if (bound && payeeAddress !== bound.walletAddress)
         throw new AppError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
-      const payer = body.payer === undefined ? null : normaliseWallet(body.payer, network.chainId);
-      if (payer === null && body.payer !== undefined)
-        throw new ValidationError([
-          { field: 'payer', message: 'must be an address of the payment network' },
-        ]);
+      const payer =
+        body.payer === undefined ? null : walletOf(body.payer, network.chainId, 'payer');
       const amount = parseAmount(body.amount, payment.decimals);
       if (!amount.ok) throw new ValidationError([{ field: 'amount', message: amount.message }]);
 
@@ -379,10 +369,15 @@ function platformFee(
       { field: 'feePercentage', message: 'must be a number from 0 to 100 with at most 2 decimals' },
     ]);
   }
-  const feeAddress = normaliseWallet(address, chainId);
-  if (feeAddress === null)
-    throw new ValidationError([
-      { field: 'feeAddress', message: 'must be an address of the payment network' },
-    ]);
-  return { amount: (amount * BigInt(bps)) / 10_000n, address: feeAddress };
+  return {
+    amount: (amount * BigInt(bps)) / 10_000n,
+    address: walletOf(address, chainId, 'feeAddress'),
+  };
+}
+
+/** An address of the payment network's kind, or a 400 naming the field. */
+function walletOf(value: string, chainId: number, field: string): string {
+  const parsed = parseWallet(value, chainId);
+  if (!parsed.ok) throw new ValidationError([{ field, message: parsed.message }]);
+  return parsed.address;
 }

@@ -1,17 +1,11 @@
-import { getAddress, isAddress } from 'viem';
 import type { ChainClients } from '../chains/clients.ts';
-import type { Network } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { isTronAddress } from '../chains/tron-address.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { AppError, type FieldError, ValidationError } from '../errors.ts';
+import { AppError, ValidationError } from '../errors.ts';
 import { type BatchCalldata, buildBatchCalldata } from '../payments/batch-calldata.ts';
-import {
-  buildSingleCalldata,
-  type Payer,
-  type SingleCalldata,
-} from '../payments/single-calldata.ts';
+import { checkPayer } from '../payments/payer.ts';
+import { buildSingleCalldata, type SingleCalldata } from '../payments/single-calldata.ts';
 import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
 
 export interface CalldataQuery {
@@ -75,27 +69,4 @@ export async function linkCalldata(
   return legs.length === 1
     ? buildSingleCalldata(deps, first, payer)
     : buildBatchCalldata(deps, legs, payer);
-}
-
-/** Wallets must be addresses of the link's chain kind; EVM ones come back checksummed. */
-export function checkPayer(
-  network: Network,
-  query: { wallet?: string | undefined; eoaWallet?: string | undefined },
-): Payer {
-  const errors: FieldError[] = [];
-  const check = (field: 'wallet' | 'eoaWallet', value: string | undefined): string | undefined => {
-    if (value === undefined) return undefined;
-    if (network.kind === 'tron') {
-      if (isTronAddress(value)) return value;
-      errors.push({ field, message: 'must be a Tron address (T…)' });
-      return undefined;
-    }
-    if (isAddress(value, { strict: false })) return getAddress(value);
-    errors.push({ field, message: 'must be an EVM address (0x followed by 40 hex digits)' });
-    return undefined;
-  };
-  const wallet = check('wallet', query.wallet);
-  const eoaWallet = check('eoaWallet', query.eoaWallet);
-  if (errors.length > 0) throw new ValidationError(errors);
-  return { wallet, eoaWallet };
 }

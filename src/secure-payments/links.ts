@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
+import { amountDue, requestLeg } from '../requests/legs.ts';
 import { type RequestRow, requestsOfLinks } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
 
@@ -100,12 +101,6 @@ export function completedError(link: Link): AppError {
   });
 }
 
-/** What a request still wants: nothing once it is paid in full (or over). */
-export function amountDue(request: RequestRow): bigint {
-  const due = request.expectedAmount - request.totalAmountPaid;
-  return due > 0n ? due : 0n;
-}
-
 /**
  * The legs still to pay: what each request of the link still wants, in its payment currency,
  * to its payee. A request paid in full (one of a batch, say) has no leg.
@@ -115,32 +110,6 @@ export function linkLegs(chains: ChainRegistry, link: Link): PaymentLeg[] {
     const due = amountDue(request);
     return due > 0n ? [requestLeg(chains, request, due)] : [];
   });
-}
-
-export function requestLeg(
-  chains: ChainRegistry,
-  request: RequestRow,
-  amount: bigint,
-  fee?: { amount: bigint; address: string },
-): PaymentLeg {
-  const network = chains.network(request.network);
-  const currency = chains.currency(request.paymentCurrency);
-  if (!network || !currency) {
-    throw new AppError(
-      'chain_unavailable',
-      `Network ${request.network} is not available on this server`,
-    );
-  }
-  return {
-    requestId: request.requestId,
-    network,
-    currency,
-    payee: request.payee,
-    amount,
-    paymentReference: request.paymentReference,
-    feeAmount: fee?.amount ?? 0n,
-    feeAddress: fee?.address ?? null,
-  };
 }
 
 /** Public ids of the destinations the link's requests pay, by destination row id. */

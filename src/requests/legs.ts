@@ -1,0 +1,37 @@
+import type { ChainRegistry } from '../chains/registry.ts';
+import { AppError } from '../errors.ts';
+import type { PaymentLeg } from '../payments/transactions.ts';
+import type { RequestRow } from './requests.ts';
+
+/** What a request still wants: nothing once it is paid in full (or over). */
+export function amountDue(request: RequestRow): bigint {
+  const due = request.expectedAmount - request.totalAmountPaid;
+  return due > 0n ? due : 0n;
+}
+
+/** A request as one leg of a payment: `amount` of its payment currency, to its payee. */
+export function requestLeg(
+  chains: ChainRegistry,
+  request: RequestRow,
+  amount: bigint,
+  fee?: { amount: bigint; address: string },
+): PaymentLeg {
+  const network = chains.network(request.network);
+  const currency = chains.currency(request.paymentCurrency);
+  if (!network || !currency) {
+    throw new AppError(
+      'chain_unavailable',
+      `Network ${request.network} is not available on this server`,
+    );
+  }
+  return {
+    requestId: request.requestId,
+    network,
+    currency,
+    payee: request.payee,
+    amount,
+    paymentReference: request.paymentReference,
+    feeAmount: fee?.amount ?? 0n,
+    feeAddress: fee?.address ?? null,
+  };
+}
