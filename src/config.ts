@@ -29,6 +29,11 @@ export interface Config {
   readonly authUrl: string;
   /** Public base URL of the hosted pay page. No trailing slash. */
   readonly payUrl: string;
+  /**
+   * Where the dashboard is served (`DASHBOARD_URL`, default the hosted pages' `PAY_URL`): its
+   * origin may call the auth API and session routes from a browser, cookie included.
+   */
+  readonly dashboardUrl: string;
   /** Postgres connection string; null means the embedded PGlite database in `dataDir`. */
   readonly databaseUrl: string | null;
   readonly redisUrl: string | null;
@@ -87,6 +92,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
   const port = parsePort(env, 'PORT') ?? DEFAULT_PORT;
   const host = nonEmpty(env, 'HOST') ?? DEFAULT_HOST;
   const baseUrl = parseBaseUrl(env, 'BASE_URL') ?? `http://localhost:${port}`;
+  const payUrl = parseBaseUrl(env, 'PAY_URL') ?? baseUrl;
   const dataDirRaw = nonEmpty(env, 'DATA_DIR') ?? DEFAULT_DATA_DIR;
 
   rejectUnknownNetworkVariables(env);
@@ -109,7 +115,8 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     host,
     baseUrl,
     authUrl: parseBaseUrl(env, 'AUTH_URL') ?? baseUrl,
-    payUrl: parseBaseUrl(env, 'PAY_URL') ?? baseUrl,
+    payUrl,
+    dashboardUrl: parseBaseUrl(env, 'DASHBOARD_URL') ?? payUrl,
     databaseUrl: parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw),

@@ -24,7 +24,8 @@ import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
-import { installAuth } from './credentials.ts';
+import { installCors } from './cors.ts';
+import { installAuth, installAuthGate } from './credentials.ts';
 import { installErrorHandling, sendRawEnvelope } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { installOpenApi } from './openapi.ts';
@@ -116,6 +117,10 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const limitOptions = deps.rateLimits ? { limits: deps.rateLimits } : {};
   if (deps.rateLimiter) installFailedCredentialLimit(app, deps.rateLimiter, limitOptions);
   installAuth(app, { db, usage, clock: deps.clock });
+  // Between resolving the caller and refusing a bad one: the grant depends on the client ID,
+  // and a browser must still be able to read a refusal (the dashboard's 401, say).
+  await installCors(app, { routes, dashboardUrl: deps.config.dashboardUrl });
+  installAuthGate(app);
   // After auth: a budget belongs to the caller the auth hook resolved.
   if (deps.rateLimiter) installRateLimit(app, deps.rateLimiter, limitOptions);
   await installOpenApi(app, deps.config);

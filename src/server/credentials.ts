@@ -20,19 +20,38 @@ interface Presented {
 
 type AuthDeps = { db: Database; usage: UsageRecorder; clock: Clock };
 
-/**
- * The credential hook. A route lists what it accepts in `config.auth`, in order of preference;
- * this resolves the caller before anything else runs (body parsing included) and leaves the
- * result on `request.principal`. Missing or bad credentials answer 401; a valid credential
- * that may not do this answers 403.
- */
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Why the credentials were refused, until the gate answers with it. */
+    credentialError: unknown;
+  }
+}
 
+/**
+ * The credential hooks. A route lists what it accepts in `config.auth`, in order of
+ * preference. The first hook resolves the caller before anything else runs (body parsing
+ * included) and leaves the result on `request.principal`, or the refusal on
+ * `request.credentialError`; the gate, installed after the hooks that must see every caller
+ * (CORS: a browser must be able to read a 401), answers the refusal. Missing or bad
+ * credentials answer 401; a valid credential that may not do this answers 403.
+ */
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('credentialError', null);
   app.addHook('onRequest', async (request) => {
     const accepted = request.routeOptions.config.auth;
     if (accepted === undefined) return;
-    request.principal = await authenticate(deps, accepted, presentedCredentials(request));
+    try {
+      request.principal = await authenticate(deps, accepted, presentedCredentials(request));
+    } catch (error) {
+      request.credentialError = error;
+    }
+  });
+}
+
+export function installAuthGate(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.credentialError !== null) throw request.credentialError;
   });
 }
 
