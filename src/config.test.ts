@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createChainRegistry } from './chains/registry.ts';
 import { ConfigError, parseConfig } from './config.ts';
 
 const CWD = '/srv/payreq';
@@ -97,6 +98,30 @@ describe('parseConfig', () => {
     );
   });
 
+  it('reads explorer templates per network: a URL with {txHash}, or none', () => {
+    const config = parseConfig(
+      {
+        EXPLORER_TX_URL_BASE: 'https://explorer.example/base/tx/{txHash}',
+        EXPLORER_TX_URL_SEPOLIA: 'none',
+        DASHBOARD_URL: 'https://dashboard.example',
+      },
+      CWD,
+    );
+    expect(config.networks.base.explorerTxUrl).toBe('https://explorer.example/base/tx/{txHash}');
+    expect(config.networks.sepolia.explorerTxUrl).toBeNull();
+    expect(config.networks.mainnet.explorerTxUrl).toBeUndefined();
+    expect(config.dashboardUrl).toBe('https://dashboard.example');
+    expect(parseConfig({ PAY_URL: 'https://pay.example' }, CWD).dashboardUrl).toBe(
+      'https://pay.example',
+    );
+    const chains = createChainRegistry({ ...config, sandbox: true });
+    expect(chains.explorerTxUrl('base', '0xabc')).toBe('https://explorer.example/base/tx/0xabc');
+    expect(chains.explorerTxUrl('sepolia', '0xabc')).toBeNull();
+    expect(chains.explorerTxUrl('mainnet', '0xabc')).toBe('https://etherscan.io/tx/0xabc');
+    expect(chains.explorerTxUrl('tron', 'ab12')).toBe('https://tronscan.org/#/transaction/ab12');
+    expect(chains.explorerTxUrl('sandbox', '0xabc')).toBeNull();
+  });
+
   it('accepts the secret key as base64 too', () => {
     const key = Buffer.alloc(32, 7);
     expect(parseConfig({ SECRET_KEY: key.toString('base64') }, CWD).secretKey).toEqual(key);
@@ -108,6 +133,9 @@ describe('parseConfig', () => {
     [{ BASE_URL: 'not a url' }, 'BASE_URL'],
     [{ AUTH_URL: 'ftp://auth.example' }, 'AUTH_URL'],
     [{ PAY_URL: 'https://pay.example/?x=1' }, 'PAY_URL'],
+    [{ EXPLORER_TX_URL_BASE: 'https://basescan.org/tx/' }, 'EXPLORER_TX_URL_BASE'],
+    [{ EXPLORER_TX_URL_BASE: 'javascript:{txHash}' }, 'EXPLORER_TX_URL_BASE'],
+    [{ EXPLORER_TX_URL_POLYGON: 'https://x/{txHash}' }, 'EXPLORER_TX_URL_POLYGON'],
     [{ DATABASE_URL: 'mysql://db/payreq' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'http://cache' }, 'REDIS_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],

@@ -18,6 +18,11 @@ export interface NetworkConfig {
   readonly contracts: Partial<ContractSet>;
   /** Token addresses by symbol that replace the known ones (`TOKENS_<NETWORK>`, JSON). */
   readonly tokens: Readonly<Record<string, string>>;
+  /**
+   * `EXPLORER_TX_URL_<NETWORK>`: the transaction-page template (`{txHash}` stands for the hash)
+   * that webhooks link to; null turns the link off (`none`), undefined keeps the known one.
+   */
+  readonly explorerTxUrl?: string | null;
 }
 
 export interface Config {
@@ -105,7 +110,17 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
         parseInteger(env, `CONFIRMATIONS_${suffix}`, 0, 10_000) ?? network.defaultConfirmations;
       const contracts = parseAddressMap(env, `CONTRACTS_${suffix}`, CONTRACT_KEYS);
       const tokens = parseAddressMap(env, `TOKENS_${suffix}`, null);
-      return [network.id, { rpcUrl, confirmations, contracts, tokens }];
+      const explorerTxUrl = parseExplorerTemplate(env, `EXPLORER_TX_URL_${suffix}`);
+      return [
+        network.id,
+        {
+          rpcUrl,
+          confirmations,
+          contracts,
+          tokens,
+          ...(explorerTxUrl !== undefined && { explorerTxUrl }),
+        },
+      ];
     }),
   ) as Record<PaymentNetworkId, NetworkConfig>;
   const production = env.NODE_ENV === 'production';
@@ -266,10 +281,34 @@ export function decodeSecretKey(raw: string): Buffer | null {
 }
 
 /** A typo such as `RPC_URL_POLYGON` would otherwise be ignored silently. */
+/** An http(s) URL template with `{txHash}` in it, or `none`. */
+function parseExplorerTemplate(env: Env, name: string): string | null | undefined {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return undefined;
+  if (raw === 'none') return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw.replace('{txHash}', '0x'));
+  } catch {
+    url = null;
+  }
+  if (
+    !raw.includes('{txHash}') ||
+    !url ||
+    (url.protocol !== 'https:' && url.protocol !== 'http:')
+  ) {
+    throw new ConfigError(
+      name,
+      'must be an http(s) URL containing {txHash} (e.g. https://basescan.org/tx/{txHash}), or none',
+    );
+  }
+  return raw;
+}
+
 function rejectUnknownNetworkVariables(env: Env): void {
   const known = new Set(NETWORKS.map((n) => networkEnvSuffix(n.id)));
   for (const name of Object.keys(env)) {
-    const match = /^(RPC_URL|CONFIRMATIONS|CONTRACTS|TOKENS)_(.+)$/.exec(name);
+    const match = /^(RPC_URL|CONFIRMATIONS|CONTRACTS|TOKENS|EXPLORER_TX_URL)_(.+)$/.exec(name);
     if (match?.[2] !== undefined && !known.has(match[2])) {
       throw new ConfigError(
         name,

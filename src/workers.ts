@@ -12,6 +12,7 @@ import { createLeaderLock } from './detection/leader-lock.ts';
 import { createTronGridClient } from './detection/tron-grid.ts';
 import { createTronBlockSource } from './detection/tron-source.ts';
 import { createJanitor } from './janitor.ts';
+import { createSettlement } from './settlement.ts';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.ts';
 
 export interface Workers {
@@ -52,6 +53,7 @@ export function createWorkers(deps: {
     clock: deps.clock,
     logger: deps.logger.child({ worker: 'janitor' }),
   });
+  const sink = createSettlement({ chains: deps.chains });
   const indexers: Indexer[] = [];
   for (const network of deps.chains.networks) {
     const id = network.id as NetworkId;
@@ -84,6 +86,7 @@ export function createWorkers(deps: {
         source,
         confirmations: configured?.confirmations ?? network.defaultConfirmations,
         lock: createLeaderLock(deps.database, `payreq:indexer:${id}`),
+        sink,
         onRecorded: () => dispatcher.wake(),
       }),
     );

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -14,6 +15,13 @@ export interface Receiver {
   readonly received: Received[];
   /** Answer the next requests with these statuses (then 200). */
   respondWith(...statuses: number[]): void;
+  /**
+   * From now on, answer as a receiver written for the reference API does: 400 without its
+   * signature or delivery header, 401 when `x-request-network-signature` is not the hex
+   * HMAC-SHA256 of the raw body under `secret`. Refused deliveries are kept in `refused`.
+   */
+  verifyWith(secret: string): void;
+  readonly refused: Received[];
   /** Resolves when at least `count` deliveries have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
@@ -21,19 +29,30 @@ export interface Receiver {
 
 export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
+  const refused: Received[] = [];
+  let secret: string | null = null;
   const queued: number[] = [];
   const waiters: (() => void)[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const rawBody = Buffer.concat(chunks).toString('utf8');
-      received.push({
+      const raw = Buffer.concat(chunks);
+      const rawBody = raw.toString('utf8');
+      const delivery: Received = {
         headers: request.headers,
         rawBody,
         body: JSON.parse(rawBody),
         at: performance.now(),
-      });
+      };
+      const refusal = secret === null ? null : referenceCheck(delivery.headers, raw, secret);
+      if (refusal !== null) {
+        refused.push(delivery);
+        response.statusCode = refusal;
+        response.end('refused');
+        return;
+      }
+      received.push(delivery);
       for (const wake of waiters.splice(0)) wake();
       response.statusCode = queued.shift() ?? 200;
       response.end('ok');
@@ -44,7 +63,11 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
+    refused,
     respondWith: (...statuses) => queued.push(...statuses),
+    verifyWith: (value) => {
+      secret = value;
+    },
     async waitFor(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
@@ -63,4 +86,14 @@ export async function startReceiver(): Promise<Receiver> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** The reference API's receiver rules, written with node:crypto alone; null means accept. */
+function referenceCheck(headers: IncomingHttpHeaders, raw: Buffer, secret: string): number | null {
+  const signature = headers['x-request-network-signature'];
+  const delivery = headers['x-request-network-delivery'];
+  if (typeof signature !== 'string' || typeof delivery !== 'string') return 400;
+  const expected = createHmac('sha256', secret).update(raw).digest();
+  const sent = Buffer.from(signature, 'hex');
+  return sent.length === expected.length && timingSafeEqual(sent, expected) ? null : 401;
 }

@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../src/db/client.ts';
 import { createEvmSource } from '../src/detection/evm-source.ts';
 import { createIndexer, type Indexer } from '../src/detection/indexer.ts';
 import { createLeaderLock, type LeaderLock } from '../src/detection/leader-lock.ts';
+import { createSettlement } from '../src/settlement.ts';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
 import type { TestApp } from './app.ts';
 
@@ -38,6 +39,7 @@ export function testIndexer(
     }),
     confirmations: options.confirmations,
     lock: options.lock ?? createLeaderLock(database, `test:indexer:${network}`),
+    sink: createSettlement({ chains: t.chains }),
   });
 }
 

@@ -23,9 +23,11 @@ export interface Network {
   readonly kind: ChainKind;
   readonly testnet: boolean;
   readonly native: NativeCurrency;
-  readonly explorerUrl: string;
-  /** Appended to `explorerUrl` before a transaction hash. */
-  readonly explorerTxPath: string;
+  /**
+   * Where a transaction can be seen, `{txHash}` standing for its hash; null where no public
+   * explorer exists (the sandbox). `EXPLORER_TX_URL_<NETWORK>` replaces it.
+   */
+  readonly explorerTxUrl: string | null;
   /** Blocks to wait before a payment counts as final, unless `CONFIRMATIONS_<NETWORK>` says otherwise. */
   readonly defaultConfirmations: number;
   /** The cross-chain `chain` enum value of the routing aggregator, where the network has one. */
@@ -40,8 +42,7 @@ export const NETWORKS = [
     kind: 'evm',
     testnet: false,
     native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'ETH' },
-    explorerUrl: 'https://etherscan.io',
-    explorerTxPath: '/tx/',
+    explorerTxUrl: 'https://etherscan.io/tx/{txHash}',
     defaultConfirmations: 12,
     crossChainName: 'ETHEREUM',
   },
@@ -52,8 +53,7 @@ export const NETWORKS = [
     kind: 'evm',
     testnet: false,
     native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'AETH' },
-    explorerUrl: 'https://arbiscan.io',
-    explorerTxPath: '/tx/',
+    explorerTxUrl: 'https://arbiscan.io/tx/{txHash}',
     defaultConfirmations: 20,
     crossChainName: 'ARBITRUM',
   },
@@ -64,8 +64,7 @@ export const NETWORKS = [
     kind: 'evm',
     testnet: false,
     native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'ETH-optimism' },
-    explorerUrl: 'https://optimistic.etherscan.io',
-    explorerTxPath: '/tx/',
+    explorerTxUrl: 'https://optimistic.etherscan.io/tx/{txHash}',
     defaultConfirmations: 10,
     crossChainName: 'OPTIMISM',
   },
@@ -76,8 +75,7 @@ export const NETWORKS = [
     kind: 'evm',
     testnet: false,
     native: { symbol: 'ETH', name: 'Ether', decimals: 18, hashValue: 'ETH-base' },
-    explorerUrl: 'https://basescan.org',
-    explorerTxPath: '/tx/',
+    explorerTxUrl: 'https://basescan.org/tx/{txHash}',
     defaultConfirmations: 10,
     crossChainName: 'BASE',
   },
@@ -88,8 +86,7 @@ export const NETWORKS = [
     kind: 'evm',
     testnet: false,
     native: { symbol: 'POL', name: 'POL', decimals: 18, hashValue: 'MATIC' },
-    explorerUrl: 'https://polygonscan.com',
-    explorerTxPath: '/tx/',
+    explorerTxUrl: 'https://polygonscan.com/tx/{txHash}',
     defaultConfirmations: 64,
     crossChainName: 'POLYGON',
   },
@@ -100,8 +97,7 @@ export const NETWORKS = [
     kind: 'evm',
     testnet: false,
     native: { symbol: 'BNB', name: 'BNB', decimals: 18, hashValue: 'BNB' },
-    explorerUrl: 'https://bscscan.com',
-    explorerTxPath: '/tx/',
+    explorerTxUrl: 'https://bscscan.com/tx/{txHash}',
     defaultConfirmations: 15,
     crossChainName: 'BNB',
   },
@@ -112,8 +108,7 @@ export const NETWORKS = [
     kind: 'tron',
     testnet: false,
     native: { symbol: 'TRX', name: 'Tronix', decimals: 6, hashValue: 'TRX' },
-    explorerUrl: 'https://tronscan.org',
-    explorerTxPath: '/#/transaction/',
+    explorerTxUrl: 'https://tronscan.org/#/transaction/{txHash}',
     defaultConfirmations: 19,
     crossChainName: null,
   },
@@ -124,8 +119,7 @@ export const NETWORKS = [
     kind: 'evm',
     testnet: true,
     native: { symbol: 'ETH', name: 'Sepolia Ether', decimals: 18, hashValue: 'ETH-sepolia' },
-    explorerUrl: 'https://sepolia.etherscan.io',
-    explorerTxPath: '/tx/',
+    explorerTxUrl: 'https://sepolia.etherscan.io/tx/{txHash}',
     defaultConfirmations: 3,
     crossChainName: null,
   },
@@ -145,8 +139,7 @@ export const SANDBOX_NETWORK = {
   kind: 'evm',
   testnet: true,
   native: { symbol: 'ETH', name: 'Sandbox Ether', decimals: 18, hashValue: 'ETH-sandbox' },
-  explorerUrl: '',
-  explorerTxPath: '/tx/',
+  explorerTxUrl: null,
   // Nothing reorganises a local chain that mines one block per transaction.
   defaultConfirmations: 0,
   crossChainName: null,

@@ -28,12 +28,22 @@ export interface ChainRegistry {
   /** The currency a destination's token names on a network (the native sentinel included). */
   currencyByToken(network: NetworkId, tokenAddress: string): Currency | undefined;
   nativeCurrency(network: NetworkId): Currency;
+  /** The page of a transaction on the network's explorer; null where it has none. */
+  explorerTxUrl(network: NetworkId, txHash: string): string | null;
 }
 
 export const NATIVE_SENTINEL = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
 
 export function createChainRegistry(config: Pick<Config, 'networks' | 'sandbox'>): ChainRegistry {
   const networks: Network[] = [...NETWORKS, ...(config.sandbox ? [SANDBOX_NETWORK] : [])];
+  const explorers = new Map<string, string | null>(
+    networks.map((network) => {
+      const configured = config.networks[network.id as keyof typeof config.networks];
+      const template =
+        configured?.explorerTxUrl === undefined ? network.explorerTxUrl : configured.explorerTxUrl;
+      return [network.id, template];
+    }),
+  );
   const contracts = new Map<string, ContractSet>();
   for (const network of NETWORKS) {
     contracts.set(network.id, {
@@ -85,6 +95,8 @@ export function createChainRegistry(config: Pick<Config, 'networks' | 'sandbox'>
     currency: (id) => list.byId.get(id.trim().toLowerCase()),
     currencyByToken: (network, tokenAddress) =>
       byToken.get(`${network}:${tokenAddress.toLowerCase()}`),
+    explorerTxUrl: (network, txHash) =>
+      explorers.get(network)?.replaceAll('{txHash}', txHash) ?? null,
     nativeCurrency: (network) => {
       const found = list.all.find((c) => c.network === network && isNative(c));
       if (!found) throw new Error(`no native currency on ${network}`);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { createSettlement } from '../settlement.ts';
 import { RangeTooLargeError } from './evm-source.ts';
 import { createIndexer } from './indexer.ts';
 import { createLeaderLock } from './leader-lock.ts';
@@ -45,6 +46,7 @@ describe('the indexer', () => {
       source,
       confirmations: 10,
       lock: createLeaderLock(t.database, 'test:range:base'),
+      sink: createSettlement({ chains: t.chains }),
     });
     const result = await indexer.tick();
     expect(result.scannedTo).toBe(4_990n);
@@ -69,6 +71,7 @@ describe('the indexer', () => {
       source,
       confirmations: 0,
       lock: createLeaderLock(t.database, 'test:behind:matic'),
+      sink: createSettlement({ chains: t.chains }),
     });
     expect((await indexer.tick()).scannedTo).toBe(100n);
     const behind = createIndexer({
@@ -80,6 +83,7 @@ describe('the indexer', () => {
       source: refusingSource(90n, 1_000n).source,
       confirmations: 0,
       lock: createLeaderLock(t.database, 'test:behind:matic'),
+      sink: createSettlement({ chains: t.chains }),
     });
     expect(await behind.tick()).toEqual({ scannedTo: null, recorded: 0, rolledBack: 0 });
   });

@@ -8,7 +8,7 @@ import { chainBlocks, chainCheckpoints } from '../db/schema.ts';
 import { RangeTooLargeError } from './evm-source.ts';
 import type { LeaderLock } from './leader-lock.ts';
 import { matchRequests, recordPayments, rollBack } from './record.ts';
-import type { BlockSource, DetectedPayment } from './types.ts';
+import type { BlockSource, DetectedPayment, PaymentSink } from './types.ts';
 
 /** On first start, scan this far back from the confirmed head (payments precede no request). */
 const INITIAL_LOOKBACK_BLOCKS = 1_000n;
@@ -49,6 +49,8 @@ export function createIndexer(deps: {
   source: BlockSource;
   confirmations: number;
   lock: LeaderLock;
+  /** What follows from payments (requests, links, webhooks); see src/settlement.ts. */
+  sink: PaymentSink;
   /** Called after payments were recorded (to wake the webhook dispatcher). */
   onRecorded?: () => void;
 }): Indexer {
@@ -95,7 +97,7 @@ export function createIndexer(deps: {
     if (last !== null) {
       const fork = await findFork(last);
       if (fork !== null) {
-        rolledBack = await rollBack(deps.db, deps.network, fork);
+        rolledBack = await rollBack(deps.db, { sink: deps.sink }, deps.network, fork);
         log.warn(
           { fork: String(fork), was: String(last), rolledBack },
           'chain reorganised below the checkpoint; rescanning',
@@ -137,7 +139,7 @@ export function createIndexer(deps: {
       paymentBlocks.set(to, await deps.source.blockHash(to));
       recorded += await recordPayments(
         deps.db,
-        { chains: deps.chains, now: deps.clock.now() },
+        { sink: deps.sink, now: deps.clock.now() },
         withPayers,
         {
           network: deps.network,

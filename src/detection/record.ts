@@ -1,24 +1,13 @@
-import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Currency } from '../chains/currencies.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import {
-  chainBlocks,
-  chainCheckpoints,
-  clientIds,
-  payments,
-  requests,
-  securePayments,
-  webhookDeliveries,
-} from '../db/schema.ts';
-import { formatAmount } from '../payments/amounts.ts';
-import type { PaymentEventPayload } from '../webhooks/events.ts';
-import { enqueue, targetWebhooks } from '../webhooks/outbox.ts';
-import type { DetectedPayment } from './types.ts';
-
-type RequestRow = typeof requests.$inferSelect;
+import { chainBlocks, chainCheckpoints, payments } from '../db/schema.ts';
+import type { RequestRow } from '../requests/requests.ts';
+import { requestsByReferenceTopics } from '../requests/settle.ts';
+import type { DetectedPayment, PaymentSink } from './types.ts';
 
 /** Blocks whose hashes are kept per network, to find where a reorganisation forked. */
 const REMEMBERED_BLOCKS = 512;
@@ -28,7 +17,7 @@ export interface MatchedPayment {
   readonly request: RequestRow;
 }
 
-/** Open requests of a network whose reference topics appear among the events. */
+/** Requests of a network whose reference topics appear among the events. */
 export async function matchRequests(
   db: Database,
   chains: ChainRegistry,
@@ -36,11 +25,7 @@ export async function matchRequests(
   events: readonly DetectedPayment[],
 ): Promise<MatchedPayment[]> {
   const topics = [...new Set(events.map((e) => e.referenceTopic.toLowerCase()))];
-  if (topics.length === 0) return [];
-  const rows = await db
-    .select()
-    .from(requests)
-    .where(and(eq(requests.network, network), inArray(requests.referenceTopic, topics)));
+  const rows = await requestsByReferenceTopics(db, network, topics);
   const byTopic = new Map(rows.map((row) => [row.referenceTopic, row]));
   const matched: MatchedPayment[] = [];
   for (const event of events) {
@@ -71,14 +56,14 @@ export interface Checkpoint {
 }
 
 /**
- * Records matched payments and moves the checkpoint, in one transaction with everything that
- * follows from them: request totals and status, the link's completion, and the webhook
- * deliveries. A payment already recorded (same network, tx, log index) changes nothing, so a
- * range scanned twice after a crash is harmless. Returns the number of new payments.
+ * Records matched payments and moves the checkpoint in one transaction, in which the sink
+ * applies what follows from each new payment. A payment already recorded (same network, tx,
+ * log index) changes nothing, so a range scanned twice after a crash is harmless. Returns the
+ * number of new payments.
  */
 export async function recordPayments(
   db: Database,
-  deps: { chains: ChainRegistry; now: Date },
+  deps: { readonly sink: PaymentSink; readonly now: Date },
   matched: readonly MatchedPayment[],
   checkpoint: Checkpoint,
 ): Promise<number> {
@@ -109,129 +94,11 @@ export async function recordPayments(
         .returning({ id: payments.id });
       if (!inserted) continue;
       recorded += 1;
-      // Re-read under a row lock: totals accumulate across payments of one scan.
-      const [current] = await tx
-        .select()
-        .from(requests)
-        .where(eq(requests.id, request.id))
-        .for('update');
-      if (!current) continue;
-      const total = current.totalAmountPaid + event.amount;
-      const paid = total >= current.expectedAmount;
-      const [updated] = await tx
-        .update(requests)
-        .set({
-          totalAmountPaid: total,
-          status: paid ? 'paid' : 'partially_paid',
-          ...(paid && current.paidAt === null && { paidAt: deps.now }),
-        })
-        .where(eq(requests.id, request.id))
-        .returning();
-      if (!updated) continue;
-      const linkToken = await completeLinkIfPaid(tx, updated, deps.now);
-      await enqueuePaymentEvents(tx, deps, updated, { ...event, id: inserted.id }, linkToken);
+      await deps.sink.recorded(tx, { id: inserted.id, requestRowId: request.id, event }, deps.now);
     }
     await saveCheckpoint(tx, checkpoint);
     return recorded;
   });
-}
-
-/** A link is completed when every one of its requests is paid; returns the link's token. */
-async function completeLinkIfPaid(
-  tx: Database,
-  request: RequestRow,
-  now: Date,
-): Promise<string | null> {
-  if (request.securePaymentId === null) return null;
-  const [unpaid] = await tx
-    .select({ id: requests.id })
-    .from(requests)
-    .where(and(eq(requests.securePaymentId, request.securePaymentId), ne(requests.status, 'paid')))
-    .limit(1);
-  if (!unpaid) {
-    await tx
-      .update(securePayments)
-      .set({ status: 'completed', completedAt: now })
-      .where(
-        and(eq(securePayments.id, request.securePaymentId), eq(securePayments.status, 'pending')),
-      );
-  }
-  const [link] = await tx
-    .select({ token: securePayments.token })
-    .from(securePayments)
-    .where(eq(securePayments.id, request.securePaymentId));
-  return link?.token ?? null;
-}
-
-async function enqueuePaymentEvents(
-  tx: Database,
-  deps: { chains: ChainRegistry; now: Date },
-  request: RequestRow,
-  event: DetectedPayment & { readonly id: string },
-  linkToken: string | null,
-): Promise<void> {
-  const currency = deps.chains.currency(request.paymentCurrency);
-  const network = deps.chains.network(request.network);
-  const decimals = currency?.decimals ?? 0;
-  const confirmed = request.status === 'paid';
-  const kind = confirmed ? 'payment.confirmed' : 'payment.partial';
-  const invoice = deps.chains.currency(request.invoiceCurrency);
-  const excess = request.totalAmountPaid - request.expectedAmount;
-  const base: Omit<PaymentEventPayload, 'event'> = {
-    requestId: request.requestId,
-    requestID: request.requestId,
-    paymentReference: `0x${request.paymentReference}`,
-    explorer: network?.explorerUrl
-      ? `${network.explorerUrl}${network.explorerTxPath}${event.txHash}`
-      : null,
-    amount: formatAmount(event.amount, decimals),
-    totalAmountPaid: formatAmount(request.totalAmountPaid, decimals),
-    expectedAmount: formatAmount(request.expectedAmount, decimals),
-    ...(excess > 0n && { excessAmount: formatAmount(excess, decimals) }),
-    timestamp: event.timestamp.toISOString(),
-    txHash: event.txHash,
-    payerAddress: event.payerAddress,
-    payerEoaAddress: null,
-    payee: request.payee,
-    network: request.network,
-    currency: invoice?.symbol ?? request.invoiceCurrency,
-    paymentCurrency: request.paymentCurrency,
-    isCryptoToFiat: false,
-    subStatus: '',
-    paymentProcessor: 'request-network',
-    fees:
-      event.feeAmount > 0n
-        ? [
-            {
-              type: 'platform',
-              amount: formatAmount(event.feeAmount, decimals),
-              currency: request.paymentCurrency,
-            },
-          ]
-        : [],
-  };
-  const webhooks = await targetWebhooks(tx, {
-    accountId: request.accountId,
-    clientIdId: request.clientIdId,
-  });
-  if (webhooks.length === 0) return;
-  const events: { event: string; payload: Record<string, unknown> }[] = [
-    { event: kind, payload: { ...base } },
-  ];
-  if (request.clientIdId !== null) {
-    const [client] = await tx
-      .select({ clientId: clientIds.clientId })
-      .from(clientIds)
-      .where(eq(clientIds.id, request.clientIdId));
-    events.push({
-      event: `${kind}.client_id`,
-      payload: { ...base, clientId: client?.clientId ?? null, origin: null },
-    });
-  }
-  if (linkToken !== null) {
-    events.push({ event: `${kind}.checkout`, payload: { ...base, securePaymentToken: linkToken } });
-  }
-  await enqueue(tx, deps.now, webhooks, events, { paymentId: event.id });
 }
 
 async function saveCheckpoint(tx: Database, checkpoint: Checkpoint): Promise<void> {
@@ -265,64 +132,27 @@ async function saveCheckpoint(tx: Database, checkpoint: Checkpoint): Promise<voi
     );
 }
 
-/** Why a delivery was cancelled by a reorganisation, in its log. */
-export const REORGED = 'cancelled: the payment is no longer on the chain (reorganisation)';
-
 /**
  * Undoes everything recorded above `fork` on a network after a reorganisation: payments are
- * deleted and subtracted from their requests, which go back to partially paid or pending,
- * and their links back to pending. Their deliveries not yet sent are cancelled (those already
- * sent cannot be unsent); the next scan records, and announces, what the new chain holds.
+ * deleted and the sink takes back what followed from them; the next scan records, and
+ * announces, what the new chain holds.
  */
-export async function rollBack(db: Database, network: NetworkId, fork: bigint): Promise<number> {
+export async function rollBack(
+  db: Database,
+  deps: { readonly sink: PaymentSink },
+  network: NetworkId,
+  fork: bigint,
+): Promise<number> {
   return db.transaction(async (tx) => {
     const dropped = await tx
       .delete(payments)
       .where(and(eq(payments.network, network), gt(payments.blockNumber, fork)))
-      .returning();
-    if (dropped.length > 0) {
-      await tx
-        .update(webhookDeliveries)
-        .set({ status: 'failed', lockedUntil: null, lastError: REORGED })
-        .where(
-          and(
-            inArray(
-              webhookDeliveries.paymentId,
-              dropped.map((payment) => payment.id),
-            ),
-            eq(webhookDeliveries.status, 'pending'),
-          ),
-        );
-    }
-    for (const payment of dropped) {
-      const [request] = await tx
-        .select()
-        .from(requests)
-        .where(eq(requests.id, payment.requestRowId))
-        .for('update');
-      if (!request) continue;
-      const total = request.totalAmountPaid - payment.amount;
-      const paid = total >= request.expectedAmount;
-      await tx
-        .update(requests)
-        .set({
-          totalAmountPaid: total,
-          status: paid ? 'paid' : total > 0n ? 'partially_paid' : 'pending',
-          ...(!paid && { paidAt: null }),
-        })
-        .where(eq(requests.id, request.id));
-      if (!paid && request.securePaymentId !== null) {
-        await tx
-          .update(securePayments)
-          .set({ status: 'pending', completedAt: null })
-          .where(
-            and(
-              eq(securePayments.id, request.securePaymentId),
-              eq(securePayments.status, 'completed'),
-            ),
-          );
-      }
-    }
+      .returning({
+        id: payments.id,
+        requestRowId: payments.requestRowId,
+        amount: payments.amount,
+      });
+    await deps.sink.dropped(tx, dropped);
     await tx
       .delete(chainBlocks)
       .where(and(eq(chainBlocks.network, network), gt(chainBlocks.number, fork)));

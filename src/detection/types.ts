@@ -1,4 +1,5 @@
 import type { NetworkId } from '../chains/networks.ts';
+import type { Database } from '../db/client.ts';
 
 /**
  * A payment event found on a chain, before it is matched to a request: what every detection
@@ -36,4 +37,29 @@ export interface BlockSource {
   events(from: bigint, to: bigint): Promise<DetectedPayment[]>;
   /** The sender of a transaction, asked only for events that matched a request. */
   sender(txHash: string): Promise<string | null>;
+}
+
+/** A payment detection recorded: the event, its row, and the request it was matched to. */
+export interface RecordedPayment {
+  /** The payment row's id. */
+  readonly id: string;
+  readonly requestRowId: string;
+  readonly event: DetectedPayment;
+}
+
+/** A payment a reorganisation took off the chain, as it was recorded. */
+export interface DroppedPayment {
+  readonly id: string;
+  readonly requestRowId: string;
+  readonly amount: bigint;
+}
+
+/**
+ * What follows from payments is owned by the features it concerns (a request's total and
+ * status, a link's completion, the webhook events): detection only reports the facts, inside
+ * the transaction that records them, so the consequences exist if and only if the payment does.
+ */
+export interface PaymentSink {
+  recorded(tx: Database, payment: RecordedPayment, now: Date): Promise<void>;
+  dropped(tx: Database, payments: readonly DroppedPayment[]): Promise<void>;
 }

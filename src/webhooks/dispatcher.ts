@@ -6,16 +6,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { type Database, queryRows } from '../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
 import { type PostOutcome, postJson } from './post.ts';
-import {
-  DELIVERY_HEADER,
-  RETRY_COUNT_HEADER,
-  SIGNATURE_HEADER,
-  SIGNATURE_V2_HEADER,
-  signV1,
-  signV2,
-  TEST_HEADER,
-  TIMESTAMP_HEADER,
-} from './signature.ts';
+import { deliveryHeaders } from './signature.ts';
 import { literalRefusal, safeLookup } from './url-policy.ts';
 
 /** Deliveries claimed per round. */
@@ -125,12 +116,14 @@ export function createDispatcher(deps: {
     const timestamp = Math.floor(sentAt.getTime() / 1000);
     const headers: Record<string, string> = {
       'user-agent': USER_AGENT,
-      [SIGNATURE_HEADER]: signV1(row.body, secret),
-      [SIGNATURE_V2_HEADER]: signV2(row.body, secret, timestamp),
-      [TIMESTAMP_HEADER]: String(timestamp),
-      [DELIVERY_HEADER]: row.id,
-      [RETRY_COUNT_HEADER]: String(row.attempts - 1),
-      ...(row.test && { [TEST_HEADER]: 'true' }),
+      ...deliveryHeaders({
+        body: row.body,
+        secret,
+        deliveryId: row.id,
+        retryCount: row.attempts - 1,
+        test: row.test,
+        timestamp,
+      }),
     };
     return postJson(hook.url, row.body, headers, {
       timeoutMs: deps.config.timeoutMs,

@@ -1,7 +1,8 @@
 /**
- * The twelve event kinds (decisions.md). Payment detection emits `payment.confirmed`,
- * `payment.partial` and their `.client_id` and `.checkout` variants; the others have their
- * payload shape here and can be sent with `POST /v1/webhook/test` until their emitters land.
+ * The twelve event kinds of the spec and the reference's two newer `secure_payment.*` ones
+ * (decisions.md). Payment detection emits `payment.confirmed`, `payment.partial` and their
+ * `.client_id` and `.checkout` variants; the others have their payload shape here and can be
+ * sent with `POST /v1/webhook/test` until their emitters land.
  */
 export const EVENT_TYPES = [
   'payment.confirmed',
@@ -16,6 +17,8 @@ export const EVENT_TYPES = [
   'request.recurring',
   'compliance.updated',
   'payment_detail.updated',
+  'secure_payment.user_event',
+  'secure_payment.access_rejected',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -53,6 +56,7 @@ export interface PaymentEventPayload {
   readonly fees: readonly { type: string; amount: string; currency: string }[];
   /** `.client_id` variants. */
   readonly clientId?: string;
+  /** The browser origin the request was created from; null for server-side calls. */
   readonly origin?: string | null;
   /** `.checkout` variants. */
   readonly securePaymentToken?: string;
@@ -124,6 +128,25 @@ export function sampleEvent(event: EventType, now: Date): Record<string, unknown
         clientUserId: 'test-user',
         paymentDetailsId: 'test',
         status: 'approved',
+        timestamp: now.toISOString(),
+      };
+    case 'secure_payment.user_event':
+      return {
+        event,
+        userEvent: 'wallet_connected',
+        securePaymentToken: '00000000000000000000000000',
+        requestId: base.requestId,
+        requestIds: [base.requestId],
+        orchestratorId: null,
+        occurredAt: now.toISOString(),
+        timestamp: now.toISOString(),
+        properties: { wallet_provider: 'test' },
+      };
+    case 'secure_payment.access_rejected':
+      return {
+        event,
+        requestId: base.requestId,
+        attemptedPayerWalletAddress: '0x0000000000000000000000000000000000000001',
         timestamp: now.toISOString(),
       };
   }

@@ -503,6 +503,7 @@ describe('POST /v1/webhook/test', () => {
     ]);
     for (const r of [first, second]) {
       secrets.set(r, (await register(asBackend(tenant), r.url)).secret);
+      r.verifyWith(secrets.get(r) ?? '');
     }
     secrets.set(otherClient, (await register(asBrowser(tenant), otherClient.url)).secret);
     const inactiveHook = (await register(asBackend(tenant), inactive.url)).id;
@@ -530,6 +531,11 @@ describe('POST /v1/webhook/test', () => {
         expect(more).toEqual([]);
         expect(delivery?.headers['x-service-test']).toBe('true');
         expect(delivery?.headers['x-service-retry-count']).toBe('0');
+        expect(delivery?.headers['x-request-network-test']).toBe('true');
+        expect(delivery?.headers['x-request-network-retry-count']).toBe('0');
+        expect(delivery?.headers['x-request-network-delivery']).toBe(
+          delivery?.headers['x-service-delivery'],
+        );
         expect(delivery?.headers['content-type']).toBe('application/json');
         expect(deliveryIds).toContain(delivery?.headers['x-service-delivery']);
         expect(delivery?.body).toEqual(sampleEvent(eventType, t.clock.now()));
@@ -548,6 +554,9 @@ describe('POST /v1/webhook/test', () => {
       );
       expect(inactive.received).toEqual([]);
       expect(otherClient.received).toEqual([]);
+      // Receivers written for the reference API (they check only its signature) took them all.
+      expect(first.refused).toEqual([]);
+      expect(second.refused).toEqual([]);
     },
   );
 
@@ -563,8 +572,8 @@ describe('POST /v1/webhook/test', () => {
     expect(inactive.received).toEqual([]);
   });
 
-  it('answers 400 for an event type outside the twelve, and sends nothing', async () => {
-    for (const eventType of ['payment.unknown', 'secure_payment.user_event', 'PAYMENT.CONFIRMED']) {
+  it('answers 400 for an event type outside the fourteen, and sends nothing', async () => {
+    for (const eventType of ['payment.unknown', 'client_id.linked', 'PAYMENT.CONFIRMED']) {
       const res = await call('POST', '/v1/webhook/test', asBackend(tenant), { eventType });
       expect(res.statusCode, eventType).toBe(400);
       expect(res.json(), eventType).toEqual(

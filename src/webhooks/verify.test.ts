@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   DELIVERY_HEADER,
+  deliveryHeaders,
+  REFERENCE_HEADERS,
   SIGNATURE_HEADER,
   SIGNATURE_V2_HEADER,
   signV1,
@@ -51,6 +53,52 @@ describe('verifyWebhook', () => {
       deliveryId: DELIVERY_ID,
       version: 'v2',
     });
+  });
+
+  it('checks the reference family alone, as the real service sends it', () => {
+    const reference = {
+      [REFERENCE_HEADERS.signature]: signV1(BODY, SECRET),
+      [REFERENCE_HEADERS.delivery]: DELIVERY_ID,
+    };
+    expect(verify({ headers: reference })).toEqual({
+      ok: true,
+      deliveryId: DELIVERY_ID,
+      version: 'v1',
+    });
+    const forged = { ...reference, [REFERENCE_HEADERS.signature]: signV1(BODY, OTHER_SECRET) };
+    expect(verify({ headers: forged })).toEqual({ ok: false, reason: 'bad_signature' });
+  });
+
+  it('signs both header families with the same values', () => {
+    const headers = deliveryHeaders({
+      body: BODY,
+      secret: SECRET,
+      deliveryId: DELIVERY_ID,
+      retryCount: 2,
+      test: true,
+      timestamp: NOW,
+    });
+    expect(headers).toEqual({
+      'x-request-network-signature': signV1(BODY, SECRET),
+      'x-request-network-delivery': DELIVERY_ID,
+      'x-request-network-retry-count': '2',
+      'x-request-network-test': 'true',
+      'x-service-signature': signV1(BODY, SECRET),
+      'x-service-signature-v2': signV2(BODY, SECRET, NOW),
+      'x-service-timestamp': String(NOW),
+      'x-service-delivery': DELIVERY_ID,
+      'x-service-retry-count': '2',
+      'x-service-test': 'true',
+    });
+    const live = deliveryHeaders({
+      body: BODY,
+      secret: SECRET,
+      deliveryId: DELIVERY_ID,
+      retryCount: 0,
+      test: false,
+      timestamp: NOW,
+    });
+    expect(Object.keys(live).filter((name) => name.endsWith('-test'))).toEqual([]);
   });
 
   it('prefers v2 when its headers are present: a wrong v1 beside a good v2 passes', () => {

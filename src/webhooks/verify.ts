@@ -44,11 +44,15 @@ function same(expectedHex: string, receivedHex: string): boolean {
   return received.length === expected.length && timingSafeEqual(expected, received);
 }
 
-/** Prefers the v2 signature (timestamped) when present, else checks v1. */
+/** Prefers the v2 signature (timestamped) when present, else checks v1 (either header family). */
 export function verifyWebhook(input: VerifyInput): VerifyResult {
   const body =
     typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : input.rawBody;
-  const deliveryId = header(input.headers, 'x-service-delivery') ?? null;
+  // Deliveries carry the reference API's header family too (x-request-network-*), same values.
+  const deliveryId =
+    header(input.headers, 'x-service-delivery') ??
+    header(input.headers, 'x-request-network-delivery') ??
+    null;
   const v2 = header(input.headers, 'x-service-signature-v2');
   const timestamp = header(input.headers, 'x-service-timestamp');
   if (v2 !== undefined && timestamp !== undefined) {
@@ -65,7 +69,9 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
       ? { ok: true, deliveryId, version: 'v2' }
       : { ok: false, reason: 'bad_signature' };
   }
-  const v1 = header(input.headers, 'x-service-signature');
+  const v1 =
+    header(input.headers, 'x-service-signature') ??
+    header(input.headers, 'x-request-network-signature');
   if (v1 === undefined) return { ok: false, reason: 'missing_signature' };
   const expected = createHmac('sha256', input.secret).update(body).digest('hex');
   return same(expected, v1)

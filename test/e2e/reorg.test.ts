@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.ts';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
-import { REORGED } from '../../src/detection/record.ts';
+import { REORGED } from '../../src/webhooks/payment-events.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';

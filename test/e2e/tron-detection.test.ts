@@ -9,6 +9,7 @@ import { createLeaderLock, type LeaderLock } from '../../src/detection/leader-lo
 import { createTronGridClient } from '../../src/detection/tron-grid.ts';
 import { createTronBlockSource } from '../../src/detection/tron-source.ts';
 import { referenceTopic } from '../../src/payments/references.ts';
+import { createSettlement } from '../../src/settlement.ts';
 import { createDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { type FakeTronGrid, startFakeTronGrid, type TronGridEventItem } from '../fake-tron-grid.ts';
@@ -87,6 +88,7 @@ function buildIndexer(): { indexer: Indexer; lock: LeaderLock } {
       source: createTronBlockSource({ client, proxyAddress: PROXY, network: 'tron' }),
       confirmations: CONFIRMATIONS,
       lock: leaderLock,
+      sink: createSettlement({ chains: t.chains }),
     }),
   };
 }
@@ -351,9 +353,14 @@ describe('Tron payment detection', () => {
       payee: PAYEE,
       network: 'tron',
       paymentCurrency: 'USDT-tron',
-      timestamp: new Date(timestampOf(block)).toISOString(),
+      // When we recorded it, not the block's time (2026-01-01 here).
+      timestamp: t.clock.now().toISOString(),
       fees: [],
+      explorer: `https://tronscan.org/#/transaction/${event.transaction_id}`,
+      clientId: tenant.backendClientId,
+      origin: null,
     });
+    expect(timestampOf(block)).not.toBe(t.clock.now().getTime());
     expect(deliveries.get('payment.confirmed.client_id')).toMatchObject({
       txHash: event.transaction_id,
       payerAddress: PAYER,

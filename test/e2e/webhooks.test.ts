@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { encodeFunctionData, getAddress, type Hex } from 'viem';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import { erc20Abi, erc20FeeProxyAbi } from '../../src/payments/abis.ts';
@@ -46,6 +46,8 @@ beforeAll(async () => {
   expect(registered.statusCode, registered.body).toBe(201);
   secret = registered.json().secret;
   expect(secret).toMatch(/^whsec_/);
+  // The receiver checks deliveries as one written for the reference API would.
+  receiver.verifyWith(secret);
 });
 afterAll(async () => {
   await receiver.close();
@@ -57,8 +59,46 @@ afterAll(async () => {
 beforeEach(() => {
   receiver.received.length = 0;
 });
+afterEach(() => {
+  expect(receiver.refused).toEqual([]);
+});
 
 const clientHeaders = () => ({ 'x-client-id': tenant.backendClientId });
+
+/** `payment.confirmed` / `payment.partial` as the reference documents them (api-facts §1.6). */
+const PAYMENT_PAYLOAD_TYPES = {
+  event: 'string',
+  requestId: 'string',
+  requestID: 'string',
+  paymentReference: 'string',
+  explorer: 'string',
+  amount: 'string',
+  totalAmountPaid: 'string',
+  expectedAmount: 'string',
+  timestamp: 'string',
+  txHash: 'string',
+  payerAddress: 'string',
+  payerEoaAddress: 'null',
+  payee: 'string',
+  network: 'string',
+  currency: 'string',
+  paymentCurrency: 'string',
+  isCryptoToFiat: 'boolean',
+  subStatus: 'string',
+  paymentProcessor: 'string',
+  fees: 'array',
+  clientId: 'string',
+  origin: 'null',
+};
+
+function typesOf(body: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(body).map(([key, value]) => [
+      key,
+      value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value,
+    ]),
+  );
+}
 
 async function linkFor(
   amount: string,
@@ -148,6 +188,32 @@ describe('payment webhooks', () => {
       isCryptoToFiat: false,
     });
     expect(confirmed?.excessAmount).toBeUndefined();
+    // Every field of the reference's payment payload (api-facts §1.6), with its type.
+    expect(typesOf(confirmed ?? {})).toEqual(PAYMENT_PAYLOAD_TYPES);
+    expect(confirmed).toMatchObject({
+      paymentReference: expect.stringMatching(/^0x[0-9a-f]{16}$/),
+      explorer: `https://basescan.org/tx/${paymentTx}`,
+      payee: accountOf(local.chain, 1).address,
+      currency: 'USDC',
+      subStatus: '',
+      paymentProcessor: 'request-network',
+      fees: [],
+      // The request was made with a client ID, server-side: the base event names it too.
+      clientId: tenant.backendClientId,
+      origin: null,
+      // Recorded by our clock, not the block's.
+      timestamp: t.clock.now().toISOString(),
+    });
+    for (const delivery of received) {
+      expect(delivery.headers['x-request-network-delivery']).toBe(
+        delivery.headers['x-service-delivery'],
+      );
+      expect(delivery.headers['x-request-network-signature']).toBe(
+        delivery.headers['x-service-signature'],
+      );
+      expect(delivery.headers['x-request-network-retry-count']).toBe('0');
+      expect(delivery.headers['x-request-network-test']).toBeUndefined();
+    }
     expect(
       received.find((r) => r.body.event === 'payment.confirmed.client_id')?.body.clientId,
     ).toBe(tenant.backendClientId);
@@ -179,14 +245,24 @@ describe('payment webhooks', () => {
   it('sends payment.partial, then payment.confirmed with the running total', async () => {
     const { requestId } = await linkFor('10');
     const payer = accountOf(local.chain, 2);
-    for (const [amount, expected] of [
-      ['4', { event: 'payment.partial', amount: '4', totalAmountPaid: '4' }],
-      ['6', { event: 'payment.confirmed', amount: '6', totalAmountPaid: '10' }],
+    const feeAddress = accountOf(local.chain, 3).address;
+    for (const [query, expected] of [
+      [
+        // The first installment carries a 1 % platform fee: the event lists it.
+        `amount=4&feePercentage=1&feeAddress=${feeAddress}`,
+        {
+          event: 'payment.partial',
+          amount: '4',
+          totalAmountPaid: '4',
+          fees: [{ type: 'platform', amount: '0.04', currency: 'USDC-base' }],
+        },
+      ],
+      ['amount=6', { event: 'payment.confirmed', amount: '6', totalAmountPaid: '10', fees: [] }],
     ] as const) {
       receiver.received.length = 0;
       const pay = await t.app.inject({
         method: 'GET',
-        url: `/v2/request/${requestId}/pay?wallet=${payer.address}&amount=${amount}`,
+        url: `/v2/request/${requestId}/pay?wallet=${payer.address}&${query}`,
         headers: clientHeaders(),
       });
       await sendAll(

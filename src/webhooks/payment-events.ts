@@ -1,0 +1,144 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { NetworkId } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { clientIds, webhookDeliveries } from '../db/schema.ts';
+import { formatAmount } from '../payments/amounts.ts';
+import type { RequestRow } from '../requests/requests.ts';
+import type { PaymentEventPayload } from './events.ts';
+import { enqueue, targetWebhooks } from './outbox.ts';
+
+/**
+ * The payment events of the reference API (api-facts §1.6): `payment.confirmed` or
+ * `payment.partial` for every payment, plus the `.client_id` variant when the request was made
+ * with a client ID and the `.checkout` variant when it belongs to a secure payment link.
+ * Written into the outbox in the transaction that records the payment.
+ */
+
+/** One payment as detection recorded it, with the request it paid. */
+export interface PaidRequest {
+  /** The request after the payment was counted. */
+  readonly request: RequestRow;
+  readonly payment: {
+    readonly id: string;
+    readonly network: NetworkId;
+    readonly txHash: string;
+    /** Base units of the request's payment currency, fee excluded. */
+    readonly amount: bigint;
+    readonly feeAmount: bigint;
+    readonly payerAddress: string | null;
+    readonly payerEoaAddress: string | null;
+  };
+  /** The token of the request's secure payment link, if it has one. */
+  readonly linkToken: string | null;
+}
+
+/** Who made the request, as the `.client_id` events name them. */
+export interface RequestOrigin {
+  readonly clientId: string;
+  /** The browser origin the request was created from; null for server-side calls. */
+  readonly origin: string | null;
+}
+
+/**
+ * The body of `payment.confirmed` / `payment.partial` for one payment. `timestamp` is when we
+ * recorded it (our clock), never the block's: chains' clocks drift, and the sandbox's runs
+ * ahead of the wall clock.
+ */
+export function paymentEventPayload(
+  chains: ChainRegistry,
+  paid: PaidRequest,
+  origin: RequestOrigin | null,
+  recordedAt: Date,
+): PaymentEventPayload {
+  const { request, payment } = paid;
+  const decimals = chains.currency(request.paymentCurrency)?.decimals ?? 0;
+  const invoice = chains.currency(request.invoiceCurrency);
+  const excess = request.totalAmountPaid - request.expectedAmount;
+  return {
+    event: request.status === 'paid' ? 'payment.confirmed' : 'payment.partial',
+    requestId: request.requestId,
+    requestID: request.requestId,
+    paymentReference: `0x${request.paymentReference}`,
+    explorer: chains.explorerTxUrl(payment.network, payment.txHash),
+    amount: formatAmount(payment.amount, decimals),
+    totalAmountPaid: formatAmount(request.totalAmountPaid, decimals),
+    expectedAmount: formatAmount(request.expectedAmount, decimals),
+    ...(excess > 0n && { excessAmount: formatAmount(excess, decimals) }),
+    timestamp: recordedAt.toISOString(),
+    txHash: payment.txHash,
+    payerAddress: payment.payerAddress,
+    payerEoaAddress: payment.payerEoaAddress,
+    payee: request.payee,
+    network: request.network,
+    currency: invoice?.symbol ?? request.invoiceCurrency,
+    paymentCurrency: request.paymentCurrency,
+    isCryptoToFiat: false,
+    subStatus: '',
+    paymentProcessor: 'request-network',
+    fees:
+      payment.feeAmount > 0n
+        ? [
+            {
+              type: 'platform',
+              amount: formatAmount(payment.feeAmount, decimals),
+              currency: request.paymentCurrency,
+            },
+          ]
+        : [],
+    ...(origin && { clientId: origin.clientId, origin: origin.origin }),
+  };
+}
+
+export async function enqueuePaymentEvents(
+  tx: Database,
+  deps: { readonly chains: ChainRegistry; readonly now: Date },
+  paid: PaidRequest,
+): Promise<void> {
+  const { request } = paid;
+  const webhooks = await targetWebhooks(tx, {
+    accountId: request.accountId,
+    clientIdId: request.clientIdId,
+  });
+  if (webhooks.length === 0) return;
+  const origin = await originOf(tx, request);
+  const { event, ...base } = paymentEventPayload(deps.chains, paid, origin, deps.now);
+  const events: { event: string; payload: Record<string, unknown> }[] = [{ event, payload: base }];
+  if (origin !== null) events.push({ event: `${event}.client_id`, payload: base });
+  if (paid.linkToken !== null) {
+    events.push({
+      event: `${event}.checkout`,
+      payload: { ...base, securePaymentToken: paid.linkToken },
+    });
+  }
+  await enqueue(tx, deps.now, webhooks, events, { paymentId: paid.payment.id });
+}
+
+async function originOf(tx: Database, request: RequestRow): Promise<RequestOrigin | null> {
+  if (request.clientIdId === null) return null;
+  const [client] = await tx
+    .select({ clientId: clientIds.clientId })
+    .from(clientIds)
+    .where(eq(clientIds.id, request.clientIdId));
+  return client ? { clientId: client.clientId, origin: null } : null;
+}
+
+/** Why a delivery was cancelled by a reorganisation, in its log. */
+export const REORGED = 'cancelled: the payment is no longer on the chain (reorganisation)';
+
+/** The unsent deliveries of payments a reorganisation dropped (those sent cannot be unsent). */
+export async function cancelPaymentDeliveries(
+  tx: Database,
+  paymentIds: readonly string[],
+): Promise<void> {
+  if (paymentIds.length === 0) return;
+  await tx
+    .update(webhookDeliveries)
+    .set({ status: 'failed', lockedUntil: null, lastError: REORGED })
+    .where(
+      and(
+        inArray(webhookDeliveries.paymentId, [...paymentIds]),
+        eq(webhookDeliveries.status, 'pending'),
+      ),
+    );
+}
