@@ -1,14 +1,14 @@
 import { type Address, getAddress, zeroAddress } from 'viem';
-import { isNative } from '../chains/currencies.ts';
-import { AppError } from '../errors.ts';
-import { BATCH_ERC20_MULTI_TOKEN, BATCH_NATIVE, batchPaymentsAbi, erc20Abi } from './abis.ts';
-import { formatAmount } from './amounts.ts';
-import { networkFee } from './gas.ts';
-import type { Payer } from './payer.ts';
-import { readPayerState } from './payer-state.ts';
-import { referenceBytes } from './references.ts';
-import type { CalldataDeps } from './single-calldata.ts';
-import { type EvmTransaction, evmTransaction, type PaymentLeg } from './transactions.ts';
+import { isNative } from '../../chains/currencies.ts';
+import { AppError } from '../../errors.ts';
+import { BATCH_ERC20_MULTI_TOKEN, BATCH_NATIVE, batchPaymentsAbi, erc20Abi } from '../abis.ts';
+import { formatAmount } from '../amounts.ts';
+import { networkFee } from '../gas.ts';
+import type { Payer } from '../payer.ts';
+import { readPayerState } from '../payer-state.ts';
+import { referenceBytes } from '../references.ts';
+import { type EvmTransaction, evmTransaction, type PaymentLeg } from '../transactions.ts';
+import type { CalldataDeps } from './shared.ts';
 
 /** The batch fee is in basis points of the summed amounts (contracts.md §2.3). */
 const BATCH_FEE_DENOMINATOR = 10_000n;
