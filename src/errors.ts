@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   wallet_session_required: 400,
   network_not_supported: 400,
   batch_not_supported: 400,
+  batch_fee_addresses_differ: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,

@@ -11,8 +11,8 @@ import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { accountIdOf, clientIdOf, scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
+import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer } from '../payments/payer.ts';
-import { buildSingleCalldata } from '../payments/single-calldata.ts';
 import { amountDue, requestLeg } from './legs.ts';
 import { findRequest, insertRequests, listRequests, type RequestRow } from './requests.ts';
 

@@ -3,9 +3,10 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, ValidationError } from '../errors.ts';
-import { type BatchCalldata, buildBatchCalldata } from '../payments/batch-calldata.ts';
+import { type BatchCalldata, buildBatchCalldata } from '../payments/calldata/batch.ts';
+import type { SingleCalldata } from '../payments/calldata/shared.ts';
+import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer } from '../payments/payer.ts';
-import { buildSingleCalldata, type SingleCalldata } from '../payments/single-calldata.ts';
 import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
 
 export interface CalldataQuery {

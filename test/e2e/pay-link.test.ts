@@ -317,6 +317,107 @@ describe('paying a batch link', () => {
     expect(nativeEvents.map((e) => e.topics[1])).toEqual([referenceTopic(references[2] ?? '')]);
   });
 
+  it('pays two native requests in one batch, one EthereumFeeProxy event each', async () => {
+    const payer = accountOf(local.chain, 0);
+    const payees = [accountOf(local.chain, 1), accountOf(local.chain, 3)];
+    const token = await createLink([
+      { destinationId: await destination(1, 'ETH-base'), amount: '0.1' },
+      { destinationId: await destination(3, 'ETH-base'), amount: '0.2' },
+    ]);
+    const balances = () =>
+      Promise.all(payees.map(({ address }) => local.chain.client.getBalance({ address })));
+    const before = await balances();
+
+    const body = await calldata(token, payer.address);
+    expect(body.ERC20ApprovalTransactions).toEqual([]);
+    expect(BigInt(body.batchPaymentTransaction.value)).toBe(300_000_000_000_000_000n);
+    const [hash] = await sendAll(local.chain, payer, [body.batchPaymentTransaction]);
+
+    const after = await balances();
+    expect(after.map((balance, i) => balance - (before[i] ?? 0n))).toEqual([
+      100_000_000_000_000_000n,
+      200_000_000_000_000_000n,
+    ]);
+    const references = await paymentReferenceOf(token);
+    const events = parseEventLogs({ abi: ethFeeProxyAbi, logs: await eventsOf(hash as Hex) });
+    expect(events.map((e) => e.address)).toEqual([
+      local.chain.addresses.ethFeeProxy.toLowerCase(),
+      local.chain.addresses.ethFeeProxy.toLowerCase(),
+    ]);
+    expect(events.map((e) => e.topics[1])).toEqual(references.map(referenceTopic));
+    // No request carries a fee, so the batch names the payer as fee address (see batch.ts).
+    expect(events.map((e) => e.args)).toEqual([
+      {
+        to: payees[0]?.address,
+        amount: 100_000_000_000_000_000n,
+        paymentReference: expect.any(String),
+        feeAmount: 0n,
+        feeAddress: payer.address,
+      },
+      {
+        to: payees[1]?.address,
+        amount: 200_000_000_000_000_000n,
+        paymentReference: expect.any(String),
+        feeAmount: 0n,
+        feeAddress: payer.address,
+      },
+    ]);
+  });
+
+  it('pays two ERC20 requests in one batch, one ERC20FeeProxy event each', async () => {
+    const payer = accountOf(local.chain, 0);
+    const payees = [accountOf(local.chain, 1), accountOf(local.chain, 3)];
+    const token = await createLink([
+      { destinationId: await destination(1, 'USDC-base'), amount: '10' },
+      { destinationId: await destination(3, 'USDC-base'), amount: '2.5' },
+    ]);
+    const usdc = local.chain.addresses.usdc;
+    const balances = () => Promise.all(payees.map(({ address }) => tokenBalance(usdc, address)));
+    const before = await balances();
+
+    const body = await calldata(token, payer.address);
+    expect(body.ERC20ApprovalTransactions).toHaveLength(1);
+    expect(BigInt(body.batchPaymentTransaction.value)).toBe(0n);
+    const hashes = await sendAll(local.chain, payer, [
+      ...body.ERC20ApprovalTransactions,
+      body.batchPaymentTransaction,
+    ]);
+
+    const after = await balances();
+    expect(after.map((balance, i) => balance - (before[i] ?? 0n))).toEqual([
+      10_000_000n,
+      2_500_000n,
+    ]);
+    const references = await paymentReferenceOf(token);
+    const events = parseEventLogs({
+      abi: erc20FeeProxyAbi,
+      logs: await eventsOf(hashes.at(-1) as Hex),
+    });
+    expect(events.map((e) => e.address)).toEqual([
+      local.chain.addresses.erc20FeeProxy.toLowerCase(),
+      local.chain.addresses.erc20FeeProxy.toLowerCase(),
+    ]);
+    expect(events.map((e) => e.topics[1])).toEqual(references.map(referenceTopic));
+    expect(events.map((e) => e.args)).toEqual([
+      {
+        tokenAddress: getAddress(usdc),
+        to: payees[0]?.address,
+        amount: 10_000_000n,
+        paymentReference: expect.any(String),
+        feeAmount: 0n,
+        feeAddress: payer.address,
+      },
+      {
+        tokenAddress: getAddress(usdc),
+        to: payees[1]?.address,
+        amount: 2_500_000n,
+        paymentReference: expect.any(String),
+        feeAmount: 0n,
+        feeAddress: payer.address,
+      },
+    ]);
+  });
+
   it('lists the tokens the payer lacks', async () => {
     const broke = '0x000000000000000000000000000000000000dEaD';
     const token = await createLink([

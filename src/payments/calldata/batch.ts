@@ -1,14 +1,14 @@
 import { type Address, getAddress, zeroAddress } from 'viem';
-import { isNative } from '../chains/currencies.ts';
-import { AppError } from '../errors.ts';
-import { BATCH_ERC20_MULTI_TOKEN, BATCH_NATIVE, batchPaymentsAbi, erc20Abi } from './abis.ts';
-import { formatAmount } from './amounts.ts';
-import { networkFee } from './gas.ts';
-import type { Payer } from './payer.ts';
-import { readPayerState } from './payer-state.ts';
-import { referenceBytes } from './references.ts';
-import type { CalldataDeps } from './single-calldata.ts';
-import { type EvmTransaction, evmTransaction, type PaymentLeg } from './transactions.ts';
+import { isNative } from '../../chains/currencies.ts';
+import { AppError } from '../../errors.ts';
+import { BATCH_ERC20_MULTI_TOKEN, BATCH_NATIVE, batchPaymentsAbi, erc20Abi } from '../abis.ts';
+import { formatAmount } from '../amounts.ts';
+import { networkFee } from '../gas.ts';
+import type { Payer } from '../payer.ts';
+import { readPayerState } from '../payer-state.ts';
+import { referenceBytes } from '../references.ts';
+import { type EvmTransaction, evmTransaction, type PaymentLeg } from '../transactions.ts';
+import type { CalldataDeps } from './shared.ts';
 
 /** The batch fee is in basis points of the summed amounts (contracts.md §2.3). */
 const BATCH_FEE_DENOMINATOR = 10_000n;
@@ -41,9 +41,12 @@ interface TokenTotal {
 /**
  * Calldata for several requests on one EVM network (Variant B): an approval of the batch
  * contract per token whose allowance is short, then one `batchPayments` call on
- * BatchConversionPayments. ERC20 requests go under meta id 2 (several tokens), native ones
- * under id 3, in that order. Each request still emits its own fee-proxy event, so detection
- * is the same as for single payments.
+ * BatchConversionPayments, encoded byte for byte as Request's SDK encodes it
+ * (`prepareBatchConversionPaymentTransaction` with `skipFeeUSDLimit`): ERC20 requests under
+ * meta id 2 with `path = [token]`, native ones under id 3 with `path = [native currency hash]`,
+ * in that order, each group in the requests' order; no USD paths; the requests' fee address
+ * (`batchFeeAddress`). Each request still emits its own fee-proxy event, so detection is the
+ * same as for single payments.
  */
 export async function buildBatchCalldata(
   deps: CalldataDeps,
@@ -53,6 +56,9 @@ export async function buildBatchCalldata(
   const [first] = legs;
   if (!first) throw new Error('a batch needs at least one request');
   const network = first.network;
+  if (legs.some((leg) => leg.network.id !== network.id)) {
+    throw new AppError('mixed_networks', 'All requests must be on the same network');
+  }
   const contracts = deps.chains.contracts(network.id as never);
   if (network.kind !== 'evm' || !contracts.batchPayments || !contracts.multicall3) {
     throw new AppError('batch_not_supported', `Batch payments are not supported on ${network.id}`);
@@ -110,6 +116,9 @@ export async function buildBatchCalldata(
   }
 
   const nativeAmount = native.reduce((sum, leg) => sum + leg.amount, 0n);
+  // The contract forwards amount + fee per native request and then takes its batch fee from
+  // what is left, so the value carries all three. (The SDK's value counts the amounts only,
+  // which the contract refuses with "Not enough funds" as soon as a request has a fee.)
   const value =
     native.reduce((sum, leg) => sum + leg.amount + leg.feeAmount, 0n) + batchFee(nativeAmount);
   const detail = (leg: PaymentLeg, path: readonly Address[]) => ({
@@ -130,16 +139,24 @@ export async function buildBatchCalldata(
           },
         ]
       : []),
+    // The contract never reads a native entry's path; the SDK puts the native currency's
+    // Request hash there (our native currencies' address), and so do we, for the same bytes.
     ...(native.length > 0
-      ? [{ paymentNetworkId: BATCH_NATIVE, requestDetails: native.map((leg) => detail(leg, [])) }]
+      ? [
+          {
+            paymentNetworkId: BATCH_NATIVE,
+            requestDetails: native.map((leg) => detail(leg, [getAddress(leg.currency.address)])),
+          },
+        ]
       : []),
   ];
-  // The batch fee goes to the fee address; naming the payer keeps it with the payer.
-  const feeAddress = owner ?? zeroAddress;
+  const feeAddress = batchFeeAddress(legs, owner);
   const batchPaymentTransaction = evmTransaction(
     batch,
     batchPaymentsAbi,
     'batchPayments',
+    // No USD paths, as the SDK with `skipFeeUSDLimit`: with paths, a native entry would read
+    // the contract's own native-to-USD path, which a fresh deployment leaves unset (revert).
     [metaDetails, [], feeAddress],
     network.chainId,
     value,
@@ -183,4 +200,28 @@ export async function buildBatchCalldata(
       insufficientTokens,
     },
   };
+}
+
+/**
+ * The batch's one `feeAddress`. BatchConversionPayments pays every request's fee, and its own
+ * batch fee, to that single address, so requests whose fees go to different addresses cannot
+ * share a batch: refused rather than paying one party's fee to another. When they agree it is
+ * their fee address, as Request's SDK names it (the SDK takes the first request's, which is the
+ * same address whenever the requests agree). When no request names one, the SDK's zero address
+ * would make the contract's batch-fee `transferFrom(payer, 0x0, fee)` revert on tokens that
+ * refuse the zero address even for 0 (USDC, OpenZeppelin's ERC20), so the payer is named: the
+ * batch fee, if any, stays with them. Without a wallet there is no payer to name; zero, as the SDK.
+ */
+export function batchFeeAddress(legs: readonly PaymentLeg[], payer: Address | null): Address {
+  const charged = legs.filter((leg) => leg.feeAmount > 0n);
+  const targets = new Set(charged.map((leg) => leg.feeAddress?.toLowerCase() ?? null));
+  if (targets.size > 1) {
+    throw new AppError(
+      'batch_fee_addresses_differ',
+      'Requests whose fees go to different addresses cannot be paid in one batch',
+    );
+  }
+  const named = charged[0]?.feeAddress ?? legs.find((leg) => leg.feeAddress)?.feeAddress;
+  if (named) return getAddress(named);
+  return payer ?? zeroAddress;
 }

@@ -1,0 +1,84 @@
+import { getAddress } from 'viem';
+import { erc20Abi, erc20FeeProxyAbi } from '../abis.ts';
+import { formatAmount } from '../amounts.ts';
+import { networkFee } from '../gas.ts';
+import type { Payer } from '../payer.ts';
+import { readPayerState } from '../payer-state.ts';
+import { referenceBytes } from '../references.ts';
+import { type EvmTransaction, evmTransaction, type PaymentLeg } from '../transactions.ts';
+import {
+  type CalldataDeps,
+  feeArgs,
+  feeProxyOf,
+  multicallOf,
+  type SingleCalldata,
+  single,
+} from './shared.ts';
+
+/** Tokens that refuse to change a non-zero allowance to another non-zero value (mainnet USDT). */
+const RESETS_ALLOWANCE = new Set(['USDT-mainnet']);
+
+/**
+ * One ERC20 request: an `approve` of the ERC20FeeProxy, only when the payer's allowance is
+ * short (always when the wallet is unknown), then `transferFromWithReferenceAndFee`.
+ */
+export async function buildErc20Calldata(
+  deps: CalldataDeps,
+  leg: PaymentLeg,
+  payer: Payer,
+): Promise<SingleCalldata> {
+  const proxy = feeProxyOf(deps, leg, 'erc20FeeProxy');
+  const chainId = leg.network.chainId;
+  const token = getAddress(leg.currency.address);
+  const required = leg.amount + leg.feeAmount;
+  const payment = evmTransaction(
+    proxy,
+    erc20FeeProxyAbi,
+    'transferFromWithReferenceAndFee',
+    [
+      token,
+      getAddress(leg.payee),
+      leg.amount,
+      referenceBytes(leg.paymentReference),
+      ...feeArgs(leg),
+    ],
+    chainId,
+  );
+  const approve = (amount: bigint) =>
+    evmTransaction(token, erc20Abi, 'approve', [proxy, amount], chainId);
+  const requiredAmount = formatAmount(required, leg.currency.decimals);
+
+  if (!payer.wallet) {
+    return single([approve(required), payment], 1, { requiredAmount });
+  }
+  const owner = getAddress(payer.wallet);
+  const funder = getAddress(payer.eoaWallet ?? payer.wallet);
+  const state = await deps.clients.read(leg.network.id as never, (client) =>
+    readPayerState(client, multicallOf(deps, leg.network), {
+      funder,
+      owner,
+      tokens: [{ token, spender: getAddress(proxy) }],
+    }),
+  );
+  const tokenState = state.tokens.get(token.toLowerCase()) ?? { balance: 0n, allowance: 0n };
+  const approvals: EvmTransaction[] = [];
+  if (tokenState.allowance < required) {
+    if (tokenState.allowance > 0n && RESETS_ALLOWANCE.has(leg.currency.id))
+      approvals.push(approve(0n));
+    approvals.push(approve(required));
+  }
+  const fees = networkFee(state.baseFee, leg.network, {
+    approvals: approvals.length,
+    payment: 'erc20',
+  });
+  return single([...approvals, payment], approvals.length, {
+    requiredAmount,
+    hasEnoughBalance: tokenState.balance >= required,
+    hasEnoughAllowance: tokenState.allowance >= required,
+    hasEnoughGas: state.nativeBalance >= fees.limit,
+    balance: formatAmount(tokenState.balance, leg.currency.decimals),
+    allowance: formatAmount(tokenState.allowance, leg.currency.decimals),
+    nativeBalance: formatAmount(state.nativeBalance, leg.network.native.decimals),
+    ...fees.display,
+  });
+}

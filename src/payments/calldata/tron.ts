@@ -1,0 +1,80 @@
+import { zeroAddress } from 'viem';
+import { evmToTron } from '../../chains/tron-address.ts';
+import { erc20Abi, erc20FeeProxyAbi, TRON_SELECTORS } from '../abis.ts';
+import { formatAmount } from '../amounts.ts';
+import type { Payer } from '../payer.ts';
+import { referenceBytes } from '../references.ts';
+import { evmForm, evmTransaction, type PaymentLeg, type TronTransaction } from '../transactions.ts';
+import { type CalldataDeps, feeProxyOf, type SingleCalldata, single } from './shared.ts';
+
+/** Tron energy limits per call, in sun, as Request's SDK sets them (contracts.md §8). */
+const TRON_APPROVE_FEE_LIMIT = 100_000_000;
+const TRON_PAYMENT_FEE_LIMIT = 300_000_000;
+
+/**
+ * One TRC-20 request: `approve` of the ERC20FeeProxy, then `transferFromWithReferenceAndFee`,
+ * as trigger-smart-contract parameters for TronWeb (no EthereumFeeProxy exists on Tron).
+ */
+export async function buildTronCalldata(
+  deps: CalldataDeps,
+  leg: PaymentLeg,
+  payer: Payer,
+): Promise<SingleCalldata> {
+  const proxy = feeProxyOf(deps, leg, 'erc20FeeProxy');
+  const required = leg.amount + leg.feeAmount;
+  // With no fee address, Request's SDK names the payer; with no payer either, the zero account.
+  const feeAddress = leg.feeAddress ?? payer.wallet ?? evmToTron(zeroAddress);
+  const approve = tronCall(
+    leg.currency.address,
+    'approve',
+    [
+      { type: 'address', value: proxy },
+      { type: 'uint256', value: required.toString() },
+    ],
+    TRON_APPROVE_FEE_LIMIT,
+    leg.network.chainId,
+  );
+  const payment = tronCall(
+    proxy,
+    'transferFromWithReferenceAndFee',
+    [
+      { type: 'address', value: leg.currency.address },
+      { type: 'address', value: leg.payee },
+      { type: 'uint256', value: leg.amount.toString() },
+      { type: 'bytes', value: referenceBytes(leg.paymentReference) },
+      { type: 'uint256', value: leg.feeAmount.toString() },
+      { type: 'address', value: feeAddress },
+    ],
+    TRON_PAYMENT_FEE_LIMIT,
+    leg.network.chainId,
+  );
+  // Allowances on Tron are read through a full node, not Multicall3; until one is configured
+  // the approval is always included (re-approving the exact amount is harmless).
+  return single([approve, payment], 1, {
+    requiredAmount: formatAmount(required, leg.currency.decimals),
+  });
+}
+
+function tronCall(
+  contractAddress: string,
+  name: 'approve' | 'transferFromWithReferenceAndFee',
+  parameters: readonly { type: string; value: string }[],
+  feeLimit: number,
+  chainId: number,
+): TronTransaction {
+  const abi = name === 'approve' ? erc20Abi : erc20FeeProxyAbi;
+  const args = parameters.map((p) =>
+    p.type === 'address' ? evmForm(p.value) : p.type === 'uint256' ? BigInt(p.value) : p.value,
+  );
+  const { data } = evmTransaction(evmForm(contractAddress), abi, name, args, chainId);
+  return {
+    type: 'tron',
+    contractAddress,
+    functionSelector: TRON_SELECTORS[name],
+    parameters,
+    feeLimit,
+    callValue: 0,
+    data,
+    chainId,
+  };
+}
