@@ -88,7 +88,11 @@ export function createEvmSource(deps: {
           payee: getAddress(args.to),
           amount: args.amount,
           feeAmount: args.feeAmount,
-          feeAddress: args.feeAddress === zeroAddress ? null : getAddress(args.feeAddress),
+          // No fee, no fee address: a batch names one for its own sake even when nothing is paid.
+          feeAddress:
+            args.feeAmount === 0n || args.feeAddress === zeroAddress
+              ? null
+              : getAddress(args.feeAddress),
           payerAddress: null,
         });
       }

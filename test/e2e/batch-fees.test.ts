@@ -1,5 +1,6 @@
 import {
   type Address,
+  decodeFunctionData,
   encodeFunctionData,
   getAddress,
   type Hex,
@@ -10,7 +11,7 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createChainClients } from '../../src/chains/clients.ts';
 import { createChainRegistry } from '../../src/chains/registry.ts';
-import { erc20FeeProxyAbi, ethFeeProxyAbi } from '../../src/payments/abis.ts';
+import { batchPaymentsAbi, erc20FeeProxyAbi, ethFeeProxyAbi } from '../../src/payments/abis.ts';
 import { buildBatchCalldata } from '../../src/payments/calldata/batch.ts';
 import type { CalldataDeps } from '../../src/payments/calldata/shared.ts';
 import { paymentReference, referenceTopic } from '../../src/payments/references.ts';
@@ -213,16 +214,27 @@ describe('a batch whose requests carry fees', () => {
     expect((await ethOf(FEE_ADDRESS)) - before.eth).toBe(ETH / 1000n + ETH / 1000n);
   });
 
-  it('cannot pay an ERC20 batch to the zero fee address, the reason a fee-less batch names the payer', async () => {
+  it('cannot pay an ERC20 batch to the zero fee address, the reason a fee-less batch names a party', async () => {
     const legs = [leg('USDC-base', 1, 1_000_000n, 0n), leg('USDC-base', 3, 2_000_000n, 0n)];
     const payer = accountOf(local.chain, 2);
-    // Without a wallet no payer can be named: the zero address, as Request's SDK sends it.
     const calldata = await buildBatchCalldata(deps, legs, {});
     await sendAll(local.chain, payer, calldata.ERC20ApprovalTransactions);
     const { to, data } = calldata.batchPaymentTransaction;
-    await expect(local.chain.client.call({ account: payer.address, to, data })).rejects.toThrow(
-      /reverted/,
-    );
+    // The same call as Request's SDK sends it, with the zero address as fee address, reverts.
+    const call = decodeFunctionData({ abi: batchPaymentsAbi, data });
+    const [metaDetails, pathsToUsd] = call.args as readonly [unknown, unknown, unknown];
+    const sdkForm = encodeFunctionData({
+      abi: batchPaymentsAbi,
+      functionName: 'batchPayments',
+      args: [metaDetails, pathsToUsd, zeroAddress] as never,
+    });
+    await expect(
+      local.chain.client.call({ account: payer.address, to, data: sdkForm }),
+    ).rejects.toThrow(/reverted/);
+    // Ours names the first payee without a wallet, and the payer with one: both execute.
+    await expect(
+      local.chain.client.call({ account: payer.address, to, data }),
+    ).resolves.toBeDefined();
     const named = await buildBatchCalldata(deps, legs, { wallet: payer.address });
     await expect(
       local.chain.client.call({

@@ -345,21 +345,21 @@ describe('paying a batch link', () => {
       local.chain.addresses.ethFeeProxy.toLowerCase(),
     ]);
     expect(events.map((e) => e.topics[1])).toEqual(references.map(referenceTopic));
-    // No request carries a fee, so the batch names the payer as fee address (see batch.ts).
+    // No request carries a fee: a native batch names the zero address, as the SDK does.
     expect(events.map((e) => e.args)).toEqual([
       {
         to: payees[0]?.address,
         amount: 100_000_000_000_000_000n,
         paymentReference: expect.any(String),
         feeAmount: 0n,
-        feeAddress: payer.address,
+        feeAddress: zeroAddress,
       },
       {
         to: payees[1]?.address,
         amount: 200_000_000_000_000_000n,
         paymentReference: expect.any(String),
         feeAmount: 0n,
-        feeAddress: payer.address,
+        feeAddress: zeroAddress,
       },
     ]);
   });

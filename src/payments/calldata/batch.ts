@@ -7,7 +7,7 @@ import { networkFee } from '../gas.ts';
 import type { Payer } from '../payer.ts';
 import { readPayerState } from '../payer-state.ts';
 import { referenceBytes } from '../references.ts';
-import { type EvmTransaction, evmTransaction, type PaymentLeg } from '../transactions.ts';
+import { type EvmTransaction, evmForm, evmTransaction, type PaymentLeg } from '../transactions.ts';
 import type { CalldataDeps } from './shared.ts';
 
 /** The batch fee is in basis points of the summed amounts (contracts.md §2.3). */
@@ -207,10 +207,12 @@ export async function buildBatchCalldata(
  * batch fee, to that single address, so requests whose fees go to different addresses cannot
  * share a batch: refused rather than paying one party's fee to another. When they agree it is
  * their fee address, as Request's SDK names it (the SDK takes the first request's, which is the
- * same address whenever the requests agree). When no request names one, the SDK's zero address
- * would make the contract's batch-fee `transferFrom(payer, 0x0, fee)` revert on tokens that
- * refuse the zero address even for 0 (USDC, OpenZeppelin's ERC20), so the payer is named: the
- * batch fee, if any, stays with them. Without a wallet there is no payer to name; zero, as the SDK.
+ * same address whenever the requests agree). When no request names one, the SDK names the zero
+ * address: kept for native-only batches (their batch fee is sent as value, which the zero
+ * address takes), but a batch with ERC20 requests would then revert, since the contract's
+ * batch-fee `transferFrom(payer, 0x0, fee)` runs even for 0 and USDC and OpenZeppelin's ERC20
+ * refuse the zero address. There the payer is named (the batch fee, if any, stays with them),
+ * or, with no wallet given, the first request's payee: a party of the payment, never 0x0.
  */
 export function batchFeeAddress(legs: readonly PaymentLeg[], payer: Address | null): Address {
   const charged = legs.filter((leg) => leg.feeAmount > 0n);
@@ -223,5 +225,7 @@ export function batchFeeAddress(legs: readonly PaymentLeg[], payer: Address | nu
   }
   const named = charged[0]?.feeAddress ?? legs.find((leg) => leg.feeAddress)?.feeAddress;
   if (named) return getAddress(named);
-  return payer ?? zeroAddress;
+  const [first] = legs;
+  if (!first || legs.every((leg) => isNative(leg.currency))) return zeroAddress;
+  return payer ?? evmForm(first.payee);
 }
