@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   wallet_session_required: 400,
   network_not_supported: 400,
   batch_not_supported: 400,
+  feature_unavailable: 400,
   batch_fee_addresses_differ: 400,
   // 401: no usable credential.
   missing_credentials: 401,
@@ -75,10 +76,12 @@ export const ERROR_STATUS = {
   client_id_unlinked: 409,
   email_taken: 409,
   delivery_in_flight: 409,
-  // 413, 414, 415
+  // 408, 413, 414, 415, 431
+  request_timeout: 408,
   body_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
+  headers_too_large: 431,
   // 429
   rate_limited: 429,
   // 5xx
@@ -131,6 +134,14 @@ export class AppError extends Error {
 }
 
 export const VALIDATION_FAILED = 'Validation failed';
+
+/**
+ * A field of the reference API whose feature is not built here yet, sent with a value that
+ * would change the outcome (`isCryptoToFiatAvailable: false` is fine, `true` is not).
+ */
+export function featureUnavailable(feature: string): AppError {
+  return new AppError('feature_unavailable', `${feature}: not available on this server yet`);
+}
 
 /** Input that breaks a rule (the schema's or one beyond it): 400 with one entry per field. */
 export class ValidationError extends AppError {

@@ -17,6 +17,7 @@ import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
 import { buildApp } from '../src/server/app.ts';
 import type { RouteEntry } from '../src/server/route-table.ts';
+import { checkAnswer } from './conformance.ts';
 import { openTestDatabase } from './database.ts';
 
 /** What a test's extra routes may use: the same instances the app runs on. */
@@ -147,6 +148,18 @@ export async function createTestApp(
     rateLimits: options.limits,
   });
   options.extend?.(app, { db: database.db, database, clock, chains, clients, config, secretBox });
+  // Every answer of an operation the reference API defines is checked against its schema;
+  // checkAnswer records what it finds and never throws, so the answer itself is untouched.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const url = request.routeOptions.url;
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
+    if (url !== undefined && body !== null) {
+      const query = Object.keys((request.query ?? {}) as Record<string, unknown>);
+      checkAnswer(request.method, url, query, reply.statusCode, body);
+    }
+    return payload;
+  });
   await app.ready();
   return {
     app,

@@ -10,6 +10,14 @@ import type { FastifyServerOptions } from 'fastify';
  */
 const COMMON = { removeAdditional: false, allErrors: true, useDefaults: true } as const;
 
+/**
+ * The largest offset any list takes: deeper pages are a cursor's job, and an unbounded number
+ * (`offset=1e30` coerces to an integer) would only reach the database to fail there.
+ */
+export const MAX_OFFSET = 1_000_000;
+/** The largest page number of page-numbered lists (pages of at most 100 items). */
+export const MAX_PAGE_NUMBER = 10_000;
+
 type BuildValidator = (
   externalSchemas: unknown,
   options: { customOptions?: object } | undefined,

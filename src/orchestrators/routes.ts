@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
+import { MAX_PAGE_NUMBER } from '../http/validation.ts';
 import { linkClientId, listLinks, unlinkClientId } from './links.ts';
 
 const AUTH = ['orchestratorKey'] as const;
@@ -35,7 +36,7 @@ export function orchestratorRoutes(app: App, deps: { db: Database; clock: Clock 
         summary: 'List linked client IDs',
         querystring: Type.Object(
           {
-            page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+            page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_NUMBER, default: 1 })),
             limit: Type.Optional(
               Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
             ),

@@ -3,52 +3,12 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
+import { MAX_OFFSET } from '../http/validation.ts';
+import { PAYMENT_SCHEMA_ID } from '../payments/records.ts';
 import { MAX_LIMIT, PAYMENT_TYPES, searchPayments } from './search.ts';
 
 const AUTH = ['apiKey', 'clientId', 'session'] as const;
 const TAGS = ['V2/Payments'];
-
-const Fee = Type.Object(
-  {
-    type: Type.Literal('platform'),
-    stage: Type.Literal('sending'),
-    amount: Type.String({ description: 'Human-readable, in the payment currency' }),
-    currency: Type.String({ description: 'Symbol of the payment currency' }),
-    receiverAddress: Type.Optional(Type.String()),
-    network: Type.String(),
-  },
-  { additionalProperties: false },
-);
-
-const Payment = Type.Object(
-  {
-    id: Type.String(),
-    amount: Type.String({ description: 'Human-readable, in the payment currency, fee excluded' }),
-    sourceNetwork: Type.String(),
-    destinationNetwork: Type.String(),
-    sourceTxHash: Type.String(),
-    destinationTxHash: Type.String(),
-    timestamp: Type.String({ format: 'date-time' }),
-    type: Type.Literal('direct'),
-    currency: Type.String({ description: 'Symbol of the invoice currency' }),
-    paymentCurrency: Type.String({ description: 'Id of the payment currency' }),
-    fees: Type.Array(Fee),
-    request: Type.Object(
-      {
-        requestId: Type.String(),
-        paymentReference: Type.String(),
-        hasBeenPaid: Type.Boolean(),
-        customerInfo: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
-        reference: Type.Union([Type.String(), Type.Null()]),
-      },
-      { additionalProperties: false },
-    ),
-    payerAddress: Type.Union([Type.String(), Type.Null()]),
-    payerEoaAddress: Type.Union([Type.String(), Type.Null()]),
-    detectionSource: Type.Literal('request-network'),
-  },
-  { additionalProperties: false },
-);
 
 const Query = Type.Object(
   {
@@ -75,7 +35,7 @@ const Query = Type.Object(
       Type.String({ description: 'ISO 8601 UTC ending in Z, inclusive, not before fromDate' }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT })),
-    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET })),
   },
   { additionalProperties: false },
 );
@@ -93,7 +53,7 @@ export function paymentSearchRoutes(app: App, deps: { db: Database; chains: Chai
         querystring: Query,
         response: {
           200: Type.Object({
-            payments: Type.Array(Payment),
+            payments: Type.Array(Type.Ref(PAYMENT_SCHEMA_ID)),
             pagination: Type.Object({
               total: Type.Integer(),
               limit: Type.Integer(),

@@ -18,7 +18,7 @@ import type { Database } from '../db/client.ts';
 import { payments, requests } from '../db/schema.ts';
 import { type FieldError, ValidationError } from '../errors.ts';
 import type { CallerScope } from '../http/principal.ts';
-import { formatAmount } from '../payments/amounts.ts';
+import { type PaymentBody, paymentBody } from '../payments/records.ts';
 
 /**
  * `GET /v2/payments`: the account's recorded payments found by any combination of filters
@@ -69,41 +69,8 @@ const TX_HASH = /^0x[0-9a-f]{64}$/i;
 const PAYMENT_REFERENCE = /^(?:0x)?[0-9a-f]{16}$/i;
 /** Seconds required, fraction optional; the offset must be `Z` so nobody's local time sneaks in. */
 
-export interface PaymentFee {
-  readonly type: 'platform';
-  readonly stage: 'sending';
-  readonly amount: string;
-  readonly currency: string;
-  readonly receiverAddress?: string;
-  readonly network: string;
-}
-
-export interface PaymentResult {
-  readonly id: string;
-  readonly amount: string;
-  readonly sourceNetwork: string;
-  readonly destinationNetwork: string;
-  readonly sourceTxHash: string;
-  readonly destinationTxHash: string;
-  readonly timestamp: string;
-  readonly type: 'direct';
-  readonly currency: string;
-  readonly paymentCurrency: string;
-  readonly fees: PaymentFee[];
-  readonly request: {
-    readonly requestId: string;
-    readonly paymentReference: string;
-    readonly hasBeenPaid: boolean;
-    readonly customerInfo: Record<string, unknown> | null;
-    readonly reference: string | null;
-  };
-  readonly payerAddress: string | null;
-  readonly payerEoaAddress: string | null;
-  readonly detectionSource: 'request-network';
-}
-
 export interface SearchResult {
-  readonly payments: PaymentResult[];
+  readonly payments: PaymentBody[];
   readonly pagination: {
     readonly total: number;
     readonly limit: number;
@@ -145,7 +112,7 @@ export async function searchPayments(
   ]);
   const total = totals[0]?.total ?? 0;
   return {
-    payments: rows.map(({ payment, request }) => paymentResult(chains, payment, request)),
+    payments: rows.map(({ payment, request }) => paymentBody(chains, payment, request)),
     pagination: { total, limit, offset, hasMore: offset + rows.length < total },
   };
 }
@@ -237,49 +204,4 @@ function utcDate(value: string | undefined, field: string, errors: FieldError[])
   const date = parseDateTime(value, { utcOnly: true });
   if (date === null) errors.push({ field, message: DATE_MESSAGE });
   return date;
-}
-
-function paymentResult(
-  chains: ChainRegistry,
-  payment: typeof payments.$inferSelect,
-  request: typeof requests.$inferSelect,
-): PaymentResult {
-  const paymentCurrency = chains.currency(request.paymentCurrency);
-  const decimals = paymentCurrency?.decimals ?? 0;
-  return {
-    id: payment.id,
-    amount: formatAmount(payment.amount, decimals),
-    // Same-chain payments only, so the money leaves and arrives on one network in one tx.
-    sourceNetwork: payment.network,
-    destinationNetwork: payment.network,
-    sourceTxHash: payment.txHash,
-    destinationTxHash: payment.txHash,
-    timestamp: payment.timestamp.toISOString(),
-    type: 'direct',
-    currency: chains.currency(request.invoiceCurrency)?.symbol ?? request.invoiceCurrency,
-    paymentCurrency: request.paymentCurrency,
-    fees:
-      payment.feeAmount === 0n
-        ? []
-        : [
-            {
-              type: 'platform',
-              stage: 'sending',
-              amount: formatAmount(payment.feeAmount, decimals),
-              currency: paymentCurrency?.symbol ?? request.paymentCurrency,
-              ...(payment.feeAddress !== null && { receiverAddress: payment.feeAddress }),
-              network: payment.network,
-            },
-          ],
-    request: {
-      requestId: request.requestId,
-      paymentReference: `0x${request.paymentReference}`,
-      hasBeenPaid: request.status === 'paid',
-      customerInfo: request.customerInfo,
-      reference: request.reference,
-    },
-    payerAddress: payment.payerAddress,
-    payerEoaAddress: payment.payerEoaAddress,
-    detectionSource: 'request-network',
-  };
 }

@@ -11,7 +11,7 @@ export interface Payer {
 
 /** Payer wallets must be addresses of the network's kind; EVM ones come back checksummed. */
 export function checkPayer(
-  network: Network,
+  network: Pick<Network, 'kind'>,
   query: { wallet?: string | undefined; eoaWallet?: string | undefined },
 ): Payer {
   const errors: FieldError[] = [];

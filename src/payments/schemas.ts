@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PaymentSchema } from './records.ts';
 
 /** Wire schemas of calldata: the OpenAPI document and response serialization use them. */
 
@@ -86,7 +87,9 @@ export const BatchCalldataSchema = Type.Object(
   { $id: 'BatchCalldata', additionalProperties: false },
 );
 
-export const CALLDATA_SCHEMAS = [
+/** Schemas several routes refer to by `$id`; the app registers them once. */
+export const SHARED_SCHEMAS = [
+  PaymentSchema,
   EvmTransactionSchema,
   TronTransactionSchema,
   SingleCalldataSchema,

@@ -354,11 +354,11 @@ describe('POST /v2/request', () => {
       invoiceCurrency: 'USDC-base',
       paymentCurrency: 'USDC-base',
       payee: wallet(1).address,
-      recurrence: { frequency: 'DAILY' },
+      colour: 'blue',
     });
     const errors = validationErrors(res);
     expect(errors).toContainEqual({ field: 'amount', message: 'is required' });
-    expect(errors).toContainEqual({ field: 'recurrence', message: 'is not allowed' });
+    expect(errors).toContainEqual({ field: 'colour', message: 'is not allowed' });
   });
 
   it('refuses unknown fields inside customerInfo', async () => {
@@ -529,6 +529,12 @@ describe('GET /v2/request/{requestId}', () => {
       reference: 'order-7',
       customerInfo: null,
       payments: [],
+      isCryptoToFiatAvailable: false,
+      isRecurrenceStopped: false,
+      amountInUsd: null,
+      conversionRate: null,
+      conversionBreakdown: null,
+      fees: [],
       createdAt: expect.any(String),
     });
     expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);

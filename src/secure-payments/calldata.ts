@@ -6,8 +6,8 @@ import { AppError, ValidationError } from '../errors.ts';
 import { type BatchCalldata, buildBatchCalldata } from '../payments/calldata/batch.ts';
 import type { SingleCalldata } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
-import { checkPayer } from '../payments/payer.ts';
-import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
+import { checkPayer, type Payer } from '../payments/payer.ts';
+import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
 
 export interface CalldataQuery {
   readonly wallet?: string | undefined;
@@ -24,13 +24,13 @@ export interface CalldataDeps {
   readonly clients: ChainClients;
 }
 
-/** Same inputs for `GET /{token}/pay` (query) and `POST /{token}/calldata` (body). */
-export async function linkCalldata(
-  deps: CalldataDeps,
-  accountId: string,
-  token: string,
-  query: CalldataQuery,
-): Promise<SingleCalldata | BatchCalldata> {
+/**
+ * The payer inputs every token-scoped read takes (the reference's `wallet`, `chain`, `token`,
+ * `eoaWallet`, `isSafe`), checked the same way everywhere: chain and token come together,
+ * isSafe names the multisig as `wallet` and excludes `eoaWallet`, and cross-chain payments
+ * are not built yet. Wallets are checked against the link's network.
+ */
+export function checkPayerInputs(link: Link, query: CalldataQuery): Payer {
   if ((query.chain === undefined) !== (query.token === undefined)) {
     throw new ValidationError([
       {
@@ -51,22 +51,33 @@ export async function linkCalldata(
       ]);
     }
   }
-  const link = await loadLink(deps.db, deps.clock, accountId, token);
-  assertPayable(link);
-  const legs = linkLegs(deps.chains, link);
-  const [first] = legs;
-  // Every request paid, the link not yet marked so: answer as for a completed link.
-  if (!first) throw completedError(link);
   if (query.chain !== undefined) {
     throw new AppError(
       'crosschain_unavailable',
       'Cross-chain payments are not available on this server yet; pay on the link’s network',
     );
   }
-  if (first.network.kind === 'tron' && query.isSafe === 'true') {
+  const network = link.row.network === 'tron' ? 'tron' : 'evm';
+  if (network === 'tron' && query.isSafe === 'true') {
     throw new AppError('safe_not_supported', 'Multisig (Safe) payments are not supported on Tron');
   }
-  const payer = checkPayer(first.network, query);
+  return checkPayer({ kind: network }, query);
+}
+
+/** Same inputs for `GET /{token}/pay` (query) and `POST /{token}/calldata` (body). */
+export async function linkCalldata(
+  deps: CalldataDeps,
+  accountId: string,
+  token: string,
+  query: CalldataQuery,
+): Promise<SingleCalldata | BatchCalldata> {
+  const link = await loadLink(deps.db, deps.clock, accountId, token);
+  assertPayable(link);
+  const payer = checkPayerInputs(link, query);
+  const legs = linkLegs(deps.chains, link);
+  const [first] = legs;
+  // Every request paid, the link not yet marked so: answer as for a completed link.
+  if (!first) throw completedError(link);
   return legs.length === 1
     ? buildSingleCalldata(deps, first, payer)
     : buildBatchCalldata(deps, legs, payer);

@@ -25,7 +25,6 @@ import {
   SAME_NETWORK_MESSAGE,
   TRON_BATCH_MESSAGE,
 } from './create.ts';
-import { DEFAULT_BRANDING } from './links.ts';
 
 /**
  * The secure-payment routes over HTTP on the real app: creation rules with their exact
@@ -778,7 +777,7 @@ describe('GET /v2/secure-payments/{token}: the pay page’s view', () => {
       token: link.token,
       redirectUrl: 'https://shop.example/thanks',
       redirectLabel: 'Back to the shop',
-      branding: DEFAULT_BRANDING,
+      branding: null,
       requestIds: link.requestIds,
       network: 'base',
       reference: 'order-42',
@@ -817,7 +816,7 @@ describe('GET /v2/secure-payments/{token}: the pay page’s view', () => {
       token: link.token,
       redirectUrl: null,
       redirectLabel: 'Go Back and Close',
-      branding: DEFAULT_BRANDING,
+      branding: null,
       requestIds: link.requestIds,
       network: 'base',
       reference: null,
@@ -955,7 +954,7 @@ describe('links that can no longer be paid: GET, /pay and /calldata alike', () =
         message: 'Secure payment has already been completed',
         code: 'secure_payment_completed',
         status: 'completed',
-        branding: DEFAULT_BRANDING,
+        branding: null,
         requestStatuses: [
           { requestId: link.requestIds[0], hasBeenPaid: true, txHash: null },
           { requestId: link.requestIds[1], hasBeenPaid: false, txHash: null },
@@ -1347,22 +1346,51 @@ describe('GET /v2/secure-payments: the account’s list', () => {
     for (const token of rivals) expect(newestFirst()).not.toContain(token);
   });
 
-  it('filters by requestId, any request of a batch included', async () => {
+  it('answers the reference’s lookup object for requestId alone, any request of a batch included', async () => {
     const batch = made[2];
     for (const requestId of batch?.requestIds ?? []) {
       const res = await list({ requestId });
-      expect(tokensOf(res)).toEqual([batch?.token]);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({
+        token: batch?.token,
+        securePaymentUrl: `https://pay.payreq.test/?token=${batch?.token}`,
+        status: 'pending',
+        paymentType: 'batch',
+        completedAt: null,
+        payerAddress: null,
+        payerKytResults: [],
+        payeeKytResults: [],
+        claimedDestination: null,
+        orchestratorId: null,
+        feePlan: null,
+        executionKind: null,
+        identityMode: 'manual_dashboard',
+        clientId: null,
+        branding: { whitelabelEnabled: false, source: 'request_network' },
+        childExecutable: false,
+        blockReason: 'not_outgoing',
+        requestIds: batch?.requestIds,
+      });
     }
     const upper = await list({ requestId: (made[4]?.requestIds[0] ?? '').toUpperCase() });
-    expect(tokensOf(upper)).toEqual([made[4]?.token]);
+    expect(upper.json().token).toBe(made[4]?.token);
     const unknown = await list({ requestId: `01${'0'.repeat(64)}` });
-    expect(unknown.json()).toEqual({
-      securePayments: [],
-      pagination: { limit: 20, nextCursor: null, hasMore: false },
-    });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('secure_payment_not_found');
     const rivalLink = (await list({}, apiKey(rival))).json().securePayments[0];
     const theirs = await list({ requestId: rivalLink.requestIds[0] });
-    expect(tokensOf(theirs)).toEqual([]);
+    expect(theirs.statusCode).toBe(404);
+  });
+
+  it('filters the list by requestId when another filter comes with it', async () => {
+    const batch = made[2];
+    const res = await list({ requestId: batch?.requestIds[1] ?? '', limit: '5' });
+    expect(tokensOf(res)).toEqual([batch?.token]);
+    const unknown = await list({ requestId: `01${'0'.repeat(64)}`, limit: '5' });
+    expect(unknown.json()).toEqual({
+      securePayments: [],
+      pagination: { limit: 5, nextCursor: null, hasMore: false },
+    });
   });
 
   it('filters by payout=true and payout=false', async () => {
@@ -1498,9 +1526,11 @@ describe('GET /v2/secure-payments: the account’s list', () => {
 
   it('shows an expired link as expired', async () => {
     const res = await list({ requestId: made[0]?.requestIds[0] ?? '' });
-    expect(res.json().securePayments[0].status).toBe('pending');
+    expect(res.json().status).toBe('pending');
     t.clock.advance(8 * DAY_MS);
     const later = await list({ requestId: made[0]?.requestIds[0] ?? '' });
-    expect(later.json().securePayments[0].status).toBe('expired');
+    expect(later.json().status).toBe('expired');
+    const listed = await list({ requestId: made[0]?.requestIds[0] ?? '', limit: '1' });
+    expect(listed.json().securePayments[0].status).toBe('expired');
   });
 });

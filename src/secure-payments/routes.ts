@@ -1,17 +1,19 @@
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
-import { ValidationError } from '../errors.ts';
+import { featureUnavailable, ValidationError } from '../errors.ts';
 import { accountIdOf, clientIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
-import { CALLDATA_SCHEMAS } from '../payments/schemas.ts';
-import { linkCalldata } from './calldata.ts';
+import { checkPayerInputs, linkCalldata } from './calldata.ts';
 import { createSecurePayment, type LinkCaller } from './create.ts';
-import { assertPayable, destinationIdsOf, displayBody, listLinks, loadLink } from './links.ts';
+import { destinationIdsOf, displayBody } from './display.ts';
+import { assertPayable, loadLink } from './links.ts';
+import { listLinks } from './list.ts';
+import { lookupLink } from './lookup.ts';
 
 const AUTH = ['clientId', 'apiKey', 'orchestratorPair', 'session'] as const;
 const TAGS = ['V2/Secure Payment'];
@@ -35,21 +37,26 @@ const CalldataInput = {
 
 const CalldataResponse = Type.Union([Type.Ref('SingleCalldata'), Type.Ref('BatchCalldata')]);
 
-const Destination = Type.Object({
-  destinationId: Type.Union([Type.String(), Type.Null()]),
-  payeeAddress: Type.String(),
-  tokenAddress: Type.Union([Type.String(), Type.Null()]),
-  walletAddress: Type.String(),
-  network: Type.String(),
-  isMasked: Type.Boolean(),
-});
+const Destination = Type.Union([
+  Type.Object({
+    destinationId: Type.Optional(Type.String()),
+    payeeAddress: Type.String(),
+    tokenAddress: Type.String(),
+    walletAddress: Type.String(),
+    network: Type.String(),
+    isMasked: Type.Boolean(),
+  }),
+  Type.Null(),
+]);
 
 const DisplayCommon = {
   status: Type.String(),
   token: Type.String(),
   redirectUrl: Type.Union([Type.String(), Type.Null()]),
   redirectLabel: Type.String(),
-  branding: Type.Record(Type.String(), Type.Unknown()),
+  branding: Type.Null({
+    description: 'Null until the link is branded: the page uses its defaults',
+  }),
   requestIds: Type.Array(Type.String()),
   network: Type.String(),
   reference: Type.Union([Type.String(), Type.Null()]),
@@ -84,7 +91,7 @@ const CompletedResponse = Type.Object({
   error: Type.String(),
   code: Type.String(),
   status: Type.String(),
-  branding: Type.Record(Type.String(), Type.Unknown()),
+  branding: Type.Null(),
   requestStatuses: Type.Array(
     Type.Object({
       requestId: Type.String(),
@@ -93,6 +100,39 @@ const CompletedResponse = Type.Object({
     }),
   ),
 });
+
+/** The reference's per-link access policy (api-facts §2.3); KYT and payer rules are not built yet. */
+const AccessPolicy = Type.Object(
+  {
+    mode: Type.Optional(
+      Type.Union([Type.Literal('inherit'), Type.Literal('off'), Type.Literal('kyt_all_wallets')]),
+    ),
+    screeningProvider: Type.Optional(
+      Type.Union([Type.Literal('hypernative'), Type.Literal('merklescience'), Type.Null()]),
+    ),
+    hideUntilApproved: Type.Optional(Type.Boolean()),
+    hidePayeeAddress: Type.Optional(Type.Boolean()),
+    allowedPayerAddresses: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Accepted with its neutral values (mode inherit or off, no provider, nothing hidden, no allowlist); screening, hiding and payer allowlists answer 400 until they are built',
+  },
+);
+
+/** Only a policy that changes nothing is accepted until screening and payer rules exist. */
+function checkAccessPolicy(policy: Static<typeof AccessPolicy> | undefined): void {
+  if (policy === undefined) return;
+  if (policy.mode === 'kyt_all_wallets' || (policy.screeningProvider ?? null) !== null)
+    throw featureUnavailable('KYT screening of payers (accessPolicy.mode, screeningProvider)');
+  if (policy.hideUntilApproved === true || policy.hidePayeeAddress === true)
+    throw featureUnavailable(
+      'Hiding link details (accessPolicy.hideUntilApproved, hidePayeeAddress)',
+    );
+  if ((policy.allowedPayerAddresses ?? []).length > 0)
+    throw featureUnavailable('Payer allowlists (accessPolicy.allowedPayerAddresses)');
+}
 
 function caller(request: FastifyRequest): LinkCaller {
   return {
@@ -125,8 +165,6 @@ export function securePaymentRoutes(
     payUrl: string;
   },
 ): void {
-  for (const schema of CALLDATA_SCHEMAS) app.addSchema(schema);
-
   app.post(
     '/v2/secure-payments',
     {
@@ -154,6 +192,7 @@ export function securePaymentRoutes(
               Type.String({ deprecated: true, description: 'Ignored: fees come from the server' }),
             ),
             feeAddress: Type.Optional(Type.String({ deprecated: true, description: 'Ignored' })),
+            accessPolicy: Type.Optional(AccessPolicy),
           },
           { additionalProperties: false },
         ),
@@ -168,7 +207,13 @@ export function securePaymentRoutes(
       },
     },
     async (request, reply) => {
-      const { feePercentage: _ignored, feeAddress: _alsoIgnored, ...input } = request.body;
+      const {
+        feePercentage: _ignored,
+        feeAddress: _alsoIgnored,
+        accessPolicy,
+        ...input
+      } = request.body;
+      checkAccessPolicy(accessPolicy);
       const created = await createSecurePayment(deps, caller(request), input);
       return reply.code(201).send({ ...created, feePlan: null });
     },
@@ -182,32 +227,42 @@ export function securePaymentRoutes(
       config: { auth: ['apiKey', 'session'] },
       schema: {
         tags: TAGS,
-        summary: 'List the account’s secure payments, newest first',
+        summary:
+          'The link of one request (requestId alone: the reference’s lookup object, 404 if none), or a list of the account’s links, newest first',
         querystring: Type.Object(
           {
-            requestId: Type.Optional(Type.String({ minLength: 1 })),
+            requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
             payout: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-            createdFrom: Type.Optional(Type.String()),
-            createdTo: Type.Optional(Type.String()),
-            cursor: Type.Optional(Type.String()),
+            createdFrom: Type.Optional(Type.String({ maxLength: 64 })),
+            createdTo: Type.Optional(Type.String({ maxLength: 64 })),
+            cursor: Type.Optional(Type.String({ maxLength: 256 })),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
           },
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            securePayments: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-            pagination: Type.Object({
-              limit: Type.Integer(),
-              nextCursor: Type.Union([Type.String(), Type.Null()]),
-              hasMore: Type.Boolean(),
+          200: Type.Union([
+            Type.Record(Type.String(), Type.Unknown(), {
+              description: 'requestId alone: the link of that request',
             }),
-          }),
+            Type.Object({
+              securePayments: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+              pagination: Type.Object({
+                limit: Type.Integer(),
+                nextCursor: Type.Union([Type.String(), Type.Null()]),
+                hasMore: Type.Boolean(),
+              }),
+            }),
+          ]),
         },
       },
     },
     async (request) => {
       const q = request.query;
+      const { requestId, ...others } = q;
+      if (requestId !== undefined && Object.keys(others).length === 0) {
+        return lookupLink(deps, deps.payUrl, accountIdOf(request), requestId);
+      }
       return listLinks(deps.db, deps.clock, deps.payUrl, accountIdOf(request), {
         requestId: q.requestId,
         payout: q.payout === undefined ? undefined : q.payout === 'true',
@@ -226,7 +281,10 @@ export function securePaymentRoutes(
       schema: {
         tags: TAGS,
         summary: 'What the pay page shows: amounts, payees, status, branding',
+        description:
+          'Takes the payer inputs of /pay, checked the same way; balances per source (paymentOptions) are not given yet.',
         params: TokenParams,
+        querystring: Type.Object(CalldataInput, { additionalProperties: false }),
         response: {
           200: DisplayResponse,
           403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
@@ -237,6 +295,7 @@ export function securePaymentRoutes(
     async (request) => {
       const link = await loadLink(deps.db, deps.clock, accountIdOf(request), request.params.token);
       assertPayable(link);
+      checkPayerInputs(link, request.query);
       return displayBody(deps.chains, link, await destinationIdsOf(deps.db, link));
     },
   );

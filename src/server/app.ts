@@ -18,6 +18,7 @@ import type { RateLimiter, RateLimits } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
+import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
@@ -26,8 +27,9 @@ import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { installCors } from './cors.ts';
 import { installAuth, installAuthGate } from './credentials.ts';
-import { installErrorHandling, sendRawEnvelope } from './errors.ts';
+import { clientErrorHandler, installErrorHandling, sendRawEnvelope } from './errors.ts';
 import { healthRoutes } from './health.ts';
+import { installInputGuard } from './input-guard.ts';
 import { installOpenApi } from './openapi.ts';
 import { installFailedCredentialLimit, installRateLimit } from './rate-limit.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
@@ -81,17 +83,19 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       ignoreTrailingSlash: true,
       // Destination ids run to ~120 characters in a path segment.
       maxParamLength: MAX_PARAM_LENGTH,
-      onMaxParamLength: (_path, _request, response) =>
+      onMaxParamLength: (_path, request, response) =>
         sendRawEnvelope(
           response,
           'uri_too_long',
           `Path segments are limited to ${MAX_PARAM_LENGTH} characters`,
+          requestId(request),
         ),
     },
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       reply.hijack();
-      sendRawEnvelope(reply.raw, 'bad_url', error.message);
+      sendRawEnvelope(reply.raw, 'bad_url', error.message, request.id);
     },
+    clientErrorHandler,
   }).withTypeProvider();
 
   const routes = recordRoutes(app);
@@ -112,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     if (closing) reply.header('connection', 'close');
   });
   installErrorHandling(app);
+  installInputGuard(app);
   await app.register(cookie);
   // Before auth: an IP that keeps sending bad credentials is turned away before the lookup.
   const limitOptions = deps.rateLimits ? { limits: deps.rateLimits } : {};
@@ -125,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   if (deps.rateLimiter) installRateLimit(app, deps.rateLimiter, limitOptions);
   await installOpenApi(app, deps.config);
 
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   healthRoutes(app, { database: deps.database });
   currencyRoutes(app, { chains: deps.chains });
   orchestratorRoutes(app, { db, clock: deps.clock });

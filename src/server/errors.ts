@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ulid } from 'ulid';
 import {
@@ -96,13 +97,48 @@ function fieldError(issue: SchemaIssue, context: string | undefined): FieldError
 }
 
 /**
- * For refusals that come before Fastify's reply exists (the router's, the HTTP parser's): the
- * same envelope, and a request id of its own so the answer can still be quoted.
+ * For refusals that come before Fastify's reply exists (the router's): the same envelope, and
+ * the request's id so the answer can still be quoted.
  */
-export function sendRawEnvelope(response: ServerResponse, code: ErrorCode, message: string): void {
+export function sendRawEnvelope(
+  response: ServerResponse,
+  code: ErrorCode,
+  message: string,
+  id: string = ulid(),
+): void {
   const status = ERROR_STATUS[code];
   response.statusCode = status;
   response.setHeader('content-type', 'application/json; charset=utf-8');
-  response.setHeader(REQUEST_ID_HEADER, ulid());
+  response.setHeader(REQUEST_ID_HEADER, id);
   response.end(JSON.stringify(errorEnvelope(status, message, { code })));
+}
+
+/**
+ * The HTTP parser's own refusals (bytes a request line or header may not hold, a body framed
+ * two ways, headers too large, a request too slow): answered on the socket, as Node and
+ * Fastify do, but with our envelope and a request id, then the connection is closed.
+ */
+export function clientErrorHandler(
+  this: { log: { debug(details: object, message: string): void } },
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [code, message]: [ErrorCode, string] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? ['request_timeout', 'The request took too long to arrive']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? ['headers_too_large', 'Request headers are too large']
+        : ['bad_request', `Malformed HTTP request (${error.code ?? 'unknown'})`];
+  const id = ulid();
+  this.log.debug({ requestId: id, code: error.code }, 'refused by the HTTP parser');
+  const status = ERROR_STATUS[code];
+  const body = JSON.stringify(errorEnvelope(status, message, { code }));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -134,7 +134,7 @@ describe('a browser page on another origin', () => {
     const calldata = await fetchFrom(origin, { path: `/v2/secure-payments/${token}/pay`, headers });
     expect(calldata.status).toBe(200);
     expect(calldata.body).toMatchObject({ paymentType: 'single' });
-    expect((calldata.body?.transactions as unknown[]).length).toBe(2);
+    expect(calldata.body?.transactions).toHaveLength(2);
   });
 
   it('is blocked by the browser when the same page comes from another origin', async () => {

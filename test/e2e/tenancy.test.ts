@@ -182,7 +182,8 @@ const PROBES: Record<string, Probe> = {
     body: (o) => ({ requests: [{ destinationId: o.destinationId, amount: '1' }] }),
     as: 'apiKey',
   },
-  'GET /v2/secure-payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
+  // The lookup of one request's link: another account's is as unknown as a missing one.
+  'GET /v2/secure-payments': { expect: refused(), query: (o) => `requestId=${o.requestId}` },
   'GET /v2/secure-payments/:token': { expect: refused() },
   'GET /v2/secure-payments/:token/pay': { expect: refused() },
   'POST /v2/secure-payments/:token/calldata': { expect: refused(), body: () => ({}) },

@@ -227,15 +227,51 @@ describe('payment webhooks', () => {
       headers: clientHeaders(),
     });
     expect(link.statusCode).toBe(409);
+    // The reference's 409 body names the transaction that paid each request.
+    expect(link.json()).toMatchObject({
+      status: 'completed',
+      branding: null,
+      requestStatuses: [{ requestId, hasBeenPaid: true, txHash: paymentTx }],
+    });
     const request = await t.app.inject({
       method: 'GET',
       url: `/v2/request/${requestId}`,
       headers: clientHeaders(),
     });
+    const payer = accountOf(local.chain, 2).address;
     expect(request.json()).toMatchObject({
       status: 'paid',
       hasBeenPaid: true,
+      isListening: false,
       totalAmountPaid: '12.5',
+      txHash: paymentTx,
+      payerAddress: payer,
+      payerEoaAddress: null,
+      payments: [
+        {
+          amount: '12.5',
+          sourceTxHash: paymentTx,
+          destinationTxHash: paymentTx,
+          sourceNetwork: 'base',
+          type: 'direct',
+          payerAddress: payer,
+          request: { requestId, hasBeenPaid: true },
+        },
+      ],
+    });
+    const lookup = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments?requestId=${requestId}`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(lookup.json()).toMatchObject({
+      token,
+      status: 'completed',
+      completedAt: t.clock.now().toISOString(),
+      payerAddress: payer,
+      identityMode: 'client_id',
+      clientId: tenant.backendClientId,
+      blockReason: 'not_outgoing',
     });
 
     await indexer.tick();

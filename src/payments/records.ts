@@ -1,0 +1,121 @@
+import { asc, inArray } from 'drizzle-orm';
+import { Type } from 'typebox';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { payments, type requests } from '../db/schema.ts';
+import { formatAmount } from './amounts.ts';
+
+/**
+ * A recorded payment as the API shows it, the same wherever it appears: in `GET /v2/payments`
+ * and in a request's `payments`. Same-chain payments only so far, so the money leaves and
+ * arrives on one network in one transaction.
+ */
+
+export type PaymentRow = typeof payments.$inferSelect;
+type RequestRow = typeof requests.$inferSelect;
+
+export const PAYMENT_SCHEMA_ID = 'Payment';
+
+const Fee = Type.Object(
+  {
+    type: Type.Literal('platform'),
+    stage: Type.Literal('sending'),
+    amount: Type.String({ description: 'Human-readable, in the payment currency' }),
+    currency: Type.String({ description: 'Symbol of the payment currency' }),
+    receiverAddress: Type.Optional(Type.String()),
+    network: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const PaymentSchema = Type.Object(
+  {
+    id: Type.String(),
+    amount: Type.String({ description: 'Human-readable, in the payment currency, fee excluded' }),
+    sourceNetwork: Type.String(),
+    destinationNetwork: Type.String(),
+    sourceTxHash: Type.String(),
+    destinationTxHash: Type.String(),
+    timestamp: Type.String({ format: 'date-time', description: "The block's time" }),
+    type: Type.Literal('direct'),
+    currency: Type.String({ description: 'Symbol of the invoice currency' }),
+    paymentCurrency: Type.String({ description: 'Id of the payment currency' }),
+    fees: Type.Array(Fee),
+    request: Type.Object(
+      {
+        requestId: Type.String(),
+        paymentReference: Type.String(),
+        hasBeenPaid: Type.Boolean(),
+        customerInfo: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+        reference: Type.Union([Type.String(), Type.Null()]),
+      },
+      { additionalProperties: false },
+    ),
+    payerAddress: Type.Union([Type.String(), Type.Null()]),
+    payerEoaAddress: Type.Union([Type.String(), Type.Null()]),
+    detectionSource: Type.Literal('request-network'),
+  },
+  { $id: PAYMENT_SCHEMA_ID, additionalProperties: false },
+);
+
+export function paymentBody(chains: ChainRegistry, payment: PaymentRow, request: RequestRow) {
+  const paymentCurrency = chains.currency(request.paymentCurrency);
+  const decimals = paymentCurrency?.decimals ?? 0;
+  return {
+    id: payment.id,
+    amount: formatAmount(payment.amount, decimals),
+    sourceNetwork: payment.network,
+    destinationNetwork: payment.network,
+    sourceTxHash: payment.txHash,
+    destinationTxHash: payment.txHash,
+    timestamp: payment.timestamp.toISOString(),
+    type: 'direct' as const,
+    currency: chains.currency(request.invoiceCurrency)?.symbol ?? request.invoiceCurrency,
+    paymentCurrency: request.paymentCurrency,
+    fees:
+      payment.feeAmount === 0n
+        ? []
+        : [
+            {
+              type: 'platform' as const,
+              stage: 'sending' as const,
+              amount: formatAmount(payment.feeAmount, decimals),
+              currency: paymentCurrency?.symbol ?? request.paymentCurrency,
+              ...(payment.feeAddress !== null && { receiverAddress: payment.feeAddress }),
+              network: payment.network,
+            },
+          ],
+    request: {
+      requestId: request.requestId,
+      paymentReference: `0x${request.paymentReference}`,
+      hasBeenPaid: request.status === 'paid',
+      customerInfo: request.customerInfo,
+      reference: request.reference,
+    },
+    payerAddress: payment.payerAddress,
+    payerEoaAddress: payment.payerEoaAddress,
+    detectionSource: 'request-network' as const,
+  };
+}
+
+export type PaymentBody = ReturnType<typeof paymentBody>;
+
+/** The payments of some requests, oldest first, grouped by request row id. */
+export async function paymentsOfRequests(
+  db: Database,
+  requestRowIds: readonly string[],
+): Promise<Map<string, PaymentRow[]>> {
+  const byRequest = new Map<string, PaymentRow[]>();
+  if (requestRowIds.length === 0) return byRequest;
+  const rows = await db
+    .select()
+    .from(payments)
+    .where(inArray(payments.requestRowId, [...new Set(requestRowIds)]))
+    .orderBy(asc(payments.blockNumber), asc(payments.logIndex));
+  for (const row of rows) {
+    const list = byRequest.get(row.requestRowId) ?? [];
+    list.push(row);
+    byRequest.set(row.requestRowId, list);
+  }
+  return byRequest;
+}

@@ -1,0 +1,106 @@
+import type { Static } from 'typebox';
+import type { ClientIdRow } from '../auth/client-ids.ts';
+import { isFiat } from '../chains/currencies.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { parseWallet } from '../destinations/destination-id.ts';
+import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
+import { AppError, type FieldError, featureUnavailable, ValidationError } from '../errors.ts';
+import { parseAmount } from '../payments/amounts.ts';
+import { insertRequests, type RequestRow } from './requests.ts';
+import type { CreateRequestBody } from './schemas.ts';
+
+export type CreateRequestInput = Static<typeof CreateRequestBody>;
+
+/**
+ * `POST /v2/request`: checks the currencies, the payee (the client ID's bound destination, if
+ * it has one, decides it), the payer and the amount, then writes the request. Fields of the
+ * reference whose features are not built yet are refused only when they would matter.
+ */
+export async function createRequest(
+  deps: { readonly db: Database; readonly chains: ChainRegistry },
+  caller: { readonly accountId: string; readonly clientId: ClientIdRow | null },
+  body: CreateRequestInput,
+): Promise<RequestRow> {
+  if (body.recurrence !== undefined) throw featureUnavailable('Recurring requests (recurrence)');
+  if (body.originalRequestId !== undefined || body.originalRequestPaymentReference !== undefined)
+    throw featureUnavailable('Occurrences of recurring requests (originalRequestId)');
+  if (body.isCryptoToFiatAvailable === true)
+    throw featureUnavailable('Crypto-to-fiat payments (isCryptoToFiatAvailable)');
+
+  const errors: FieldError[] = [];
+  const payment = deps.chains.currency(body.paymentCurrency);
+  const invoice = deps.chains.currency(body.invoiceCurrency);
+  if (!payment || isFiat(payment))
+    errors.push({ field: 'paymentCurrency', message: 'is not a supported currency id' });
+  if (!invoice)
+    errors.push({
+      field: 'invoiceCurrency',
+      message: 'is not a supported currency id or fiat code',
+    });
+  if (payment && invoice && invoice.id !== payment.id) {
+    errors.push({
+      field: 'invoiceCurrency',
+      message: 'must equal paymentCurrency: conversion payments are not available yet',
+    });
+  }
+  if (errors.length > 0 || !payment || !invoice || payment.network === 'fiat')
+    throw new ValidationError(errors);
+  const network = deps.chains.network(payment.network);
+  if (!network)
+    throw new ValidationError([
+      { field: 'paymentCurrency', message: 'is on a network this server does not serve' },
+    ]);
+
+  // A client ID bound to a destination makes requests for that destination only: on its
+  // network, to its wallet (as secure payments do), so a public client ID cannot be used to
+  // bill on the account's behalf to another wallet.
+  const bound = await boundDestination(deps.db, caller.clientId);
+  if (bound && !bound.active) {
+    throw new AppError(
+      'destination_inactive',
+      'The payee destination bound to this client ID is inactive',
+    );
+  }
+  if (bound && bound.network !== network.id) {
+    throw new ValidationError([
+      {
+        field: 'paymentCurrency',
+        message: `must be on ${bound.network}, the network of the client ID's payee destination`,
+      },
+    ]);
+  }
+  const payee = body.payee ?? bound?.walletAddress;
+  if (payee === undefined) throw new ValidationError([{ field: 'payee', message: 'is required' }]);
+  const payeeAddress = walletOf(payee, network.chainId, 'payee');
+  if (bound && payeeAddress !== bound.walletAddress)
+    throw new AppError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
+  const payer = body.payer === undefined ? null : walletOf(body.payer, network.chainId, 'payer');
+  const amount = parseAmount(body.amount, payment.decimals);
+  if (!amount.ok) throw new ValidationError([{ field: 'amount', message: amount.message }]);
+
+  const [row] = await insertRequests(deps.db, [
+    {
+      accountId: caller.accountId,
+      clientIdId: caller.clientId?.id ?? null,
+      network,
+      invoiceCurrency: invoice,
+      paymentCurrency: payment,
+      expectedAmount: amount.value,
+      payee: payeeAddress,
+      payer,
+      destinationRowId: bound?.id ?? null,
+      reference: body.reference ?? null,
+      customerInfo: body.customerInfo ?? null,
+    },
+  ]);
+  if (!row) throw new Error('request insert returned no row');
+  return row;
+}
+
+/** An address of the payment network's kind, or a 400 naming the field. */
+export function walletOf(value: string, chainId: number, field: string): string {
+  const parsed = parseWallet(value, chainId);
+  if (!parsed.ok) throw new ValidationError([{ field, message: parsed.message }]);
+  return parsed.address;
+}

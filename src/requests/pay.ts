@@ -1,0 +1,101 @@
+import type { Static } from 'typebox';
+import { toHex } from 'viem';
+import { feeBasisPoints } from '../auth/client-id-rules.ts';
+import { AppError, featureUnavailable, ValidationError } from '../errors.ts';
+import { formatAmount, parseAmount } from '../payments/amounts.ts';
+import type { CalldataDeps } from '../payments/calldata/shared.ts';
+import { buildSingleCalldata } from '../payments/calldata/single.ts';
+import { checkPayer } from '../payments/payer.ts';
+import type { PaymentTransaction } from '../payments/transactions.ts';
+import { walletOf } from './create.ts';
+import { amountDue, requestLeg } from './legs.ts';
+import type { RequestRow } from './requests.ts';
+import type { PayQuery } from './schemas.ts';
+
+export type PayInput = Static<typeof PayQuery>;
+
+/**
+ * `GET /v2/request/{id}/pay`: calldata for all of what is still due, or `amount` of it, with an
+ * optional platform fee, in the reference API's shape: `value` as ethers' BigNumber JSON and
+ * the balance and gas checks always present (true when no wallet was given to check).
+ */
+export async function requestCalldata(deps: CalldataDeps, row: RequestRow, query: PayInput) {
+  if (query.chain !== undefined || query.token !== undefined) {
+    throw new AppError(
+      'crosschain_unavailable',
+      'Cross-chain payments are not available on this server yet; pay on the request’s network',
+    );
+  }
+  if (query.clientUserId !== undefined || query.paymentDetailsId !== undefined)
+    throw featureUnavailable('Crypto-to-fiat payments (clientUserId, paymentDetailsId)');
+  if (row.status === 'paid') throw new AppError('request_paid', 'Request has already been paid');
+  const due = amountDue(row);
+  const { currency, network } = requestLeg(deps.chains, row, 0n);
+  let amount = due;
+  if (query.amount !== undefined) {
+    const parsed = parseAmount(query.amount, currency.decimals);
+    if (!parsed.ok) throw new ValidationError([{ field: 'amount', message: parsed.message }]);
+    if (parsed.value > due) {
+      throw new ValidationError([
+        {
+          field: 'amount',
+          message: `must not exceed what is still due (${formatAmount(due, currency.decimals)})`,
+        },
+      ]);
+    }
+    amount = parsed.value;
+  }
+  const fee = platformFee(network.chainId, amount, query.feePercentage, query.feeAddress);
+  const leg = requestLeg(deps.chains, row, amount, fee ?? undefined);
+  const payer = checkPayer(leg.network, { wallet: query.wallet });
+  const calldata = await buildSingleCalldata(deps, leg, payer);
+  return {
+    transactions: calldata.transactions.map(referenceTransaction),
+    metadata: {
+      ...calldata.metadata,
+      approvalTransactionIndex: calldata.metadata.approvalTransactionIndex ?? null,
+      hasEnoughBalance: calldata.metadata.hasEnoughBalance ?? true,
+      hasEnoughGas: calldata.metadata.hasEnoughGas ?? true,
+    },
+  };
+}
+
+/** `{data, to, value: {type: 'BigNumber', hex}}`; Tron calls keep their trigger parameters. */
+function referenceTransaction(tx: PaymentTransaction) {
+  if ('type' in tx) {
+    return {
+      ...tx,
+      to: tx.contractAddress,
+      value: { type: 'BigNumber' as const, hex: toHex(tx.callValue) },
+    };
+  }
+  return { data: tx.data, to: tx.to, value: { type: 'BigNumber' as const, hex: tx.value } };
+}
+
+/** `feePercentage` (0-100, up to 2 decimals) and `feeAddress` come together or not at all. */
+function platformFee(
+  chainId: number,
+  amount: bigint,
+  percentage: string | undefined,
+  address: string | undefined,
+): { amount: bigint; address: string } | null {
+  if (percentage === undefined && address === undefined) return null;
+  if (percentage === undefined || address === undefined) {
+    throw new ValidationError([
+      {
+        field: percentage === undefined ? 'feePercentage' : 'feeAddress',
+        message: 'feePercentage and feeAddress must be sent together',
+      },
+    ]);
+  }
+  const bps = feeBasisPoints(percentage);
+  if (bps === null) {
+    throw new ValidationError([
+      { field: 'feePercentage', message: 'must be a number from 0 to 100 with at most 2 decimals' },
+    ]);
+  }
+  return {
+    amount: (amount * BigInt(bps)) / 10_000n,
+    address: walletOf(address, chainId, 'feeAddress'),
+  };
+}

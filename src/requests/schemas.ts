@@ -1,0 +1,154 @@
+import { Type } from 'typebox';
+import { PAYMENT_SCHEMA_ID } from '../payments/records.ts';
+
+/** Wire schemas of `/v2/request` (field names and limits as the reference API's). */
+
+export const REQUEST_STATUS_ID = 'RequestStatus';
+
+export const CustomerInfo = Type.Object(
+  {
+    firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 255 })),
+    address: Type.Optional(
+      Type.Object(
+        {
+          street: Type.Optional(Type.String({ maxLength: 255 })),
+          city: Type.Optional(Type.String({ maxLength: 100 })),
+          state: Type.Optional(Type.String({ maxLength: 100 })),
+          postalCode: Type.Optional(Type.String({ maxLength: 20 })),
+          country: Type.Optional(Type.String({ minLength: 2, maxLength: 2 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Frequency = Type.Union(
+  ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'].map((value) => Type.Literal(value)),
+);
+
+export const CreateRequestBody = Type.Object(
+  {
+    amount: Type.String(),
+    invoiceCurrency: Type.String({ minLength: 1 }),
+    paymentCurrency: Type.String({ minLength: 1 }),
+    payee: Type.Optional(Type.String({ minLength: 1 })),
+    payer: Type.Optional(Type.String({ minLength: 1 })),
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    customerInfo: Type.Optional(CustomerInfo),
+    recurrence: Type.Optional(
+      Type.Object(
+        { startDate: Type.String({ minLength: 1 }), frequency: Frequency },
+        {
+          additionalProperties: false,
+          description: 'Recurring requests are not available yet: answered with 400',
+        },
+      ),
+    ),
+    isCryptoToFiatAvailable: Type.Optional(
+      Type.Boolean({ description: 'Only false for now: crypto-to-fiat is not available yet' }),
+    ),
+    originalRequestId: Type.Optional(
+      Type.String({ minLength: 1, description: 'Occurrences of recurring requests: not yet' }),
+    ),
+    originalRequestPaymentReference: Type.Optional(
+      Type.String({ minLength: 1, description: 'Occurrences of recurring requests: not yet' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Fee = Type.Object(
+  {
+    type: Type.Literal('platform'),
+    provider: Type.String(),
+    amount: Type.String(),
+    currency: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const RequestStatusSchema = Type.Object(
+  {
+    requestId: Type.String(),
+    paymentReference: Type.String(),
+    hasBeenPaid: Type.Boolean(),
+    isListening: Type.Boolean(),
+    status: Type.String({ description: 'pending, partially_paid or paid' }),
+    txHash: Type.Union([Type.String(), Type.Null()], {
+      description: 'The latest payment’s transaction',
+    }),
+    payee: Type.String(),
+    payer: Type.Union([Type.String(), Type.Null()]),
+    network: Type.String(),
+    invoiceCurrency: Type.String(),
+    paymentCurrency: Type.String(),
+    requestAmount: Type.String(),
+    expectedAmount: Type.String(),
+    totalAmountPaid: Type.String(),
+    excessAmount: Type.Union([Type.String(), Type.Null()]),
+    payerAddress: Type.Union([Type.String(), Type.Null()], {
+      description: 'Who sent the latest payment',
+    }),
+    payerEoaAddress: Type.Union([Type.String(), Type.Null()]),
+    reference: Type.Union([Type.String(), Type.Null()]),
+    customerInfo: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+    payments: Type.Array(Type.Ref(PAYMENT_SCHEMA_ID)),
+    isCryptoToFiatAvailable: Type.Boolean(),
+    isRecurrenceStopped: Type.Boolean(),
+    amountInUsd: Type.Null(),
+    conversionRate: Type.Null(),
+    conversionBreakdown: Type.Null(),
+    fees: Type.Array(Fee),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: REQUEST_STATUS_ID, additionalProperties: false },
+);
+
+/** Ethers' JSON for a BigNumber: what the reference API puts in `value`. */
+export const BigNumberJson = Type.Object({ type: Type.Literal('BigNumber'), hex: Type.String() });
+
+export const PayQuery = Type.Object(
+  {
+    wallet: Type.Optional(Type.String({ minLength: 1 })),
+    amount: Type.Optional(Type.String()),
+    feePercentage: Type.Optional(Type.String()),
+    feeAddress: Type.Optional(Type.String()),
+    chain: Type.Optional(
+      Type.Union(
+        ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM'].map((c) => Type.Literal(c)),
+        {
+          description: 'Cross-chain source chain: not available yet (400)',
+        },
+      ),
+    ),
+    token: Type.Optional(
+      Type.Union(
+        ['USDC', 'USDT'].map((c) => Type.Literal(c)),
+        {
+          description: 'Cross-chain source token: not available yet (400)',
+        },
+      ),
+    ),
+    clientUserId: Type.Optional(
+      Type.String({ minLength: 1, description: 'Crypto-to-fiat: not available yet (400)' }),
+    ),
+    paymentDetailsId: Type.Optional(
+      Type.String({ minLength: 1, description: 'Crypto-to-fiat: not available yet (400)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PayResponse = Type.Object({
+  transactions: Type.Array(
+    Type.Object(
+      { data: Type.String(), to: Type.String(), value: BigNumberJson },
+      { additionalProperties: true, description: 'Tron calls add their trigger parameters' },
+    ),
+  ),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+});

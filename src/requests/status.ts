@@ -1,0 +1,62 @@
+import type { ChainRegistry } from '../chains/registry.ts';
+import { formatAmount } from '../payments/amounts.ts';
+import { type PaymentRow, paymentBody } from '../payments/records.ts';
+import type { RequestRow } from './requests.ts';
+
+/**
+ * A request's status record (`GET /v2/request/{id}` and the list): the reference API's fields,
+ * with what its payments say: `txHash` and `payerAddress` of the latest one, every payment in
+ * `payments`, their platform fees in `fees`. Conversion fields stay null until conversion
+ * payments exist; recurrence fields say "not recurring".
+ */
+export function requestStatusBody(
+  chains: ChainRegistry,
+  row: RequestRow,
+  payments: readonly PaymentRow[],
+) {
+  const currency = chains.currency(row.paymentCurrency);
+  const decimals = currency?.decimals ?? 0;
+  const paid = row.totalAmountPaid;
+  const latest = payments.at(-1) ?? null;
+  const feeTotal = payments.reduce((sum, payment) => sum + payment.feeAmount, 0n);
+  return {
+    requestId: row.requestId,
+    paymentReference: `0x${row.paymentReference}`,
+    hasBeenPaid: row.status === 'paid',
+    isListening: row.status !== 'paid',
+    status: row.status,
+    txHash: latest?.txHash ?? null,
+    payee: row.payee,
+    payer: row.payer,
+    network: row.network,
+    invoiceCurrency: row.invoiceCurrency,
+    paymentCurrency: row.paymentCurrency,
+    requestAmount: formatAmount(row.expectedAmount, decimals),
+    expectedAmount: formatAmount(row.expectedAmount, decimals),
+    totalAmountPaid: formatAmount(paid, decimals),
+    excessAmount:
+      paid > row.expectedAmount ? formatAmount(paid - row.expectedAmount, decimals) : null,
+    payerAddress: latest?.payerAddress ?? null,
+    payerEoaAddress: latest?.payerEoaAddress ?? null,
+    reference: row.reference,
+    customerInfo: row.customerInfo,
+    payments: payments.map((payment) => paymentBody(chains, payment, row)),
+    isCryptoToFiatAvailable: false,
+    isRecurrenceStopped: false,
+    amountInUsd: null,
+    conversionRate: null,
+    conversionBreakdown: null,
+    fees:
+      feeTotal === 0n
+        ? []
+        : [
+            {
+              type: 'platform' as const,
+              provider: 'request-network',
+              amount: formatAmount(feeTotal, decimals),
+              currency: row.paymentCurrency,
+            },
+          ],
+    createdAt: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,103 @@
+import { inArray } from 'drizzle-orm';
+import { isNative } from '../chains/currencies.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { payeeDestinations } from '../db/schema.ts';
+import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
+import { formatAmount } from '../payments/amounts.ts';
+import type { RequestRow } from '../requests/requests.ts';
+import { DEFAULT_REDIRECT_LABEL } from './create.ts';
+import { type Link, NO_BRANDING } from './links.ts';
+
+/** Public ids of the destinations the link's requests pay, by destination row id. */
+export async function destinationIdsOf(
+  db: Database,
+  link: Link,
+): Promise<ReadonlyMap<string, string>> {
+  const rowIds = [
+    ...new Set(link.requests.flatMap((r) => (r.destinationId === null ? [] : [r.destinationId]))),
+  ];
+  if (rowIds.length === 0) return new Map();
+  const rows = await db
+    .select({ id: payeeDestinations.id, destinationId: payeeDestinations.destinationId })
+    .from(payeeDestinations)
+    .where(inArray(payeeDestinations.id, rowIds));
+  return new Map(rows.map((row) => [row.id, row.destinationId]));
+}
+
+/**
+ * Where a request pays, as the reference names it. Null only for a network this server no
+ * longer serves (its token is unknown then). Not masked, so the destination id is given when
+ * the request has one (api-facts §2.6); natives are named by the sentinel address, as in
+ * destination ids.
+ */
+export function destinationOf(
+  chains: ChainRegistry,
+  request: RequestRow,
+  destinationIds: ReadonlyMap<string, string>,
+) {
+  const currency = chains.currency(request.paymentCurrency);
+  if (!currency) return null;
+  const destinationId =
+    request.destinationId === null ? undefined : destinationIds.get(request.destinationId);
+  return {
+    ...(destinationId !== undefined && { destinationId }),
+    payeeAddress: request.payee,
+    tokenAddress: isNative(currency) ? NATIVE_TOKEN_ADDRESS : currency.address,
+    walletAddress: request.payee,
+    network: request.network,
+    isMasked: false,
+  };
+}
+
+/** Display data (`GET /v2/secure-payments/{token}`): the single or the batch shape. */
+export function displayBody(
+  chains: ChainRegistry,
+  link: Link,
+  destinationIds: ReadonlyMap<string, string> = new Map(),
+) {
+  const parts = link.requests.map((request) => {
+    const currency = chains.currency(request.paymentCurrency);
+    return {
+      requestId: request.requestId,
+      payee: request.payee,
+      amount: formatAmount(request.expectedAmount, currency?.decimals ?? 0),
+      paymentCurrency: request.paymentCurrency,
+      isNativeCurrency: currency ? isNative(currency) : false,
+      destination: destinationOf(chains, request, destinationIds),
+    };
+  });
+  const common = {
+    status: link.status,
+    token: link.row.token,
+    redirectUrl: link.row.redirectUrl,
+    redirectLabel: link.row.redirectLabel ?? DEFAULT_REDIRECT_LABEL,
+    branding: NO_BRANDING,
+    requestIds: parts.map((p) => p.requestId),
+    network: link.row.network,
+    reference: link.row.reference,
+    feePlan: null,
+    expiresAt: link.row.expiresAt.toISOString(),
+  };
+  const [only] = parts;
+  if (only && parts.length === 1) {
+    return {
+      paymentType: 'single' as const,
+      ...common,
+      payee: only.payee,
+      amount: only.amount,
+      paymentCurrency: only.paymentCurrency,
+      isNativeCurrency: only.isNativeCurrency,
+      destination: only.destination,
+    };
+  }
+  return {
+    paymentType: 'batch' as const,
+    ...common,
+    payees: parts.map((p) => p.payee),
+    amounts: parts.map((p) => p.amount),
+    paymentCurrencies: parts.map((p) => p.paymentCurrency),
+    isNativeCurrency: parts.map((p) => p.isNativeCurrency),
+    destinations: parts.map((p) => p.destination),
+  };
+}

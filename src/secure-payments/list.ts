@@ -1,0 +1,109 @@
+import { and, desc, eq, gte, lt, lte, or, type SQL } from 'drizzle-orm';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { requests, securePayments } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import { isUuid } from '../ids.ts';
+import { requestsOfLinks } from '../requests/requests.ts';
+import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
+import { effectiveStatus, type LinkRow } from './links.ts';
+
+export interface ListFilter {
+  readonly requestId?: string | undefined;
+  readonly payout?: boolean | undefined;
+  readonly createdFrom?: Date | undefined;
+  readonly createdTo?: Date | undefined;
+  readonly cursor?: string | undefined;
+  readonly limit: number;
+}
+
+/** Newest first; the cursor is the last item's (createdAt, id), so pages never overlap or skip. */
+export async function listLinks(
+  db: Database,
+  clock: Clock,
+  payUrl: string,
+  accountId: string,
+  filter: ListFilter,
+) {
+  const conditions: SQL[] = [eq(securePayments.accountId, accountId)];
+  if (filter.payout !== undefined) conditions.push(eq(securePayments.payout, filter.payout));
+  if (filter.createdFrom) conditions.push(gte(securePayments.createdAt, filter.createdFrom));
+  if (filter.createdTo) conditions.push(lte(securePayments.createdAt, filter.createdTo));
+  if (filter.requestId !== undefined) {
+    const [match] = await db
+      .select({ id: requests.securePaymentId })
+      .from(requests)
+      .where(
+        and(
+          eq(requests.accountId, accountId),
+          eq(requests.requestId, filter.requestId.toLowerCase()),
+        ),
+      );
+    if (!match?.id)
+      return {
+        securePayments: [],
+        pagination: { limit: filter.limit, nextCursor: null, hasMore: false },
+      };
+    conditions.push(eq(securePayments.id, match.id));
+  }
+  if (filter.cursor !== undefined) {
+    const after = decodeCursor(filter.cursor);
+    conditions.push(
+      or(
+        lt(securePayments.createdAt, after.createdAt),
+        and(eq(securePayments.createdAt, after.createdAt), lt(securePayments.id, after.id)),
+      ) as SQL,
+    );
+  }
+  const rows = await db
+    .select()
+    .from(securePayments)
+    .where(and(...conditions))
+    .orderBy(desc(securePayments.createdAt), desc(securePayments.id))
+    .limit(filter.limit + 1);
+  const page = rows.slice(0, filter.limit);
+  const children = await requestsOfLinks(
+    db,
+    page.map((row) => row.id),
+  );
+  const now = clock.now();
+  const last = page.at(-1);
+  return {
+    securePayments: page.map((row) => {
+      const ids = children.filter((r) => r.securePaymentId === row.id).map((r) => r.requestId);
+      return {
+        token: row.token,
+        securePaymentUrl: securePaymentUrl(payUrl, row.token),
+        status: effectiveStatus(row, now),
+        payout: row.payout,
+        paymentType: ids.length > 1 ? ('batch' as const) : ('single' as const),
+        requestIds: ids,
+        network: row.network,
+        reference: row.reference,
+        redirectUrl: row.redirectUrl,
+        redirectLabel: row.redirectLabel ?? DEFAULT_REDIRECT_LABEL,
+        createdAt: row.createdAt.toISOString(),
+        expiresAt: row.expiresAt.toISOString(),
+        completedAt: row.completedAt?.toISOString() ?? null,
+      };
+    }),
+    pagination: {
+      limit: filter.limit,
+      nextCursor: rows.length > filter.limit && last ? encodeCursor(last) : null,
+      hasMore: rows.length > filter.limit,
+    },
+  };
+}
+
+function encodeCursor(row: LinkRow): string {
+  return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || Number.isNaN(createdAt.getTime()) || !isUuid(id)) {
+    throw new AppError('invalid_cursor', 'cursor is not one this API returned');
+  }
+  return { createdAt, id };
+}

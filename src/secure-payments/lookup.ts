@@ -1,0 +1,107 @@
+import { and, eq } from 'drizzle-orm';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { clientIds, requests, securePayments } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
+import { destinationIdsOf, destinationOf } from './display.ts';
+import { type Link, loadLink } from './links.ts';
+
+/**
+ * `GET /v2/secure-payments?requestId=` alone: the link of one request, as the reference's
+ * lookup object (api-facts §2.11), which real clients parse. Fields of features not built here
+ * (KYT results, orchestrators, fee plans, multicall) carry their empty values.
+ */
+export async function lookupLink(
+  deps: { readonly db: Database; readonly clock: Clock; readonly chains: ChainRegistry },
+  payUrl: string,
+  accountId: string,
+  requestId: string,
+) {
+  const [match] = await deps.db
+    .select({ token: securePayments.token, clientIdId: securePayments.clientIdId })
+    .from(requests)
+    .innerJoin(securePayments, eq(securePayments.id, requests.securePaymentId))
+    .where(and(eq(requests.accountId, accountId), eq(requests.requestId, requestId.toLowerCase())));
+  if (!match) throw new AppError('secure_payment_not_found', 'Secure payment not found');
+  const link = await loadLink(deps.db, deps.clock, accountId, match.token);
+  const [first] = link.requests;
+  const destinationIds = await destinationIdsOf(deps.db, link);
+  const latest = [...link.payments.values()]
+    .flat()
+    .sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime())
+    .at(-1);
+  const clientId =
+    match.clientIdId === null
+      ? null
+      : ((
+          await deps.db
+            .select({ value: clientIds.clientId })
+            .from(clientIds)
+            .where(eq(clientIds.id, match.clientIdId))
+        )[0]?.value ?? null);
+  const row = link.row;
+  return {
+    token: row.token,
+    securePaymentUrl: securePaymentUrl(payUrl, row.token),
+    status: link.status,
+    paymentType: link.requests.length > 1 ? ('batch' as const) : ('single' as const),
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    redirectUrl: row.redirectUrl,
+    redirectLabel: row.redirectLabel ?? DEFAULT_REDIRECT_LABEL,
+    completedAt: row.completedAt?.toISOString() ?? null,
+    payerAddress: latest?.payerAddress ?? null,
+    payerKytResults: [],
+    payeeKytResults: [],
+    destination: first ? destinationOf(deps.chains, first, destinationIds) : null,
+    claimedDestination: null,
+    orchestratorId: null,
+    feePlan: null,
+    network: row.network,
+    currency: first?.paymentCurrency ?? null,
+    executionKind: null,
+    identityMode: row.clientIdId === null ? ('manual_dashboard' as const) : ('client_id' as const),
+    clientId,
+    branding: { whitelabelEnabled: false, source: 'request_network' as const },
+    ...multicallEligibility(link),
+    requestIds: link.requests.map((r) => r.requestId),
+    payout: row.payout,
+    reference: row.reference,
+  };
+}
+
+/** Whether the link could be a child of a multicall payout, and if not, why (api-facts §2.10). */
+function multicallEligibility(link: Link): {
+  childExecutable: boolean;
+  blockReason:
+    | 'not_outgoing'
+    | 'not_single_payment'
+    | 'already_paid'
+    | 'secure_payment_expired'
+    | 'secure_payment_not_pending'
+    | 'compliance_failed'
+    | null;
+} {
+  const refused = (
+    blockReason: NonNullable<ReturnType<typeof multicallEligibility>['blockReason']>,
+  ) => ({
+    childExecutable: false,
+    blockReason,
+  });
+  if (!link.row.payout) return refused('not_outgoing');
+  if (link.requests.length !== 1) return refused('not_single_payment');
+  switch (link.status) {
+    case 'pending':
+      return { childExecutable: true, blockReason: null };
+    case 'completed':
+      return refused('already_paid');
+    case 'expired':
+      return refused('secure_payment_expired');
+    case 'invalidated':
+      return refused('secure_payment_not_pending');
+    case 'compliance_failed':
+      return refused('compliance_failed');
+  }
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { type FieldError, ValidationError } from '../errors.ts';
+
+/**
+ * Text no route can store or compare: the NUL character (Postgres text refuses it) and
+ * unpaired UTF-16 surrogates (JSON may carry them as `\ud800` escapes, but no valid UTF-8 can,
+ * so Postgres' jsonb refuses them). Refused with a 400 naming the field before validation runs,
+ * wherever they hide: path segments, query values, body strings, and body keys.
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+
+/** Deeper JSON than this is not walked further (the body limit bounds the work anyway). */
+const MAX_DEPTH = 64;
+
+export function installInputGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const errors: FieldError[] = [];
+    findUnstorable(request.params, '', errors, 0);
+    findUnstorable(request.query, '', errors, 0);
+    findUnstorable(request.body, '', errors, 0);
+    if (errors.length > 0) throw new ValidationError(errors.slice(0, 20));
+  });
+}
+
+function findUnstorable(value: unknown, path: string, errors: FieldError[], depth: number): void {
+  if (typeof value === 'string') {
+    if (UNSTORABLE.test(value)) errors.push({ field: path || 'body', message: UNSTORABLE_MESSAGE });
+    return;
+  }
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return;
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => {
+      findUnstorable(item, `${path}[${index}]`, errors, depth + 1);
+    });
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    // A key is reported by a safe rendering of its name: the key itself cannot be echoed.
+    const field = UNSTORABLE.test(key)
+      ? `${path ? `${path}.` : ''}${JSON.stringify(key).slice(1, -1)}`
+      : path
+        ? `${path}.${key}`
+        : key;
+    if (UNSTORABLE.test(key)) errors.push({ field, message: UNSTORABLE_MESSAGE });
+    findUnstorable(item, field, errors, depth + 1);
+  }
+}

@@ -1,0 +1,240 @@
+import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import type { Indexer } from '../../src/detection/indexer.ts';
+import { createTestApp, type TestApp } from '../app.ts';
+import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
+import { capturedAnswers, pathShape, referenceOperations } from '../conformance.ts';
+import { createTenant, type Tenant } from '../fixtures.ts';
+import { testIndexer } from '../workers.ts';
+
+/**
+ * Every operation of the reference API (0.13.0) that we serve gets at least one answer here,
+ * through a real flow (a link paid on a local chain running the Request contracts, found by
+ * the indexer), and every answer is checked against the reference's schema for its status (by
+ * the test app, test/conformance.ts). An operation we serve with no conforming success answer
+ * fails the last test: a new route implementing a reference operation must be exercised here.
+ */
+
+const USDC_BASE_ID = 'USDC-base';
+const PAYEE_KEY = `0x${'59'.repeat(32)}` as Hex;
+
+describe('conformance with the reference API', () => {
+  let local: StandIn;
+  let t: TestApp;
+  let tenant: Tenant;
+  let indexer: Indexer;
+  const headers = () => ({ 'x-api-key': tenant.apiKey });
+  const ok = (res: { statusCode: number; body: string }, status = 200) =>
+    expect(res.statusCode, res.body).toBe(status);
+
+  beforeAll(async () => {
+    local = await standIn('base');
+    t = await createTestApp({
+      env: { ...local.env, CONFIRMATIONS_BASE: '1' },
+      transports: local.transports,
+    });
+    tenant = await createTenant(t.db);
+    indexer = testIndexer(t, { confirmations: 1 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await local?.chain.close();
+  });
+
+  it('answers the currency operations', async () => {
+    ok(await t.app.inject({ method: 'GET', url: '/v2/currencies', headers: headers() }));
+    ok(
+      await t.app.inject({
+        method: 'GET',
+        url: `/v2/currencies/${USDC_BASE_ID}/conversion-routes`,
+        headers: headers(),
+      }),
+    );
+  });
+
+  it('answers the client-ID operations', async () => {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/client-ids',
+      headers: headers(),
+      payload: { label: 'Shop', allowedDomains: ['https://shop.example'] },
+    });
+    ok(created, 201);
+    const id = created.json().id as string;
+    ok(await t.app.inject({ method: 'GET', url: '/v2/client-ids', headers: headers() }));
+    ok(await t.app.inject({ method: 'GET', url: `/v2/client-ids/${id}`, headers: headers() }));
+    ok(
+      await t.app.inject({
+        method: 'PUT',
+        url: `/v2/client-ids/${id}`,
+        headers: headers(),
+        payload: { label: 'Shop, renamed' },
+      }),
+    );
+    ok(await t.app.inject({ method: 'DELETE', url: `/v2/client-ids/${id}`, headers: headers() }));
+  });
+
+  it('answers the payee-destination operations, with a signature made by the wallet', async () => {
+    const wallet = privateKeyToAccount(PAYEE_KEY);
+    const signingData = async (action: 'add' | 'deactivate') => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v2/payee-destination/signing-data?walletAddress=${wallet.address}&action=${action}&tokenAddress=${local.chain.addresses.usdc}&chainId=8453`,
+        headers: headers(),
+      });
+      ok(res);
+      const { typedData, nonce } = res.json();
+      const signature = await wallet.signTypedData({
+        ...typedData,
+        message: {
+          ...typedData.message,
+          chainId: BigInt(typedData.message.chainId),
+          expiresAt: BigInt(typedData.message.expiresAt),
+        },
+      });
+      return { signature, nonce };
+    };
+    const added = await t.app.inject({
+      method: 'POST',
+      url: '/v2/payee-destination',
+      headers: headers(),
+      payload: await signingData('add'),
+    });
+    ok(added, 201);
+    const destinationId = added.json().destinationId as string;
+    ok(
+      await t.app.inject({
+        method: 'GET',
+        url: `/v2/payee-destination?walletAddress=${wallet.address}`,
+        headers: headers(),
+      }),
+    );
+    const path = `/v2/payee-destination/${encodeURIComponent(destinationId)}`;
+    ok(await t.app.inject({ method: 'GET', url: path, headers: headers() }));
+    ok(
+      await t.app.inject({
+        method: 'DELETE',
+        url: path,
+        headers: headers(),
+        payload: await signingData('deactivate'),
+      }),
+    );
+  });
+
+  it('answers the request, link, calldata and payment operations before and after a payment', async () => {
+    const payee = accountOf(local.chain, 1).address;
+    const payer = accountOf(local.chain, 2);
+    const request = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: headers(),
+      payload: {
+        amount: '3',
+        invoiceCurrency: USDC_BASE_ID,
+        paymentCurrency: USDC_BASE_ID,
+        payee,
+        isCryptoToFiatAvailable: false,
+        customerInfo: { firstName: 'Ada', address: { country: 'GB' } },
+      },
+    });
+    ok(request, 201);
+    const requestId = request.json().requestId as string;
+    ok(await t.app.inject({ method: 'GET', url: `/v2/request/${requestId}`, headers: headers() }));
+    const requestPay = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestId}/pay?wallet=${payer.address}`,
+      headers: headers(),
+    });
+    ok(requestPay);
+
+    // The link pays a destination registered the operator's way (the CLI's).
+    const target = resolveTarget(t.chains, {
+      walletAddress: payee,
+      chainId: 8453,
+      tokenAddress: local.chain.addresses.usdc,
+    });
+    const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const link = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: headers(),
+      payload: { requests: [{ destinationId, amount: '2' }], reference: 'order-1' },
+    });
+    ok(link, 201);
+    const { token, requestIds } = link.json() as { token: string; requestIds: string[] };
+    ok(
+      await t.app.inject({
+        method: 'GET',
+        url: `/v2/secure-payments/${token}`,
+        headers: headers(),
+      }),
+    );
+    const calldata = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}`,
+      headers: headers(),
+    });
+    ok(calldata);
+    ok(
+      await t.app.inject({
+        method: 'GET',
+        url: `/v2/secure-payments?requestId=${requestIds[0]}`,
+        headers: headers(),
+      }),
+    );
+
+    await sendAll(local.chain, payer, calldata.json().transactions);
+    await local.chain.provider.request({ method: 'evm_mine' } as never);
+    expect((await indexer.tick()).recorded).toBe(1);
+
+    // Paid: the status record, the lookup and the search carry the payment.
+    const paid = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestIds[0]}`,
+      headers: headers(),
+    });
+    ok(paid);
+    expect(paid.json().payments).toHaveLength(1);
+    ok(
+      await t.app.inject({
+        method: 'GET',
+        url: `/v2/secure-payments?requestId=${requestIds[0]}`,
+        headers: headers(),
+      }),
+    );
+    const search = await t.app.inject({
+      method: 'GET',
+      url: `/v2/payments?requestId=${requestIds[0]}`,
+      headers: headers(),
+    });
+    ok(search);
+    expect(search.json().payments).toHaveLength(1);
+    // The reference documents these error bodies of the search too.
+    ok(await t.app.inject({ method: 'GET', url: '/v2/payments', headers: headers() }), 400);
+    ok(await t.app.inject({ method: 'GET', url: '/v2/payments?requestId=x' }), 401);
+  });
+
+  it('has a conforming success answer for every reference operation we serve', () => {
+    const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
+    const answers = capturedAnswers();
+    const missing: string[] = [];
+    for (const operation of referenceOperations()) {
+      if (!served.has(`${operation.method} ${operation.shape}`)) continue;
+      const successes = operation.statuses.filter((status) => status < 300);
+      const conforming = answers.some(
+        (answer) =>
+          answer.operation === operation.name &&
+          successes.includes(answer.status) &&
+          answer.valid !== false,
+      );
+      if (!conforming) missing.push(operation.name);
+    }
+    expect(missing).toEqual([]);
+    // Invalid answers fail the test that got them (test/setup.ts); none may be counted here.
+    expect(answers.filter((answer) => answer.valid === false)).toEqual([]);
+    // And the schemas were really used: most answers here had one to meet.
+    expect(answers.filter((answer) => answer.valid === true).length).toBeGreaterThan(10);
+  });
+});
