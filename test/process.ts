@@ -32,9 +32,17 @@ export interface Result {
   readonly stderr: string;
 }
 
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Result> {
+/** `payreq <args>` on this Node; `nodeArgs` go to Node itself (e.g. `--import` a hook). */
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { readonly nodeArgs?: readonly string[] } = {},
+): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
+      cwd: ROOT,
+      env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

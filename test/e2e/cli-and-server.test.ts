@@ -108,6 +108,13 @@ describe.each(backends)('CLI and server on %s', (backend) => {
       const busy = await runCli(['account', 'create', '--name', 'Second'], env);
       expect(busy.code).toBe(1);
       expect(busy.stderr).toMatch(/is in use by process \d+/);
+      // Usage needs no database: it answers while the server holds it.
+      const help = await runCli(['--help'], env);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: payreq <command>/);
+      const unknown = await runCli(['acount', 'create'], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/^payreq: unknown command "acount create"\n\nUsage: payreq /);
     },
   );
 
