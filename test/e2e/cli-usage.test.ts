@@ -1,14 +1,16 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { processEnv, ROOT, runCli } from '../process.ts';
+import { freePort, processEnv, ROOT, runCli } from '../process.ts';
 
 /**
  * The CLI as an operator meets it first: usage and flag mistakes are answered before any
  * config is read or database opened (so even while a server holds the embedded database),
- * and `--help` loads no package at all.
+ * `--help` loads no package at all, and a server that is not there is named.
  */
 
 /** An embedded database held by a live process (this one), as a running server holds it. */
@@ -155,6 +157,80 @@ describe('what the CLI loads', () => {
     expect(result.files.some((file) => file.includes('node_modules/drizzle-orm/'))).toBe(true);
     expect(result.files.some((file) => file.includes('node_modules/@electric-sql/pglite/'))).toBe(
       true,
+    );
+  });
+});
+
+describe('payreq sandbox pay, when the server is not there', () => {
+  const wallet2 = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+
+  it('names the URL it could not reach and why', async () => {
+    const port = await freePort();
+    const result = await runCli(
+      [
+        'sandbox',
+        'pay',
+        'tok',
+        '--wallet',
+        '2',
+        '--api-key',
+        'k',
+        '--url',
+        `http://127.0.0.1:${port}`,
+      ],
+      processEnv(),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `payreq: could not reach http://127.0.0.1:${port}/v2/secure-payments/tok/pay?wallet=${wallet2}: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+  });
+
+  it('tries BASE_URL when no --url is given, and names it', async () => {
+    const port = await freePort();
+    const result = await runCli(
+      ['sandbox', 'pay', 'tok', '--wallet', '2', '--api-key', 'k'],
+      processEnv({ BASE_URL: `http://127.0.0.1:${port}/` }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `could not reach http://127.0.0.1:${port}/v2/secure-payments/tok/pay?wallet=${wallet2}: connect ECONNREFUSED`,
+    );
+  });
+
+  it('names the sandbox JSON-RPC when the calldata came but the RPC is not there', async () => {
+    // A server that hands out one transaction, then closes its port before the payer sends it.
+    const server = createServer((request, response) => {
+      server.close();
+      if (!request.url?.startsWith('/v2/secure-payments/tok/pay')) {
+        response.writeHead(404).end();
+        return;
+      }
+      const to = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0';
+      response.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+      response.end(
+        JSON.stringify({ transactions: [{ to, data: '0x', value: '0', chainId: 31337 }] }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const result = await runCli(
+      [
+        'sandbox',
+        'pay',
+        'tok',
+        '--wallet',
+        '2',
+        '--api-key',
+        'k',
+        '--url',
+        `http://127.0.0.1:${port}`,
+      ],
+      processEnv(),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `payreq: could not reach the sandbox JSON-RPC at http://127.0.0.1:${port}/sandbox/rpc: connect ECONNREFUSED 127.0.0.1:${port}`,
     );
   });
 });
