@@ -14,6 +14,9 @@ import type { Config } from './config.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Field names of domain errors, as the flags that set them. */
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = { payeeDestinationId: '--bind' };
+
 export async function runCli(
   argv: readonly string[],
   io: { readonly env: Env; readonly out: Output },
@@ -69,7 +72,9 @@ async function describe(error: unknown): Promise<string> {
   }
   const { AppError } = await import('./errors.ts');
   if (error instanceof AppError && error.errors) {
-    const details = error.errors.map((e) => `${e.field} ${e.message}`).join('; ');
+    const details = error.errors
+      .map((e) => `${FLAG_OF_FIELD[e.field] ?? e.field} ${e.message}`)
+      .join('; ');
     return `payreq: ${error.message}: ${details}`;
   }
   return `payreq: ${error instanceof Error ? error.message : String(error)}`;

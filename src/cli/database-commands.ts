@@ -82,16 +82,20 @@ async function run(
     case 'client-id create': {
       const accountId = await existingAccount(db, given(values.account));
       const domains = values.domain ?? [];
+      // One transaction: the destination is checked (active, this account's) before the
+      // client ID is written, so a refused --bind leaves no client ID behind.
       const row = await createClientId(db, {
         accountId,
         label: values.label ?? (domains.length === 0 ? 'Backend' : (domains[0] ?? 'Client')),
         allowedDomains: domains,
+        ...(values.bind !== undefined && { payeeDestinationId: values.bind }),
       });
       print(values, out, { clientId: row.clientId }, [
         `Client ID: ${row.clientId}`,
         row.allowedDomains.length === 0
           ? 'No allowed domains: a backend client ID, keep it secret like an API key.'
           : `Allowed origins: ${row.allowedDomains.join(', ')}`,
+        ...(values.bind !== undefined ? [`Bound to destination ${values.bind}`] : []),
       ]);
       return;
     }

@@ -16,7 +16,8 @@ Commands:
   api-key create --account <id> [--label <l>]   issue another API key for an account
   api-key revoke --key <apiKey>                 revoke a key for good (e.g. after a leak)
   client-id create --account <id> [--label <l>] [--domain <origin>]...
-                                                create a client ID (no --domain: backend)
+                   [--bind <destinationId>]     create a client ID (no --domain: backend),
+                                                bound to an active destination of the account
   orchestrator create --name <name>             create an orchestrator and its key
   destination create --account <id> --address <wallet>
                      (--chain-id <n> --token <tokenAddress> | --currency <id, e.g. USDC-sandbox>)
@@ -89,7 +90,9 @@ const COMMANDS = {
   'account create': command(['name', 'json'], { required: ['name'] }),
   'api-key create': command(['account', 'label', 'json'], { required: ['account'] }),
   'api-key revoke': command(['key', 'json'], { required: ['key'] }),
-  'client-id create': command(['account', 'label', 'domain', 'json'], { required: ['account'] }),
+  'client-id create': command(['account', 'label', 'domain', 'bind', 'json'], {
+    required: ['account'],
+  }),
   'orchestrator create': command(['name', 'json'], { required: ['name'] }),
   'destination create': command(
     ['account', 'address', 'chain-id', 'token', 'currency', 'bind', 'json'],
