@@ -11,8 +11,8 @@ import { migrateDatabase } from './db/migrate.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
-import type { LocalChain } from './sandbox/chain.ts';
-import { startSandbox } from './sandbox/sandbox.ts';
+import { createSandboxHost, type SandboxHost } from './sandbox/host.ts';
+import { serveJsonRpc } from './sandbox/rpc-server.ts';
 import { loadSecretKey } from './secret-key.ts';
 import { buildApp } from './server/app.ts';
 import { createWorkers, type Workers } from './workers.ts';
@@ -35,11 +35,20 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
   const database = await openDatabase(config);
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, clock: systemClock, logger });
   let app: App;
-  let sandbox: LocalChain | null = null;
+  let sandbox: SandboxHost | null = null;
   let workers: Workers | null = null;
   try {
     await migrateDatabase(database);
-    sandbox = config.sandbox ? await startSandbox(logger, config.baseUrl) : null;
+    // One chain per deployment: with Postgres, whichever process holds its lock runs it and
+    // serves its JSON-RPC on HOST (a port of its own) for the others.
+    sandbox = config.sandbox
+      ? await createSandboxHost({
+          database,
+          logger,
+          baseUrl: config.baseUrl,
+          serveRpc: (provider) => serveJsonRpc(provider, { host: config.host }),
+        })
+      : null;
     const chains = createChainRegistry({ ...config, sandbox: sandbox !== null });
     const clients = createChainClients({
       config,
@@ -94,6 +103,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
         `payreq listening on http://${config.host}:${port}; request API ${config.baseUrl}/v2, auth API ${config.authUrl}/v1, pay page ${config.payUrl}, API reference ${config.baseUrl}/docs`,
       );
       workers?.start();
+      sandbox?.start();
       return port;
     },
     stop() {

@@ -32,9 +32,23 @@ export interface Result {
   readonly stderr: string;
 }
 
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Result> {
+/** `payreq <args>` on this Node; `nodeArgs` go to Node itself (e.g. `--import` a hook). */
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { readonly nodeArgs?: readonly string[] } = {},
+): Promise<Result> {
+  return run(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], env);
+}
+
+/** Any program (`npx`, `npm`), from the repository root, without a shell. */
+export function run(
+  file: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env });
+    const child = spawn(file, args, { cwd: ROOT, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -64,27 +78,44 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   readonly url: string;
   output(): string;
-  /** Sends the signal and resolves with the exit code. */
+  /** Sends the signal; resolves with the exit code (npm's under npm, once all it ran ended). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `payreq serve` and resolves once it logs that it listens. */
+/**
+ * Starts `payreq serve` (or `npm start`, as the README has it) and resolves once it logs that
+ * it listens: on `env.PORT` when the caller chose the port, else on a free one.
+ */
 export async function startServer(
   env: NodeJS.ProcessEnv,
-  timeoutMs = 30_000,
+  options: { readonly timeoutMs?: number; readonly npmStart?: boolean } = {},
 ): Promise<ServerProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    cwd: ROOT,
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
-  });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const child = options.npmStart
+    ? spawn('npm', ['start'], {
+        cwd: ROOT,
+        env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+        // A group of its own, signalled as a whole (as Ctrl-C signals a terminal's), so
+        // nothing npm starts outlives the test.
+        detached: true,
+      })
+    : spawn(process.execPath, [CLI, 'serve'], {
+        cwd: ROOT,
+        env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      });
   let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Under npm, payreq shares npm's output pipes: they close once payreq too has exited.
+  const exited = new Promise<number | null>((resolve) =>
+    child.on(options.npmStart ? 'close' : 'exit', (code) => resolve(code)),
+  );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start:\n${output}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // Nothing the test started may outlive it.
+      if (options.npmStart && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('payreq listening')) {
@@ -104,7 +135,10 @@ export async function startServer(
     url: `http://127.0.0.1:${port}`,
     output: () => output,
     stop: (signal = 'SIGTERM') => {
-      child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) {
+        if (options.npmStart && child.pid !== undefined) process.kill(-child.pid, signal);
+        else child.kill(signal);
+      }
       return exited;
     },
   };

@@ -30,6 +30,7 @@ const TABLES = [
   'payee_destinations',
   'payments',
   'requests',
+  'sandbox_chains',
   'secure_payments',
   'sessions',
   'users',

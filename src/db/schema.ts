@@ -303,6 +303,19 @@ export const chainBlocks = pgTable(
   (t) => [primaryKey({ columns: [t.network, t.number] })],
 );
 
+/**
+ * Where the deployment's sandbox chain answers JSON-RPC. The process that runs the chain holds
+ * the `payreq:sandbox` advisory lock and writes this row when it starts one; the other
+ * processes send their sandbox calls to `rpcUrl`. A process that takes over starts a new chain
+ * (a new `chainInstance`) and replaces the row.
+ */
+export const sandboxChains = pgTable('sandbox_chains', {
+  network: text().primaryKey(),
+  rpcUrl: text().notNull(),
+  chainInstance: text().notNull(),
+  startedAt: createdAt(),
+});
+
 /** One row per on-chain payment event matched to a request. */
 export const payments = pgTable(
   'payments',

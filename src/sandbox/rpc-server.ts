@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import type { Eip1193Provider } from './chain.ts';
 import { answerJsonRpc } from './json-rpc.ts';
 
@@ -7,13 +8,15 @@ import { answerJsonRpc } from './json-rpc.ts';
 const MAX_BODY_BYTES = 5_000_000;
 
 /**
- * Serves a local chain's JSON-RPC on 127.0.0.1, so a separate payreq process can use it as a
- * network's `RPC_URL_<NETWORK>`. Loopback only.
+ * Serves a local chain's JSON-RPC on `host` (loopback unless told), so a separate payreq process
+ * can use it: as a network's `RPC_URL_<NETWORK>` in tests, or as the deployment's sandbox chain.
+ * The URL it returns is how others reach it: on a wildcard address, by this machine's name.
  */
 export async function serveJsonRpc(
   provider: Eip1193Provider,
-  port = 0,
+  options: { readonly host?: string; readonly port?: number } = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
+  const host = options.host ?? '127.0.0.1';
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -37,10 +40,14 @@ export async function serveJsonRpc(
       response.end(JSON.stringify(answer));
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, resolve);
+  });
   const { port: bound } = server.address() as AddressInfo;
+  const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host;
   return {
-    url: `http://127.0.0.1:${bound}`,
+    url: `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${bound}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

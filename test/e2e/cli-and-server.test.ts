@@ -20,6 +20,14 @@ async function freshPostgresUrl(cleanup: (() => Promise<void>)[]): Promise<strin
   return database.url;
 }
 
+/** Three of the well-known development wallets (their keys are public). */
+const WALLET_1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const WALLET_2 = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const WALLET_3 = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+
+/** For a test that runs many CLI processes one after another, each opening the database. */
+const MANY_PROCESSES = { timeout: 120_000 };
+
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
@@ -29,6 +37,9 @@ describe.each(backends)('CLI and server on %s', (backend) => {
   let env: NodeJS.ProcessEnv;
   let server: ServerProcess | undefined;
   let account: { accountId: string; apiKey: string };
+  let payTo: string;
+  let notBound: string;
+  let boundClientId: string;
 
   it('creates an account and prints its API key once, as JSON', async () => {
     env = processEnv();
@@ -88,6 +99,55 @@ describe.each(backends)('CLI and server on %s', (backend) => {
     expect(noName.stderr.trim()).toBe('payreq: --name is required');
   });
 
+  it('binds a client ID with --bind, or refuses and creates nothing', MANY_PROCESSES, async () => {
+    const destination = async (accountId: string, address: string, currency: string) => {
+      const result = await runCli(
+        [
+          'destination',
+          'create',
+          '--account',
+          accountId,
+          '--address',
+          address,
+          '--currency',
+          currency,
+          '--json',
+        ],
+        env,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout).destinationId as string;
+    };
+    payTo = await destination(account.accountId, WALLET_1, 'USDC-base');
+    const bound = await runCli(
+      ['client-id', 'create', '--account', account.accountId, '--bind', payTo, '--json'],
+      env,
+    );
+    expect(bound.code, bound.stderr).toBe(0);
+    boundClientId = JSON.parse(bound.stdout).clientId;
+
+    const other = JSON.parse(
+      (await runCli(['account', 'create', '--name', 'Other', '--json'], env)).stdout,
+    );
+    const foreign = await destination(other.accountId, WALLET_3, 'USDC-base');
+    // The wallet's USDT destination replaces its USDC one, which goes inactive.
+    const replaced = await destination(account.accountId, WALLET_2, 'USDC-base');
+    notBound = await destination(account.accountId, WALLET_2, 'USDT-base');
+    for (const [bind, message] of [
+      [foreign, '--bind is not a payee destination of this account'],
+      [replaced, '--bind is inactive; bind an active payee destination'],
+      ['0x1234', '--bind is not a valid destination ID'],
+    ] as const) {
+      const refused = await runCli(
+        ['client-id', 'create', '--account', account.accountId, '--bind', bind, '--json'],
+        env,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr.trim()).toBe(`payreq: Validation failed: ${message}`);
+    }
+  });
+
   it('serves the account: its key reads GET /v2/currencies', async () => {
     server = await startServer(env);
     expect(server.output()).toContain('request API http://localhost:');
@@ -102,12 +162,40 @@ describe.each(backends)('CLI and server on %s', (backend) => {
     expect(server.output()).not.toContain(account.apiKey);
   });
 
+  it('made the client ID --bind named pay there, and no client ID of a refused --bind', async () => {
+    const create = (body: unknown) =>
+      fetch(`${server?.url}/v2/secure-payments`, {
+        method: 'POST',
+        headers: { 'x-client-id': boundClientId, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const paysBound = await create({ requests: [{ amount: '1' }] });
+    expect(paysBound.status, await paysBound.clone().text()).toBe(201);
+    const elsewhere = await create({ requests: [{ destinationId: notBound, amount: '1' }] });
+    expect(elsewhere.status).toBe(403);
+
+    // The two made above (one with a domain, one bound); none for the refused ones.
+    const list = await fetch(`${server?.url}/v2/client-ids`, {
+      headers: { 'x-api-key': account.apiKey },
+    });
+    const ids = ((await list.json()) as { clientId: string }[]).map((row) => row.clientId);
+    expect(ids).toHaveLength(2);
+    expect(ids).toContain(boundClientId);
+  });
+
   it.runIf(backend === 'pglite')(
     'keeps the CLI off the embedded database while the server runs',
     async () => {
       const busy = await runCli(['account', 'create', '--name', 'Second'], env);
       expect(busy.code).toBe(1);
       expect(busy.stderr).toMatch(/is in use by process \d+/);
+      // Usage needs no database: it answers while the server holds it.
+      const help = await runCli(['--help'], env);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: payreq <command>/);
+      const unknown = await runCli(['acount', 'create'], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/^payreq: unknown command "acount create"\n\nUsage: payreq /);
     },
   );
 

@@ -1,110 +1,245 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sandboxAddresses, sandboxWallets } from '../../src/sandbox/addresses.ts';
-import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
+import { sandboxWallets } from '../../src/sandbox/addresses.ts';
+import { freePort, processEnv, ROOT, run, type ServerProcess, startServer } from '../process.ts';
 
 /**
- * The README's walk-through, as a new user runs it: CLI account and destination, `payreq
- * serve` with its sandbox chain, a link over HTTP, `payreq sandbox pay` with a test wallet,
- * and the payee's balance read back through the sandbox's JSON-RPC.
+ * The README's walk-through, read from README.md and run in the order written, as a new user
+ * runs it: `npx payreq` for the account and destination, `npm start` with its sandbox chain,
+ * each `curl` as the HTTP request it makes, `npx payreq sandbox pay` with a test wallet. Every
+ * step must succeed, and every output the README shows (a `#    {…}` line under a command)
+ * must match what the step printed, `<name>` standing for a value a later step uses and `…`
+ * for anything. So the README cannot promise a step that fails, or drift from what runs.
  */
+
+/** Commands of the walk-through block, in order, each with the output the README shows. */
+interface Step {
+  readonly command: string;
+  readonly shows: string | null;
+}
+
+function walkThrough(readme: string): Step[] {
+  const section = readme.slice(readme.indexOf('## Walk-through'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('no sh block in the README walk-through');
+  const steps: { command: string; shows: string | null }[] = [];
+  let pending = '';
+  for (const line of block.split('\n')) {
+    const shown = /^#\s{2,}(\{.*)$/.exec(line);
+    const last = steps.at(-1);
+    if (shown?.[1] && last && last.shows === null && pending === '') {
+      last.shows = shown[1];
+      continue;
+    }
+    if (pending === '' && (line.trim() === '' || line.trim().startsWith('#'))) continue;
+    pending += `${line}\n`;
+    if (!line.endsWith('\\')) {
+      steps.push({ command: pending.replace(/\\\n/g, ' ').trim(), shows: null });
+      pending = '';
+    }
+  }
+  return steps;
+}
+
+/** Shell words, as sh splits them: quotes group, nothing is expanded (none is used). */
+function words(command: string): string[] {
+  const out: string[] = [];
+  let word: string | null = null;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i] ?? '';
+    if (c === "'" || c === '"') {
+      const end = command.indexOf(c, i + 1);
+      if (end < 0) throw new Error(`unclosed quote in ${command}`);
+      const quoted = command.slice(i + 1, end);
+      if (c === '"' && /[$`\\]/.test(quoted)) throw new Error(`expansion in ${command}`);
+      word = (word ?? '') + quoted;
+      i = end;
+    } else if (/\s/.test(c)) {
+      if (word !== null) out.push(word);
+      word = null;
+    } else {
+      // `<name>` is the README's placeholder for a value, which the reader types in its place.
+      const placeholder = /^<[A-Za-z]+>/.exec(command.slice(i))?.[0];
+      if (placeholder) {
+        word = (word ?? '') + placeholder;
+        i += placeholder.length - 1;
+        continue;
+      }
+      if (/[$`;&|<>()*?]/.test(c)) throw new Error(`shell syntax "${c}" in ${command}`);
+      word = (word ?? '') + c;
+    }
+  }
+  if (word !== null) out.push(word);
+  return out;
+}
+
+/** What `curl -s [-X method] [-H header]... [-d body] <url>` sends, sent with fetch. */
+async function curl(args: readonly string[]): Promise<{ status: number; body: string }> {
+  let method: string | undefined;
+  let body: string | undefined;
+  let url: string | undefined;
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const next = () => {
+      i += 1;
+      const value = args[i];
+      if (value === undefined) throw new Error(`curl ${arg} needs a value`);
+      return value;
+    };
+    if (arg === '-s') continue;
+    if (arg === '-X') method = next();
+    else if (arg === '-H') {
+      const [name, ...value] = next().split(':');
+      headers[(name ?? '').trim().toLowerCase()] = value.join(':').trim();
+    } else if (arg === '-d') body = next();
+    else if (arg?.startsWith('-')) throw new Error(`curl option ${arg} is not understood here`);
+    else url = arg;
+  }
+  if (!url) throw new Error('curl without a URL');
+  const response = await fetch(url, {
+    method: method ?? (body === undefined ? 'GET' : 'POST'),
+    headers:
+      body !== undefined && !headers['content-type']
+        ? { ...headers, 'content-type': 'application/x-www-form-urlencoded' }
+        : headers,
+    ...(body !== undefined && { body }),
+  });
+  return { status: response.status, body: await response.text() };
+}
+
+/**
+ * Matches a printed output against the README's: `<name>` captures a value (or must equal
+ * the one already known), `…` stands for anything. Returns the values it captured.
+ */
+function matchShown(
+  shown: string,
+  printed: string,
+  known: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const groups: string[] = [];
+  const pattern = shown
+    .split(/(<[A-Za-z]+>|…)/)
+    .map((part) => {
+      if (part === '…') return '.*?';
+      const name = /^<([A-Za-z]+)>$/.exec(part)?.[1];
+      if (!name) return part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      const value = known.get(part);
+      if (value !== undefined) return value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      if (groups.includes(name)) return `\\k<${name}>`;
+      groups.push(name);
+      return `(?<${name}>[^"]*)`;
+    })
+    .join('');
+  const match = new RegExp(`^${pattern}$`).exec(printed.trim());
+  expect(match, `README shows ${shown}\nbut it printed ${printed}`).not.toBeNull();
+  return new Map(groups.map((name) => [`<${name}>`, match?.groups?.[name] ?? '']));
+}
 
 let server: ServerProcess | undefined;
 afterAll(async () => {
   await server?.stop();
 });
 
-async function rpc(url: string, method: string, params: unknown[]) {
-  const res = await fetch(`${url}/sandbox/rpc`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return (await res.json()) as { result?: string; error?: { message: string } };
-}
-
-async function usdcBalance(url: string, owner: string): Promise<bigint> {
-  const data = `0x70a08231${owner.slice(2).toLowerCase().padStart(64, '0')}`;
-  const answer = await rpc(url, 'eth_call', [{ to: sandboxAddresses().usdc, data }, 'latest']);
-  return BigInt(answer.result ?? '0x0');
-}
-
-describe('the sandbox walk-through', () => {
-  it('pays a link on the sandbox chain with a test wallet, from the CLI', async () => {
-    const env = processEnv({ SANDBOX: 'true', INDEXER_POLL_MS: '100' });
-    const payee = sandboxWallets()[1]?.address ?? '';
-    const account = JSON.parse(
-      (await runCli(['account', 'create', '--name', 'Demo shop', '--json'], env)).stdout,
+describe('the README walk-through', () => {
+  it('runs in the order written, each step doing what the README shows', async () => {
+    const port = await freePort();
+    // The README's port is 8080; ours is any free one, and everything else is as written.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replaceAll(
+      'http://localhost:8080',
+      `http://localhost:${port}`,
     );
-    const destination = await runCli(
-      [
-        'destination',
-        'create',
-        '--account',
-        account.accountId,
-        '--address',
-        payee,
-        '--currency',
-        'USDC-sandbox',
-        '--json',
-      ],
-      env,
-    );
-    expect(destination.code, destination.stderr).toBe(0);
-    const { destinationId } = JSON.parse(destination.stdout);
-    expect(destinationId).toMatch(/@eip155:31337#[0-9A-F]{8}:/);
-
-    server = await startServer(env);
-    expect(server.output()).toContain('sandbox chain ready');
-    expect(server.output()).toContain(sandboxWallets()[2]?.privateKey);
-    const url = server.url;
-    const created = await fetch(`${url}/v2/secure-payments`, {
-      method: 'POST',
-      headers: { 'x-api-key': account.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ requests: [{ destinationId, amount: '25' }] }),
+    const steps = walkThrough(readme);
+    const kinds = steps.map((step) => {
+      const argv = words(step.command);
+      return argv[0] === 'curl' ? 'curl' : argv.slice(0, 3).join(' ');
     });
-    expect(created.status).toBe(201);
-    const { token } = (await created.json()) as { token: string };
-    const before = await usdcBalance(url, payee);
+    expect(kinds).toEqual([
+      'npm install',
+      'npx payreq account',
+      'npx payreq destination',
+      'npm start',
+      'curl',
+      'curl',
+      'npx payreq sandbox',
+      'curl',
+    ]);
 
-    const paid = await runCli(
-      [
-        'sandbox',
-        'pay',
-        token,
-        '--wallet',
-        '2',
-        '--api-key',
-        account.apiKey,
-        '--url',
-        url,
-        '--json',
-      ],
-      env,
-    );
-    expect(paid.code, paid.stderr).toBe(0);
-    expect(JSON.parse(paid.stdout).transactions).toHaveLength(2);
-    expect((await usdcBalance(url, payee)) - before).toBe(25_000_000n);
+    const env = processEnv({ PORT: String(port), INDEXER_POLL_MS: '100' });
+    delete env.SANDBOX; // unset, as for a user: on by default
+    const known = new Map<string, string>();
+    const fill = (command: string) =>
+      command.replace(/<[A-Za-z]+>/g, (name) => {
+        const value = known.get(name);
+        if (value === undefined) throw new Error(`${name} is used before a step printed it`);
+        return value;
+      });
 
-    // The sandbox's indexer sees it: the link is completed.
-    const deadline = Date.now() + 10_000;
+    for (const step of steps) {
+      const argv = words(fill(step.command));
+      let printed: string;
+      if (argv[0] === 'npm' && argv[1] === 'install') {
+        // The checkout this runs in is installed already.
+        continue;
+      } else if (argv[0] === 'npm' && argv[1] === 'start') {
+        server = await startServer(env, { npmStart: true, timeoutMs: 90_000 });
+        expect(server.output()).toContain('sandbox chain ready');
+        continue;
+      } else if (argv[0] === 'npx') {
+        const result = await run('npx', argv.slice(1), env);
+        expect(result.code, `${step.command}\n${result.stderr}`).toBe(0);
+        printed = result.stdout;
+      } else if (argv[0] === 'curl') {
+        const result = await curl(argv.slice(1));
+        expect(result.status, `${step.command}\n${result.body}`).toBeLessThan(300);
+        printed = result.body;
+      } else {
+        throw new Error(`the walk-through runs ${argv[0]}, which this test does not know`);
+      }
+      if (step.shows !== null) {
+        for (const [name, value] of matchShown(step.shows, printed, known)) known.set(name, value);
+      }
+      // A command's JSON fields are the values later steps name the same way (`<token>`).
+      const parsed: unknown = JSON.parse(printed);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+        for (const [key, value] of Object.entries(parsed)) {
+          if (typeof value === 'string' && !known.has(`<${key}>`)) known.set(`<${key}>`, value);
+        }
+      }
+    }
+
+    // What the README says happens next: the indexer sees the payment, the link completes.
+    const headers = { 'x-api-key': known.get('<key>') ?? '' };
+    const base = `http://localhost:${port}`;
+    const deadline = Date.now() + 20_000;
     let status = 0;
     while (status !== 409 && Date.now() < deadline) {
-      status = (
-        await fetch(`${url}/v2/secure-payments/${token}`, {
-          headers: { 'x-api-key': account.apiKey },
-        })
-      ).status;
+      status = (await fetch(`${base}/v2/secure-payments/${known.get('<token>')}`, { headers }))
+        .status;
       if (status !== 409) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(status).toBe(409);
+    const request = await fetch(`${base}/v2/request/${known.get('<requestId>')}`, { headers });
+    expect(await request.json()).toMatchObject({ status: 'paid' });
+    expect(server?.output()).toContain(sandboxWallets()[2]?.privateKey);
 
-    const currencies = await fetch(`${url}/v2/currencies?network=sandbox`, {
-      headers: { 'x-api-key': account.apiKey },
-    });
+    // Beside the walk-through: the sandbox is a listed network, and its RPC answers errors.
+    const currencies = await fetch(`${base}/v2/currencies?network=sandbox`, { headers });
     expect(((await currencies.json()) as { id: string }[]).map((c) => c.id)).toContain(
       'USDC-sandbox',
     );
-    const unknownMethod = await rpc(url, 'eth_nope', []);
-    expect(unknownMethod.error?.message).toBeTruthy();
-  });
+    const unknownMethod = await fetch(`${base}/sandbox/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_nope', params: [] }),
+    });
+    expect(
+      ((await unknownMethod.json()) as { error?: { message: string } }).error?.message,
+    ).toBeTruthy();
+
+    // "It runs until you stop it (Ctrl-C)": the terminal signals npm and all it started.
+    await server?.stop('SIGINT');
+    expect(server?.output()).toContain('"msg":"stopped"');
+  }, 180_000);
 });

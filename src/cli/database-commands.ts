@@ -1,0 +1,152 @@
+import { eq } from 'drizzle-orm';
+import { createAccount } from '../auth/accounts.ts';
+import { issueApiKey, revokeApiKeyByValue } from '../auth/api-keys.ts';
+import { createClientId } from '../auth/client-ids.ts';
+import { createChainRegistry } from '../chains/registry.ts';
+import { systemClock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { type DatabaseHandle, openDatabase } from '../db/client.ts';
+import { migrateDatabase } from '../db/migrate.ts';
+import { accounts } from '../db/schema.ts';
+import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
+import {
+  activateDestination,
+  bindDestination,
+  resolveTarget,
+} from '../destinations/destinations.ts';
+import { isUuid } from '../ids.ts';
+import { createOrchestrator } from '../orchestrators/orchestrators.ts';
+import { type CommandName, UsageError, type Values } from './invocation.ts';
+import { type Output, print } from './output.ts';
+
+/**
+ * The commands that work on the database: loaded only once the invocation is known to be
+ * well formed, since drizzle, the drivers and the chain registry take a while to import.
+ */
+
+export type DatabaseCommand = Exclude<CommandName, 'serve' | 'sandbox pay'>;
+
+export async function runDatabaseCommand(
+  command: DatabaseCommand,
+  values: Values,
+  config: Config,
+  out: Output,
+): Promise<void> {
+  const database = await openDatabase(config);
+  try {
+    await migrateDatabase(database);
+    await run(command, values, database.db, config, out, database.kind);
+  } finally {
+    await database.close();
+  }
+}
+
+async function run(
+  command: DatabaseCommand,
+  values: Values,
+  db: DatabaseHandle['db'],
+  config: Config,
+  out: Output,
+  kind: DatabaseHandle['kind'],
+): Promise<void> {
+  switch (command) {
+    case 'migrate': {
+      print(values, out, { migrated: true }, `Database is up to date (${kind}).`);
+      return;
+    }
+    case 'account create': {
+      const created = await createAccount(db, given(values.name));
+      print(values, out, created, [
+        `Account ${created.accountId} created.`,
+        `API key (shown once, store it now): ${created.apiKey}`,
+      ]);
+      return;
+    }
+    case 'api-key create': {
+      const accountId = await existingAccount(db, given(values.account));
+      const { apiKey } = await issueApiKey(db, accountId, values.label ?? null);
+      print(values, out, { apiKey }, `API key (shown once, store it now): ${apiKey}`);
+      return;
+    }
+    case 'api-key revoke': {
+      const outcome = await revokeApiKeyByValue(db, systemClock, given(values.key));
+      if (outcome === 'unknown') throw new UsageError('no such API key');
+      print(
+        values,
+        out,
+        { revoked: true },
+        outcome === 'revoked' ? 'API key revoked.' : 'API key was already revoked.',
+      );
+      return;
+    }
+    case 'client-id create': {
+      const accountId = await existingAccount(db, given(values.account));
+      const domains = values.domain ?? [];
+      // One transaction: the destination is checked (active, this account's) before the
+      // client ID is written, so a refused --bind leaves no client ID behind.
+      const row = await createClientId(db, {
+        accountId,
+        label: values.label ?? (domains.length === 0 ? 'Backend' : (domains[0] ?? 'Client')),
+        allowedDomains: domains,
+        ...(values.bind !== undefined && { payeeDestinationId: values.bind }),
+      });
+      print(values, out, { clientId: row.clientId }, [
+        `Client ID: ${row.clientId}`,
+        row.allowedDomains.length === 0
+          ? 'No allowed domains: a backend client ID, keep it secret like an API key.'
+          : `Allowed origins: ${row.allowedDomains.join(', ')}`,
+        ...(values.bind !== undefined ? [`Bound to destination ${values.bind}`] : []),
+      ]);
+      return;
+    }
+    case 'orchestrator create': {
+      const created = await createOrchestrator(db, given(values.name));
+      print(values, out, created, [
+        `Orchestrator ${created.orchestratorId} created.`,
+        `Orchestrator key (shown once, store it now): ${created.orchestratorKey}`,
+      ]);
+      return;
+    }
+    case 'destination create': {
+      const accountId = await existingAccount(db, given(values.account));
+      const chains = createChainRegistry(config);
+      const currency = values.currency === undefined ? undefined : chains.currency(values.currency);
+      if (values.currency !== undefined && (!currency || currency.network === 'fiat')) {
+        throw new UsageError(`unknown currency ${values.currency}`);
+      }
+      const network = currency ? chains.network(currency.network) : undefined;
+      const target = resolveTarget(chains, {
+        walletAddress: given(values.address),
+        chainId: network?.chainId ?? Number(given(values['chain-id'])),
+        tokenAddress:
+          currency === undefined
+            ? given(values.token)
+            : currency.type === 'ETH'
+              ? NATIVE_TOKEN_ADDRESS
+              : currency.address,
+      });
+      const destination = await activateDestination(db, systemClock, accountId, target);
+      if (values.bind !== undefined)
+        await bindDestination(db, systemClock, accountId, values.bind, destination);
+      print(values, out, { destinationId: destination.destinationId }, [
+        `Destination: ${destination.destinationId}`,
+        ...(values.bind ? [`Bound to client ID ${values.bind}`] : []),
+      ]);
+      return;
+    }
+  }
+}
+
+/** A flag the command table requires: parseInvocation has already refused its absence. */
+function given(value: string | undefined): string {
+  if (value === undefined) throw new Error('a required flag reached the command unchecked');
+  return value;
+}
+
+async function existingAccount(db: DatabaseHandle['db'], id: string): Promise<string> {
+  const [row] = isUuid(id)
+    ? await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, id))
+    : [];
+  if (!row) throw new UsageError(`no account ${id}`);
+  return row.id;
+}

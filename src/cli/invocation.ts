@@ -1,0 +1,221 @@
+import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
+
+/**
+ * What `payreq` was asked to do, checked against the command table before anything else runs:
+ * no config is read and no database opened until the command and its flags are known to be
+ * well formed. This module imports only node builtins, so `payreq --help` and usage errors
+ * answer at once, and even while a server holds the embedded database.
+ */
+
+export const USAGE = `Usage: payreq <command> [options]
+
+Commands:
+  serve                                         run the service (what npm start runs)
+  migrate                                       apply database migrations
+  account create --name <name>                  create an account and its first API key
+  api-key create --account <id> [--label <l>]   issue another API key for an account
+  api-key revoke --key <apiKey>                 revoke a key for good (e.g. after a leak)
+  client-id create --account <id> [--label <l>] [--domain <origin>]...
+                   [--bind <destinationId>]     create a client ID (no --domain: backend),
+                                                bound to an active destination of the account
+  orchestrator create --name <name>             create an orchestrator and its key
+  destination create --account <id> --address <wallet>
+                     (--chain-id <n> --token <tokenAddress> | --currency <id, e.g. USDC-sandbox>)
+                     [--bind <clientId>]        register a payee destination (and bind it)
+  sandbox pay <token> --wallet <n> --api-key <key> [--url <baseUrl>]
+                                                pay a link on the sandbox chain with test wallet n
+                                                (talks to the running server)
+
+Options:
+  --json    print one JSON object instead of text
+  --help    show this help`;
+
+/** Wrong usage: printed as `payreq: <message>`, plus the usage text when `showUsage`. */
+export class UsageError extends Error {
+  readonly showUsage: boolean;
+  constructor(message: string, options: { showUsage?: boolean } = {}) {
+    super(message);
+    this.name = 'UsageError';
+    this.showUsage = options.showUsage ?? false;
+  }
+}
+
+const FLAGS = {
+  name: { type: 'string' },
+  account: { type: 'string' },
+  label: { type: 'string' },
+  key: { type: 'string' },
+  address: { type: 'string' },
+  'chain-id': { type: 'string' },
+  token: { type: 'string' },
+  currency: { type: 'string' },
+  bind: { type: 'string' },
+  wallet: { type: 'string' },
+  'api-key': { type: 'string' },
+  url: { type: 'string' },
+  domain: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Record<string, ParseArgsOptionDescriptor>;
+
+type Flag = keyof typeof FLAGS;
+
+/** Flag values, trimmed; a flag the command requires is present and non-empty. */
+export type Values = {
+  readonly [F in Flag]?: (typeof FLAGS)[F] extends { multiple: true }
+    ? readonly string[]
+    : (typeof FLAGS)[F]['type'] extends 'boolean'
+      ? boolean
+      : string;
+};
+
+interface CommandSpec {
+  /** Flags the command takes besides --help (and --json when `json`). */
+  readonly flags: readonly Flag[];
+  readonly required: readonly Flag[];
+  /** Names of the positional arguments after the command words, all required. */
+  readonly positionals: readonly string[];
+  /** Rules between flags and on their shape. */
+  readonly check?: (values: Values) => void;
+}
+
+const command = (
+  flags: readonly Flag[],
+  options: Partial<Omit<CommandSpec, 'flags'>> = {},
+): CommandSpec => ({ flags, required: [], positionals: [], ...options });
+
+const COMMANDS = {
+  serve: command([]),
+  migrate: command(['json']),
+  'account create': command(['name', 'json'], { required: ['name'] }),
+  'api-key create': command(['account', 'label', 'json'], { required: ['account'] }),
+  'api-key revoke': command(['key', 'json'], { required: ['key'] }),
+  'client-id create': command(['account', 'label', 'domain', 'bind', 'json'], {
+    required: ['account'],
+  }),
+  'orchestrator create': command(['name', 'json'], { required: ['name'] }),
+  'destination create': command(
+    ['account', 'address', 'chain-id', 'token', 'currency', 'bind', 'json'],
+    { required: ['account', 'address'], check: checkDestinationTarget },
+  ),
+  'sandbox pay': command(['wallet', 'api-key', 'url', 'json'], {
+    required: ['wallet', 'api-key'],
+    positionals: ['<token>'],
+    check: checkSandboxPay,
+  }),
+} as const satisfies Record<string, CommandSpec>;
+
+export type CommandName = keyof typeof COMMANDS;
+
+export type Invocation =
+  | { readonly kind: 'help' }
+  | {
+      readonly kind: 'run';
+      readonly command: CommandName;
+      readonly values: Values;
+      /** The positionals after the command words, in the order the command names them. */
+      readonly args: readonly string[];
+    };
+
+export function parseInvocation(argv: readonly string[]): Invocation {
+  // First pass, knowing every flag (so `--name create` reads as a value, not a command word),
+  // to find the command; the second checks each token against that command's own flags.
+  const { values, positionals, tokens } = parseArgs({
+    args: [...argv],
+    options: FLAGS,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  if (values.help === true || positionals.length === 0) return { kind: 'help' };
+  const name = findCommand(positionals);
+  if (name === null) {
+    throw new UsageError(`unknown command "${positionals.slice(0, 2).join(' ')}"`, {
+      showUsage: true,
+    });
+  }
+  const spec: CommandSpec = COMMANDS[name];
+  const accepted = new Set<string>(['help', ...spec.flags]);
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (!accepted.has(token.name)) {
+      throw new UsageError(`unknown option ${token.rawName} for "${name}" (see payreq --help)`);
+    }
+    const flag = FLAGS[token.name as Flag];
+    if (flag.type === 'string') {
+      // `--name --json`: a flag where the value should be is a forgotten value, not a name.
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) {
+        throw new UsageError(`${token.rawName} needs a value`);
+      }
+      if (!('multiple' in flag) && seen.has(token.name)) {
+        throw new UsageError(`${token.rawName} is given more than once`);
+      }
+    } else if (token.value !== undefined) {
+      throw new UsageError(`${token.rawName} takes no value`);
+    }
+    seen.add(token.name);
+  }
+
+  const words = name.split(' ').length;
+  const args = positionals.slice(words);
+  const extra = args[spec.positionals.length];
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}" for "${name}"`);
+  const missing = spec.positionals[args.length];
+  if (missing !== undefined) throw new UsageError(`${missing} is required`);
+
+  const trimmed = trimValues(values as Record<string, unknown>);
+  for (const flag of spec.required) {
+    if (trimmed[flag] === undefined) throw new UsageError(`--${flag} is required`);
+  }
+  spec.check?.(trimmed);
+  return { kind: 'run', command: name, values: trimmed, args: args.map((arg) => arg.trim()) };
+}
+
+function findCommand(positionals: readonly string[]): CommandName | null {
+  for (const candidate of [positionals.slice(0, 1), positionals.slice(0, 2)]) {
+    const name = candidate.join(' ');
+    if (Object.hasOwn(COMMANDS, name)) return name as CommandName;
+  }
+  return null;
+}
+
+/** Strings trimmed; blank ones dropped, so a required flag given as `--name ""` is missing. */
+function trimValues(values: Record<string, unknown>): Values {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (typeof value === 'string') {
+      if (value.trim() !== '') out[key] = value.trim();
+    } else if (Array.isArray(value)) {
+      out[key] = value.map((item) => String(item).trim());
+    } else {
+      out[key] = value;
+    }
+  }
+  // The token checks above held every value to its flag's type.
+  return out as Values;
+}
+
+function checkDestinationTarget(values: Values): void {
+  const byCurrency = values.currency !== undefined;
+  const byToken = values['chain-id'] !== undefined || values.token !== undefined;
+  if (byCurrency && byToken) {
+    throw new UsageError('give either --currency, or --chain-id with --token, not both');
+  }
+  if (!byCurrency && (values['chain-id'] === undefined || values.token === undefined)) {
+    throw new UsageError('--chain-id and --token, or --currency, are required');
+  }
+  const chainId = values['chain-id'];
+  if (chainId !== undefined && !/^[1-9]\d{0,15}$/.test(chainId)) {
+    throw new UsageError(`--chain-id must be a positive integer (got "${chainId}")`);
+  }
+}
+
+function checkSandboxPay(values: Values): void {
+  if (values.wallet !== undefined && !/^\d{1,3}$/.test(values.wallet)) {
+    throw new UsageError(`--wallet must be a test wallet number (got "${values.wallet}")`);
+  }
+  if (values.url !== undefined && !/^https?:\/\/[^\s/]+/.test(values.url)) {
+    throw new UsageError(`--url must be an http(s) base URL (got "${values.url}")`);
+  }
+}

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { EIP1193RequestFn } from 'viem';
+import { SANDBOX_NETWORK } from '../chains/networks.ts';
+import type { DatabaseHandle } from '../db/client.ts';
+import { createLeaderLock } from '../detection/leader-lock.ts';
+import type { Eip1193Provider, LocalChain } from './chain.ts';
+import {
+  forgetSandboxBlocks,
+  forgetSandboxChain,
+  recordSandboxChain,
+  sandboxChainUrl,
+} from './chain-record.ts';
+import { createRemoteProvider } from './remote-provider.ts';
+
+/** How often a process that does not run the chain checks whether it should take it over. */
+const TAKEOVER_POLL_MS = 2_000;
+const SANDBOX_LOCK = 'payreq:sandbox';
+
+/**
+ * The deployment's one sandbox chain, as this process sees it. With the embedded database
+ * there is one process, and it runs the chain. With Postgres, the process holding the sandbox
+ * lock runs it (Hardhat's EDR, in process) and serves its JSON-RPC where the others can reach
+ * it, recorded in `sandbox_chains`; the others run no chain and send every call there. When
+ * the owner stops, one of them takes the lock and starts a fresh chain: links stay in the
+ * database, the old chain's blocks are forgotten.
+ */
+export interface SandboxHost {
+  /** The chain, wherever it runs: this process's, or the owner's through its JSON-RPC. */
+  readonly provider: Eip1193Provider;
+  /** Starts watching for the owner to go, to take over (Postgres; a no-op on PGlite). */
+  start(): void;
+  close(): Promise<void>;
+}
+
+type StartLocalChain = typeof import('./chain.ts')['startLocalChain'];
+
+interface OwnedChain {
+  readonly chain: LocalChain;
+  readonly rpc: { readonly url: string; close(): Promise<void> } | null;
+  readonly instance: string;
+}
+
+/**
+ * Null when the chain cannot run here: its dev dependencies (Hardhat's EDR, the Request
+ * contract artifacts) are missing, as in a production install, or it failed to start.
+ */
+export async function createSandboxHost(deps: {
+  database: DatabaseHandle;
+  logger: Logger;
+  /** Public base URL: every process answers the chain's JSON-RPC at `/sandbox/rpc`. */
+  baseUrl: string;
+  /** Serves a chain's JSON-RPC where the other processes reach it (main.ts does the listening). */
+  serveRpc(provider: Eip1193Provider): Promise<{ url: string; close(): Promise<void> }>;
+}): Promise<SandboxHost | null> {
+  const { database, logger } = deps;
+  const db = database.db;
+  const startLocalChain = await loadChainStarter(logger);
+  if (!startLocalChain) return null;
+
+  let owned: OwnedChain | null = null;
+
+  /** Starts a fresh chain; on Postgres, serves it and records where. */
+  const startChain = async (shared: boolean): Promise<OwnedChain> => {
+    const chain = await startLocalChain({ chainId: SANDBOX_NETWORK.chainId });
+    const instance = randomUUID();
+    let rpc: OwnedChain['rpc'] = null;
+    try {
+      if (shared) {
+        rpc = await deps.serveRpc(chain.provider);
+        await recordSandboxChain(db, { rpcUrl: rpc.url, chainInstance: instance });
+      } else {
+        await forgetSandboxBlocks(db);
+      }
+    } catch (error) {
+      await rpc?.close();
+      await chain.close();
+      throw error;
+    }
+    logReady(logger, deps.baseUrl, chain, rpc?.url);
+    return { chain, rpc, instance };
+  };
+
+  const stopChain = async () => {
+    const stopping = owned;
+    owned = null;
+    await stopping?.rpc?.close();
+    await stopping?.chain.close();
+  };
+
+  if (database.engine.kind === 'pglite') {
+    try {
+      owned = await startChain(false);
+    } catch (error) {
+      logger.warn({ err: error }, 'sandbox chain not started (set SANDBOX=false to silence this)');
+      return null;
+    }
+    const { chain } = owned;
+    return { provider: chain.provider, start() {}, close: stopChain };
+  }
+
+  const lock = createLeaderLock(database, SANDBOX_LOCK);
+  let cachedUrl: string | null = null;
+  const remote = createRemoteProvider({
+    async locate(fresh) {
+      if (fresh || cachedUrl === null) cachedUrl = await sandboxChainUrl(db);
+      return cachedUrl;
+    },
+    onUnreachable(url, error) {
+      logger.warn(
+        { err: error, rpc: url },
+        'the process that runs the sandbox chain did not answer',
+      );
+    },
+  });
+
+  /** Takes the chain over when its lock is free; lets it go if the lock was lost. */
+  const check = async () => {
+    const held = await lock.acquire();
+    if (held && !owned) {
+      try {
+        owned = await startChain(true);
+      } catch (error) {
+        logger.warn({ err: error }, 'could not start the sandbox chain; another process may');
+        await lock.release();
+      }
+    } else if (!held && owned) {
+      // Our lock connection broke: another process may run a chain now, and two must not.
+      logger.warn('lost the sandbox lock; stopping this process’s sandbox chain');
+      await stopChain();
+    }
+  };
+
+  await check();
+  if (!owned) {
+    const url = await sandboxChainUrl(db);
+    logger.info(
+      { network: SANDBOX_NETWORK.id, rpc: url },
+      `sandbox chain run by another process; this one reaches it through its JSON-RPC (${url ?? 'not recorded yet'}) and passes ${deps.baseUrl}/sandbox/rpc on to it`,
+    );
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let started = false;
+  let stopped = false;
+  const loop = () => {
+    if (stopped) return;
+    running = check()
+      .catch((error: unknown) => logger.warn({ err: error }, 'sandbox takeover check failed'))
+      .finally(() => {
+        running = undefined;
+        if (!stopped) timer = setTimeout(loop, TAKEOVER_POLL_MS);
+      });
+  };
+
+  const provider: Eip1193Provider = {
+    // Decided per call: the process may take the chain over (or lose it) while it runs.
+    request: ((args: { method: string; params?: unknown }) =>
+      owned
+        ? owned.chain.provider.request(args as never)
+        : remote.request(args as never)) as EIP1193RequestFn,
+  };
+
+  return {
+    provider,
+    start() {
+      if (started) return;
+      started = true;
+      timer = setTimeout(loop, TAKEOVER_POLL_MS);
+    },
+    async close() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      // Each step runs even if one before it failed; the lock goes last, so no process takes
+      // over while this one still serves the chain.
+      const instance = owned?.instance;
+      if (instance !== undefined) await forgetSandboxChain(db, instance).catch(() => {});
+      await stopChain().catch(() => {});
+      await lock.release();
+    },
+  };
+}
+
+/** Hardhat is a dev dependency: absent from a production install, where the sandbox stays off. */
+async function loadChainStarter(logger: Logger): Promise<StartLocalChain | null> {
+  try {
+    const [{ startLocalChain }] = await Promise.all([import('./chain.ts'), import('hardhat/hre')]);
+    return startLocalChain;
+  } catch (error) {
+    logger.warn({ err: error }, 'sandbox chain not started (set SANDBOX=false to silence this)');
+    return null;
+  }
+}
+
+/** The wallets' keys are the well-known development keys, printed for a browser wallet. */
+function logReady(logger: Logger, baseUrl: string, chain: LocalChain, sharedAt?: string): void {
+  logger.info(
+    {
+      network: SANDBOX_NETWORK.id,
+      chainId: SANDBOX_NETWORK.chainId,
+      rpc: `${baseUrl}/sandbox/rpc`,
+      ...(sharedAt && { sharedRpc: sharedAt }),
+      contracts: chain.addresses,
+      wallets: chain.wallets.map((w) => ({
+        index: w.index,
+        address: w.address,
+        privateKey: w.privateKey,
+      })),
+    },
+    `sandbox chain ready: JSON-RPC ${baseUrl}/sandbox/rpc, chain id ${SANDBOX_NETWORK.chainId}${sharedAt ? ` (other processes reach it at ${sharedAt})` : ''}; test wallets (development keys, never use them elsewhere): ${chain.wallets.map((w) => `#${w.index} ${w.address} ${w.privateKey}`).join('; ')}`,
+  );
+}
