@@ -256,6 +256,8 @@ export const requests = pgTable(
     destinationId: uuid().references(() => payeeDestinations.id),
     reference: text(),
     customerInfo: jsonb().$type<Record<string, unknown>>(),
+    /** The browser origin a client ID made the request from (checked against its domains). */
+    origin: text(),
     salt: text().notNull(),
     /** 16 hex digits (8 bytes), no 0x. */
     paymentReference: text().notNull(),

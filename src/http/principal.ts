@@ -70,6 +70,23 @@ export function clientIdOf(request: FastifyRequest): ClientIdRow | null {
 }
 
 /**
+ * The browser origin a client ID called from: set only for a client ID with allowed domains,
+ * whose `Origin` the credential hook has checked against them (normalised as stored there).
+ * Server-side callers (backend client IDs, keys, sessions) have none.
+ */
+export function browserOriginOf(request: FastifyRequest): string | null {
+  const principal = request.principal;
+  const origin = request.headers.origin;
+  if (principal?.kind !== 'clientId' || principal.clientId.allowedDomains.length === 0) return null;
+  if (typeof origin !== 'string') return null;
+  try {
+    return new URL(origin).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * What a caller may list: its account's objects, or, when it calls with a client ID (alone or
  * paired with an orchestrator key), only those made with that client ID. A client ID may be a
  * browser's, and so public; an API key or a session speaks for the whole account.

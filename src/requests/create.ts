@@ -19,7 +19,11 @@ export type CreateRequestInput = Static<typeof CreateRequestBody>;
  */
 export async function createRequest(
   deps: { readonly db: Database; readonly chains: ChainRegistry },
-  caller: { readonly accountId: string; readonly clientId: ClientIdRow | null },
+  caller: {
+    readonly accountId: string;
+    readonly clientId: ClientIdRow | null;
+    readonly origin: string | null;
+  },
   body: CreateRequestInput,
 ): Promise<RequestRow> {
   if (body.recurrence !== undefined) throw featureUnavailable('Recurring requests (recurrence)');
@@ -92,6 +96,7 @@ export async function createRequest(
       destinationRowId: bound?.id ?? null,
       reference: body.reference ?? null,
       customerInfo: body.customerInfo ?? null,
+      origin: caller.origin,
     },
   ]);
   if (!row) throw new Error('request insert returned no row');

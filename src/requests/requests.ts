@@ -27,6 +27,8 @@ export interface NewRequest {
   readonly destinationRowId?: string | null;
   readonly reference?: string | null;
   readonly customerInfo?: Record<string, unknown> | null;
+  /** The browser origin a client ID made the request from. */
+  readonly origin?: string | null;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function insertRequests(
       destinationId: item.destinationRowId ?? null,
       reference: item.reference ?? null,
       customerInfo: item.customerInfo ?? null,
+      origin: item.origin ?? null,
       salt,
       paymentReference: reference,
       referenceTopic: referenceTopic(reference),

@@ -5,7 +5,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import { accountIdOf, clientIdOf, scopeOf } from '../http/principal.ts';
+import { accountIdOf, browserOriginOf, clientIdOf, scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { MAX_OFFSET } from '../http/validation.ts';
 import { paymentsOfRequests } from '../payments/records.ts';
@@ -56,7 +56,11 @@ export function requestRoutes(
     async (request, reply) => {
       const row = await createRequest(
         deps,
-        { accountId: accountIdOf(request), clientId: clientIdOf(request) },
+        {
+          accountId: accountIdOf(request),
+          clientId: clientIdOf(request),
+          origin: browserOriginOf(request),
+        },
         request.body,
       );
       return reply

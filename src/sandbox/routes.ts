@@ -4,20 +4,11 @@ import { answerJsonRpc } from './json-rpc.ts';
 
 /**
  * The sandbox chain's JSON-RPC on the service's own listener, so a browser wallet or a script
- * can use it with nothing else running. Open to any origin: the chain holds no real value.
+ * can use it with nothing else running. Open to any origin (server/cors.ts): the chain holds
+ * no real value.
  */
 export function sandboxRoutes(app: App, deps: { provider: Eip1193Provider }): void {
-  app.options('/sandbox/rpc', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .header('access-control-allow-origin', '*')
-      .header('access-control-allow-methods', 'POST, OPTIONS')
-      .header('access-control-allow-headers', 'content-type')
-      .code(204)
-      .send(),
+  app.post('/sandbox/rpc', { schema: { hide: true } }, async (request) =>
+    answerJsonRpc(deps.provider, request.body),
   );
-
-  app.post('/sandbox/rpc', { schema: { hide: true } }, async (request, reply) => {
-    reply.header('access-control-allow-origin', '*');
-    return answerJsonRpc(deps.provider, request.body);
-  });
 }

@@ -54,6 +54,8 @@ export interface LinkCaller {
   readonly clientId: ClientIdRow | null;
   /** An orchestrator acting for the client ID (`x-orchestrator-key` + `x-client-id`). */
   readonly orchestrated: boolean;
+  /** The browser origin the client ID called from, if it is a browser's. */
+  readonly origin: string | null;
 }
 
 export const UNBOUND_ORCHESTRATED_MESSAGE =
@@ -171,6 +173,7 @@ export async function createSecurePayment(
           payee: destination.walletAddress,
           destinationRowId: destination.id,
           reference: input.reference ?? null,
+          origin: caller.origin,
         };
       }),
     );

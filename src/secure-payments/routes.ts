@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts';
 import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
 import { featureUnavailable, ValidationError } from '../errors.ts';
-import { accountIdOf, clientIdOf } from '../http/principal.ts';
+import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { checkPayerInputs, linkCalldata } from './calldata.ts';
 import { createSecurePayment, type LinkCaller } from './create.ts';
@@ -139,6 +139,7 @@ function caller(request: FastifyRequest): LinkCaller {
     accountId: accountIdOf(request),
     clientId: clientIdOf(request),
     orchestrated: request.principal?.kind === 'orchestratorPair',
+    origin: browserOriginOf(request),
   };
 }
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../../test/fixtures.ts';
+import type { Eip1193Provider } from '../sandbox/chain.ts';
+import { sandboxRoutes } from '../sandbox/routes.ts';
 import { EXPOSED_HEADERS } from './cors.ts';
 
 const DASHBOARD = 'https://dashboard.payreq.test';
@@ -11,7 +13,14 @@ describe('CORS', () => {
   let tenant: Tenant;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { DASHBOARD_URL: `${DASHBOARD}/app` } });
+    t = await createTestApp({
+      env: { DASHBOARD_URL: `${DASHBOARD}/app` },
+      // The sandbox chain's JSON-RPC, answered by a provider that knows one method.
+      extend: (app) =>
+        sandboxRoutes(app, {
+          provider: { request: async () => '0x7a69' } as unknown as Eip1193Provider,
+        }),
+    });
     tenant = await createTenant(t.db);
   });
   afterAll(() => t.close());
@@ -128,6 +137,21 @@ describe('CORS', () => {
       expect(res.statusCode).toBe(401);
       expect(res.headers['access-control-allow-origin']).toBe(DASHBOARD);
       expect(res.headers['access-control-allow-credentials']).toBe('true');
+    });
+
+    it('open the sandbox chain’s JSON-RPC to any origin, without credentials', async () => {
+      const pre = await preflight('/sandbox/rpc', ELSEWHERE, 'POST', 'content-type');
+      expect(pre.statusCode).toBe(204);
+      expect(pre.headers['access-control-allow-origin']).toBe('*');
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/sandbox/rpc',
+        headers: { origin: ELSEWHERE },
+        payload: { jsonrpc: '2.0', id: 1, method: 'eth_chainId' },
+      });
+      expect(res.json()).toMatchObject({ result: '0x7a69' });
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     });
 
     it('never send * together with credentials, on any route', async () => {

@@ -120,7 +120,7 @@ async function originOf(tx: Database, request: RequestRow): Promise<RequestOrigi
     .select({ clientId: clientIds.clientId })
     .from(clientIds)
     .where(eq(clientIds.id, request.clientIdId));
-  return client ? { clientId: client.clientId, origin: null } : null;
+  return client ? { clientId: client.clientId, origin: request.origin } : null;
 }
 
 /** Why a delivery was cancelled by a reorganisation, in its log. */

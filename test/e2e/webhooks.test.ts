@@ -7,7 +7,7 @@ import { erc20Abi, erc20FeeProxyAbi } from '../../src/payments/abis.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
-import { createTenant, type Tenant } from '../fixtures.ts';
+import { createTenant, SHOP_ORIGIN, type Tenant } from '../fixtures.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 import { testDispatcher, testIndexer } from '../workers.ts';
 
@@ -276,6 +276,53 @@ describe('payment webhooks', () => {
 
     await indexer.tick();
     expect(await dispatcher.runOnce()).toBe(0); // nothing new: each event once
+  });
+
+  it('names the browser origin a link was made from, on the event and its .client_id twin', async () => {
+    const browser = { 'x-client-id': tenant.browserClientId, origin: SHOP_ORIGIN };
+    const own = await startReceiver();
+    try {
+      const registered = await t.app.inject({
+        method: 'POST',
+        url: '/v1/webhook',
+        headers: browser,
+        payload: { url: own.url },
+      });
+      expect(registered.statusCode, registered.body).toBe(201);
+      own.verifyWith(registered.json().secret);
+      const target = resolveTarget(t.chains, {
+        walletAddress: accountOf(local.chain, 1).address,
+        chainId: 8453,
+        tokenAddress: local.chain.addresses.usdc,
+      });
+      const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments',
+        headers: browser,
+        payload: { requests: [{ destinationId, amount: '1.5' }] },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const calldata = await t.app.inject({
+        method: 'GET',
+        url: `/v2/secure-payments/${created.json().token}/pay?wallet=${accountOf(local.chain, 2).address}`,
+        headers: browser,
+      });
+      await sendAll(local.chain, accountOf(local.chain, 2), calldata.json().transactions);
+      await mine(CONFIRMATIONS);
+      expect((await indexer.tick()).recorded).toBe(1);
+      await dispatcher.runOnce();
+      const received = await own.waitFor(3);
+      for (const event of ['payment.confirmed', 'payment.confirmed.client_id']) {
+        expect(received.find((r) => r.body.event === event)?.body, event).toMatchObject({
+          clientId: tenant.browserClientId,
+          origin: SHOP_ORIGIN,
+        });
+      }
+      expect(own.refused).toEqual([]);
+    } finally {
+      await own.close();
+    }
   });
 
   it('sends payment.partial, then payment.confirmed with the running total', async () => {
