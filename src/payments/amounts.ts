@@ -4,8 +4,15 @@
  */
 
 export const MAX_DECIMALS = 36;
-/** numeric(78,0) holds anything below 10^78; uint256 tops out near 1.16e77. */
-const MAX_BASE_UNITS = 2n ** 256n - 1n;
+/**
+ * The most a token contract can move in one call: amounts are uint256 on chain (numeric(78,0)
+ * holds anything below 10^78; uint256 tops out near 1.16e77).
+ */
+export const MAX_BASE_UNITS = 2n ** 256n - 1n;
+export const AMOUNT_TOO_LARGE_MESSAGE =
+  'is more than a token contract can move (2^256 - 1 base units)';
+export const TOTAL_TOO_LARGE_MESSAGE =
+  'add up to more than a token contract can move in one payment (2^256 - 1 base units)';
 
 export type AmountProblem = 'not_a_decimal' | 'not_positive' | 'too_many_decimals' | 'too_large';
 
@@ -51,7 +58,8 @@ export function parseAmount(input: string, decimals: number): ParsedAmount {
     BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
   if (value === 0n)
     return { ok: false, problem: 'not_positive', message: 'must be greater than 0' };
-  if (value > MAX_BASE_UNITS) return { ok: false, problem: 'too_large', message: 'is too large' };
+  if (value > MAX_BASE_UNITS)
+    return { ok: false, problem: 'too_large', message: AMOUNT_TOO_LARGE_MESSAGE };
   return { ok: true, value };
 }
 

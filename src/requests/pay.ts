@@ -2,7 +2,12 @@ import type { Static } from 'typebox';
 import { toHex } from 'viem';
 import { feeBasisPoints } from '../auth/client-id-rules.ts';
 import { AppError, featureUnavailable, ValidationError } from '../errors.ts';
-import { formatAmount, parseAmount } from '../payments/amounts.ts';
+import {
+  formatAmount,
+  MAX_BASE_UNITS,
+  parseAmount,
+  TOTAL_TOO_LARGE_MESSAGE,
+} from '../payments/amounts.ts';
 import type { CalldataDeps } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer } from '../payments/payer.ts';
@@ -46,6 +51,11 @@ export async function requestCalldata(deps: CalldataDeps, row: RequestRow, query
     amount = parsed.value;
   }
   const fee = platformFee(network.chainId, amount, query.feePercentage, query.feeAddress);
+  if (amount + (fee?.amount ?? 0n) > MAX_BASE_UNITS) {
+    throw new ValidationError([
+      { field: 'feePercentage', message: `with the amount, ${TOTAL_TOO_LARGE_MESSAGE}` },
+    ]);
+  }
   const leg = requestLeg(deps.chains, row, amount, fee ?? undefined);
   const payer = checkPayer(leg.network, { wallet: query.wallet });
   const calldata = await buildSingleCalldata(deps, leg, payer);

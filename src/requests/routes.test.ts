@@ -324,7 +324,7 @@ describe('POST /v2/request', () => {
     ['.5', 'must be a decimal number such as 12.5 (no sign, exponent or spaces)'],
     ['', 'must be a decimal number such as 12.5 (no sign, exponent or spaces)'],
     ['1.0000001', 'must have at most 6 decimal places'],
-    [`1${'0'.repeat(72)}`, 'is too large'],
+    [`1${'0'.repeat(72)}`, 'is more than a token contract can move (2^256 - 1 base units)'],
   ])('refuses the USDC amount %j', async (amount, message) => {
     const res = await createRequest({
       amount,

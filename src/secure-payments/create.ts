@@ -12,7 +12,7 @@ import {
   parseTarget,
 } from '../destinations/destinations.ts';
 import { AppError, type FieldError, ValidationError } from '../errors.ts';
-import { parseAmount } from '../payments/amounts.ts';
+import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { insertRequests } from '../requests/requests.ts';
 
 /** A link lives this long unless paid first (decisions.md). */
@@ -136,6 +136,15 @@ export async function createSecurePayment(
     throw new AppError('tron_batch_not_supported', TRON_BATCH_MESSAGE);
   }
   if (networks.size > 1) throw new AppError('mixed_networks', SAME_NETWORK_MESSAGE);
+  // A batch pays each token's total in one approval and one transfer: it must fit a uint256.
+  const totals = new Map<string, bigint>();
+  for (const { destination, amount } of items) {
+    const key = destination.tokenAddress.toLowerCase();
+    totals.set(key, (totals.get(key) ?? 0n) + amount);
+  }
+  if ([...totals.values()].some((total) => total > MAX_BASE_UNITS)) {
+    throw new ValidationError([{ field: 'requests', message: TOTAL_TOO_LARGE_MESSAGE }]);
+  }
 
   const now = deps.clock.now();
   const token = ulid(now.getTime());

@@ -1,8 +1,8 @@
 import { type Address, getAddress, zeroAddress } from 'viem';
 import { isNative } from '../../chains/currencies.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, ValidationError } from '../../errors.ts';
 import { BATCH_ERC20_MULTI_TOKEN, BATCH_NATIVE, batchPaymentsAbi, erc20Abi } from '../abis.ts';
-import { formatAmount } from '../amounts.ts';
+import { formatAmount, MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../amounts.ts';
 import { networkFee } from '../gas.ts';
 import type { Payer } from '../payer.ts';
 import { readPayerState } from '../payer-state.ts';
@@ -96,8 +96,9 @@ export async function buildBatchCalldata(
   const insufficientTokens: InsufficientToken[] = [];
   for (const entry of totals.values()) {
     const tokenAmounts = erc20.filter((leg) => getAddress(leg.currency.address) === entry.token);
-    const required =
-      entry.total + batchFee(tokenAmounts.reduce((sum, leg) => sum + leg.amount, 0n));
+    const required = fitsOneCall(
+      entry.total + batchFee(tokenAmounts.reduce((sum, leg) => sum + leg.amount, 0n)),
+    );
     const tokenState = state?.tokens.get(entry.token.toLowerCase());
     if (!tokenState || tokenState.allowance < required) {
       approvals.push(
@@ -119,8 +120,9 @@ export async function buildBatchCalldata(
   // The contract forwards amount + fee per native request and then takes its batch fee from
   // what is left, so the value carries all three. (The SDK's value counts the amounts only,
   // which the contract refuses with "Not enough funds" as soon as a request has a fee.)
-  const value =
-    native.reduce((sum, leg) => sum + leg.amount + leg.feeAmount, 0n) + batchFee(nativeAmount);
+  const value = fitsOneCall(
+    native.reduce((sum, leg) => sum + leg.amount + leg.feeAmount, 0n) + batchFee(nativeAmount),
+  );
   const detail = (leg: PaymentLeg, path: readonly Address[]) => ({
     recipient: getAddress(leg.payee),
     requestAmount: leg.amount,
@@ -228,4 +230,12 @@ export function batchFeeAddress(legs: readonly PaymentLeg[], payer: Address | nu
   const [first] = legs;
   if (!first || legs.every((leg) => isNative(leg.currency))) return zeroAddress;
   return payer ?? evmForm(first.payee);
+}
+
+/** What one approval or one `value` carries must fit a uint256, or no contract can take it. */
+function fitsOneCall(total: bigint): bigint {
+  if (total > MAX_BASE_UNITS) {
+    throw new ValidationError([{ field: 'requests', message: TOTAL_TOO_LARGE_MESSAGE }]);
+  }
+  return total;
 }
