@@ -62,9 +62,87 @@ function scrubbed(value: unknown, depth = 0): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, scrubbed(v, depth + 1)]));
 }
 
-/** Errors are logged with their message, stack and causes, every URL in them cut to its host. */
+/**
+ * Errors are logged with their message, stack and causes, every URL in them cut to its host;
+ * a database error only by what it was doing and why it failed (see `databaseError`).
+ */
 function serializeError(error: unknown): unknown {
-  return scrubbed(pino.stdSerializers.err(error as Error));
+  return databaseError(error) ?? scrubbed(pino.stdSerializers.err(error as Error));
+}
+
+interface DatabaseFailure {
+  readonly query?: unknown;
+  readonly params?: unknown;
+  readonly severity?: unknown;
+  readonly code?: unknown;
+  readonly constraint?: unknown;
+  readonly table?: unknown;
+  readonly column?: unknown;
+  readonly routine?: unknown;
+  readonly cause?: unknown;
+}
+
+/** drizzle's wrapper (query + params) or the driver's own error (pg and PGlite: a severity). */
+function isDatabaseFailure(value: unknown): value is DatabaseFailure & Error {
+  if (!(value instanceof Error)) return false;
+  const failure = value as DatabaseFailure;
+  return (
+    (typeof failure.query === 'string' && Array.isArray(failure.params)) ||
+    (typeof failure.severity === 'string' && typeof failure.code === 'string')
+  );
+}
+
+/**
+ * A database error names the rows it failed on: drizzle's message and the drivers' `params`
+ * carry every value of the statement (customer names, e-mails, key prefixes and hashes), and
+ * Postgres' `detail` and `where` quote row values. So only the statement's purpose (its verb
+ * and table), the SQLSTATE code and the constraint, table and column are logged, with the
+ * stack's frames; never the parameters or any row value.
+ */
+function databaseError(error: unknown): Record<string, unknown> | null {
+  const chain: (DatabaseFailure & Error)[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (isDatabaseFailure(current)) chain.push(current);
+    current = (current as DatabaseFailure).cause;
+  }
+  if (chain.length === 0) return null;
+  const query = chain.map((failure) => failure.query).find((q) => typeof q === 'string');
+  const driver = chain.find((failure) => typeof failure.severity === 'string') ?? chain[0];
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const purpose = typeof query === 'string' ? statementPurpose(query) : 'a database statement';
+  const frames = (error as Error).stack
+    ?.split('\n')
+    .filter((line) => line.trimStart().startsWith('at '))
+    .join('\n');
+  return {
+    type: 'DatabaseError',
+    message: `database error during ${purpose}`,
+    purpose,
+    code: text(driver?.code),
+    constraint: text(driver?.constraint),
+    table: text(driver?.table),
+    column: text(driver?.column),
+    routine: text(driver?.routine),
+    stack: frames,
+  };
+}
+
+/** `insert into "requests" (…) values ($1, …)` → `insert into requests`: verb and table only. */
+export function statementPurpose(query: string): string {
+  const sql = query.replace(/\s+/g, ' ').trim();
+  const name = '"?([A-Za-z0-9_.]+)"?';
+  const patterns: [RegExp, string][] = [
+    [new RegExp(`^insert into ${name}`, 'i'), 'insert into'],
+    [new RegExp(`^update ${name}`, 'i'), 'update'],
+    [new RegExp(`^delete from ${name}`, 'i'), 'delete from'],
+    [new RegExp(`^select .*? from ${name}`, 'i'), 'select from'],
+  ];
+  for (const [pattern, verb] of patterns) {
+    const table = pattern.exec(sql)?.[1];
+    if (table) return `${verb} ${table}`;
+  }
+  return sql.split(' ')[0]?.toLowerCase() ?? 'a statement';
 }
 
 export function loggerOptions(level: LogLevel): LoggerOptions {
