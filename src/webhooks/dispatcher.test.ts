@@ -101,9 +101,13 @@ async function startServer(
   return { url: `http://127.0.0.1:${port}/hooks`, port, paths };
 }
 
+/** Receivers by URL: each checks deliveries as one written for the reference API would. */
+const receiversByUrl = new Map<string, Receiver>();
+
 async function receiver(): Promise<Receiver> {
   const started = await startReceiver();
   closers.push(() => started.close());
+  receiversByUrl.set(started.url, started);
   return started;
 }
 
@@ -124,6 +128,7 @@ async function register(url: string): Promise<string> {
     payload: { url },
   });
   expect(res.statusCode, res.body).toBe(201);
+  receiversByUrl.get(url)?.verifyWith(res.json().secret);
   return res.json().id;
 }
 

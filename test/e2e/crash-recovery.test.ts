@@ -45,6 +45,7 @@ describe.each(backends)('a crash between enqueue and send (%s)', (backend) => {
       body: JSON.stringify({ url: receiver.url }),
     });
     expect(registered.status).toBe(201);
+    receiver.verifyWith(((await registered.json()) as { secret: string }).secret);
     const sent = await fetch(`${server.url}/v1/webhook/test`, {
       method: 'POST',
       headers,

@@ -53,6 +53,7 @@ describe.runIf(source.kind === 'postgres')('two workers on one Postgres', () => 
       payload: { url: receiver.url },
     });
     expect(registered.statusCode).toBe(201);
+    receiver.verifyWith(registered.json().secret);
   });
   afterAll(async () => {
     for (const lock of locks) await lock.release();

@@ -114,6 +114,8 @@ beforeAll(async () => {
     payload: { url: receiver.url },
   });
   expect(registered.statusCode, registered.body).toBe(201);
+  // The receiver checks deliveries as one written for the reference API would.
+  receiver.verifyWith(registered.json().secret);
   destinationId = await registerDestination();
 
   mine(HISTORY_BLOCKS);
