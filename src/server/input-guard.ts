@@ -7,6 +7,7 @@ import { type FieldError, ValidationError } from '../errors.ts';
  * so Postgres' jsonb refuses them). Refused with a 400 naming the field before validation runs,
  * wherever they hide: path segments, query values, body strings, and body keys.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this refuses.
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';

@@ -171,6 +171,7 @@ describe('fuzzing every route', () => {
   };
 
   it(`sends ${RUNS} malformed requests (seed ${SEED}): no 5xx, the envelope on every error, no row written by a refusal`, async () => {
+    // biome-ignore lint/suspicious/noConsole: a randomised test prints its seed.
     console.log(`fuzz seed ${SEED}, ${RUNS} runs over ${operations.length} routes`);
     expect(operations.length).toBeGreaterThan(40);
     let sent = 0;
@@ -239,6 +240,7 @@ describe('fuzzing every route', () => {
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
+    // biome-ignore lint/suspicious/noConsole: what the run reached, beside its seed.
     console.log(
       `fuzz answers: ${[...statuses]
         .sort(([a], [b]) => a - b)

@@ -87,7 +87,8 @@ describe('logs of a failing insert', () => {
       code: '23505',
       table: 'requests',
     });
-    expect(String((entry?.err as { constraint?: string }).constraint)).toMatch(/request_id/);
+    const err = entry?.err as { constraint?: string } | undefined;
+    expect(String(err?.constraint)).toMatch(/request_id/);
   });
 
   it('keeps an API key’s prefix and hash out of the log', async () => {
