@@ -10,7 +10,8 @@ import {
   MINUTE,
   ON_THE_MINUTE,
 } from '../../test/rate-limited-app.ts';
-import { createMemoryStore, createRateLimiter, MEMORY_SWEEP_INTERVAL_MS } from './rate-limit.ts';
+import { createRateLimiter } from './rate-limit.ts';
+import { createMemoryStore, MEMORY_SWEEP_INTERVAL_MS } from './rate-limit-memory-store.ts';
 
 afterAll(deleteRunKeys);
 

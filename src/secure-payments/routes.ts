@@ -14,112 +14,20 @@ import { destinationIdsOf, displayBody } from './display.ts';
 import { assertPayable, loadLink } from './links.ts';
 import { listLinks } from './list.ts';
 import { lookupLink } from './lookup.ts';
+import {
+  type AccessPolicy,
+  CalldataInput,
+  CalldataResponse,
+  CompletedResponse,
+  CreateSecurePaymentBody,
+  DisplayResponse,
+  TokenParams,
+} from './schemas.ts';
 
 const AUTH = ['clientId', 'apiKey', 'orchestratorPair', 'session'] as const;
 const TAGS = ['V2/Secure Payment'];
-const MAX_REQUESTS = 200;
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
-
-const TokenParams = Type.Object({ token: Type.String({ pattern: '^[0-9A-Za-z]{26}$' }) });
-
-const CalldataInput = {
-  wallet: Type.Optional(Type.String({ minLength: 1 })),
-  eoaWallet: Type.Optional(Type.String({ minLength: 1 })),
-  isSafe: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-  chain: Type.Optional(
-    Type.Union(
-      ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB'].map((c) => Type.Literal(c)),
-    ),
-  ),
-  token: Type.Optional(Type.Union(['USDC', 'USDT', 'EURC', 'USDT0'].map((c) => Type.Literal(c)))),
-};
-
-const CalldataResponse = Type.Union([Type.Ref('SingleCalldata'), Type.Ref('BatchCalldata')]);
-
-const Destination = Type.Union([
-  Type.Object({
-    destinationId: Type.Optional(Type.String()),
-    payeeAddress: Type.String(),
-    tokenAddress: Type.String(),
-    walletAddress: Type.String(),
-    network: Type.String(),
-    isMasked: Type.Boolean(),
-  }),
-  Type.Null(),
-]);
-
-const DisplayCommon = {
-  status: Type.String(),
-  token: Type.String(),
-  redirectUrl: Type.Union([Type.String(), Type.Null()]),
-  redirectLabel: Type.String(),
-  branding: Type.Null({
-    description: 'Null until the link is branded: the page uses its defaults',
-  }),
-  requestIds: Type.Array(Type.String()),
-  network: Type.String(),
-  reference: Type.Union([Type.String(), Type.Null()]),
-  feePlan: Type.Null(),
-  expiresAt: Type.String({ format: 'date-time' }),
-};
-
-const DisplayResponse = Type.Union([
-  Type.Object({
-    paymentType: Type.Literal('single'),
-    ...DisplayCommon,
-    payee: Type.String(),
-    amount: Type.String(),
-    paymentCurrency: Type.String(),
-    isNativeCurrency: Type.Boolean(),
-    destination: Destination,
-  }),
-  Type.Object({
-    paymentType: Type.Literal('batch'),
-    ...DisplayCommon,
-    payees: Type.Array(Type.String()),
-    amounts: Type.Array(Type.String()),
-    paymentCurrencies: Type.Array(Type.String()),
-    isNativeCurrency: Type.Array(Type.Boolean()),
-    destinations: Type.Array(Destination),
-  }),
-]);
-
-const CompletedResponse = Type.Object({
-  statusCode: Type.Integer(),
-  message: Type.String(),
-  error: Type.String(),
-  code: Type.String(),
-  status: Type.String(),
-  branding: Type.Null(),
-  requestStatuses: Type.Array(
-    Type.Object({
-      requestId: Type.String(),
-      hasBeenPaid: Type.Boolean(),
-      txHash: Type.Union([Type.String(), Type.Null()]),
-    }),
-  ),
-});
-
-/** The reference's per-link access policy (api-facts §2.3); KYT and payer rules are not built yet. */
-const AccessPolicy = Type.Object(
-  {
-    mode: Type.Optional(
-      Type.Union([Type.Literal('inherit'), Type.Literal('off'), Type.Literal('kyt_all_wallets')]),
-    ),
-    screeningProvider: Type.Optional(
-      Type.Union([Type.Literal('hypernative'), Type.Literal('merklescience'), Type.Null()]),
-    ),
-    hideUntilApproved: Type.Optional(Type.Boolean()),
-    hidePayeeAddress: Type.Optional(Type.Boolean()),
-    allowedPayerAddresses: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'Accepted with its neutral values (mode inherit or off, no provider, nothing hidden, no allowlist); screening, hiding and payer allowlists answer 400 until they are built',
-  },
-);
 
 /** Only a policy that changes nothing is accepted until screening and payer rules exist. */
 function checkAccessPolicy(policy: Static<typeof AccessPolicy> | undefined): void {
@@ -173,30 +81,7 @@ export function securePaymentRoutes(
       schema: {
         tags: TAGS,
         summary: 'Create a secure payment link (one request, or several on one EVM network)',
-        body: Type.Object(
-          {
-            requests: Type.Array(
-              Type.Object(
-                {
-                  destinationId: Type.Optional(Type.String({ minLength: 1 })),
-                  amount: Type.String(),
-                },
-                { additionalProperties: false },
-              ),
-              { minItems: 1, maxItems: MAX_REQUESTS },
-            ),
-            reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-            payerIdentifier: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-            redirectUrl: Type.Optional(Type.String({ maxLength: 2048 })),
-            redirectLabel: Type.Optional(Type.String()),
-            feePercentage: Type.Optional(
-              Type.String({ deprecated: true, description: 'Ignored: fees come from the server' }),
-            ),
-            feeAddress: Type.Optional(Type.String({ deprecated: true, description: 'Ignored' })),
-            accessPolicy: Type.Optional(AccessPolicy),
-          },
-          { additionalProperties: false },
-        ),
+        body: CreateSecurePaymentBody,
         response: {
           201: Type.Object({
             securePaymentUrl: Type.String(),

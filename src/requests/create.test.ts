@@ -1,0 +1,253 @@
+import { describe, expect, it } from 'vitest';
+import { SHOP_ORIGIN } from '../../test/fixtures.ts';
+import {
+  apiKey,
+  backendClient,
+  created,
+  createRequest,
+  getRequest,
+  setupRequestsApp,
+  tenantA,
+  validationErrors,
+  wallet,
+} from '../../test/requests.ts';
+import { evmToTron } from '../chains/tron-address.ts';
+
+/**
+ * `POST /v2/request` over HTTP on the real app (a local EVM standing in for base): what it
+ * creates, and the currencies, payees, amounts and fields it refuses.
+ */
+
+setupRequestsApp();
+
+describe('POST /v2/request', () => {
+  it('creates a request: 201 with a 0x+16-hex payment reference and a 01+64-hex request id', async () => {
+    const res = await createRequest({
+      amount: '12.5',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: wallet(1).address,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(['paymentReference', 'requestId']);
+    expect(body.paymentReference).toMatch(/^0x[0-9a-f]{16}$/);
+    expect(body.requestId).toMatch(/^01[0-9a-f]{64}$/);
+  });
+
+  it('gives every request its own id and payment reference', async () => {
+    const first = await created();
+    const second = await created();
+    expect(second.requestId).not.toBe(first.requestId);
+    expect(second.paymentReference).not.toBe(first.paymentReference);
+  });
+
+  it('accepts a client ID, a payer, a reference and customer info', async () => {
+    const res = await createRequest(
+      {
+        amount: '1',
+        invoiceCurrency: 'USDC-base',
+        paymentCurrency: 'USDC-base',
+        payee: wallet(1).address,
+        payer: wallet(2).address.toLowerCase(),
+        reference: 'INV-42',
+        customerInfo: {
+          firstName: 'Ada',
+          email: 'ada@example.com',
+          address: { city: 'London', country: 'GB' },
+        },
+      },
+      { 'x-client-id': tenantA.browserClientId, origin: SHOP_ORIGIN },
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const read = (await getRequest(res.json().requestId)).json();
+    expect(read).toMatchObject({
+      payer: wallet(2).address,
+      reference: 'INV-42',
+      customerInfo: {
+        firstName: 'Ada',
+        email: 'ada@example.com',
+        address: { city: 'London', country: 'GB' },
+      },
+    });
+  });
+
+  it('refuses an unknown paymentCurrency', async () => {
+    const res = await createRequest({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'NOPE-base',
+      payee: wallet(1).address,
+    });
+    expect(res.json()).toMatchObject({ message: 'Validation failed', code: 'validation_failed' });
+    expect(validationErrors(res)).toEqual([
+      { field: 'paymentCurrency', message: 'is not a supported currency id' },
+    ]);
+  });
+
+  it('refuses an unknown invoiceCurrency', async () => {
+    const res = await createRequest({
+      amount: '1',
+      invoiceCurrency: 'XYZ',
+      paymentCurrency: 'USDC-base',
+      payee: wallet(1).address,
+    });
+    expect(validationErrors(res)).toEqual([
+      { field: 'invoiceCurrency', message: 'is not a supported currency id or fiat code' },
+    ]);
+  });
+
+  it('refuses an invoiceCurrency other than the paymentCurrency (no conversion yet)', async () => {
+    for (const invoiceCurrency of ['USD', 'DAI-base', 'USDC-optimism']) {
+      const res = await createRequest({
+        amount: '1',
+        invoiceCurrency,
+        paymentCurrency: 'USDC-base',
+        payee: wallet(1).address,
+      });
+      expect(validationErrors(res), invoiceCurrency).toEqual([
+        {
+          field: 'invoiceCurrency',
+          message: 'must equal paymentCurrency: conversion payments are not available yet',
+        },
+      ]);
+    }
+  });
+
+  it('refuses a fiat paymentCurrency', async () => {
+    const res = await createRequest({
+      amount: '1',
+      invoiceCurrency: 'USD',
+      paymentCurrency: 'USD',
+      payee: wallet(1).address,
+    });
+    expect(validationErrors(res)).toEqual([
+      { field: 'paymentCurrency', message: 'is not a supported currency id' },
+    ]);
+  });
+
+  it('requires a payee when the credential has no bound destination', async () => {
+    const body = { amount: '1', invoiceCurrency: 'USDC-base', paymentCurrency: 'USDC-base' };
+    for (const headers of [apiKey(tenantA), backendClient(tenantA)]) {
+      const res = await createRequest(body, headers);
+      expect(validationErrors(res)).toEqual([{ field: 'payee', message: 'is required' }]);
+    }
+  });
+
+  it('refuses a payee of the wrong chain kind', async () => {
+    const tronPayee = evmToTron(wallet(1).address);
+    const onBase = await createRequest({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: tronPayee,
+    });
+    expect(validationErrors(onBase)).toEqual([
+      { field: 'payee', message: 'must be an EVM address (0x followed by 40 hex digits)' },
+    ]);
+    const onTron = await createRequest({
+      amount: '1',
+      invoiceCurrency: 'USDT-tron',
+      paymentCurrency: 'USDT-tron',
+      payee: wallet(1).address,
+    });
+    expect(validationErrors(onTron)).toEqual([
+      { field: 'payee', message: 'must be a Tron address (T…)' },
+    ]);
+    const tron = await createRequest({
+      amount: '1',
+      invoiceCurrency: 'USDT-tron',
+      paymentCurrency: 'USDT-tron',
+      payee: tronPayee,
+    });
+    expect(tron.statusCode, tron.body).toBe(201);
+  });
+
+  it('refuses a malformed payee and payer', async () => {
+    const payee = await createRequest({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: '0x1234',
+    });
+    expect(validationErrors(payee)).toEqual([
+      { field: 'payee', message: 'must be an EVM address (0x followed by 40 hex digits)' },
+    ]);
+    const payer = await createRequest({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: wallet(1).address,
+      payer: 'nobody',
+    });
+    expect(validationErrors(payer)).toEqual([
+      { field: 'payer', message: 'must be an EVM address (0x followed by 40 hex digits)' },
+    ]);
+  });
+
+  it.each([
+    ['0', 'must be greater than 0'],
+    ['0.000000', 'must be greater than 0'],
+    ['-1', 'must be a decimal number such as 12.5 (no sign, exponent or spaces)'],
+    ['1e3', 'must be a decimal number such as 12.5 (no sign, exponent or spaces)'],
+    [' 1', 'must be a decimal number such as 12.5 (no sign, exponent or spaces)'],
+    ['01', 'must be a decimal number such as 12.5 (no sign, exponent or spaces)'],
+    ['1.', 'must be a decimal number such as 12.5 (no sign, exponent or spaces)'],
+    ['.5', 'must be a decimal number such as 12.5 (no sign, exponent or spaces)'],
+    ['', 'must be a decimal number such as 12.5 (no sign, exponent or spaces)'],
+    ['1.0000001', 'must have at most 6 decimal places'],
+    [`1${'0'.repeat(72)}`, 'is more than a token contract can move (2^256 - 1 base units)'],
+  ])('refuses the USDC amount %j', async (amount, message) => {
+    const res = await createRequest({
+      amount,
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: wallet(1).address,
+    });
+    expect(validationErrors(res)).toEqual([{ field: 'amount', message }]);
+  });
+
+  it('accepts as many decimals as the token has', async () => {
+    const usdc = await created({ amount: '0.000001' });
+    expect((await getRequest(usdc.requestId)).json().expectedAmount).toBe('0.000001');
+    const dai = await created({
+      amount: '1.000000000000000001',
+      invoiceCurrency: 'DAI-base',
+      paymentCurrency: 'DAI-base',
+    });
+    expect((await getRequest(dai.requestId)).json().expectedAmount).toBe('1.000000000000000001');
+    // Trailing zeros beyond the token's decimals change nothing.
+    const padded = await created({ amount: '2.50000000' });
+    expect((await getRequest(padded.requestId)).json().expectedAmount).toBe('2.5');
+  });
+
+  it('refuses a body without amount and unknown fields', async () => {
+    const res = await createRequest({
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: wallet(1).address,
+      colour: 'blue',
+    });
+    const errors = validationErrors(res);
+    expect(errors).toContainEqual({ field: 'amount', message: 'is required' });
+    expect(errors).toContainEqual({ field: 'colour', message: 'is not allowed' });
+  });
+
+  it('refuses unknown fields inside customerInfo', async () => {
+    const res = await createRequest({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: wallet(1).address,
+      customerInfo: { nickname: 'x' },
+    });
+    expect(validationErrors(res)).toEqual([
+      { field: 'customerInfo.nickname', message: 'is not allowed' },
+    ]);
+  });
+
+  it('answers 401 without credentials', async () => {
+    const res = await createRequest({}, {});
+    expect(res.statusCode).toBe(401);
+  });
+});

@@ -1,0 +1,260 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import {
+  apiKey,
+  BASE_CHAIN_ID,
+  BASE_USDC,
+  backend,
+  badRequest,
+  create,
+  destination,
+  expectRefused,
+  requestRows,
+  rival,
+  setupSecurePaymentsApp,
+  shop,
+  TRON_USDT,
+  TRON_WALLET,
+  t,
+  validationFailed,
+  wallet,
+} from '../../test/secure-payments.ts';
+import { TRON_CHAIN_ID } from '../chains/networks.ts';
+import {
+  bindDestination,
+  DESTINATION_MISMATCH_MESSAGE,
+  type DestinationRow,
+  deactivateDestination,
+  INVALID_DESTINATION_ID,
+  resolveTarget,
+} from '../destinations/destinations.ts';
+import { SAME_NETWORK_MESSAGE, TRON_BATCH_MESSAGE } from './create.ts';
+
+/**
+ * `POST /v2/secure-payments` over HTTP on the real app: which networks one link may span, and
+ * which destinations its requests may pay (a client ID's bound one, or the account's active
+ * ones), with the exact statuses and messages of a refusal.
+ */
+
+const OPTIMISM_CHAIN_ID = 10;
+const OPTIMISM_USDC = '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85';
+
+setupSecurePaymentsApp();
+
+describe('POST /v2/secure-payments: networks', () => {
+  let base: DestinationRow;
+  let tron: DestinationRow;
+  let optimism: DestinationRow;
+  beforeAll(async () => {
+    base = await destination(shop);
+    tron = await destination(shop, {
+      walletAddress: TRON_WALLET,
+      chainId: TRON_CHAIN_ID,
+      tokenAddress: TRON_USDT,
+    });
+    optimism = await destination(shop, {
+      chainId: OPTIMISM_CHAIN_ID,
+      tokenAddress: OPTIMISM_USDC,
+    });
+  });
+
+  it.each([
+    ['two Tron requests', () => [tron, tron]],
+    ['a base request then a Tron one', () => [base, tron]],
+    ['a Tron request then a base one', () => [tron, base]],
+  ])('refuses several requests with a Tron destination: %s', async (_case, pick) => {
+    await expectRefused(
+      apiKey(shop),
+      { requests: pick().map((d) => ({ destinationId: d.destinationId, amount: '1' })) },
+      400,
+      badRequest(TRON_BATCH_MESSAGE, 'tron_batch_not_supported'),
+    );
+  });
+
+  it('refuses requests on two EVM networks', async () => {
+    await expectRefused(
+      apiKey(shop),
+      {
+        requests: [
+          { destinationId: base.destinationId, amount: '1' },
+          { destinationId: base.destinationId, amount: '2' },
+          { destinationId: optimism.destinationId, amount: '3' },
+        ],
+      },
+      400,
+      badRequest(SAME_NETWORK_MESSAGE, 'mixed_networks'),
+    );
+  });
+});
+
+describe('POST /v2/secure-payments: destinations', () => {
+  describe('with a client ID bound to a destination', () => {
+    let bound: Tenant;
+    let boundDestination: DestinationRow;
+    let other: DestinationRow;
+    beforeAll(async () => {
+      bound = await createTenant(t.db, 'Bound shop');
+      boundDestination = await destination(bound);
+      other = await destination(bound);
+      await bindDestination(
+        t.db,
+        t.clock,
+        bound.accountId,
+        bound.backendClientId,
+        boundDestination,
+      );
+    });
+
+    it('pays the bound destination for items without destinationId or with the bound one', async () => {
+      const res = await create(backend(bound), {
+        requests: [
+          { amount: '1' },
+          { destinationId: boundDestination.destinationId, amount: '2' },
+          { amount: '3' },
+        ],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const rows = await requestRows(res.json().requestIds);
+      expect(rows.map((r) => [r.payee, r.destinationId, r.expectedAmount])).toEqual([
+        [boundDestination.walletAddress, boundDestination.id, 1_000_000n],
+        [boundDestination.walletAddress, boundDestination.id, 2_000_000n],
+        [boundDestination.walletAddress, boundDestination.id, 3_000_000n],
+      ]);
+    });
+
+    it('takes the bound destination written in another case as the same destination', async () => {
+      const res = await create(backend(bound), {
+        requests: [{ destinationId: boundDestination.destinationId.toLowerCase(), amount: '1' }],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    });
+
+    it('answers 403 for another valid destination of the account', async () => {
+      await expectRefused(
+        backend(bound),
+        {
+          requests: [{ amount: '1' }, { destinationId: other.destinationId, amount: '1' }],
+        },
+        403,
+        {
+          statusCode: 403,
+          error: 'Forbidden',
+          message: DESTINATION_MISMATCH_MESSAGE,
+          code: 'destination_mismatch',
+        },
+      );
+    });
+
+    it('answers 400 for a malformed destinationId', async () => {
+      await expectRefused(
+        backend(bound),
+        { requests: [{ destinationId: 'not-a-destination', amount: '1' }] },
+        400,
+        badRequest(INVALID_DESTINATION_ID, 'invalid_destination_id'),
+      );
+    });
+
+    it('does not lend the binding to the account’s API key', async () => {
+      await expectRefused(
+        apiKey(bound),
+        { requests: [{ amount: '1' }] },
+        400,
+        validationFailed([{ field: 'requests[0].destinationId' }]),
+      );
+    });
+
+    it('answers 400 once the bound destination is inactive', async () => {
+      const lapsed = await createTenant(t.db, 'Lapsed shop');
+      const row = await destination(lapsed);
+      await bindDestination(t.db, t.clock, lapsed.accountId, lapsed.backendClientId, row);
+      await deactivateDestination(t.db, t.clock, row);
+      await expectRefused(
+        backend(lapsed),
+        { requests: [{ amount: '1' }] },
+        400,
+        badRequest(
+          'The payee destination bound to this client ID is inactive',
+          'destination_inactive',
+        ),
+      );
+    });
+  });
+
+  describe('without a bound destination', () => {
+    it('answers 400 Validation failed for an item without destinationId', async () => {
+      const dest = await destination(shop);
+      for (const headers of [apiKey(shop), backend(shop)]) {
+        await expectRefused(
+          headers,
+          { requests: [{ destinationId: dest.destinationId, amount: '1' }, { amount: '1' }] },
+          400,
+          validationFailed([
+            {
+              field: 'requests[1].destinationId',
+              message: 'is required when the client ID has no bound payee destination',
+            },
+          ]),
+        );
+      }
+    });
+
+    it.each([
+      ['plain text', () => 'not-a-destination'],
+      ['a wrong checksum', (d: DestinationRow) => d.destinationId.replace(/#\w{8}/, '#00000000')],
+      [
+        'a wallet that is no address',
+        (d: DestinationRow) => `0x1234@${d.destinationId.split('@')[1]}`,
+      ],
+      ['no token', (d: DestinationRow) => d.destinationId.split(':0x')[0] ?? ''],
+    ])('answers 400 Invalid destination ID format for %s', async (_case, malform) => {
+      const dest = await destination(shop);
+      await expectRefused(
+        apiKey(shop),
+        { requests: [{ destinationId: malform(dest), amount: '1' }] },
+        400,
+        badRequest(INVALID_DESTINATION_ID, 'invalid_destination_id'),
+      );
+    });
+
+    it('answers 400 for a well-formed destination never registered', async () => {
+      const id = resolveTarget(t.chains, {
+        walletAddress: wallet(5000),
+        chainId: BASE_CHAIN_ID,
+        tokenAddress: BASE_USDC,
+      }).id.value;
+      await expectRefused(
+        apiKey(shop),
+        { requests: [{ destinationId: id, amount: '1' }] },
+        400,
+        badRequest(`No active payee destination ${id} in this account`, 'unknown_destination'),
+      );
+    });
+
+    it('answers 400 for an inactive destination', async () => {
+      const dest = await destination(shop);
+      await deactivateDestination(t.db, t.clock, dest);
+      await expectRefused(
+        apiKey(shop),
+        { requests: [{ destinationId: dest.destinationId, amount: '1' }] },
+        400,
+        badRequest(
+          `No active payee destination ${dest.destinationId} in this account`,
+          'unknown_destination',
+        ),
+      );
+    });
+
+    it('answers 400 for another account’s destination', async () => {
+      const theirs = await destination(rival);
+      await expectRefused(
+        apiKey(shop),
+        { requests: [{ destinationId: theirs.destinationId, amount: '1' }] },
+        400,
+        badRequest(
+          `No active payee destination ${theirs.destinationId} in this account`,
+          'unknown_destination',
+        ),
+      );
+    });
+  });
+});
