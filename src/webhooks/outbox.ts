@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, or } from 'drizzle-orm';
 import { ulid } from 'ulid';
 import type { Database } from '../db/client.ts';
 import { webhookDeliveries, webhooks } from '../db/schema.ts';
@@ -10,10 +10,16 @@ import { webhookDeliveries, webhooks } from '../db/schema.ts';
 
 export interface Audience {
   readonly accountId: string;
-  /** The client ID the request was created with: its webhooks hear of it. Null: every webhook of the account. */
+  /** The client ID the request was created with, if any. */
   readonly clientIdId: string | null;
 }
 
+/**
+ * Who hears of a payment (api-facts §1.1): the account's platform-wide endpoints (registered
+ * with an API key or a session) hear of every payment of the account; an endpoint registered
+ * with a client ID hears only of the requests made with that client ID. A client ID may be a
+ * browser's, and so public: it must never be a way to listen to the rest of the account.
+ */
 export async function targetWebhooks(db: Database, audience: Audience): Promise<string[]> {
   const rows = await db
     .select({ id: webhooks.id })
@@ -23,7 +29,9 @@ export async function targetWebhooks(db: Database, audience: Audience): Promise<
         eq(webhooks.accountId, audience.accountId),
         eq(webhooks.active, true),
         isNull(webhooks.deletedAt),
-        audience.clientIdId === null ? undefined : eq(webhooks.clientIdId, audience.clientIdId),
+        audience.clientIdId === null
+          ? isNull(webhooks.clientIdId)
+          : or(isNull(webhooks.clientIdId), eq(webhooks.clientIdId, audience.clientIdId)),
       ),
     );
   return rows.map((row) => row.id);

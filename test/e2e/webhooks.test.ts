@@ -278,6 +278,92 @@ describe('payment webhooks', () => {
     expect(await dispatcher.runOnce()).toBe(0); // nothing new: each event once
   });
 
+  it('tells the platform-wide endpoints of every payment, a client ID’s only of its own', async () => {
+    const browser = { 'x-client-id': tenant.browserClientId, origin: SHOP_ORIGIN };
+    const platform = await startReceiver();
+    const browserHook = await startReceiver();
+    const registrations: { id: string; headers: Record<string, string> }[] = [];
+    try {
+      for (const [headers, target] of [
+        [{ 'x-api-key': tenant.apiKey }, platform],
+        [browser, browserHook],
+      ] as const) {
+        const registered = await t.app.inject({
+          method: 'POST',
+          url: '/v1/webhook',
+          headers,
+          payload: { url: target.url },
+        });
+        expect(registered.statusCode, registered.body).toBe(201);
+        target.verifyWith(registered.json().secret);
+        registrations.push({ id: registered.json().id, headers });
+      }
+      const payWith = async (headers: Record<string, string>) => {
+        const target = resolveTarget(t.chains, {
+          walletAddress: accountOf(local.chain, 1).address,
+          chainId: 8453,
+          tokenAddress: local.chain.addresses.usdc,
+        });
+        const { destinationId } = await activateDestination(
+          t.db,
+          t.clock,
+          tenant.accountId,
+          target,
+        );
+        const created = await t.app.inject({
+          method: 'POST',
+          url: '/v2/secure-payments',
+          headers,
+          payload: { requests: [{ destinationId, amount: '0.5' }] },
+        });
+        expect(created.statusCode, created.body).toBe(201);
+        const calldata = await t.app.inject({
+          method: 'GET',
+          url: `/v2/secure-payments/${created.json().token}/pay?wallet=${accountOf(local.chain, 2).address}`,
+          headers,
+        });
+        await sendAll(local.chain, accountOf(local.chain, 2), calldata.json().transactions);
+        await mine(CONFIRMATIONS);
+        expect((await indexer.tick()).recorded).toBe(1);
+        await dispatcher.runOnce();
+        return created.json().requestIds[0] as string;
+      };
+      const events = (r: Receiver, requestId: string) =>
+        r.received
+          .filter((d) => d.body.requestId === requestId)
+          .map((d) => d.body.event)
+          .sort();
+
+      // Made with the API key: the platform-wide endpoint only, never a client ID's.
+      const byKey = await payWith({ 'x-api-key': tenant.apiKey });
+      await platform.waitFor(2);
+      expect(events(platform, byKey)).toEqual(['payment.confirmed', 'payment.confirmed.checkout']);
+      expect(events(browserHook, byKey)).toEqual([]);
+      expect(events(receiver, byKey)).toEqual([]);
+
+      // Made with the browser client ID: the platform-wide endpoint and that client ID's.
+      const byBrowser = await payWith(browser);
+      await browserHook.waitFor(3);
+      const all = [
+        'payment.confirmed',
+        'payment.confirmed.checkout',
+        'payment.confirmed.client_id',
+      ];
+      expect(events(browserHook, byBrowser)).toEqual(all);
+      await platform.waitFor(5);
+      expect(events(platform, byBrowser)).toEqual(all);
+      expect(events(receiver, byBrowser)).toEqual([]);
+      expect([...platform.refused, ...browserHook.refused]).toEqual([]);
+    } finally {
+      // Later tests' payments must not queue deliveries to these closed receivers.
+      for (const { id, headers } of registrations) {
+        await t.app.inject({ method: 'DELETE', url: `/v1/webhook/${id}`, headers });
+      }
+      await platform.close();
+      await browserHook.close();
+    }
+  });
+
   it('names the browser origin a link was made from, on the event and its .client_id twin', async () => {
     const browser = { 'x-client-id': tenant.browserClientId, origin: SHOP_ORIGIN };
     const own = await startReceiver();
