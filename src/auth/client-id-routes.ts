@@ -43,7 +43,7 @@ const MAX_EXPIRY_SECONDS = 2_147_483_647;
 const Settings = {
   feePercentage: Type.Optional(
     nullableString(
-      'Percent, 0 to 100 with at most 2 decimals, e.g. "1.5". Needs feeAddress. Stored and returned; this server does not yet apply it to payments (fees come from the feePercentage and feeAddress of each /pay call).',
+      'Percent, 0 to 100 with at most 2 decimals, e.g. "1.5". Needs feeAddress. Any value but "0" is the platform fee of GET /v2/request/{id}/pay called with this client ID, replacing the feePercentage and feeAddress of the call; "0" lets the call’s own apply.',
     ),
   ),
   feeAddress: Type.Optional(nullableString('EVM or Tron address that receives the fee')),

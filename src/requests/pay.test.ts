@@ -19,6 +19,7 @@ import {
   validationErrors,
   wallet,
 } from '../../test/requests.ts';
+import { createClientId } from '../auth/client-ids.ts';
 import { evmToTron } from '../chains/tron-address.ts';
 import { erc20FeeProxyAbi } from '../payments/abis.ts';
 import { referenceTopic } from '../payments/references.ts';
@@ -277,6 +278,36 @@ describe('GET /v2/request/{requestId}/pay', () => {
         { field: 'feeAddress', message: 'must be an EVM address (0x followed by 40 hex digits)' },
       ]);
     }
+  });
+
+  it('applies a client ID’s own fee instead of the call’s, and the call’s when the client ID’s is 0', async () => {
+    const withFee = await createClientId(t.db, {
+      accountId: tenantA.accountId,
+      label: 'Takes 1.5 %',
+      allowedDomains: [],
+      feePercentage: '1.5',
+      feeAddress: wallet(4).address,
+    });
+    const zeroFee = await createClientId(t.db, {
+      accountId: tenantA.accountId,
+      label: 'Lets calls decide',
+      allowedDomains: [],
+      feePercentage: '0',
+      feeAddress: wallet(4).address,
+    });
+    const { requestId } = await created({ amount: '10' });
+    const asked = { feePercentage: '5', feeAddress: wallet(3).address };
+    const own = await pay(requestId, asked, { 'x-client-id': withFee.clientId });
+    expect(own.statusCode, own.body).toBe(200);
+    expect(own.json().metadata.requiredAmount).toBe('10.15');
+    const calls = await pay(requestId, asked, { 'x-client-id': zeroFee.clientId });
+    expect(calls.json().metadata.requiredAmount).toBe('10.5');
+    // An API key has no fee of its own: the call's applies.
+    expect((await pay(requestId, asked)).json().metadata.requiredAmount).toBe('10.5');
+    // The fee goes to the client ID's address: it is the last argument of the payment.
+    const payment = own.json().transactions.at(-1).data as string;
+    expect(payment.toLowerCase()).toContain(wallet(4).address.slice(2).toLowerCase());
+    expect(payment.toLowerCase()).not.toContain(wallet(3).address.slice(2).toLowerCase());
   });
 
   it('refuses a wallet that is not an EVM address', async () => {

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { toHex } from 'viem';
 import { feeBasisPoints } from '../auth/client-id-rules.ts';
+import { parseWallet } from '../destinations/destination-id.ts';
 import { AppError, featureUnavailable, ValidationError } from '../errors.ts';
 import {
   formatAmount,
@@ -12,19 +13,31 @@ import type { CalldataDeps } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer } from '../payments/payer.ts';
 import type { PaymentTransaction } from '../payments/transactions.ts';
-import { walletOf } from './create.ts';
 import { amountDue, requestLeg } from './legs.ts';
 import type { RequestRow } from './requests.ts';
 import type { PayQuery } from './schemas.ts';
 
 export type PayInput = Static<typeof PayQuery>;
 
+/** A client ID's own platform fee (api-facts §8.1), when the call is made with one. */
+export interface ClientFee {
+  readonly feePercentage: string | null;
+  readonly feeAddress: string | null;
+}
+
 /**
  * `GET /v2/request/{id}/pay`: calldata for all of what is still due, or `amount` of it, with an
  * optional platform fee, in the reference API's shape: `value` as ethers' BigNumber JSON and
- * the balance and gas checks always present (true when no wallet was given to check).
+ * the balance and gas checks always present (true when no wallet was given to check). A client
+ * ID with a fee of its own overrides the call's `feePercentage`/`feeAddress`; its fee `"0"`
+ * lets the call's apply.
  */
-export async function requestCalldata(deps: CalldataDeps, row: RequestRow, query: PayInput) {
+export async function requestCalldata(
+  deps: CalldataDeps,
+  row: RequestRow,
+  query: PayInput,
+  client: ClientFee | null = null,
+) {
   if (query.chain !== undefined || query.token !== undefined) {
     throw new AppError(
       'crosschain_unavailable',
@@ -50,7 +63,19 @@ export async function requestCalldata(deps: CalldataDeps, row: RequestRow, query
     }
     amount = parsed.value;
   }
-  const fee = platformFee(network.chainId, amount, query.feePercentage, query.feeAddress);
+  const overrides =
+    client?.feePercentage != null &&
+    client.feeAddress !== null &&
+    feeBasisPoints(client.feePercentage) !== 0;
+  const fee = overrides
+    ? platformFee(
+        network.chainId,
+        amount,
+        client.feePercentage ?? undefined,
+        client.feeAddress ?? undefined,
+        'the client ID’s fee',
+      )
+    : platformFee(network.chainId, amount, query.feePercentage, query.feeAddress);
   if (amount + (fee?.amount ?? 0n) > MAX_BASE_UNITS) {
     throw new ValidationError([
       { field: 'feePercentage', message: `with the amount, ${TOTAL_TOO_LARGE_MESSAGE}` },
@@ -88,6 +113,7 @@ function platformFee(
   amount: bigint,
   percentage: string | undefined,
   address: string | undefined,
+  whose?: string,
 ): { amount: bigint; address: string } | null {
   if (percentage === undefined && address === undefined) return null;
   if (percentage === undefined || address === undefined) {
@@ -104,8 +130,12 @@ function platformFee(
       { field: 'feePercentage', message: 'must be a number from 0 to 100 with at most 2 decimals' },
     ]);
   }
-  return {
-    amount: (amount * BigInt(bps)) / 10_000n,
-    address: walletOf(address, chainId, 'feeAddress'),
-  };
+  // A client ID's fee address may be of either chain kind; paying it here needs this network's.
+  const parsed = parseWallet(address, chainId);
+  if (!parsed.ok) {
+    throw new ValidationError([
+      { field: 'feeAddress', message: whose ? `${whose}: ${parsed.message}` : parsed.message },
+    ]);
+  }
+  return { amount: (amount * BigInt(bps)) / 10_000n, address: parsed.address };
 }

@@ -159,7 +159,7 @@ export function requestRoutes(
     async (request) => {
       const row = await findRequest(deps.db, accountIdOf(request), request.params.requestId);
       if (!row) throw new AppError('request_not_found', 'Request not found');
-      return requestCalldata(deps, row, request.query);
+      return requestCalldata(deps, row, request.query, clientIdOf(request));
     },
   );
 }
