@@ -76,11 +76,13 @@ export const ERROR_STATUS = {
   client_id_unlinked: 409,
   email_taken: 409,
   delivery_in_flight: 409,
-  // 408, 413, 414, 415, 431
+  // 405, 408, 413, 414, 415, 417, 431
+  method_not_allowed: 405,
   request_timeout: 408,
   body_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   headers_too_large: 431,
   // 429
   rate_limited: 429,

@@ -27,7 +27,12 @@ import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { installCors } from './cors.ts';
 import { installAuth, installAuthGate } from './credentials.ts';
-import { clientErrorHandler, installErrorHandling, sendRawEnvelope } from './errors.ts';
+import {
+  clientErrorHandler,
+  installErrorHandling,
+  installHttpGuards,
+  sendRawEnvelope,
+} from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { installInputGuard } from './input-guard.ts';
 import { installOpenApi } from './openapi.ts';
@@ -96,6 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       sendRawEnvelope(reply.raw, 'bad_url', error.message, request.id);
     },
     clientErrorHandler,
+    // A request without Host reaches us (Node would refuse it with an empty body): see
+    // installHttpGuards, which refuses it in the envelope.
+    http: { requireHostHeader: false },
   }).withTypeProvider();
 
   const routes = recordRoutes(app);
@@ -116,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     if (closing) reply.header('connection', 'close');
   });
   installErrorHandling(app);
+  installHttpGuards(app);
   installInputGuard(app);
   await app.register(cookie);
   // Before auth: an IP that keeps sending bad credentials is turned away before the lookup.

@@ -1,4 +1,4 @@
-import { type ServerResponse, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ulid } from 'ulid';
@@ -10,7 +10,7 @@ import {
   VALIDATION_FAILED,
 } from '../errors.ts';
 import { errorEnvelope } from '../http/envelope.ts';
-import { REQUEST_ID_HEADER } from './request-id.ts';
+import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 
 /** What a caller sees for any failure we did not anticipate; the details go to the log only. */
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
@@ -141,4 +141,42 @@ export function clientErrorHandler(
     );
   }
   socket.destroy();
+}
+
+/**
+ * What Node's HTTP server would otherwise answer itself, with an empty body or none: a request
+ * without `Host` (refused here rather than by Node, so it gets the envelope), an `Expect` other
+ * than `100-continue`, and `CONNECT` (no tunnels here).
+ */
+export function installHttpGuards(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (
+      request.raw.httpVersionMajor === 1 &&
+      request.raw.httpVersionMinor >= 1 &&
+      !request.headers.host
+    ) {
+      throw new AppError('bad_request', 'Host header is required');
+    }
+  });
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    sendRawEnvelope(
+      response,
+      'expectation_failed',
+      `Expect: ${String(request.headers.expect)} is not supported`,
+      requestId(request),
+    );
+  });
+  app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const id = requestId(request);
+    const body = JSON.stringify(
+      errorEnvelope(ERROR_STATUS.method_not_allowed, 'CONNECT is not served here', {
+        code: 'method_not_allowed',
+      }),
+    );
+    socket.on('error', () => {});
+    socket.end(
+      `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }

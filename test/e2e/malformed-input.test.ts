@@ -173,6 +173,27 @@ describe('malformed input', () => {
     },
   );
 
+  it.each([
+    ['a request without Host', 'GET /healthz HTTP/1.1\r\n\r\n', 400, 'bad_request'],
+    [
+      'an Expect it cannot meet',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\n\r\n',
+      417,
+      'expectation_failed',
+    ],
+    [
+      'CONNECT',
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      405,
+      'method_not_allowed',
+    ],
+  ])('answers %s in our envelope with a request id', async (_name, bytes, status, code) => {
+    const answer = await raw(bytes);
+    expect(answer.status).toBe(status);
+    expect(answer.headers).toMatch(/\r\nx-request-id: [0-9a-z._:-]+\r\n/);
+    expect(JSON.parse(answer.body)).toMatchObject({ statusCode: status, code });
+  });
+
   it('answers headers too large with 431 in our envelope', async () => {
     const answer = await raw(
       `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
