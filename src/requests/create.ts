@@ -29,7 +29,7 @@ export async function createRequest(
   if (body.recurrence !== undefined) throw featureUnavailable('Recurring requests (recurrence)');
   if (body.originalRequestId !== undefined || body.originalRequestPaymentReference !== undefined)
     throw featureUnavailable('Occurrences of recurring requests (originalRequestId)');
-  if (body.isCryptoToFiatAvailable === true)
+  if (body.isCryptoToFiatAvailable === true || body.isCryptoToFiatAllowed === true)
     throw featureUnavailable('Crypto-to-fiat payments (isCryptoToFiatAvailable)');
 
   const errors: FieldError[] = [];
@@ -42,12 +42,10 @@ export async function createRequest(
       field: 'invoiceCurrency',
       message: 'is not a supported currency id or fiat code',
     });
-  if (payment && invoice && invoice.id !== payment.id) {
-    errors.push({
-      field: 'invoiceCurrency',
-      message: 'must equal paymentCurrency: conversion payments are not available yet',
-    });
-  }
+  if (payment && invoice && invoice.id !== payment.id && errors.length === 0)
+    throw featureUnavailable(
+      'Conversion payments (an invoiceCurrency other than the paymentCurrency)',
+    );
   if (errors.length > 0 || !payment || !invoice || payment.network === 'fiat')
     throw new ValidationError(errors);
   const network = deps.chains.network(payment.network);

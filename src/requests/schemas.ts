@@ -51,6 +51,12 @@ export const CreateRequestBody = Type.Object(
     isCryptoToFiatAvailable: Type.Optional(
       Type.Boolean({ description: 'Only false for now: crypto-to-fiat is not available yet' }),
     ),
+    isCryptoToFiatAllowed: Type.Optional(
+      Type.Boolean({
+        description:
+          'The name the reference’s guides use for isCryptoToFiatAvailable; the same meaning',
+      }),
+    ),
     originalRequestId: Type.Optional(
       Type.String({ minLength: 1, description: 'Occurrences of recurring requests: not yet' }),
     ),

@@ -70,6 +70,9 @@ describe('reference fields of features not built yet', () => {
   it('creates a request that says isCryptoToFiatAvailable: false, as real clients send it', async () => {
     const res = await request({ isCryptoToFiatAvailable: false });
     expect(res.statusCode, res.body).toBe(201);
+    // The reference's guides call it isCryptoToFiatAllowed: the same field.
+    const alias = await request({ isCryptoToFiatAllowed: false });
+    expect(alias.statusCode, alias.body).toBe(201);
   });
 
   it('names the feature when a request asks for one that is not built', async () => {
@@ -77,6 +80,10 @@ describe('reference fields of features not built yet', () => {
     for (const [extra, message] of [
       [
         { isCryptoToFiatAvailable: true },
+        'Crypto-to-fiat payments (isCryptoToFiatAvailable): not available on this server yet',
+      ],
+      [
+        { isCryptoToFiatAllowed: true },
         'Crypto-to-fiat payments (isCryptoToFiatAvailable): not available on this server yet',
       ],
       [
