@@ -104,6 +104,13 @@ export interface FieldError {
   readonly message: string;
 }
 
+/** The longest field name an error echoes: names may come from the caller's own keys. */
+const MAX_FIELD_LENGTH = 128;
+
+export function boundedField(name: string): string {
+  return name.length > MAX_FIELD_LENGTH ? `${name.slice(0, MAX_FIELD_LENGTH)}…` : name;
+}
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly errors: readonly FieldError[] | undefined;

@@ -125,6 +125,9 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   });
   installErrorHandling(app);
   installHttpGuards(app);
+  // Bodies are JSON: a text/plain body answers 415, as docs/errors.md says, instead of
+  // reaching validation as a string.
+  app.removeContentTypeParser('text/plain');
   installInputGuard(app);
   await app.register(cookie);
   // Before auth: an IP that keeps sending bad credentials is turned away before the lookup.

@@ -30,7 +30,7 @@ export const EXPOSED_HEADERS = [
   'x-request-id',
 ];
 const CLIENT_ID_HEADERS = ['content-type', 'x-client-id', 'x-request-id'];
-const DASHBOARD_HEADERS = ['content-type', 'authorization', 'x-request-id'];
+const DASHBOARD_HEADERS = ['content-type', 'authorization', 'x-client-id', 'x-request-id'];
 const PUBLIC_PATHS = new Set(['/sandbox/rpc']);
 
 type Policy = 'none' | 'public' | 'clientId' | 'dashboard';

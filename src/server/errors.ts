@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { ulid } from 'ulid';
 import {
   AppError,
+  boundedField,
   ERROR_STATUS,
   type ErrorCode,
   type FieldError,
@@ -85,11 +86,13 @@ function fieldError(issue: SchemaIssue, context: string | undefined): FieldError
   const segments = issue.instancePath.split('/').filter((s) => s !== '');
   const extra = issue.params.missingProperty ?? issue.params.additionalProperty;
   if (typeof extra === 'string') segments.push(extra);
-  const field = segments.reduce(
+  const joined = segments.reduce(
     (path, segment) =>
       /^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment,
     '',
   );
+  // Field names come from the caller (an unknown property's name): echo a bounded part.
+  const field = boundedField(joined);
   let message = issue.message ?? 'is invalid';
   if (issue.keyword === 'additionalProperties') message = 'is not allowed';
   if (issue.keyword === 'required') message = 'is required';

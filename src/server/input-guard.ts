@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { type FieldError, ValidationError } from '../errors.ts';
+import { boundedField, type FieldError, ValidationError } from '../errors.ts';
 
 /**
  * Text no route can store or compare: the NUL character (Postgres text refuses it) and
@@ -27,7 +27,8 @@ export function installInputGuard(app: FastifyInstance): void {
 
 function findUnstorable(value: unknown, path: string, errors: FieldError[], depth: number): void {
   if (typeof value === 'string') {
-    if (UNSTORABLE.test(value)) errors.push({ field: path || 'body', message: UNSTORABLE_MESSAGE });
+    if (UNSTORABLE.test(value))
+      errors.push({ field: boundedField(path || 'body'), message: UNSTORABLE_MESSAGE });
     return;
   }
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return;
@@ -44,7 +45,8 @@ function findUnstorable(value: unknown, path: string, errors: FieldError[], dept
       : path
         ? `${path}.${key}`
         : key;
-    if (UNSTORABLE.test(key)) errors.push({ field, message: UNSTORABLE_MESSAGE });
+    if (UNSTORABLE.test(key))
+      errors.push({ field: boundedField(field), message: UNSTORABLE_MESSAGE });
     findUnstorable(item, field, errors, depth + 1);
   }
 }

@@ -116,6 +116,31 @@ describe('malformed input', () => {
     expect(res.json().errors).toEqual([{ field: 'page', message: 'must be <= 10000' }]);
   });
 
+  it('answers 415 for a body that is not JSON', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: { ...headers(), 'content-type': 'text/plain' },
+      payload: 'amount=1',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().code).toBe('unsupported_media_type');
+  });
+
+  it('echoes at most 128 characters of a field name the caller made up', async () => {
+    const name = 'x'.repeat(15_000);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request?${name}=1`,
+      headers: headers(),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([
+      { field: `${'x'.repeat(128)}…`, message: 'is not allowed' },
+    ]);
+    expect(res.body.length).toBeLessThan(1_000);
+  });
+
   it('answers 414 and a malformed URL with our envelope and a request id', async () => {
     const long = await t.app.inject({
       method: 'GET',
