@@ -421,6 +421,12 @@ describe('GET /v2/payments: filters', () => {
     expect(await idsOf({ paymentCurrency: 'NOPE-base' })).toEqual([]);
   });
 
+  it('invoiceCurrency and paymentCurrency also take a symbol, as a payment’s currency shows it', async () => {
+    expect(await idsOf({ invoiceCurrency: 'USDC' })).toEqual(['second', 'usdc']);
+    expect(await idsOf({ invoiceCurrency: 'dai' })).toEqual(['dai']);
+    expect(await idsOf({ paymentCurrency: 'USDT' })).toEqual(['tron']);
+  });
+
   it('filters are ANDed', async () => {
     expect(await idsOf({ walletAddress: PAYER, paymentCurrency: 'DAI-base' })).toEqual(['dai']);
     expect(await idsOf({ txHash: BATCH_TX, reference: 'order-1' })).toEqual(['usdc']);

@@ -26,8 +26,18 @@ const Query = Type.Object(
       Type.String({ minLength: 1, description: "The request's merchant reference" }),
     ),
     type: Type.Optional(Type.Enum([...PAYMENT_TYPES])),
-    invoiceCurrency: Type.Optional(Type.String({ minLength: 1, description: 'A currency id' })),
-    paymentCurrency: Type.Optional(Type.String({ minLength: 1, description: 'A currency id' })),
+    invoiceCurrency: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'A currency id, or a symbol for that token on every network',
+      }),
+    ),
+    paymentCurrency: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'A currency id, or a symbol for that token on every network',
+      }),
+    ),
     fromDate: Type.Optional(
       Type.String({ description: 'ISO 8601 UTC ending in Z, inclusive (2026-01-31T00:00:00Z)' }),
     ),

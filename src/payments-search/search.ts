@@ -195,8 +195,14 @@ function walletCondition(wallet: ParsedAddress): SQL {
  * the registry does not know may still name old rows, so it is compared as text, not refused.
  */
 function currencyCondition(chains: ChainRegistry, column: AnyColumn, id: string): SQL {
-  const canonical = chains.currency(id)?.id ?? id;
-  return sql`lower(${column}) = ${canonical.toLowerCase()}`;
+  const known = chains.currency(id);
+  if (known) return sql`lower(${column}) = ${known.id.toLowerCase()}`;
+  // A symbol alone (`USDC`, as a payment's `currency` shows it) matches it on every network.
+  const bySymbol = chains.currencies
+    .filter((currency) => currency.symbol.toLowerCase() === id.toLowerCase())
+    .map((currency) => currency.id.toLowerCase());
+  if (bySymbol.length > 0) return inArray(sql`lower(${column})`, bySymbol);
+  return sql`lower(${column}) = ${id.toLowerCase()}`;
 }
 
 function utcDate(value: string | undefined, field: string, errors: FieldError[]): Date | null {
