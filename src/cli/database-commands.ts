@@ -11,6 +11,7 @@ import { accounts } from '../db/schema.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
 import {
   activateDestination,
+  activeDestinationOf,
   bindDestination,
   resolveTarget,
 } from '../destinations/destinations.ts';
@@ -125,13 +126,29 @@ async function run(
               ? NATIVE_TOKEN_ADDRESS
               : currency.address,
       });
+      // A wallet has one active destination: say which one this replaces, if any.
+      const before = await activeDestinationOf(db, accountId, target.id.walletAddress);
       const destination = await activateDestination(db, systemClock, accountId, target);
+      const replaced =
+        before !== null && before.destinationId !== destination.destinationId
+          ? before.destinationId
+          : null;
       if (values.bind !== undefined)
         await bindDestination(db, systemClock, accountId, values.bind, destination);
-      print(values, out, { destinationId: destination.destinationId }, [
-        `Destination: ${destination.destinationId}`,
-        ...(values.bind ? [`Bound to client ID ${values.bind}`] : []),
-      ]);
+      print(
+        values,
+        out,
+        { destinationId: destination.destinationId, ...(replaced && { replaced }) },
+        [
+          `Destination: ${destination.destinationId}`,
+          ...(replaced
+            ? [
+                `Replaces ${replaced}, now inactive: a wallet has one active destination. Client IDs bound to it follow only to a destination at least as strict; see README.`,
+              ]
+            : []),
+          ...(values.bind ? [`Bound to client ID ${values.bind}`] : []),
+        ],
+      );
       return;
     }
   }

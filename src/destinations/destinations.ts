@@ -14,6 +14,7 @@ import {
   normaliseToken,
   normaliseWallet,
   parseDestinationId,
+  parseWallet,
 } from './destination-id.ts';
 import { type DestinationAction, type DestinationMessage, signedByWallet } from './signing.ts';
 
@@ -50,11 +51,16 @@ export function resolveTarget(
   }
   const id = buildDestinationId(input.walletAddress, input.chainId, input.tokenAddress);
   if (id === null) {
+    // Say which address is wrong, in the address parser's words.
+    const wallet = parseWallet(input.walletAddress, input.chainId);
+    const token = parseWallet(input.tokenAddress, input.chainId);
     throw new ValidationError([
-      {
-        field: 'walletAddress',
-        message: `must be a valid ${network.kind === 'tron' ? 'Tron' : 'EVM'} address with a valid token address`,
-      },
+      wallet.ok
+        ? {
+            field: 'tokenAddress',
+            message: token.ok ? 'is not a token of this chain' : token.message,
+          }
+        : { field: 'walletAddress', message: wallet.message },
     ]);
   }
   const currency = chains.currencyByToken(network.id as never, id.tokenAddress);

@@ -224,7 +224,7 @@ describe('GET /v2/payee-destination/signing-data', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([
-      { field: 'walletAddress', message: 'must be a valid EVM address with a valid token address' },
+      { field: 'walletAddress', message: 'must be an EVM address (0x followed by 40 hex digits)' },
     ]);
   });
 
@@ -249,7 +249,10 @@ describe('GET /v2/payee-destination/signing-data', () => {
       chainId: BASE,
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors[0].field).toBe('walletAddress');
+    // The wallet is fine; the token is what is wrong, and the answer says so.
+    expect(res.json().errors).toEqual([
+      { field: 'tokenAddress', message: 'must be an EVM address (0x followed by 40 hex digits)' },
+    ]);
   });
 
   it.each([

@@ -12,10 +12,35 @@ export interface RpcCall {
 /** Largest JSON-RPC batch answered. */
 export const MAX_RPC_BATCH = 100;
 
-async function answerOne(provider: Eip1193Provider, call: RpcCall) {
+/**
+ * What any web page may ask of the sandbox chain through a browser (its JSON-RPC answers every
+ * origin): reads, raw transactions a wallet signed, and mining. Not the node's own unlocked
+ * test accounts (`eth_sendTransaction`, `eth_sign*`, `personal_*`), nor rewriting the chain
+ * (`evm_revert`, `hardhat_*`, `debug_*`): a page the developer happens to open must not spend
+ * the test wallets or roll the chain back. Scripts and the CLI, which send no Origin, may.
+ */
+const BROWSER_REFUSED =
+  /^(eth_sendTransaction|eth_sign|eth_signTransaction|eth_signTypedData.*|personal_.*|hardhat_.*|debug_.*|evm_(?!mine$).*)$/;
+
+export interface RpcOptions {
+  /** The call comes from a browser page (it sent Origin). */
+  readonly fromBrowser?: boolean;
+}
+
+async function answerOne(provider: Eip1193Provider, call: RpcCall, options: RpcOptions) {
   const id = call?.id ?? null;
   if (typeof call?.method !== 'string') {
     return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
+  }
+  if (options.fromBrowser && BROWSER_REFUSED.test(call.method)) {
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32601,
+        message: `${call.method} is not available to browser pages: sign in the wallet and send eth_sendRawTransaction`,
+      },
+    };
   }
   try {
     const result = await provider.request({ method: call.method, params: call.params } as never);
@@ -34,8 +59,12 @@ async function answerOne(provider: Eip1193Provider, call: RpcCall) {
   }
 }
 
-export async function answerJsonRpc(provider: Eip1193Provider, body: unknown): Promise<unknown> {
-  if (!Array.isArray(body)) return answerOne(provider, (body ?? {}) as RpcCall);
+export async function answerJsonRpc(
+  provider: Eip1193Provider,
+  body: unknown,
+  options: RpcOptions = {},
+): Promise<unknown> {
+  if (!Array.isArray(body)) return answerOne(provider, (body ?? {}) as RpcCall, options);
   if (body.length > MAX_RPC_BATCH) {
     return {
       jsonrpc: '2.0',
@@ -43,5 +72,5 @@ export async function answerJsonRpc(provider: Eip1193Provider, body: unknown): P
       error: { code: -32600, message: `At most ${MAX_RPC_BATCH} calls per batch` },
     };
   }
-  return Promise.all(body.map((call) => answerOne(provider, call as RpcCall)));
+  return Promise.all(body.map((call) => answerOne(provider, call as RpcCall, options)));
 }

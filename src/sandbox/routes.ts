@@ -9,6 +9,8 @@ import { answerJsonRpc } from './json-rpc.ts';
  */
 export function sandboxRoutes(app: App, deps: { provider: Eip1193Provider }): void {
   app.post('/sandbox/rpc', { schema: { hide: true } }, async (request) =>
-    answerJsonRpc(deps.provider, request.body),
+    answerJsonRpc(deps.provider, request.body, {
+      fromBrowser: request.headers.origin !== undefined,
+    }),
   );
 }

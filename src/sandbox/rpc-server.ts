@@ -32,10 +32,14 @@ export async function serveJsonRpc(
       } catch {
         body = null;
       }
+      // For processes, not pages: a browser's call (it sends Origin) gets only what any page
+      // may ask, as on /sandbox/rpc.
       const answer =
         body === null
           ? { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }
-          : await answerJsonRpc(provider, body);
+          : await answerJsonRpc(provider, body, {
+              fromBrowser: request.headers.origin !== undefined,
+            });
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(answer));
     });

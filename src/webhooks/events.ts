@@ -80,7 +80,7 @@ export function sampleEvent(event: EventType, now: Date): Record<string, unknown
     case 'payment.partial.checkout':
       return {
         ...base,
-        explorer: null,
+        explorer: `https://sepolia.etherscan.io/tx/0x${'0'.repeat(64)}`,
         amount: '10',
         totalAmountPaid: event.startsWith('payment.partial') ? '10' : '20',
         expectedAmount: '20',

@@ -116,8 +116,10 @@ describe.each(backends)('CLI and server on %s', (backend) => {
         env,
       );
       expect(result.code, result.stderr).toBe(0);
+      lastReplaced = JSON.parse(result.stdout).replaced;
       return JSON.parse(result.stdout).destinationId as string;
     };
+    let lastReplaced: unknown;
     payTo = await destination(account.accountId, WALLET_1, 'USDC-base');
     const bound = await runCli(
       ['client-id', 'create', '--account', account.accountId, '--bind', payTo, '--json'],
@@ -132,7 +134,10 @@ describe.each(backends)('CLI and server on %s', (backend) => {
     const foreign = await destination(other.accountId, WALLET_3, 'USDC-base');
     // The wallet's USDT destination replaces its USDC one, which goes inactive.
     const replaced = await destination(account.accountId, WALLET_2, 'USDC-base');
+    expect(lastReplaced).toBeUndefined();
     notBound = await destination(account.accountId, WALLET_2, 'USDT-base');
+    // The CLI says so, rather than replace it silently.
+    expect(lastReplaced).toBe(replaced);
     for (const [bind, message] of [
       [foreign, '--bind is not a payee destination of this account'],
       [replaced, '--bind is inactive; bind an active payee destination'],
