@@ -75,11 +75,20 @@ export const clientIds = pgTable(
     rateLimitPerMinute: integer(),
     /** Bound destination: links made with this client ID pay it (see payeeDestinations). */
     payeeDestinationId: uuid().references((): AnyPgColumn => payeeDestinations.id),
+    /**
+     * The hosted pay page's own client ID (one per deployment, allowed only on PAY_URL's
+     * origin): it reads and pays any link by its token, and does nothing else.
+     */
+    firstParty: boolean().notNull().default(false),
     createdAt: createdAt(),
     updatedAt: createdAt(),
     lastUsedAt: nullableTime(),
   },
-  (t) => [uniqueIndex().on(t.clientId), index().on(t.accountId)],
+  (t) => [
+    uniqueIndex().on(t.clientId),
+    index().on(t.accountId),
+    uniqueIndex('client_ids_one_first_party').on(t.firstParty).where(sql`first_party`),
+  ],
 );
 
 /** Fee and branding partners, provisioned by the operator; they own no account. */

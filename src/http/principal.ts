@@ -39,6 +39,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Credentials the route accepts; absent means the route is public. */
     auth?: readonly CredentialKind[];
+    /**
+     * The hosted pay page's client ID may call it (a link's token-scoped reads and payment
+     * steps); every other route refuses that client ID.
+     */
+    payPage?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -61,6 +66,18 @@ export function accountIdOf(request: FastifyRequest): string {
     throw new Error(`route ${request.routeOptions.url} has no account principal`);
   }
   return principal.accountId;
+}
+
+/**
+ * Whose links a token-scoped route may load: the caller's account's, or, for the hosted pay
+ * page's client ID, any account's (the token is the payer's capability).
+ */
+export type LinkScope = { readonly accountId: string } | { readonly anyAccount: true };
+
+export function linkScopeOf(request: FastifyRequest): LinkScope {
+  const principal = request.principal;
+  if (principal?.kind === 'clientId' && principal.clientId.firstParty) return { anyAccount: true };
+  return { accountId: accountIdOf(request) };
 }
 
 /** The client ID the caller sent (alone or paired with an orchestrator key), if any. */

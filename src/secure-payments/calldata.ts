@@ -3,6 +3,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, ValidationError } from '../errors.ts';
+import type { LinkScope } from '../http/principal.ts';
 import { type BatchCalldata, buildBatchCalldata } from '../payments/calldata/batch.ts';
 import type { SingleCalldata } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
@@ -67,11 +68,11 @@ export function checkPayerInputs(link: Link, query: CalldataQuery): Payer {
 /** Same inputs for `GET /{token}/pay` (query) and `POST /{token}/calldata` (body). */
 export async function linkCalldata(
   deps: CalldataDeps,
-  accountId: string,
+  scope: LinkScope,
   token: string,
   query: CalldataQuery,
 ): Promise<SingleCalldata | BatchCalldata> {
-  const link = await loadLink(deps.db, deps.clock, accountId, token);
+  const link = await loadLink(deps.db, deps.clock, scope, token);
   assertPayable(link);
   const payer = checkPayerInputs(link, query);
   const legs = linkLegs(deps.chains, link);

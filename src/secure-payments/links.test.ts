@@ -73,6 +73,7 @@ describe('links that can no longer be paid: GET, /pay and /calldata alike', () =
         code: 'secure_payment_completed',
         status: 'completed',
         branding: null,
+        network: 'base',
         requestStatuses: [
           { requestId: link.requestIds[0], hasBeenPaid: true, txHash: null },
           { requestId: link.requestIds[1], hasBeenPaid: false, txHash: null },

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { securePayments } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
+import type { LinkScope } from '../http/principal.ts';
 import { type PaymentRow, paymentsOfRequests } from '../payments/records.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
 import { amountDue, requestLeg } from '../requests/legs.ts';
@@ -32,18 +33,24 @@ export function effectiveStatus(row: LinkRow, now: Date): LinkStatus {
   return row.status === 'pending' && row.expiresAt <= now ? 'expired' : row.status;
 }
 
-/** A link of the caller's account; another account's link is as unknown as a missing one. */
+/**
+ * A link of the caller's account; another account's link is as unknown as a missing one. The
+ * hosted pay page's scope reaches any account's link by its token.
+ */
 export async function loadLink(
   db: Database,
   clock: Clock,
-  accountId: string,
+  scope: LinkScope,
   token: string,
 ): Promise<Link> {
   const [row] = await db
     .select()
     .from(securePayments)
     .where(
-      and(eq(securePayments.token, token.toUpperCase()), eq(securePayments.accountId, accountId)),
+      and(
+        eq(securePayments.token, token.toUpperCase()),
+        'accountId' in scope ? eq(securePayments.accountId, scope.accountId) : undefined,
+      ),
     );
   if (!row) throw new AppError('secure_payment_not_found', 'Secure payment not found');
   const linkRequests = await requestsOfLinks(db, [row.id]);
@@ -86,6 +93,8 @@ export function completedError(link: Link): AppError {
     details: {
       status: 'completed',
       branding: NO_BRANDING,
+      // Ours: which network the transactions are on, so a page can link to its explorer.
+      network: link.row.network,
       requestStatuses: link.requests.map((r) => ({
         requestId: r.requestId,
         hasBeenPaid: r.status === 'paid',

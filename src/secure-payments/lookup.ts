@@ -25,7 +25,7 @@ export async function lookupLink(
     .innerJoin(securePayments, eq(securePayments.id, requests.securePaymentId))
     .where(and(eq(requests.accountId, accountId), eq(requests.requestId, requestId.toLowerCase())));
   if (!match) throw new AppError('secure_payment_not_found', 'Secure payment not found');
-  const link = await loadLink(deps.db, deps.clock, accountId, match.token);
+  const link = await loadLink(deps.db, deps.clock, { accountId }, match.token);
   const [first] = link.requests;
   const destinationIds = await destinationIdsOf(deps.db, link);
   const latest = [...link.payments.values()]

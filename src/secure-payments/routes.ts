@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts';
 import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
 import { featureUnavailable, ValidationError } from '../errors.ts';
-import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
+import { accountIdOf, browserOriginOf, clientIdOf, linkScopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { checkPayerInputs, linkCalldata } from './calldata.ts';
 import { createSecurePayment, type LinkCaller } from './create.ts';
@@ -163,7 +163,7 @@ export function securePaymentRoutes(
   app.get(
     '/v2/secure-payments/:token',
     {
-      config: { auth: AUTH },
+      config: { auth: AUTH, payPage: true },
       schema: {
         tags: TAGS,
         summary: 'What the pay page shows: amounts, payees, status, branding',
@@ -179,7 +179,7 @@ export function securePaymentRoutes(
       },
     },
     async (request) => {
-      const link = await loadLink(deps.db, deps.clock, accountIdOf(request), request.params.token);
+      const link = await loadLink(deps.db, deps.clock, linkScopeOf(request), request.params.token);
       assertPayable(link);
       checkPayerInputs(link, request.query);
       return displayBody(deps.chains, link, await destinationIdsOf(deps.db, link));
@@ -201,7 +201,7 @@ export function securePaymentRoutes(
   app.get(
     '/v2/secure-payments/:token/pay',
     {
-      config: { auth: AUTH },
+      config: { auth: AUTH, payPage: true },
       schema: {
         ...calldataSchema,
         summary: 'Executable calldata (single or batch) for a payer wallet',
@@ -209,13 +209,13 @@ export function securePaymentRoutes(
       },
     },
     async (request) =>
-      linkCalldata(deps, accountIdOf(request), request.params.token, request.query),
+      linkCalldata(deps, linkScopeOf(request), request.params.token, request.query),
   );
 
   app.post(
     '/v2/secure-payments/:token/calldata',
     {
-      config: { auth: AUTH },
+      config: { auth: AUTH, payPage: true },
       schema: {
         ...calldataSchema,
         summary: 'The same calldata, with the inputs in a JSON body',
@@ -227,6 +227,6 @@ export function securePaymentRoutes(
       },
     },
     async (request) =>
-      linkCalldata(deps, accountIdOf(request), request.params.token, request.body ?? {}),
+      linkCalldata(deps, linkScopeOf(request), request.params.token, request.body ?? {}),
   );
 }

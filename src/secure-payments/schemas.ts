@@ -78,6 +78,9 @@ export const CompletedResponse = Type.Object({
   code: Type.String(),
   status: Type.String(),
   branding: Type.Null(),
+  network: Type.String({
+    description: 'The network of the transactions (ours, not the reference’s)',
+  }),
   requestStatuses: Type.Array(
     Type.Object({
       requestId: Type.String(),

@@ -42,7 +42,18 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     const accepted = request.routeOptions.config.auth;
     if (accepted === undefined) return;
     try {
-      request.principal = await authenticate(deps, accepted, presentedCredentials(request));
+      const principal = await authenticate(deps, accepted, presentedCredentials(request));
+      if (
+        principal.kind === 'clientId' &&
+        principal.clientId.firstParty &&
+        request.routeOptions.config.payPage !== true
+      ) {
+        throw new AppError(
+          'credential_not_accepted',
+          'The pay page’s client ID only reads and pays links by their token',
+        );
+      }
+      request.principal = principal;
     } catch (error) {
       request.credentialError = error;
     }

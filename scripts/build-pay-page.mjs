@@ -1,0 +1,51 @@
+// Builds the hosted pay page (src/pay-page/app) into dist/pay-page with esbuild: content-hashed
+// files (served with a year of caching), the wallet code in its own chunk loaded after the
+// summary shows, and manifest.json naming the entry files for the server's HTML shell.
+// Run by `npm start`, `npm test` and the test setup; the output is never committed.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const PAY_PAGE_SOURCE = join(root, 'src', 'pay-page', 'app');
+export const PAY_PAGE_DIST = join(root, 'dist', 'pay-page');
+
+export async function buildPayPage(outdir = PAY_PAGE_DIST) {
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  const result = await build({
+    entryPoints: {
+      main: join(PAY_PAGE_SOURCE, 'main.ts'),
+      styles: join(PAY_PAGE_SOURCE, 'styles.css'),
+    },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    minify: true,
+    target: ['es2022'],
+    platform: 'browser',
+    entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
+    outdir,
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const outputs = Object.entries(result.metafile.outputs);
+  const entry = (name) =>
+    basename(outputs.find(([, output]) => output.entryPoint?.endsWith(`app/${name}`))?.[0] ?? '');
+  const manifest = {
+    main: entry('main.ts'),
+    styles: entry('styles.css'),
+    files: outputs.map(([path]) => basename(path)),
+  };
+  if (!manifest.main || !manifest.styles) throw new Error('pay page: entry files missing');
+  writeFileSync(join(outdir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return manifest;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const manifest = await buildPayPage();
+  process.stdout.write(`pay page built: ${manifest.files.length} files in dist/pay-page\n`);
+}

@@ -1,0 +1,2 @@
+ALTER TABLE "client_ids" ADD COLUMN "first_party" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "client_ids_one_first_party" ON "client_ids" USING btree ("first_party") WHERE first_party;

@@ -1,0 +1,196 @@
+import type { PageConfig } from './config.ts';
+
+/** The public API's answers the page reads, as far as it reads them. */
+
+export interface Destination {
+  readonly destinationId?: string;
+  readonly payeeAddress: string;
+  readonly walletAddress: string;
+  readonly network: string;
+  readonly isMasked: boolean;
+}
+
+export interface Branding {
+  readonly logoPath?: string;
+  readonly pageBackgroundColor?: string;
+  readonly cardBackgroundColor?: string;
+  readonly primaryActionColor?: string;
+  readonly primaryTextColor?: string;
+  readonly secondaryTextColor?: string;
+  readonly termsPath?: string;
+  readonly privacyPath?: string;
+}
+
+interface DisplayCommon {
+  readonly status: string;
+  readonly token: string;
+  readonly redirectUrl: string | null;
+  readonly redirectLabel: string;
+  readonly branding: Branding | null;
+  readonly requestIds: readonly string[];
+  readonly network: string;
+  readonly reference: string | null;
+  readonly feePlan: unknown;
+  readonly expiresAt: string;
+}
+
+export type Display =
+  | (DisplayCommon & {
+      readonly paymentType: 'single';
+      readonly payee: string;
+      readonly amount: string;
+      readonly paymentCurrency: string;
+      readonly destination: Destination | null;
+    })
+  | (DisplayCommon & {
+      readonly paymentType: 'batch';
+      readonly payees: readonly string[];
+      readonly amounts: readonly string[];
+      readonly paymentCurrencies: readonly string[];
+      readonly destinations: readonly (Destination | null)[];
+    });
+
+export interface Completed {
+  readonly requestStatuses: readonly {
+    readonly requestId: string;
+    readonly hasBeenPaid: boolean;
+    readonly txHash: string | null;
+  }[];
+}
+
+/** What GET /v2/secure-payments/{token} says about a link. */
+export type LinkState =
+  | { readonly kind: 'payable'; readonly display: Display }
+  | { readonly kind: 'completed'; readonly completed: Completed }
+  | { readonly kind: 'expired' | 'invalidated' | 'blocked' | 'not_found' | 'in_progress' }
+  | { readonly kind: 'error'; readonly message: string };
+
+export interface EvmCall {
+  readonly to: `0x${string}`;
+  readonly data: `0x${string}`;
+  readonly value: `0x${string}`;
+  readonly chainId: number;
+}
+
+export interface TronCall {
+  readonly type: 'tron';
+  readonly contractAddress: string;
+  readonly functionSelector: string;
+  readonly parameters: readonly { readonly type: string; readonly value: string }[];
+  readonly feeLimit: number;
+  readonly callValue: number;
+}
+
+export interface CalldataMetadata {
+  readonly hasEnoughBalance?: boolean | null;
+  readonly hasEnoughGas?: boolean | null;
+  readonly balance?: string;
+  readonly requiredAmount?: string;
+  readonly insufficientTokens?: readonly {
+    readonly tokenSymbol?: string;
+    readonly required: string;
+    readonly available: string;
+  }[];
+}
+
+export type Calldata =
+  | {
+      readonly paymentType: 'single';
+      readonly transactions: readonly (EvmCall | TronCall)[];
+      readonly metadata: CalldataMetadata & { readonly approvalTransactionsCount?: number };
+    }
+  | {
+      readonly ERC20ApprovalTransactions: readonly EvmCall[];
+      readonly batchPaymentTransaction: EvmCall;
+      readonly metadata: CalldataMetadata;
+    };
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string | undefined;
+  constructor(status: number, message: string, code: string | undefined) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export interface Api {
+  link(token: string): Promise<LinkState>;
+  calldata(token: string, wallet: string): Promise<Calldata>;
+  /** Best effort: a lost report changes nothing for the payer. */
+  userEvent(token: string, event: UserEvent): Promise<void>;
+}
+
+export interface UserEvent {
+  readonly userEvent: 'wallet_connected' | 'payment_sent_to_wallet' | 'payment_approved_in_wallet';
+  readonly occurredAt: string;
+  readonly properties: Readonly<Record<string, string>>;
+}
+
+export function createApi(config: PageConfig): Api {
+  const headers = { 'x-client-id': config.clientId };
+  const url = (path: string) => `${config.apiBase}${path}`;
+  const tokenPath = (token: string) => `/v2/secure-payments/${encodeURIComponent(token)}`;
+  return {
+    async link(token) {
+      let response: Response;
+      try {
+        response = await fetch(url(tokenPath(token)), { headers });
+      } catch {
+        return {
+          kind: 'error',
+          message: 'The payment service could not be reached. Check your connection and try again.',
+        };
+      }
+      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+      if (response.ok) return { kind: 'payable', display: body as unknown as Display };
+      switch (response.status) {
+        case 409:
+          return { kind: 'completed', completed: body as unknown as Completed };
+        case 404:
+          return { kind: 'not_found' };
+        case 423:
+          return { kind: 'in_progress' };
+        case 403:
+          if (body.code === 'secure_payment_expired') return { kind: 'expired' };
+          if (body.code === 'secure_payment_invalidated') return { kind: 'invalidated' };
+          if (body.code === 'secure_payment_compliance_failed') return { kind: 'blocked' };
+          break;
+      }
+      return {
+        kind: 'error',
+        message: String(body.message ?? `The service answered ${response.status}`),
+      };
+    },
+    async calldata(token, wallet) {
+      const response = await fetch(
+        url(`${tokenPath(token)}/pay?wallet=${encodeURIComponent(wallet)}`),
+        {
+          headers,
+        },
+      );
+      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+      if (!response.ok) {
+        throw new ApiError(
+          response.status,
+          String(body.message ?? 'The payment could not be prepared'),
+          body.code as string | undefined,
+        );
+      }
+      return body as unknown as Calldata;
+    },
+    async userEvent(token, event) {
+      try {
+        await fetch(url(`${tokenPath(token)}/user-events`), {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify(event),
+          keepalive: true,
+        });
+      } catch {
+        // Telemetry never stands in the payer's way.
+      }
+    },
+  };
+}

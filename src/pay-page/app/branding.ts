@@ -1,0 +1,81 @@
+import type { Branding } from './api.ts';
+
+/**
+ * The link's branding as CSS variables. A color that would leave text unreadable on its
+ * background (WCAG AA: contrast below 4.5:1) is not used for text: the defaults stand in, so
+ * no brand can make the page illegible. (The defaults' own secondary gray is too light for
+ * text on white, so muted text reads in the primary text color unless a brand's passes.)
+ */
+
+export const DEFAULT_BRANDING = {
+  pageBackgroundColor: '#f3f4f6',
+  cardBackgroundColor: '#ffffff',
+  primaryActionColor: '#00d395',
+  primaryTextColor: '#475569',
+  secondaryTextColor: '#94a3b8',
+} as const;
+
+const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
+
+function channels(hex: string): [number, number, number] {
+  const digits = hex.length === 4 ? [...hex.slice(1)].map((d) => d + d).join('') : hex.slice(1);
+  return [0, 2, 4].map((i) => Number.parseInt(digits.slice(i, i + 2), 16) / 255) as [
+    number,
+    number,
+    number,
+  ];
+}
+
+function luminance(hex: string): number {
+  const [r, g, b] = channels(hex).map((c) =>
+    c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4,
+  ) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** WCAG 2 contrast ratio of two hex colors, 1 to 21. */
+export function contrast(a: string, b: string): number {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (light + 0.05) / (dark + 0.05);
+}
+
+export type Palette = { -readonly [K in keyof typeof DEFAULT_BRANDING]: string };
+
+export function palette(branding: Branding | null): Palette {
+  const pick = (key: keyof Palette): string => {
+    const value = branding?.[key];
+    return typeof value === 'string' && HEX.test(value) ? value : DEFAULT_BRANDING[key];
+  };
+  const chosen: Palette = {
+    pageBackgroundColor: pick('pageBackgroundColor'),
+    cardBackgroundColor: pick('cardBackgroundColor'),
+    primaryActionColor: pick('primaryActionColor'),
+    primaryTextColor: pick('primaryTextColor'),
+    secondaryTextColor: pick('secondaryTextColor'),
+  };
+  if (contrast(chosen.primaryTextColor, chosen.cardBackgroundColor) < 4.5) {
+    chosen.primaryTextColor = DEFAULT_BRANDING.primaryTextColor;
+    if (contrast(chosen.primaryTextColor, chosen.cardBackgroundColor) < 4.5) {
+      chosen.cardBackgroundColor = DEFAULT_BRANDING.cardBackgroundColor;
+    }
+  }
+  if (contrast(chosen.secondaryTextColor, chosen.cardBackgroundColor) < 4.5) {
+    chosen.secondaryTextColor = chosen.primaryTextColor;
+  }
+  return chosen;
+}
+
+/** The button's label: whichever of near-black and white reads better on the action color. */
+export function actionTextColor(action: string): string {
+  return contrast('#0f172a', action) >= contrast('#ffffff', action) ? '#0f172a' : '#ffffff';
+}
+
+export function applyBranding(root: HTMLElement, branding: Branding | null): void {
+  const colors = palette(branding);
+  root.style.setProperty('--page-bg', colors.pageBackgroundColor);
+  root.style.setProperty('--card-bg', colors.cardBackgroundColor);
+  root.style.setProperty('--action', colors.primaryActionColor);
+  root.style.setProperty('--action-text', actionTextColor(colors.primaryActionColor));
+  root.style.setProperty('--text', colors.primaryTextColor);
+  root.style.setProperty('--muted', colors.secondaryTextColor);
+}

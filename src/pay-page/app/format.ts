@@ -1,0 +1,39 @@
+import type { PageConfig } from './config.ts';
+
+/** `USDC-base` → `USDC`: currency ids are `<SYMBOL>-<network>`, and symbols hold no dash. */
+export function symbolOf(currencyId: string): string {
+  return currencyId.split('-')[0] ?? currencyId;
+}
+
+export function networkName(config: PageConfig, network: string): string {
+  return config.networks[network]?.name ?? network;
+}
+
+/** `0x7099…79C8`: enough to recognise an address, short enough for a phone. */
+export function shortAddress(address: string): string {
+  return address.length > 14 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
+}
+
+/** Time left before `expiresAt`, in the two largest units: "6 days 23 hours", "4 minutes". */
+export function timeLeft(expiresAt: string, now = Date.now()): string {
+  const ms = Date.parse(expiresAt) - now;
+  if (!(ms > 0)) return 'expired';
+  const units: [string, number][] = [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ];
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [name, size] of units) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count > 0 && parts.length < 2) parts.push(`${count} ${name}${count === 1 ? '' : 's'}`);
+    else if (parts.length > 0) break;
+  }
+  return parts.length > 0 ? parts.join(' ') : 'less than a minute';
+}
+
+export function explorerLink(config: PageConfig, network: string, txHash: string): string | null {
+  return config.networks[network]?.explorerTxUrl?.replaceAll('{txHash}', txHash) ?? null;
+}
