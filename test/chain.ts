@@ -16,10 +16,13 @@ export interface StandIn {
   readonly transports: Partial<Record<PaymentNetworkId, Transport>>;
 }
 
-export async function standIn(network: PaymentNetworkId): Promise<StandIn> {
+export async function standIn(
+  network: PaymentNetworkId,
+  options: { walletCount?: number } = {},
+): Promise<StandIn> {
   const info = NETWORKS.find((n) => n.id === network);
   if (info?.kind !== 'evm') throw new Error(`${network} is not an EVM network`);
-  const chain = await startLocalChain({ chainId: info.chainId });
+  const chain = await startLocalChain({ chainId: info.chainId, ...options });
   const suffix = networkEnvSuffix(network);
   const a = chain.addresses;
   return {

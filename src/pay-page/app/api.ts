@@ -51,6 +51,8 @@ export type Display =
     });
 
 export interface Completed {
+  /** The network of the transactions (payreq's addition to the reference's body). */
+  readonly network?: string;
   readonly requestStatuses: readonly {
     readonly requestId: string;
     readonly hasBeenPaid: boolean;
@@ -97,7 +99,10 @@ export type Calldata =
   | {
       readonly paymentType: 'single';
       readonly transactions: readonly (EvmCall | TronCall)[];
-      readonly metadata: CalldataMetadata & { readonly approvalTransactionsCount?: number };
+      readonly metadata: CalldataMetadata & {
+        readonly approvalTransactionsCount?: number;
+        readonly paymentTransactionIndex?: number;
+      };
     }
   | {
       readonly ERC20ApprovalTransactions: readonly EvmCall[];

@@ -37,3 +37,22 @@ export function timeLeft(expiresAt: string, now = Date.now()): string {
 export function explorerLink(config: PageConfig, network: string, txHash: string): string | null {
   return config.networks[network]?.explorerTxUrl?.replaceAll('{txHash}', txHash) ?? null;
 }
+
+/**
+ * The exact sum of decimal strings ("12.5" + "0.000001" = "12.500001"), in integers scaled to
+ * the longest fraction: amounts come from the server as decimal strings and never pass through
+ * a float. Null when one is not a plain non-negative decimal.
+ */
+export function sumDecimals(amounts: readonly string[]): string | null {
+  if (!amounts.every((a) => /^\d+(\.\d+)?$/.test(a))) return null;
+  const scale = Math.max(0, ...amounts.map((a) => a.split('.')[1]?.length ?? 0));
+  const units = amounts.reduce((total, a) => {
+    const [whole = '0', fraction = ''] = a.split('.');
+    return total + BigInt(whole + fraction.padEnd(scale, '0'));
+  }, 0n);
+  const digits = units.toString().padStart(scale + 1, '0');
+  if (scale === 0) return digits;
+  const fraction = digits.slice(-scale).replace(/0+$/, '');
+  const whole = digits.slice(0, -scale);
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}

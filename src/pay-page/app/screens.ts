@@ -1,171 +1,229 @@
 import type { Display } from './api.ts';
 import type { PageConfig } from './config.ts';
 import { h } from './dom.ts';
-import { explorerLink, networkName, shortAddress, symbolOf, timeLeft } from './format.ts';
+import {
+  explorerLink,
+  networkName,
+  shortAddress,
+  sumDecimals,
+  symbolOf,
+  timeLeft,
+} from './format.ts';
 
 /**
  * One screen per state, in plain words. Every screen is a card with a focusable heading and a
- * `data-screen` name (what tests and screen readers find first).
+ * `data-screen` name (what tests and screen readers find first). Everything shown goes in as
+ * text (dom.ts): a merchant's reference cannot become markup.
  */
 
-function card(name: string, title: string, ...body: (Node | string | null | false)[]) {
+type Content = Node | string | null | false;
+
+function card(name: string, title: string, ...body: Content[]): HTMLElement {
   const heading = h('h1', { tabindex: '-1' }, title);
   return h('main', { class: 'card', 'data-screen': name }, heading, ...body);
 }
+
+const spinner = () => h('div', { class: 'spinner', 'aria-hidden': 'true' });
 
 export function loadingScreen(): HTMLElement {
   return card('loading', 'Loading the payment…', h('p', { class: 'muted' }, 'One moment.'));
 }
 
-/** One line of what is owed: the amount in its currency, and to whom. */
-function owed(amount: string, currency: string, payee: string, masked: boolean) {
+interface Line {
+  readonly amount: string;
+  readonly currency: string;
+  readonly payee: string;
+  readonly masked: boolean;
+}
+
+function linesOf(display: Display): Line[] {
+  if (display.paymentType === 'single') {
+    return [
+      {
+        amount: display.amount,
+        currency: display.paymentCurrency,
+        payee: display.payee,
+        masked: display.destination?.isMasked === true,
+      },
+    ];
+  }
+  return display.amounts.map((amount, i) => ({
+    amount,
+    currency: display.paymentCurrencies[i] ?? '',
+    payee: display.payees[i] ?? '',
+    masked: display.destinations[i]?.isMasked === true,
+  }));
+}
+
+/** "12.5 USDC", or for a batch in one currency its exact total; several currencies: a count. */
+function totalOf(lines: readonly Line[]): string {
+  const currencies = new Set(lines.map((line) => line.currency));
+  const [only] = currencies;
+  if (currencies.size === 1 && only !== undefined) {
+    const sum = sumDecimals(lines.map((line) => line.amount));
+    if (sum !== null) return `${sum} ${symbolOf(only)}`;
+  }
+  return `${lines.length} amounts`;
+}
+
+function lineItem(line: Line): HTMLElement {
   return h(
     'li',
-    { class: 'owed' },
-    h('span', { class: 'amount' }, `${amount} ${symbolOf(currency)}`),
+    { class: 'line' },
     h(
       'span',
-      { class: 'payee', title: masked ? '' : payee },
-      masked ? 'to a recipient the merchant keeps private' : `to ${shortAddress(payee)}`,
+      { class: 'amount', 'data-field': 'amount' },
+      `${line.amount} ${symbolOf(line.currency)}`,
     ),
+    line.masked
+      ? h('span', { class: 'payee muted' }, 'to a recipient the merchant keeps private')
+      : h('span', { class: 'payee' }, 'to ', h('code', { 'data-field': 'payee' }, line.payee)),
   );
 }
 
-export function summaryScreen(config: PageConfig, display: Display, wallets: HTMLElement) {
-  const network = networkName(config, display.network);
-  const lines =
-    display.paymentType === 'single'
-      ? [
-          owed(
-            display.amount,
-            display.paymentCurrency,
-            display.payee,
-            display.destination?.isMasked === true,
-          ),
-        ]
-      : display.amounts.map((amount, i) =>
-          owed(
-            amount,
-            display.paymentCurrencies[i] ?? '',
-            display.payees[i] ?? '',
-            display.destinations[i]?.isMasked === true,
-          ),
-        );
-  const total =
-    display.paymentType === 'single'
-      ? `${display.amount} ${symbolOf(display.paymentCurrency)}`
-      : `${display.amounts.length} payments`;
+export interface SummaryParts {
+  /** Where the wallet code puts its buttons once it has loaded. */
+  readonly wallets: HTMLElement;
+  /** Why the last attempt failed, in words; shown above the wallets. */
+  readonly problem?: string | undefined;
+}
+
+export function summaryScreen(config: PageConfig, display: Display, parts: SummaryParts) {
+  const lines = linesOf(display);
+  const batch = lines.length > 1;
   return card(
     'pending',
-    `Pay ${total}`,
-    h('p', { class: 'network' }, `on ${network}`),
-    h('ul', { class: 'lines', 'aria-label': 'What you pay' }, ...lines),
+    `Pay ${totalOf(lines)}`,
+    h(
+      'p',
+      { class: 'network' },
+      batch ? `${lines.length} payments in one transaction on ` : 'On ',
+      h('strong', { 'data-field': 'network' }, networkName(config, display.network)),
+    ),
+    h('ul', { class: 'lines', 'aria-label': 'What you pay' }, ...lines.map(lineItem)),
     h(
       'dl',
       { class: 'facts' },
       display.reference ? h('dt', {}, 'Reference') : null,
       display.reference ? h('dd', { 'data-field': 'reference' }, display.reference) : null,
       h('dt', {}, 'Fees'),
-      h('dd', {}, display.feePlan ? 'As shown in your wallet' : 'None'),
+      h('dd', {}, display.feePlan ? 'Included above' : 'None'),
+      h('dt', {}, 'Network fee'),
+      h('dd', {}, 'Shown by your wallet'),
       h('dt', {}, 'Expires in'),
       h('dd', { 'data-field': 'expires' }, timeLeft(display.expiresAt)),
     ),
-    wallets,
+    parts.problem ? h('p', { class: 'problem', role: 'alert' }, parts.problem) : null,
+    parts.wallets,
+  );
+}
+
+export function connectingScreen(walletName: string): HTMLElement {
+  return card(
+    'connecting',
+    'Connect your wallet',
+    h('p', { role: 'status' }, `Confirm the connection in ${walletName}.`),
+    spinner(),
+  );
+}
+
+export function switchingScreen(network: string): HTMLElement {
+  return card(
+    'switching',
+    `Switch to ${network}`,
+    h(
+      'p',
+      { role: 'status' },
+      `Your wallet is on another network. Confirm the switch to ${network} in your wallet.`,
+    ),
+    spinner(),
   );
 }
 
 export function payingScreen(step: number, total: number, action: string, detail: string) {
   return card(
     'paying',
-    `Paying: step ${step} of ${total}`,
+    total > 1 ? `Paying: step ${step} of ${total}` : 'Paying',
+    h('progress', { max: String(total), value: String(step - 1), 'aria-label': 'Steps done' }),
     h('p', { class: 'step' }, action),
     h('p', { class: 'muted', role: 'status' }, detail),
-    h('div', { class: 'spinner', 'aria-hidden': 'true' }),
+    spinner(),
   );
 }
 
-export function confirmingScreen(config: PageConfig, network: string, txHash: string) {
-  const link = explorerLink(config, network, txHash);
+function transactionLinks(config: PageConfig, network: string, txHashes: readonly string[]) {
+  const items = [...new Set(txHashes)].map((hash) => {
+    const href = explorerLink(config, network, hash);
+    const label = `Transaction ${shortAddress(hash)}`;
+    return h(
+      'li',
+      {},
+      href
+        ? h('a', { href, rel: 'noopener noreferrer', target: '_blank' }, `${label} on the explorer`)
+        : h('code', { title: hash, 'data-field': 'tx' }, label),
+    );
+  });
+  return items.length > 0 ? h('ul', { class: 'transactions' }, ...items) : null;
+}
+
+export function confirmingScreen(config: PageConfig, network: string, txHashes: readonly string[]) {
   return card(
     'confirming',
     'Waiting for confirmations',
     h(
       'p',
       { role: 'status' },
-      'Your payment is on its way. This page updates once the network has confirmed it.',
+      'Your payment was sent. This page updates once the network has confirmed it; you may keep it open or come back later.',
     ),
-    link
-      ? h('a', { href: link, rel: 'noopener noreferrer', target: '_blank' }, 'See the transaction')
-      : null,
-    h('div', { class: 'spinner', 'aria-hidden': 'true' }),
+    transactionLinks(config, network, txHashes),
+    spinner(),
   );
+}
+
+export interface Redirect {
+  readonly url: string;
+  readonly label: string;
 }
 
 export function completedScreen(
   config: PageConfig,
-  network: string,
+  network: string | null,
   txHashes: readonly string[],
-  redirect: { url: string; label: string } | null,
+  redirect: Redirect | null,
 ) {
-  const links = [...new Set(txHashes)].map((hash) => {
-    const href = explorerLink(config, network, hash);
-    return h(
-      'li',
-      {},
-      href
-        ? h(
-            'a',
-            { href, rel: 'noopener noreferrer', target: '_blank' },
-            `Transaction ${shortAddress(hash)}`,
-          )
-        : h('code', { title: hash }, `Transaction ${shortAddress(hash)}`),
-    );
-  });
-  const safeRedirect = redirect && /^https?:\/\//i.test(redirect.url) ? redirect : null;
+  // Only a web address becomes a link: never a `javascript:` one.
+  const safe = redirect && /^https?:\/\//i.test(redirect.url) ? redirect : null;
   return card(
     'completed',
     'Paid',
     h('p', {}, 'This payment is complete. Thank you.'),
-    links.length > 0 ? h('ul', { class: 'transactions' }, ...links) : null,
-    safeRedirect ? h('a', { class: 'button', href: safeRedirect.url }, safeRedirect.label) : null,
+    network ? transactionLinks(config, network, txHashes) : null,
+    safe ? h('a', { class: 'button', href: safe.url, rel: 'noopener' }, safe.label) : null,
   );
 }
 
-export function stateScreen(
-  kind: 'expired' | 'invalidated' | 'not_found' | 'in_progress' | 'blocked',
-): HTMLElement {
-  switch (kind) {
-    case 'expired':
-      return card(
-        'expired',
-        'This payment link has expired',
-        h('p', {}, 'Ask the merchant for a new link.'),
-      );
-    case 'invalidated':
-      return card(
-        'invalidated',
-        'This payment link is no longer valid',
-        h('p', {}, 'It was replaced or withdrawn. Ask the merchant for the current link.'),
-      );
-    case 'not_found':
-      return card(
-        'not_found',
-        'Payment not found',
-        h('p', {}, 'Check that you opened the whole link you were sent.'),
-      );
-    case 'in_progress':
-      return card(
-        'in_progress',
-        'A payment is in progress',
-        h('p', {}, 'A payment of this link is being processed. Come back in a few minutes.'),
-      );
-    case 'blocked':
-      return card(
-        'blocked',
-        'This payment cannot be made',
-        h('p', {}, 'It was stopped by a compliance check. Contact the merchant.'),
-      );
-  }
+export type StateKind = 'expired' | 'invalidated' | 'not_found' | 'in_progress' | 'blocked';
+
+const STATES: Record<StateKind, readonly [title: string, words: string]> = {
+  expired: ['This payment link has expired', 'Nothing was paid. Ask the merchant for a new link.'],
+  invalidated: [
+    'This payment link is no longer valid',
+    'It was replaced or withdrawn. Ask the merchant for the current link.',
+  ],
+  not_found: ['Payment not found', 'Check that you opened the whole link you were sent.'],
+  in_progress: [
+    'A payment is in progress',
+    'A payment of this link is being processed. Come back in a few minutes.',
+  ],
+  blocked: [
+    'This payment cannot be made',
+    'It was stopped by a compliance check. Contact the merchant.',
+  ],
+};
+
+export function stateScreen(kind: StateKind): HTMLElement {
+  const [title, words] = STATES[kind];
+  return card(kind, title, h('p', {}, words));
 }
 
 export function errorScreen(message: string, retry: () => void): HTMLElement {

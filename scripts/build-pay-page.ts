@@ -11,7 +11,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PAY_PAGE_SOURCE = join(root, 'src', 'pay-page', 'app');
 export const PAY_PAGE_DIST = join(root, 'dist', 'pay-page');
 
-export async function buildPayPage(outdir = PAY_PAGE_DIST) {
+export interface PayPageManifest {
+  /** The entry script, loaded by the HTML shell. */
+  readonly main: string;
+  readonly styles: string;
+  /** Every file built (the entry, its chunks, the styles): what the server may serve. */
+  readonly files: readonly string[];
+}
+
+export async function buildPayPage(outdir = PAY_PAGE_DIST): Promise<PayPageManifest> {
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   const result = await build({
@@ -33,9 +41,9 @@ export async function buildPayPage(outdir = PAY_PAGE_DIST) {
     logLevel: 'warning',
   });
   const outputs = Object.entries(result.metafile.outputs);
-  const entry = (name) =>
+  const entry = (name: string) =>
     basename(outputs.find(([, output]) => output.entryPoint?.endsWith(`app/${name}`))?.[0] ?? '');
-  const manifest = {
+  const manifest: PayPageManifest = {
     main: entry('main.ts'),
     styles: entry('styles.css'),
     files: outputs.map(([path]) => basename(path)),
@@ -45,7 +53,7 @@ export async function buildPayPage(outdir = PAY_PAGE_DIST) {
   return manifest;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.main) {
   const manifest = await buildPayPage();
   process.stdout.write(`pay page built: ${manifest.files.length} files in dist/pay-page\n`);
 }

@@ -1,0 +1,157 @@
+import { type Api, createApi, type Display, type LinkState } from './api.ts';
+import { applyBranding } from './branding.ts';
+import { type NetworkFacts, type PageConfig, readConfig } from './config.ts';
+import { h, show } from './dom.ts';
+import { timeLeft } from './format.ts';
+import {
+  completedScreen,
+  confirmingScreen,
+  errorScreen,
+  loadingScreen,
+  stateScreen,
+  summaryScreen,
+} from './screens.ts';
+
+/**
+ * The pay page: reads the link through the public API, shows what is owed, then loads the
+ * wallet code (its own chunk) and lets the payer pay. The summary never waits for the wallet
+ * code: a payer reads the amount, the payee and the state first.
+ */
+
+/** What the wallet code gets from the page. */
+export interface PayContext {
+  readonly config: PageConfig;
+  readonly api: Api;
+  readonly token: string;
+  readonly display: Display;
+  readonly network: NetworkFacts;
+  show(screen: HTMLElement): void;
+  /** Back to the summary, saying why the attempt failed; the wallets are offered again. */
+  retry(problem: string): void;
+  /** The link changed under the payer (paid, expired): read it again and show its state. */
+  reload(): void;
+  /** After the last transaction: follows the link until detection marks it completed. */
+  follow(txHashes: readonly string[]): void;
+}
+
+const FOLLOW_EVERY_MS = 2_000;
+const TICK_EVERY_MS = 30_000;
+
+const config = readConfig();
+const api = createApi(config);
+const root = document.getElementById('app') ?? document.body;
+const token = new URLSearchParams(location.search).get('token')?.trim() ?? '';
+// Fetched while the link loads; run only once the summary is on screen.
+const walletCode = () => import('./wallet/index.ts');
+
+function render(screen: HTMLElement): void {
+  show(root, screen);
+}
+
+function showState(
+  state: Exclude<LinkState, { kind: 'payable' }>,
+  txHashes: readonly string[] = [],
+) {
+  switch (state.kind) {
+    case 'completed': {
+      const hashes = [
+        ...txHashes,
+        ...state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : [])),
+      ];
+      render(completedScreen(config, state.completed.network ?? null, hashes, null));
+      return;
+    }
+    case 'error':
+      render(errorScreen(state.message, () => void load()));
+      return;
+    default:
+      render(stateScreen(state.kind));
+  }
+}
+
+function payable(display: Display): void {
+  const network = config.networks[display.network];
+  if (!network) {
+    render(errorScreen(`This page cannot pay on ${display.network}.`, () => void load()));
+    return;
+  }
+  applyBranding(document.documentElement, display.branding);
+  let following = false;
+  const context: PayContext = {
+    config,
+    api,
+    token,
+    display,
+    network,
+    show: render,
+    retry: (problem) => summary(problem),
+    reload: () => void load(),
+    follow: (txHashes) => {
+      following = true;
+      void follow(display, txHashes);
+    },
+  };
+  const summary = (problem?: string) => {
+    const wallets = h('section', { class: 'wallets', 'aria-label': 'Pay with' });
+    wallets.append(h('p', { class: 'muted' }, 'Looking for wallets…'));
+    render(summaryScreen(config, display, { wallets, problem }));
+    walletCode().then(
+      (code) => code.mountWallets(context, wallets),
+      () =>
+        wallets.replaceChildren(
+          h('p', { role: 'alert' }, 'The wallet code could not load. Reload the page.'),
+        ),
+    );
+  };
+  summary();
+  // Time left counts down; a link that expires while open says so (unless a payment is on its way).
+  const ticker = setInterval(() => {
+    if (following) return clearInterval(ticker);
+    const left = timeLeft(display.expiresAt);
+    const field = root.querySelector('[data-field="expires"]');
+    if (left === 'expired' && root.querySelector('[data-screen="pending"]')) {
+      clearInterval(ticker);
+      render(stateScreen('expired'));
+    } else if (field) field.textContent = left;
+  }, TICK_EVERY_MS);
+}
+
+async function follow(display: Display, txHashes: readonly string[]): Promise<void> {
+  render(confirmingScreen(config, display.network, txHashes));
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_EVERY_MS));
+    const state = await api.link(token);
+    if (state.kind === 'completed') {
+      const hashes = [
+        ...txHashes,
+        ...state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : [])),
+      ];
+      const redirect = display.redirectUrl
+        ? { url: display.redirectUrl, label: display.redirectLabel }
+        : null;
+      render(completedScreen(config, display.network, hashes, redirect));
+      return;
+    }
+    // Still pending (not yet confirmed), or the service is briefly unreachable: keep waiting.
+    // A link that became invalid meanwhile says so.
+    if (state.kind === 'invalidated' || state.kind === 'blocked' || state.kind === 'not_found') {
+      render(stateScreen(state.kind));
+      return;
+    }
+  }
+}
+
+async function load(): Promise<void> {
+  if (!/^[0-9A-Za-z]{1,64}$/.test(token)) {
+    render(stateScreen('not_found'));
+    return;
+  }
+  render(loadingScreen());
+  // The wallet code downloads while the link loads; it runs once the summary shows.
+  walletCode().catch(() => {});
+  const state = await api.link(token);
+  if (state.kind === 'payable') payable(state.display);
+  else showState(state);
+}
+
+void load();

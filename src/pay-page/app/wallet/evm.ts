@@ -1,0 +1,186 @@
+import { type Address, type Chain, type Client, createClient, custom, defineChain } from 'viem';
+import {
+  addChain,
+  getChainId,
+  requestAddresses,
+  sendTransaction,
+  switchChain,
+  waitForTransactionReceipt,
+} from 'viem/actions';
+import type { Calldata, EvmCall } from '../api.ts';
+import type { NetworkFacts } from '../config.ts';
+import { symbolOf } from '../format.ts';
+import type { PayContext } from '../main.ts';
+import { connectingScreen, payingScreen, switchingScreen } from '../screens.ts';
+import type { WalletChoice } from './eip6963.ts';
+import { codeOf, Problem } from './problems.ts';
+import { type Report, reporter } from './telemetry.ts';
+
+/**
+ * Paying from an EVM wallet: connect, get onto the link's chain (switch, or add the sandbox
+ * chain the wallet cannot know), then run the steps `/pay` returns for this wallet one at a
+ * time: approvals first, the payment last, each waited for on chain, and the calldata read
+ * again after each approval (what is left depends on what the chain now says). Returns the
+ * transactions sent; the page then follows the link until detection completes it.
+ */
+
+/** Approvals plus the payment; more than this means the answers are not converging. */
+const MAX_STEPS = 8;
+const RECEIPT_POLL_MS = 1_000;
+
+interface Step {
+  readonly kind: 'approve' | 'pay';
+  readonly call: EvmCall;
+}
+
+function chainOf(network: NetworkFacts): Chain {
+  return defineChain({
+    id: network.chainId,
+    name: network.name,
+    nativeCurrency: network.native,
+    rpcUrls: { default: { http: network.rpcUrl ? [network.rpcUrl] : [] } },
+  });
+}
+
+function isEvmCall(call: unknown): call is EvmCall {
+  return typeof (call as Partial<EvmCall>).to === 'string';
+}
+
+/** The steps of an answer, in order; refuses one whose balances say it cannot succeed. */
+function stepsOf(calldata: Calldata, context: PayContext): Step[] {
+  const symbol = (currency: string) => symbolOf(currency);
+  const metadata = calldata.metadata;
+  if ('transactions' in calldata) {
+    const { display } = context;
+    const currency = display.paymentType === 'single' ? symbol(display.paymentCurrency) : '';
+    if (metadata.hasEnoughBalance === false) {
+      throw new Problem(
+        `This wallet holds ${metadata.balance ?? 'less than'} ${currency}, and the payment needs ${metadata.requiredAmount ?? 'more'} ${currency}. Add funds to it, or pay from another wallet.`,
+      );
+    }
+    if (metadata.hasEnoughGas === false) throw gasProblem(context.network);
+    const payAt = calldata.metadata.paymentTransactionIndex ?? calldata.transactions.length - 1;
+    return calldata.transactions.map((call, i) => {
+      if (!isEvmCall(call)) throw new Problem('This link is not paid from an EVM wallet.');
+      return { kind: i < payAt ? 'approve' : 'pay', call };
+    });
+  }
+  const short = metadata.insufficientTokens?.[0];
+  if (short) {
+    throw new Problem(
+      `This wallet holds ${short.available} ${short.tokenSymbol ?? ''}, and the payments need ${short.required}. Add funds to it, or pay from another wallet.`,
+    );
+  }
+  if (metadata.hasEnoughGas === false) throw gasProblem(context.network);
+  return [
+    ...calldata.ERC20ApprovalTransactions.map((call) => ({ kind: 'approve' as const, call })),
+    { kind: 'pay', call: calldata.batchPaymentTransaction },
+  ];
+}
+
+function gasProblem(network: NetworkFacts): Problem {
+  return new Problem(
+    `This wallet does not hold enough ${network.native.symbol} for the network fee (gas). Add ${network.native.symbol} to it, or pay from another wallet.`,
+  );
+}
+
+/** Onto the link's chain: switch, or add it first when the wallet cannot know it (sandbox). */
+async function ensureChain(context: PayContext, client: Client, chain: Chain): Promise<void> {
+  if ((await getChainId(client)) === chain.id) return;
+  const name = context.network.name;
+  context.show(switchingScreen(name));
+  try {
+    await switchChain(client, { id: chain.id });
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === 4001) {
+      throw new Problem(
+        `Your wallet stayed on another network. To pay, allow the switch to ${name}.`,
+      );
+    }
+    if (code !== 4902 || !context.network.rpcUrl) throw error;
+    await addChain(client, { chain });
+    await switchChain(client, { id: chain.id });
+  }
+  if ((await getChainId(client)) !== chain.id) {
+    throw new Problem(
+      `Your wallet is still on another network. Switch it to ${name}, then try again.`,
+    );
+  }
+}
+
+function actionOf(step: Step, context: PayContext): string {
+  const { display } = context;
+  if (step.kind === 'approve') return 'Allow the payment contract to send your tokens';
+  return display.paymentType === 'batch'
+    ? `Send the ${display.amounts.length} payments`
+    : `Send ${display.amount} ${symbolOf(display.paymentCurrency)}`;
+}
+
+export async function payWithEvm(context: PayContext, wallet: WalletChoice): Promise<string[]> {
+  context.show(connectingScreen(wallet.name));
+  const chain = chainOf(context.network);
+  const transport = custom(wallet.provider, { retryCount: 0 });
+  // Only the actions used, not the decorated clients: a fraction of viem's weight.
+  const client = createClient({ chain, transport, pollingInterval: RECEIPT_POLL_MS });
+  const [account] = await requestAddresses(client);
+  if (!account) throw new Problem('Your wallet shared no account. Unlock it, then try again.');
+  const report = reporter(context, wallet.rdns, account);
+  report('wallet_connected');
+  await ensureChain(context, client, chain);
+  return runSteps(context, wallet, account, report, async (call) => {
+    const hash = await sendTransaction(client, {
+      account,
+      chain,
+      to: call.to,
+      data: call.data,
+      value: BigInt(call.value),
+    });
+    return {
+      hash,
+      mined: async () => (await waitForTransactionReceipt(client, { hash })).status === 'success',
+    };
+  });
+}
+
+interface Sent {
+  readonly hash: string;
+  /** Resolves once the transaction is in a block: true when it succeeded. */
+  mined(): Promise<boolean>;
+}
+
+async function runSteps(
+  context: PayContext,
+  wallet: WalletChoice,
+  account: Address,
+  report: Report,
+  send: (call: EvmCall) => Promise<Sent>,
+): Promise<string[]> {
+  let steps = stepsOf(await context.api.calldata(context.token, account), context);
+  const hashes: string[] = [];
+  for (let done = 0; done < MAX_STEPS; done++) {
+    const step = steps[0];
+    if (!step) break;
+    const position = [done + 1, done + steps.length] as const;
+    const action = actionOf(step, context);
+    context.show(payingScreen(...position, action, `Confirm in ${wallet.name}.`));
+    if (step.kind === 'pay') report('payment_sent_to_wallet');
+    const sent = await send(step.call);
+    if (step.kind === 'pay') {
+      report('payment_approved_in_wallet', {
+        payment_submission_id: sent.hash,
+        payment_submission_id_type: 'transaction_hash',
+      });
+    }
+    context.show(payingScreen(...position, action, 'Sent. Waiting for the network to include it…'));
+    if (!(await sent.mined())) {
+      throw new Problem(
+        'The network refused the transaction, so nothing was paid. Try again; if it keeps failing, contact the merchant.',
+      );
+    }
+    hashes.push(sent.hash);
+    if (step.kind === 'pay') return hashes;
+    steps = stepsOf(await context.api.calldata(context.token, account), context);
+  }
+  throw new Problem('The payment could not be prepared. Reload the page and try again.');
+}

@@ -1,0 +1,79 @@
+import { ApiError } from '../api.ts';
+import { h } from '../dom.ts';
+import type { PayContext } from '../main.ts';
+import { discoverWallets, type WalletChoice } from './eip6963.ts';
+import { payWithEvm } from './evm.ts';
+import { explain } from './problems.ts';
+import { findTronWallet, payWithTron } from './tron.ts';
+
+/**
+ * The wallet chunk, loaded after the summary shows: offers the payer's wallets in the
+ * summary's slot and runs a payment with the one chosen. Any failure returns to the summary
+ * with the reason in words; the payer can try again, with the same wallet or another.
+ */
+
+/** The link changed under the payer (paid, expired, withdrawn): the page shows its state. */
+const LINK_STATES = new Set([403, 404, 409, 423]);
+
+async function attempt(context: PayContext, pay: () => Promise<string[]>): Promise<void> {
+  try {
+    context.follow(await pay());
+  } catch (error) {
+    if (error instanceof ApiError && LINK_STATES.has(error.status)) return context.reload();
+    const words = { network: context.network.name, native: context.network.native.symbol };
+    context.retry(
+      error instanceof ApiError
+        ? `The payment service answered: ${error.message}`
+        : explain(error, words),
+    );
+  }
+}
+
+function walletButton(name: string, icon: string | null, id: string, onClick: () => void) {
+  const button = h(
+    'button',
+    { class: 'button wallet', type: 'button', 'data-wallet': id },
+    icon ? h('img', { src: icon, alt: '', width: '24', height: '24' }) : null,
+    `Pay with ${name}`,
+  );
+  button.addEventListener('click', onClick, { once: true });
+  return button;
+}
+
+const NO_WALLET =
+  'No wallet found in this browser. Install a wallet extension, or open this page in your wallet app’s browser.';
+
+export function mountWallets(context: PayContext, slot: HTMLElement): void {
+  if (context.network.kind === 'tron') {
+    const tron = findTronWallet();
+    slot.replaceChildren(
+      tron
+        ? walletButton(
+            'TronLink',
+            null,
+            'tronlink',
+            () => void attempt(context, () => payWithTron(context, tron)),
+          )
+        : h(
+            'p',
+            { class: 'muted' },
+            'No Tron wallet found in this browser. Install TronLink, or open this page in its browser.',
+          ),
+    );
+    return;
+  }
+  let stop = () => {};
+  stop = discoverWallets((wallets: readonly WalletChoice[]) => {
+    if (!slot.isConnected) return stop();
+    slot.replaceChildren(
+      ...(wallets.length > 0
+        ? wallets.map((wallet) =>
+            walletButton(wallet.name, wallet.icon, wallet.rdns, () => {
+              stop();
+              void attempt(context, () => payWithEvm(context, wallet));
+            }),
+          )
+        : [h('p', { class: 'muted' }, NO_WALLET)]),
+    );
+  });
+}

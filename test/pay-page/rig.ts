@@ -1,0 +1,173 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { type Address, getAddress, parseAbi } from 'viem';
+import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import type { Indexer } from '../../src/detection/indexer.ts';
+import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
+import { createRealClock, createTestApp, type TestApp } from '../app.ts';
+import { launchChromium } from '../browser.ts';
+import { accountOf, type StandIn, standIn } from '../chain.ts';
+import { createTenant, type Tenant } from '../fixtures.ts';
+import { freePort, ROOT } from '../process.ts';
+import { type Receiver, startReceiver } from '../webhook-receiver.ts';
+import { testDispatcher, testIndexer } from '../workers.ts';
+import { installTestWallets, type TestWallet, type TestWalletSpec } from './wallet.ts';
+
+/**
+ * Everything a pay-page test needs, real end to end: the service listening on a loopback port
+ * (the page and the API on one origin, as `npm start` serves them), a local chain standing in
+ * for Base with the real Request contracts, payment detection polling it, the webhook
+ * dispatcher sending to a real receiver, and a headless Chromium.
+ */
+
+export const CHAIN_ID = 8453;
+const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
+const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
+
+/** Where tests write screenshots: a build artifact, never committed. */
+export const ARTIFACTS = join(ROOT, 'test-artifacts', 'pay-page');
+
+export type Currency = 'USDC' | 'DAI' | 'ETH';
+
+export interface LinkItem {
+  readonly currency: Currency;
+  readonly amount: string;
+  /** Sandbox wallet index of the payee. */
+  readonly payee: number;
+}
+
+export interface Opened {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly wallets: TestWallet[];
+}
+
+export interface PayPageRig {
+  readonly t: TestApp;
+  readonly local: StandIn;
+  readonly browser: Browser;
+  readonly origin: string;
+  readonly tenant: Tenant;
+  readonly receiver: Receiver;
+  link(items: readonly LinkItem[], extra?: Record<string, unknown>): Promise<string>;
+  /** The page of `token` in a fresh browser context with these wallets installed. */
+  open(
+    token: string,
+    wallets: readonly TestWalletSpec[],
+    viewport?: { width: number; height: number },
+  ): Promise<Opened>;
+  balance(currency: Currency, owner: Address): Promise<bigint>;
+  wallet(index: number): TestWalletSpec['account'];
+  screenshot(page: Page, name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Payees and payers: each test pays from a wallet of its own, so allowances do not leak. */
+const WALLETS = 16;
+
+export async function startPayPageRig(): Promise<PayPageRig> {
+  const local = await standIn('base', { walletCount: WALLETS });
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({
+    env: { ...local.env, BASE_URL: origin, PAY_URL: origin, ALLOW_LOCAL_WEBHOOKS: 'true' },
+    transports: local.transports,
+    clock: createRealClock(),
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const tenant = await createTenant(t.db);
+  const receiver = await startReceiver();
+  const hook = await t.app.inject({
+    method: 'POST',
+    url: '/v1/webhook',
+    headers: { 'x-api-key': tenant.apiKey },
+    payload: { url: receiver.url },
+  });
+  if (hook.statusCode !== 201) throw new Error(`webhook: ${hook.body}`);
+  const indexer: Indexer = testIndexer(t, { network: 'base', confirmations: 0 });
+  indexer.start(200);
+  const dispatcher: Dispatcher = testDispatcher(t);
+  dispatcher.start(200);
+  const browser = await launchChromium();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const destinations = new Map<string, string>();
+  const tokenOf = (currency: Currency): string =>
+    currency === 'ETH'
+      ? NATIVE
+      : currency === 'USDC'
+        ? local.chain.addresses.usdc
+        : local.chain.addresses.dai;
+
+  const destination = async (currency: Currency, payee: number): Promise<string> => {
+    const key = `${currency}:${payee}`;
+    const known = destinations.get(key);
+    if (known) return known;
+    const target = resolveTarget(t.chains, {
+      walletAddress: accountOf(local.chain, payee).address,
+      chainId: CHAIN_ID,
+      tokenAddress: tokenOf(currency),
+    });
+    const made = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    destinations.set(key, made.destinationId);
+    return made.destinationId;
+  };
+
+  return {
+    t,
+    local,
+    browser,
+    origin,
+    tenant,
+    receiver,
+    async link(items, extra = {}) {
+      const requests = [];
+      for (const item of items) {
+        requests.push({
+          destinationId: await destination(item.currency, item.payee),
+          amount: item.amount,
+        });
+      }
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments',
+        headers: { 'x-api-key': tenant.apiKey },
+        payload: { requests, ...extra },
+      });
+      if (res.statusCode !== 201) throw new Error(`link: ${res.body}`);
+      return res.json().token;
+    },
+    async open(token, specs, viewport = { width: 1280, height: 800 }) {
+      const context = await browser.newContext({ viewport });
+      const wallets = await installTestWallets(context, local.chain, specs);
+      const page = await context.newPage();
+      await page.goto(`${origin}/?token=${token}`);
+      return { context, page, wallets };
+    },
+    async balance(currency, owner) {
+      if (currency === 'ETH') return local.chain.client.getBalance({ address: owner });
+      return local.chain.client.readContract({
+        address: getAddress(tokenOf(currency)),
+        abi: TOKEN_ABI,
+        functionName: 'balanceOf',
+        args: [owner],
+      });
+    },
+    wallet: (index) => accountOf(local.chain, index),
+    async screenshot(page, name) {
+      const size = page.viewportSize();
+      await page.screenshot({
+        path: join(ARTIFACTS, `${name}-${size?.width}x${size?.height}.png`),
+        fullPage: true,
+      });
+    },
+    async close() {
+      await browser?.close();
+      await indexer.stop();
+      await dispatcher.stop();
+      await receiver.close();
+      await t.close();
+      await local.chain.close();
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { type Account, createWalletClient, custom, type Hex, numberToHex } from 'viem';
+import type { LocalChain } from '../../src/sandbox/chain.ts';
+
+/**
+ * A browser wallet for tests: the page sees an EIP-1193 provider announced through EIP-6963,
+ * as a wallet extension would inject it; every call crosses into the test process, which
+ * signs with a sandbox key and sends to the local chain. A test can make it decline, start on
+ * another chain, or not know the link's chain, and reads back every call the page made.
+ */
+
+export interface TestWalletSpec {
+  readonly name: string;
+  readonly rdns: string;
+  readonly account: Account;
+  /** The chain the wallet is on when the page connects; the local chain's by default. */
+  readonly startChainId?: number;
+  /** Chain ids the wallet can switch to without adding them first; the local chain's by default. */
+  readonly knownChainIds?: readonly number[];
+}
+
+export interface WalletCall {
+  readonly method: string;
+  readonly params: unknown;
+}
+
+export interface TestWallet {
+  readonly spec: TestWalletSpec;
+  readonly calls: WalletCall[];
+  /** The hashes of the transactions it sent, in order. */
+  readonly sent: Hex[];
+  chainId: number;
+  /** How many of the next transaction requests the payer declines (EIP-1193 code 4001). */
+  declineNext: number;
+  /** While set, transaction requests wait for it (the page stays on its paying screen). */
+  hold: Promise<void> | null;
+}
+
+interface PageWindow {
+  __payreqTestWallet(index: number, method: string, params: unknown): Promise<Answer>;
+  dispatchEvent(event: Event): boolean;
+  addEventListener(type: string, listener: () => void): void;
+}
+
+interface Answer {
+  readonly ok?: unknown;
+  readonly error?: { readonly code: number; readonly message: string };
+}
+
+/** A square data-URI icon, as wallets announce theirs. */
+function icon(color: string): string {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect width="24" height="24" rx="6" fill="${color}"/></svg>`;
+  return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+}
+
+const COLORS = ['#f6851b', '#3b82f6', '#10b981', '#a855f7'];
+
+/**
+ * Installs the wallets in every page of `context` (before any of the page's scripts run).
+ * Returns them for the test to steer and inspect.
+ */
+export async function installTestWallets(
+  context: BrowserContext | Page,
+  chain: LocalChain,
+  specs: readonly TestWalletSpec[],
+): Promise<TestWallet[]> {
+  const wallets = specs.map(
+    (spec): TestWallet => ({
+      spec,
+      calls: [],
+      sent: [],
+      chainId: spec.startChainId ?? chain.chainId,
+      declineNext: 0,
+      hold: null,
+    }),
+  );
+  const known = wallets.map((w) => new Set(w.spec.knownChainIds ?? [chain.chainId]));
+
+  const handle = async (index: number, method: string, params: unknown): Promise<unknown> => {
+    const wallet = wallets[index];
+    const chains = known[index];
+    if (!wallet || !chains) throw rpcError(4200, 'unknown wallet');
+    wallet.calls.push({ method, params });
+    const list = Array.isArray(params) ? params : [];
+    switch (method) {
+      case 'eth_requestAccounts':
+      case 'eth_accounts':
+        return [wallet.spec.account.address];
+      case 'eth_chainId':
+        return numberToHex(wallet.chainId);
+      case 'wallet_switchEthereumChain': {
+        const id = Number((list[0] as { chainId: string }).chainId);
+        if (!chains.has(id)) throw rpcError(4902, `Unrecognized chain ID ${id}`);
+        wallet.chainId = id;
+        return null;
+      }
+      case 'wallet_addEthereumChain': {
+        chains.add(Number((list[0] as { chainId: string }).chainId));
+        return null;
+      }
+      case 'eth_sendTransaction': {
+        await wallet.hold;
+        if (wallet.declineNext > 0) {
+          wallet.declineNext--;
+          throw rpcError(4001, 'User rejected the request.');
+        }
+        if (wallet.chainId !== chain.chainId) {
+          throw rpcError(-32000, `wallet is on chain ${wallet.chainId}`);
+        }
+        const tx = list[0] as { to: Hex; data?: Hex; value?: Hex };
+        const client = createWalletClient({
+          account: wallet.spec.account,
+          chain: chain.chain,
+          transport: custom(chain.provider, { retryCount: 0 }),
+        });
+        const hash = await client.sendTransaction({
+          to: tx.to,
+          ...(tx.data && { data: tx.data }),
+          value: BigInt(tx.value ?? '0x0'),
+        });
+        wallet.sent.push(hash);
+        return hash;
+      }
+      default:
+        // Reads (receipts, blocks, estimates) go to the chain, as a wallet's node answers them.
+        return chain.provider.request({ method, params: list } as never);
+    }
+  };
+
+  await context.exposeBinding(
+    '__payreqTestWallet',
+    async (_source, index: number, method: string, params: unknown): Promise<Answer> => {
+      try {
+        return { ok: await handle(index, method, params) };
+      } catch (error) {
+        const { code, message } = error as { code?: unknown; message?: unknown };
+        return {
+          error: {
+            code: typeof code === 'number' ? code : -32603,
+            message: typeof message === 'string' ? message : String(error),
+          },
+        };
+      }
+    },
+  );
+  await context.addInitScript(
+    (infos: { name: string; rdns: string; icon: string; uuid: string }[]) => {
+      // The page's window (this runs in the browser; the test's types have no DOM).
+      const page = globalThis as unknown as PageWindow;
+      const call = page.__payreqTestWallet;
+      infos.forEach((info, index) => {
+        const provider = {
+          async request({ method, params }: { method: string; params?: unknown }) {
+            const answer = await call(index, method, params ?? []);
+            if (answer.error) {
+              throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+            }
+            return answer.ok;
+          },
+          on() {},
+          removeListener() {},
+        };
+        const detail = Object.freeze({ info: Object.freeze(info), provider });
+        const announce = () =>
+          page.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
+        page.addEventListener('eip6963:requestProvider', announce);
+        announce();
+      });
+    },
+    specs.map((spec, i) => ({
+      name: spec.name,
+      rdns: spec.rdns,
+      icon: icon(COLORS[i % COLORS.length] ?? '#000'),
+      uuid: `00000000-0000-4000-8000-00000000000${i}`,
+    })),
+  );
+  return wallets;
+}
+
+function rpcError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
