@@ -5,7 +5,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PAY_PAGE_SOURCE = join(root, 'src', 'pay-page', 'app');
@@ -17,6 +17,29 @@ export interface PayPageManifest {
   readonly styles: string;
   /** Every file built (the entry, its chunks, the styles): what the server may serve. */
   readonly files: readonly string[];
+  /**
+   * What a payer's browser fetches to show a link and offer the wallets: the styles, the
+   * entry and the chunks it imports, the wallet chunk it loads next and the chunks that one
+   * imports. (Chunks loaded only during a payment are not counted.)
+   */
+  readonly firstLoad: readonly string[];
+}
+
+type Outputs = Metafile['outputs'];
+
+/** `entry`, the files it imports, and (when `dynamic`) those it loads with import(): transitively. */
+function closure(outputs: Outputs, entry: string, dynamicFromEntry: boolean): string[] {
+  const seen = new Set<string>();
+  const visit = (path: string, dynamic: boolean) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const imported of outputs[path]?.imports ?? []) {
+      if (imported.kind === 'import-statement') visit(imported.path, false);
+      else if (imported.kind === 'dynamic-import' && dynamic) visit(imported.path, false);
+    }
+  };
+  visit(entry, dynamicFromEntry);
+  return [...seen];
 }
 
 export async function buildPayPage(outdir = PAY_PAGE_DIST): Promise<PayPageManifest> {
@@ -40,13 +63,17 @@ export async function buildPayPage(outdir = PAY_PAGE_DIST): Promise<PayPageManif
     legalComments: 'none',
     logLevel: 'warning',
   });
-  const outputs = Object.entries(result.metafile.outputs);
+  const outputs = result.metafile.outputs;
   const entry = (name: string) =>
-    basename(outputs.find(([, output]) => output.entryPoint?.endsWith(`app/${name}`))?.[0] ?? '');
+    Object.entries(outputs).find(([, output]) => output.entryPoint?.endsWith(`app/${name}`))?.[0] ??
+    '';
+  const main = entry('main.ts');
+  const styles = entry('styles.css');
   const manifest: PayPageManifest = {
-    main: entry('main.ts'),
-    styles: entry('styles.css'),
-    files: outputs.map(([path]) => basename(path)),
+    main: basename(main),
+    styles: basename(styles),
+    files: Object.keys(outputs).map((path) => basename(path)),
+    firstLoad: [styles, ...closure(outputs, main, true)].map((path) => basename(path)),
   };
   if (!manifest.main || !manifest.styles) throw new Error('pay page: entry files missing');
   writeFileSync(join(outdir, 'manifest.json'), JSON.stringify(manifest, null, 2));

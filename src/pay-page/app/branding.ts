@@ -1,4 +1,5 @@
 import type { Branding } from './api.ts';
+import { h } from './dom.ts';
 
 /**
  * The link's branding as CSS variables. A color that would leave text unreadable on its
@@ -78,4 +79,35 @@ export function applyBranding(root: HTMLElement, branding: Branding | null): voi
   root.style.setProperty('--action-text', actionTextColor(colors.primaryActionColor));
   root.style.setProperty('--text', colors.primaryTextColor);
   root.style.setProperty('--muted', colors.secondaryTextColor);
+}
+
+/**
+ * A branding asset's path: relative, under `/branding/`, with nothing that could leave it
+ * (api-facts §11.4); served beside the page, so it resolves against the page's own path.
+ */
+const ASSET = /^\/branding\/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+export function brandingAsset(path: unknown, extensions: RegExp): string | null {
+  if (typeof path !== 'string' || !ASSET.test(path) || path.includes('..')) return null;
+  if (!extensions.test(path)) return null;
+  const base = location.pathname.replace(/\/[^/]*$/, '');
+  return `${base}${path}`;
+}
+
+/** The brand's logo above the card and its legal links below it, where the branding has them. */
+export function brandingChrome(branding: Branding | null): {
+  logo: HTMLElement | null;
+  legal: HTMLElement | null;
+} {
+  const logo = brandingAsset(branding?.logoPath, /\.(png|jpe?g|webp|avif)$/i);
+  const links = (
+    [
+      ['Terms', brandingAsset(branding?.termsPath, /\.html$/i)],
+      ['Privacy', brandingAsset(branding?.privacyPath, /\.html$/i)],
+    ] as const
+  ).flatMap(([label, href]) => (href ? [h('a', { href, rel: 'noopener' }, label)] : []));
+  return {
+    logo: logo ? h('img', { class: 'logo', src: logo, alt: 'Merchant logo' }) : null,
+    legal: links.length > 0 ? h('footer', { class: 'legal' }, ...links) : null,
+  };
 }

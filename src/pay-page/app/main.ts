@@ -1,5 +1,5 @@
 import { type Api, createApi, type Display, type LinkState } from './api.ts';
-import { applyBranding } from './branding.ts';
+import { applyBranding, brandingChrome } from './branding.ts';
 import { type NetworkFacts, type PageConfig, readConfig } from './config.ts';
 import { h, show } from './dom.ts';
 import { timeLeft } from './format.ts';
@@ -48,16 +48,10 @@ function render(screen: HTMLElement): void {
   show(root, screen);
 }
 
-function showState(
-  state: Exclude<LinkState, { kind: 'payable' }>,
-  txHashes: readonly string[] = [],
-) {
+function showState(state: Exclude<LinkState, { kind: 'payable' }>) {
   switch (state.kind) {
     case 'completed': {
-      const hashes = [
-        ...txHashes,
-        ...state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : [])),
-      ];
+      const hashes = state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : []));
       render(completedScreen(config, state.completed.network ?? null, hashes, null));
       return;
     }
@@ -76,6 +70,9 @@ function payable(display: Display): void {
     return;
   }
   applyBranding(document.documentElement, display.branding);
+  const { logo, legal } = brandingChrome(display.branding);
+  if (logo && !document.querySelector('img.logo')) root.before(logo);
+  if (legal && !document.querySelector('footer.legal')) root.after(legal);
   let following = false;
   const context: PayContext = {
     config,
@@ -122,10 +119,9 @@ async function follow(display: Display, txHashes: readonly string[]): Promise<vo
     await new Promise((resolve) => setTimeout(resolve, FOLLOW_EVERY_MS));
     const state = await api.link(token);
     if (state.kind === 'completed') {
-      const hashes = [
-        ...txHashes,
-        ...state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : [])),
-      ];
+      // The payments the link records; the approvals before them are not what the payer paid.
+      const recorded = state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : []));
+      const hashes = recorded.length > 0 ? recorded : txHashes.slice(-1);
       const redirect = display.redirectUrl
         ? { url: display.redirectUrl, label: display.redirectLabel }
         : null;

@@ -23,6 +23,14 @@ function card(name: string, title: string, ...body: Content[]): HTMLElement {
   return h('main', { class: 'card', 'data-screen': name }, heading, ...body);
 }
 
+/** A mark above the heading: ✓ for done, ! for a link that cannot be paid. */
+function marked(screen: HTMLElement, mark: '✓' | '!'): HTMLElement {
+  screen.prepend(
+    h('div', { class: mark === '✓' ? 'badge' : 'badge neutral', 'aria-hidden': 'true' }, mark),
+  );
+  return screen;
+}
+
 const spinner = () => h('div', { class: 'spinner', 'aria-hidden': 'true' });
 
 export function loadingScreen(): HTMLElement {
@@ -66,18 +74,22 @@ function totalOf(lines: readonly Line[]): string {
   return `${lines.length} amounts`;
 }
 
-function lineItem(line: Line): HTMLElement {
+/** One payment: its amount (a batch's lines each have one) and its payee. */
+function lineItem(line: Line, withAmount: boolean): HTMLElement {
   return h(
     'li',
     { class: 'line' },
-    h(
-      'span',
-      { class: 'amount', 'data-field': 'amount' },
-      `${line.amount} ${symbolOf(line.currency)}`,
-    ),
+    withAmount
+      ? h(
+          'span',
+          { class: 'amount', 'data-field': 'amount' },
+          `${line.amount} ${symbolOf(line.currency)}`,
+        )
+      : null,
+    h('span', { class: 'label' }, 'To'),
     line.masked
-      ? h('span', { class: 'payee muted' }, 'to a recipient the merchant keeps private')
-      : h('span', { class: 'payee' }, 'to ', h('code', { 'data-field': 'payee' }, line.payee)),
+      ? h('span', { class: 'muted' }, 'A recipient the merchant keeps private')
+      : h('code', { 'data-field': 'payee' }, line.payee),
   );
 }
 
@@ -100,7 +112,11 @@ export function summaryScreen(config: PageConfig, display: Display, parts: Summa
       batch ? `${lines.length} payments in one transaction on ` : 'On ',
       h('strong', { 'data-field': 'network' }, networkName(config, display.network)),
     ),
-    h('ul', { class: 'lines', 'aria-label': 'What you pay' }, ...lines.map(lineItem)),
+    h(
+      'ul',
+      { class: 'lines', 'aria-label': 'What you pay' },
+      ...lines.map((line) => lineItem(line, batch)),
+    ),
     h(
       'dl',
       { class: 'facts' },
@@ -193,13 +209,14 @@ export function completedScreen(
 ) {
   // Only a web address becomes a link: never a `javascript:` one.
   const safe = redirect && /^https?:\/\//i.test(redirect.url) ? redirect : null;
-  return card(
+  const screen = card(
     'completed',
     'Paid',
     h('p', {}, 'This payment is complete. Thank you.'),
     network ? transactionLinks(config, network, txHashes) : null,
     safe ? h('a', { class: 'button', href: safe.url, rel: 'noopener' }, safe.label) : null,
   );
+  return marked(screen, '✓');
 }
 
 export type StateKind = 'expired' | 'invalidated' | 'not_found' | 'in_progress' | 'blocked';
@@ -223,7 +240,7 @@ const STATES: Record<StateKind, readonly [title: string, words: string]> = {
 
 export function stateScreen(kind: StateKind): HTMLElement {
   const [title, words] = STATES[kind];
-  return card(kind, title, h('p', {}, words));
+  return marked(card(kind, title, h('p', {}, words)), '!');
 }
 
 export function errorScreen(message: string, retry: () => void): HTMLElement {
