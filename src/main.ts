@@ -11,6 +11,7 @@ import { migrateDatabase } from './db/migrate.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
+import { createDemoLink, DEMO_AMOUNT, DEMO_PAYER_WALLET } from './sandbox/demo-link.ts';
 import { createSandboxHost, type SandboxHost } from './sandbox/host.ts';
 import { serveJsonRpc } from './sandbox/rpc-server.ts';
 import { loadSecretKey } from './secret-key.ts';
@@ -35,6 +36,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
   const database = await openDatabase(config);
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, clock: systemClock, logger });
   let app: App;
+  let demoLink: string | null = null;
   let sandbox: SandboxHost | null = null;
   let workers: Workers | null = null;
   try {
@@ -80,6 +82,20 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       wakeDispatcher: dispatcher ? () => dispatcher.wake() : undefined,
       sandbox: sandbox ?? undefined,
     }));
+    if (sandbox) {
+      // A link to try the pay page with at once; a failure here must not stop the service.
+      demoLink = await createDemoLink({
+        db: database.db,
+        clock: systemClock,
+        chains,
+        payUrl: config.payUrl,
+      })
+        .then((link) => link.url)
+        .catch((error: unknown) => {
+          logger.warn({ err: error }, 'could not create the sandbox demo link');
+          return null;
+        });
+    }
   } catch (error) {
     await sandbox?.close();
     await rateLimiter.close();
@@ -102,6 +118,12 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
         },
         `payreq listening on http://${config.host}:${port}; request API ${config.baseUrl}/v2, auth API ${config.authUrl}/v1, pay page ${config.payUrl}, API reference ${config.baseUrl}/docs`,
       );
+      if (demoLink) {
+        logger.info(
+          { demoLink },
+          `try the pay page: ${demoLink} asks ${DEMO_AMOUNT} USDC-sandbox; pay it from a browser wallet holding test wallet #${DEMO_PAYER_WALLET}'s key on the sandbox network (README: Pay from a browser wallet)`,
+        );
+      }
       workers?.start();
       sandbox?.start();
       return port;
