@@ -18,6 +18,7 @@ import type { RateLimiter, RateLimits } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
+import { ensurePayPageClientId } from '../pay-page/client-id.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
@@ -108,6 +109,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
 
   const routes = recordRoutes(app);
   const db = deps.database.db;
+  // The pay page calls the API with a client ID of its own; it must exist before the page does.
+  await ensurePayPageClientId(db, deps.config.payUrl);
   const usage = createUsageRecorder({ db, clock: deps.clock, logger: deps.logger });
 
   app.addHook('onRequest', async (request, reply) => {
