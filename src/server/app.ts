@@ -18,7 +18,9 @@ import type { RateLimiter, RateLimits } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
+import { loadPayPageBuild } from '../pay-page/assets.ts';
 import { ensurePayPageClientId } from '../pay-page/client-id.ts';
+import { payPageRoutes } from '../pay-page/routes.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
@@ -58,6 +60,8 @@ export interface AppDeps {
   readonly wakeDispatcher?: (() => void) | undefined;
   /** The sandbox chain, when `npm start` runs one: its JSON-RPC is served at /sandbox/rpc. */
   readonly sandbox?: { readonly provider: Eip1193Provider } | undefined;
+  /** Where the built pay page is (tests); dist/pay-page by default. */
+  readonly payPageDir?: string | undefined;
 }
 
 const MAX_PARAM_LENGTH = 256;
@@ -110,7 +114,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const routes = recordRoutes(app);
   const db = deps.database.db;
   // The pay page calls the API with a client ID of its own; it must exist before the page does.
-  await ensurePayPageClientId(db, deps.config.payUrl);
+  const payPageClientId = await ensurePayPageClientId(db, deps.config.payUrl);
+  const payPageBuild = await loadPayPageBuild(deps.payPageDir);
   const usage = createUsageRecorder({ db, clock: deps.clock, logger: deps.logger });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -166,6 +171,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     ...(deps.wakeDispatcher && { wake: deps.wakeDispatcher }),
   });
   if (deps.sandbox) sandboxRoutes(app, deps.sandbox);
+  payPageRoutes(app, {
+    config: deps.config,
+    chains: deps.chains,
+    clientId: payPageClientId,
+    build: payPageBuild,
+  });
 
   app.addHook('onClose', async () => {
     await usage.flush();
