@@ -27,6 +27,7 @@ import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
+import { userEventRoutes } from '../secure-payments/user-events.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { installCors } from './cors.ts';
 import { installAuth, installAuthGate } from './credentials.ts';
@@ -159,6 +160,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   payeeDestinationV1Routes(app, chainDeps);
   requestRoutes(app, chainDeps);
   securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
+  userEventRoutes(app, {
+    db,
+    clock: deps.clock,
+    rateLimiter: deps.rateLimiter,
+    wakeDispatcher: deps.wakeDispatcher,
+  });
   paymentSearchRoutes(app, { db, chains: deps.chains });
   authRoutes(app, { db, clock: deps.clock, config: deps.config, clients: deps.clients });
   clientIdRoutes(app, { db, clock: deps.clock });
