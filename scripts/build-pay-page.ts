@@ -6,17 +6,14 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import type { PayPageManifest as ServedManifest } from '../src/pay-page/assets.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PAY_PAGE_SOURCE = join(root, 'src', 'pay-page', 'app');
 export const PAY_PAGE_DIST = join(root, 'dist', 'pay-page');
 
-export interface PayPageManifest {
-  /** The entry script, loaded by the HTML shell. */
-  readonly main: string;
-  readonly styles: string;
-  /** Every file built (the entry, its chunks, the styles): what the server may serve. */
-  readonly files: readonly string[];
+/** The server's view of a build (main, styles, files), plus what the weight is measured over. */
+export interface PayPageManifest extends ServedManifest {
   /**
    * What a payer's browser fetches to show a link and offer the wallets: the styles, the
    * entry and the chunks it imports, the wallet chunk it loads next and the chunks that one

@@ -98,6 +98,18 @@ describe('parseConfig', () => {
     );
   });
 
+  it('reads PAY_FRAME_ANCESTORS into a CSP source list, none by default', () => {
+    const ancestors = (value?: string) =>
+      parseConfig(value === undefined ? {} : { PAY_FRAME_ANCESTORS: value }, CWD).payFrameAncestors;
+    expect(ancestors()).toBe("'none'");
+    expect(ancestors('none')).toBe("'none'");
+    expect(ancestors("'none'")).toBe("'none'");
+    expect(ancestors('self')).toBe("'self'");
+    expect(ancestors('self  https://Shop.Example:443 http://localhost:3000')).toBe(
+      "'self' https://shop.example http://localhost:3000",
+    );
+  });
+
   it('reads explorer templates per network: a URL with {txHash}, or none', () => {
     const config = parseConfig(
       {
@@ -145,6 +157,12 @@ describe('parseConfig', () => {
     [{ RPC_URL_POLYGON: 'https://polygon.example' }, 'RPC_URL_POLYGON'],
     [{ CONFIRMATIONS_ETHEREUM: '3' }, 'CONFIRMATIONS_ETHEREUM'],
     [{ SANDBOX: 'maybe' }, 'SANDBOX'],
+    [{ PAY_FRAME_ANCESTORS: 'http://shop.example' }, 'PAY_FRAME_ANCESTORS'],
+    [{ PAY_FRAME_ANCESTORS: 'https://shop.example/checkout' }, 'PAY_FRAME_ANCESTORS'],
+    [{ PAY_FRAME_ANCESTORS: 'https://*.shop.example' }, 'PAY_FRAME_ANCESTORS'],
+    [{ PAY_FRAME_ANCESTORS: 'none https://shop.example' }, 'PAY_FRAME_ANCESTORS'],
+    [{ PAY_FRAME_ANCESTORS: "'unsafe-inline'" }, 'PAY_FRAME_ANCESTORS'],
+    [{ PAY_FRAME_ANCESTORS: 'https://shop.example;script-src' }, 'PAY_FRAME_ANCESTORS'],
     [{ TRUST_PROXY: 'yes please' }, 'TRUST_PROXY'],
     [{ TOKENS_BASE: 'USDC=0x1' }, 'TOKENS_BASE'],
     [{ TOKENS_BASE: '{"USDC":"0x1"}' }, 'TOKENS_BASE'],

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { normaliseAllowedOrigin } from './auth/origins.ts';
 import { CONTRACT_KEYS, type ContractSet } from './chains/contracts.ts';
 import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from './chains/networks.ts';
 
@@ -34,6 +35,11 @@ export interface Config {
   readonly authUrl: string;
   /** Public base URL of the hosted pay page. No trailing slash. */
   readonly payUrl: string;
+  /**
+   * Who may frame the pay page (`PAY_FRAME_ANCESTORS`), as the CSP `frame-ancestors` source
+   * list: `'none'` (default), `'self'`, or origins (`'self'` may be among them).
+   */
+  readonly payFrameAncestors: string;
   /**
    * Where the dashboard is served (`DASHBOARD_URL`, default the hosted pages' `PAY_URL`): its
    * origin may call the auth API and session routes from a browser, cookie included.
@@ -131,6 +137,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     baseUrl,
     authUrl: parseBaseUrl(env, 'AUTH_URL') ?? baseUrl,
     payUrl,
+    payFrameAncestors: parseFrameAncestors(env),
     dashboardUrl: parseBaseUrl(env, 'DASHBOARD_URL') ?? payUrl,
     databaseUrl: parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
@@ -251,6 +258,37 @@ function parseBaseUrl(env: Env, name: string): string | undefined {
     throw new ConfigError(name, 'must not carry a query or fragment');
   }
   return url.href.replace(/\/+$/, '');
+}
+
+/**
+ * `none`, or `self` and origins separated by spaces (https; http only for the loopback hosts,
+ * as for a client ID's allowed domains), into a CSP source list. The CSP keywords are accepted
+ * quoted too.
+ */
+function parseFrameAncestors(env: Env): string {
+  const name = 'PAY_FRAME_ANCESTORS';
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return "'none'";
+  const tokens = raw.split(/\s+/).map((token) => token.replace(/^'(none|self)'$/, '$1'));
+  if (tokens.includes('none')) {
+    if (tokens.length > 1) throw new ConfigError(name, 'must be none alone, or self and origins');
+    return "'none'";
+  }
+  const sources = tokens.map((token) => {
+    if (token === 'self') return "'self'";
+    // The URL parser lets `;` and `,` through in a host: here they would end the CSP directive.
+    const check = /^[A-Za-z0-9.:/[\]-]+$/.test(token)
+      ? normaliseAllowedOrigin(token)
+      : { ok: false as const, reason: 'must be an origin such as https://shop.example' };
+    if (!check.ok) {
+      throw new ConfigError(
+        name,
+        `must be none, self, or origins separated by spaces (${token}: ${check.reason})`,
+      );
+    }
+    return check.origin;
+  });
+  return [...new Set(sources)].join(' ');
 }
 
 function parseLogLevel(env: Env): LogLevel {

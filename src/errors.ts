@@ -91,6 +91,7 @@ export const ERROR_STATUS = {
   chain_rpc_failed: 502,
   chain_unavailable: 503,
   database_unavailable: 503,
+  pay_page_not_built: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -121,6 +121,8 @@ export async function createTestApp(
     rateLimiter?: (deps: { clock: Clock; logger: WarnLogger }) => RateLimiter;
     /** Budgets other than the defaults. */
     limits?: Partial<RateLimits>;
+    /** Where the built pay page is; the one `npm test` builds (dist/pay-page) by default. */
+    payPageDir?: string;
   } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
@@ -146,6 +148,7 @@ export async function createTestApp(
     clock,
     rateLimiter,
     rateLimits: options.limits,
+    payPageDir: options.payPageDir,
   });
   options.extend?.(app, { db: database.db, database, clock, chains, clients, config, secretBox });
   // Every answer of an operation the reference API defines is checked against its schema;

@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { buildPayPage } from '../scripts/build-pay-page.ts';
 import { openPostgres, wrapPglite } from '../src/db/client.ts';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../src/db/migrate.ts';
 
 /**
- * Prepares one migrated database that every test file copies: a Postgres template database
+ * Builds the pay page into dist/pay-page, fresh for every run (the apps under test serve it),
+ * and prepares one migrated database that every test file copies: a Postgres template database
  * when DATABASE_URL is set, otherwise a PGlite data-dir dump. Both are keyed by a hash of the
  * migrations, so a changed migration gets a fresh template.
  */
@@ -52,6 +54,7 @@ function migrationsHash(): string {
 }
 
 export default async function setup(project: TestProject): Promise<void> {
+  await buildPayPage();
   const hash = migrationsHash();
   const url = process.env.DATABASE_URL;
   if (url) {

@@ -39,4 +39,15 @@ describe('allowed origins', () => {
     expect(originAllowed(allowed, 'null')).toBe(false);
     expect(originAllowed([], 'https://shop.example')).toBe(false);
   });
+
+  it('matches an http origin the operator configured (PAY_URL), but only a bare origin', () => {
+    const allowed = ['http://pay.internal'];
+    expect(originAllowed(allowed, 'http://pay.internal')).toBe(true);
+    expect(originAllowed(allowed, 'http://PAY.internal:80')).toBe(true);
+    expect(originAllowed(allowed, 'https://pay.internal')).toBe(false);
+    expect(originAllowed(allowed, 'http://pay.internal/path')).toBe(false);
+    expect(originAllowed(allowed, 'http://user@pay.internal')).toBe(false);
+    expect(originAllowed(allowed, 'http://pay.internal?x')).toBe(false);
+    expect(originAllowed(allowed, 'ftp://pay.internal')).toBe(false);
+  });
 });

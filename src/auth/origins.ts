@@ -36,8 +36,23 @@ export function normaliseAllowedOrigin(input: string): OriginCheck {
   return { ok: true, origin: url.origin };
 }
 
-/** Does the browser's `Origin` header name one of the allowed origins? */
+/**
+ * Does the browser's `Origin` header name one of the allowed origins? Only the shape is checked
+ * here, not the https rule: that rule is for origins a user registers, while the pay page's
+ * own client ID is allowed on PAY_URL's origin, which the operator may serve over plain http.
+ */
 export function originAllowed(allowed: readonly string[], originHeader: string): boolean {
-  const check = normaliseAllowedOrigin(originHeader);
-  return check.ok && allowed.includes(check.origin);
+  let url: URL;
+  try {
+    url = new URL(originHeader.trim());
+  } catch {
+    return false;
+  }
+  const isOrigin =
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    !/[?#]/.test(originHeader);
+  return isOrigin && allowed.includes(url.origin);
 }

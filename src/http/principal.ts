@@ -87,15 +87,38 @@ export function clientIdOf(request: FastifyRequest): ClientIdRow | null {
 }
 
 /**
+ * The browser origin a request comes from: its `Origin` header, or, when a browser left it out
+ * (it does on a same-origin GET) and says the call is same-origin (`Sec-Fetch-Site`, a header
+ * no page can set), this server's own origin as the request addressed it. Outside a browser
+ * both headers can be forged, as `Origin` always could: an origin check keeps other sites'
+ * pages out, it does not authenticate a script.
+ */
+export function requestOrigin(request: FastifyRequest): string | undefined {
+  const origin = headerText(request.headers.origin);
+  if (origin !== undefined) return origin;
+  if (headerText(request.headers['sec-fetch-site']) !== 'same-origin') return undefined;
+  const host = request.host;
+  return host === '' ? undefined : `${request.protocol}://${host}`;
+}
+
+/** A header's value, trimmed; a repeated header arrives joined (so matches nothing). */
+function headerText(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const text = (Array.isArray(value) ? value.join(',') : value).trim();
+  return text === '' ? undefined : text;
+}
+
+/**
  * The browser origin a client ID called from: set only for a client ID with allowed domains,
- * whose `Origin` the credential hook has checked against them (normalised as stored there).
+ * whose origin (`requestOrigin`) the credential hook has checked against them (normalised as
+ * stored there).
  * Server-side callers (backend client IDs, keys, sessions) have none.
  */
 export function browserOriginOf(request: FastifyRequest): string | null {
   const principal = request.principal;
-  const origin = request.headers.origin;
+  const origin = requestOrigin(request);
   if (principal?.kind !== 'clientId' || principal.clientId.allowedDomains.length === 0) return null;
-  if (typeof origin !== 'string') return null;
+  if (origin === undefined) return null;
   try {
     return new URL(origin).origin;
   } catch {

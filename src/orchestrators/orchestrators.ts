@@ -91,3 +91,20 @@ export async function isLinked(
     );
   return row !== undefined;
 }
+
+/** The orchestrator the client ID (row id) is actively linked to, if any. */
+export async function orchestratorOfClientId(
+  db: Database,
+  clientIdId: string,
+): Promise<string | null> {
+  const [row] = await db
+    .select({ orchestratorId: orchestratorClientLinks.orchestratorId })
+    .from(orchestratorClientLinks)
+    .where(
+      and(
+        eq(orchestratorClientLinks.clientIdId, clientIdId),
+        eq(orchestratorClientLinks.status, 'active'),
+      ),
+    );
+  return row?.orchestratorId ?? null;
+}

@@ -33,12 +33,18 @@ export async function ensurePayPageClientId(db: Database, payUrl: string): Promi
       .returning({ id: accounts.id });
     if (!account) throw new Error('account insert returned no row');
     const accountId = account.id;
+    // Made as a backend client ID, then given its origin in the same transaction: the rules
+    // for origins users register (https only, but for localhost) do not bind PAY_URL, which the
+    // operator may serve over plain http behind a proxy.
     const created = await createClientId(tx, {
       accountId,
       label: 'Hosted pay page',
-      allowedDomains: [origin],
+      allowedDomains: [],
     });
-    await tx.update(clientIds).set({ firstParty: true }).where(eq(clientIds.id, created.id));
+    await tx
+      .update(clientIds)
+      .set({ firstParty: true, allowedDomains: [origin] })
+      .where(eq(clientIds.id, created.id));
     return created.clientId;
   });
 }

@@ -18,12 +18,16 @@ import type { RateLimiter, RateLimits } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
+import { loadPayPageBuild } from '../pay-page/assets.ts';
+import { ensurePayPageClientId } from '../pay-page/client-id.ts';
+import { payPageRoutes } from '../pay-page/routes.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
+import { userEventRoutes } from '../secure-payments/user-events.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { installCors } from './cors.ts';
 import { installAuth, installAuthGate } from './credentials.ts';
@@ -57,6 +61,8 @@ export interface AppDeps {
   readonly wakeDispatcher?: (() => void) | undefined;
   /** The sandbox chain, when `npm start` runs one: its JSON-RPC is served at /sandbox/rpc. */
   readonly sandbox?: { readonly provider: Eip1193Provider } | undefined;
+  /** Where the built pay page is (tests); dist/pay-page by default. */
+  readonly payPageDir?: string | undefined;
 }
 
 const MAX_PARAM_LENGTH = 256;
@@ -108,6 +114,9 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
 
   const routes = recordRoutes(app);
   const db = deps.database.db;
+  // The pay page calls the API with a client ID of its own; it must exist before the page does.
+  const payPageClientId = await ensurePayPageClientId(db, deps.config.payUrl);
+  const payPageBuild = await loadPayPageBuild(deps.payPageDir);
   const usage = createUsageRecorder({ db, clock: deps.clock, logger: deps.logger });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -151,6 +160,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   payeeDestinationV1Routes(app, chainDeps);
   requestRoutes(app, chainDeps);
   securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
+  userEventRoutes(app, {
+    db,
+    clock: deps.clock,
+    rateLimiter: deps.rateLimiter,
+    wakeDispatcher: deps.wakeDispatcher,
+  });
   paymentSearchRoutes(app, { db, chains: deps.chains });
   authRoutes(app, { db, clock: deps.clock, config: deps.config, clients: deps.clients });
   clientIdRoutes(app, { db, clock: deps.clock });
@@ -163,6 +178,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     ...(deps.wakeDispatcher && { wake: deps.wakeDispatcher }),
   });
   if (deps.sandbox) sandboxRoutes(app, deps.sandbox);
+  payPageRoutes(app, {
+    config: deps.config,
+    chains: deps.chains,
+    clientId: payPageClientId,
+    build: payPageBuild,
+  });
 
   app.addHook('onClose', async () => {
     await usage.flush();

@@ -128,6 +128,60 @@ describe('client IDs', () => {
     expect(res.json().message).toBe('Origin header is required');
   });
 
+  describe('a same-origin GET, which browsers send without Origin', () => {
+    // The API's own origin in the test app (BASE_URL), as the pay page served there calls it.
+    const API_HOST = 'api.payreq.test';
+    let sameSite: string;
+    beforeAll(async () => {
+      const other = await createTenant(t.db, 'Same origin');
+      sameSite = other.backendClientId;
+      await t.db
+        .update(clientIds)
+        .set({ allowedDomains: [`http://${API_HOST}`] })
+        .where(eq(clientIds.clientId, sameSite));
+    });
+
+    it('takes the server’s own origin when Sec-Fetch-Site says same-origin', async () => {
+      const res = await get(CURRENCY, {
+        'x-client-id': sameSite,
+        'sec-fetch-site': 'same-origin',
+        host: API_HOST,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    });
+
+    it('still requires Origin from a cross-site request', async () => {
+      const res = await get(CURRENCY, {
+        'x-client-id': sameSite,
+        'sec-fetch-site': 'cross-site',
+        host: API_HOST,
+      });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('origin_required');
+    });
+
+    it('refuses a same-origin request to another host than the allowed one', async () => {
+      const res = await get(CURRENCY, {
+        'x-client-id': sameSite,
+        'sec-fetch-site': 'same-origin',
+        host: 'other.payreq.test',
+      });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('origin_not_allowed');
+    });
+
+    it('prefers the Origin header when a browser sends it', async () => {
+      const res = await get(CURRENCY, {
+        'x-client-id': sameSite,
+        'sec-fetch-site': 'same-origin',
+        host: API_HOST,
+        origin: 'https://evil.example',
+      });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('origin_not_allowed');
+    });
+  });
+
   it('accepts a backend client ID with or without Origin', async () => {
     expect((await get(CURRENCY, { 'x-client-id': tenant.backendClientId })).statusCode).toBe(200);
     const withOrigin = await get(CURRENCY, {

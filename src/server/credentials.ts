@@ -7,7 +7,12 @@ import type { UsageRecorder } from '../auth/usage.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import { CREDENTIAL_HEADERS, type CredentialKind, type Principal } from '../http/principal.ts';
+import {
+  CREDENTIAL_HEADERS,
+  type CredentialKind,
+  type Principal,
+  requestOrigin,
+} from '../http/principal.ts';
 import { checkOrchestratorKey, isLinked } from '../orchestrators/orchestrators.ts';
 
 interface Presented {
@@ -82,7 +87,7 @@ function presentedCredentials(request: FastifyRequest): Presented {
     apiKey: header(request, 'x-api-key'),
     clientId: header(request, 'x-client-id'),
     orchestratorKey: header(request, 'x-orchestrator-key'),
-    origin: header(request, 'origin'),
+    origin: requestOrigin(request),
     session: bearer ?? (cookie === undefined || cookie === '' ? undefined : cookie),
   };
 }

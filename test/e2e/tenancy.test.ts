@@ -187,6 +187,11 @@ const PROBES: Record<string, Probe> = {
   'GET /v2/secure-payments/:token': { expect: refused() },
   'GET /v2/secure-payments/:token/pay': { expect: refused() },
   'POST /v2/secure-payments/:token/calldata': { expect: refused(), body: () => ({}) },
+  // Telemetry about A's link: B's report would reach A's webhooks.
+  'POST /v2/secure-payments/:token/user-events': {
+    expect: refused(),
+    body: () => ({ userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00Z' }),
+  },
 
   'GET /v2/payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
 

@@ -1,0 +1,123 @@
+// npm run bench: the hosted pay page's weight (compressed bytes of its first load, against the
+// 150 KB budget) and the time from navigation to a rendered summary (amount, payee, state) in
+// a real headless Chromium, each run in a fresh browser context (nothing cached). Baseline,
+// measured in the same run: the same browser loading a static HTML page of the same size,
+// with no script, from a plain node:http server on loopback.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PGlite } from '@electric-sql/pglite';
+import { buildPayPage, PAY_PAGE_DIST } from '../scripts/build-pay-page.ts';
+import { payPageWeight, WEIGHT_BUDGET_BYTES } from '../scripts/pay-page-weight.ts';
+import { createAccount } from '../src/auth/accounts.ts';
+import { createChainClients } from '../src/chains/clients.ts';
+import { createChainRegistry } from '../src/chains/registry.ts';
+import { systemClock } from '../src/clock.ts';
+import { parseConfig } from '../src/config.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { wrapPglite } from '../src/db/client.ts';
+import { migrateDatabase } from '../src/db/migrate.ts';
+import { activateDestination, resolveTarget } from '../src/destinations/destinations.ts';
+import { createLogger } from '../src/logger.ts';
+import { buildApp } from '../src/server/app.ts';
+import { launchChromium } from '../test/browser.ts';
+import { freePort } from '../test/process.ts';
+
+const RUNS = 15;
+const WARM_UP = 2;
+const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+// 1. Weight of a fresh build.
+await buildPayPage();
+const weight = payPageWeight(PAY_PAGE_DIST);
+print(
+  `pay page first load: ${kb(weight.gzip)} gzip, ${kb(weight.brotli)} brotli, ${kb(weight.raw)} raw, ${weight.files.length} files (ratio ${(weight.gzip / WEIGHT_BUDGET_BYTES).toFixed(2)} to the ${kb(WEIGHT_BUDGET_BYTES)} budget)`,
+);
+
+// 2. Time to a rendered summary: the service on loopback with one link.
+const port = await freePort();
+const origin = `http://127.0.0.1:${port}`;
+const config = parseConfig({
+  DATA_DIR: '/tmp/payreq-bench',
+  SANDBOX: 'false',
+  LOG_LEVEL: 'silent',
+  BASE_URL: origin,
+  PAY_URL: origin,
+});
+const database = wrapPglite(await PGlite.create());
+await migrateDatabase(database);
+const chains = createChainRegistry(config);
+const { app } = await buildApp({
+  config,
+  chains,
+  clients: createChainClients({ config, chains }),
+  database,
+  logger: createLogger('silent'),
+  clock: systemClock,
+  secretBox: createSecretBox(randomBytes(32)),
+});
+await app.listen({ port, host: '127.0.0.1' });
+const { accountId, apiKey } = await createAccount(database.db, 'Bench');
+const destination = await activateDestination(
+  database.db,
+  systemClock,
+  accountId,
+  resolveTarget(chains, { walletAddress: PAYEE, chainId: 8453, tokenAddress: USDC_BASE }),
+);
+const created = await app.inject({
+  method: 'POST',
+  url: '/v2/secure-payments',
+  headers: { 'x-api-key': apiKey },
+  payload: { requests: [{ destinationId: destination.destinationId, amount: '12.5' }] },
+});
+const token = (created.json() as { token: string }).token;
+
+// The baseline page: as many bytes as the page's first load, as plain HTML.
+const filler = 'x'.repeat(weight.raw);
+const staticPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>static</title></head><body><main data-screen="pending"><h1>Pay 12.5 USDC</h1><p hidden>${filler}</p></main></body></html>`;
+const plain = createServer((_request, response) => {
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  response.end(staticPage);
+});
+await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+const plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/`;
+
+const browser = await launchChromium();
+
+/** Median ms from navigation to a visible summary card, cold (a fresh context each run). */
+async function timeToSummary(url: string): Promise<number> {
+  const times: number[] = [];
+  for (let run = 0; run < WARM_UP + RUNS; run++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const started = performance.now();
+    await page.goto(url, { waitUntil: 'commit' });
+    await page.locator('[data-screen="pending"] h1').waitFor({ state: 'visible' });
+    const elapsed = performance.now() - started;
+    await context.close();
+    if (run >= WARM_UP) times.push(elapsed);
+  }
+  return median(times);
+}
+
+try {
+  const baseline = await timeToSummary(plainUrl);
+  const summary = await timeToSummary(`${origin}/?token=${token}`);
+  print(
+    `static HTML page of ${kb(weight.raw)}, no script: ${baseline.toFixed(0)} ms (median of ${RUNS})`,
+  );
+  print(
+    `pay page to a rendered summary: ${summary.toFixed(0)} ms (ratio ${(summary / baseline).toFixed(2)} to the static page)`,
+  );
+} finally {
+  await browser.close();
+  plain.close();
+  await app.close();
+  await database.close();
+}

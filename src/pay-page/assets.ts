@@ -1,0 +1,184 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+
+/**
+ * The built pay page (`npm run build`, scripts/build-pay-page.ts): content-hashed files and a
+ * manifest naming them. Read once at start into memory; only the files the manifest lists are
+ * ever served, so no request path reaches the file system.
+ */
+
+/** Where the build script writes; a test checks that both name the same folder. */
+export const PAY_PAGE_DIST = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'dist',
+  'pay-page',
+);
+
+/** What a build names: hashed file names only, never a path. */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+};
+/** Already compressed: a second pass only costs time. */
+const PRECOMPRESSED = new Set(['.png', '.woff2']);
+
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+export interface PayPageManifest {
+  /** The entry script and style sheet the HTML shell names. */
+  readonly main: string;
+  readonly styles: string;
+  /** Every output file. */
+  readonly files: readonly string[];
+}
+
+export type Encoding = 'br' | 'gzip';
+
+export interface Asset {
+  readonly contentType: string;
+  readonly body: Buffer;
+  /**
+   * The file in an encoding, or itself when encoding does not make it smaller. Made on first
+   * use and kept: the brotli pass at its best quality takes a good part of a second on a large
+   * bundle, which a test suite building dozens of apps should not pay (`warm` makes them all
+   * once the server listens).
+   */
+  encoded(
+    encoding: Encoding,
+  ): Promise<{ readonly body: Buffer; readonly encoding: Encoding | null }>;
+}
+
+export interface PayPageBuild {
+  readonly manifest: PayPageManifest;
+  readonly assets: ReadonlyMap<string, Asset>;
+  /** Makes every compressed variant now. */
+  warm(): Promise<void>;
+}
+
+export type LoadedBuild =
+  | { readonly status: 'built'; readonly build: PayPageBuild }
+  | { readonly status: 'missing'; readonly reason: string };
+
+/** The build in `dir`, or why there is none (not built, or a manifest naming what is not there). */
+export async function loadPayPageBuild(dir: string = PAY_PAGE_DIST): Promise<LoadedBuild> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, 'manifest.json'), 'utf8');
+  } catch {
+    return { status: 'missing', reason: `no manifest.json in ${dir}` };
+  }
+  const manifest = parseManifest(text);
+  if (typeof manifest === 'string') return { status: 'missing', reason: manifest };
+  const assets = new Map<string, Asset>();
+  for (const name of manifest.files) {
+    let body: Buffer;
+    try {
+      body = await readFile(join(dir, name));
+    } catch {
+      return { status: 'missing', reason: `manifest.json names ${name}, which is not in ${dir}` };
+    }
+    assets.set(name, createAsset(name, body));
+  }
+  return {
+    status: 'built',
+    build: {
+      manifest,
+      assets,
+      warm: async () => {
+        const all = [...assets.values()].flatMap((asset) => [
+          asset.encoded('br'),
+          asset.encoded('gzip'),
+        ]);
+        await Promise.all(all);
+      },
+    },
+  };
+}
+
+function parseManifest(text: string): PayPageManifest | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return 'manifest.json is not JSON';
+  }
+  const { main, styles, files } = (value ?? {}) as Record<string, unknown>;
+  if (
+    typeof main !== 'string' ||
+    typeof styles !== 'string' ||
+    !Array.isArray(files) ||
+    !files.every((file): file is string => typeof file === 'string' && FILE_NAME.test(file)) ||
+    !files.includes(main) ||
+    !files.includes(styles)
+  ) {
+    return 'manifest.json must name main, styles and files (plain file names, main and styles among them)';
+  }
+  return { main, styles, files };
+}
+
+function createAsset(name: string, body: Buffer): Asset {
+  const extension = extname(name).toLowerCase();
+  const contentType = CONTENT_TYPES[extension] ?? 'application/octet-stream';
+  const compressible = !PRECOMPRESSED.has(extension);
+  const variants = new Map<Encoding, Promise<Buffer>>();
+  const variant = (encoding: Encoding): Promise<Buffer> => {
+    let made = variants.get(encoding);
+    if (made === undefined) {
+      made =
+        encoding === 'br'
+          ? brotli(body, {
+              params: {
+                [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+                [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+                [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+              },
+            })
+          : gzipped(body, { level: constants.Z_BEST_COMPRESSION });
+      variants.set(encoding, made);
+    }
+    return made;
+  };
+  return {
+    contentType,
+    body,
+    encoded: async (encoding) => {
+      if (!compressible) return { body, encoding: null };
+      const compressed = await variant(encoding);
+      return compressed.length < body.length
+        ? { body: compressed, encoding }
+        : { body, encoding: null };
+    },
+  };
+}
+
+/**
+ * The encoding to answer in, from `Accept-Encoding`: brotli, else gzip, among those the
+ * request accepts (a `q=0` refuses one; `*` stands for any not named).
+ */
+export function negotiateEncoding(header: string | string[] | undefined): Encoding | null {
+  if (header === undefined) return null;
+  const weights = new Map<string, number>();
+  for (const part of (Array.isArray(header) ? header.join(',') : header).split(',')) {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (!coding) continue;
+    const q = params.map((p) => /^\s*q=(.*)$/.exec(p)?.[1]).find((v) => v !== undefined);
+    // A weight that is not a number counts as 0: the request did not clearly accept it.
+    weights.set(coding.trim(), q === undefined ? 1 : Number(q.trim()) || 0);
+  }
+  const accepts = (coding: Encoding) => (weights.get(coding) ?? weights.get('*') ?? 0) > 0;
+  if (accepts('br')) return 'br';
+  if (accepts('gzip')) return 'gzip';
+  return null;
+}

@@ -1,0 +1,95 @@
+import { type NetworkId, SANDBOX_NETWORK } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { PayPageManifest } from './assets.ts';
+
+/**
+ * The pay page's HTML shell: a few hundred bytes naming the built script and style sheet, the
+ * page's configuration in a meta tag (no inline script, so the CSP can forbid them all) and a
+ * loading screen the script replaces. Built once at start; the same string every time.
+ */
+
+/**
+ * What the page reads from `<meta name="payreq-config">`. The browser side declares the same
+ * shape in src/pay-page/app/config.ts (compiled apart, for the DOM); nothing in it is secret.
+ */
+export interface PageNetwork {
+  readonly name: string;
+  readonly chainId: number;
+  readonly kind: 'evm' | 'tron';
+  readonly native: { readonly name: string; readonly symbol: string; readonly decimals: number };
+  /** `{txHash}` stands for the transaction; null where the network has no explorer. */
+  readonly explorerTxUrl: string | null;
+  /** Only where wallets cannot know the chain: the sandbox. */
+  readonly rpcUrl: string | null;
+}
+
+export interface PageConfig {
+  readonly apiBase: string;
+  readonly clientId: string;
+  readonly networks: Readonly<Record<string, PageNetwork>>;
+}
+
+export function pageConfig(deps: {
+  readonly baseUrl: string;
+  readonly clientId: string;
+  readonly chains: ChainRegistry;
+}): PageConfig {
+  const networks: Record<string, PageNetwork> = {};
+  for (const network of deps.chains.networks) {
+    networks[network.id] = {
+      name: network.name,
+      chainId: network.chainId,
+      kind: network.kind,
+      native: {
+        name: network.native.name,
+        symbol: network.native.symbol,
+        decimals: network.native.decimals,
+      },
+      explorerTxUrl: deps.chains.explorerTxUrl(network.id as NetworkId, '{txHash}'),
+      // The registry holds the sandbox only when this deployment runs it (and serves its RPC).
+      rpcUrl: network.id === SANDBOX_NETWORK.id ? `${deps.baseUrl}/sandbox/rpc` : null,
+    };
+  }
+  return { apiBase: deps.baseUrl, clientId: deps.clientId, networks };
+}
+
+const ATTRIBUTE_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '<': '&lt;',
+  '>': '&gt;',
+};
+
+/** Text for a quoted HTML attribute: whatever it holds, it cannot end the attribute or the tag. */
+export function escapeAttribute(text: string): string {
+  return text.replace(/[&"'<>]/g, (char) => ATTRIBUTE_ESCAPES[char] ?? char);
+}
+
+/** `basePath`: PAY_URL's path without its trailing slash ('' at the root). */
+export function renderShell(input: {
+  readonly basePath: string;
+  readonly manifest: PayPageManifest;
+  readonly config: PageConfig;
+}): string {
+  const asset = (file: string) => escapeAttribute(`${input.basePath}/assets/${file}`);
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<title>Pay</title>',
+    '<meta name="robots" content="noindex">',
+    `<meta name="payreq-config" content="${escapeAttribute(JSON.stringify(input.config))}">`,
+    `<link rel="stylesheet" href="${asset(input.manifest.styles)}">`,
+    `<script type="module" src="${asset(input.manifest.main)}"></script>`,
+    '</head>',
+    '<body>',
+    '<div id="app"><main class="card" data-screen="loading"><h1>Loading the payment…</h1></main></div>',
+    '<noscript>This payment page needs JavaScript: turn it on to see the payment and pay it.</noscript>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
