@@ -1,21 +1,37 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { type Account, createWalletClient, custom, type Hex, numberToHex } from 'viem';
-import type { LocalChain } from '../../src/sandbox/chain.ts';
+import {
+  type Account,
+  createWalletClient,
+  custom,
+  defineChain,
+  type Hex,
+  http,
+  numberToHex,
+} from 'viem';
+import type { Eip1193Provider } from '../../src/sandbox/chain.ts';
 
 /**
  * A browser wallet for tests: the page sees an EIP-1193 provider announced through EIP-6963,
  * as a wallet extension would inject it; every call crosses into the test process, which
- * signs with a sandbox key and sends to the local chain. A test can make it decline, start on
- * another chain, or not know the link's chain, and reads back every call the page made.
+ * signs with a sandbox key and sends to the chain the wallet is on: the local chain it starts
+ * with, or one the page added, through the RPC URL the page gave (as a real wallet does). A
+ * test can make it decline, start on another chain, or not know the link's chain, and reads
+ * back every call the page made.
  */
+
+/** A chain the wallets know from the start, and how to reach it. */
+export interface HomeChain {
+  readonly chainId: number;
+  readonly provider: Eip1193Provider;
+}
 
 export interface TestWalletSpec {
   readonly name: string;
   readonly rdns: string;
   readonly account: Account;
-  /** The chain the wallet is on when the page connects; the local chain's by default. */
+  /** The chain the wallet is on when the page connects; the home chain's by default. */
   readonly startChainId?: number;
-  /** Chain ids the wallet can switch to without adding them first; the local chain's by default. */
+  /** Chain ids the wallet can switch to without adding them first; the home chain's by default. */
   readonly knownChainIds?: readonly number[];
 }
 
@@ -61,7 +77,7 @@ const COLORS = ['#f6851b', '#3b82f6', '#10b981', '#a855f7'];
  */
 export async function installTestWallets(
   context: BrowserContext | Page,
-  chain: LocalChain,
+  home: HomeChain | null,
   specs: readonly TestWalletSpec[],
 ): Promise<TestWallet[]> {
   const wallets = specs.map(
@@ -69,12 +85,19 @@ export async function installTestWallets(
       spec,
       calls: [],
       sent: [],
-      chainId: spec.startChainId ?? chain.chainId,
+      chainId: spec.startChainId ?? home?.chainId ?? 1,
       declineNext: 0,
       hold: null,
     }),
   );
-  const known = wallets.map((w) => new Set(w.spec.knownChainIds ?? [chain.chainId]));
+  const known = wallets.map((w) => new Set(w.spec.knownChainIds ?? (home ? [home.chainId] : [])));
+  /** How each chain is reached: the home chain in process, added ones over HTTP. */
+  const providers = new Map<number, Eip1193Provider>(home ? [[home.chainId, home.provider]] : []);
+  const providerOf = (chainId: number): Eip1193Provider => {
+    const provider = providers.get(chainId);
+    if (!provider) throw rpcError(-32603, `the wallet has no RPC for chain ${chainId}`);
+    return provider;
+  };
 
   const handle = async (index: number, method: string, params: unknown): Promise<unknown> => {
     const wallet = wallets[index];
@@ -95,7 +118,13 @@ export async function installTestWallets(
         return null;
       }
       case 'wallet_addEthereumChain': {
-        chains.add(Number((list[0] as { chainId: string }).chainId));
+        const added = list[0] as { chainId: string; rpcUrls?: string[] };
+        const id = Number(added.chainId);
+        const url = added.rpcUrls?.[0];
+        if (!url) throw rpcError(-32602, 'rpcUrls is required');
+        const transport = http(url, { retryCount: 0 })({});
+        providers.set(id, { request: transport.request } as Eip1193Provider);
+        chains.add(id);
         return null;
       }
       case 'eth_sendTransaction': {
@@ -104,14 +133,16 @@ export async function installTestWallets(
           wallet.declineNext--;
           throw rpcError(4001, 'User rejected the request.');
         }
-        if (wallet.chainId !== chain.chainId) {
-          throw rpcError(-32000, `wallet is on chain ${wallet.chainId}`);
-        }
         const tx = list[0] as { to: Hex; data?: Hex; value?: Hex };
         const client = createWalletClient({
           account: wallet.spec.account,
-          chain: chain.chain,
-          transport: custom(chain.provider, { retryCount: 0 }),
+          chain: defineChain({
+            id: wallet.chainId,
+            name: `chain ${wallet.chainId}`,
+            nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+            rpcUrls: { default: { http: [] } },
+          }),
+          transport: custom(providerOf(wallet.chainId), { retryCount: 0 }),
         });
         const hash = await client.sendTransaction({
           to: tx.to,
@@ -123,7 +154,7 @@ export async function installTestWallets(
       }
       default:
         // Reads (receipts, blocks, estimates) go to the chain, as a wallet's node answers them.
-        return chain.provider.request({ method, params: list } as never);
+        return providerOf(wallet.chainId).request({ method, params: list } as never);
     }
   };
 
