@@ -53,7 +53,19 @@ export interface FakeTronGrid {
   close(): Promise<void>;
 }
 
-export async function startFakeTronGrid(): Promise<FakeTronGrid> {
+/**
+ * More endpoints on the same server (a full node's write side, say): answers a request it
+ * serves, or `undefined` to leave it to the fake's own routes.
+ */
+export type ExtraRoutes = (
+  method: string,
+  path: string,
+  body: unknown,
+) => Promise<{ status: number; body: object } | undefined>;
+
+export async function startFakeTronGrid(
+  options: { extraRoutes?: ExtraRoutes } = {},
+): Promise<FakeTronGrid> {
   const blocks = new Map<number, FakeBlock>();
   const events: TronGridEventItem[] = [];
   const senders = new Map<string, string>();
@@ -157,6 +169,9 @@ export async function startFakeTronGrid(): Promise<FakeTronGrid> {
       failures.shift();
       return send(res, failing, { Error: 'injected failure' });
     }
+
+    const extra = await options.extraRoutes?.(req.method ?? '', url.pathname, body);
+    if (extra) return send(res, extra.status, extra.body);
 
     const post = req.method === 'POST';
     const contract = /^\/v1\/contracts\/([^/]+)\/events$/.exec(url.pathname)?.[1];

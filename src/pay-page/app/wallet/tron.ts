@@ -51,6 +51,18 @@ export interface TronWallet {
 }
 
 const INCLUDED_POLL_MS = 1_500;
+
+const NO_TRX =
+  'This wallet does not hold enough TRX for the network fee (energy and bandwidth). Add TRX to it, then try again.';
+
+/** Full nodes send their messages as hex-encoded text. */
+function nodeText(message: string | undefined): string {
+  if (!message || !/^(?:[0-9a-f]{2})+$/i.test(message)) return message ?? '';
+  const bytes = new Uint8Array(
+    message.match(/../g)?.map((pair) => Number.parseInt(pair, 16)) ?? [],
+  );
+  return new TextDecoder().decode(bytes);
+}
 /** About five minutes: Tron makes a block every three seconds. */
 const INCLUDED_POLLS = 200;
 
@@ -75,10 +87,11 @@ async function connect(wallet: TronWallet): Promise<{ tronWeb: TronWebLike; addr
   return { tronWeb, address };
 }
 
-async function included(tronWeb: TronWebLike, txid: string): Promise<boolean> {
+/** Waits for the transaction's block; answers its result (`SUCCESS`, `REVERT`, `OUT_OF_ENERGY`…). */
+async function included(tronWeb: TronWebLike, txid: string): Promise<string> {
   for (let poll = 0; poll < INCLUDED_POLLS; poll++) {
     const info = await tronWeb.trx.getTransactionInfo(txid);
-    if (info.blockNumber !== undefined) return (info.receipt?.result ?? 'SUCCESS') === 'SUCCESS';
+    if (info.blockNumber !== undefined) return info.receipt?.result ?? 'SUCCESS';
     await new Promise((resolve) => setTimeout(resolve, INCLUDED_POLL_MS));
   }
   throw new Problem(
@@ -124,8 +137,8 @@ export async function payWithTron(context: PayContext, wallet: TronWallet): Prom
     const sent = await tronWeb.trx.sendRawTransaction(signed);
     if (!sent.result || !sent.txid) {
       throw new Problem(
-        /BANDWITH|BANDWIDTH|ENERGY|balance/i.test(`${sent.code} ${sent.message}`)
-          ? 'This wallet does not hold enough TRX for the network fee (energy and bandwidth). Add TRX to it, then try again.'
+        /BANDWITH|BANDWIDTH|ENERGY|balance/i.test(`${sent.code} ${nodeText(sent.message)}`)
+          ? NO_TRX
           : 'The Tron network refused the transaction, so nothing was paid. Try again.',
       );
     }
@@ -138,7 +151,9 @@ export async function payWithTron(context: PayContext, wallet: TronWallet): Prom
     context.show(
       payingScreen(i + 1, calls.length, action, 'Sent. Waiting for the network to include it…'),
     );
-    if (!(await included(tronWeb, sent.txid))) {
+    const result = await included(tronWeb, sent.txid);
+    if (result === 'OUT_OF_ENERGY') throw new Problem(NO_TRX);
+    if (result !== 'SUCCESS') {
       throw new Problem('The network refused the transaction, so nothing was paid. Try again.');
     }
     hashes.push(sent.txid);
