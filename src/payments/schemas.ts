@@ -62,27 +62,30 @@ export const SingleCalldataSchema = Type.Object(
   { $id: 'SingleCalldata', additionalProperties: false },
 );
 
+/** What a batch's payer can pay: the metadata of every batch answer (Variant B's). */
+export const BatchMetadata = Type.Object(
+  {
+    hasEnoughBalance: Type.Boolean(),
+    hasEnoughGas: Type.Union([Type.Boolean(), Type.Null()]),
+    canMakePayment: Type.Union([Type.Boolean(), Type.Null()]),
+    insufficientTokens: Type.Array(
+      Type.Object({
+        tokenAddress: Type.String(),
+        tokenSymbol: Type.String(),
+        paymentCurrencyId: Type.String(),
+        required: Type.String(),
+        available: Type.String(),
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const BatchCalldataSchema = Type.Object(
   {
     ERC20ApprovalTransactions: Type.Array(Type.Ref('EvmTransaction')),
     batchPaymentTransaction: Type.Ref('EvmTransaction'),
-    metadata: Type.Object(
-      {
-        hasEnoughBalance: Type.Boolean(),
-        hasEnoughGas: Type.Union([Type.Boolean(), Type.Null()]),
-        canMakePayment: Type.Union([Type.Boolean(), Type.Null()]),
-        insufficientTokens: Type.Array(
-          Type.Object({
-            tokenAddress: Type.String(),
-            tokenSymbol: Type.String(),
-            paymentCurrencyId: Type.String(),
-            required: Type.String(),
-            available: Type.String(),
-          }),
-        ),
-      },
-      { additionalProperties: false },
-    ),
+    metadata: BatchMetadata,
   },
   { $id: 'BatchCalldata', additionalProperties: false },
 );

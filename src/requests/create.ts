@@ -7,10 +7,16 @@ import { parseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
 import { AppError, type FieldError, featureUnavailable, ValidationError } from '../errors.ts';
 import { parseAmount } from '../payments/amounts.ts';
-import { insertRequests, type RequestRow } from './requests.ts';
+import { insertRequests, type NewRequest, type RequestRow } from './requests.ts';
 import type { CreateRequestBody } from './schemas.ts';
 
 export type CreateRequestInput = Static<typeof CreateRequestBody>;
+
+export interface RequestCaller {
+  readonly accountId: string;
+  readonly clientId: ClientIdRow | null;
+  readonly origin: string | null;
+}
 
 /**
  * `POST /v2/request`: checks the currencies, the payee (the client ID's bound destination, if
@@ -19,13 +25,20 @@ export type CreateRequestInput = Static<typeof CreateRequestBody>;
  */
 export async function createRequest(
   deps: { readonly db: Database; readonly chains: ChainRegistry },
-  caller: {
-    readonly accountId: string;
-    readonly clientId: ClientIdRow | null;
-    readonly origin: string | null;
-  },
+  caller: RequestCaller,
   body: CreateRequestInput,
 ): Promise<RequestRow> {
+  const [row] = await insertRequests(deps.db, [await prepareRequest(deps, caller, body)]);
+  if (!row) throw new Error('request insert returned no row');
+  return row;
+}
+
+/** Everything `createRequest` checks, without writing: the row it would insert, or a 4xx. */
+export async function prepareRequest(
+  deps: { readonly db: Database; readonly chains: ChainRegistry },
+  caller: RequestCaller,
+  body: CreateRequestInput,
+): Promise<NewRequest> {
   if (body.recurrence !== undefined) throw featureUnavailable('Recurring requests (recurrence)');
   if (body.originalRequestId !== undefined || body.originalRequestPaymentReference !== undefined)
     throw featureUnavailable('Occurrences of recurring requests (originalRequestId)');
@@ -81,24 +94,20 @@ export async function createRequest(
   const amount = parseAmount(body.amount, payment.decimals);
   if (!amount.ok) throw new ValidationError([{ field: 'amount', message: amount.message }]);
 
-  const [row] = await insertRequests(deps.db, [
-    {
-      accountId: caller.accountId,
-      clientIdId: caller.clientId?.id ?? null,
-      network,
-      invoiceCurrency: invoice,
-      paymentCurrency: payment,
-      expectedAmount: amount.value,
-      payee: payeeAddress,
-      payer,
-      destinationRowId: bound?.id ?? null,
-      reference: body.reference ?? null,
-      customerInfo: body.customerInfo ?? null,
-      origin: caller.origin,
-    },
-  ]);
-  if (!row) throw new Error('request insert returned no row');
-  return row;
+  return {
+    accountId: caller.accountId,
+    clientIdId: caller.clientId?.id ?? null,
+    network,
+    invoiceCurrency: invoice,
+    paymentCurrency: payment,
+    expectedAmount: amount.value,
+    payee: payeeAddress,
+    payer,
+    destinationRowId: bound?.id ?? null,
+    reference: body.reference ?? null,
+    customerInfo: body.customerInfo ?? null,
+    origin: caller.origin,
+  };
 }
 
 /** An address of the payment network's kind, or a 400 naming the field. */

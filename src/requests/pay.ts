@@ -108,7 +108,7 @@ function referenceTransaction(tx: PaymentTransaction) {
 }
 
 /** `feePercentage` (0-100, up to 2 decimals) and `feeAddress` come together or not at all. */
-function platformFee(
+export function platformFee(
   chainId: number,
   amount: bigint,
   percentage: string | undefined,

@@ -81,6 +81,19 @@ export async function findRequest(
   return row ?? null;
 }
 
+/** The account's requests among `requestIds` (lower-case ids), in no particular order. */
+export async function findRequests(
+  db: Database,
+  accountId: string,
+  requestIds: readonly string[],
+): Promise<RequestRow[]> {
+  if (requestIds.length === 0) return [];
+  return db
+    .select()
+    .from(requests)
+    .where(and(eq(requests.accountId, accountId), inArray(requests.requestId, [...requestIds])));
+}
+
 export async function requestsOfLinks(
   db: Database,
   securePaymentIds: readonly string[],

@@ -28,7 +28,7 @@ import {
   INVALID_DESTINATION_ID,
   resolveTarget,
 } from '../destinations/destinations.ts';
-import { SAME_NETWORK_MESSAGE, TRON_BATCH_MESSAGE } from './create.ts';
+import { SAME_NETWORK_MESSAGE, TRON_BATCH_MESSAGE } from '../payments/calldata/batch.ts';
 
 /**
  * `POST /v2/secure-payments` over HTTP on the real app: which networks one link may span, and

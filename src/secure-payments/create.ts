@@ -13,21 +13,19 @@ import {
 } from '../destinations/destinations.ts';
 import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
+import { checkBatchNetworks } from '../payments/calldata/batch.ts';
 import { insertRequests } from '../requests/requests.ts';
 
 /** A link lives this long unless paid first (decisions.md). */
 export const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
 
-export const TRON_BATCH_MESSAGE =
-  'Batch payments are not supported for TRON networks. Please submit individual payment requests.';
 export const REDIRECT_URL_MESSAGE =
   'redirectUrl must be a safe http(s) URL with no script/HTML payload';
 export const REDIRECT_LABEL_WITHOUT_URL_MESSAGE =
   'redirectLabel cannot be provided without redirectUrl';
 export const REDIRECT_LABEL_MESSAGE =
   'redirectLabel must be 1 to 255 characters without < > & " \' or backtick';
-export const SAME_NETWORK_MESSAGE = 'All requests must be on the same network';
 
 const UNSAFE_URL_CHARACTERS = /[<>"'`\s\\]/;
 const UNSAFE_LABEL_CHARACTERS = /[<>&"'`]/;
@@ -131,11 +129,7 @@ export async function createSecurePayment(
   }
   if (errors.length > 0) throw new ValidationError(errors);
 
-  const networks = new Set(items.map((item) => item.destination.network));
-  if (items.length > 1 && items.some((item) => item.destination.network === 'tron')) {
-    throw new AppError('tron_batch_not_supported', TRON_BATCH_MESSAGE);
-  }
-  if (networks.size > 1) throw new AppError('mixed_networks', SAME_NETWORK_MESSAGE);
+  checkBatchNetworks(items.map((item) => item.destination.network));
   // A batch pays each token's total in one approval and one transfer: it must fit a uint256.
   const totals = new Map<string, bigint>();
   for (const { destination, amount } of items) {

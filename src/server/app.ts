@@ -23,6 +23,7 @@ import { ensurePayPageClientId } from '../pay-page/client-id.ts';
 import { payPageRoutes } from '../pay-page/routes.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
+import { payoutRoutes } from '../payouts/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
@@ -159,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
   requestRoutes(app, chainDeps);
+  payoutRoutes(app, chainDeps);
   securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
   userEventRoutes(app, {
     db,

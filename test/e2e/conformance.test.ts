@@ -148,6 +148,30 @@ describe('conformance with the reference API', () => {
       headers: headers(),
     });
     ok(requestPay);
+    ok(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v2/payouts',
+        headers: headers(),
+        payload: {
+          payee,
+          amount: '2',
+          invoiceCurrency: USDC_BASE_ID,
+          paymentCurrency: USDC_BASE_ID,
+          payerWallet: payer.address,
+        },
+      }),
+      201,
+    );
+    ok(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v2/payouts/batch',
+        headers: headers(),
+        payload: { requestIds: [requestId], payer: payer.address },
+      }),
+      201,
+    );
 
     // The link pays a destination registered the operator's way (the CLI's).
     const target = resolveTarget(t.chains, {

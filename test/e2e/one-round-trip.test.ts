@@ -76,3 +76,41 @@ describe('chain reads per calldata call', () => {
     },
   );
 });
+
+describe('chain reads per payout', () => {
+  const payout = (currency: string, payee: number) => ({
+    payee: accountOf(local.chain, payee).address,
+    amount: '1',
+    invoiceCurrency: currency,
+    paymentCurrency: currency,
+  });
+
+  it.each([['USDC-base'], ['ETH-base']])('is one eth_call for a %s payout', async (currency) => {
+    calls.length = 0;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/payouts',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: { ...payout(currency, 1), payerWallet: accountOf(local.chain, 0).address },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(calls).toEqual(['eth_call']);
+  });
+
+  it('is one eth_call for a batch of four currencies', async () => {
+    calls.length = 0;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/payouts/batch',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: {
+        requests: ['USDC-base', 'DAI-base', 'USDT-base', 'ETH-base'].map((c, i) =>
+          payout(c, i + 1),
+        ),
+        payer: accountOf(local.chain, 0).address,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(calls).toEqual(['eth_call']);
+  });
+});

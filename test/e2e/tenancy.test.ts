@@ -175,6 +175,20 @@ const PROBES: Record<string, Probe> = {
   'GET /v2/request': { expect: own, query: (_o, caller) => `walletAddress=${caller.wallet}` },
   'GET /v2/request/:requestId': { expect: refused() },
   'GET /v2/request/:requestId/pay': { expect: refused() },
+  'POST /v2/payouts': {
+    expect: own,
+    body: (_o, caller) => ({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: caller.wallet,
+    }),
+  },
+  // Paying A's requests in B's batch: they are as unknown to B as missing ones.
+  'POST /v2/payouts/batch': {
+    expect: refused(),
+    body: (o) => ({ requestIds: [o.requestId] }),
+  },
 
   // A's destination in B's link: not one of B's (an orchestrator's pair is held to its bound one).
   'POST /v2/secure-payments': {

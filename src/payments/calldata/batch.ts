@@ -10,6 +10,25 @@ import { referenceBytes } from '../references.ts';
 import { type EvmTransaction, evmForm, evmTransaction, type PaymentLeg } from '../transactions.ts';
 import type { CalldataDeps } from './shared.ts';
 
+export const TRON_BATCH_MESSAGE =
+  'Batch payments are not supported for TRON networks. Please submit individual payment requests.';
+export const SAME_NETWORK_MESSAGE = 'All requests must be on the same network';
+
+/**
+ * A batch's rule on networks: one network, and not Tron (whose batch contract only multicall
+ * payouts use). A one-item "batch" is a single payment, so Tron is refused there only when
+ * `tronAlone` says the caller asked for a batch in so many words.
+ */
+export function checkBatchNetworks(
+  networks: readonly string[],
+  options: { tronAlone?: boolean } = {},
+): void {
+  if ((networks.length > 1 || options.tronAlone) && networks.includes('tron')) {
+    throw new AppError('tron_batch_not_supported', TRON_BATCH_MESSAGE);
+  }
+  if (new Set(networks).size > 1) throw new AppError('mixed_networks', SAME_NETWORK_MESSAGE);
+}
+
 /** The batch fee is in basis points of the summed amounts (contracts.md §2.3). */
 const BATCH_FEE_DENOMINATOR = 10_000n;
 
@@ -57,7 +76,7 @@ export async function buildBatchCalldata(
   if (!first) throw new Error('a batch needs at least one request');
   const network = first.network;
   if (legs.some((leg) => leg.network.id !== network.id)) {
-    throw new AppError('mixed_networks', 'All requests must be on the same network');
+    throw new AppError('mixed_networks', SAME_NETWORK_MESSAGE);
   }
   const contracts = deps.chains.contracts(network.id as never);
   if (network.kind !== 'evm' || !contracts.batchPayments || !contracts.multicall3) {

@@ -1,0 +1,87 @@
+import type { Static } from 'typebox';
+import type { ChainClients } from '../chains/clients.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { featureUnavailable, ValidationError } from '../errors.ts';
+import { prepareRequest, type RequestCaller } from '../requests/create.ts';
+import { type ClientFee, platformFee, requestCalldata } from '../requests/pay.ts';
+import { insertRequests } from '../requests/requests.ts';
+import type { PayoutBody } from './schemas.ts';
+
+export type PayoutInput = Static<typeof PayoutBody>;
+
+export interface PayoutDeps {
+  readonly db: Database;
+  readonly chains: ChainRegistry;
+  readonly clients: ChainClients;
+}
+
+/**
+ * `POST /v2/payouts`: a request from the caller to `payee`, and at once the calldata that pays
+ * it from the payer's wallet (its allowance and balance read in the same single round trip as
+ * `/pay`). Everything is checked before the request is written, so a 400 writes nothing; a
+ * chain that cannot be read after the write leaves a request that `/v2/request/{id}/pay` pays.
+ */
+export async function createPayout(
+  deps: PayoutDeps,
+  caller: RequestCaller,
+  body: PayoutInput,
+  client: ClientFee | null,
+) {
+  if (body.recurrence !== undefined) throw featureUnavailable('Recurring payouts (recurrence)');
+  const payer = payerOf(body);
+  const prepared = await prepareRequest(deps, caller, {
+    amount: body.amount,
+    invoiceCurrency: body.invoiceCurrency,
+    paymentCurrency: body.paymentCurrency,
+    payee: body.payee,
+    ...(payer !== undefined && { payer }),
+    ...(body.reference !== undefined && { reference: body.reference }),
+    ...(body.customerInfo !== undefined && { customerInfo: body.customerInfo }),
+  });
+  // The fee is checked now, on the amount, so that a bad one writes nothing.
+  platformFee(
+    prepared.network.chainId,
+    prepared.expectedAmount,
+    body.feePercentage,
+    body.feeAddress,
+  );
+  const [row] = await insertRequests(deps.db, [prepared]);
+  if (!row) throw new Error('request insert returned no row');
+  const calldata = await requestCalldata(
+    deps,
+    row,
+    {
+      ...(row.payer !== null && { wallet: row.payer }),
+      ...(body.feePercentage !== undefined && { feePercentage: body.feePercentage }),
+      ...(body.feeAddress !== undefined && { feeAddress: body.feeAddress }),
+    },
+    client,
+  );
+  return {
+    requestId: row.requestId,
+    paymentReference: `0x${row.paymentReference}`,
+    ...calldata,
+  };
+}
+
+/** `payerWallet`, or its other names `payerAddress` and `payer`: one wallet, however named. */
+export function payerOf(body: {
+  readonly payerWallet?: string | undefined;
+  readonly payerAddress?: string | undefined;
+  readonly payer?: string | undefined;
+}): string | undefined {
+  const named = (['payerWallet', 'payerAddress', 'payer'] as const).filter(
+    (field) => body[field] !== undefined,
+  );
+  const [first, ...others] = named;
+  if (first === undefined) return undefined;
+  const value = body[first];
+  const differing = others.find((field) => body[field]?.toLowerCase() !== value?.toLowerCase());
+  if (differing) {
+    throw new ValidationError([
+      { field: differing, message: `names another wallet than ${first}; send one of them` },
+    ]);
+  }
+  return value;
+}

@@ -1,0 +1,125 @@
+import { Type } from 'typebox';
+import { BatchMetadata } from '../payments/schemas.ts';
+import { BigNumberJson, CustomerInfo } from '../requests/schemas.ts';
+
+/** Wire schemas of `/v2/payouts` (field names and limits as the reference API's, §4.1, §4.3). */
+
+/** The most requests one batch transaction pays (api-facts §15). */
+export const MAX_BATCH_ITEMS = 200;
+
+const Frequency = Type.Union(
+  ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'].map((value) => Type.Literal(value)),
+);
+
+const Wallet = (description: string) => Type.Optional(Type.String({ minLength: 1, description }));
+
+export const PayoutBody = Type.Object(
+  {
+    payee: Type.String({ minLength: 1 }),
+    amount: Type.String(),
+    invoiceCurrency: Type.String({ minLength: 1 }),
+    paymentCurrency: Type.String({ minLength: 1 }),
+    feePercentage: Type.Optional(Type.String()),
+    feeAddress: Type.Optional(Type.String()),
+    recurrence: Type.Optional(
+      Type.Object(
+        {
+          startDate: Type.String({ minLength: 1 }),
+          frequency: Frequency,
+          totalPayments: Type.Number({ minimum: 2, maximum: 256 }),
+          payer: Type.String({ minLength: 1 }),
+        },
+        {
+          additionalProperties: false,
+          description: 'Recurring payouts are not available yet: answered with 400',
+        },
+      ),
+    ),
+    payerWallet: Wallet('The wallet that will pay: its balance and allowance are checked'),
+    payerAddress: Wallet('Another name for payerWallet'),
+    payer: Wallet('Another name for payerWallet (the guides’ name)'),
+    customerInfo: Type.Optional(CustomerInfo),
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  },
+  { additionalProperties: false },
+);
+
+const EvmCall = Type.Object(
+  { data: Type.String(), to: Type.String(), value: BigNumberJson },
+  { additionalProperties: true, description: 'Tron calls add their trigger parameters' },
+);
+
+export const PayoutResponse = Type.Object({
+  requestId: Type.String(),
+  paymentReference: Type.String(),
+  transactions: Type.Array(EvmCall),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+});
+
+export const BatchPayoutBody = Type.Object(
+  {
+    requests: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            payee: Type.String({ minLength: 1 }),
+            amount: Type.String(),
+            invoiceCurrency: Type.String({ minLength: 1 }),
+            paymentCurrency: Type.String({ minLength: 1 }),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: MAX_BATCH_ITEMS },
+      ),
+    ),
+    requestIds: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+        minItems: 1,
+        maxItems: MAX_BATCH_ITEMS,
+      }),
+    ),
+    payer: Wallet('The wallet that will pay: its balances and allowances are checked'),
+    feePercentage: Type.Optional(Type.String()),
+    feeAddress: Type.Optional(Type.String()),
+  },
+  {
+    additionalProperties: false,
+    description: 'Either `requests` (new requests) or `requestIds` (existing ones), not both',
+  },
+);
+
+const Approval = Type.Object({
+  data: Type.String(),
+  to: Type.String(),
+  value: Type.Integer({ description: 'Always 0' }),
+});
+
+export const BatchPayoutResponse = Type.Object({
+  ERC20ApprovalTransactions: Type.Array(Approval),
+  batchPaymentTransaction: Type.Object(
+    { data: Type.String(), to: Type.String(), value: BigNumberJson },
+    { description: 'The one transaction that pays every request (BatchConversionPayments)' },
+  ),
+  ERC20BatchPaymentTransaction: Type.Optional(
+    Type.Object(
+      { data: Type.String(), to: Type.String(), value: BigNumberJson },
+      {
+        description:
+          'The reference schema’s name for the batch transaction when it pays any token: the same transaction as batchPaymentTransaction; send one of them',
+      },
+    ),
+  ),
+  ETHBatchPaymentTransaction: Type.Optional(
+    Type.Object(
+      { data: Type.String(), to: Type.String(), value: BigNumberJson },
+      {
+        description:
+          'The reference schema’s name for the batch transaction when it pays only the native currency: the same transaction as batchPaymentTransaction',
+      },
+    ),
+  ),
+  requestIds: Type.Array(Type.String(), {
+    description: 'The requests the batch pays, in the order of the body',
+  }),
+  metadata: BatchMetadata,
+});
