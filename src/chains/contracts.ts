@@ -10,7 +10,10 @@ export interface ContractSet {
   readonly erc20FeeProxy: string | null;
   /** EthereumFeeProxy 0.2.0: native payments. */
   readonly ethFeeProxy: string | null;
-  /** BatchConversionPayments 0.1.0: `batchPayments`. */
+  /**
+   * The batch contract: BatchConversionPayments 0.1.0 (`batchPayments`) on EVM networks;
+   * on Tron, ERC20BatchPayments (`batchERC20PaymentsWithReference` and its multi-token form).
+   */
   readonly batchPayments: string | null;
   /** Multicall3, for one-round-trip reads. */
   readonly multicall3: string | null;
@@ -67,7 +70,8 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
   tron: {
     erc20FeeProxy: 'TCUDPYnS9dH3WvFEaE7wN7vnDa51J4R4fd',
     ethFeeProxy: null,
-    batchPayments: null,
+    // ERC20BatchPayments (contracts.md §8), not BatchConversionPayments: its own two functions.
+    batchPayments: 'TRZbXXuLd3HW5utzVysA3rpLgU7sVBrd1D',
     multicall3: null,
   },
   sepolia: {

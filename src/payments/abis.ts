@@ -31,11 +31,21 @@ export const multicall3Abi = parseAbi([
   'function getBasefee() view returns (uint256 basefee)',
 ]);
 
+/** ERC20BatchPayments on Tron: the two ERC20 functions of the legacy BatchPayments (§2.2). */
+export const tronBatchPaymentsAbi = parseAbi([
+  'function batchERC20PaymentsWithReference(address _tokenAddress, address[] _recipients, uint256[] _amounts, bytes[] _paymentReferences, uint256[] _feeAmounts, address _feeAddress)',
+  'function batchERC20PaymentsMultiTokensWithReference(address[] _tokenAddresses, address[] _recipients, uint256[] _amounts, bytes[] _paymentReferences, uint256[] _feeAmounts, address _feeAddress)',
+]);
+
 /** Tron's ABI-style signatures, for trigger-smart-contract. */
 export const TRON_SELECTORS = {
   approve: 'approve(address,uint256)',
   transferFromWithReferenceAndFee:
     'transferFromWithReferenceAndFee(address,address,uint256,bytes,uint256,address)',
+  batchERC20PaymentsWithReference:
+    'batchERC20PaymentsWithReference(address,address[],uint256[],bytes[],uint256[],address)',
+  batchERC20PaymentsMultiTokensWithReference:
+    'batchERC20PaymentsMultiTokensWithReference(address[],address[],uint256[],bytes[],uint256[],address)',
 } as const;
 
 /** `batchPayments` meta ids (contracts.md §2.2). */

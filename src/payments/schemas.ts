@@ -20,7 +20,12 @@ export const TronTransactionSchema = Type.Object(
     type: Type.Literal('tron'),
     contractAddress: Type.String({ description: 'Base58 contract address' }),
     functionSelector: Type.String(),
-    parameters: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
+    parameters: Type.Array(
+      Type.Object({
+        type: Type.String(),
+        value: Type.Union([Type.String(), Type.Array(Type.String())]),
+      }),
+    ),
     feeLimit: Type.Integer({ description: 'Sun' }),
     callValue: Type.Integer(),
     data: Hex,

@@ -27,6 +27,11 @@ export interface EvmTransaction {
   readonly chainId: number;
 }
 
+export interface TronParameter {
+  readonly type: string;
+  readonly value: string | readonly string[];
+}
+
 /**
  * A Tron `triggersmartcontract` call: base58 addresses and the ABI signature, as TronWeb's
  * `transactionBuilder.triggerSmartContract` takes them; `data` is the same call ABI-encoded,
@@ -36,7 +41,8 @@ export interface TronTransaction {
   readonly type: 'tron';
   readonly contractAddress: string;
   readonly functionSelector: string;
-  readonly parameters: readonly { readonly type: string; readonly value: string }[];
+  /** Arrays (`address[]`, `uint256[]`, `bytes[]`) carry one string per element. */
+  readonly parameters: readonly TronParameter[];
   /** Sun (1 TRX = 1e6 sun). */
   readonly feeLimit: number;
   readonly callValue: number;

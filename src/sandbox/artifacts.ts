@@ -20,6 +20,7 @@ const FACTORIES = {
   ERC20FeeProxy: 'ERC20FeeProxy__factory.js',
   EthereumFeeProxy: 'EthereumFeeProxy__factory.js',
   BatchConversionPayments: 'BatchConversionPayments__factory.js',
+  BatchPayments: 'BatchPayments__factory.js',
   TestERC20: 'TestERC20.sol/TestERC20__factory.js',
   TestToken: 'test/TestToken__factory.js',
   UsdtFake: 'test/UsdtFake__factory.js',

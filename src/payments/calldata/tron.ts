@@ -1,15 +1,21 @@
 import { zeroAddress } from 'viem';
 import { evmToTron } from '../../chains/tron-address.ts';
-import { erc20Abi, erc20FeeProxyAbi, TRON_SELECTORS } from '../abis.ts';
+import { erc20Abi, erc20FeeProxyAbi, TRON_SELECTORS, tronBatchPaymentsAbi } from '../abis.ts';
 import { formatAmount } from '../amounts.ts';
 import type { Payer } from '../payer.ts';
 import { referenceBytes } from '../references.ts';
-import { evmForm, evmTransaction, type PaymentLeg, type TronTransaction } from '../transactions.ts';
+import {
+  evmForm,
+  evmTransaction,
+  type PaymentLeg,
+  type TronParameter,
+  type TronTransaction,
+} from '../transactions.ts';
 import { type CalldataDeps, feeProxyOf, type SingleCalldata, single } from './shared.ts';
 
 /** Tron energy limits per call, in sun, as Request's SDK sets them (contracts.md §8). */
-const TRON_APPROVE_FEE_LIMIT = 100_000_000;
-const TRON_PAYMENT_FEE_LIMIT = 300_000_000;
+export const TRON_APPROVE_FEE_LIMIT = 100_000_000;
+export const TRON_PAYMENT_FEE_LIMIT = 300_000_000;
 
 /**
  * One TRC-20 request: `approve` of the ERC20FeeProxy, then `transferFromWithReferenceAndFee`,
@@ -55,18 +61,34 @@ export async function buildTronCalldata(
   });
 }
 
-function tronCall(
+type TronFunction = keyof typeof TRON_SELECTORS;
+
+const ABIS: Record<TronFunction, readonly unknown[]> = {
+  approve: erc20Abi,
+  transferFromWithReferenceAndFee: erc20FeeProxyAbi,
+  batchERC20PaymentsWithReference: tronBatchPaymentsAbi,
+  batchERC20PaymentsMultiTokensWithReference: tronBatchPaymentsAbi,
+};
+
+/** A call of `name` on a Tron contract: TronWeb's parameters, and the same call ABI-encoded. */
+export function tronCall(
   contractAddress: string,
-  name: 'approve' | 'transferFromWithReferenceAndFee',
-  parameters: readonly { type: string; value: string }[],
+  name: TronFunction,
+  parameters: readonly TronParameter[],
   feeLimit: number,
   chainId: number,
 ): TronTransaction {
-  const abi = name === 'approve' ? erc20Abi : erc20FeeProxyAbi;
-  const args = parameters.map((p) =>
-    p.type === 'address' ? evmForm(p.value) : p.type === 'uint256' ? BigInt(p.value) : p.value,
+  const { data } = evmTransaction(
+    evmForm(contractAddress),
+    ABIS[name],
+    name,
+    parameters.map((p) =>
+      typeof p.value === 'string'
+        ? abiArgument(p.type, p.value)
+        : p.value.map((element) => abiArgument(p.type.slice(0, -2), element)),
+    ),
+    chainId,
   );
-  const { data } = evmTransaction(evmForm(contractAddress), abi, name, args, chainId);
   return {
     type: 'tron',
     contractAddress,
@@ -77,4 +99,8 @@ function tronCall(
     data,
     chainId,
   };
+}
+
+function abiArgument(type: string, value: string): unknown {
+  return type === 'address' ? evmForm(value) : type === 'uint256' ? BigInt(value) : value;
 }
