@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmToTron } from '../../src/chains/tron-address.ts';
 import { securePayments } from '../../src/db/schema.ts';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { createTronGridClient, TronGridError } from '../../src/detection/tron-grid.ts';
 import type { TronTransaction } from '../../src/payments/transactions.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
 import { createTestApp, type TestApp } from '../app.ts';
@@ -396,5 +397,29 @@ describe('relaying a signed Tron transaction', () => {
     const res = await broadcast(t, token, { raw_data_hex: 'zz', signature: [], raw_data: {} });
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json()).toMatchObject({ code: 'validation_failed', message: 'Validation failed' });
+  });
+
+  it('sends the API key as TRON-PRO-API-KEY and never puts it in an error', async () => {
+    const { approve } = await tronLink('1');
+    const signed = await signTronCall(node.url, approve, payer);
+    const client = createTronGridClient({ baseUrl: node.url, apiKey: 'tron-secret-key' });
+    const answer = await client.broadcastTransaction(signed);
+    expect(answer).toEqual({ accepted: true, txid: signed.txID });
+    const sent = node.grid.requests.at(-1);
+    expect(sent?.path).toBe('/wallet/broadcasttransaction');
+    expect(sent?.headers['tron-pro-api-key']).toBe('tron-secret-key');
+
+    node.grid.failNext(1, 500);
+    const failure = await client.broadcastTransaction(signed).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TronGridError);
+    expect((failure as TronGridError).message).toBe(
+      'TronGrid POST /wallet/broadcasttransaction answered 500',
+    );
+    // The node refuses the same transaction twice, and says why in hex; the client decodes it.
+    expect(await client.broadcastTransaction(signed)).toEqual({
+      accepted: false,
+      code: 'DUP_TRANSACTION_ERROR',
+      message: 'dup transaction',
+    });
   });
 });
