@@ -1,6 +1,6 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Static } from 'typebox';
-import type { ChainClients } from '../chains/clients.ts';
-import { ChainUnavailableError } from '../chains/clients.ts';
+import { type ChainClients, ChainUnavailableError } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
@@ -38,6 +38,7 @@ type Body = Static<typeof TronBroadcastBody>;
  */
 export async function relayTronTransaction(
   deps: TronBroadcastDeps,
+  log: Pick<FastifyBaseLogger, 'info' | 'warn'>,
   scope: LinkScope,
   token: string,
   signed: Body['signedTransaction'],
@@ -63,19 +64,28 @@ export async function relayTronTransaction(
   try {
     answer = await deps.tronNode.broadcastTransaction({ ...signed, txID: call.txID });
   } catch (error) {
-    if (error instanceof TronGridError)
+    if (error instanceof TronGridError) {
+      // The client's messages name the method and path only, never the API key.
+      log.warn(
+        { txID: call.txID, reason: error.reason, status: error.status, detail: error.message },
+        'tron broadcast failed',
+      );
       throw new AppError(
         'tron_node_unreachable',
         'The Tron node did not answer; try again shortly',
       );
+    }
     throw error;
   }
-  if (!answer.accepted)
+  if (!answer.accepted) {
+    log.info({ txID: call.txID, nodeCode: answer.code }, 'tron node refused a relayed transaction');
     throw new AppError(
       'tron_broadcast_refused',
       `The Tron node refused the transaction: ${answer.code}${answer.message ? ` (${answer.message})` : ''}`,
       { details: { nodeCode: answer.code, nodeMessage: answer.message } },
     );
+  }
+  log.info({ txID: answer.txid }, 'relayed a tron transaction');
   return {
     result: true,
     txid: answer.txid,
@@ -113,6 +123,7 @@ export function tronBroadcastRoutes(app: App, deps: TronBroadcastDeps): void {
     async (request) =>
       relayTronTransaction(
         deps,
+        request.log,
         linkScopeOf(request),
         request.params.token,
         request.body.signedTransaction,

@@ -275,9 +275,9 @@ describe('relaying a signed Tron transaction', () => {
     });
   });
 
-  it('answers 502 when the node cannot be reached', async () => {
+  it('answers 502 when the node cannot be reached, and logs why without the API key', async () => {
     const down = await createTestApp({
-      env: { RPC_URL_TRON: `http://127.0.0.1:${await freePort()}` },
+      env: { RPC_URL_TRON: `http://127.0.0.1:${await freePort()}`, TRON_API_KEY: 'tron-down-key' },
     });
     try {
       const shop = await createTenant(down.db);
@@ -315,6 +315,10 @@ describe('relaying a signed Tron transaction', () => {
         code: 'tron_node_unreachable',
         message: 'The Tron node did not answer; try again shortly',
       });
+      expect(down.logs.entries()).toContainEqual(
+        expect.objectContaining({ msg: 'tron broadcast failed', reason: 'network', status: null }),
+      );
+      expect(down.logs.text()).not.toContain('tron-down-key');
     } finally {
       await down.close();
     }
