@@ -34,6 +34,8 @@ export const ERROR_STATUS = {
   batch_not_supported: 400,
   feature_unavailable: 400,
   batch_fee_addresses_differ: 400,
+  tron_link_required: 400,
+  tron_transaction_mismatch: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,
@@ -89,6 +91,8 @@ export const ERROR_STATUS = {
   // 5xx
   internal_error: 500,
   chain_rpc_failed: 502,
+  tron_broadcast_refused: 502,
+  tron_node_unreachable: 502,
   chain_unavailable: 503,
   database_unavailable: 503,
   pay_page_not_built: 503,

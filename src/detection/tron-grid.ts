@@ -1,9 +1,9 @@
 import { evmToTron, isTronAddress } from '../chains/tron-address.ts';
 
 /**
- * A client for the parts of a TronGrid-compatible API that payment detection reads: the
- * full-node `/wallet/*` calls for blocks and transactions, and TronGrid's `/v1` event index for
- * the fee proxy's events. Everything leaves here normalised: addresses base58, amounts bigint,
+ * A client for the parts of a TronGrid-compatible API that payreq uses: the full-node
+ * `/wallet/*` calls for blocks and transactions and TronGrid's `/v1` event index for the fee
+ * proxy's events (payment detection), and `/wallet/broadcasttransaction` (the link relay). Everything leaves here normalised: addresses base58, amounts bigint,
  * the indexed reference as 0x-prefixed lower-case hex, ids lower-case hex without `0x` (the way
  * Tron tools print them).
  */
@@ -72,7 +72,34 @@ export interface TronGridClient {
   contractEvents(contract: string, query: ContractEventsQuery): Promise<TronFeeProxyEvent[]>;
   /** The transaction's owner (base58), or null when the node does not know the transaction. */
   transactionSender(txId: string): Promise<string | null>;
+  /**
+   * Hands a signed transaction to the node. A refusal is an answer (`accepted: false`), not an
+   * error; TronGridError means the node could not be asked or answered nonsense.
+   */
+  broadcastTransaction(transaction: SignedTronTransaction): Promise<BroadcastAnswer>;
 }
+
+/** A signed transaction as TronWeb hands it out and a full node takes it. */
+export interface SignedTronTransaction {
+  readonly txID: string;
+  readonly raw_data: Readonly<Record<string, unknown>>;
+  readonly raw_data_hex: string;
+  readonly signature: readonly string[];
+  readonly visible?: boolean;
+}
+
+/** What the node said; a refusal's message comes decoded (nodes send it as hex text). */
+export type BroadcastAnswer =
+  | {
+      readonly accepted: true;
+      readonly txid: string;
+      readonly code?: string;
+      readonly message?: string;
+    }
+  | { readonly accepted: false; readonly code: string; readonly message: string };
+
+/** The longest node message we pass on: it reaches callers, so it is cut and kept to text. */
+const MAX_NODE_MESSAGE = 300;
 
 export interface TronGridDeps {
   readonly baseUrl: string;
@@ -182,7 +209,35 @@ export function createTronGridClient(deps: TronGridDeps): TronGridClient {
       const value = record(record(contracts[0], path).parameter, path).value;
       return address(record(value, path).owner_address, path);
     },
+
+    async broadcastTransaction(transaction) {
+      const path = '/wallet/broadcasttransaction';
+      const raw = record(await call('POST', path, transaction), path);
+      const code = typeof raw.code === 'string' ? raw.code : undefined;
+      const message = typeof raw.message === 'string' ? raw.message : undefined;
+      if (raw.result === true) {
+        return {
+          accepted: true,
+          txid: typeof raw.txid === 'string' && raw.txid !== '' ? raw.txid : transaction.txID,
+          ...(code !== undefined && { code }),
+          ...(message !== undefined && { message }),
+        };
+      }
+      // A full node refuses with 200, `result` false or absent, and a code.
+      if (code === undefined) throw bad(path, 'neither a result nor a code');
+      return { accepted: false, code, message: nodeText(message ?? '') };
+    },
   };
+}
+
+/** Node messages are hex-encoded text; anything else is passed on as it came. */
+export function nodeText(message: string): string {
+  const text = /^(?:[0-9a-fA-F]{2})+$/.test(message)
+    ? Buffer.from(message, 'hex').toString('utf8')
+    : message;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
+  const clean = text.replace(/[\u0000-\u001f\u007f\ufffd]/g, ' ').trim();
+  return clean.length > MAX_NODE_MESSAGE ? `${clean.slice(0, MAX_NODE_MESSAGE)}…` : clean;
 }
 
 function feeProxyEvent(item: unknown, path: string): TronFeeProxyEvent {

@@ -134,3 +134,54 @@ export const CreateSecurePaymentBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const HEX = '^[a-fA-F0-9]+$';
+
+/**
+ * `POST /{token}/tron/broadcast`: the reference's body, a transaction as TronWeb signs it.
+ * `raw_data` keeps whatever else the node put in it (block reference, expiration, timestamp):
+ * it is what was signed, and `raw_data_hex` must encode all of it.
+ */
+export const TronBroadcastBody = Type.Object(
+  {
+    signedTransaction: Type.Object(
+      {
+        raw_data_hex: Type.String({ pattern: HEX, maxLength: 100_000 }),
+        signature: Type.Array(Type.String({ pattern: HEX, maxLength: 1_000 }), {
+          minItems: 1,
+          maxItems: 32,
+        }),
+        txID: Type.Optional(Type.String({ pattern: '^[a-fA-F0-9]{64}$' })),
+        raw_data: Type.Object(
+          {
+            contract: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 32 }),
+            fee_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+          },
+          { additionalProperties: true },
+        ),
+        // TronWeb's flag for base58 (true) or `41…` hex (false) addresses in raw_data.
+        visible: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** What the node answered when it took the transaction. */
+export const TronBroadcastResponse = Type.Object({
+  result: Type.Boolean(),
+  txid: Type.String(),
+  code: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+
+/** 502: the envelope, and when the node refused, what it said (its message decoded). */
+export const TronRelayFailure = Type.Object({
+  statusCode: Type.Integer(),
+  message: Type.String(),
+  error: Type.String(),
+  code: Type.String(),
+  nodeCode: Type.Optional(Type.String({ description: 'The node’s refusal code' })),
+  nodeMessage: Type.Optional(Type.String({ description: 'The node’s message, as text' })),
+});

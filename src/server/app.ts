@@ -14,6 +14,7 @@ import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
+import { createTronGridClient } from '../detection/tron-grid.ts';
 import type { RateLimiter, RateLimits } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
@@ -28,6 +29,7 @@ import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
+import { tronBroadcastRoutes } from '../secure-payments/tron-broadcast.ts';
 import { userEventRoutes } from '../secure-payments/user-events.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { installCors } from './cors.ts';
@@ -162,6 +164,16 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   requestRoutes(app, chainDeps);
   payoutRoutes(app, chainDeps);
   securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
+  const tronRpc = deps.config.networks.tron.rpcUrl;
+  tronBroadcastRoutes(app, {
+    ...chainDeps,
+    tronNode: tronRpc
+      ? createTronGridClient({
+          baseUrl: tronRpc,
+          ...(deps.config.tronApiKey && { apiKey: deps.config.tronApiKey }),
+        })
+      : null,
+  });
   userEventRoutes(app, {
     db,
     clock: deps.clock,

@@ -1,12 +1,16 @@
-import type { Hex } from 'viem';
+import type { Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evmToTron } from '../../src/chains/tron-address.ts';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
+import type { TronTransaction } from '../../src/payments/transactions.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { capturedAnswers, pathShape, referenceOperations } from '../conformance.ts';
+import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
+import { signTronCall, startTronWorld, TRON_CHAIN_ID, TRON_USDT } from '../tron-world.ts';
 import { testIndexer } from '../workers.ts';
 
 /**
@@ -19,20 +23,25 @@ import { testIndexer } from '../workers.ts';
 
 const USDC_BASE_ID = 'USDC-base';
 const PAYEE_KEY = `0x${'59'.repeat(32)}` as Hex;
+/** The local chain's wallet that pays the Tron link (through the Tron node on the same EVM). */
+const TRON_PAYER = 3;
 
 describe('conformance with the reference API', () => {
   let local: StandIn;
   let t: TestApp;
   let tenant: Tenant;
   let indexer: Indexer;
+  let tron: FakeTronNode;
   const headers = () => ({ 'x-api-key': tenant.apiKey });
   const ok = (res: { statusCode: number; body: string }, status = 200) =>
     expect(res.statusCode, res.body).toBe(status);
 
   beforeAll(async () => {
     local = await standIn('base');
+    // Tron's contracts on the same local EVM, behind a Tron node, for the Tron relay.
+    tron = await startTronWorld(local.chain, [TRON_PAYER]);
     t = await createTestApp({
-      env: { ...local.env, CONFIRMATIONS_BASE: '1' },
+      env: { ...local.env, CONFIRMATIONS_BASE: '1', RPC_URL_TRON: tron.url },
       transports: local.transports,
     });
     tenant = await createTenant(t.db);
@@ -40,6 +49,7 @@ describe('conformance with the reference API', () => {
   });
   afterAll(async () => {
     await t?.close();
+    await tron?.close();
     await local?.chain.close();
   });
 
@@ -238,6 +248,41 @@ describe('conformance with the reference API', () => {
     // The reference documents these error bodies of the search too.
     ok(await t.app.inject({ method: 'GET', url: '/v2/payments', headers: headers() }), 400);
     ok(await t.app.inject({ method: 'GET', url: '/v2/payments?requestId=x' }), 401);
+  });
+
+  it('relays a Tron link’s signed approval to the Tron node', async () => {
+    const payer = accountOf(local.chain, TRON_PAYER) as LocalAccount;
+    const target = resolveTarget(t.chains, {
+      walletAddress: evmToTron(accountOf(local.chain, 1).address),
+      chainId: TRON_CHAIN_ID,
+      tokenAddress: TRON_USDT,
+    });
+    const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const link = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: headers(),
+      payload: { requests: [{ destinationId, amount: '4' }] },
+    });
+    ok(link, 201);
+    const token = link.json().token as string;
+    const calldata = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${token}/pay?wallet=${evmToTron(payer.address)}`,
+      headers: headers(),
+    });
+    ok(calldata);
+    const [approve] = calldata.json().transactions as TronTransaction[];
+    const relayed = await t.app.inject({
+      method: 'POST',
+      url: `/v2/secure-payments/${token}/tron/broadcast`,
+      headers: headers(),
+      payload: {
+        signedTransaction: await signTronCall(tron.url, approve as TronTransaction, payer),
+      },
+    });
+    ok(relayed);
+    expect(relayed.json().result).toBe(true);
   });
 
   it('has a conforming success answer for every reference operation we serve', () => {

@@ -1,0 +1,132 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Static } from 'typebox';
+import { type ChainClients, ChainUnavailableError } from '../chains/clients.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { type TronGridClient, TronGridError } from '../detection/tron-grid.ts';
+import { AppError } from '../errors.ts';
+import { type LinkScope, linkScopeOf } from '../http/principal.ts';
+import type { App } from '../http/types.ts';
+import { buildSingleCalldata } from '../payments/calldata/single.ts';
+import type { TronTransaction } from '../payments/transactions.ts';
+import { matchExpected, readSignedTrigger } from '../payments/tron-signed.ts';
+import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
+import {
+  CompletedResponse,
+  TokenParams,
+  TronBroadcastBody,
+  TronBroadcastResponse,
+  TronRelayFailure,
+} from './schemas.ts';
+
+export interface TronBroadcastDeps {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly chains: ChainRegistry;
+  readonly clients: ChainClients;
+  /** The Tron full node at `RPC_URL_TRON`; null when none is configured. */
+  readonly tronNode: TronGridClient | null;
+}
+
+type Body = Static<typeof TronBroadcastBody>;
+
+/**
+ * The payer's wallet signed one of the link's Tron calls; we relay it to the network only if it
+ * is exactly a call the link expects from that wallet (the approval or the payment, rebuilt
+ * here for the transaction's owner), so a page cannot be used to relay anything else.
+ */
+export async function relayTronTransaction(
+  deps: TronBroadcastDeps,
+  log: Pick<FastifyBaseLogger, 'info' | 'warn'>,
+  scope: LinkScope,
+  token: string,
+  signed: Body['signedTransaction'],
+): Promise<Static<typeof TronBroadcastResponse>> {
+  const link = await loadLink(deps.db, deps.clock, scope, token);
+  assertPayable(link);
+  if (link.row.network !== 'tron')
+    throw new AppError(
+      'tron_link_required',
+      `This link is paid on ${link.row.network}, not Tron: send its transactions from the wallet`,
+    );
+  const [leg, ...others] = linkLegs(deps.chains, link);
+  if (!leg) throw completedError(link);
+  // Tron links hold one request (Tron has no batch payments): a second leg is a broken invariant.
+  if (others.length > 0) throw new Error(`Tron link ${link.row.id} has several requests`);
+
+  const call = await readSignedTrigger(signed);
+  const expected = await buildSingleCalldata(deps, leg, { wallet: call.owner });
+  matchExpected(call, expected.transactions as TronTransaction[]);
+
+  if (!deps.tronNode) throw new ChainUnavailableError('tron');
+  let answer: Awaited<ReturnType<TronGridClient['broadcastTransaction']>>;
+  try {
+    answer = await deps.tronNode.broadcastTransaction({ ...signed, txID: call.txID });
+  } catch (error) {
+    if (error instanceof TronGridError) {
+      // The client's messages name the method and path only, never the API key.
+      log.warn(
+        { txID: call.txID, reason: error.reason, status: error.status, detail: error.message },
+        'tron broadcast failed',
+      );
+      throw new AppError(
+        'tron_node_unreachable',
+        'The Tron node did not answer; try again shortly',
+      );
+    }
+    throw error;
+  }
+  if (!answer.accepted) {
+    log.info({ txID: call.txID, nodeCode: answer.code }, 'tron node refused a relayed transaction');
+    throw new AppError(
+      'tron_broadcast_refused',
+      `The Tron node refused the transaction: ${answer.code}${answer.message ? ` (${answer.message})` : ''}`,
+      { details: { nodeCode: answer.code, nodeMessage: answer.message } },
+    );
+  }
+  log.info({ txID: answer.txid }, 'relayed a tron transaction');
+  return {
+    result: true,
+    txid: answer.txid,
+    ...(answer.code !== undefined && { code: answer.code }),
+    ...(answer.message !== undefined && { message: answer.message }),
+  };
+}
+
+export function tronBroadcastRoutes(app: App, deps: TronBroadcastDeps): void {
+  app.post(
+    '/v2/secure-payments/:token/tron/broadcast',
+    {
+      // As the link's other token-scoped calls; the pay page may relay what its payer signed.
+      config: { auth: ['clientId', 'apiKey', 'orchestratorPair', 'session'], payPage: true },
+      schema: {
+        tags: ['V2/Secure Payment'],
+        summary: 'Relay a Tron transaction the payer signed, if it is one the link expects',
+        description:
+          'The approval or the payment of the link’s Tron calldata, for the transaction’s owner, exactly (contract, selector and arguments, call value; fee_limit at most the expected one), with a txID that hashes raw_data_hex, raw_data_hex encoding raw_data, and the owner’s signature. Anything else answers 400 naming what differs, and nothing is relayed.',
+        params: TokenParams,
+        body: TronBroadcastBody,
+        response: {
+          200: TronBroadcastResponse,
+          403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
+          409: { ...CompletedResponse, description: 'Already completed' },
+          502: {
+            ...TronRelayFailure,
+            description:
+              'The Tron node refused the transaction (nodeCode, nodeMessage) or did not answer',
+          },
+          503: { description: 'No Tron node is configured', $ref: 'ErrorEnvelope' },
+        },
+      },
+    },
+    async (request) =>
+      relayTronTransaction(
+        deps,
+        request.log,
+        linkScopeOf(request),
+        request.params.token,
+        request.body.signedTransaction,
+      ),
+  );
+}

@@ -1,0 +1,118 @@
+import { encodeAbiParameters, encodeFunctionData, type LocalAccount, parseAbi } from 'viem';
+import { tronToEvm } from '../src/chains/tron-address.ts';
+import type { TronTransaction } from '../src/payments/transactions.ts';
+import type { LocalChain } from '../src/sandbox/chain.ts';
+import { accountOf, sendAll } from './chain.ts';
+import { type FakeTronNode, startFakeTronNode } from './fake-tron-node.ts';
+
+/**
+ * A Tron network for tests that pay Tron links: on a local EVM, the sandbox's token and fee
+ * proxy copied to the 20-byte forms of Tron's USDT and ERC20FeeProxy addresses (Tron runs the
+ * same code on the same 20 bytes), the payers funded, and the fake full node over real HTTP.
+ */
+
+export const TRON_CHAIN_ID = 728126428;
+export const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+export const TRON_PROXY = 'TCUDPYnS9dH3WvFEaE7wN7vnDa51J4R4fd';
+export const TOKEN_ABI = parseAbi([
+  'function mint(address to, uint256 amount)',
+  'function balanceOf(address) view returns (uint256)',
+]);
+
+/** Places the contracts on `chain` and mints 100 USDT to each payer; then starts the node. */
+export async function startTronWorld(
+  chain: LocalChain,
+  payers: readonly number[],
+): Promise<FakeTronNode> {
+  for (const [tron, from] of [
+    [TRON_USDT, chain.addresses.usdt],
+    [TRON_PROXY, chain.addresses.erc20FeeProxy],
+  ] as const) {
+    const code = await chain.client.getCode({ address: from });
+    await chain.provider.request({
+      method: 'hardhat_setCode',
+      params: [tronToEvm(tron), code],
+    } as never);
+  }
+  for (const payer of payers) {
+    await sendAll(chain, accountOf(chain, payer), [
+      {
+        to: tronToEvm(TRON_USDT),
+        data: encodeFunctionData({
+          abi: TOKEN_ABI,
+          functionName: 'mint',
+          args: [accountOf(chain, payer).address, 100_000_000n],
+        }),
+        value: '0x0',
+        chainId: chain.chainId,
+      },
+    ]);
+  }
+  return startFakeTronNode({ chain, proxy: TRON_PROXY });
+}
+
+export async function tronBalance(chain: LocalChain, owner: string): Promise<bigint> {
+  return chain.client.readContract({
+    address: tronToEvm(TRON_USDT),
+    abi: TOKEN_ABI,
+    functionName: 'balanceOf',
+    args: [tronToEvm(owner)],
+  });
+}
+
+export interface SignedTron {
+  txID: string;
+  raw_data: Record<string, unknown> & { contract: unknown[]; fee_limit: number };
+  raw_data_hex: string;
+  signature: string[];
+  visible: boolean;
+}
+
+/**
+ * What TronLink does with one of a link's calls: builds it on the node (TronWeb's
+ * triggerSmartContract: ABI-encoded parameters, `41…` hex addresses) and signs its id.
+ */
+export async function signTronCall(
+  nodeUrl: string,
+  tx: TronTransaction,
+  owner: LocalAccount,
+): Promise<SignedTron> {
+  const res = await fetch(`${nodeUrl}/wallet/triggersmartcontract`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      owner_address: hex41(owner.address),
+      contract_address: hex41(tronToEvm(tx.contractAddress)),
+      function_selector: tx.functionSelector,
+      parameter: encodeAbiParameters(
+        tx.parameters.map((p) => ({ type: p.type })),
+        tx.parameters.map((p) =>
+          p.type === 'address'
+            ? tronToEvm(p.value)
+            : p.type === 'uint256'
+              ? BigInt(p.value)
+              : p.value,
+        ),
+      ).slice(2),
+      fee_limit: tx.feeLimit,
+      call_value: tx.callValue,
+      visible: false,
+    }),
+  });
+  const built = (await res.json()) as { transaction: Omit<SignedTron, 'signature'> };
+  return signTron(built.transaction, owner);
+}
+
+/** Signs (or re-signs) a transaction's id with `owner`'s key, as a wallet does. */
+export async function signTron(
+  tx: Omit<SignedTron, 'signature'>,
+  owner: LocalAccount,
+): Promise<SignedTron> {
+  const signature = await owner.sign?.({ hash: `0x${tx.txID}` });
+  if (!signature) throw new Error('this account cannot sign');
+  return { ...tx, signature: [signature.slice(2)] };
+}
+
+function hex41(address: string): string {
+  return `41${address.slice(2).toLowerCase()}`;
+}
