@@ -1,5 +1,6 @@
 import { encodeAbiParameters, encodeFunctionData, type LocalAccount, parseAbi } from 'viem';
 import { tronToEvm } from '../src/chains/tron-address.ts';
+import { tronArguments } from '../src/payments/calldata/tron.ts';
 import type { TronTransaction } from '../src/payments/transactions.ts';
 import type { LocalChain } from '../src/sandbox/chain.ts';
 import { accountOf, sendAll } from './chain.ts';
@@ -86,13 +87,7 @@ export async function signTronCall(
       function_selector: tx.functionSelector,
       parameter: encodeAbiParameters(
         tx.parameters.map((p) => ({ type: p.type })),
-        tx.parameters.map((p) =>
-          p.type === 'address'
-            ? tronToEvm(p.value)
-            : p.type === 'uint256'
-              ? BigInt(p.value)
-              : p.value,
-        ),
+        tronArguments(tx.parameters),
       ).slice(2),
       fee_limit: tx.feeLimit,
       call_value: tx.callValue,

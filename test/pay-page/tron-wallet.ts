@@ -1,6 +1,8 @@
 import type { BrowserContext } from 'playwright-core';
-import { encodeAbiParameters, type Hex, isAddress, type LocalAccount } from 'viem';
+import { encodeAbiParameters, type LocalAccount } from 'viem';
 import { evmToTron, tronToEvm } from '../../src/chains/tron-address.ts';
+import { tronArguments } from '../../src/payments/calldata/tron.ts';
+import type { TronParameter } from '../../src/payments/transactions.ts';
 
 /**
  * TronLink for tests: the page sees `window.tronLink` and `window.tronWeb` as the extension
@@ -68,14 +70,14 @@ export async function installTestTronLink(
     },
     async triggerSmartContract([contract, selector, options, parameters, issuer]) {
       const { feeLimit, callValue } = options as { feeLimit: number; callValue: number };
-      const params = parameters as { type: string; value: string }[];
+      const params = parameters as TronParameter[];
       return node('/wallet/triggersmartcontract', {
         owner_address: hex41(String(issuer)),
         contract_address: hex41(String(contract)),
         function_selector: selector,
         parameter: encodeAbiParameters(
           params.map((p) => ({ type: p.type })),
-          params.map((p) => abiValue(p.type, p.value)),
+          tronArguments(params),
         ).slice(2),
         fee_limit: feeLimit,
         call_value: callValue,
@@ -157,11 +159,4 @@ export async function installTestTronLink(
 /** A base58 Tron address as TronWeb sends it to the node: `41` and the 20 bytes. */
 function hex41(base58: string): string {
   return `41${tronToEvm(base58).slice(2).toLowerCase()}`;
-}
-
-/** A parameter's value as the ABI encoder takes it (Tron addresses become their 20 bytes). */
-function abiValue(type: string, value: string): unknown {
-  if (type === 'address') return isAddress(value) ? value : tronToEvm(value);
-  if (/^u?int\d*$/.test(type)) return BigInt(value);
-  return value as Hex;
 }

@@ -82,11 +82,7 @@ export function tronCall(
     evmForm(contractAddress),
     ABIS[name],
     name,
-    parameters.map((p) =>
-      typeof p.value === 'string'
-        ? abiArgument(p.type, p.value)
-        : p.value.map((element) => abiArgument(p.type.slice(0, -2), element)),
-    ),
+    tronArguments(parameters),
     chainId,
   );
   return {
@@ -99,6 +95,15 @@ export function tronCall(
     data,
     chainId,
   };
+}
+
+/** TronWeb's parameters as the ABI encoder takes them: addresses as their 20 bytes. */
+export function tronArguments(parameters: readonly TronParameter[]): unknown[] {
+  return parameters.map((p) =>
+    typeof p.value === 'string'
+      ? abiArgument(p.type, p.value)
+      : p.value.map((element) => abiArgument(p.type.slice(0, -2), element)),
+  );
 }
 
 function abiArgument(type: string, value: string): unknown {
