@@ -492,6 +492,24 @@ describe('POST /v2/secure-payments/batch-payouts', () => {
     );
   });
 
+  it('merges a link once when two batches race for it', async () => {
+    const [a, b, c] = [await payout(), await payout(), await payout()];
+    const answers = await Promise.all([
+      postBatch({ tokens: [a.token, b.token] }),
+      postBatch({ tokens: [c.token, b.token] }),
+    ]);
+    expect(answers.map((res) => res.statusCode).sort()).toEqual([201, 400]);
+    const refused = answers.find((res) => res.statusCode === 400);
+    expect(refused?.json().code).toBe('payout_link_not_pending');
+    const firstWon = answers[0]?.statusCode === 201;
+    const won = (firstWon ? answers[0] : answers[1])?.json();
+    // b's request went to the winner's batch; the loser's other link is untouched.
+    const [row] = await requestRows(won.requestIds.slice(1));
+    expect(row?.securePaymentId).toBe((await linkRow(won.token))?.id);
+    expect((await linkRow(b.token))?.status).toBe('invalidated');
+    expect((await linkRow((firstWon ? c : a).token))?.status).toBe('pending');
+  });
+
   it('checks the redirect pair as link creation does', async () => {
     const [a, b] = [await payout(), await payout()];
     await expectBatchRefused(
