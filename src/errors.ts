@@ -36,6 +36,11 @@ export const ERROR_STATUS = {
   batch_fee_addresses_differ: 400,
   tron_link_required: 400,
   tron_transaction_mismatch: 400,
+  unknown_payout_link: 400,
+  not_single_payout: 400,
+  payout_link_not_pending: 400,
+  payout_networks_differ: 400,
+  payout_creators_differ: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,
@@ -59,6 +64,7 @@ export const ERROR_STATUS = {
   secure_payment_expired: 403,
   secure_payment_invalidated: 403,
   secure_payment_compliance_failed: 403,
+  payout_wallet_mismatch: 403,
   // 404
   route_not_found: 404,
   request_not_found: 404,

@@ -229,6 +229,8 @@ export const securePayments = pgTable(
       .references(() => accounts.id),
     clientIdId: uuid().references(() => clientIds.id),
     payout: boolean().notNull().default(false),
+    /** A payout's payer: the only wallet the link may be paid from. Null on incoming links. */
+    creatorWallet: text(),
     status: securePaymentStatus().notNull().default('pending'),
     network: text().notNull(),
     reference: text(),

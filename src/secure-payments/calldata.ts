@@ -9,6 +9,7 @@ import type { SingleCalldata } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer, type Payer } from '../payments/payer.ts';
 import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
+import { PAYOUT_WALLET_MESSAGE } from './payouts.ts';
 
 export interface CalldataQuery {
   readonly wallet?: string | undefined;
@@ -65,6 +66,18 @@ export function checkPayerInputs(link: Link, query: CalldataQuery): Payer {
   return checkPayer({ kind: network }, query);
 }
 
+/**
+ * A payout link is paid by the wallet that created it and no other: its request names that
+ * wallet as payer. Without a wallet the calldata is the same for anyone and names no payer.
+ */
+export function assertPayoutWallet(link: Link, payer: Payer): void {
+  const creator = link.row.creatorWallet;
+  if (!link.row.payout || creator === null || payer.wallet === undefined) return;
+  if (payer.wallet.toLowerCase() !== creator.toLowerCase()) {
+    throw new AppError('payout_wallet_mismatch', PAYOUT_WALLET_MESSAGE);
+  }
+}
+
 /** Same inputs for `GET /{token}/pay` (query) and `POST /{token}/calldata` (body). */
 export async function linkCalldata(
   deps: CalldataDeps,
@@ -75,6 +88,7 @@ export async function linkCalldata(
   const link = await loadLink(deps.db, deps.clock, scope, token);
   assertPayable(link);
   const payer = checkPayerInputs(link, query);
+  assertPayoutWallet(link, payer);
   const legs = linkLegs(deps.chains, link);
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.

@@ -78,6 +78,11 @@ export function displayBody(
     reference: link.row.reference,
     feePlan: null,
     expiresAt: link.row.expiresAt.toISOString(),
+    // Ours: a payout link is paid only from the wallet that created it (the pay page says so).
+    ...(link.row.payout && {
+      payout: true as const,
+      creatorWalletAddress: link.row.creatorWallet,
+    }),
   };
   const [only] = parts;
   if (only && parts.length === 1) {

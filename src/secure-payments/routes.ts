@@ -14,11 +14,15 @@ import { destinationIdsOf, displayBody } from './display.ts';
 import { assertPayable, loadLink } from './links.ts';
 import { listLinks } from './list.ts';
 import { lookupLink } from './lookup.ts';
+import { createBatchPayoutLink, createPayoutLink } from './payouts.ts';
 import {
   type AccessPolicy,
+  BatchPayoutBody,
   CalldataInput,
   CalldataResponse,
   CompletedResponse,
+  CreatedLinkResponse,
+  CreatePayoutBody,
   CreateSecurePaymentBody,
   DisplayResponse,
   TokenParams,
@@ -82,14 +86,7 @@ export function securePaymentRoutes(
         tags: TAGS,
         summary: 'Create a secure payment link (one request, or several on one EVM network)',
         body: CreateSecurePaymentBody,
-        response: {
-          201: Type.Object({
-            securePaymentUrl: Type.String(),
-            requestIds: Type.Array(Type.String()),
-            token: Type.String(),
-            feePlan: Type.Null(),
-          }),
-        },
+        response: { 201: CreatedLinkResponse },
       },
     },
     async (request, reply) => {
@@ -101,6 +98,49 @@ export function securePaymentRoutes(
       } = request.body;
       checkAccessPolicy(accessPolicy);
       const created = await createSecurePayment(deps, caller(request), input);
+      return reply.code(201).send({ ...created, feePlan: null });
+    },
+  );
+
+  app.post(
+    '/v2/secure-payments/payouts',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary:
+          'Create a hosted payout link: one recipient, paid from creatorWalletAddress only (EVM or Tron)',
+        body: CreatePayoutBody,
+        response: { 201: CreatedLinkResponse },
+      },
+    },
+    async (request, reply) => {
+      const {
+        feePercentage: _ignored,
+        feeAddress: _alsoIgnored,
+        accessPolicy,
+        ...input
+      } = request.body;
+      checkAccessPolicy(accessPolicy);
+      const created = await createPayoutLink(deps, caller(request), input);
+      return reply.code(201).send({ ...created, feePlan: null });
+    },
+  );
+
+  app.post(
+    '/v2/secure-payments/batch-payouts',
+    {
+      config: { auth: ['clientId', 'apiKey', 'session'] },
+      schema: {
+        tags: TAGS,
+        summary:
+          'Merge pending payout links of one network and creator wallet into one batch payout link; the merged links are invalidated',
+        body: BatchPayoutBody,
+        response: { 201: CreatedLinkResponse },
+      },
+    },
+    async (request, reply) => {
+      const created = await createBatchPayoutLink(deps, caller(request), request.body);
       return reply.code(201).send({ ...created, feePlan: null });
     },
   );

@@ -48,6 +48,14 @@ const DisplayCommon = {
   reference: Type.Union([Type.String(), Type.Null()]),
   feePlan: Type.Null(),
   expiresAt: Type.String({ format: 'date-time' }),
+  payout: Type.Optional(
+    Type.Literal(true, { description: 'Ours: present on payout links (money going out)' }),
+  ),
+  creatorWalletAddress: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'Ours, on payout links: the only wallet that may pay the link',
+    }),
+  ),
 };
 
 export const DisplayResponse = Type.Union([
@@ -168,6 +176,32 @@ export const TronBroadcastBody = Type.Object(
   { additionalProperties: false },
 );
 
+const RedirectFields = {
+  redirectUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+  redirectLabel: Type.Optional(Type.String()),
+};
+
+export const CreatePayoutBody = Type.Object(
+  {
+    recipient: Type.String({ description: 'EVM 0x… or Tron T… address of the recipient' }),
+    creatorWalletAddress: Type.String({
+      description: 'The wallet that pays: the page offers the payment to this wallet only',
+    }),
+    network: Type.String({ minLength: 1 }),
+    currency: Type.String({ minLength: 1, description: 'A currency of network, e.g. USDC-base' }),
+    amount: Type.String(),
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    recipientIdentifier: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    ...RedirectFields,
+    feePercentage: Type.Optional(
+      Type.String({ deprecated: true, description: 'Ignored: fees come from the server' }),
+    ),
+    feeAddress: Type.Optional(Type.String({ deprecated: true, description: 'Ignored' })),
+    accessPolicy: Type.Optional(AccessPolicy),
+  },
+  { additionalProperties: false },
+);
+
 /** What the node answered when it took the transaction. */
 export const TronBroadcastResponse = Type.Object({
   result: Type.Boolean(),
@@ -184,4 +218,23 @@ export const TronRelayFailure = Type.Object({
   code: Type.String(),
   nodeCode: Type.Optional(Type.String({ description: 'The node’s refusal code' })),
   nodeMessage: Type.Optional(Type.String({ description: 'The node’s message, as text' })),
+});
+
+export const BatchPayoutBody = Type.Object(
+  {
+    tokens: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      minItems: 2,
+      maxItems: MAX_REQUESTS,
+      description: 'Pending single payout links of the account, on one network',
+    }),
+    ...RedirectFields,
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedLinkResponse = Type.Object({
+  securePaymentUrl: Type.String(),
+  requestIds: Type.Array(Type.String()),
+  token: Type.String(),
+  feePlan: Type.Null(),
 });

@@ -285,6 +285,49 @@ describe('conformance with the reference API', () => {
     expect(relayed.json().result).toBe(true);
   });
 
+  it('answers the payout-link operations: a payout link, its display, and a batch of two', async () => {
+    const creator = accountOf(local.chain, 2).address;
+    const tokens: string[] = [];
+    for (const amount of ['1', '2.5']) {
+      const payout = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments/payouts',
+        headers: headers(),
+        payload: {
+          recipient: accountOf(local.chain, 3).address,
+          creatorWalletAddress: creator,
+          network: 'base',
+          currency: USDC_BASE_ID,
+          amount,
+          recipientIdentifier: 'supplier-1',
+        },
+      });
+      ok(payout, 201);
+      tokens.push(payout.json().token);
+    }
+    ok(
+      await t.app.inject({
+        method: 'GET',
+        url: `/v2/secure-payments/${tokens[0]}`,
+        headers: headers(),
+      }),
+    );
+    const batch = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/batch-payouts',
+      headers: headers(),
+      payload: { tokens },
+    });
+    ok(batch, 201);
+    ok(
+      await t.app.inject({
+        method: 'GET',
+        url: `/v2/secure-payments/${batch.json().token}`,
+        headers: headers(),
+      }),
+    );
+  });
+
   it('has a conforming success answer for every reference operation we serve', () => {
     const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const answers = capturedAnswers();

@@ -45,7 +45,7 @@ const TOKEN_ABI = parseAbi([
 ]);
 /** Sandbox wallets: the payee, then one payer per test. */
 const PAYEE = 1;
-const PAYERS = { pay: 2, decline: 3, fees: 4 } as const;
+const PAYERS = { pay: 2, decline: 3, fees: 4, payout: 0 } as const;
 
 let evm: LocalChain;
 let node: FakeTronNode;
@@ -190,6 +190,24 @@ async function text(page: Page, selector: string): Promise<string> {
 
 const payWithTronLink = (page: Page) =>
   page.getByRole('button', { name: 'Pay with TronLink' }).click();
+
+/** A Tron payout link from the sandbox wallet `creator` to the payee. */
+async function payout(amount: string, creator: number): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v2/secure-payments/payouts',
+    headers: { 'x-api-key': tenant.apiKey },
+    payload: {
+      recipient: evmToTron(accountOf(evm, PAYEE).address),
+      creatorWalletAddress: evmToTron(accountOf(evm, creator).address),
+      network: 'tron',
+      currency: 'USDT-tron',
+      amount,
+    },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().token;
+}
 
 describe('paying a Tron link with TronLink', () => {
   it('approves, pays and follows the link to completed; the payee holds the USDT', async () => {
@@ -339,6 +357,29 @@ describe('paying a Tron link with TronLink', () => {
       txid: tx.txID,
     });
     expect(await refusal(good)).toBe('DUP_TRANSACTION_ERROR');
+  });
+
+  it('refuses a Tron payout link to another TronLink account, and sends it from the creator’s', async () => {
+    const token = await payout('2.5', PAYERS.payout);
+    const creator = evmToTron(accountOf(evm, PAYERS.payout).address);
+    const before = await balance(PAYEE);
+
+    const stranger = await open(token, PAYERS.decline);
+    expect(await text(stranger.page, 'h1')).toMatch(/^Send 2\.5 USDT to T\S+…\S{4}$/);
+    await payWithTronLink(stranger.page);
+    expect(await text(stranger.page, '[role="alert"]')).toBe(
+      `Only the wallet that created this payout can send it: ${creator}. This wallet is ${stranger.tronLink?.address}. Connect that wallet, then try again.`,
+    );
+    expect(stranger.tronLink?.calls).toEqual(['request']);
+    expect(stranger.tronLink?.sent).toEqual([]);
+    await stranger.context.close();
+
+    const own = await open(token, PAYERS.payout);
+    await payWithTronLink(own.page);
+    await screen(own.page, 'completed');
+    expect(own.tronLink?.sent).toHaveLength(2);
+    expect(await balance(PAYEE)).toBe(before + 2_500_000n);
+    await own.context.close();
   });
 
   it('says so when the browser has no TronLink, or TronLink shares no account', async () => {

@@ -68,6 +68,8 @@ interface Tenant {
 interface Objects {
   readonly token: string;
   readonly requestId: string;
+  /** Two of A's pending payout links, to merge. */
+  readonly payoutTokens: readonly string[];
   readonly destinationId: string;
   readonly webhookId: string;
   readonly webhookUrl: string;
@@ -203,6 +205,22 @@ const PROBES: Record<string, Probe> = {
   },
   // The lookup of one request's link: another account's is as unknown as a missing one.
   'GET /v2/secure-payments': { expect: refused(), query: (o) => `requestId=${o.requestId}` },
+  'POST /v2/secure-payments/payouts': {
+    expect: own,
+    body: (_o, caller) => ({
+      recipient: caller.wallet,
+      creatorWalletAddress: caller.wallet,
+      network: 'base',
+      currency: 'USDC-base',
+      amount: '1',
+    }),
+  },
+  // A's payout links in B's batch: as unknown as missing ones (the reference answers 400).
+  'POST /v2/secure-payments/batch-payouts': {
+    expect: refused('unknown_payout_link'),
+    body: (o) => ({ tokens: o.payoutTokens }),
+    as: 'apiKey',
+  },
   'GET /v2/secure-payments/:token': { expect: refused() },
   'GET /v2/secure-payments/:token/pay': { expect: refused() },
   'POST /v2/secure-payments/:token/calldata': { expect: refused(), body: () => ({}) },
@@ -369,6 +387,18 @@ async function makeObjects(): Promise<Objects> {
     requests: [{ destinationId: destination.destinationId, amount: '5' }],
   });
   expect(link.statusCode, link.body).toBe(201);
+  const payoutTokens: string[] = [];
+  for (const amount of ['1', '2']) {
+    const made = await call('POST', '/v2/secure-payments/payouts', a.headers.apiKey, {
+      recipient: b.wallet,
+      creatorWalletAddress: a.wallet,
+      network: 'base',
+      currency: 'USDC-base',
+      amount,
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    payoutTokens.push(made.json().token);
+  }
   // Each set's endpoint under a client ID of its own: a client ID holds at most 20.
   const hooks = await createClientId(t.db, {
     accountId: a.accountId,
@@ -404,6 +434,7 @@ async function makeObjects(): Promise<Objects> {
   await linkClientId(t.db, a.orchestratorId, linked.clientId);
   return {
     token: link.json().token,
+    payoutTokens,
     requestId: link.json().requestIds[0],
     destinationId: destination.destinationId,
     webhookId: webhook.json().id,
@@ -425,6 +456,7 @@ function secretsOf(o: Objects): string[] {
     a.accountId,
     a.clientId,
     o.token,
+    ...o.payoutTokens,
     o.requestId,
     o.destinationId,
     o.webhookId,

@@ -51,6 +51,10 @@ export interface PayPageRig {
   readonly tenant: Tenant;
   readonly receiver: Receiver;
   link(items: readonly LinkItem[], extra?: Record<string, unknown>): Promise<string>;
+  /** A hosted payout link (`POST /v2/secure-payments/payouts`) from wallet `creator`. */
+  payout(item: LinkItem & { readonly creator: number }): Promise<string>;
+  /** Merges payout links into a batch payout link (`POST /v2/secure-payments/batch-payouts`). */
+  batchPayout(tokens: readonly string[]): Promise<string>;
   /** The page of `token` in a fresh browser context with these wallets installed. */
   open(
     token: string,
@@ -135,6 +139,32 @@ export async function startPayPageRig(): Promise<PayPageRig> {
         payload: { requests, ...extra },
       });
       if (res.statusCode !== 201) throw new Error(`link: ${res.body}`);
+      return res.json().token;
+    },
+    async payout(item) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments/payouts',
+        headers: { 'x-api-key': tenant.apiKey },
+        payload: {
+          recipient: accountOf(local.chain, item.payee).address,
+          creatorWalletAddress: accountOf(local.chain, item.creator).address,
+          network: 'base',
+          currency: `${item.currency}-base`,
+          amount: item.amount,
+        },
+      });
+      if (res.statusCode !== 201) throw new Error(`payout: ${res.body}`);
+      return res.json().token;
+    },
+    async batchPayout(tokens) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments/batch-payouts',
+        headers: { 'x-api-key': tenant.apiKey },
+        payload: { tokens },
+      });
+      if (res.statusCode !== 201) throw new Error(`batch payout: ${res.body}`);
       return res.json().token;
     },
     async open(token, specs, viewport = { width: 1280, height: 800 }) {

@@ -32,6 +32,9 @@ interface DisplayCommon {
   readonly reference: string | null;
   readonly feePlan: unknown;
   readonly expiresAt: string;
+  /** Present on payout links: money going out of `creatorWalletAddress`, the only payer. */
+  readonly payout?: true;
+  readonly creatorWalletAddress?: string | null;
 }
 
 export type Display =

@@ -100,12 +100,32 @@ export interface SummaryParts {
   readonly problem?: string | undefined;
 }
 
+/**
+ * The heading: what the payer pays, or for a payout what the creator sends and to whom
+ * ("Send 12.5 USDC to 0x1234…abcd", "Send 3.75 USDC to 2 recipients").
+ */
+function headingOf(display: Display, lines: readonly Line[]): string {
+  if (display.payout !== true) return `Pay ${totalOf(lines)}`;
+  const [only] = lines;
+  const to = only && lines.length === 1 ? shortAddress(only.payee) : `${lines.length} recipients`;
+  return `Send ${totalOf(lines)} to ${to}`;
+}
+
 export function summaryScreen(config: PageConfig, display: Display, parts: SummaryParts) {
   const lines = linesOf(display);
   const batch = lines.length > 1;
+  const creator = display.payout === true ? (display.creatorWalletAddress ?? null) : null;
   return card(
     'pending',
-    `Pay ${totalOf(lines)}`,
+    headingOf(display, lines),
+    display.payout === true
+      ? h(
+          'p',
+          { class: 'payout', 'data-field': 'payout' },
+          batch ? 'Batch payout' : 'Payout',
+          creator ? ': only the wallet that created it can send it.' : '',
+        )
+      : null,
     h(
       'p',
       { class: 'network' },
@@ -114,12 +134,16 @@ export function summaryScreen(config: PageConfig, display: Display, parts: Summa
     ),
     h(
       'ul',
-      { class: 'lines', 'aria-label': 'What you pay' },
+      { class: 'lines', 'aria-label': display.payout === true ? 'What you send' : 'What you pay' },
       ...lines.map((line) => lineItem(line, batch)),
     ),
     h(
       'dl',
       { class: 'facts' },
+      creator ? h('dt', {}, 'From') : null,
+      creator ? h('dd', {}, h('code', { 'data-field': 'creator' }, creator)) : null,
+      creator && batch ? h('dt', {}, 'Total') : null,
+      creator && batch ? h('dd', { 'data-field': 'total' }, totalOf(lines)) : null,
       display.reference ? h('dt', {}, 'Reference') : null,
       display.reference ? h('dd', { 'data-field': 'reference' }, display.reference) : null,
       h('dt', {}, 'Fees'),

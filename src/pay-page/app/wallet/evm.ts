@@ -13,6 +13,7 @@ import { symbolOf } from '../format.ts';
 import type { PayContext } from '../main.ts';
 import { connectingScreen, payingScreen, switchingScreen } from '../screens.ts';
 import type { WalletChoice } from './eip6963.ts';
+import { assertPayoutWallet } from './payout.ts';
 import { codeOf, Problem } from './problems.ts';
 import { type Report, reporter } from './telemetry.ts';
 
@@ -125,6 +126,7 @@ export async function payWithEvm(context: PayContext, wallet: WalletChoice): Pro
   const client = createClient({ chain, transport, pollingInterval: RECEIPT_POLL_MS });
   const [account] = await requestAddresses(client);
   if (!account) throw new Problem('Your wallet shared no account. Unlock it, then try again.');
+  assertPayoutWallet(context.display, account);
   const report = reporter(context, wallet.rdns, account);
   report('wallet_connected');
   await ensureChain(context, client, chain);

@@ -19,7 +19,10 @@ async function attempt(context: PayContext, pay: () => Promise<string[]>): Promi
   try {
     context.follow(await pay());
   } catch (error) {
-    if (error instanceof ApiError && LINK_STATES.has(error.status)) return context.reload();
+    // A payout refused to this wallet is about the wallet, not the link: say so and stay.
+    const aboutWallet = error instanceof ApiError && error.code === 'payout_wallet_mismatch';
+    if (error instanceof ApiError && LINK_STATES.has(error.status) && !aboutWallet)
+      return context.reload();
     const words = { network: context.network.name, native: context.network.native.symbol };
     context.retry(
       error instanceof ApiError

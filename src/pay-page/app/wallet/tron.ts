@@ -1,6 +1,7 @@
 import type { TronCall } from '../api.ts';
 import type { PayContext } from '../main.ts';
 import { connectingScreen, payingScreen } from '../screens.ts';
+import { assertPayoutWallet } from './payout.ts';
 import { codeOf, Problem } from './problems.ts';
 import { reporter } from './telemetry.ts';
 
@@ -102,6 +103,7 @@ async function included(tronWeb: TronWebLike, txid: string): Promise<string> {
 export async function payWithTron(context: PayContext, wallet: TronWallet): Promise<string[]> {
   context.show(connectingScreen('TronLink'));
   const { tronWeb, address } = await connect(wallet);
+  assertPayoutWallet(context.display, address);
   const report = reporter(context, 'tronlink', address);
   report('wallet_connected');
   const calldata = await context.api.calldata(context.token, address);
