@@ -144,22 +144,16 @@ export async function createSecurePayment(
   const token = ulid(now.getTime());
   const network = items[0]?.destination.network ?? '';
   const requestIds = await deps.db.transaction(async (tx) => {
-    const [link] = await tx
-      .insert(securePayments)
-      .values({
-        token,
-        accountId: caller.accountId,
-        clientIdId: caller.clientId?.id ?? null,
-        network,
-        reference: input.reference ?? null,
-        payerIdentifier: input.payerIdentifier ?? null,
-        redirectUrl: input.redirectUrl ?? null,
-        redirectLabel: input.redirectLabel ?? null,
-        expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS),
-        createdAt: now,
-      })
-      .returning({ id: securePayments.id });
-    if (!link) throw new Error('secure payment insert returned no row');
+    const link = await insertLink(tx, {
+      token,
+      caller,
+      network,
+      now,
+      reference: input.reference ?? null,
+      payerIdentifier: input.payerIdentifier ?? null,
+      redirectUrl: input.redirectUrl ?? null,
+      redirectLabel: input.redirectLabel ?? null,
+    });
     const rows = await insertRequests(
       tx,
       items.map(({ destination, amount }, position) => {
@@ -224,5 +218,41 @@ async function itemDestination(
       `No active payee destination ${destinationId} in this account`,
     );
   }
+  return row;
+}
+
+export interface NewLink {
+  readonly token: string;
+  readonly caller: LinkCaller;
+  readonly network: string;
+  readonly now: Date;
+  /** A payout's creator: the only wallet the link may be paid from. */
+  readonly creatorWallet?: string | null;
+  readonly reference?: string | null;
+  readonly payerIdentifier?: string | null;
+  readonly redirectUrl?: string | null;
+  readonly redirectLabel?: string | null;
+}
+
+/** Writes a link that lives `LINK_LIFETIME_MS` from `now`; its requests come after it. */
+export async function insertLink(db: Database, link: NewLink): Promise<{ id: string }> {
+  const [row] = await db
+    .insert(securePayments)
+    .values({
+      token: link.token,
+      accountId: link.caller.accountId,
+      clientIdId: link.caller.clientId?.id ?? null,
+      payout: link.creatorWallet != null,
+      creatorWallet: link.creatorWallet ?? null,
+      network: link.network,
+      reference: link.reference ?? null,
+      payerIdentifier: link.payerIdentifier ?? null,
+      redirectUrl: link.redirectUrl ?? null,
+      redirectLabel: link.redirectLabel ?? null,
+      expiresAt: new Date(link.now.getTime() + LINK_LIFETIME_MS),
+      createdAt: link.now,
+    })
+    .returning({ id: securePayments.id });
+  if (!row) throw new Error('secure payment insert returned no row');
   return row;
 }

@@ -13,7 +13,7 @@ import { insertRequests } from '../requests/requests.ts';
 import {
   type CreatedLink,
   checkRedirect,
-  LINK_LIFETIME_MS,
+  insertLink,
   type LinkCaller,
   securePaymentUrl,
 } from './create.ts';
@@ -101,24 +101,17 @@ export async function createPayoutLink(
   const now = deps.clock.now();
   const token = ulid(now.getTime());
   const requestIds = await deps.db.transaction(async (tx) => {
-    const [link] = await tx
-      .insert(securePayments)
-      .values({
-        token,
-        accountId: caller.accountId,
-        clientIdId: caller.clientId?.id ?? null,
-        payout: true,
-        creatorWallet: creator,
-        network: network.id,
-        reference: input.reference ?? null,
-        payerIdentifier: input.recipientIdentifier ?? null,
-        redirectUrl: input.redirectUrl ?? null,
-        redirectLabel: input.redirectLabel ?? null,
-        expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS),
-        createdAt: now,
-      })
-      .returning({ id: securePayments.id });
-    if (!link) throw new Error('secure payment insert returned no row');
+    const link = await insertLink(tx, {
+      token,
+      caller,
+      network: network.id,
+      now,
+      creatorWallet: creator,
+      reference: input.reference ?? null,
+      payerIdentifier: input.recipientIdentifier ?? null,
+      redirectUrl: input.redirectUrl ?? null,
+      redirectLabel: input.redirectLabel ?? null,
+    });
     const rows = await insertRequests(tx, [
       {
         accountId: caller.accountId,
@@ -228,22 +221,15 @@ export async function createBatchPayoutLink(
 
     const [first] = links;
     if (!first) throw new Error('batch payout without links');
-    const [batch] = await tx
-      .insert(securePayments)
-      .values({
-        token,
-        accountId: caller.accountId,
-        clientIdId: caller.clientId?.id ?? null,
-        payout: true,
-        creatorWallet: first.creatorWallet,
-        network: first.network,
-        redirectUrl: input.redirectUrl ?? null,
-        redirectLabel: input.redirectLabel ?? null,
-        expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS),
-        createdAt: now,
-      })
-      .returning({ id: securePayments.id });
-    if (!batch) throw new Error('secure payment insert returned no row');
+    const batch = await insertLink(tx, {
+      token,
+      caller,
+      network: first.network,
+      now,
+      creatorWallet: first.creatorWallet,
+      redirectUrl: input.redirectUrl ?? null,
+      redirectLabel: input.redirectLabel ?? null,
+    });
     const ordered = tokens.map((wanted) => {
       const link = byToken.get(wanted);
       const request = children.find((r) => r.securePaymentId === link?.id);
