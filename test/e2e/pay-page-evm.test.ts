@@ -254,6 +254,28 @@ describe('paying on the hosted page', () => {
     expect(sends(wallets[1])).toBe(1);
     await context.close();
   });
+
+  it('shows the merchant’s redirect button once paid, its label kept inside the card on a phone', async () => {
+    const label = `Back${'ToTheShop'.repeat(20)}`;
+    const token = await rig.link([{ currency: 'ETH', amount: '0.04', payee: PAYEE.ETH }], {
+      redirectUrl: 'https://shop.example/thanks?order=7',
+      redirectLabel: label,
+    });
+    const { page, context } = await rig.open(token, [spec(14)], { width: 375, height: 812 });
+    await screen(page, 'pending');
+    await payWith(page);
+    await screen(page, 'completed');
+    const button = page.getByRole('link', { name: label });
+    expect(await button.getAttribute('href')).toBe('https://shop.example/thanks?order=7');
+    const [card, box] = await Promise.all([
+      page.locator('[data-screen="completed"]').boundingBox(),
+      button.boundingBox(),
+    ]);
+    if (!card || !box) throw new Error('not laid out');
+    expect(box.x + box.width).toBeLessThanOrEqual(card.x + card.width);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(375);
+    await context.close();
+  });
 });
 
 /** The text of the first element matching `selector`, once there is one. */
