@@ -276,6 +276,24 @@ describe('paying on the hosted page', () => {
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(375);
     await context.close();
   });
+
+  it('says what a batch needs, in its currency, when the wallet holds too little', async () => {
+    const token = await rig.link(
+      PAYEE.batch.slice(0, 2).map((payee) => ({
+        currency: 'USDC' as const,
+        amount: '999999999',
+        payee,
+      })),
+    );
+    const { page, wallets, context } = await rig.open(token, [spec(15)]);
+    await screen(page, 'pending');
+    await payWith(page);
+    expect(await text(page, '[role="alert"]')).toBe(
+      'This wallet holds 1000000 USDC, and the payments need 1999999998 USDC. Add funds to it, or pay from another wallet.',
+    );
+    expect(sends(wallets[0])).toBe(0);
+    await context.close();
+  });
 });
 
 /** The text of the first element matching `selector`, once there is one. */
