@@ -149,6 +149,30 @@ describe('the screens of a link', () => {
     await context.close();
   });
 
+  it('says so when the payment service does not answer, and loads the link when tried again', async () => {
+    const token = await rig.link(usdc('3'));
+    const context = await rig.browser.newContext();
+    const page = await context.newPage();
+    await page.clock.install();
+    // The service takes the request and never answers, until the payer tries again.
+    let answer = false;
+    await page.route(`**/v2/secure-payments/${token}`, async (route) => {
+      if (answer) await route.continue();
+    });
+    const asked = page.waitForRequest(`**/v2/secure-payments/${token}`);
+    await page.goto(`${rig.origin}/?token=${token}`);
+    await asked;
+    await page.clock.runFor(60_000);
+    expect(await shownScreen(page)).toEqual({ name: 'error', title: 'Something went wrong' });
+    expect(await page.locator('[role="alert"]').textContent()).toBe(
+      'The payment service is not answering. Try again in a moment.',
+    );
+    answer = true;
+    await page.getByRole('button', { name: 'Try again' }).click();
+    expect(await shownScreen(page)).toEqual({ name: 'pending', title: 'Pay 3 USDC' });
+    await context.close();
+  });
+
   it.each([
     ['an unknown token', '/?token=01KAAAAAAAAAAAAAAAAAAAAAAA'],
     ['no token', '/'],

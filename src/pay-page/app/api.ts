@@ -133,6 +133,9 @@ export interface UserEvent {
   readonly properties: Readonly<Record<string, string>>;
 }
 
+/** Past this, a payer waiting on a silent service is told so rather than left on "Loading". */
+const ANSWER_WITHIN_MS = 15_000;
+
 export function createApi(config: PageConfig): Api {
   const headers = { 'x-client-id': config.clientId };
   const url = (path: string) => `${config.apiBase}${path}`;
@@ -141,11 +144,17 @@ export function createApi(config: PageConfig): Api {
     async link(token) {
       let response: Response;
       try {
-        response = await fetch(url(tokenPath(token)), { headers });
-      } catch {
+        response = await fetch(url(tokenPath(token)), {
+          headers,
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+      } catch (error) {
         return {
           kind: 'error',
-          message: 'The payment service could not be reached. Check your connection and try again.',
+          message:
+            error instanceof DOMException && error.name === 'TimeoutError'
+              ? 'The payment service is not answering. Try again in a moment.'
+              : 'The payment service could not be reached. Check your connection and try again.',
         };
       }
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
@@ -171,9 +180,7 @@ export function createApi(config: PageConfig): Api {
     async calldata(token, wallet) {
       const response = await fetch(
         url(`${tokenPath(token)}/pay?wallet=${encodeURIComponent(wallet)}`),
-        {
-          headers,
-        },
+        { headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) },
       );
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
       if (!response.ok) {
