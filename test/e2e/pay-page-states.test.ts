@@ -177,6 +177,7 @@ describe('the screens of a link', () => {
     ['an unknown token', '/?token=01KAAAAAAAAAAAAAAAAAAAAAAA'],
     ['no token', '/'],
     ['a malformed token', '/?token=%3Cscript%3E'],
+    ['a token cut short, as a link copied in part', '/?token=01KAAAAAAAAAAAAAAAAAAAAAA'],
   ])('shows %s as not found', async (_name, path) => {
     const { context, page } = await openPage(path);
     expect(await shownScreen(page)).toEqual({ name: 'not_found', title: 'Payment not found' });

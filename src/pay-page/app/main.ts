@@ -137,8 +137,11 @@ async function follow(display: Display, txHashes: readonly string[]): Promise<vo
   }
 }
 
+/** Link tokens are ULIDs: anything else (a link copied in part, say) names no payment. */
+const TOKEN = /^[0-9A-Za-z]{26}$/;
+
 async function load(): Promise<void> {
-  if (!/^[0-9A-Za-z]{1,64}$/.test(token)) {
+  if (!TOKEN.test(token)) {
     render(stateScreen('not_found'));
     return;
   }
