@@ -294,6 +294,27 @@ describe('paying on the hosted page', () => {
     expect(sends(wallets[0])).toBe(0);
     await context.close();
   });
+  it('shows a payment sent from this browser as on its way after a reload, never as due again', async () => {
+    const token = await rig.link([{ currency: 'ETH', amount: '0.05', payee: PAYEE.ETH }]);
+    const { page, wallets, context } = await rig.open(token, [spec(15)]);
+    // Detection held: the link stays pending after the payment, as while confirmations accrue.
+    await rig.indexer.stop();
+    try {
+      await screen(page, 'pending');
+      await payWith(page);
+      await screen(page, 'confirming');
+      await page.reload();
+      const shown = page.locator('[data-screen]:not([data-screen="loading"])');
+      await shown.waitFor({ timeout: 30_000 });
+      expect(await shown.getAttribute('data-screen')).toBe('confirming');
+      expect(await page.locator('[data-wallet]').count()).toBe(0);
+    } finally {
+      rig.indexer.start(200);
+    }
+    await screen(page, 'completed');
+    expect(sends(wallets[0])).toBe(1);
+    await context.close();
+  });
 });
 
 /** The text of the first element matching `selector`, once there is one. */

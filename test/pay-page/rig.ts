@@ -50,6 +50,8 @@ export interface PayPageRig {
   readonly origin: string;
   readonly tenant: Tenant;
   readonly receiver: Receiver;
+  /** Payment detection on the local chain; a test may stop it to hold a link unconfirmed. */
+  readonly indexer: Indexer;
   link(items: readonly LinkItem[], extra?: Record<string, unknown>): Promise<string>;
   /** The page of `token` in a fresh browser context with these wallets installed. */
   open(
@@ -120,6 +122,7 @@ export async function startPayPageRig(): Promise<PayPageRig> {
     origin,
     tenant,
     receiver,
+    indexer,
     async link(items, extra = {}) {
       const requests = [];
       for (const item of items) {

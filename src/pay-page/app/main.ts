@@ -11,6 +11,7 @@ import {
   stateScreen,
   summaryScreen,
 } from './screens.ts';
+import { rememberSent, sentFromHere } from './sent.ts';
 
 /**
  * The pay page: reads the link through the public API, shows what is owed, then loads the
@@ -85,9 +86,16 @@ function payable(display: Display): void {
     reload: () => void load(),
     follow: (txHashes) => {
       following = true;
+      rememberSent(token, txHashes);
       void follow(display, txHashes);
     },
   };
+  // Paid from this browser already, and not yet confirmed: follow it, never offer to pay again.
+  const sent = sentFromHere(token);
+  if (sent !== null) {
+    context.follow(sent);
+    return;
+  }
   const summary = (problem?: string) => {
     const wallets = h('section', { class: 'wallets', 'aria-label': 'Pay with' });
     wallets.append(h('p', { class: 'muted' }, 'Looking for wallets…'));
