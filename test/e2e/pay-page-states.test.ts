@@ -115,8 +115,11 @@ describe('the screens of a link', () => {
     }
   });
 
-  it('shows a completed link as paid', async () => {
-    const token = await rig.link(usdc());
+  it('shows a completed link as paid, with the merchant’s way back', async () => {
+    const token = await rig.link(usdc(), {
+      redirectUrl: 'https://shop.example/orders/7',
+      redirectLabel: 'Back to the shop',
+    });
     await rig.t.db
       .update(securePayments)
       .set({ status: 'completed', completedAt: new Date() })
@@ -131,6 +134,8 @@ describe('the screens of a link', () => {
       .where(eq(requests.securePaymentId, link?.id ?? ''));
     const { context, page } = await openPage(`/?token=${token}`);
     expect(await shownScreen(page)).toEqual({ name: 'completed', title: 'Paid' });
+    const back = page.getByRole('link', { name: 'Back to the shop' });
+    expect(await back.getAttribute('href')).toBe('https://shop.example/orders/7');
     expect(await accessibilityProblems(page)).toEqual([]);
     await context.close();
   });

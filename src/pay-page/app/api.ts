@@ -53,6 +53,9 @@ export type Display =
 export interface Completed {
   /** The network of the transactions (payreq's addition to the reference's body). */
   readonly network?: string;
+  /** The merchant's way back (payreq's additions too). */
+  readonly redirectUrl?: string | null;
+  readonly redirectLabel?: string;
   readonly requestStatuses: readonly {
     readonly requestId: string;
     readonly hasBeenPaid: boolean;

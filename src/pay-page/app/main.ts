@@ -52,8 +52,10 @@ function render(screen: HTMLElement): void {
 function showState(state: Exclude<LinkState, { kind: 'payable' }>) {
   switch (state.kind) {
     case 'completed': {
-      const hashes = state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : []));
-      render(completedScreen(config, state.completed.network ?? null, hashes, null));
+      const { network, redirectUrl, redirectLabel, requestStatuses } = state.completed;
+      const hashes = requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : []));
+      const redirect = redirectUrl ? { url: redirectUrl, label: redirectLabel ?? '' } : null;
+      render(completedScreen(config, network ?? null, hashes, redirect));
       return;
     }
     case 'error':
