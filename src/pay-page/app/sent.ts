@@ -1,8 +1,8 @@
 /**
- * What this browser sent for a link, kept until detection confirms it: a payer who reloads
- * or comes back while confirmations accrue sees the payment on its way, not the link due again
- * (and a second payment is one tap away). Where storage is off (some private modes), nothing
- * is kept and the page is as it would be without it.
+ * What this browser sent for a link: a payer who reloads or comes back while confirmations
+ * accrue sees the payment on its way, not the link due again with a Pay button one tap from
+ * paying twice. Where storage is off (some private modes), nothing is kept and the page is as
+ * it would be without it.
  */
 
 const keyOf = (token: string) => `payreq:sent:${token}`;
