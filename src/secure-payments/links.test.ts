@@ -74,6 +74,8 @@ describe('links that can no longer be paid: GET, /pay and /calldata alike', () =
         status: 'completed',
         branding: null,
         network: 'base',
+        redirectUrl: null,
+        redirectLabel: 'Go Back and Close',
         requestStatuses: [
           { requestId: link.requestIds[0], hasBeenPaid: true, txHash: null },
           { requestId: link.requestIds[1], hasBeenPaid: false, txHash: null },

@@ -9,6 +9,7 @@ import { type PaymentRow, paymentsOfRequests } from '../payments/records.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
 import { amountDue, requestLeg } from '../requests/legs.ts';
 import { type RequestRow, requestsOfLinks } from '../requests/requests.ts';
+import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 
 export type LinkRow = typeof securePayments.$inferSelect;
 export type LinkStatus = LinkRow['status'];
@@ -93,8 +94,11 @@ export function completedError(link: Link): AppError {
     details: {
       status: 'completed',
       branding: NO_BRANDING,
-      // Ours: which network the transactions are on, so a page can link to its explorer.
+      // Ours: which network the transactions are on, so a page can link to its explorer, and
+      // the merchant's way back, so a payer who returns to a paid link still finds it.
       network: link.row.network,
+      redirectUrl: link.row.redirectUrl,
+      redirectLabel: link.row.redirectLabel ?? DEFAULT_REDIRECT_LABEL,
       requestStatuses: link.requests.map((r) => ({
         requestId: r.requestId,
         hasBeenPaid: r.status === 'paid',

@@ -89,6 +89,10 @@ export const CompletedResponse = Type.Object({
   network: Type.String({
     description: 'The network of the transactions (ours, not the reference’s)',
   }),
+  redirectUrl: Type.Union([Type.String(), Type.Null()], {
+    description: 'Where the merchant sends the payer back (ours, not the reference’s)',
+  }),
+  redirectLabel: Type.String({ description: 'Its button’s label (ours, not the reference’s)' }),
   requestStatuses: Type.Array(
     Type.Object({
       requestId: Type.String(),

@@ -258,6 +258,8 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
     ['an EVM address', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'],
     ['an EVM address in a sentence', 'paid from 0x70997970c51812dc3a010c7d01b50e0d17dc79c8 today'],
     ['a Tron address', 'TLEaY8XoqpBmndLsjcfThgdKLN1ssNuUcF'],
+    ['an EVM address with an upper-case 0X', '0X70997970C51812dc3A010C7d01b50e0d17dc79C8'],
+    ['an EVM address without its 0x', '70997970c51812dc3a010c7d01b50e0d17dc79c8'],
   ])('refuses %s in clear, asking for its hash', async (_name, value) => {
     const link = await createLink(shop);
     const before = await deliveryCount();
@@ -269,6 +271,22 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([
       { field: 'properties.payer', message: CLEAR_ADDRESS_MESSAGE },
+    ]);
+    expect(await deliveryCount()).toBe(before);
+  });
+
+  it('refuses a wallet address in clear in a property’s name', async () => {
+    const link = await createLink(shop);
+    const before = await deliveryCount();
+    const name = 'paid_by_0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+    const res = await report(link.token, {
+      userEvent: 'wallet_connected',
+      occurredAt: '2026-11-22T12:00:00Z',
+      properties: { [name]: 'yes' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([
+      { field: `properties.${name}`, message: CLEAR_ADDRESS_MESSAGE },
     ]);
     expect(await deliveryCount()).toBe(before);
   });

@@ -28,8 +28,11 @@ const MAX_PROPERTIES = 16;
 const MAX_PROPERTY_LENGTH = 256;
 const PROPERTY_NAME = '^[a-z][a-z0-9_]{0,63}$';
 
-/** A wallet address in clear: EVM (not the start of a longer hex string) or Tron base58. */
-const EVM_ADDRESS = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/;
+/**
+ * A wallet address in clear: EVM (40 hex digits, with or without 0x, not part of a longer hex
+ * string such as a hash) or Tron base58.
+ */
+const EVM_ADDRESS = /(?<![0-9a-fA-F])(?:0[xX])?[0-9a-fA-F]{40}(?![0-9a-fA-F])/;
 const TRON_ADDRESS = /(?<![1-9A-HJ-NP-Za-km-z])T[1-9A-HJ-NP-Za-km-z]{33}(?![1-9A-HJ-NP-Za-km-z])/;
 export const CLEAR_ADDRESS_MESSAGE =
   'must not hold a wallet address in clear; send its hash as wallet_address_hashed';
@@ -87,8 +90,9 @@ export function userEventRoutes(
       const errors: FieldError[] = [];
       const occurred = parseDateTime(occurredAt);
       if (occurred === null) errors.push({ field: 'occurredAt', message: DATE_TIME_MESSAGE });
+      // Names too: a name is free text within its pattern, and reaches the webhook as well.
       for (const [name, value] of Object.entries(properties)) {
-        if (EVM_ADDRESS.test(value) || TRON_ADDRESS.test(value)) {
+        if ([name, value].some((text) => EVM_ADDRESS.test(text) || TRON_ADDRESS.test(text))) {
           errors.push({ field: `properties.${name}`, message: CLEAR_ADDRESS_MESSAGE });
         }
       }

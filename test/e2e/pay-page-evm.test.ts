@@ -254,6 +254,67 @@ describe('paying on the hosted page', () => {
     expect(sends(wallets[1])).toBe(1);
     await context.close();
   });
+
+  it('shows the merchant’s redirect button once paid, its label kept inside the card on a phone', async () => {
+    const label = `Back${'ToTheShop'.repeat(20)}`;
+    const token = await rig.link([{ currency: 'ETH', amount: '0.04', payee: PAYEE.ETH }], {
+      redirectUrl: 'https://shop.example/thanks?order=7',
+      redirectLabel: label,
+    });
+    const { page, context } = await rig.open(token, [spec(14)], { width: 375, height: 812 });
+    await screen(page, 'pending');
+    await payWith(page);
+    await screen(page, 'completed');
+    const button = page.getByRole('link', { name: label });
+    expect(await button.getAttribute('href')).toBe('https://shop.example/thanks?order=7');
+    const [card, box] = await Promise.all([
+      page.locator('[data-screen="completed"]').boundingBox(),
+      button.boundingBox(),
+    ]);
+    if (!card || !box) throw new Error('not laid out');
+    expect(box.x + box.width).toBeLessThanOrEqual(card.x + card.width);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(375);
+    await context.close();
+  });
+
+  it('says what a batch needs, in its currency, when the wallet holds too little', async () => {
+    const token = await rig.link(
+      PAYEE.batch.slice(0, 2).map((payee) => ({
+        currency: 'USDC' as const,
+        amount: '999999999',
+        payee,
+      })),
+    );
+    const { page, wallets, context } = await rig.open(token, [spec(15)]);
+    await screen(page, 'pending');
+    await payWith(page);
+    expect(await text(page, '[role="alert"]')).toBe(
+      'This wallet holds 1000000 USDC, and the payments need 1999999998 USDC. Add funds to it, or pay from another wallet.',
+    );
+    expect(sends(wallets[0])).toBe(0);
+    await context.close();
+  });
+  it('shows a payment sent from this browser as on its way after a reload, never as due again', async () => {
+    const token = await rig.link([{ currency: 'ETH', amount: '0.05', payee: PAYEE.ETH }]);
+    const { page, wallets, context } = await rig.open(token, [spec(15)]);
+    // Detection held: the link stays pending after the payment, as while confirmations accrue.
+    await rig.indexer.stop();
+    try {
+      await screen(page, 'pending');
+      await payWith(page);
+      await screen(page, 'confirming');
+      await page.reload();
+      const shown = page.locator('[data-screen]:not([data-screen="loading"])');
+      await shown.waitFor({ timeout: 30_000 });
+      expect(await shown.getAttribute('data-screen')).toBe('confirming');
+      expect(await page.locator('[data-wallet]').count()).toBe(0);
+    } finally {
+      rig.indexer.start(200);
+    }
+    await screen(page, 'completed');
+    expect(sends(wallets[0])).toBe(1);
+    await context.close();
+  });
 });
 
 /** The text of the first element matching `selector`, once there is one. */

@@ -115,8 +115,11 @@ describe('the screens of a link', () => {
     }
   });
 
-  it('shows a completed link as paid', async () => {
-    const token = await rig.link(usdc());
+  it('shows a completed link as paid, with the merchant’s way back', async () => {
+    const token = await rig.link(usdc(), {
+      redirectUrl: 'https://shop.example/orders/7',
+      redirectLabel: 'Back to the shop',
+    });
     await rig.t.db
       .update(securePayments)
       .set({ status: 'completed', completedAt: new Date() })
@@ -131,6 +134,8 @@ describe('the screens of a link', () => {
       .where(eq(requests.securePaymentId, link?.id ?? ''));
     const { context, page } = await openPage(`/?token=${token}`);
     expect(await shownScreen(page)).toEqual({ name: 'completed', title: 'Paid' });
+    const back = page.getByRole('link', { name: 'Back to the shop' });
+    expect(await back.getAttribute('href')).toBe('https://shop.example/orders/7');
     expect(await accessibilityProblems(page)).toEqual([]);
     await context.close();
   });
@@ -149,10 +154,35 @@ describe('the screens of a link', () => {
     await context.close();
   });
 
+  it('says so when the payment service does not answer, and loads the link when tried again', async () => {
+    const token = await rig.link(usdc('3'));
+    const context = await rig.browser.newContext();
+    const page = await context.newPage();
+    await page.clock.install();
+    // The service takes the request and never answers, until the payer tries again.
+    let answer = false;
+    await page.route(`**/v2/secure-payments/${token}`, async (route) => {
+      if (answer) await route.continue();
+    });
+    const asked = page.waitForRequest(`**/v2/secure-payments/${token}`);
+    await page.goto(`${rig.origin}/?token=${token}`);
+    await asked;
+    await page.clock.runFor(60_000);
+    expect(await shownScreen(page)).toEqual({ name: 'error', title: 'Something went wrong' });
+    expect(await page.locator('[role="alert"]').textContent()).toBe(
+      'The payment service is not answering. Try again in a moment.',
+    );
+    answer = true;
+    await page.getByRole('button', { name: 'Try again' }).click();
+    expect(await shownScreen(page)).toEqual({ name: 'pending', title: 'Pay 3 USDC' });
+    await context.close();
+  });
+
   it.each([
     ['an unknown token', '/?token=01KAAAAAAAAAAAAAAAAAAAAAAA'],
     ['no token', '/'],
     ['a malformed token', '/?token=%3Cscript%3E'],
+    ['a token cut short, as a link copied in part', '/?token=01KAAAAAAAAAAAAAAAAAAAAAA'],
   ])('shows %s as not found', async (_name, path) => {
     const { context, page } = await openPage(path);
     expect(await shownScreen(page)).toEqual({ name: 'not_found', title: 'Payment not found' });

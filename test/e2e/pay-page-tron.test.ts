@@ -385,7 +385,12 @@ describe('paying a Tron link with TronLink', () => {
   it('says so when the browser has no TronLink, or TronLink shares no account', async () => {
     const token = await link('3');
     const bare = await open(token, null);
-    expect(await text(bare.page, '[data-screen="pending"] .muted')).toBe(
+    // Read once the wallet code has replaced "Looking for wallets…", which is muted too.
+    const none = bare.page.locator('[data-screen="pending"] .wallets .muted', {
+      hasNotText: 'Looking for wallets',
+    });
+    await none.waitFor({ timeout: 30_000 });
+    expect(await none.textContent()).toBe(
       'No Tron wallet found in this browser. Install TronLink, or open this page in its browser.',
     );
     expect(await bare.page.getByRole('button', { name: 'Pay with TronLink' }).count()).toBe(0);

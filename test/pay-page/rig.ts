@@ -50,6 +50,8 @@ export interface PayPageRig {
   readonly origin: string;
   readonly tenant: Tenant;
   readonly receiver: Receiver;
+  /** Payment detection on the local chain; a test may stop it to hold a link unconfirmed. */
+  readonly indexer: Indexer;
   link(items: readonly LinkItem[], extra?: Record<string, unknown>): Promise<string>;
   /** A hosted payout link (`POST /v2/secure-payments/payouts`) from wallet `creator`. */
   payout(item: LinkItem & { readonly creator: number }): Promise<string>;
@@ -124,6 +126,7 @@ export async function startPayPageRig(): Promise<PayPageRig> {
     origin,
     tenant,
     receiver,
+    indexer,
     async link(items, extra = {}) {
       const requests = [];
       for (const item of items) {

@@ -56,6 +56,9 @@ export type Display =
 export interface Completed {
   /** The network of the transactions (payreq's addition to the reference's body). */
   readonly network?: string;
+  /** The merchant's way back (payreq's additions too). */
+  readonly redirectUrl?: string | null;
+  readonly redirectLabel?: string;
   readonly requestStatuses: readonly {
     readonly requestId: string;
     readonly hasBeenPaid: boolean;
@@ -136,6 +139,9 @@ export interface UserEvent {
   readonly properties: Readonly<Record<string, string>>;
 }
 
+/** Past this, a payer waiting on a silent service is told so rather than left on "Loading". */
+const ANSWER_WITHIN_MS = 15_000;
+
 export function createApi(config: PageConfig): Api {
   const headers = { 'x-client-id': config.clientId };
   const url = (path: string) => `${config.apiBase}${path}`;
@@ -144,11 +150,17 @@ export function createApi(config: PageConfig): Api {
     async link(token) {
       let response: Response;
       try {
-        response = await fetch(url(tokenPath(token)), { headers });
-      } catch {
+        response = await fetch(url(tokenPath(token)), {
+          headers,
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+      } catch (error) {
         return {
           kind: 'error',
-          message: 'The payment service could not be reached. Check your connection and try again.',
+          message:
+            error instanceof DOMException && error.name === 'TimeoutError'
+              ? 'The payment service is not answering. Try again in a moment.'
+              : 'The payment service could not be reached. Check your connection and try again.',
         };
       }
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
@@ -174,9 +186,7 @@ export function createApi(config: PageConfig): Api {
     async calldata(token, wallet) {
       const response = await fetch(
         url(`${tokenPath(token)}/pay?wallet=${encodeURIComponent(wallet)}`),
-        {
-          headers,
-        },
+        { headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) },
       );
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
       if (!response.ok) {

@@ -11,6 +11,7 @@ import {
   stateScreen,
   summaryScreen,
 } from './screens.ts';
+import { rememberSent, sentFromHere } from './sent.ts';
 
 /**
  * The pay page: reads the link through the public API, shows what is owed, then loads the
@@ -51,8 +52,10 @@ function render(screen: HTMLElement): void {
 function showState(state: Exclude<LinkState, { kind: 'payable' }>) {
   switch (state.kind) {
     case 'completed': {
-      const hashes = state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : []));
-      render(completedScreen(config, state.completed.network ?? null, hashes, null));
+      const { network, redirectUrl, redirectLabel, requestStatuses } = state.completed;
+      const hashes = requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : []));
+      const redirect = redirectUrl ? { url: redirectUrl, label: redirectLabel ?? '' } : null;
+      render(completedScreen(config, network ?? null, hashes, redirect));
       return;
     }
     case 'error':
@@ -85,9 +88,16 @@ function payable(display: Display): void {
     reload: () => void load(),
     follow: (txHashes) => {
       following = true;
+      rememberSent(token, txHashes);
       void follow(display, txHashes);
     },
   };
+  // Paid from this browser already, and not yet confirmed: follow it, never offer to pay again.
+  const sent = sentFromHere(token);
+  if (sent !== null) {
+    context.follow(sent);
+    return;
+  }
   const summary = (problem?: string) => {
     const wallets = h('section', { class: 'wallets', 'aria-label': 'Pay with' });
     wallets.append(h('p', { class: 'muted' }, 'Looking for wallets…'));
@@ -137,8 +147,11 @@ async function follow(display: Display, txHashes: readonly string[]): Promise<vo
   }
 }
 
+/** Link tokens are ULIDs: anything else (a link copied in part, say) names no payment. */
+const TOKEN = /^[0-9A-Za-z]{26}$/;
+
 async function load(): Promise<void> {
-  if (!/^[0-9A-Za-z]{1,64}$/.test(token)) {
+  if (!TOKEN.test(token)) {
     render(stateScreen('not_found'));
     return;
   }

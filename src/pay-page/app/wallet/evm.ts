@@ -68,8 +68,9 @@ function stepsOf(calldata: Calldata, context: PayContext): Step[] {
   }
   const short = metadata.insufficientTokens?.[0];
   if (short) {
+    const symbol = short.tokenSymbol ?? '';
     throw new Problem(
-      `This wallet holds ${short.available} ${short.tokenSymbol ?? ''}, and the payments need ${short.required}. Add funds to it, or pay from another wallet.`,
+      `This wallet holds ${short.available} ${symbol}, and the payments need ${short.required} ${symbol}. Add funds to it, or pay from another wallet.`,
     );
   }
   if (metadata.hasEnoughGas === false) throw gasProblem(context.network);
