@@ -11,6 +11,18 @@ import {
 } from 'viem';
 import { tronToEvm } from '../src/chains/tron-address.ts';
 import { erc20FeeProxyAbi } from '../src/payments/abis.ts';
+import {
+  decodeTronRaw,
+  decodeTronTrigger,
+  encodeTronRaw,
+  encodeTronTrigger,
+  TRIGGER_SMART_CONTRACT,
+  TRIGGER_TYPE_URL,
+  type TronRaw,
+  type TronTrigger,
+  tronRawFromJson,
+  tronRawToJson,
+} from '../src/payments/tron-protobuf.ts';
 import type { LocalChain } from '../src/sandbox/chain.ts';
 import { type FakeTronGrid, startFakeTronGrid } from './fake-tron-grid.ts';
 
@@ -22,11 +34,11 @@ import { type FakeTronGrid, startFakeTronGrid } from './fake-tron-grid.ts';
  * Tron runs the EVM's code on the same 20 bytes, so the contracts run on a local EVM at the
  * 20-byte forms of their Tron addresses: a broadcast is checked (its id is the SHA-256 of its
  * raw data, its signature recovers the owner), then executed there as the owner; the node
- * puts it in a new block and indexes the fee proxy's events as TronGrid does. The raw data is
- * serialised as JSON rather than protobuf: the wallet signs its id either way.
+ * puts it in a new block and indexes the fee proxy's events as TronGrid does. As on a real node,
+ * `raw_data_hex` is the protobuf encoding of `Transaction.raw` and `raw_data` its JSON form; a
+ * broadcast runs the call its bytes hold, once `raw_data` encodes to those same bytes.
  */
 
-const TRIGGER = 'type.googleapis.com/protocol.TriggerSmartContract';
 /** A built transaction must be broadcast within a minute, as on Tron. */
 const EXPIRATION_MS = 60_000;
 const BLOCK_INTERVAL_MS = 3_000;
@@ -51,24 +63,6 @@ interface Included {
   readonly result: 'SUCCESS' | 'REVERT' | 'OUT_OF_ENERGY';
 }
 
-interface RawData {
-  readonly contract: readonly {
-    readonly parameter: {
-      readonly value: {
-        readonly data: string;
-        readonly owner_address: string;
-        readonly contract_address: string;
-        readonly call_value?: number;
-      };
-      readonly type_url: string;
-    };
-    readonly type: string;
-  }[];
-  readonly expiration: number;
-  readonly fee_limit: number;
-  readonly timestamp: number;
-}
-
 export async function startFakeTronNode(options: {
   /** Where the contracts run: the token and the fee proxy at their Tron addresses' 20 bytes. */
   readonly chain: LocalChain;
@@ -86,6 +80,7 @@ export async function startFakeTronNode(options: {
   const refusals: { code: string; message: string }[] = [];
   let outOfEnergy = 0;
   let head = 60_000_000;
+  let headHash = '0'.repeat(64);
   let timestamp = Date.now() - (options.history ?? 1_100) * BLOCK_INTERVAL_MS;
 
   const grid = await startFakeTronGrid({
@@ -102,11 +97,8 @@ export async function startFakeTronNode(options: {
   function mine(): { number: number; timestamp: number } {
     head += 1;
     timestamp = Math.max(timestamp + BLOCK_INTERVAL_MS, Date.now());
-    grid.addBlock({
-      number: head,
-      timestamp,
-      hash: head.toString(16).padStart(16, '0') + randomBytes(24).toString('hex'),
-    });
+    headHash = head.toString(16).padStart(16, '0') + randomBytes(24).toString('hex');
+    grid.addBlock({ number: head, timestamp, hash: headHash });
     return { number: head, timestamp };
   }
   for (let i = 0; i < (options.history ?? 1_100); i++) mine();
@@ -126,66 +118,103 @@ export async function startFakeTronNode(options: {
     )
       return refused('CONTRACT_VALIDATE_ERROR', 'invalid trigger parameters');
     const now = Date.now();
-    const raw: RawData = {
+    const raw: TronRaw = {
+      // As TronWeb and full nodes do: bytes 6-7 of the head's number, bytes 8-15 of its hash.
+      refBlockBytes: Buffer.from(head.toString(16).padStart(16, '0').slice(12), 'hex'),
+      refBlockNum: 0n,
+      refBlockHash: Buffer.from(headHash.slice(16, 32), 'hex'),
+      expiration: BigInt(now + EXPIRATION_MS),
+      auths: [],
+      data: new Uint8Array(),
       contract: [
         {
+          type: TRIGGER_SMART_CONTRACT,
           parameter: {
-            value: {
-              data: keccak256(stringToHex(selector)).slice(2, 10) + parameter,
-              owner_address: owner,
-              contract_address: contract,
-              ...(Number(b.call_value) > 0 && { call_value: Number(b.call_value) }),
-            },
-            type_url: TRIGGER,
+            typeUrl: TRIGGER_TYPE_URL,
+            value: encodeTronTrigger({
+              ownerAddress: Buffer.from(owner, 'hex'),
+              contractAddress: Buffer.from(contract, 'hex'),
+              callValue: BigInt(Number(b.call_value ?? 0)),
+              data: Buffer.from(keccak256(stringToHex(selector)).slice(2, 10) + parameter, 'hex'),
+              callTokenValue: 0n,
+              tokenId: 0n,
+            }),
           },
-          type: 'TriggerSmartContract',
+          provider: new Uint8Array(),
+          contractName: new Uint8Array(),
+          permissionId: 0,
         },
       ],
-      expiration: now + EXPIRATION_MS,
-      fee_limit: Number(b.fee_limit ?? 0),
-      timestamp: now,
+      scripts: new Uint8Array(),
+      timestamp: BigInt(now),
+      feeLimit: BigInt(Number(b.fee_limit ?? 0)),
     };
-    const rawHex = rawDataHex(raw);
+    const rawHex = Buffer.from(encodeTronRaw(raw)).toString('hex');
     return {
       result: { result: true },
-      transaction: { visible: false, txID: sha256(rawHex), raw_data: raw, raw_data_hex: rawHex },
+      transaction: {
+        visible: false,
+        txID: sha256(rawHex),
+        raw_data: tronRawToJson(raw),
+        raw_data_hex: rawHex,
+      },
     };
   }
 
   async function broadcast(body: unknown): Promise<object> {
     const tx = (body ?? {}) as {
       txID?: unknown;
-      raw_data?: RawData;
+      raw_data?: unknown;
       raw_data_hex?: unknown;
       signature?: unknown;
     };
     const refusal = refusals.shift();
     if (refusal) return refused(refusal.code, refusal.message);
-    const { txID, raw_data: raw, raw_data_hex: rawHex, signature } = tx;
-    if (typeof txID !== 'string' || typeof rawHex !== 'string' || !raw)
+    const { txID, raw_data: json, raw_data_hex: rawHex, signature } = tx;
+    if (typeof txID !== 'string' || typeof rawHex !== 'string' || !json)
       return refused('OTHER_ERROR', 'not a transaction');
-    if (rawDataHex(raw) !== rawHex || sha256(rawHex) !== txID)
+    let raw: TronRaw;
+    let call: TronTrigger | undefined;
+    try {
+      raw = decodeTronRaw(Buffer.from(rawHex, 'hex'));
+      const parameter = raw.contract[0]?.parameter;
+      if (
+        raw.contract.length === 1 &&
+        raw.contract[0]?.type === TRIGGER_SMART_CONTRACT &&
+        parameter
+      )
+        call = decodeTronTrigger(parameter.value);
+    } catch {
+      return refused('OTHER_ERROR', 'raw_data_hex is not a Transaction.raw');
+    }
+    // A node reads raw_data and hashes its encoding: it must be the bytes signed.
+    const described = Buffer.from(encodeTronRaw(tronRawFromJson(json).raw)).toString('hex');
+    if (described !== rawHex.toLowerCase() || sha256(rawHex) !== txID)
       return refused('SIGERROR', 'the transaction id is not the hash of its raw data');
-    const call = raw.contract[0]?.parameter.value;
-    if (raw.contract.length !== 1 || raw.contract[0]?.type !== 'TriggerSmartContract' || !call)
+    if (!call)
       return refused('CONTRACT_VALIDATE_ERROR', 'only TriggerSmartContract is served here');
     const [sig] = Array.isArray(signature) ? signature : [];
     if (typeof sig !== 'string' || !isHex(`0x${sig}`) || sig.length !== 130)
       return refused('SIGERROR', 'validate signature error: missing signature');
-    const owner = `0x${call.owner_address.slice(2)}` as Address;
+    const owner = `0x${Buffer.from(call.ownerAddress.subarray(1)).toString('hex')}` as Address;
     const signer = await recoverAddress({ hash: `0x${txID}`, signature: `0x${sig}` }).catch(
       () => null,
     );
     if (signer?.toLowerCase() !== owner.toLowerCase())
       return refused('SIGERROR', 'validate signature error: signed by another account');
     if (included.has(txID)) return refused('DUP_TRANSACTION_ERROR', 'dup transaction');
-    if (raw.expiration < Date.now()) return refused('TRANSACTION_EXPIRATION_ERROR', 'expired');
+    if (raw.expiration < BigInt(Date.now()))
+      return refused('TRANSACTION_EXPIRATION_ERROR', 'expired');
 
     const starved = outOfEnergy > 0;
     if (starved) outOfEnergy--;
     const result = starved
       ? { ok: false, logs: [] }
-      : await execute(owner, `0x${call.contract_address.slice(2)}`, call);
+      : await execute(
+          owner,
+          `0x${Buffer.from(call.contractAddress.subarray(1)).toString('hex')}`,
+          call,
+        );
     // Everything below runs at once, so detection never sees the block without its events.
     const block = mine();
     included.set(txID, {
@@ -193,7 +222,7 @@ export async function startFakeTronNode(options: {
       blockTimeStamp: block.timestamp,
       result: starved ? 'OUT_OF_ENERGY' : result.ok ? 'SUCCESS' : 'REVERT',
     });
-    grid.setSender(txID, call.owner_address);
+    grid.setSender(txID, Buffer.from(call.ownerAddress).toString('hex'));
     result.logs.forEach((log, index) => {
       grid.addEvent({
         transaction_id: txID,
@@ -225,11 +254,7 @@ export async function startFakeTronNode(options: {
   }
 
   /** Runs the call on the EVM underneath as its owner; a revert is a failed Tron transaction. */
-  async function execute(
-    owner: Address,
-    to: Address,
-    call: RawData['contract'][0]['parameter']['value'],
-  ) {
+  async function execute(owner: Address, to: Address, call: TronTrigger) {
     await chain.provider.request({
       method: 'hardhat_impersonateAccount',
       params: [owner],
@@ -241,8 +266,8 @@ export async function startFakeTronNode(options: {
           {
             from: owner,
             to,
-            data: `0x${call.data}`,
-            value: toHex(call.call_value ?? 0),
+            data: toHex(call.data),
+            value: toHex(call.callValue),
             gas: toHex(GAS),
           },
         ],
@@ -300,10 +325,6 @@ function refused(code: string, message: string): object {
 
 function hex41(value: unknown): string | null {
   return typeof value === 'string' && /^41[0-9a-f]{40}$/i.test(value) ? value.toLowerCase() : null;
-}
-
-function rawDataHex(raw: RawData): string {
-  return Buffer.from(JSON.stringify(raw)).toString('hex');
 }
 
 function sha256(hex: string): string {

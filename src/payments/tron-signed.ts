@@ -1,19 +1,28 @@
 import { createHash } from 'node:crypto';
 import { type Abi, decodeFunctionData, type Hex, isAddressEqual, recoverAddress } from 'viem';
-import { evmToTron, isTronAddress, tronToEvm } from '../chains/tron-address.ts';
+import { evmToTron, tronToEvm } from '../chains/tron-address.ts';
 import { AppError, ValidationError } from '../errors.ts';
 import { erc20Abi, erc20FeeProxyAbi, TRON_SELECTORS } from './abis.ts';
 import type { TronTransaction } from './transactions.ts';
+import {
+  addressOfBytes,
+  CONTRACT_TYPES,
+  decodeTronRaw,
+  decodeTronTrigger,
+  encodeTronRaw,
+  ProtobufError,
+  TRIGGER_SMART_CONTRACT,
+  TRIGGER_TYPE_URL,
+  type TronContract,
+  type TronRaw,
+  tronRawFromJson,
+} from './tron-protobuf.ts';
 
 /**
  * Signed Tron transactions a payer's wallet made from a link's calldata: what they say, checked
  * to be what they claim (id, encoding, signer), then compared with the calls the link expects,
  * before anything is relayed to the network.
  */
-
-const TRIGGER = 'TriggerSmartContract';
-const TRIGGER_TYPE_URL = 'type.googleapis.com/protocol.TriggerSmartContract';
-const VALUE_FIELD = 'signedTransaction.raw_data.contract[0].parameter.value';
 
 /** A signed transaction as the caller sent it (the id may be left out: it is computed). */
 export interface SignedInput {
@@ -23,7 +32,7 @@ export interface SignedInput {
   readonly signature: readonly string[];
 }
 
-/** The one smart-contract call a signed transaction makes. */
+/** The one smart-contract call a signed transaction makes, as its signed bytes say. */
 export interface SignedTrigger {
   readonly txID: string;
   /** base58. */
@@ -36,18 +45,71 @@ export interface SignedTrigger {
   readonly callValue: bigint;
   /** Sun; 0 when the transaction sets none. */
   readonly feeLimit: bigint;
+  /** Milliseconds since the epoch; 0 when the transaction sets none. */
+  readonly expiration: bigint;
 }
 
 const mismatch = (message: string) => new AppError('tron_transaction_mismatch', message);
 
 /**
- * Whether `raw_data_hex` is the encoding of `raw_data`. Our Tron node (and its test stand-in)
- * serialises raw data as the hex of its JSON; real Tron full nodes use the protobuf encoding of
- * `Transaction.raw`, so against one this check must encode protobuf instead. It is kept in this
- * one function so that swap touches nothing else.
+ * The first field where `raw_data` (the JSON a wallet sends beside the bytes, which full nodes
+ * read) says something else than `raw_data_hex` (the protobuf bytes that were signed), as
+ * `<field> is <in raw_data>; raw_data_hex holds <in the bytes>`; null when they agree.
  */
-export function rawDataEncodes(rawData: unknown, rawDataHex: string): boolean {
-  return Buffer.from(JSON.stringify(rawData)).toString('hex') === rawDataHex.toLowerCase();
+export function rawDataDifference(signed: TronRaw, described: TronRaw): string | null {
+  const a = fieldsOf(signed);
+  const b = fieldsOf(described);
+  for (const [field, value] of a) {
+    const other = b.get(field) ?? 'absent';
+    if (other !== value) return `${field} is ${other}; raw_data_hex holds ${value}`;
+  }
+  for (const [field, value] of b)
+    if (!a.has(field)) return `${field} is ${value}; raw_data_hex holds nothing there`;
+  return null;
+}
+
+/** Each field of raw data by its name in `raw_data`, as text; empty and zero ones left out. */
+function fieldsOf(raw: TronRaw): Map<string, string> {
+  const fields = new Map<string, string>();
+  const put = (field: string, value: Uint8Array | bigint | number | string) => {
+    const text = value instanceof Uint8Array ? Buffer.from(value).toString('hex') : String(value);
+    if (text !== '' && text !== '0') fields.set(field, text);
+  };
+  put('ref_block_bytes', raw.refBlockBytes);
+  put('ref_block_num', raw.refBlockNum);
+  put('ref_block_hash', raw.refBlockHash);
+  put('expiration', raw.expiration);
+  put('data', raw.data);
+  put('contract.length', raw.contract.length);
+  raw.contract.forEach((contract, index) => {
+    const at = `contract[${index}]`;
+    put(`${at}.type`, CONTRACT_TYPES[contract.type] ?? `type ${contract.type}`);
+    put(`${at}.parameter.type_url`, contract.parameter?.typeUrl ?? '');
+    put(`${at}.Permission_id`, contract.permissionId);
+    put(`${at}.provider`, contract.provider);
+    put(`${at}.ContractName`, contract.contractName);
+    if (contract.type !== TRIGGER_SMART_CONTRACT || !contract.parameter) return;
+    let trigger: ReturnType<typeof decodeTronTrigger>;
+    try {
+      trigger = decodeTronTrigger(contract.parameter.value);
+    } catch {
+      put(`${at}.parameter.value`, contract.parameter.value);
+      return;
+    }
+    const v = `${at}.parameter.value`;
+    put(`${v}.owner_address`, addressOfBytes(trigger.ownerAddress) ?? trigger.ownerAddress);
+    put(
+      `${v}.contract_address`,
+      addressOfBytes(trigger.contractAddress) ?? trigger.contractAddress,
+    );
+    put(`${v}.call_value`, trigger.callValue);
+    put(`${v}.data`, trigger.data);
+    put(`${v}.call_token_value`, trigger.callTokenValue);
+    put(`${v}.token_id`, trigger.tokenId);
+  });
+  put('timestamp', raw.timestamp);
+  put('fee_limit', raw.feeLimit);
+  return fields;
 }
 
 /** A transaction's id: the SHA-256 of its raw data's bytes, lower-case hex. */
@@ -56,45 +118,66 @@ export function transactionId(rawDataHex: string): string {
 }
 
 /**
- * The call a signed transaction makes, once its id hashes its raw data, its raw data is what
- * `raw_data_hex` encodes, it holds exactly one TriggerSmartContract, and one of its signatures
- * is its owner's.
+ * The call a signed transaction makes, read from the bytes that were signed (`raw_data_hex`,
+ * protobuf `Transaction.raw`), once its id hashes them, `raw_data` says the same as they do,
+ * they hold exactly one TriggerSmartContract, and one of its signatures is its owner's.
  */
 export async function readSignedTrigger(signed: SignedInput): Promise<SignedTrigger> {
   const txID = transactionId(signed.raw_data_hex);
   if (signed.txID !== undefined && signed.txID.toLowerCase() !== txID)
     throw mismatch('txID is not the SHA-256 of raw_data_hex');
-  if (signed.raw_data_hex.length % 2 !== 0 || !rawDataEncodes(signed.raw_data, signed.raw_data_hex))
-    throw mismatch('raw_data_hex does not encode raw_data');
-  const contracts = signed.raw_data.contract;
-  if (!Array.isArray(contracts) || contracts.length !== 1)
-    throw mismatch(
-      `The transaction must hold exactly one contract; it holds ${Array.isArray(contracts) ? contracts.length : 0}`,
+  const hex = signed.raw_data_hex.toLowerCase();
+  if (hex.length % 2 !== 0) throw mismatch('raw_data_hex is not whole bytes');
+  let raw: TronRaw;
+  try {
+    raw = decodeTronRaw(Buffer.from(hex, 'hex'));
+  } catch (error) {
+    if (!(error instanceof ProtobufError)) throw error;
+    throw mismatch(`raw_data_hex is not a protobuf Transaction.raw: ${error.message}`);
+  }
+  // One encoding for one meaning: a node hashes the raw data it reads, so other bytes for the
+  // same fields would carry a signature over another id.
+  if (Buffer.from(encodeTronRaw(raw)).toString('hex') !== hex)
+    throw mismatch('raw_data_hex is not the canonical protobuf encoding of its fields');
+
+  const described = tronRawFromJson(signed.raw_data);
+  if (described.issues.length > 0)
+    throw new ValidationError(
+      described.issues.map((issue) => ({
+        field: `signedTransaction.raw_data.${issue.field}`,
+        message: issue.message,
+      })),
     );
-  const contract = objectOf(contracts[0]);
-  const parameter = objectOf(contract?.parameter);
-  if (contract?.type !== TRIGGER || parameter?.type_url !== TRIGGER_TYPE_URL)
+
+  if (raw.contract.length !== 1)
     throw mismatch(
-      `The transaction must be a ${TRIGGER}; it is a ${typeof contract?.type === 'string' ? contract.type.slice(0, 64) : 'contract of no type'}`,
+      `The transaction must hold exactly one contract; it holds ${raw.contract.length}`,
     );
-  const value = objectOf(parameter.value);
-  const owner = tronAddressOf(value?.owner_address);
-  const target = tronAddressOf(value?.contract_address);
-  const data = typeof value?.data === 'string' ? value.data.toLowerCase() : undefined;
-  const callValue = value?.call_value ?? 0;
-  const validData = data !== undefined && /^([0-9a-f]{2}){4,}$/.test(data);
-  const validValue = Number.isSafeInteger(callValue) && (callValue as number) >= 0;
-  if (owner === null || target === null || !validData || !validValue)
-    throw new ValidationError([
-      ...(owner === null ? [{ field: `${VALUE_FIELD}.owner_address`, message: ADDRESS }] : []),
-      ...(target === null ? [{ field: `${VALUE_FIELD}.contract_address`, message: ADDRESS }] : []),
-      ...(validData
-        ? []
-        : [{ field: `${VALUE_FIELD}.data`, message: 'must be hex: a selector and its arguments' }]),
-      ...(validValue
-        ? []
-        : [{ field: `${VALUE_FIELD}.call_value`, message: 'must be a whole number of sun' }]),
-    ]);
+  const [contract] = raw.contract as [TronContract];
+  if (contract.type !== TRIGGER_SMART_CONTRACT || contract.parameter?.typeUrl !== TRIGGER_TYPE_URL)
+    throw mismatch(
+      `The transaction must be a ${CONTRACT_TYPES[TRIGGER_SMART_CONTRACT]}; it is a ${CONTRACT_TYPES[contract.type] ?? `contract of type ${contract.type}`}`,
+    );
+  if (raw.auths.length > 0 || raw.scripts.length > 0)
+    throw mismatch('The transaction holds auths or scripts, which a wallet’s call never does');
+  let trigger: ReturnType<typeof decodeTronTrigger>;
+  try {
+    trigger = decodeTronTrigger(contract.parameter.value);
+  } catch (error) {
+    if (!(error instanceof ProtobufError)) throw error;
+    throw mismatch(`raw_data_hex is not a protobuf Transaction.raw: ${error.message}`);
+  }
+  const difference = rawDataDifference(raw, described.raw);
+  if (difference !== null) throw mismatch(`raw_data_hex does not encode raw_data: ${difference}`);
+
+  const owner = addressOfBytes(trigger.ownerAddress);
+  const target = addressOfBytes(trigger.contractAddress);
+  const data = Buffer.from(trigger.data).toString('hex');
+  // raw_data says the same and was found well formed, so these hold; kept for the types.
+  if (owner === null || target === null || data.length < 8 || trigger.callValue < 0n)
+    throw mismatch('The transaction’s call has no owner, contract or calldata');
+  if (trigger.callTokenValue !== 0n || trigger.tokenId !== 0n)
+    throw mismatch('The transaction sends a TRC-10 token, which no link expects');
 
   const ownerEvm = tronToEvm(owner);
   let signedByOwner = false;
@@ -112,8 +195,9 @@ export async function readSignedTrigger(signed: SignedInput): Promise<SignedTrig
     owner,
     contract: target,
     data: `0x${data}` as Hex,
-    callValue: BigInt(callValue as number),
-    feeLimit: BigInt(signed.raw_data.fee_limit ?? 0),
+    callValue: trigger.callValue,
+    feeLimit: raw.feeLimit,
+    expiration: raw.expiration,
   };
 }
 
@@ -157,8 +241,6 @@ export function matchExpected(
   return candidate;
 }
 
-const ADDRESS = 'must be a Tron address (41 and 40 hex digits, or base58)';
-
 /** `<function>'s <argument> is <sent>, the link expects <expected>`, for each argument. */
 function argumentDifferences(abi: Abi, sent: Hex, wanted: Hex): string[] {
   const expected = decodeFunctionData({ abi, data: wanted });
@@ -188,18 +270,4 @@ function show(type: string, value: unknown): string {
   if (type === 'address' && typeof value === 'string') return evmToTron(value);
   if (typeof value === 'bigint') return value.toString();
   return String(value).toLowerCase();
-}
-
-function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
-/** `41` + 20 bytes (TronWeb's `visible: false`) or base58 (`visible: true`). */
-function tronAddressOf(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  if (isTronAddress(value)) return value;
-  const hex = /^41([0-9a-fA-F]{40})$/.exec(value)?.[1];
-  return hex === undefined ? null : evmToTron(`0x${hex}`);
 }

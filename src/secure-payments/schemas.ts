@@ -151,8 +151,9 @@ const HEX = '^[a-fA-F0-9]+$';
 
 /**
  * `POST /{token}/tron/broadcast`: the reference's body, a transaction as TronWeb signs it.
- * `raw_data` keeps whatever else the node put in it (block reference, expiration, timestamp):
- * it is what was signed, and `raw_data_hex` must encode all of it.
+ * `raw_data_hex` is what was signed: the protobuf `Transaction.raw`, whose SHA-256 is the txID.
+ * `raw_data` is its JSON form, with whatever else the node put in it (block reference,
+ * expiration, timestamp); it must describe the same fields as the bytes, all of them.
  */
 export const TronBroadcastBody = Type.Object(
   {

@@ -104,7 +104,7 @@ export function tronBroadcastRoutes(app: App, deps: TronBroadcastDeps): void {
         tags: ['V2/Secure Payment'],
         summary: 'Relay a Tron transaction the payer signed, if it is one the link expects',
         description:
-          'The approval or the payment of the link’s Tron calldata, for the transaction’s owner, exactly (contract, selector and arguments, call value; fee_limit at most the expected one), with a txID that hashes raw_data_hex, raw_data_hex encoding raw_data, and the owner’s signature. Anything else answers 400 naming what differs, and nothing is relayed.',
+          'The approval or the payment of the link’s Tron calldata, for the transaction’s owner, exactly (contract, selector and arguments, call value; fee_limit at most the expected one), read from raw_data_hex (the protobuf Transaction.raw that was signed), with a txID that hashes it, raw_data describing the same fields, and the owner’s signature. Anything else answers 400 naming what differs, and nothing is relayed.',
         params: TokenParams,
         body: TronBroadcastBody,
         response: {

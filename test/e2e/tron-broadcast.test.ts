@@ -7,6 +7,7 @@ import { securePayments } from '../../src/db/schema.ts';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import { createTronGridClient, TronGridError } from '../../src/detection/tron-grid.ts';
 import type { TronTransaction } from '../../src/payments/transactions.ts';
+import { encodeTronRaw, tronRawFromJson } from '../../src/payments/tron-protobuf.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf } from '../chain.ts';
@@ -104,7 +105,7 @@ const broadcastsSeen = () =>
 function rewrite(signed: SignedTron, change: (raw: SignedTron['raw_data']) => void): SignedTron {
   const raw = structuredClone(signed.raw_data);
   change(raw);
-  const rawHex = Buffer.from(JSON.stringify(raw)).toString('hex');
+  const rawHex = Buffer.from(encodeTronRaw(tronRawFromJson(raw).raw)).toString('hex');
   const txID = createHash('sha256').update(Buffer.from(rawHex, 'hex')).digest('hex');
   return { ...signed, raw_data: raw, raw_data_hex: rawHex, txID };
 }
@@ -211,7 +212,40 @@ describe('relaying a signed Tron transaction', () => {
           const signed = await signTronCall(node.url, approve, payer);
           return { ...signed, raw_data: { ...signed.raw_data, fee_limit: 1 } };
         })(),
-        'raw_data_hex does not encode raw_data',
+        'raw_data_hex does not encode raw_data: fee_limit is 1; raw_data_hex holds 100000000',
+      ],
+      [
+        'a call value in the signed bytes that raw_data leaves out',
+        await (async () => {
+          const signed = await signTronCall(node.url, { ...approve, callValue: 5 }, payer);
+          const raw = structuredClone(signed.raw_data);
+          const value = (raw.contract[0] as { parameter: { value: Record<string, unknown> } })
+            .parameter.value;
+          delete value.call_value;
+          return { ...signed, raw_data: raw };
+        })(),
+        'raw_data_hex does not encode raw_data: contract[0].parameter.value.call_value is absent; raw_data_hex holds 5',
+      ],
+      [
+        'raw data in the JSON form our fake node once used',
+        await (async () => {
+          const signed = await signTronCall(node.url, approve, payer);
+          const rawHex = Buffer.from(JSON.stringify(signed.raw_data)).toString('hex');
+          const txID = createHash('sha256').update(Buffer.from(rawHex, 'hex')).digest('hex');
+          return signTron({ ...signed, raw_data_hex: rawHex, txID }, payer);
+        })(),
+        'raw_data_hex is not a protobuf Transaction.raw: Transaction.raw field 15 has wire type 3',
+      ],
+      [
+        'signed bytes with a field given twice',
+        await (async () => {
+          const signed = await signTronCall(node.url, approve, payer);
+          // fee_limit (field 18) again, at 1 sun: a reader keeping the last would see 1.
+          const rawHex = `${signed.raw_data_hex}900101`;
+          const txID = createHash('sha256').update(Buffer.from(rawHex, 'hex')).digest('hex');
+          return signTron({ ...signed, raw_data_hex: rawHex, txID }, payer);
+        })(),
+        'raw_data_hex is not a protobuf Transaction.raw: Transaction.raw.fee_limit is given more than once',
       ],
       [
         'another owner than the signer',
