@@ -56,6 +56,8 @@ export interface Config {
   readonly networks: Readonly<Record<PaymentNetworkId, NetworkConfig>>;
   /** Run the local sandbox chain (`SANDBOX`; on unless NODE_ENV=production). */
   readonly sandbox: boolean;
+  /** The most children a same-chain or Tron multicall payout takes (`MULTICALL_MAX_CHILDREN`). */
+  readonly multicallMaxChildren: number;
   readonly webhooks: WebhookConfig;
   readonly workers: WorkerConfig;
   /** Sent as TRON-PRO-API-KEY to the Tron full node (TronGrid) at RPC_URL_TRON. */
@@ -146,6 +148,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     secretKey: parseSecretKey(env),
     networks,
     sandbox: parseBoolean(env, 'SANDBOX') ?? !production,
+    multicallMaxChildren: parseInteger(env, 'MULTICALL_MAX_CHILDREN', 2, 1000) ?? 150,
     webhooks: {
       allowLocal: parseBoolean(env, 'ALLOW_LOCAL_WEBHOOKS') ?? !production,
       retryBaseMs: parseInteger(env, 'WEBHOOK_RETRY_BASE_MS', 1, DAY_MS) ?? 10_000,

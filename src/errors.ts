@@ -41,6 +41,7 @@ export const ERROR_STATUS = {
   payout_link_not_pending: 400,
   payout_networks_differ: 400,
   payout_creators_differ: 400,
+  multicall_validation_failed: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,
@@ -65,6 +66,7 @@ export const ERROR_STATUS = {
   secure_payment_invalidated: 403,
   secure_payment_compliance_failed: 403,
   payout_wallet_mismatch: 403,
+  multicall_not_executable: 403,
   // 404
   route_not_found: 404,
   request_not_found: 404,

@@ -231,6 +231,10 @@ export const securePayments = pgTable(
     payout: boolean().notNull().default(false),
     /** A payout's payer: the only wallet the link may be paid from. Null on incoming links. */
     creatorWallet: text(),
+    /** A multicall parent: its requests are its children's (`multicall_children`), not its own. */
+    multicall: boolean().notNull().default(false),
+    /** A multicall's requested execution kind; null when the caller left it to pay time. */
+    executionKind: text().$type<'evm_same_chain' | 'evm_cross_chain' | 'tron_batch'>(),
     status: securePaymentStatus().notNull().default('pending'),
     network: text().notNull(),
     reference: text(),
@@ -242,6 +246,24 @@ export const securePayments = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex().on(t.token), index().on(t.accountId, t.createdAt)],
+);
+
+/**
+ * The payout links a multicall parent pays, in `position` order. A child stays a link of its
+ * own (payable alone too); a parent only groups them.
+ */
+export const multicallChildren = pgTable(
+  'multicall_children',
+  {
+    parentId: uuid()
+      .notNull()
+      .references(() => securePayments.id),
+    childId: uuid()
+      .notNull()
+      .references(() => securePayments.id),
+    position: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.parentId, t.position] }), index().on(t.childId)],
 );
 
 /** A payment request: who is owed how much of what, and the reference that finds its payments. */

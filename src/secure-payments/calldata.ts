@@ -9,6 +9,7 @@ import type { SingleCalldata } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer, type Payer } from '../payments/payer.ts';
 import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
+import { multicallCalldata } from './multicall-calldata.ts';
 import { PAYOUT_WALLET_MESSAGE } from './payouts.ts';
 
 export interface CalldataQuery {
@@ -84,12 +85,14 @@ export async function linkCalldata(
   scope: LinkScope,
   token: string,
   query: CalldataQuery,
-): Promise<SingleCalldata | BatchCalldata> {
+): Promise<SingleCalldata | BatchCalldata | Awaited<ReturnType<typeof multicallCalldata>>> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
   assertPayable(link);
   const payer = checkPayerInputs(link, query);
   assertPayoutWallet(link, payer);
-  const legs = linkLegs(deps.chains, link);
+  const now = deps.clock.now();
+  if (link.children) return multicallCalldata(deps, link, payer, now);
+  const legs = linkLegs(deps.chains, link, now);
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.
   if (!first) throw completedError(link);

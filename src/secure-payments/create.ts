@@ -232,9 +232,17 @@ export interface NewLink {
   readonly payerIdentifier?: string | null;
   readonly redirectUrl?: string | null;
   readonly redirectLabel?: string | null;
+  /** A multicall parent: its requested kind and its expiry (its earliest child's). */
+  readonly multicall?: {
+    readonly executionKind: 'evm_same_chain' | 'evm_cross_chain' | 'tron_batch' | null;
+    readonly expiresAt: Date;
+  };
 }
 
-/** Writes a link that lives `LINK_LIFETIME_MS` from `now`; its requests come after it. */
+/**
+ * Writes a link that lives `LINK_LIFETIME_MS` from `now` (a multicall parent: as long as its
+ * first child to expire); its requests come after it.
+ */
 export async function insertLink(db: Database, link: NewLink): Promise<{ id: string }> {
   const [row] = await db
     .insert(securePayments)
@@ -249,7 +257,9 @@ export async function insertLink(db: Database, link: NewLink): Promise<{ id: str
       payerIdentifier: link.payerIdentifier ?? null,
       redirectUrl: link.redirectUrl ?? null,
       redirectLabel: link.redirectLabel ?? null,
-      expiresAt: new Date(link.now.getTime() + LINK_LIFETIME_MS),
+      multicall: link.multicall !== undefined,
+      executionKind: link.multicall?.executionKind ?? null,
+      expiresAt: link.multicall?.expiresAt ?? new Date(link.now.getTime() + LINK_LIFETIME_MS),
       createdAt: link.now,
     })
     .returning({ id: securePayments.id });

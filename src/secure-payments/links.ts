@@ -10,17 +10,28 @@ import type { PaymentLeg } from '../payments/transactions.ts';
 import { amountDue, requestLeg } from '../requests/legs.ts';
 import { type RequestRow, requestsOfLinks } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
-
-export type LinkRow = typeof securePayments.$inferSelect;
-export type LinkStatus = LinkRow['status'];
+import { effectiveStatus, type LinkRow, type LinkStatus } from './link-row.ts';
+import {
+  type Child,
+  childBlock,
+  childrenOf,
+  type MulticallStatus,
+  multicallStatus,
+} from './multicall-children.ts';
 
 export interface Link {
   readonly row: LinkRow;
-  /** Stored status, with `pending` past its expiry read as `expired`. */
-  readonly status: LinkStatus;
+  /**
+   * Stored status, with `pending` past its expiry read as `expired`; a multicall parent's
+   * follows its children.
+   */
+  readonly status: LinkStatus | MulticallStatus;
+  /** Its requests; a multicall parent's are its children's, in the children's order. */
   readonly requests: readonly RequestRow[];
   /** Each request's payments, oldest first, by request row id. */
   readonly payments: ReadonlyMap<string, readonly PaymentRow[]>;
+  /** A multicall parent's children; null on every other link. */
+  readonly children: readonly Child[] | null;
 }
 
 /**
@@ -29,10 +40,6 @@ export interface Link {
  * object requires an id, which the defaults do not have.
  */
 export const NO_BRANDING = null;
-
-export function effectiveStatus(row: LinkRow, now: Date): LinkStatus {
-  return row.status === 'pending' && row.expiresAt <= now ? 'expired' : row.status;
-}
 
 /**
  * A link of the caller's account; another account's link is as unknown as a missing one. The
@@ -54,15 +61,20 @@ export async function loadLink(
       ),
     );
   if (!row) throw new AppError('secure_payment_not_found', 'Secure payment not found');
-  const linkRequests = await requestsOfLinks(db, [row.id]);
+  const now = clock.now();
+  const children = row.multicall ? await childrenOf(db, row.id) : null;
+  const linkRequests = children
+    ? children.flatMap((child) => child.requests)
+    : await requestsOfLinks(db, [row.id]);
   return {
     row,
-    status: effectiveStatus(row, clock.now()),
+    status: children ? multicallStatus(row, children, now) : effectiveStatus(row, now),
     requests: linkRequests,
     payments: await paymentsOfRequests(
       db,
       linkRequests.map((r) => r.id),
     ),
+    children,
   };
 }
 
@@ -73,6 +85,7 @@ export async function loadLink(
 export function assertPayable(link: Link): void {
   switch (link.status) {
     case 'pending':
+    case 'partially_settled':
       return;
     case 'completed':
       throw completedError(link);
@@ -113,9 +126,18 @@ export function completedError(link: Link): AppError {
  * The legs still to pay: what each request of the link still wants, in its payment currency,
  * to its payee. A request paid in full (one of a batch, say) has no leg.
  */
-export function linkLegs(chains: ChainRegistry, link: Link): PaymentLeg[] {
-  return link.requests.flatMap((request) => {
+export function linkLegs(chains: ChainRegistry, link: Link, now: Date): PaymentLeg[] {
+  return payableRequests(link, now).flatMap((request) => {
     const due = amountDue(request);
     return due > 0n ? [requestLeg(chains, request, due)] : [];
   });
+}
+
+/**
+ * The requests a payment may cover now: all of a link's; of a multicall parent, those of the
+ * children that are not blocked (a child expired or invalidated since is left out).
+ */
+export function payableRequests(link: Link, now: Date): readonly RequestRow[] {
+  if (!link.children) return link.requests;
+  return link.children.flatMap((child) => (childBlock(child, now) ? [] : child.requests));
 }

@@ -6,7 +6,8 @@ import { AppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
-import { effectiveStatus, type LinkRow } from './links.ts';
+import { effectiveStatus, type LinkRow } from './link-row.ts';
+import { childrenOfParents, multicallStatus } from './multicall-children.ts';
 
 export interface ListFilter {
   readonly requestId?: string | undefined;
@@ -66,17 +67,28 @@ export async function listLinks(
     db,
     page.map((row) => row.id),
   );
+  const multicalls = await childrenOfParents(
+    db,
+    page.filter((row) => row.multicall).map((row) => row.id),
+  );
   const now = clock.now();
   const last = page.at(-1);
   return {
     securePayments: page.map((row) => {
-      const ids = children.filter((r) => r.securePaymentId === row.id).map((r) => r.requestId);
+      const parentOf = row.multicall ? (multicalls.get(row.id) ?? []) : null;
+      const ids = parentOf
+        ? parentOf.flatMap((child) => child.requests.map((r) => r.requestId))
+        : children.filter((r) => r.securePaymentId === row.id).map((r) => r.requestId);
       return {
         token: row.token,
         securePaymentUrl: securePaymentUrl(payUrl, row.token),
-        status: effectiveStatus(row, now),
+        status: parentOf ? multicallStatus(row, parentOf, now) : effectiveStatus(row, now),
         payout: row.payout,
-        paymentType: ids.length > 1 ? ('batch' as const) : ('single' as const),
+        paymentType: parentOf
+          ? ('multicall' as const)
+          : ids.length > 1
+            ? ('batch' as const)
+            : ('single' as const),
         requestIds: ids,
         network: row.network,
         reference: row.reference,

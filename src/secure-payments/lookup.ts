@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
 import { destinationIdsOf, destinationOf } from './display.ts';
 import { type Link, loadLink } from './links.ts';
+import { childBlock } from './multicall-children.ts';
 
 /**
  * `GET /v2/secure-payments?requestId=` alone: the link of one request, as the reference's
@@ -65,7 +66,7 @@ export async function lookupLink(
     identityMode: row.clientIdId === null ? ('manual_dashboard' as const) : ('client_id' as const),
     clientId,
     branding: { whitelabelEnabled: false, source: 'request_network' as const },
-    ...multicallEligibility(link),
+    ...multicallEligibility(link, deps.clock.now()),
     requestIds: link.requests.map((r) => r.requestId),
     payout: row.payout,
     reference: row.reference,
@@ -73,35 +74,7 @@ export async function lookupLink(
 }
 
 /** Whether the link could be a child of a multicall payout, and if not, why (api-facts §2.10). */
-function multicallEligibility(link: Link): {
-  childExecutable: boolean;
-  blockReason:
-    | 'not_outgoing'
-    | 'not_single_payment'
-    | 'already_paid'
-    | 'secure_payment_expired'
-    | 'secure_payment_not_pending'
-    | 'compliance_failed'
-    | null;
-} {
-  const refused = (
-    blockReason: NonNullable<ReturnType<typeof multicallEligibility>['blockReason']>,
-  ) => ({
-    childExecutable: false,
-    blockReason,
-  });
-  if (!link.row.payout) return refused('not_outgoing');
-  if (link.requests.length !== 1) return refused('not_single_payment');
-  switch (link.status) {
-    case 'pending':
-      return { childExecutable: true, blockReason: null };
-    case 'completed':
-      return refused('already_paid');
-    case 'expired':
-      return refused('secure_payment_expired');
-    case 'invalidated':
-      return refused('secure_payment_not_pending');
-    case 'compliance_failed':
-      return refused('compliance_failed');
-  }
+function multicallEligibility(link: Link, now: Date) {
+  const blockReason = childBlock({ position: 0, row: link.row, requests: link.requests }, now);
+  return { childExecutable: blockReason === null, blockReason };
 }

@@ -17,7 +17,7 @@ import {
   type LinkCaller,
   securePaymentUrl,
 } from './create.ts';
-import { effectiveStatus } from './links.ts';
+import { effectiveStatus } from './link-row.ts';
 
 /**
  * Hosted payout links: money going out of `creatorWalletAddress` to one recipient

@@ -5,7 +5,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
-import { featureUnavailable, ValidationError } from '../errors.ts';
+import { AppError, featureUnavailable, ValidationError } from '../errors.ts';
 import { accountIdOf, browserOriginOf, clientIdOf, linkScopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { checkPayerInputs, linkCalldata } from './calldata.ts';
@@ -14,6 +14,13 @@ import { destinationIdsOf, displayBody } from './display.ts';
 import { assertPayable, loadLink } from './links.ts';
 import { listLinks } from './list.ts';
 import { lookupLink } from './lookup.ts';
+import { createMulticall } from './multicall.ts';
+import {
+  CreatedMulticallResponse,
+  CreateMulticallBody,
+  MulticallFailureResponse,
+} from './multicall-schemas.ts';
+import { multicallBody } from './multicall-view.ts';
 import { createBatchPayoutLink, createPayoutLink } from './payouts.ts';
 import {
   type AccessPolicy,
@@ -76,6 +83,8 @@ export function securePaymentRoutes(
     chains: ChainRegistry;
     clients: ChainClients;
     payUrl: string;
+    /** The most children a multicall payout takes (`MULTICALL_MAX_CHILDREN`). */
+    maxChildren: number;
   },
 ): void {
   app.post(
@@ -142,6 +151,46 @@ export function securePaymentRoutes(
     async (request, reply) => {
       const created = await createBatchPayoutLink(deps, caller(request), request.body);
       return reply.code(201).send({ ...created, feePlan: null });
+    },
+  );
+
+  app.post(
+    '/v2/secure-payments/multicall-payouts',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary:
+          'Pay several pending payout links of one network in one transaction: a multicall parent link',
+        description:
+          'Every child is checked; refused children are all listed in a 400 `multicall_validation_failed` (`failures`, and `cap` past MULTICALL_MAX_CHILDREN). Cross-chain (evm_cross_chain, or children on several networks) answers 400 until it is built.',
+        body: CreateMulticallBody,
+        response: { 201: CreatedMulticallResponse, 400: MulticallFailureResponse },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createMulticall(deps, caller(request), request.body)),
+  );
+
+  app.get(
+    '/v2/secure-payments/multicall-payouts/:token',
+    {
+      // Server-side credentials (the reference takes a session only).
+      config: { auth: ['apiKey', 'session'] },
+      schema: {
+        tags: TAGS,
+        summary:
+          'A multicall payout: each child with whether it can be paid now (blockReason), and the totals',
+        params: TokenParams,
+        response: { 200: Type.Ref('MulticallView') },
+      },
+    },
+    async (request) => {
+      const link = await loadLink(deps.db, deps.clock, linkScopeOf(request), request.params.token);
+      if (!link.children) {
+        throw new AppError('secure_payment_not_found', 'Multicall payout not found');
+      }
+      return multicallBody(deps.chains, link, deps.clock.now());
     },
   );
 
@@ -222,6 +271,7 @@ export function securePaymentRoutes(
       const link = await loadLink(deps.db, deps.clock, linkScopeOf(request), request.params.token);
       assertPayable(link);
       checkPayerInputs(link, request.query);
+      if (link.children) return multicallBody(deps.chains, link, deps.clock.now());
       return displayBody(deps.chains, link, await destinationIdsOf(deps.db, link));
     },
   );

@@ -21,7 +21,11 @@ export const CalldataInput = {
   token: Type.Optional(Type.Union(['USDC', 'USDT', 'EURC', 'USDT0'].map((c) => Type.Literal(c)))),
 };
 
-export const CalldataResponse = Type.Union([Type.Ref('SingleCalldata'), Type.Ref('BatchCalldata')]);
+export const CalldataResponse = Type.Union([
+  Type.Ref('SingleCalldata'),
+  Type.Ref('BatchCalldata'),
+  Type.Ref('MulticallCalldata'),
+]);
 
 const Destination = Type.Union([
   Type.Object({
@@ -77,6 +81,7 @@ export const DisplayResponse = Type.Union([
     isNativeCurrency: Type.Array(Type.Boolean()),
     destinations: Type.Array(Destination),
   }),
+  Type.Ref('MulticallView'),
 ]);
 
 export const CompletedResponse = Type.Object({

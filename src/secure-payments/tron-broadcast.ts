@@ -50,7 +50,7 @@ export async function relayTronTransaction(
       'tron_link_required',
       `This link is paid on ${link.row.network}, not Tron: send its transactions from the wallet`,
     );
-  const [leg, ...others] = linkLegs(deps.chains, link);
+  const [leg, ...others] = linkLegs(deps.chains, link, deps.clock.now());
   if (!leg) throw completedError(link);
   // Tron links hold one request (Tron has no batch payments): a second leg is a broken invariant.
   if (others.length > 0) throw new Error(`Tron link ${link.row.id} has several requests`);

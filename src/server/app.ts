@@ -28,6 +28,7 @@ import { payoutRoutes } from '../payouts/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
+import { MULTICALL_SCHEMAS } from '../secure-payments/multicall-schemas.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { tronBroadcastRoutes } from '../secure-payments/tron-broadcast.ts';
 import { userEventRoutes } from '../secure-payments/user-events.ts';
@@ -154,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   if (deps.rateLimiter) installRateLimit(app, deps.rateLimiter, limitOptions);
   await installOpenApi(app, deps.config);
 
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...MULTICALL_SCHEMAS]) app.addSchema(schema);
   healthRoutes(app, { database: deps.database });
   currencyRoutes(app, { chains: deps.chains });
   orchestratorRoutes(app, { db, clock: deps.clock });
@@ -163,7 +164,11 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   payeeDestinationV1Routes(app, chainDeps);
   requestRoutes(app, chainDeps);
   payoutRoutes(app, chainDeps);
-  securePaymentRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
+  securePaymentRoutes(app, {
+    ...chainDeps,
+    payUrl: deps.config.payUrl,
+    maxChildren: deps.config.multicallMaxChildren,
+  });
   const tronRpc = deps.config.networks.tron.rpcUrl;
   tronBroadcastRoutes(app, {
     ...chainDeps,

@@ -328,6 +328,50 @@ describe('conformance with the reference API', () => {
     );
   });
 
+  it('answers the multicall operations: creation, its view, the page view and Variant C', async () => {
+    const creator = accountOf(local.chain, 2).address;
+    const children: string[] = [];
+    for (const amount of ['1', '2.5']) {
+      const payout = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments/payouts',
+        headers: headers(),
+        payload: {
+          recipient: accountOf(local.chain, 3).address,
+          creatorWalletAddress: creator,
+          network: 'base',
+          currency: USDC_BASE_ID,
+          amount,
+        },
+      });
+      ok(payout, 201);
+      children.push(payout.json().token);
+    }
+    const multicall = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/multicall-payouts',
+      headers: headers(),
+      payload: { childTokens: children, requestedExecutionKind: 'evm_same_chain' },
+    });
+    ok(multicall, 201);
+    const token = multicall.json().token as string;
+    for (const url of [
+      `/v2/secure-payments/multicall-payouts/${token}`,
+      `/v2/secure-payments/${token}`,
+      `/v2/secure-payments/${token}/pay?wallet=${creator}`,
+    ]) {
+      ok(await t.app.inject({ method: 'GET', url, headers: headers() }));
+    }
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/multicall-payouts',
+      headers: headers(),
+      payload: { childTokens: children },
+    });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json().failures).toHaveLength(2);
+  });
+
   it('has a conforming success answer for every reference operation we serve', () => {
     const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const answers = capturedAnswers();

@@ -70,6 +70,8 @@ interface Objects {
   readonly requestId: string;
   /** Two of A's pending payout links, to merge. */
   readonly payoutTokens: readonly string[];
+  /** A's multicall payout of two other payout links. */
+  readonly multicallToken: string;
   readonly destinationId: string;
   readonly webhookId: string;
   readonly webhookUrl: string;
@@ -221,6 +223,13 @@ const PROBES: Record<string, Probe> = {
     body: (o) => ({ tokens: o.payoutTokens }),
     as: 'apiKey',
   },
+  // A's payout links in B's multicall: named as another account's, never described.
+  'POST /v2/secure-payments/multicall-payouts': {
+    expect: refused('multicall_validation_failed'),
+    body: (o) => ({ childTokens: o.payoutTokens }),
+    as: 'apiKey',
+  },
+  'GET /v2/secure-payments/multicall-payouts/:token': { expect: refused() },
   'GET /v2/secure-payments/:token': { expect: refused() },
   'GET /v2/secure-payments/:token/pay': { expect: refused() },
   'POST /v2/secure-payments/:token/calldata': { expect: refused(), body: () => ({}) },
@@ -399,6 +408,22 @@ async function makeObjects(): Promise<Objects> {
     expect(made.statusCode, made.body).toBe(201);
     payoutTokens.push(made.json().token);
   }
+  const children: string[] = [];
+  for (const amount of ['3', '4']) {
+    const made = await call('POST', '/v2/secure-payments/payouts', a.headers.apiKey, {
+      recipient: b.wallet,
+      creatorWalletAddress: a.wallet,
+      network: 'base',
+      currency: 'USDC-base',
+      amount,
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    children.push(made.json().token);
+  }
+  const multicall = await call('POST', '/v2/secure-payments/multicall-payouts', a.headers.apiKey, {
+    childTokens: children,
+  });
+  expect(multicall.statusCode, multicall.body).toBe(201);
   // Each set's endpoint under a client ID of its own: a client ID holds at most 20.
   const hooks = await createClientId(t.db, {
     accountId: a.accountId,
@@ -435,6 +460,7 @@ async function makeObjects(): Promise<Objects> {
   return {
     token: link.json().token,
     payoutTokens,
+    multicallToken: multicall.json().token,
     requestId: link.json().requestIds[0],
     destinationId: destination.destinationId,
     webhookId: webhook.json().id,
@@ -457,6 +483,7 @@ function secretsOf(o: Objects): string[] {
     a.clientId,
     o.token,
     ...o.payoutTokens,
+    o.multicallToken,
     o.requestId,
     o.destinationId,
     o.webhookId,
@@ -536,7 +563,7 @@ function pathFor(route: RouteEntry, o: Objects): string {
         case 'currencyId':
           return 'USDC-base';
         case 'token':
-          return o.token;
+          return route.url.includes('/multicall-payouts/') ? o.multicallToken : o.token;
         case 'requestId':
           return o.requestId;
         case 'destinationId':

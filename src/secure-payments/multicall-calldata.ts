@@ -1,0 +1,108 @@
+import { AppError } from '../errors.ts';
+import { formatAmount } from '../payments/amounts.ts';
+import { buildBatchCalldata } from '../payments/calldata/batch.ts';
+import type { CalldataDeps } from '../payments/calldata/shared.ts';
+import { buildTronBatchCalldata } from '../payments/calldata/tron-batch.ts';
+import type { Payer } from '../payments/payer.ts';
+import type { PaymentTransaction } from '../payments/transactions.ts';
+import { completedError, type Link, linkLegs } from './links.ts';
+import { executionKindOf } from './multicall-view.ts';
+
+export const NOT_EXECUTABLE_MESSAGE =
+  'No child of this multicall payout can be paid now; each child’s blockReason says why';
+
+/**
+ * Variant C: what a multicall parent's payer sends. Same chain: the approvals its tokens still
+ * need and one `batchPayments` on BatchConversionPayments (the batch builder's calldata, each
+ * child still emitting its own fee-proxy event); Tron: an approval per token and one call of
+ * ERC20BatchPayments. Only the children that can be paid now are in it, each for what it still
+ * wants; `transactions` lists every step in the order to send them.
+ */
+export async function multicallCalldata(deps: CalldataDeps, link: Link, payer: Payer, now: Date) {
+  const children = link.children ?? [];
+  const legs = linkLegs(deps.chains, link, now);
+  if (legs.length === 0) {
+    if (link.status === 'completed') throw completedError(link);
+    throw new AppError('multicall_not_executable', NOT_EXECUTABLE_MESSAGE);
+  }
+  const paying = legs.map((leg) => {
+    const child = children.find((c) => c.requests[0]?.requestId === leg.requestId);
+    if (!child) throw new Error(`multicall leg ${leg.requestId} has no child`);
+    return { leg, child };
+  });
+  const kind = executionKindOf(link);
+  let approvals: readonly PaymentTransaction[];
+  let batch: PaymentTransaction;
+  let funding: {
+    hasEnoughBalance?: boolean;
+    hasEnoughGas?: boolean | null;
+    insufficientTokens?: readonly unknown[];
+  };
+  if (kind === 'tron_batch') {
+    const tron = buildTronBatchCalldata(deps, legs, payer);
+    approvals = tron.approvals;
+    batch = tron.batchPaymentTransaction;
+    funding = {};
+  } else {
+    const evm = await buildBatchCalldata(deps, legs, payer);
+    approvals = evm.ERC20ApprovalTransactions;
+    batch = evm.batchPaymentTransaction;
+    funding = {
+      hasEnoughBalance: evm.metadata.hasEnoughBalance,
+      hasEnoughGas: evm.metadata.hasEnoughGas,
+      insufficientTokens: evm.metadata.insufficientTokens,
+    };
+  }
+  const transactions = [...approvals, batch];
+  const [first] = legs;
+  const currencies = new Set(legs.map((leg) => leg.currency.id));
+  return {
+    paymentType: 'multicall' as const,
+    executionKind: kind,
+    token: link.row.token,
+    network: link.row.network,
+    chainId: first?.network.chainId ?? 0,
+    childTokens: paying.map(({ child }) => child.row.token),
+    requestIds: legs.map((leg) => leg.requestId),
+    payees: legs.map((leg) => leg.payee),
+    amounts: legs.map((leg) => formatAmount(leg.amount, leg.currency.decimals)),
+    references: paying.map(({ child }) => child.row.reference),
+    children: paying.map(({ leg, child }) => ({
+      position: child.position,
+      securePaymentToken: child.row.token,
+      requestId: leg.requestId,
+      payee: leg.payee,
+      amount: formatAmount(leg.amount, leg.currency.decimals),
+      paymentCurrency: leg.currency.id,
+      network: leg.network.id,
+      paymentReference: leg.paymentReference,
+      paymentCurrencyAddress: leg.currency.address,
+      sourceTokenAddress: null,
+      tokenAddress: leg.currency.address,
+    })),
+    transactions,
+    feeBundle: null,
+    ERC20ApprovalTransactions: approvals,
+    batchPaymentTransaction: batch,
+    metadata: {
+      stepsRequired: transactions.length,
+      needsApproval: approvals.length > 0,
+      ...(approvals.length > 0 && {
+        approvalTransactionIndex: 0,
+        approvalTransactionsCount: approvals.length,
+      }),
+      paymentTransactionIndex: approvals.length,
+      transactionSponsorshipFeeUsd: null,
+      routeType: 'samechain' as const,
+      approvalTransactionIndices: approvals.map((_, index) => index),
+      batchPaymentTransactionIndex: approvals.length,
+      feeTransactionIndices: [],
+      bridgeTxIndices: [],
+      childCount: children.length,
+      executableLegCount: legs.length,
+      network: link.row.network,
+      ...(currencies.size === 1 && first && { paymentCurrencyId: first.currency.id }),
+      ...funding,
+    },
+  };
+}

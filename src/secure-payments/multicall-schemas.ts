@@ -1,0 +1,213 @@
+import { Type } from 'typebox';
+import { BatchMetadata } from '../payments/schemas.ts';
+import { EXECUTION_KINDS, type ExecutionKind } from './multicall.ts';
+import { BLOCK_REASONS, RECOVERY_ACTIONS } from './multicall-children.ts';
+
+/** Wire schemas of multicall payouts (api-facts §2.10 and Variant C). */
+
+const literals = <T extends string>(values: readonly T[]) =>
+  Type.Union(values.map((value) => Type.Literal(value)));
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+export const CreateMulticallBody = Type.Object(
+  {
+    childTokens: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      minItems: 2,
+      maxItems: 1000,
+      description:
+        'Pending single payout links of the account; at most MULTICALL_MAX_CHILDREN (150) are accepted, 20 for cross-chain',
+    }),
+    requestedExecutionKind: Type.Optional(
+      Type.Unsafe<ExecutionKind>({ type: 'string', enum: [...EXECUTION_KINDS] }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedMulticallResponse = Type.Object({
+  type: Type.Literal('multicall'),
+  token: Type.String(),
+  securePaymentUrl: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('expired')]),
+  expiresAt: Type.String({ format: 'date-time' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  items: Type.Array(
+    Type.Object({
+      securePaymentToken: Type.String(),
+      requestId: Type.String(),
+      position: Type.Integer({ minimum: 0 }),
+      eligibility: Type.Literal('eligible'),
+    }),
+  ),
+});
+
+const Context = Type.Object({
+  requestId: Type.String(),
+  securePaymentToken: Type.String(),
+  position: Type.Integer(),
+  hasBeenPaid: Type.Boolean(),
+  securePaymentStatus: Type.Optional(Type.String()),
+  requestStatus: Type.Optional(Type.String()),
+  expiresAt: Type.Optional(Type.String()),
+  network: Type.Optional(Type.String()),
+  currency: Type.Optional(Type.String()),
+});
+
+/** 400 of the create route: the envelope, and for refused children `failures` (and `cap`). */
+export const MulticallFailureResponse = Type.Object({
+  statusCode: Type.Integer(),
+  message: Type.String(),
+  error: Type.String(),
+  code: Type.String(),
+  errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  failures: Type.Optional(
+    Type.Array(
+      Type.Object({
+        securePaymentToken: Type.String({ description: '"*" for a failure of the whole list' }),
+        reason: Type.Union([literals(BLOCK_REASONS), Type.Literal('too_many_children')]),
+        message: Type.String({ description: 'Ours: the reason in English' }),
+        messageKey: Type.String(),
+        context: Type.Record(Type.String(), Type.Unknown()),
+        recoveryAction: literals(RECOVERY_ACTIONS),
+      }),
+    ),
+  ),
+  cap: Type.Optional(
+    Type.Object({
+      type: Type.Literal('child_count'),
+      maximum: Type.Integer(),
+      actual: Type.Integer(),
+      reduceBy: Type.Integer(),
+    }),
+  ),
+});
+
+const ChildView = Type.Object({
+  securePaymentToken: Type.String(),
+  requestId: Type.String(),
+  position: Type.Integer(),
+  executable: Type.Boolean(),
+  blockReason: Type.Union([literals(BLOCK_REASONS), Type.Null()]),
+  messageKey: Nullable(Type.String()),
+  context: Context,
+  recoveryAction: Type.Union([literals(RECOVERY_ACTIONS), Type.Null()]),
+  feePlan: Type.Null(),
+  amount: Nullable(Type.String()),
+  payee: Nullable(Type.String()),
+  reference: Nullable(Type.String()),
+  network: Type.String({ description: 'Ours: the child’s network' }),
+  paymentCurrency: Nullable(Type.String({ description: 'Ours: the child’s currency id' })),
+  due: Nullable(Type.String({ description: 'Ours: what the child still wants' })),
+});
+
+export const MulticallViewSchema = Type.Object(
+  {
+    paymentType: Type.Literal('multicall'),
+    status: literals(['pending', 'expired', 'completed', 'partially_settled'] as const),
+    redirectUrl: Nullable(Type.String()),
+    redirectLabel: Type.String(),
+    orchestratorId: Type.Null(),
+    branding: Type.Null(),
+    analytics: Type.Object({
+      creationTimestamp: Type.String(),
+      numberOfPaymentsExcludingFees: Type.Integer(),
+      destinationIds: Type.Array(Type.String()),
+    }),
+    requestIds: Type.Array(Type.String()),
+    token: Type.String(),
+    canExecute: Type.Boolean(),
+    expiresAt: Type.String({ format: 'date-time' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    children: Type.Array(ChildView),
+    totals: Type.Object({
+      childCount: Type.Integer(),
+      blockedChildCount: Type.Integer(),
+      byDestinationCurrency: Type.Array(
+        Type.Object({
+          network: Type.String(),
+          currency: Type.String(),
+          totalAmount: Type.String(),
+        }),
+      ),
+      amountSummary: Type.Object({
+        grossAmount: Type.String(),
+        netRecipientAmount: Type.String(),
+        totalFees: Type.String(),
+        payeeBorneFees: Type.String(),
+        payerBorneFees: Type.String(),
+        payerTotal: Type.String(),
+      }),
+    }),
+    network: Type.String({ description: 'Ours: the network the parent pays on' }),
+    executionKind: literals(EXECUTION_KINDS),
+    payout: Type.Literal(true),
+    creatorWalletAddress: Nullable(
+      Type.String({ description: 'Ours: the only wallet that may pay it' }),
+    ),
+  },
+  { $id: 'MulticallView', additionalProperties: false },
+);
+
+const Transaction = Type.Union([Type.Ref('EvmTransaction'), Type.Ref('TronTransaction')]);
+
+export const MulticallCalldataSchema = Type.Object(
+  {
+    paymentType: Type.Literal('multicall'),
+    executionKind: Type.Union([Type.Literal('evm_same_chain'), Type.Literal('tron_batch')]),
+    token: Type.String(),
+    network: Type.String(),
+    chainId: Type.Integer(),
+    childTokens: Type.Array(Type.String()),
+    requestIds: Type.Array(Type.String()),
+    payees: Type.Array(Type.String()),
+    amounts: Type.Array(Type.String()),
+    references: Type.Array(Nullable(Type.String())),
+    children: Type.Array(
+      Type.Object({
+        position: Type.Integer(),
+        securePaymentToken: Type.String(),
+        requestId: Type.String(),
+        payee: Type.String(),
+        amount: Type.String(),
+        paymentCurrency: Type.String(),
+        network: Type.String(),
+        paymentReference: Nullable(Type.String()),
+        paymentCurrencyAddress: Nullable(Type.String()),
+        sourceTokenAddress: Type.Null(),
+        tokenAddress: Nullable(Type.String()),
+      }),
+    ),
+    transactions: Type.Array(Transaction),
+    feeBundle: Type.Null(),
+    ERC20ApprovalTransactions: Type.Array(Transaction),
+    batchPaymentTransaction: Transaction,
+    metadata: Type.Object(
+      {
+        stepsRequired: Type.Integer(),
+        needsApproval: Type.Boolean(),
+        approvalTransactionIndex: Type.Optional(Type.Integer()),
+        approvalTransactionsCount: Type.Optional(Type.Integer()),
+        paymentTransactionIndex: Type.Integer(),
+        transactionSponsorshipFeeUsd: Type.Null(),
+        routeType: Type.Literal('samechain'),
+        approvalTransactionIndices: Type.Array(Type.Integer()),
+        batchPaymentTransactionIndex: Type.Integer(),
+        feeTransactionIndices: Type.Array(Type.Integer()),
+        bridgeTxIndices: Type.Array(Type.Integer()),
+        childCount: Type.Integer(),
+        executableLegCount: Type.Integer(),
+        network: Type.String(),
+        paymentCurrencyId: Type.Optional(Type.String()),
+        hasEnoughBalance: Type.Optional(Type.Boolean()),
+        hasEnoughGas: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+        insufficientTokens: Type.Optional(BatchMetadata.properties.insufficientTokens),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { $id: 'MulticallCalldata', additionalProperties: false },
+);
+
+/** Registered once by the app; routes refer to them by `$id`. */
+export const MULTICALL_SCHEMAS = [MulticallViewSchema, MulticallCalldataSchema];

@@ -1,0 +1,269 @@
+import { inArray } from 'drizzle-orm';
+import { ulid } from 'ulid';
+import { isNative } from '../chains/currencies.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/client.ts';
+import { multicallChildren, securePayments } from '../db/schema.ts';
+import { AppError, ValidationError } from '../errors.ts';
+import { requestsOfLinks } from '../requests/requests.ts';
+import { insertLink, type LinkCaller, securePaymentUrl } from './create.ts';
+import type { LinkRow } from './link-row.ts';
+import {
+  BLOCK_MESSAGES,
+  type BlockReason,
+  type Child,
+  childBlock,
+  childContext,
+  messageKeyOf,
+  parentsWaitingOn,
+  recoveryActionOf,
+} from './multicall-children.ts';
+
+/**
+ * `POST /v2/secure-payments/multicall-payouts`: one parent link that pays several pending
+ * single payout links of the caller's account in one go (api-facts §2.10). Every child is
+ * checked, all failures are reported together in the `multicall_validation_failed` envelope,
+ * and nothing is written unless every child is eligible. The children stay links of their
+ * own; the parent only groups them, and its status follows theirs.
+ */
+
+export const EXECUTION_KINDS = ['evm_same_chain', 'evm_cross_chain', 'tron_batch'] as const;
+export type ExecutionKind = (typeof EXECUTION_KINDS)[number];
+
+/** The most children a cross-chain multicall may have (api-facts §15). */
+export const CROSS_CHAIN_MAX_CHILDREN = 20;
+export const MULTICALL_VALIDATION_MESSAGE = 'Multicall validation failed';
+export const CROSS_CHAIN_MULTICALL_MESSAGE =
+  'Cross-chain multicall payouts (evm_cross_chain) are not available on this server yet; pay children of one network together';
+
+export interface MulticallInput {
+  readonly childTokens: readonly string[];
+  readonly requestedExecutionKind?: ExecutionKind | undefined;
+}
+
+export interface MulticallDeps {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly chains: ChainRegistry;
+  readonly payUrl: string;
+  /** The most children a same-chain or Tron multicall may have (`MULTICALL_MAX_CHILDREN`). */
+  readonly maxChildren: number;
+}
+
+export interface Failure {
+  readonly securePaymentToken: string;
+  readonly reason: BlockReason | 'too_many_children';
+  readonly message: string;
+  readonly messageKey: string;
+  readonly context: Record<string, unknown>;
+  readonly recoveryAction: string;
+}
+
+export interface CreatedMulticall {
+  readonly type: 'multicall';
+  readonly token: string;
+  readonly securePaymentUrl: string;
+  readonly status: 'pending';
+  readonly expiresAt: string;
+  readonly createdAt: string;
+  readonly items: {
+    readonly securePaymentToken: string;
+    readonly requestId: string;
+    readonly position: number;
+    readonly eligibility: 'eligible';
+  }[];
+}
+
+function failure(
+  token: string,
+  position: number,
+  reason: BlockReason,
+  child: Pick<Child, 'row' | 'requests'> | null,
+  now: Date,
+): Failure {
+  return {
+    securePaymentToken: token,
+    reason,
+    message: BLOCK_MESSAGES[reason],
+    messageKey: messageKeyOf(reason),
+    context: childContext(token, position, child, now),
+    recoveryAction: recoveryActionOf(reason),
+  };
+}
+
+function validationFailed(failures: readonly Failure[], cap?: Record<string, unknown>): AppError {
+  return new AppError('multicall_validation_failed', MULTICALL_VALIDATION_MESSAGE, {
+    details: { failures, ...(cap && { cap }) },
+  });
+}
+
+/** Refuses more children than `maximum`, naming the cap and how many to remove. */
+function checkCap(count: number, maximum: number): void {
+  if (count <= maximum) return;
+  const cap = { type: 'child_count', maximum, actual: count, reduceBy: count - maximum };
+  throw validationFailed(
+    [
+      {
+        securePaymentToken: '*',
+        reason: 'too_many_children',
+        message: `A multicall payout takes at most ${maximum} children; remove ${count - maximum}`,
+        messageKey: 'multicall.too_many_children',
+        context: { maximum, actual: count },
+        recoveryAction: 'recreate_reduced',
+      },
+    ],
+    cap,
+  );
+}
+
+export async function createMulticall(
+  deps: MulticallDeps,
+  caller: LinkCaller,
+  input: MulticallInput,
+): Promise<CreatedMulticall> {
+  const tokens = input.childTokens.map((token) => token.toUpperCase());
+  const seen = new Set<string>();
+  for (const [index, token] of tokens.entries()) {
+    if (seen.has(token)) {
+      throw new ValidationError([{ field: `childTokens[${index}]`, message: 'repeats a token' }]);
+    }
+    seen.add(token);
+  }
+  if (input.requestedExecutionKind === 'evm_cross_chain') {
+    checkCap(tokens.length, CROSS_CHAIN_MAX_CHILDREN);
+    throw new AppError('crosschain_unavailable', CROSS_CHAIN_MULTICALL_MESSAGE);
+  }
+  checkCap(tokens.length, deps.maxChildren);
+
+  const now = deps.clock.now();
+  const token = ulid(now.getTime());
+  const created = await deps.db.transaction(async (tx) => {
+    // Locked, so a child cannot be merged, paid alone into a completed state, or joined to
+    // another parent between the checks and the insert.
+    const rows = await tx
+      .select()
+      .from(securePayments)
+      .where(inArray(securePayments.token, tokens))
+      .for('update');
+    const byToken = new Map(rows.map((row) => [row.token, row]));
+    const linkRequests = await requestsOfLinks(
+      tx,
+      rows.map((row) => row.id),
+    );
+    const busy = await parentsWaitingOn(
+      tx,
+      rows.map((row) => row.id),
+      now,
+    );
+    const children: Child[] = [];
+    const failures: Failure[] = [];
+    let anchor: LinkRow | null = null;
+    for (const [position, wanted] of tokens.entries()) {
+      const name = input.childTokens[position] ?? wanted;
+      const row = byToken.get(wanted);
+      if (!row) {
+        failures.push(failure(name, position, 'not_found', null, now));
+        continue;
+      }
+      const child = {
+        position,
+        row,
+        requests: linkRequests.filter((r) => r.securePaymentId === row.id),
+      };
+      if (row.accountId !== caller.accountId) {
+        // Another account's link is named, never described.
+        failures.push(failure(name, position, 'not_owned', null, now));
+        continue;
+      }
+      const reason =
+        childBlock(child, now) ??
+        (busy.has(row.id) ? 'request_processing' : null) ??
+        linkageProblem(anchor, row, input.requestedExecutionKind) ??
+        (payableInBatch(deps.chains, child) ? null : 'not_payable_child');
+      if (reason) {
+        failures.push(failure(name, position, reason, child, now));
+        continue;
+      }
+      anchor ??= row;
+      children.push(child);
+    }
+    if (failures.length > 0) throw validationFailed(failures);
+    const networks = new Set(children.map((child) => child.row.network));
+    if (networks.size > 1) {
+      throw new AppError(
+        'crosschain_unavailable',
+        `${CROSS_CHAIN_MULTICALL_MESSAGE} (children on ${[...networks].join(', ')})`,
+      );
+    }
+    if (!anchor) throw new Error('multicall without children');
+
+    const expiresAt = new Date(Math.min(...children.map((child) => child.row.expiresAt.getTime())));
+    const parent = await insertLink(tx, {
+      token,
+      caller,
+      network: anchor.network,
+      now,
+      creatorWallet: anchor.creatorWallet,
+      multicall: { executionKind: input.requestedExecutionKind ?? null, expiresAt },
+    });
+    await tx.insert(multicallChildren).values(
+      children.map((child) => ({
+        parentId: parent.id,
+        childId: child.row.id,
+        position: child.position,
+      })),
+    );
+    return { children, expiresAt };
+  });
+  return {
+    type: 'multicall',
+    token,
+    securePaymentUrl: securePaymentUrl(deps.payUrl, token),
+    status: 'pending',
+    expiresAt: created.expiresAt.toISOString(),
+    createdAt: now.toISOString(),
+    items: created.children.map((child) => ({
+      securePaymentToken: child.row.token,
+      requestId: child.requests[0]?.requestId ?? '',
+      position: child.position,
+      eligibility: 'eligible',
+    })),
+  };
+}
+
+/**
+ * Whether `row` can be paid together with the first eligible child: by the same wallet, on
+ * the same kind of network, and on the same network unless the caller asked for cross-chain
+ * (refused for now) or left the kind open (the network count decides after the loop).
+ */
+function linkageProblem(
+  anchor: LinkRow | null,
+  row: LinkRow,
+  requested: ExecutionKind | undefined,
+): BlockReason | null {
+  const tron = row.network === 'tron';
+  if (requested === 'tron_batch' && !tron) return 'invalid_child_linkage';
+  if (requested === 'evm_same_chain' && tron) return 'invalid_child_linkage';
+  if (!anchor) return null;
+  if (anchor.creatorWallet?.toLowerCase() !== row.creatorWallet?.toLowerCase()) {
+    return 'invalid_child_linkage';
+  }
+  if ((anchor.network === 'tron') !== tron) return 'invalid_child_linkage';
+  if (requested === 'evm_same_chain' && anchor.network !== row.network) {
+    return 'invalid_child_linkage';
+  }
+  return null;
+}
+
+/**
+ * A child must be payable by the batch contract of its network: one this server serves, with
+ * the contract deployed, and on Tron a TRC-20 (ERC20BatchPayments moves no TRX).
+ */
+function payableInBatch(chains: ChainRegistry, child: Child): boolean {
+  const network = chains.network(child.row.network);
+  const currency = chains.currency(child.requests[0]?.paymentCurrency ?? '');
+  if (!network || !currency) return false;
+  if (chains.contracts(network.id as never).batchPayments === null) return false;
+  return network.kind !== 'tron' || !isNative(currency);
+}
