@@ -232,10 +232,28 @@ const SPEC_ADDITIONS: Readonly<Record<string, readonly string[]>> = {
   'POST /v2/payouts/batch': ['batchPaymentTransaction', 'metadata', 'requestIds'],
 };
 
+/**
+ * Enum values the spec adds where the reference's schema lists fewer: Variant C's
+ * `executionKind` names only the EVM kinds, while the spec and the reference's own
+ * `requestedExecutionKind` have `tron_batch`, which a Tron multicall answers. Checked as the
+ * EVM same-chain kind, so the rest of the answer is still held to the schema.
+ */
+const SPEC_ENUM_ADDITIONS: Readonly<Record<string, Readonly<Record<string, [string, string]>>>> = {
+  'GET /v2/secure-payments/{token}/pay': { executionKind: ['tron_batch', 'evm_same_chain'] },
+};
+
 function withoutSpecAdditions(operation: string, body: unknown): unknown {
-  const added = SPEC_ADDITIONS[operation];
-  if (!added || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  return Object.fromEntries(Object.entries(body).filter(([key]) => !added.includes(key)));
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const added = SPEC_ADDITIONS[operation] ?? [];
+  const enums = SPEC_ENUM_ADDITIONS[operation] ?? {};
+  return Object.fromEntries(
+    Object.entries(body)
+      .filter(([key]) => !added.includes(key))
+      .map(([key, value]) => {
+        const [spec, reference] = enums[key] ?? [];
+        return [key, spec !== undefined && value === spec ? reference : value];
+      }),
+  );
 }
 
 function describe(error: ErrorObject): string {

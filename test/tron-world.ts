@@ -1,7 +1,16 @@
-import { encodeAbiParameters, encodeFunctionData, type LocalAccount, parseAbi } from 'viem';
+import {
+  createWalletClient,
+  custom,
+  encodeAbiParameters,
+  encodeFunctionData,
+  type LocalAccount,
+  numberToHex,
+  parseAbi,
+} from 'viem';
 import { tronToEvm } from '../src/chains/tron-address.ts';
 import { tronArguments } from '../src/payments/calldata/tron.ts';
 import type { TronTransaction } from '../src/payments/transactions.ts';
+import { loadArtifact } from '../src/sandbox/artifacts.ts';
 import type { LocalChain } from '../src/sandbox/chain.ts';
 import { accountOf, sendAll } from './chain.ts';
 import { type FakeTronNode, startFakeTronNode } from './fake-tron-node.ts';
@@ -110,4 +119,43 @@ export async function signTron(
 
 function hex41(address: string): string {
   return `41${address.slice(2).toLowerCase()}`;
+}
+
+export const TRON_BATCH = 'TRZbXXuLd3HW5utzVysA3rpLgU7sVBrd1D';
+
+/**
+ * The Tron ERC20BatchPayments at its Tron address's 20 bytes. No registry package ships it;
+ * its two ERC20 functions are the legacy BatchPayments' (contracts.md §2.2), whose real
+ * bytecode is deployed against the Tron fee proxy, moved (code and storage) to the Tron batch
+ * address, and set to no batch fee, as the Tron contract has none.
+ */
+export async function placeTronBatch(chain: LocalChain): Promise<void> {
+  const request = (method: string, params: unknown[]) =>
+    chain.provider.request({ method, params } as never);
+  const owner = accountOf(chain, 0);
+  const wallet = createWalletClient({
+    account: owner,
+    chain: chain.chain,
+    transport: custom(chain.provider, { retryCount: 0 }),
+  });
+  const { abi, bytecode } = loadArtifact('BatchPayments');
+  const hash = await wallet.deployContract({
+    abi,
+    bytecode,
+    args: [tronToEvm(TRON_PROXY), chain.addresses.ethFeeProxy, owner.address],
+  });
+  const deployed = (await chain.client.waitForTransactionReceipt({ hash })).contractAddress;
+  if (!deployed) throw new Error('BatchPayments was not deployed');
+  const target = tronToEvm(TRON_BATCH);
+  await request('hardhat_setCode', [target, await chain.client.getCode({ address: deployed })]);
+  for (let slot = 0; slot < 8; slot++) {
+    const value = await chain.client.getStorageAt({ address: deployed, slot: numberToHex(slot) });
+    await request('hardhat_setStorageAt', [target, numberToHex(slot, { size: 32 }), value]);
+  }
+  await wallet.writeContract({
+    address: target,
+    abi: parseAbi(['function setBatchFee(uint256 _batchFee)']),
+    functionName: 'setBatchFee',
+    args: [0n],
+  });
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Abi, decodeFunctionData, type Hex, isAddressEqual, recoverAddress } from 'viem';
 import { evmToTron, tronToEvm } from '../chains/tron-address.ts';
 import { AppError, ValidationError } from '../errors.ts';
-import { erc20Abi, erc20FeeProxyAbi, TRON_SELECTORS } from './abis.ts';
+import { abiOfTronSelector } from './calldata/tron.ts';
 import type { TronTransaction } from './transactions.ts';
 import {
   addressOfBytes,
@@ -222,8 +222,8 @@ export function matchExpected(
       `The transaction calls selector ${call.data.slice(0, 10)} on ${call.contract}; the link expects ${name}`,
     );
   if (call.data !== candidate.data.toLowerCase()) {
-    const abi = (name === TRON_SELECTORS.approve ? erc20Abi : erc20FeeProxyAbi) as Abi;
-    const differences = argumentDifferences(abi, call.data, candidate.data);
+    const abi = abiOfTronSelector(name) as Abi | undefined;
+    const differences = abi ? argumentDifferences(abi, call.data, candidate.data) : [];
     throw mismatch(
       differences.length > 0
         ? differences.join('; ')
@@ -267,6 +267,9 @@ function argumentDifferences(abi: Abi, sent: Hex, wanted: Hex): string[] {
 
 /** Addresses in base58 (as Tron shows them), numbers in decimal, bytes in hex. */
 function show(type: string, value: unknown): string {
+  if (type.endsWith('[]') && Array.isArray(value)) {
+    return `[${value.map((item) => show(type.slice(0, -2), item)).join(', ')}]`;
+  }
   if (type === 'address' && typeof value === 'string') return evmToTron(value);
   if (typeof value === 'bigint') return value.toString();
   return String(value).toLowerCase();

@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts';
 import { type LinkScope, linkScopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
+import { buildTronBatchCalldata, tronBatchSteps } from '../payments/calldata/tron-batch.ts';
 import type { TronTransaction } from '../payments/transactions.ts';
 import { matchExpected, readSignedTrigger } from '../payments/tron-signed.ts';
 import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
@@ -50,14 +51,21 @@ export async function relayTronTransaction(
       'tron_link_required',
       `This link is paid on ${link.row.network}, not Tron: send its transactions from the wallet`,
     );
-  const [leg, ...others] = linkLegs(deps.chains, link, deps.clock.now());
+  const legs = linkLegs(deps.chains, link, deps.clock.now());
+  const [leg, ...others] = legs;
   if (!leg) throw completedError(link);
-  // Tron links hold one request (Tron has no batch payments): a second leg is a broken invariant.
-  if (others.length > 0) throw new Error(`Tron link ${link.row.id} has several requests`);
+  // Tron links hold one request (Tron has no batch payments) unless they are multicall parents,
+  // which pay through the Tron batch contract: a second leg elsewhere is a broken invariant.
+  if (others.length > 0 && !link.children) {
+    throw new Error(`Tron link ${link.row.id} has several requests`);
+  }
 
   const call = await readSignedTrigger(signed);
-  const expected = await buildSingleCalldata(deps, leg, { wallet: call.owner });
-  matchExpected(call, expected.transactions as TronTransaction[]);
+  const payer = { wallet: call.owner };
+  const expected = link.children
+    ? tronBatchSteps(buildTronBatchCalldata(deps, legs, payer))
+    : ((await buildSingleCalldata(deps, leg, payer)).transactions as TronTransaction[]);
+  matchExpected(call, expected);
 
   if (!deps.tronNode) throw new ChainUnavailableError('tron');
   let answer: Awaited<ReturnType<TronGridClient['broadcastTransaction']>>;

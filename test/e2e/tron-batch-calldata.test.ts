@@ -1,13 +1,4 @@
-import {
-  type Address,
-  createWalletClient,
-  custom,
-  encodeFunctionData,
-  type Hex,
-  numberToHex,
-  parseAbi,
-  parseEventLogs,
-} from 'viem';
+import { type Address, encodeFunctionData, type Hex, parseAbi, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainClients } from '../../src/chains/clients.ts';
 import { createChainRegistry } from '../../src/chains/registry.ts';
@@ -16,10 +7,10 @@ import { erc20FeeProxyAbi } from '../../src/payments/abis.ts';
 import { buildTronBatchCalldata } from '../../src/payments/calldata/tron-batch.ts';
 import { referenceTopic } from '../../src/payments/references.ts';
 import type { PaymentLeg, TronTransaction } from '../../src/payments/transactions.ts';
-import { loadArtifact } from '../../src/sandbox/artifacts.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
 import { testConfig } from '../app.ts';
 import { accountOf, sendAll } from '../chain.ts';
+import { placeTronBatch } from '../tron-world.ts';
 
 /**
  * Tron batch calldata, proven without a Tron node: the calls run on a local EVM with the
@@ -36,10 +27,6 @@ const BATCH = 'TRZbXXuLd3HW5utzVysA3rpLgU7sVBrd1D';
 const TOKEN_ABI = parseAbi([
   'function mint(address to, uint256 amount)',
   'function balanceOf(address) view returns (uint256)',
-]);
-const OWNER_ABI = parseAbi([
-  'function setBatchFee(uint256 _batchFee)',
-  'function batchFee() view returns (uint256)',
 ]);
 
 const config = testConfig();
@@ -61,36 +48,13 @@ beforeAll(async () => {
       await evm.client.getCode({ address: from }),
     ]);
   }
-  // The batch contract, deployed against the Tron fee proxy, then moved (code and storage) to
-  // the Tron batch address.
-  const owner = accountOf(evm, 0);
-  const wallet = createWalletClient({
-    account: owner,
-    chain: evm.chain,
-    transport: custom(evm.provider, { retryCount: 0 }),
-  });
-  const { abi, bytecode } = loadArtifact('BatchPayments');
-  const hash = await wallet.deployContract({
-    abi,
-    bytecode,
-    args: [tronToEvm(PROXY), evm.addresses.ethFeeProxy, owner.address],
-  });
-  const deployed = (await evm.client.waitForTransactionReceipt({ hash })).contractAddress;
-  if (!deployed) throw new Error('BatchPayments was not deployed');
-  const target = tronToEvm(BATCH);
-  await request('hardhat_setCode', [target, await evm.client.getCode({ address: deployed })]);
-  for (let slot = 0; slot < 8; slot++) {
-    const value = await evm.client.getStorageAt({ address: deployed, slot: numberToHex(slot) });
-    await request('hardhat_setStorageAt', [target, numberToHex(slot, { size: 32 }), value]);
-  }
-  await wallet.writeContract({
-    address: target,
-    abi: OWNER_ABI,
-    functionName: 'setBatchFee',
-    args: [0n],
-  });
+  await placeTronBatch(evm);
   expect(
-    await evm.client.readContract({ address: target, abi: OWNER_ABI, functionName: 'batchFee' }),
+    await evm.client.readContract({
+      address: tronToEvm(BATCH),
+      abi: parseAbi(['function batchFee() view returns (uint256)']),
+      functionName: 'batchFee',
+    }),
   ).toBe(0n);
 }, 120_000);
 afterAll(async () => {

@@ -15,10 +15,12 @@ import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../fixtures.ts';
 import { freePort } from '../process.ts';
 import {
+  placeTronBatch,
   type SignedTron,
   signTron,
   signTronCall,
   startTronWorld,
+  TRON_BATCH,
   TRON_CHAIN_ID,
   TRON_PROXY,
   TRON_USDT,
@@ -459,5 +461,76 @@ describe('relaying a signed Tron transaction', () => {
       code: 'DUP_TRANSACTION_ERROR',
       message: 'dup transaction',
     });
+  });
+
+  it('relays a multicall payout’s approval and batch call; each recipient gets exactly its amount', async () => {
+    await placeTronBatch(evm);
+    const children: string[] = [];
+    for (const [recipient, amount] of [
+      [PAYEE, '1.25'],
+      [OTHER, '2.5'],
+    ] as const) {
+      const made = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments/payouts',
+        headers: { 'x-api-key': tenant.apiKey },
+        payload: {
+          recipient: evmToTron(accountOf(evm, recipient).address),
+          creatorWalletAddress: payerTron,
+          network: 'tron',
+          currency: 'USDT-tron',
+          amount,
+        },
+      });
+      expect(made.statusCode, made.body).toBe(201);
+      children.push(made.json().token);
+    }
+    const parent = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/multicall-payouts',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: { childTokens: children },
+    });
+    expect(parent.statusCode, parent.body).toBe(201);
+    const token = parent.json().token as string;
+    const pay = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${token}/pay?wallet=${payerTron}`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(pay.statusCode, pay.body).toBe(200);
+    expect(pay.json()).toMatchObject({ paymentType: 'multicall', executionKind: 'tron_batch' });
+    const [approve, batch] = pay.json().transactions as [TronTransaction, TronTransaction];
+    expect([approve.functionSelector, batch.contractAddress]).toEqual([APPROVE, TRON_BATCH]);
+
+    // The batch with one amount raised: named, and never relayed.
+    const amounts = batch.parameters[2]?.value as string[];
+    const raised = {
+      ...batch,
+      parameters: batch.parameters.map((p, i) =>
+        i === 2 ? { ...p, value: [amounts[0] ?? '', '2500001'] } : p,
+      ),
+    };
+    const seen = broadcastsSeen();
+    const altered = await broadcast(t, token, await signTronCall(node.url, raised, payer));
+    expect(altered.statusCode, altered.body).toBe(400);
+    expect(altered.json()).toMatchObject({
+      code: 'tron_transaction_mismatch',
+      message: expect.stringContaining(
+        "batchERC20PaymentsWithReference's _amounts is [1250000, 2500001], the link expects [1250000, 2500000]",
+      ),
+    });
+    expect(broadcastsSeen()).toBe(seen);
+
+    const payee = evmToTron(accountOf(evm, PAYEE).address);
+    const other = evmToTron(accountOf(evm, OTHER).address);
+    const before = [await tronBalance(evm, payee), await tronBalance(evm, other)];
+    for (const call of [approve, batch]) {
+      const relayed = await broadcast(t, token, await signTronCall(node.url, call, payer));
+      expect(relayed.statusCode, relayed.body).toBe(200);
+      expect(relayed.json().result).toBe(true);
+    }
+    expect((await tronBalance(evm, payee)) - (before[0] ?? 0n)).toBe(1_250_000n);
+    expect((await tronBalance(evm, other)) - (before[1] ?? 0n)).toBe(2_500_000n);
   });
 });

@@ -105,3 +105,8 @@ export function buildTronBatchCalldata(
     },
   };
 }
+
+/** Every transaction of a Tron batch, in the order to send them: approvals, then the batch. */
+export function tronBatchSteps(calldata: TronBatchCalldata): TronTransaction[] {
+  return [...calldata.approvals, calldata.batchPaymentTransaction];
+}

@@ -70,6 +70,14 @@ const ABIS: Record<TronFunction, readonly unknown[]> = {
   batchERC20PaymentsMultiTokensWithReference: tronBatchPaymentsAbi,
 };
 
+/** The ABI of a Tron call by its selector (TronWeb's signature), as `tronCall` encoded it. */
+export function abiOfTronSelector(selector: string): readonly unknown[] | undefined {
+  const name = (Object.keys(TRON_SELECTORS) as TronFunction[]).find(
+    (key) => TRON_SELECTORS[key] === selector,
+  );
+  return name ? ABIS[name] : undefined;
+}
+
 /** A call of `name` on a Tron contract: TronWeb's parameters, and the same call ABI-encoded. */
 export function tronCall(
   contractAddress: string,
