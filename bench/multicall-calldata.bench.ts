@@ -1,0 +1,111 @@
+// npm run bench: the calldata of a multicall payout of 150 children (GET /{parent}/pay: the
+// parent and its children read, approvals of the batch contract and one batchPayments, the
+// payer's balances and allowances in one eth_call) against its baseline in the same run: the
+// same 150 payout links' calldata asked one by one (GET /{child}/pay each, one read each), as
+// a platform without multicall would. Through the real app on PGlite, with a local EVM running
+// the real Request contracts standing in for Base, in process.
+import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { createAccount } from '../src/auth/accounts.ts';
+import { createChainClients } from '../src/chains/clients.ts';
+import { createChainRegistry } from '../src/chains/registry.ts';
+import { systemClock } from '../src/clock.ts';
+import { parseConfig } from '../src/config.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { wrapPglite } from '../src/db/client.ts';
+import { migrateDatabase } from '../src/db/migrate.ts';
+import { createLogger } from '../src/logger.ts';
+import { buildApp } from '../src/server/app.ts';
+import { accountOf, standIn } from '../test/chain.ts';
+
+const CHILDREN = 150;
+const RUNS = 7;
+const WARM_UP = 2;
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+const local = await standIn('base', { walletCount: 4 });
+const config = parseConfig({
+  DATA_DIR: '/tmp/payreq-bench',
+  SANDBOX: 'false',
+  LOG_LEVEL: 'silent',
+  ...local.env,
+});
+const database = wrapPglite(await PGlite.create());
+await migrateDatabase(database);
+const chains = createChainRegistry(config);
+const { app } = await buildApp({
+  config,
+  chains,
+  clients: createChainClients({ config, chains, transports: local.transports }),
+  database,
+  logger: createLogger('silent'),
+  clock: systemClock,
+  secretBox: createSecretBox(randomBytes(32)),
+});
+const { apiKey } = await createAccount(database.db, 'Bench');
+const headers = { 'x-api-key': apiKey };
+const creator = accountOf(local.chain, 0).address;
+
+const children: string[] = [];
+for (let i = 0; i < CHILDREN; i++) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v2/secure-payments/payouts',
+    headers,
+    payload: {
+      recipient: accountOf(local.chain, 1 + (i % 3)).address,
+      creatorWalletAddress: creator,
+      network: 'base',
+      currency: ['USDC-base', 'DAI-base', 'USDT-base'][i % 3],
+      amount: `${1 + i}.5`,
+    },
+  });
+  if (res.statusCode !== 201) throw new Error(`payout ${i}: ${res.body}`);
+  children.push((res.json() as { token: string }).token);
+}
+const parent = await app.inject({
+  method: 'POST',
+  url: '/v2/secure-payments/multicall-payouts',
+  headers,
+  payload: { childTokens: children },
+});
+if (parent.statusCode !== 201) throw new Error(`multicall: ${parent.body}`);
+const parentToken = (parent.json() as { token: string }).token;
+
+async function calldata(token: string): Promise<void> {
+  const res = await app.inject({
+    method: 'GET',
+    url: `/v2/secure-payments/${token}/pay?wallet=${creator}`,
+    headers,
+  });
+  if (res.statusCode !== 200) throw new Error(`pay ${token}: ${res.body}`);
+}
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < WARM_UP + RUNS; i++) {
+    const started = performance.now();
+    await run();
+    if (i >= WARM_UP) times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+try {
+  const oneByOne = await timed(async () => {
+    for (const child of children) await calldata(child);
+  });
+  const multicall = await timed(() => calldata(parentToken));
+  print(
+    `${CHILDREN} payout links' calldata one by one (GET /pay each): ${oneByOne.toFixed(1)} ms (median of ${RUNS})`,
+  );
+  print(
+    `multicall calldata for ${CHILDREN} children (GET /pay of the parent): ${multicall.toFixed(1)} ms (ratio ${(multicall / oneByOne).toFixed(3)} to one by one)`,
+  );
+} finally {
+  await app.close();
+  await local.chain.close();
+}
