@@ -89,6 +89,16 @@ describe('parseConfig', () => {
     expect(config.networks.tron.rpcUrl).toBe('https://tron.example');
   });
 
+  it('reads MULTICALL_MAX_CHILDREN, 150 by default, 2 to 1000', () => {
+    expect(parseConfig({}, CWD).multicallMaxChildren).toBe(150);
+    expect(parseConfig({ MULTICALL_MAX_CHILDREN: '20' }, CWD).multicallMaxChildren).toBe(20);
+    for (const bad of ['1', '1001', 'many']) {
+      expect(() => parseConfig({ MULTICALL_MAX_CHILDREN: bad }, CWD)).toThrow(
+        /MULTICALL_MAX_CHILDREN/,
+      );
+    }
+  });
+
   it('reads TRUST_PROXY as a boolean, a hop count or addresses', () => {
     expect(parseConfig({}, CWD).trustProxy).toBe(false);
     expect(parseConfig({ TRUST_PROXY: 'true' }, CWD).trustProxy).toBe(true);

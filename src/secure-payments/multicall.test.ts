@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { decodeFunctionData, getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import type { Tenant } from '../../test/fixtures.ts';
+import { createTestApp } from '../../test/app.ts';
+import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import {
   apiKey,
   BASE_DAI,
@@ -531,5 +532,47 @@ describe('the parent: view, status and calldata', () => {
       status: 'pending',
       requestIds: [a.requestId, b.requestId],
     });
+  });
+});
+
+describe('a cap set by MULTICALL_MAX_CHILDREN', () => {
+  it('refuses a fourth child when the cap is 3', async () => {
+    const capped = await createTestApp({ env: { MULTICALL_MAX_CHILDREN: '3' } });
+    try {
+      const tenant = await createTenant(capped.db, 'Capped');
+      const tokens: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await capped.app.inject({
+          method: 'POST',
+          url: '/v2/secure-payments/payouts',
+          headers: apiKey(tenant),
+          payload: {
+            recipient: wallet(9300 + i),
+            creatorWalletAddress: CREATOR,
+            network: 'base',
+            currency: 'USDC-base',
+            amount: '1',
+          },
+        });
+        expect(res.statusCode, res.body).toBe(201);
+        tokens.push(res.json().token);
+      }
+      const post = (childTokens: string[]) =>
+        capped.app.inject({
+          method: 'POST',
+          url: '/v2/secure-payments/multicall-payouts',
+          headers: apiKey(tenant),
+          payload: { childTokens },
+        });
+      const refused = await post(tokens);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({
+        code: 'multicall_validation_failed',
+        cap: { type: 'child_count', maximum: 3, actual: 4, reduceBy: 1 },
+      });
+      expect((await post(tokens.slice(0, 3))).statusCode).toBe(201);
+    } finally {
+      await capped.close();
+    }
   });
 });
