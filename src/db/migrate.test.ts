@@ -24,6 +24,7 @@ const TABLES = [
   'chain_checkpoints',
   'client_ids',
   'destination_nonces',
+  'multicall_children',
   'orchestrator_client_links',
   'orchestrator_keys',
   'orchestrators',
