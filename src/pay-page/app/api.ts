@@ -80,11 +80,17 @@ export interface EvmCall {
   readonly chainId: number;
 }
 
+export interface TronParameter {
+  readonly type: string;
+  readonly value: string | readonly string[];
+}
+
 export interface TronCall {
   readonly type: 'tron';
   readonly contractAddress: string;
   readonly functionSelector: string;
-  readonly parameters: readonly { readonly type: string; readonly value: string }[];
+  /** Arrays (`address[]`, `uint256[]`, `bytes[]`) go to TronWeb as arrays, unchanged. */
+  readonly parameters: readonly TronParameter[];
   readonly feeLimit: number;
   readonly callValue: number;
 }
