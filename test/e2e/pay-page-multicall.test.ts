@@ -231,6 +231,22 @@ describe('multicall payout links on the hosted page', () => {
       ]);
       await context.close();
 
+      // Opened again, it shows where each child stands and offers no wallet anything.
+      const again = await rig.open(token, [spec(CREATOR.some)]);
+      await screen(again.page, 'pending');
+      expect(await text(again.page, 'h1')).toBe('Nothing left to send');
+      expect(await texts(again.page, '[data-field="state"]', 4)).toEqual([
+        'Paid',
+        'Paid',
+        'Paid',
+        'Not sent: blocked by screening',
+      ]);
+      expect(await again.page.locator('.wallets').count()).toBe(0);
+      expect(again.wallets[0]?.calls.map((c) => c.method) ?? []).not.toContain(
+        'eth_requestAccounts',
+      );
+      await again.context.close();
+
       const view = await rig.get(`/v2/secure-payments/multicall-payouts/${token}`);
       expect(view.body).toMatchObject({
         status: 'partially_settled',
