@@ -26,18 +26,19 @@ const LEFT_OUT: Readonly<Record<Exclude<BlockReason, 'already_paid'>, string>> =
 
 type Standing = 'due' | 'paid' | 'blocked';
 
-function standingOf(child: MulticallChild): readonly [Standing, string] {
+function standingOf(child: MulticallChild, symbol: string): readonly [Standing, string] {
   if (child.executable) {
+    // Paid in part already: only what it still wants is sent.
     const part = child.due !== null && child.due !== child.amount;
-    return ['due', part ? `To send: ${child.due} left` : 'To send'];
+    return ['due', part ? `To send: ${child.due} ${symbol} left` : 'To send'];
   }
   if (child.blockReason === 'already_paid') return ['paid', 'Paid'];
   return ['blocked', child.blockReason ? LEFT_OUT[child.blockReason] : 'Not sent'];
 }
 
 function childItem(child: MulticallChild): HTMLElement {
-  const [standing, words] = standingOf(child);
   const symbol = symbolOf(child.paymentCurrency ?? '');
+  const [standing, words] = standingOf(child, symbol);
   return h(
     'li',
     { class: 'line', 'data-state': standing },
