@@ -26,6 +26,7 @@ import { createTenant, type Tenant } from '../fixtures.ts';
 import { ARTIFACTS } from '../pay-page/rig.ts';
 import { installTestTronLink, type TestTronLink } from '../pay-page/tron-wallet.ts';
 import { freePort } from '../process.ts';
+import { placeTronBatch } from '../tron-world.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 import { testDispatcher } from '../workers.ts';
 
@@ -43,9 +44,10 @@ const TOKEN_ABI = parseAbi([
   'function mint(address to, uint256 amount)',
   'function balanceOf(address) view returns (uint256)',
 ]);
-/** Sandbox wallets: the payee, then one payer per test. */
+/** Sandbox wallets: the payee, then one payer per test, then a second payee. */
 const PAYEE = 1;
-const PAYERS = { pay: 2, decline: 3, fees: 4, payout: 0 } as const;
+const PAYERS = { pay: 2, decline: 3, fees: 4, payout: 0, multicall: 5 } as const;
+const SECOND_PAYEE = 6;
 
 let evm: LocalChain;
 let node: FakeTronNode;
@@ -61,7 +63,7 @@ let destinationId: string;
 beforeAll(async () => {
   // The EVM the Tron contracts run on: the sandbox's token and fee proxy, copied to the
   // 20-byte forms of Tron's USDT and ERC20FeeProxy addresses.
-  evm = await startLocalChain({ chainId: 31337, walletCount: 5 });
+  evm = await startLocalChain({ chainId: 31337, walletCount: 7 });
   for (const [tron, from] of [
     [USDT, evm.addresses.usdt],
     [PROXY, evm.addresses.erc20FeeProxy],
@@ -86,6 +88,8 @@ beforeAll(async () => {
       },
     ]);
   }
+  // And the batch contract a multicall payout pays through.
+  await placeTronBatch(evm);
   node = await startFakeTronNode({ chain: evm, proxy: PROXY });
 
   const port = await freePort();
@@ -191,14 +195,14 @@ async function text(page: Page, selector: string): Promise<string> {
 const payWithTronLink = (page: Page) =>
   page.getByRole('button', { name: 'Pay with TronLink' }).click();
 
-/** A Tron payout link from the sandbox wallet `creator` to the payee. */
-async function payout(amount: string, creator: number): Promise<string> {
+/** A Tron payout link from the sandbox wallet `creator` to `payee`. */
+async function payout(amount: string, creator: number, payee = PAYEE): Promise<string> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/v2/secure-payments/payouts',
     headers: { 'x-api-key': tenant.apiKey },
     payload: {
-      recipient: evmToTron(accountOf(evm, PAYEE).address),
+      recipient: evmToTron(accountOf(evm, payee).address),
       creatorWalletAddress: evmToTron(accountOf(evm, creator).address),
       network: 'tron',
       currency: 'USDT-tron',
@@ -380,6 +384,42 @@ describe('paying a Tron link with TronLink', () => {
     expect(own.tronLink?.sent).toHaveLength(2);
     expect(await balance(PAYEE)).toBe(before + 2_500_000n);
     await own.context.close();
+  });
+
+  it('pays a multicall payout: one approval, then the batch call with its array parameters', async () => {
+    const children = [
+      await payout('1.25', PAYERS.multicall),
+      await payout('2', PAYERS.multicall, SECOND_PAYEE),
+    ];
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/multicall-payouts',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: { childTokens: children },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const token: string = created.json().token;
+    const before = await Promise.all([balance(PAYEE), balance(SECOND_PAYEE)]);
+
+    const { context, page, tronLink } = await open(token, PAYERS.multicall);
+    expect(await text(page, 'h1')).toBe('Send 3.25 USDT to 2 recipients');
+    await payWithTronLink(page);
+    await screen(page, 'completed');
+    // TronLink built both calls on the node from the parameters the page passed on, the batch
+    // call's arrays (address[], uint256[], bytes[]) as arrays: the node ran them on the contracts.
+    expect(tronLink?.calls.filter((c) => c === 'triggerSmartContract')).toHaveLength(2);
+    expect(tronLink?.sent).toHaveLength(2);
+    expect(node.executed).toEqual(expect.arrayContaining(tronLink?.sent ?? ['none']));
+    const after = await Promise.all([balance(PAYEE), balance(SECOND_PAYEE)]);
+    expect(after.map((a, i) => a - (before[i] ?? 0n))).toEqual([1_250_000n, 2_000_000n]);
+    await context.close();
+
+    const view = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/multicall-payouts/${token}`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(view.json()).toMatchObject({ status: 'completed', executionKind: 'tron_batch' });
   });
 
   it('says so when the browser has no TronLink, or TronLink shares no account', async () => {

@@ -57,6 +57,10 @@ export interface PayPageRig {
   payout(item: LinkItem & { readonly creator: number }): Promise<string>;
   /** Merges payout links into a batch payout link (`POST /v2/secure-payments/batch-payouts`). */
   batchPayout(tokens: readonly string[]): Promise<string>;
+  /** Groups payout links into a multicall payout (`POST /v2/secure-payments/multicall-payouts`). */
+  multicall(childTokens: readonly string[]): Promise<string>;
+  /** `GET` on the API with the tenant's key: status code and body. */
+  get(path: string): Promise<{ readonly status: number; readonly body: Record<string, unknown> }>;
   /** The page of `token` in a fresh browser context with these wallets installed. */
   open(
     token: string,
@@ -169,6 +173,24 @@ export async function startPayPageRig(): Promise<PayPageRig> {
       });
       if (res.statusCode !== 201) throw new Error(`batch payout: ${res.body}`);
       return res.json().token;
+    },
+    async multicall(childTokens) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments/multicall-payouts',
+        headers: { 'x-api-key': tenant.apiKey },
+        payload: { childTokens },
+      });
+      if (res.statusCode !== 201) throw new Error(`multicall: ${res.body}`);
+      return res.json().token;
+    },
+    async get(path) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: path,
+        headers: { 'x-api-key': tenant.apiKey },
+      });
+      return { status: res.statusCode, body: res.json() };
     },
     async open(token, specs, viewport = { width: 1280, height: 800 }) {
       const context = await browser.newContext({ viewport });

@@ -21,7 +21,8 @@ export interface Branding {
   readonly privacyPath?: string;
 }
 
-interface DisplayCommon {
+/** What every kind of link tells the page. */
+interface LinkCommon {
   readonly status: string;
   readonly token: string;
   readonly redirectUrl: string | null;
@@ -29,15 +30,65 @@ interface DisplayCommon {
   readonly branding: Branding | null;
   readonly requestIds: readonly string[];
   readonly network: string;
-  readonly reference: string | null;
-  readonly feePlan: unknown;
   readonly expiresAt: string;
   /** Present on payout links: money going out of `creatorWalletAddress`, the only payer. */
   readonly payout?: true;
   readonly creatorWalletAddress?: string | null;
 }
 
+interface DisplayCommon extends LinkCommon {
+  readonly reference: string | null;
+  readonly feePlan: unknown;
+}
+
+/** Why a child of a multicall cannot be paid now (the server's `blockReason`). */
+export type BlockReason =
+  | 'not_found'
+  | 'not_owned'
+  | 'not_outgoing'
+  | 'not_single_payment'
+  | 'invalid_child_linkage'
+  | 'already_paid'
+  | 'request_processing'
+  | 'secure_payment_expired'
+  | 'secure_payment_not_pending'
+  | 'compliance_failed'
+  | 'not_payable_child';
+
+export interface MulticallChild {
+  readonly securePaymentToken: string;
+  readonly position: number;
+  readonly executable: boolean;
+  readonly blockReason: BlockReason | null;
+  /** Null only for a child whose currency this server no longer knows. */
+  readonly amount: string | null;
+  /** What it still wants: its amount, less what was paid of it already. */
+  readonly due: string | null;
+  readonly payee: string | null;
+  readonly paymentCurrency: string | null;
+  readonly reference: string | null;
+}
+
+/**
+ * A multicall payout: several payout links of one creator paid in one transaction. Only the
+ * `executable` children are paid; the totals are what those still want, per currency.
+ */
+export interface MulticallDisplay extends LinkCommon {
+  readonly paymentType: 'multicall';
+  readonly canExecute: boolean;
+  readonly children: readonly MulticallChild[];
+  readonly totals: {
+    readonly childCount: number;
+    readonly blockedChildCount: number;
+    readonly byDestinationCurrency: readonly {
+      readonly currency: string;
+      readonly totalAmount: string;
+    }[];
+  };
+}
+
 export type Display =
+  | MulticallDisplay
   | (DisplayCommon & {
       readonly paymentType: 'single';
       readonly payee: string;
@@ -52,6 +103,9 @@ export type Display =
       readonly paymentCurrencies: readonly string[];
       readonly destinations: readonly (Destination | null)[];
     });
+
+/** A link that pays its own requests: one, or a batch of them. */
+export type SingleOrBatchDisplay = Exclude<Display, MulticallDisplay>;
 
 export interface Completed {
   /** The network of the transactions (payreq's addition to the reference's body). */
@@ -80,11 +134,17 @@ export interface EvmCall {
   readonly chainId: number;
 }
 
+export interface TronParameter {
+  readonly type: string;
+  readonly value: string | readonly string[];
+}
+
 export interface TronCall {
   readonly type: 'tron';
   readonly contractAddress: string;
   readonly functionSelector: string;
-  readonly parameters: readonly { readonly type: string; readonly value: string }[];
+  /** Arrays (`address[]`, `uint256[]`, `bytes[]`) go to TronWeb as arrays, unchanged. */
+  readonly parameters: readonly TronParameter[];
   readonly feeLimit: number;
   readonly callValue: number;
 }
@@ -111,6 +171,13 @@ export type Calldata =
       };
     }
   | {
+      /** Variant C: `transactions` is every step in order (approvals, then the batch). */
+      readonly paymentType: 'multicall';
+      readonly transactions: readonly (EvmCall | TronCall)[];
+      readonly metadata: CalldataMetadata & { readonly paymentTransactionIndex: number };
+    }
+  | {
+      readonly paymentType?: undefined;
       readonly ERC20ApprovalTransactions: readonly EvmCall[];
       readonly batchPaymentTransaction: EvmCall;
       readonly metadata: CalldataMetadata;

@@ -3,6 +3,7 @@ import { applyBranding, brandingChrome } from './branding.ts';
 import { type NetworkFacts, type PageConfig, readConfig } from './config.ts';
 import { h, show } from './dom.ts';
 import { timeLeft } from './format.ts';
+import { multicallScreen } from './multicall.ts';
 import {
   completedScreen,
   confirmingScreen,
@@ -99,9 +100,18 @@ function payable(display: Display): void {
     return;
   }
   const summary = (problem?: string) => {
+    // A multicall none of whose payouts can be sent now: shown, and no wallet asked for anything.
+    if (display.paymentType === 'multicall' && !display.canExecute) {
+      render(multicallScreen(config, display, { wallets: null, problem }));
+      return;
+    }
     const wallets = h('section', { class: 'wallets', 'aria-label': 'Pay with' });
     wallets.append(h('p', { class: 'muted' }, 'Looking for wallets…'));
-    render(summaryScreen(config, display, { wallets, problem }));
+    render(
+      display.paymentType === 'multicall'
+        ? multicallScreen(config, display, { wallets, problem })
+        : summaryScreen(config, display, { wallets, problem }),
+    );
     walletCode().then(
       (code) => code.mountWallets(context, wallets),
       () =>
@@ -125,6 +135,9 @@ function payable(display: Display): void {
 
 async function follow(display: Display, txHashes: readonly string[]): Promise<void> {
   render(confirmingScreen(config, display.network, txHashes));
+  const redirect = display.redirectUrl
+    ? { url: display.redirectUrl, label: display.redirectLabel }
+    : null;
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, FOLLOW_EVERY_MS));
     const state = await api.link(token);
@@ -132,10 +145,17 @@ async function follow(display: Display, txHashes: readonly string[]): Promise<vo
       // The payments the link records; the approvals before them are not what the payer paid.
       const recorded = state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : []));
       const hashes = recorded.length > 0 ? recorded : txHashes.slice(-1);
-      const redirect = display.redirectUrl
-        ? { url: display.redirectUrl, label: display.redirectLabel }
-        : null;
       render(completedScreen(config, display.network, hashes, redirect));
+      return;
+    }
+    // A multicall with payouts left out (withdrawn, screened) never completes: it is done once
+    // nothing in it can be sent any more, which the payouts just sent being paid makes so.
+    if (
+      state.kind === 'payable' &&
+      state.display.paymentType === 'multicall' &&
+      !state.display.canExecute
+    ) {
+      render(completedScreen(config, display.network, txHashes.slice(-1), redirect));
       return;
     }
     // Still pending (not yet confirmed), or the service is briefly unreachable: keep waiting.

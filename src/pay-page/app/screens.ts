@@ -1,4 +1,4 @@
-import type { Display } from './api.ts';
+import type { SingleOrBatchDisplay } from './api.ts';
 import type { PageConfig } from './config.ts';
 import { h } from './dom.ts';
 import {
@@ -18,7 +18,7 @@ import {
 
 type Content = Node | string | null | false;
 
-function card(name: string, title: string, ...body: Content[]): HTMLElement {
+export function card(name: string, title: string, ...body: Content[]): HTMLElement {
   const heading = h('h1', { tabindex: '-1' }, title);
   return h('main', { class: 'card', 'data-screen': name }, heading, ...body);
 }
@@ -44,7 +44,7 @@ interface Line {
   readonly masked: boolean;
 }
 
-function linesOf(display: Display): Line[] {
+function linesOf(display: SingleOrBatchDisplay): Line[] {
   if (display.paymentType === 'single') {
     return [
       {
@@ -104,14 +104,18 @@ export interface SummaryParts {
  * The heading: what the payer pays, or for a payout what the creator sends and to whom
  * ("Send 12.5 USDC to 0x1234…abcd", "Send 3.75 USDC to 2 recipients").
  */
-function headingOf(display: Display, lines: readonly Line[]): string {
+function headingOf(display: SingleOrBatchDisplay, lines: readonly Line[]): string {
   if (display.payout !== true) return `Pay ${totalOf(lines)}`;
   const [only] = lines;
   const to = only && lines.length === 1 ? shortAddress(only.payee) : `${lines.length} recipients`;
   return `Send ${totalOf(lines)} to ${to}`;
 }
 
-export function summaryScreen(config: PageConfig, display: Display, parts: SummaryParts) {
+export function summaryScreen(
+  config: PageConfig,
+  display: SingleOrBatchDisplay,
+  parts: SummaryParts,
+) {
   const lines = linesOf(display);
   const batch = lines.length > 1;
   const creator = display.payout === true ? (display.creatorWalletAddress ?? null) : null;

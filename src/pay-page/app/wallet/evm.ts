@@ -49,23 +49,17 @@ function isEvmCall(call: unknown): call is EvmCall {
 
 /** The steps of an answer, in order; refuses one whose balances say it cannot succeed. */
 function stepsOf(calldata: Calldata, context: PayContext): Step[] {
-  const symbol = (currency: string) => symbolOf(currency);
   const metadata = calldata.metadata;
-  if ('transactions' in calldata) {
+  if (calldata.paymentType === 'single') {
     const { display } = context;
-    const currency = display.paymentType === 'single' ? symbol(display.paymentCurrency) : '';
+    const currency = display.paymentType === 'single' ? symbolOf(display.paymentCurrency) : '';
     if (metadata.hasEnoughBalance === false) {
       throw new Problem(
         `This wallet holds ${metadata.balance ?? 'less than'} ${currency}, and the payment needs ${metadata.requiredAmount ?? 'more'} ${currency}. Add funds to it, or pay from another wallet.`,
       );
     }
-    if (metadata.hasEnoughGas === false) throw gasProblem(context.network);
-    const payAt = calldata.metadata.paymentTransactionIndex ?? calldata.transactions.length - 1;
-    return calldata.transactions.map((call, i) => {
-      if (!isEvmCall(call)) throw new Problem('This link is not paid from an EVM wallet.');
-      return { kind: i < payAt ? 'approve' : 'pay', call };
-    });
   }
+  // A batch or a multicall names each token it is short of.
   const short = metadata.insufficientTokens?.[0];
   if (short) {
     const symbol = short.tokenSymbol ?? '';
@@ -74,10 +68,17 @@ function stepsOf(calldata: Calldata, context: PayContext): Step[] {
     );
   }
   if (metadata.hasEnoughGas === false) throw gasProblem(context.network);
-  return [
-    ...calldata.ERC20ApprovalTransactions.map((call) => ({ kind: 'approve' as const, call })),
-    { kind: 'pay', call: calldata.batchPaymentTransaction },
-  ];
+  if (calldata.paymentType === undefined) {
+    return [
+      ...calldata.ERC20ApprovalTransactions.map((call) => ({ kind: 'approve' as const, call })),
+      { kind: 'pay', call: calldata.batchPaymentTransaction },
+    ];
+  }
+  const payAt = calldata.metadata.paymentTransactionIndex ?? calldata.transactions.length - 1;
+  return calldata.transactions.map((call, i) => {
+    if (!isEvmCall(call)) throw new Problem('This link is not paid from an EVM wallet.');
+    return { kind: i < payAt ? 'approve' : 'pay', call };
+  });
 }
 
 function gasProblem(network: NetworkFacts): Problem {
@@ -114,9 +115,14 @@ async function ensureChain(context: PayContext, client: Client, chain: Chain): P
 function actionOf(step: Step, context: PayContext): string {
   const { display } = context;
   if (step.kind === 'approve') return 'Allow the payment contract to send your tokens';
-  return display.paymentType === 'batch'
-    ? `Send the ${display.amounts.length} payments`
-    : `Send ${display.amount} ${symbolOf(display.paymentCurrency)}`;
+  switch (display.paymentType) {
+    case 'single':
+      return `Send ${display.amount} ${symbolOf(display.paymentCurrency)}`;
+    case 'batch':
+      return `Send the ${display.amounts.length} payments`;
+    case 'multicall':
+      return `Send the ${display.children.filter((child) => child.executable).length} payouts`;
+  }
 }
 
 export async function payWithEvm(context: PayContext, wallet: WalletChoice): Promise<string[]> {

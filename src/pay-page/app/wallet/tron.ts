@@ -1,4 +1,4 @@
-import type { TronCall } from '../api.ts';
+import type { TronCall, TronParameter } from '../api.ts';
 import type { PayContext } from '../main.ts';
 import { connectingScreen, payingScreen } from '../screens.ts';
 import { assertPayoutWallet } from './payout.ts';
@@ -24,7 +24,7 @@ export interface TronWebLike {
       contractAddress: string,
       functionSelector: string,
       options: { feeLimit: number; callValue: number },
-      parameters: readonly { type: string; value: string }[],
+      parameters: readonly TronParameter[],
       issuerAddress: string,
     ): Promise<{ result?: { result?: boolean; message?: string }; transaction?: TronTransaction }>;
   };
