@@ -41,6 +41,7 @@ export const ERROR_STATUS = {
   payout_link_not_pending: 400,
   payout_networks_differ: 400,
   payout_creators_differ: 400,
+  payout_link_in_multicall: 400,
   multicall_validation_failed: 400,
   // 401: no usable credential.
   missing_credentials: 401,

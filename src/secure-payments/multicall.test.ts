@@ -29,6 +29,7 @@ import { referenceBytes } from '../payments/references.ts';
 import { CROSS_CHAIN_MULTICALL_MESSAGE, MULTICALL_VALIDATION_MESSAGE } from './multicall.ts';
 import { NOT_EXECUTABLE_MESSAGE } from './multicall-calldata.ts';
 import { BLOCK_MESSAGES } from './multicall-children.ts';
+import { inMulticallMessage } from './payouts.ts';
 
 /**
  * Multicall payouts over HTTP on the real app: creation with every eligibility reason and the
@@ -325,6 +326,21 @@ describe('POST /v2/secure-payments/multicall-payouts', () => {
 });
 
 describe('the parent: view, status and calldata', () => {
+  it('keeps its children out of batch payout links while it is pending', async () => {
+    const a = await payout();
+    const b = await payout();
+    const c = await payout();
+    await multicall([a.token, b.token]);
+    const before = await state();
+    const res = await post('/v2/secure-payments/batch-payouts', { tokens: [c.token, b.token] });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({
+      code: 'payout_link_in_multicall',
+      message: inMulticallMessage(b.token),
+    });
+    expect(await state()).toEqual(before);
+  });
+
   it('shows every child, the totals, and follows its children to partially settled and completed', async () => {
     const a = await payout({ amount: '1.5' });
     const b = await payout({ amount: '2.25' });

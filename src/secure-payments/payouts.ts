@@ -18,6 +18,7 @@ import {
   securePaymentUrl,
 } from './create.ts';
 import { effectiveStatus } from './link-row.ts';
+import { parentsWaitingOn } from './multicall-children.ts';
 
 /**
  * Hosted payout links: money going out of `creatorWalletAddress` to one recipient
@@ -34,6 +35,8 @@ export const PAYOUT_CREATORS_MESSAGE =
 export const unknownPayoutMessage = (token: string) => `Payout link ${token} not found`;
 export const notSinglePayoutMessage = (token: string) =>
   `Secure payment ${token} is not a single payout link`;
+export const inMulticallMessage = (token: string) =>
+  `Payout link ${token} is part of a pending multicall payout; it cannot be batched`;
 export const notPendingPayoutMessage = (token: string, status: string) =>
   `Payout link ${token} is ${status}; only pending payout links can be batched`;
 
@@ -196,6 +199,21 @@ export async function createBatchPayoutLink(
       }
       if (children.filter((r) => r.securePaymentId === link.id).length !== 1) {
         throw new AppError('not_single_payout', notSinglePayoutMessage(name));
+      }
+    }
+    // A link a pending multicall waits on stays its own: merged, it would drop out of it.
+    const waitedOn = await parentsWaitingOn(
+      tx,
+      links.map((link) => link.id),
+      now,
+    );
+    for (const [index, wanted] of tokens.entries()) {
+      const link = byToken.get(wanted);
+      if (link && waitedOn.has(link.id)) {
+        throw new AppError(
+          'payout_link_in_multicall',
+          inMulticallMessage(input.tokens[index] ?? wanted),
+        );
       }
     }
     if (links.some((link) => link.network === 'tron')) {
