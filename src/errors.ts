@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   wallet_session_required: 400,
   network_not_supported: 400,
   batch_not_supported: 400,
+  conversion_route_unavailable: 400,
   feature_unavailable: 400,
   batch_fee_addresses_differ: 400,
   tron_link_required: 400,

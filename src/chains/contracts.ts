@@ -17,6 +17,12 @@ export interface ContractSet {
   readonly batchPayments: string | null;
   /** Multicall3, for one-round-trip reads. */
   readonly multicall3: string | null;
+  /** Erc20ConversionProxy: a fiat-denominated request paid in a token (contracts.md §3.1). */
+  readonly erc20ConversionProxy: string | null;
+  /** EthConversionProxy 0.2.0: a fiat-denominated request paid in the native currency. */
+  readonly ethConversionProxy: string | null;
+  /** ChainlinkConversionPath: the rates the conversion proxies pay at (contracts.md §3.2). */
+  readonly chainlinkConversionPath: string | null;
 }
 
 export const CONTRACT_KEYS = [
@@ -24,11 +30,16 @@ export const CONTRACT_KEYS = [
   'ethFeeProxy',
   'batchPayments',
   'multicall3',
+  'erc20ConversionProxy',
+  'ethConversionProxy',
+  'chainlinkConversionPath',
 ] as const;
 
 const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
 const BATCH = '0x3cF63891928B8CeebB81C95426600a18cd59C03f';
 const ETH_FEE_PROXY = '0xfCFBcfc4f5A421089e3Df45455F7f4985FE2D6a8';
+const ETH_CONVERSION = '0x7Ebf48a26253810629C191b56C3212Fd0D211c26';
+const CONVERSION_PATH = '0x0818Ad7016138f0A40DFAe30F64a923c2A8F61bA';
 
 export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>> = {
   mainnet: {
@@ -36,36 +47,54 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     ethFeeProxy: ETH_FEE_PROXY,
     batchPayments: BATCH,
     multicall3: MULTICALL3,
+    erc20ConversionProxy: '0x1550A8C4F4E5afC67Ea07e8ac590fdcAdB4bBfb1',
+    ethConversionProxy: ETH_CONVERSION,
+    chainlinkConversionPath: '0xC5519f3fcECC8EC85caaF8836563dEe9a00080f9',
   },
   'arbitrum-one': {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
     ethFeeProxy: ETH_FEE_PROXY,
     batchPayments: BATCH,
     multicall3: MULTICALL3,
+    erc20ConversionProxy: '0xA5186dec7dC1ec85B42A3cd2Dc8289e248530B07',
+    ethConversionProxy: ETH_CONVERSION,
+    chainlinkConversionPath: CONVERSION_PATH,
   },
   optimism: {
     erc20FeeProxy: '0x399F5EE127ce7432E4921a61b8CF52b0af52cbfE',
     ethFeeProxy: '0xe11BF2fDA23bF0A98365e1A4c04A87C9339e8687',
     batchPayments: BATCH,
     multicall3: MULTICALL3,
+    erc20ConversionProxy: '0x1550A8C4F4E5afC67Ea07e8ac590fdcAdB4bBfb1',
+    ethConversionProxy: ETH_CONVERSION,
+    chainlinkConversionPath: CONVERSION_PATH,
   },
   base: {
     erc20FeeProxy: '0x1892196E80C4c17ea5100Da765Ab48c1fE2Fb814',
     ethFeeProxy: '0xd9C3889eB8DA6ce449bfFE3cd194d08A436e96f2',
     batchPayments: '0x1aF3f22685AcdDc788B3730ed415912d8f654420',
     multicall3: MULTICALL3,
+    erc20ConversionProxy: '0x8296D56321cf207925a7804E5A8E3F579838e6Ad',
+    ethConversionProxy: '0xEdfD8386d5DE52072B4Ad8dC69BBD0bB89f9A1fb',
+    chainlinkConversionPath: '0x3dF89c727eaDF67eeD7b4d09EC4F2b41f8Dec2ca',
   },
   matic: {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
     ethFeeProxy: ETH_FEE_PROXY,
     batchPayments: BATCH,
     multicall3: MULTICALL3,
+    erc20ConversionProxy: '0xf0f49873C50765239F6f9534Ba13c4fe16eD5f2E',
+    ethConversionProxy: ETH_CONVERSION,
+    chainlinkConversionPath: CONVERSION_PATH,
   },
   bsc: {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
     ethFeeProxy: ETH_FEE_PROXY,
     batchPayments: BATCH,
     multicall3: MULTICALL3,
+    erc20ConversionProxy: '0xbbd9c5D112343A4Aa2bc194245760CaeeaF118Be',
+    ethConversionProxy: ETH_CONVERSION,
+    chainlinkConversionPath: CONVERSION_PATH,
   },
   tron: {
     erc20FeeProxy: 'TCUDPYnS9dH3WvFEaE7wN7vnDa51J4R4fd',
@@ -73,12 +102,18 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     // ERC20BatchPayments (contracts.md §8), not BatchConversionPayments: its own two functions.
     batchPayments: 'TRZbXXuLd3HW5utzVysA3rpLgU7sVBrd1D',
     multicall3: null,
+    erc20ConversionProxy: null,
+    ethConversionProxy: null,
+    chainlinkConversionPath: null,
   },
   sepolia: {
     erc20FeeProxy: '0x399F5EE127ce7432E4921a61b8CF52b0af52cbfE',
     ethFeeProxy: '0xe11BF2fDA23bF0A98365e1A4c04A87C9339e8687',
     batchPayments: '0x67818703c92580c0e106e401F253E8A410A66f8B',
     multicall3: MULTICALL3,
+    erc20ConversionProxy: '0xaD61121DAfAAe495095Cd466022b519Cb7503a4E',
+    ethConversionProxy: '0xc861aE0Cd70b73b0C8F1D62Fa669E6D1d7D7e0aB',
+    chainlinkConversionPath: '0x7c285b9F2dA5E2c10feA25C00Ce1aCB107F85475',
   },
 };
 

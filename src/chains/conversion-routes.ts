@@ -1,5 +1,5 @@
 import { type Currency, isFiat } from './currencies.ts';
-import type { NetworkId, PaymentNetworkId } from './networks.ts';
+import type { NetworkId } from './networks.ts';
 import type { ChainRegistry } from './registry.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { ChainRegistry } from './registry.ts';
  * conversion payment currencies (USDC, USDT, DAI, and FAU on Sepolia).
  */
 const AGGREGATOR_GRAPH: Readonly<
-  Record<PaymentNetworkId, { readonly fiat: readonly string[]; readonly tokens: readonly string[] }>
+  Record<NetworkId, { readonly fiat: readonly string[]; readonly tokens: readonly string[] }>
 > = {
   mainnet: { fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'], tokens: ['USDC', 'USDT', 'DAI'] },
   'arbitrum-one': { fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'], tokens: ['USDC', 'USDT', 'DAI'] },
@@ -18,6 +18,8 @@ const AGGREGATOR_GRAPH: Readonly<
   bsc: { fiat: ['USD', 'EUR', 'GBP', 'JPY'], tokens: ['USDC', 'USDT', 'DAI'] },
   sepolia: { fiat: ['USD', 'EUR', 'GBP'], tokens: ['FAU', 'USDT'] },
   tron: { fiat: [], tokens: [] },
+  // The sandbox chain's mock feeds (src/sandbox/addresses.ts): every fiat, every token, ETH.
+  sandbox: { fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'], tokens: ['USDC', 'USDT', 'DAI', 'ETH'] },
 };
 
 /**
@@ -33,7 +35,7 @@ export function conversionRoutes(
   const wanted = new Set(networks);
   const routes: Currency[] = [];
   for (const network of chains.networks) {
-    const graph = AGGREGATOR_GRAPH[network.id as PaymentNetworkId];
+    const graph = AGGREGATOR_GRAPH[network.id as NetworkId];
     if (!wanted.has(network.id as NetworkId) || graph === undefined) continue;
     if (!graph.fiat.includes(invoice.symbol)) continue;
     for (const symbol of graph.tokens) {
@@ -42,4 +44,26 @@ export function conversionRoutes(
     }
   }
   return routes;
+}
+
+/**
+ * The ChainlinkConversionPath path from a fiat invoice currency to what the wallet pays, on
+ * `network`: `[fiat hash, token]` from USD, `[fiat hash, USD hash, token]` from another fiat
+ * (every feed of the graph goes through USD). Null when the network has no such route.
+ */
+export function conversionPath(
+  chains: ChainRegistry,
+  network: NetworkId,
+  invoice: Currency,
+  payment: Currency,
+): `0x${string}`[] | null {
+  const graph = AGGREGATOR_GRAPH[network];
+  if (!isFiat(invoice) || payment.network !== network || !graph) return null;
+  if (!graph.fiat.includes(invoice.symbol) || !graph.tokens.includes(payment.symbol)) return null;
+  const usd = chains.currency('USD');
+  if (!usd) return null;
+  const hashOf = (currency: Currency) => currency.hash as `0x${string}`;
+  return invoice.symbol === 'USD'
+    ? [hashOf(invoice), hashOf(payment)]
+    : [hashOf(invoice), hashOf(usd), hashOf(payment)];
 }

@@ -58,6 +58,9 @@ export function createChainRegistry(config: Pick<Config, 'networks' | 'sandbox'>
       ethFeeProxy: addresses.ethFeeProxy,
       batchPayments: addresses.batchPayments,
       multicall3: addresses.multicall3,
+      erc20ConversionProxy: addresses.erc20ConversionProxy,
+      ethConversionProxy: addresses.ethConversionProxy,
+      chainlinkConversionPath: addresses.chainlinkConversionPath,
     });
   }
   const tokensOf = (network: Network): readonly TokenSpec[] => {

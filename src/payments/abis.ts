@@ -1,6 +1,6 @@
 import { parseAbi } from 'viem';
 
-/** The contract functions we encode and read (contracts.md §1, §2, §10.1). */
+/** The contract functions we encode and read (contracts.md §1, §2, §3, §10.1). */
 
 export const erc20Abi = parseAbi([
   'function approve(address spender, uint256 amount) returns (bool)',
@@ -24,6 +24,22 @@ export const batchPaymentsAbi = parseAbi([
   'struct MetaDetail { uint256 paymentNetworkId; RequestDetail[] requestDetails; }',
   'function batchPayments(MetaDetail[] metaDetails, address[][] pathsToUSD, address feeAddress) payable',
   'function batchFee() view returns (uint16)',
+]);
+
+/** Conversion payments (contracts.md §3). */
+export const erc20ConversionProxyAbi = parseAbi([
+  'function transferFromWithReferenceAndFee(address _to, uint256 _requestAmount, address[] _path, bytes _paymentReference, uint256 _feeAmount, address _feeAddress, uint256 _maxToSpend, uint256 _maxRateTimespan)',
+  'event TransferWithConversionAndReference(uint256 amount, address currency, bytes indexed paymentReference, uint256 feeAmount, uint256 maxRateTimespan)',
+]);
+
+export const ethConversionProxyAbi = parseAbi([
+  'function transferWithReferenceAndFee(address _to, uint256 _requestAmount, address[] _path, bytes _paymentReference, uint256 _feeAmount, address _feeAddress, uint256 _maxRateTimespan) payable',
+  'event TransferWithConversionAndReference(uint256 amount, address currency, bytes indexed paymentReference, uint256 feeAmount, uint256 maxRateTimespan)',
+]);
+
+export const chainlinkConversionPathAbi = parseAbi([
+  'function getConversion(uint256 _amountIn, address[] _path) view returns (uint256 result, uint256 oldestRateTimestamp)',
+  'function getRate(address[] _path) view returns (uint256 rate, uint256 oldestRateTimestamp, uint256 decimals)',
 ]);
 
 export const multicall3Abi = parseAbi([

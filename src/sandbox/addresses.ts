@@ -31,6 +31,22 @@ export function sandboxWallets(count = SANDBOX_WALLET_COUNT): SandboxWallet[] {
   });
 }
 
+/**
+ * The sandbox's Chainlink feeds (AggregatorMock): each prices `input` in `output` with 8
+ * decimals, as Chainlink's do. Tokens and the native currency are priced in USD, and the other
+ * fiat currencies in USD too, so every fiat invoice reaches every sandbox token through USD.
+ */
+export const SANDBOX_AGGREGATORS = [
+  { name: 'aggregatorUsdcUsd', input: 'USDC', output: 'USD', rate: 100_000_000n },
+  { name: 'aggregatorUsdtUsd', input: 'USDT', output: 'USD', rate: 100_000_000n },
+  { name: 'aggregatorDaiUsd', input: 'DAI', output: 'USD', rate: 100_000_000n },
+  { name: 'aggregatorEthUsd', input: 'ETH', output: 'USD', rate: 200_000_000_000n },
+  { name: 'aggregatorEurUsd', input: 'EUR', output: 'USD', rate: 108_000_000n },
+  { name: 'aggregatorGbpUsd', input: 'GBP', output: 'USD', rate: 127_000_000n },
+  { name: 'aggregatorCnyUsd', input: 'CNY', output: 'USD', rate: 14_000_000n },
+  { name: 'aggregatorJpyUsd', input: 'JPY', output: 'USD', rate: 670_000n },
+] as const;
+
 /** Deployment order: each entry is deployed by wallet 0 at the nonce of its position. */
 export const SANDBOX_DEPLOYMENTS = [
   'erc20FeeProxy',
@@ -41,6 +57,10 @@ export const SANDBOX_DEPLOYMENTS = [
   'dai',
   'tst',
   'multicall3Deployer',
+  'chainlinkConversionPath',
+  'erc20ConversionProxy',
+  'ethConversionProxy',
+  ...SANDBOX_AGGREGATORS.map((feed) => feed.name),
 ] as const;
 
 export type SandboxContract = (typeof SANDBOX_DEPLOYMENTS)[number];

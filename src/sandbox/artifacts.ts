@@ -24,6 +24,10 @@ const FACTORIES = {
   TestERC20: 'TestERC20.sol/TestERC20__factory.js',
   TestToken: 'test/TestToken__factory.js',
   UsdtFake: 'test/UsdtFake__factory.js',
+  ChainlinkConversionPath: 'ChainlinkConversionPath.sol/ChainlinkConversionPath__factory.js',
+  Erc20ConversionProxy: 'Erc20ConversionProxy__factory.js',
+  EthConversionProxy: 'EthConversionProxy__factory.js',
+  AggregatorMock: 'test/AggregatorMock__factory.js',
 } as const;
 
 export type ArtifactName = keyof typeof FACTORIES | 'Multicall3';

@@ -10,11 +10,13 @@ import {
   type PublicClient,
   parseAbi,
   parseEther,
-  zeroAddress,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { MULTICALL3_ADDRESS } from '../chains/contracts.ts';
+import { requestCurrencyHash } from '../chains/currencies.ts';
+import { SANDBOX_NETWORK } from '../chains/networks.ts';
 import {
+  SANDBOX_AGGREGATORS,
   type SandboxAddresses,
   type SandboxWallet,
   sandboxAddresses,
@@ -128,14 +130,15 @@ async function deploy(
 
   await create('ERC20FeeProxy', [], expected.erc20FeeProxy);
   await create('EthereumFeeProxy', [], expected.ethFeeProxy);
+  // Its conversion contracts come later in the order; their addresses are known already.
   await create(
     'BatchConversionPayments',
     [
       expected.erc20FeeProxy,
       expected.ethFeeProxy,
-      zeroAddress,
-      zeroAddress,
-      zeroAddress,
+      expected.erc20ConversionProxy,
+      expected.ethConversionProxy,
+      expected.chainlinkConversionPath,
       deployer.address,
     ],
     expected.batchPayments,
@@ -156,8 +159,44 @@ async function deploy(
     const receipt = await client.waitForTransactionReceipt({
       hash: await wallet.writeContract(request),
     });
-    if (receipt.status !== 'success') throw new Error('funding a sandbox wallet failed');
+    if (receipt.status !== 'success') throw new Error('setting up the sandbox chain failed');
   };
+
+  // Conversions (contracts.md §3): the rate path, both conversion proxies and a mock feed per
+  // pair, registered on the path by its owner.
+  const nativeHash = requestCurrencyHash('ETH', SANDBOX_NETWORK.native.hashValue);
+  await create(
+    'ChainlinkConversionPath',
+    [nativeHash, deployer.address],
+    expected.chainlinkConversionPath,
+  );
+  await create(
+    'Erc20ConversionProxy',
+    [expected.erc20FeeProxy, expected.chainlinkConversionPath, deployer.address],
+    expected.erc20ConversionProxy,
+  );
+  await create(
+    'EthConversionProxy',
+    [expected.ethFeeProxy, expected.chainlinkConversionPath, nativeHash, deployer.address],
+    expected.ethConversionProxy,
+  );
+  for (const feed of SANDBOX_AGGREGATORS) {
+    await create('AggregatorMock', [feed.rate, 8, 1], expected[feed.name]);
+  }
+  const ends = SANDBOX_AGGREGATORS.map((feed) => ({
+    input: sandboxCurrencyHash(expected, nativeHash, feed.input),
+    output: sandboxCurrencyHash(expected, nativeHash, feed.output),
+  }));
+  await send({
+    address: expected.chainlinkConversionPath,
+    abi: CONVERSION_PATH_ABI,
+    functionName: 'updateAggregatorsList',
+    args: [
+      ends.map((end) => end.input),
+      ends.map((end) => end.output),
+      SANDBOX_AGGREGATORS.map((feed) => expected[feed.name]),
+    ],
+  });
   for (const holder of wallets) {
     const to = holder.address;
     await send({
@@ -190,4 +229,28 @@ async function deploy(
   const balance = await client.getBalance({ address: deployer.address });
   if (balance < parseEther('1000')) throw new Error('sandbox wallets hold no ether');
   return expected;
+}
+
+const CONVERSION_PATH_ABI = parseAbi([
+  'function updateAggregatorsList(address[] _inputs, address[] _outputs, address[] _aggregators)',
+]);
+
+/** A feed's end on the sandbox chain: a token's address, or Request's hash of a currency. */
+function sandboxCurrencyHash(
+  addresses: SandboxAddresses,
+  nativeHash: Address,
+  symbol: (typeof SANDBOX_AGGREGATORS)[number]['input' | 'output'],
+): Address {
+  switch (symbol) {
+    case 'USDC':
+      return addresses.usdc;
+    case 'USDT':
+      return addresses.usdt;
+    case 'DAI':
+      return addresses.dai;
+    case 'ETH':
+      return nativeHash;
+    default:
+      return requestCurrencyHash('ISO4217', symbol);
+  }
 }

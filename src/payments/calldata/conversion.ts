@@ -1,0 +1,268 @@
+import { type Address, getAddress } from 'viem';
+import { conversionPath } from '../../chains/conversion-routes.ts';
+import { type Currency, isNative } from '../../chains/currencies.ts';
+import type { Network } from '../../chains/networks.ts';
+import { AppError } from '../../errors.ts';
+import {
+  chainlinkConversionPathAbi,
+  erc20Abi,
+  erc20ConversionProxyAbi,
+  ethConversionProxyAbi,
+} from '../abis.ts';
+import { formatAmount } from '../amounts.ts';
+import type { Payer } from '../payer.ts';
+import { readPayerState } from '../payer-state.ts';
+import { referenceBytes } from '../references.ts';
+import { type EvmTransaction, evmTransaction } from '../transactions.ts';
+import { type CalldataDeps, multicallOf } from './shared.ts';
+
+/**
+ * A request written in fiat, paid in a token or the native currency at the on-chain rate
+ * (contracts.md §3): Erc20ConversionProxy's `transferFromWithReferenceAndFee` (after an
+ * approval of the conversion proxy) or EthConversionProxy's `transferWithReferenceAndFee`,
+ * with the path of currency hashes, the amount and fee in the fiat's 8-decimal form, a
+ * `maxToSpend` above today's rate by `CONVERSION_SLIPPAGE_BPS`, and `MAX_RATE_TIMESPAN`.
+ */
+
+/** How far the rate may move against the payer between the quote and the transaction. */
+export const CONVERSION_SLIPPAGE_BPS = 200n;
+/**
+ * The oldest rate the proxies accept, in seconds. Chainlink's fiat feeds are refreshed at
+ * least daily (their heartbeat); two days leaves a missed update room without paying at a
+ * rate from last week.
+ */
+export const MAX_RATE_TIMESPAN = 172_800n;
+/** ChainlinkConversionPath reads fiat amounts with 8 decimals. */
+const FIAT_DECIMALS = 8;
+const BPS = 10_000n;
+
+/** One fiat-denominated request as a wallet pays it. */
+export interface ConversionLeg {
+  readonly requestId: string;
+  readonly network: Network;
+  /** The fiat the request is written in. */
+  readonly invoiceCurrency: Currency;
+  /** What the wallet pays: a token or the native currency of `network`. */
+  readonly currency: Currency;
+  readonly payee: string;
+  /** In the invoice currency's base units (cents; yen). */
+  readonly amount: bigint;
+  readonly paymentReference: string;
+  /** In the invoice currency's base units too. */
+  readonly feeAmount: bigint;
+  readonly feeAddress: string | null;
+}
+
+/** What the chain said: the amount and fee in payment units, and when the oldest rate was set. */
+export interface ConversionQuote {
+  readonly converted: bigint;
+  /** Unix seconds. */
+  readonly rateTimestamp: bigint;
+}
+
+export interface ConversionCalldata {
+  readonly paymentType: 'single';
+  readonly transactions: readonly EvmTransaction[];
+  readonly feeBundle: null;
+  readonly metadata: {
+    readonly stepsRequired: number;
+    readonly needsApproval: boolean;
+    readonly approvalTransactionIndex?: number;
+    readonly approvalTransactionsCount?: number;
+    readonly paymentTransactionIndex: number;
+    readonly transactionSponsorshipFeeUsd: null;
+    readonly routeType: 'samechain';
+    /** What the wallet spends at the quoted rate, and the most it lets the proxy take. */
+    readonly requiredAmount: string;
+    readonly maxToSpend: string;
+    /** Payment currency per unit of the invoice currency, and when that rate was set. */
+    readonly conversionRate: string;
+    readonly rateTimestamp: string;
+    readonly maxRateTimespan: number;
+    readonly hasEnoughBalance?: boolean;
+    readonly hasEnoughAllowance?: boolean;
+    readonly balance?: string;
+  };
+}
+
+/** A fiat amount in base units (2 decimals for USD, 0 for JPY) in the proxies' 8 decimals. */
+export function padFiat(amount: bigint, currency: Currency): bigint {
+  return amount * 10n ** BigInt(FIAT_DECIMALS - currency.decimals);
+}
+
+/** The most the proxy may take: the quote plus the slippage margin, rounded up. */
+export function maxToSpendOf(converted: bigint): bigint {
+  return (converted * (BPS + CONVERSION_SLIPPAGE_BPS) + BPS - 1n) / BPS;
+}
+
+function pathOf(deps: CalldataDeps, leg: ConversionLeg): Address[] {
+  const path = conversionPath(
+    deps.chains,
+    leg.network.id as never,
+    leg.invoiceCurrency,
+    leg.currency,
+  );
+  if (!path) {
+    throw new AppError(
+      'conversion_route_unavailable',
+      `No conversion route from ${leg.invoiceCurrency.id} to ${leg.currency.id} on ${leg.network.id}`,
+    );
+  }
+  return path.map((step) => getAddress(step));
+}
+
+function contract(deps: CalldataDeps, leg: ConversionLeg, key: 'erc20' | 'eth' | 'path'): Address {
+  const contracts = deps.chains.contracts(leg.network.id as never);
+  const address = {
+    erc20: contracts.erc20ConversionProxy,
+    eth: contracts.ethConversionProxy,
+    path: contracts.chainlinkConversionPath,
+  }[key];
+  if (!address) {
+    throw new AppError(
+      'network_not_supported',
+      `Conversion payments are not supported on ${leg.network.id}`,
+    );
+  }
+  return getAddress(address);
+}
+
+/**
+ * Calldata for a conversion leg, reading the rate (`getConversion`) with the payer's balance
+ * and allowance of the conversion proxy in one Multicall3 round trip, or alone without a
+ * wallet.
+ */
+export async function buildConversionCalldata(
+  deps: CalldataDeps,
+  leg: ConversionLeg,
+  payer: Payer,
+): Promise<ConversionCalldata> {
+  const path = pathOf(deps, leg);
+  const rates = contract(deps, leg, 'path');
+  const native = isNative(leg.currency);
+  const spender = contract(deps, leg, native ? 'eth' : 'erc20');
+  const conversion = {
+    address: rates,
+    abi: chainlinkConversionPathAbi,
+    functionName: 'getConversion',
+    args: [padFiat(leg.amount + leg.feeAmount, leg.invoiceCurrency), path],
+  } as const;
+  const token = native ? null : getAddress(leg.currency.address);
+  const read = await deps.clients.read(leg.network.id as never, async (client) => {
+    if (!payer.wallet) {
+      const [converted, rateTimestamp] = (await client.readContract(conversion)) as [
+        bigint,
+        bigint,
+      ];
+      return { quote: { converted, rateTimestamp }, funds: null };
+    }
+    const owner = getAddress(payer.wallet);
+    const state = await readPayerState(client, multicallOf(deps, leg.network), {
+      funder: getAddress(payer.eoaWallet ?? payer.wallet),
+      owner,
+      tokens: token ? [{ token, spender }] : [],
+      extra: [conversion],
+    });
+    const [converted, rateTimestamp] = state.extra[0] as [bigint, bigint];
+    const held = token ? state.tokens.get(token.toLowerCase()) : undefined;
+    return {
+      quote: { converted, rateTimestamp },
+      funds: held ?? { balance: state.nativeBalance, allowance: null },
+    };
+  });
+  return conversionCalldata(deps, leg, read.quote, read.funds);
+}
+
+/**
+ * The transactions for a quote (the part that reads nothing): the approval when the proxy may
+ * not take `maxToSpend` yet (always without a wallet), then the payment.
+ */
+export function conversionCalldata(
+  deps: CalldataDeps,
+  leg: ConversionLeg,
+  quote: ConversionQuote,
+  funds: { readonly balance: bigint; readonly allowance: bigint | null } | null,
+): ConversionCalldata {
+  const path = pathOf(deps, leg);
+  const native = isNative(leg.currency);
+  const chainId = leg.network.chainId;
+  const maxToSpend = maxToSpendOf(quote.converted);
+  const amount = padFiat(leg.amount, leg.invoiceCurrency);
+  const fee = padFiat(leg.feeAmount, leg.invoiceCurrency);
+  const feeAddress = getAddress(leg.feeAddress ?? '0x0000000000000000000000000000000000000000');
+  const reference = referenceBytes(leg.paymentReference);
+  const payment = native
+    ? evmTransaction(
+        contract(deps, leg, 'eth'),
+        ethConversionProxyAbi,
+        'transferWithReferenceAndFee',
+        [getAddress(leg.payee), amount, path, reference, fee, feeAddress, MAX_RATE_TIMESPAN],
+        chainId,
+        // The proxy sends the exact amount and gives the rest back.
+        maxToSpend,
+      )
+    : evmTransaction(
+        contract(deps, leg, 'erc20'),
+        erc20ConversionProxyAbi,
+        'transferFromWithReferenceAndFee',
+        [
+          getAddress(leg.payee),
+          amount,
+          path,
+          reference,
+          fee,
+          feeAddress,
+          maxToSpend,
+          MAX_RATE_TIMESPAN,
+        ],
+        chainId,
+      );
+  const needsApproval = !native && (funds?.allowance ?? 0n) < maxToSpend;
+  const approvals = needsApproval
+    ? [
+        evmTransaction(
+          getAddress(leg.currency.address),
+          erc20Abi,
+          'approve',
+          [contract(deps, leg, 'erc20'), maxToSpend],
+          chainId,
+        ),
+      ]
+    : [];
+  const transactions = [...approvals, payment];
+  const decimals = leg.currency.decimals;
+  return {
+    paymentType: 'single',
+    transactions,
+    feeBundle: null,
+    metadata: {
+      stepsRequired: transactions.length,
+      needsApproval,
+      ...(needsApproval && { approvalTransactionIndex: 0, approvalTransactionsCount: 1 }),
+      paymentTransactionIndex: approvals.length,
+      transactionSponsorshipFeeUsd: null,
+      routeType: 'samechain',
+      requiredAmount: formatAmount(quote.converted, decimals),
+      maxToSpend: formatAmount(maxToSpend, decimals),
+      conversionRate: rateOf(leg, quote.converted),
+      rateTimestamp: new Date(Number(quote.rateTimestamp) * 1000).toISOString(),
+      maxRateTimespan: Number(MAX_RATE_TIMESPAN),
+      ...(funds && {
+        hasEnoughBalance: funds.balance >= maxToSpend,
+        balance: formatAmount(funds.balance, decimals),
+        ...(funds.allowance !== null && { hasEnoughAllowance: funds.allowance >= maxToSpend }),
+      }),
+    },
+  };
+}
+
+/** Payment currency per one unit of the invoice currency, to 8 decimals, rounded down. */
+function rateOf(leg: ConversionLeg, converted: bigint): string {
+  const invoiced = leg.amount + leg.feeAmount;
+  if (invoiced === 0n) return '0';
+  // converted / 10^pay ÷ invoiced / 10^inv, scaled by 10^8.
+  const scaled =
+    (converted * 10n ** BigInt(leg.invoiceCurrency.decimals) * 10n ** 8n) /
+    (invoiced * 10n ** BigInt(leg.currency.decimals));
+  return formatAmount(scaled, 8);
+}
