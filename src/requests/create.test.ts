@@ -20,6 +20,8 @@ import { evmToTron } from '../chains/tron-address.ts';
 
 setupRequestsApp();
 
+const TRON_PAYEE = 'TLEaY8XoqpBmndLsjcfThgdKLN1ssNuUcF';
+
 describe('POST /v2/request', () => {
   it('creates a request: 201 with a 0x+16-hex payment reference and a 01+64-hex request id', async () => {
     const res = await createRequest({
@@ -97,22 +99,65 @@ describe('POST /v2/request', () => {
     ]);
   });
 
-  it('refuses an invoiceCurrency other than the paymentCurrency (no conversion yet)', async () => {
-    for (const invoiceCurrency of ['USD', 'DAI-base', 'USDC-optimism']) {
+  it('refuses a fiat invoice with a route as not built yet, and a crypto one as having no route', async () => {
+    const refused = async (invoiceCurrency: string, paymentCurrency: string) => {
       const res = await createRequest({
         amount: '1',
         invoiceCurrency,
-        paymentCurrency: 'USDC-base',
-        payee: wallet(1).address,
+        paymentCurrency,
+        payee: paymentCurrency.endsWith('-tron') ? TRON_PAYEE : wallet(1).address,
       });
-      expect(res.statusCode, invoiceCurrency).toBe(400);
-      expect(res.json(), invoiceCurrency).toMatchObject({
-        code: 'feature_unavailable',
-        message:
-          'Conversion payments (an invoiceCurrency other than the paymentCurrency): not available on this server yet',
+      expect(res.statusCode, `${invoiceCurrency} → ${paymentCurrency}`).toBe(400);
+      return res.json();
+    };
+    expect(await refused('USD', 'USDC-base')).toMatchObject({
+      code: 'feature_unavailable',
+      message:
+        'Conversion payments (an invoiceCurrency other than the paymentCurrency): not available on this server yet',
+    });
+    for (const [invoice, payment] of [
+      ['DAI-base', 'USDC-base'],
+      ['USDC-optimism', 'USDC-base'],
+    ]) {
+      expect(await refused(invoice as string, payment as string)).toMatchObject({
+        code: 'conversion_route_unavailable',
+        message: `No conversion route from ${invoice} to ${payment} on base`,
       });
     }
   });
+
+  // contracts.md §3.3: which fiat reaches which token through Chainlink, network by network.
+  const ROUTES: Record<string, { token: string; fiat: string[] }> = {
+    mainnet: { token: 'USDC-mainnet', fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'] },
+    'arbitrum-one': { token: 'USDC-arbitrum-one', fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'] },
+    optimism: { token: 'USDC-optimism', fiat: ['USD', 'EUR', 'JPY'] },
+    base: { token: 'USDC-base', fiat: ['USD'] },
+    matic: { token: 'USDC-matic', fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'] },
+    bsc: { token: 'USDC-bsc', fiat: ['USD', 'EUR', 'GBP', 'JPY'] },
+    sepolia: { token: 'FAU-sepolia', fiat: ['USD', 'EUR', 'GBP'] },
+    tron: { token: 'USDT-tron', fiat: [] },
+  };
+  for (const [network, { token, fiat }] of Object.entries(ROUTES)) {
+    it(`answers 400 naming the missing route for each fiat with no feed path on ${network}`, async () => {
+      for (const code of ['USD', 'EUR', 'GBP', 'JPY', 'CNY']) {
+        const res = await createRequest({
+          amount: '10',
+          invoiceCurrency: code,
+          paymentCurrency: token,
+          payee: network === 'tron' ? TRON_PAYEE : wallet(1).address,
+        });
+        expect(res.statusCode, `${code} on ${network}`).toBe(400);
+        expect(res.json().code, `${code} on ${network}`).toBe(
+          fiat.includes(code) ? 'feature_unavailable' : 'conversion_route_unavailable',
+        );
+        if (!fiat.includes(code)) {
+          expect(res.json().message).toBe(
+            `No conversion route from ${code} to ${token} on ${network}`,
+          );
+        }
+      }
+    });
+  }
 
   it('refuses a fiat paymentCurrency', async () => {
     const res = await createRequest({

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { ClientIdRow } from '../auth/client-ids.ts';
+import { conversionPath } from '../chains/conversion-routes.ts';
 import { isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
@@ -55,10 +56,21 @@ export async function prepareRequest(
       field: 'invoiceCurrency',
       message: 'is not a supported currency id or fiat code',
     });
-  if (payment && invoice && invoice.id !== payment.id && errors.length === 0)
+  if (payment && invoice && invoice.id !== payment.id && errors.length === 0) {
+    // A fiat invoice needs a Chainlink path to the payment currency on its network.
+    if (
+      payment.network === 'fiat' ||
+      !conversionPath(deps.chains, payment.network, invoice, payment)
+    ) {
+      throw new AppError(
+        'conversion_route_unavailable',
+        `No conversion route from ${invoice.id} to ${payment.id} on ${payment.network}`,
+      );
+    }
     throw featureUnavailable(
       'Conversion payments (an invoiceCurrency other than the paymentCurrency)',
     );
+  }
   if (errors.length > 0 || !payment || !invoice || payment.network === 'fiat')
     throw new ValidationError(errors);
   const network = deps.chains.network(payment.network);
