@@ -551,6 +551,28 @@ describe('the parent: view, status and calldata', () => {
   });
 });
 
+describe('the lookup row’s selection hints', () => {
+  it('names a link that a pending multicall waits on as request_processing, as creation would', async () => {
+    const b = await payout();
+    t.clock.advance(DAY_MS);
+    const a = await payout();
+    const lookup = async (requestId: string) => {
+      const res = await get(`/v2/secure-payments?requestId=${requestId}`, apiKey(shop));
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
+    expect(await lookup(a.requestId)).toMatchObject({ childExecutable: true, blockReason: null });
+    await multicall([a.token, b.token]);
+    expect(await lookup(a.requestId)).toMatchObject({
+      childExecutable: false,
+      blockReason: 'request_processing',
+    });
+    // Once that parent has expired (with b, its first child to expire), a is free again.
+    t.clock.advance(6.5 * DAY_MS);
+    expect(await lookup(a.requestId)).toMatchObject({ childExecutable: true, blockReason: null });
+  });
+});
+
 describe('a cap set by MULTICALL_MAX_CHILDREN', () => {
   it('refuses a fourth child when the cap is 3', async () => {
     const capped = await createTestApp({ env: { MULTICALL_MAX_CHILDREN: '3' } });
