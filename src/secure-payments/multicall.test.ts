@@ -572,6 +572,38 @@ describe('the parent: view, status and calldata', () => {
   });
 });
 
+describe('racing for a child', () => {
+  it('lets one of two multicalls have a child, whichever order they name them in', async () => {
+    for (let round = 0; round < 5; round++) {
+      const [a, b, c] = [await payout(), await payout(), await payout()];
+      const answers = await Promise.all([
+        createMulticall({ childTokens: [a.token, b.token] }),
+        createMulticall({ childTokens: [b.token, a.token, c.token] }),
+      ]);
+      expect(answers.map((res) => res.statusCode).sort(), answers[1]?.body).toEqual([201, 400]);
+      const refused = answers.find((res) => res.statusCode === 400)?.json();
+      expect(refused.code).toBe('multicall_validation_failed');
+      expect(refused.failures.map((f: Body) => f.reason)).toEqual([
+        'request_processing',
+        'request_processing',
+      ]);
+    }
+  });
+
+  it('lets a multicall or a batch payout have a child, not both', async () => {
+    for (let round = 0; round < 5; round++) {
+      const [a, b, c] = [await payout(), await payout(), await payout()];
+      const answers = await Promise.all([
+        createMulticall({ childTokens: [a.token, b.token] }),
+        post('/v2/secure-payments/batch-payouts', { tokens: [c.token, b.token] }),
+      ]);
+      expect(answers.map((res) => res.statusCode).sort(), answers[1]?.body).toEqual([201, 400]);
+      const code = answers.find((res) => res.statusCode === 400)?.json().code;
+      expect(['multicall_validation_failed', 'payout_link_in_multicall']).toContain(code);
+    }
+  });
+});
+
 describe('the lookup row’s selection hints', () => {
   it('names a link that a pending multicall waits on as request_processing, as creation would', async () => {
     const b = await payout();
