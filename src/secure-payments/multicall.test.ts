@@ -26,6 +26,8 @@ import {
 import { multicallChildren, requests, securePayments } from '../db/schema.ts';
 import { batchPaymentsAbi } from '../payments/abis.ts';
 import { referenceBytes } from '../payments/references.ts';
+import { applyPayment, reversePayment } from '../requests/settle.ts';
+import { completeLinkIfPaid, reopenLinkIfUnpaid } from './completion.ts';
 import { CROSS_CHAIN_MULTICALL_MESSAGE, MULTICALL_VALIDATION_MESSAGE } from './multicall.ts';
 import { NOT_EXECUTABLE_MESSAGE } from './multicall-calldata.ts';
 import { BLOCK_MESSAGES } from './multicall-children.ts';
@@ -569,6 +571,56 @@ describe('the parent: view, status and calldata', () => {
       status: 'completed',
       completedAt: last.toISOString(),
     });
+  });
+});
+
+describe('a reorganisation taking a child’s payment back', () => {
+  it('puts a completed parent back to partially settled, payable for that child again', async () => {
+    const a = await payout({ amount: '1' });
+    const b = await payout({ amount: '2' });
+    t.clock.advance(1000);
+    const { token } = await multicall([a.token, b.token]);
+    const rowOf = async (requestId: string) =>
+      (await t.db.select().from(requests).where(eq(requests.requestId, requestId)))[0];
+    const settle = async (requestId: string, amount: bigint) => {
+      const row = await rowOf(requestId);
+      await t.db.transaction(async (tx) => {
+        const paid = await applyPayment(tx, row?.id ?? '', amount, t.clock.now());
+        if (paid) await completeLinkIfPaid(tx, paid, t.clock.now());
+      });
+    };
+    await settle(a.requestId, 1_000_000n);
+    await settle(b.requestId, 2_000_000n);
+    const view = () => get(`/v2/secure-payments/multicall-payouts/${token}`, apiKey(shop));
+    expect((await view()).json()).toMatchObject({ status: 'completed', canExecute: false });
+    expect((await pay(token, {})).statusCode).toBe(409);
+
+    const row = await rowOf(b.requestId);
+    await t.db.transaction(async (tx) => {
+      const reversed = await reversePayment(tx, row?.id ?? '', 2_000_000n);
+      if (reversed) await reopenLinkIfUnpaid(tx, reversed);
+    });
+    expect((await view()).json()).toMatchObject({
+      status: 'partially_settled',
+      canExecute: true,
+      children: [
+        { executable: false, blockReason: 'already_paid' },
+        { executable: true, blockReason: null },
+      ],
+    });
+    const again = await pay(token, {});
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().requestIds).toEqual([b.requestId]);
+    const listed = await get('/v2/secure-payments?payout=true&limit=1', apiKey(shop));
+    expect(listed.json().securePayments[0]).toMatchObject({
+      token,
+      status: 'partially_settled',
+      completedAt: null,
+    });
+    // Still its parent's: no other multicall or batch may take it.
+    const c = await payout();
+    const batch = await post('/v2/secure-payments/batch-payouts', { tokens: [c.token, b.token] });
+    expect(batch.json().code).toBe('payout_link_in_multicall');
   });
 });
 
