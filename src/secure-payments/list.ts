@@ -7,7 +7,7 @@ import { isUuid } from '../ids.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
 import { effectiveStatus, type LinkRow } from './link-row.ts';
-import { childrenOfParents, multicallStatus } from './multicall-children.ts';
+import { childrenOfParents, multicallCompletedAt, multicallStatus } from './multicall-children.ts';
 
 export interface ListFilter {
   readonly requestId?: string | undefined;
@@ -79,10 +79,13 @@ export async function listLinks(
       const ids = parentOf
         ? parentOf.flatMap((child) => child.requests.map((r) => r.requestId))
         : children.filter((r) => r.securePaymentId === row.id).map((r) => r.requestId);
+      const status = parentOf ? multicallStatus(row, parentOf, now) : effectiveStatus(row, now);
+      // A parent is never completed itself: its children are.
+      const completedAt = parentOf ? multicallCompletedAt(status, parentOf) : row.completedAt;
       return {
         token: row.token,
         securePaymentUrl: securePaymentUrl(payUrl, row.token),
-        status: parentOf ? multicallStatus(row, parentOf, now) : effectiveStatus(row, now),
+        status,
         payout: row.payout,
         paymentType: parentOf
           ? ('multicall' as const)
@@ -96,7 +99,7 @@ export async function listLinks(
         redirectLabel: row.redirectLabel ?? DEFAULT_REDIRECT_LABEL,
         createdAt: row.createdAt.toISOString(),
         expiresAt: row.expiresAt.toISOString(),
-        completedAt: row.completedAt?.toISOString() ?? null,
+        completedAt: completedAt?.toISOString() ?? null,
       };
     }),
     pagination: {

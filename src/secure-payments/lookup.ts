@@ -7,7 +7,7 @@ import { AppError } from '../errors.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
 import { destinationIdsOf, destinationOf } from './display.ts';
 import { type Link, loadLink } from './links.ts';
-import { childBlock } from './multicall-children.ts';
+import { childBlock, parentsWaitingOn } from './multicall-children.ts';
 
 /**
  * `GET /v2/secure-payments?requestId=` alone: the link of one request, as the reference's
@@ -66,15 +66,23 @@ export async function lookupLink(
     identityMode: row.clientIdId === null ? ('manual_dashboard' as const) : ('client_id' as const),
     clientId,
     branding: { whitelabelEnabled: false, source: 'request_network' as const },
-    ...multicallEligibility(link, deps.clock.now()),
+    ...(await multicallEligibility(deps.db, link, deps.clock.now())),
     requestIds: link.requests.map((r) => r.requestId),
     payout: row.payout,
     reference: row.reference,
   };
 }
 
-/** Whether the link could be a child of a multicall payout, and if not, why (api-facts §2.10). */
-function multicallEligibility(link: Link, now: Date) {
-  const blockReason = childBlock({ position: 0, row: link.row, requests: link.requests }, now);
+/**
+ * Whether the link could be a child of a multicall payout, and if not, why (api-facts §2.10):
+ * the reasons of the link alone, then, as creation checks, whether another multicall that has
+ * not expired already pays it.
+ */
+async function multicallEligibility(db: Database, link: Link, now: Date) {
+  const blockReason =
+    childBlock({ position: 0, row: link.row, requests: link.requests }, now) ??
+    ((await parentsWaitingOn(db, [link.row.id], now)).has(link.row.id)
+      ? ('request_processing' as const)
+      : null);
   return { childExecutable: blockReason === null, blockReason };
 }

@@ -171,6 +171,13 @@ export function multicallStatus(
   return paid > 0 ? 'partially_settled' : 'pending';
 }
 
+/** When a completed parent completed: when its last child did (null while it is not completed). */
+export function multicallCompletedAt(status: string, children: readonly Child[]): Date | null {
+  if (status !== 'completed') return null;
+  const times = children.flatMap((child) => (child.row.completedAt ? [child.row.completedAt] : []));
+  return times.length === 0 ? null : new Date(Math.max(...times.map((at) => at.getTime())));
+}
+
 /** The reference's context of a child: what it is and where it stands. */
 export function childContext(
   token: string,

@@ -27,6 +27,7 @@ import {
   validationFailed,
 } from '../../test/secure-payments.ts';
 import { requests, securePayments } from '../db/schema.ts';
+import { TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { CROSS_CHAIN_MULTICALL_MESSAGE } from './multicall.ts';
 
 /**
@@ -243,5 +244,20 @@ describe('POST /v2/secure-payments/multicall-payouts', () => {
       expect(res.json()).toMatchObject(body);
       expect(await state()).toEqual(before);
     }
+  });
+
+  it('refuses children whose total of one token no single payment can move, as batch payouts do', async () => {
+    // Each fits a uint256; together they do not, so no /pay of the parent could ever answer.
+    const half = ((2n ** 256n - 1n) / 2n + 1n).toString();
+    const amount = `${half.slice(0, -6)}.${half.slice(-6)}`;
+    const a = await payout({ amount });
+    const b = await payout({ amount });
+    const before = await state();
+    const res = await createMulticall({ childTokens: [a.token, b.token] });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject(
+      validationFailed([{ field: 'childTokens', message: TOTAL_TOO_LARGE_MESSAGE }]),
+    );
+    expect(await state()).toEqual(before);
   });
 });

@@ -261,6 +261,27 @@ describe('the parent: view, status and calldata', () => {
       payout: true,
       status: 'pending',
       requestIds: [a.requestId, b.requestId],
+      completedAt: null,
+    });
+
+    // Completed when its last child is: that child's completion time.
+    const first = new Date(t.clock.now().getTime() + 60_000);
+    const last = new Date(t.clock.now().getTime() + 120_000);
+    for (const [child, at] of [
+      [b, last],
+      [a, first],
+    ] as const) {
+      await t.db
+        .update(requests)
+        .set({ status: 'paid', totalAmountPaid: 10_000_000n })
+        .where(eq(requests.requestId, child.requestId));
+      await setLinkStatus(child.token, { status: 'completed', completedAt: at });
+    }
+    const done = await get('/v2/secure-payments?payout=true&limit=3', apiKey(shop));
+    expect(done.json().securePayments[0]).toMatchObject({
+      token,
+      status: 'completed',
+      completedAt: last.toISOString(),
     });
   });
 });

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { multicallChildren, securePayments } from '../db/schema.ts';
 import { AppError, ValidationError } from '../errors.ts';
+import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
 import { insertLink, type LinkCaller, securePaymentUrl } from './create.ts';
 import type { LinkRow } from './link-row.ts';
@@ -197,6 +198,16 @@ export async function createMulticall(
       );
     }
     if (!anchor) throw new Error('multicall without children');
+    // One approval and one transfer carry each token's total: as for batch payouts, it must
+    // fit a uint256, or the parent could never be paid while holding its children.
+    const totals = new Map<string, bigint>();
+    for (const request of children.flatMap((child) => child.requests)) {
+      const total = (totals.get(request.paymentCurrency) ?? 0n) + request.expectedAmount;
+      totals.set(request.paymentCurrency, total);
+    }
+    if ([...totals.values()].some((total) => total > MAX_BASE_UNITS)) {
+      throw new ValidationError([{ field: 'childTokens', message: TOTAL_TOO_LARGE_MESSAGE }]);
+    }
 
     const expiresAt = new Date(Math.min(...children.map((child) => child.row.expiresAt.getTime())));
     const parent = await insertLink(tx, {

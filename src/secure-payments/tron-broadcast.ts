@@ -12,6 +12,7 @@ import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { buildTronBatchCalldata, tronBatchSteps } from '../payments/calldata/tron-batch.ts';
 import type { TronTransaction } from '../payments/transactions.ts';
 import { matchExpected, readSignedTrigger } from '../payments/tron-signed.ts';
+import { assertPayoutWallet } from './calldata.ts';
 import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
 import {
   CompletedResponse,
@@ -62,6 +63,8 @@ export async function relayTronTransaction(
 
   const call = await readSignedTrigger(signed);
   const payer = { wallet: call.owner };
+  // A payout (or a multicall of payouts) is paid by its creator only, here as on /pay.
+  assertPayoutWallet(link, payer);
   const expected = link.children
     ? tronBatchSteps(buildTronBatchCalldata(deps, legs, payer))
     : ((await buildSingleCalldata(deps, leg, payer)).transactions as TronTransaction[]);
@@ -117,7 +120,11 @@ export function tronBroadcastRoutes(app: App, deps: TronBroadcastDeps): void {
         body: TronBroadcastBody,
         response: {
           200: TronBroadcastResponse,
-          403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
+          403: {
+            description:
+              'Expired or no longer payable, or a payout signed by a wallet other than its creatorWalletAddress',
+            $ref: 'ErrorEnvelope',
+          },
           409: { ...CompletedResponse, description: 'Already completed' },
           502: {
             ...TronRelayFailure,

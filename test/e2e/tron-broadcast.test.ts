@@ -522,6 +522,16 @@ describe('relaying a signed Tron transaction', () => {
     });
     expect(broadcastsSeen()).toBe(seen);
 
+    // The same calls signed by a wallet other than creatorWalletAddress: refused as /pay
+    // refuses that wallet, and never relayed.
+    const stranger = accountOf(evm, OTHER) as LocalAccount;
+    for (const call of [approve, batch]) {
+      const refused = await broadcast(t, token, await signTronCall(node.url, call, stranger));
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json().code).toBe('payout_wallet_mismatch');
+    }
+    expect(broadcastsSeen()).toBe(seen);
+
     const payee = evmToTron(accountOf(evm, PAYEE).address);
     const other = evmToTron(accountOf(evm, OTHER).address);
     const before = [await tronBalance(evm, payee), await tronBalance(evm, other)];
