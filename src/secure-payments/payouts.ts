@@ -166,24 +166,24 @@ export async function createBatchPayoutLink(
   const now = deps.clock.now();
   const token = ulid(now.getTime());
   const requestIds = await deps.db.transaction(async (tx) => {
-    const links = await tx
-      .select()
-      .from(securePayments)
-      .where(
-        and(eq(securePayments.accountId, caller.accountId), inArray(securePayments.token, tokens)),
-      )
-      .for('update');
-    const byToken = new Map(links.map((link) => [link.token, link]));
+    // Requests before links, in the order settlement takes them (a payment updates its request,
+    // then completes its link), so a merge and a payment of the same link cannot deadlock.
+    const owned = and(
+      eq(securePayments.accountId, caller.accountId),
+      inArray(securePayments.token, tokens),
+    );
     const children = await tx
       .select()
       .from(requests)
       .where(
         inArray(
           requests.securePaymentId,
-          links.map((link) => link.id),
+          tx.select({ id: securePayments.id }).from(securePayments).where(owned),
         ),
       )
       .for('update');
+    const links = await tx.select().from(securePayments).where(owned).for('update');
+    const byToken = new Map(links.map((link) => [link.token, link]));
     // Checked in the order sent, so the first bad token is the one named.
     for (const [index, wanted] of tokens.entries()) {
       const link = byToken.get(wanted);
