@@ -75,6 +75,8 @@ export function createWorkers(deps: {
             client: deps.clients.evm(id),
             erc20FeeProxy: contracts.erc20FeeProxy,
             ethFeeProxy: contracts.ethFeeProxy,
+            erc20ConversionProxy: contracts.erc20ConversionProxy,
+            ethConversionProxy: contracts.ethConversionProxy,
           });
     indexers.push(
       createIndexer({

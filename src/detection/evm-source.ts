@@ -7,7 +7,7 @@ import {
   zeroAddress,
 } from 'viem';
 import type { NetworkId } from '../chains/networks.ts';
-import { erc20FeeProxyAbi, ethFeeProxyAbi } from '../payments/abis.ts';
+import { erc20ConversionProxyAbi, erc20FeeProxyAbi, ethFeeProxyAbi } from '../payments/abis.ts';
 import type { BlockSource, DetectedPayment } from './types.ts';
 
 /** The RPC refused the block range as too large: scan smaller ranges. */
@@ -17,23 +17,38 @@ export class RangeTooLargeError extends Error {}
 const RANGE_ERROR_CODES = new Set([-32005, -32602, -32614]);
 const RANGE_ERROR_WORDS = /range|too many|limit|exceed|too large|10000/i;
 
-const EVENT_ABI = [...erc20FeeProxyAbi, ...ethFeeProxyAbi].filter((item) => item.type === 'event');
+const EVENT_ABI = [...erc20FeeProxyAbi, ...ethFeeProxyAbi, ...erc20ConversionProxyAbi].filter(
+  (item) => item.type === 'event',
+);
 
 /**
  * Payment events of one EVM network: the `TransferWithReferenceAndFee` logs of the
- * ERC20FeeProxy and the EthereumFeeProxy. Batch payments pay through these proxies, so their
- * events are here too.
+ * ERC20FeeProxy and the EthereumFeeProxy (batch payments pay through them, so their events are
+ * here too), and of the conversion proxies, whose `TransferWithConversionAndReference` of the
+ * same transaction and reference says what the payment was worth in the request's currency.
  */
 export function createEvmSource(deps: {
   network: NetworkId;
   client: PublicClient;
   erc20FeeProxy: string | null;
   ethFeeProxy: string | null;
+  erc20ConversionProxy?: string | null;
+  ethConversionProxy?: string | null;
 }): BlockSource {
-  const proxies = [deps.erc20FeeProxy, deps.ethFeeProxy]
+  const proxies = [
+    deps.erc20FeeProxy,
+    deps.ethFeeProxy,
+    deps.erc20ConversionProxy ?? null,
+    deps.ethConversionProxy ?? null,
+  ]
     .filter((a): a is string => a !== null)
     .map((a) => getAddress(a));
-  const erc20Proxy = deps.erc20FeeProxy ? getAddress(deps.erc20FeeProxy) : null;
+  // The Erc20ConversionProxy delegatecalls the ERC20FeeProxy: its event comes from there.
+  const erc20Proxies = new Set(
+    [deps.erc20FeeProxy, deps.erc20ConversionProxy ?? null]
+      .filter((a): a is string => a !== null)
+      .map((a) => getAddress(a)),
+  );
 
   return {
     head: () => deps.client.getBlockNumber({ cacheTime: 0 }),
@@ -51,11 +66,25 @@ export function createEvmSource(deps: {
           throw new RangeTooLargeError(`${deps.network} refused blocks ${from}-${to}`);
         throw error;
       }
-      const parsed = parseEventLogs({
-        abi: EVENT_ABI,
-        logs,
-        eventName: 'TransferWithReferenceAndFee',
-      });
+      const all = parseEventLogs({ abi: EVENT_ABI, logs });
+      const parsed = all.filter((log) => log.eventName === 'TransferWithReferenceAndFee');
+      // Each conversion event, by transaction and reference, for the payment it describes.
+      const conversions = new Map<string, NonNullable<DetectedPayment['conversion']>>();
+      for (const log of all) {
+        if (log.eventName !== 'TransferWithConversionAndReference' || !log.topics[1]) continue;
+        const args = log.args as {
+          amount: bigint;
+          currency: Address;
+          feeAmount: bigint;
+          maxRateTimespan: bigint;
+        };
+        conversions.set(`${log.transactionHash}:${log.topics[1].toLowerCase()}`, {
+          currency: args.currency.toLowerCase(),
+          amount: args.amount,
+          feeAmount: args.feeAmount,
+          maxRateTimespan: args.maxRateTimespan,
+        });
+      }
       const timestamps = new Map<bigint, Date>();
       const events: DetectedPayment[] = [];
       for (const log of parsed) {
@@ -75,7 +104,9 @@ export function createEvmSource(deps: {
           feeAmount: bigint;
           feeAddress: Address;
         };
-        const isErc20 = getAddress(log.address) === erc20Proxy && args.tokenAddress !== undefined;
+        const isErc20 =
+          erc20Proxies.has(getAddress(log.address)) && args.tokenAddress !== undefined;
+        const conversion = conversions.get(`${log.transactionHash}:${topic.toLowerCase()}`);
         events.push({
           network: deps.network,
           txHash: log.transactionHash ?? '',
@@ -94,6 +125,7 @@ export function createEvmSource(deps: {
               ? null
               : getAddress(args.feeAddress),
           payerAddress: null,
+          ...(conversion && { conversion }),
         });
       }
       return events;

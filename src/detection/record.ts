@@ -31,14 +31,27 @@ export async function matchRequests(
   for (const event of events) {
     const request = byTopic.get(event.referenceTopic.toLowerCase());
     const currency = request ? chains.currency(request.paymentCurrency) : undefined;
-    if (request && currency && paysRequest(event, request, currency))
+    const invoice = request ? chains.currency(request.invoiceCurrency) : undefined;
+    if (request && currency && invoice && paysRequest(event, request, currency, invoice))
       matched.push({ event, request });
   }
   return matched;
 }
 
-/** The reference alone is not enough: the right token must reach the right payee. */
-function paysRequest(event: DetectedPayment, request: RequestRow, currency: Currency): boolean {
+/**
+ * The reference alone is not enough: the right token must reach the right payee, and a
+ * conversion payment pays only a request written in the currency it converted from (and a
+ * plain payment only one written in what was paid).
+ */
+function paysRequest(
+  event: DetectedPayment,
+  request: RequestRow,
+  currency: Currency,
+  invoice: Currency,
+): boolean {
+  const converted = event.conversion?.currency ?? null;
+  const wanted = invoice.id === currency.id ? null : invoice.hash.toLowerCase();
+  if (converted !== wanted) return false;
   const sameAddress = (a: string, b: string) =>
     a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
   const token = isNative(currency)

@@ -25,6 +25,18 @@ export interface DetectedPayment {
   readonly feeAddress: string | null;
   /** The transaction's sender, when the source knows it. */
   readonly payerAddress: string | null;
+  /**
+   * A conversion payment (contracts.md §3): the conversion proxy's
+   * `TransferWithConversionAndReference` of the same transaction and reference, in the request
+   * currency (`currency`, its Request hash, is the path's first step), 8-decimal fiat units.
+   * Absent on plain payments.
+   */
+  readonly conversion?: {
+    readonly currency: string;
+    readonly amount: bigint;
+    readonly feeAmount: bigint;
+    readonly maxRateTimespan: bigint;
+  };
 }
 
 /** A source of payment events for one network, scanned block range by block range. */

@@ -2,11 +2,13 @@ import { type Address, createWalletClient, custom, getAddress, parseAbi } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainClients } from '../../src/chains/clients.ts';
 import { createChainRegistry } from '../../src/chains/registry.ts';
+import { createEvmSource } from '../../src/detection/evm-source.ts';
 import {
   buildConversionCalldata,
   type ConversionLeg,
   MAX_RATE_TIMESPAN,
 } from '../../src/payments/calldata/conversion.ts';
+import { referenceTopic } from '../../src/payments/references.ts';
 import type { EvmTransaction } from '../../src/payments/transactions.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
 import { registerSandboxFeed, setSandboxRate } from '../../src/sandbox/rates.ts';
@@ -209,6 +211,49 @@ describe('conversion payments on the real bytecode', () => {
     } finally {
       await chain.revert(snapshot);
     }
+  });
+
+  it('is found by detection as a payment with its conversion, ERC20 and native alike', async () => {
+    const source = createEvmSource({
+      network: 'sandbox',
+      client: deps.clients.evm('sandbox' as never),
+      erc20FeeProxy: chain.addresses.erc20FeeProxy,
+      ethFeeProxy: chain.addresses.ethFeeProxy,
+      erc20ConversionProxy: chain.addresses.erc20ConversionProxy,
+      ethConversionProxy: chain.addresses.ethConversionProxy,
+    });
+    const from = (await chain.client.getBlockNumber({ cacheTime: 0 })) + 1n;
+    const euros = leg('EUR', 'USDC-sandbox', 10_000n, 500n);
+    const dollars = leg('USD', 'ETH-sandbox', 5_000n);
+    await pays(euros, 4, { payee: 108_000_000n, fee: 5_400_000n });
+    await pays(dollars, 5, { payee: 25_000_000_000_000_000n });
+    const events = await source.events(from, await chain.client.getBlockNumber({ cacheTime: 0 }));
+    const byTopic = (l: ConversionLeg) =>
+      events.filter((e) => e.referenceTopic === referenceTopic(l.paymentReference));
+    expect(byTopic(euros)).toEqual([
+      expect.objectContaining({
+        tokenAddress: getAddress(chains.currency('USDC-sandbox')?.address as string),
+        payee: getAddress(euros.payee),
+        amount: 108_000_000n,
+        feeAmount: 5_400_000n,
+        conversion: {
+          currency: chains.currency('EUR')?.hash.toLowerCase(),
+          amount: 10_000_000_000n,
+          feeAmount: 500_000_000n,
+          maxRateTimespan: MAX_RATE_TIMESPAN,
+        },
+      }),
+    ]);
+    expect(byTopic(dollars)).toEqual([
+      expect.objectContaining({
+        tokenAddress: null,
+        amount: 25_000_000_000_000_000n,
+        conversion: expect.objectContaining({
+          currency: chains.currency('USD')?.hash.toLowerCase(),
+          amount: 5_000_000_000n,
+        }),
+      }),
+    ]);
   });
 });
 
