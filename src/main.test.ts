@@ -2,12 +2,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LogCapture, testConfig } from '../test/app.ts';
+import { copyMigratedDatabase } from '../test/process.ts';
 import { createLogger } from './logger.ts';
 import { createService } from './main.ts';
 
 describe('graceful stop', () => {
   it('finishes in-flight requests, refuses new ones, then closes the database', async () => {
     const config = testConfig({ PORT: '0', HOST: '127.0.0.1' });
+    copyMigratedDatabase(config.dataDir);
     const service = await createService(config, createLogger('warn', new LogCapture()));
     let entered: () => void = () => {};
     const inFlight = new Promise<void>((resolve) => {
@@ -39,6 +41,7 @@ describe('graceful stop', () => {
 describe('a stop step that fails', () => {
   it('still runs the later steps, closes the database, and reports the failure', async () => {
     const config = testConfig({ PORT: '0', HOST: '127.0.0.1' });
+    copyMigratedDatabase(config.dataDir);
     const service = await createService(config, createLogger('warn', new LogCapture()));
     service.app.addHook('onClose', async () => {
       throw new Error('a plugin would not close');

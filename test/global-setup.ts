@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -21,6 +21,8 @@ declare module 'vitest' {
     testDatabase:
       | { readonly kind: 'postgres'; readonly url: string; readonly template: string }
       | { readonly kind: 'pglite'; readonly dumpPath: string };
+    /** A migrated embedded database folder (`DATA_DIR/pgdata`), for processes to start on. */
+    migratedPgdata: string;
   }
 }
 
@@ -53,9 +55,18 @@ function migrationsHash(): string {
   return hash.digest('hex').slice(0, 12);
 }
 
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => void> {
   await buildPayPage();
   const hash = migrationsHash();
+  // Processes on the embedded database (test/process.ts) start from a copy of this folder when
+  // their test is not about a first start: creating and migrating one costs seconds each time.
+  const pgdataRoot = mkdtempSync(join(tmpdir(), 'payreq-test-pgdata-'));
+  const migratedPgdata = join(pgdataRoot, 'pgdata');
+  const onDisk = await PGlite.create({ dataDir: migratedPgdata });
+  await migrateDatabase(wrapPglite(onDisk));
+  await onDisk.close();
+  project.provide('migratedPgdata', migratedPgdata);
+  const removePgdata = () => rmSync(pgdataRoot, { recursive: true, force: true });
   const url = process.env.DATABASE_URL;
   if (url) {
     const template = `payreq_tpl_${hash}`;
@@ -92,15 +103,21 @@ export default async function setup(project: TestProject): Promise<void> {
       await admin.end();
     }
     project.provide('testDatabase', { kind: 'postgres', url, template });
-    return;
+    return removePgdata;
   }
-  const dumpPath = join(tmpdir(), `payreq-test-${hash}.tar`);
+  // One dump per run: test files read it as a file-backed Blob (test/database.ts), which fails
+  // if another run beside this one rewrites the file meanwhile.
+  const dumpPath = join(tmpdir(), `payreq-test-${hash}-${process.pid}.tar`);
   const pglite = await PGlite.create();
   await migrateDatabase(wrapPglite(pglite));
   const dump = await pglite.dumpDataDir('none');
   writeFileSync(dumpPath, Buffer.from(await dump.arrayBuffer()));
   await pglite.close();
   project.provide('testDatabase', { kind: 'pglite', dumpPath });
+  return () => {
+    rmSync(dumpPath, { force: true });
+    removePgdata();
+  };
 }
 
 export function withDatabase(url: string, database: string): string {

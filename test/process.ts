@@ -1,27 +1,40 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 /** Helpers to run payreq as a user does: real processes, real ports on loopback. */
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
+/** Puts a copy of an already created and migrated embedded database in `dataDir`. */
+export function copyMigratedDatabase(dataDir: string): void {
+  cpSync(inject('migratedPgdata'), join(dataDir, 'pgdata'), { recursive: true });
+}
+
 /**
  * The environment for a payreq process a test starts: the runner's own, minus what the test
  * must choose (Vite sets BASE_URL=/; the database is the test's), with a fresh DATA_DIR, the
- * sandbox off unless asked, and `extra` on top.
+ * sandbox off unless asked, and `extra` on top. `migrated` puts a copy of an already created
+ * and migrated embedded database in DATA_DIR, for a test whose subject is not a first start;
+ * without it the first process creates the database, as on a new machine.
  */
-export function processEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function processEnv(
+  extra: Record<string, string> = {},
+  options: { readonly migrated?: boolean } = {},
+): NodeJS.ProcessEnv {
   const { DATABASE_URL, BASE_URL, AUTH_URL, PAY_URL, PORT, ...rest } = process.env;
+  const dataDir = mkdtempSync(join(tmpdir(), 'payreq-process-'));
+  if (options.migrated) copyMigratedDatabase(dataDir);
   return {
     ...rest,
     LOG_LEVEL: 'info',
     SANDBOX: 'false',
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'payreq-process-')),
+    DATA_DIR: dataDir,
     ...extra,
   };
 }

@@ -32,7 +32,10 @@ describe.each(backends)('a crash between enqueue and send (%s)', (backend) => {
   it('delivers after the restart', async () => {
     receiver ??= await startReceiver();
     receiver.received.length = 0;
-    const env = processEnv({ ...(await databaseUrl(backend)), DISPATCHER_POLL_MS: '100' });
+    const env = processEnv(
+      { ...(await databaseUrl(backend)), DISPATCHER_POLL_MS: '100' },
+      { migrated: true },
+    );
     const account = JSON.parse(
       (await runCli(['account', 'create', '--name', 'Crash', '--json'], env)).stdout,
     );
