@@ -56,48 +56,55 @@ describe.each(backends)('CLI and server on %s', (backend) => {
     expect(created.stdout.trim().split('\n')).toHaveLength(1);
   });
 
-  it('issues API keys, client IDs and orchestrators, and refuses bad input', async () => {
-    const key = await runCli(['api-key', 'create', '--account', account.accountId, '--json'], env);
-    expect(key.code, key.stderr).toBe(0);
-    expect(Object.keys(JSON.parse(key.stdout))).toEqual(['apiKey']);
+  it(
+    'issues API keys, client IDs and orchestrators, and refuses bad input',
+    MANY_PROCESSES,
+    async () => {
+      const key = await runCli(
+        ['api-key', 'create', '--account', account.accountId, '--json'],
+        env,
+      );
+      expect(key.code, key.stderr).toBe(0);
+      expect(Object.keys(JSON.parse(key.stdout))).toEqual(['apiKey']);
 
-    const client = await runCli(
-      [
-        'client-id',
-        'create',
-        '--account',
-        account.accountId,
-        '--domain',
-        'https://shop.example',
-        '--json',
-      ],
-      env,
-    );
-    expect(client.code, client.stderr).toBe(0);
-    expect(JSON.parse(client.stdout).clientId).toMatch(/^cli_[A-Za-z0-9_-]{32}$/);
+      const client = await runCli(
+        [
+          'client-id',
+          'create',
+          '--account',
+          account.accountId,
+          '--domain',
+          'https://shop.example',
+          '--json',
+        ],
+        env,
+      );
+      expect(client.code, client.stderr).toBe(0);
+      expect(JSON.parse(client.stdout).clientId).toMatch(/^cli_[A-Za-z0-9_-]{32}$/);
 
-    const orchestrator = await runCli(
-      ['orchestrator', 'create', '--name', 'Platform', '--json'],
-      env,
-    );
-    expect(orchestrator.code, orchestrator.stderr).toBe(0);
-    const parsed = JSON.parse(orchestrator.stdout);
-    expect(Object.keys(parsed)).toEqual(['orchestratorId', 'orchestratorKey']);
-    expect(parsed.orchestratorKey).toMatch(/^orc_/);
+      const orchestrator = await runCli(
+        ['orchestrator', 'create', '--name', 'Platform', '--json'],
+        env,
+      );
+      expect(orchestrator.code, orchestrator.stderr).toBe(0);
+      const parsed = JSON.parse(orchestrator.stdout);
+      expect(Object.keys(parsed)).toEqual(['orchestratorId', 'orchestratorKey']);
+      expect(parsed.orchestratorKey).toMatch(/^orc_/);
 
-    const noAccount = await runCli(['api-key', 'create', '--account', 'nope', '--json'], env);
-    expect(noAccount.code).toBe(1);
-    expect(noAccount.stderr.trim()).toBe('payreq: no account nope');
-    const badDomain = await runCli(
-      ['client-id', 'create', '--account', account.accountId, '--domain', 'http://shop.example'],
-      env,
-    );
-    expect(badDomain.code).toBe(1);
-    expect(badDomain.stderr).toContain('allowedDomains[0] must use https');
-    const noName = await runCli(['account', 'create'], env);
-    expect(noName.code).toBe(1);
-    expect(noName.stderr.trim()).toBe('payreq: --name is required');
-  });
+      const noAccount = await runCli(['api-key', 'create', '--account', 'nope', '--json'], env);
+      expect(noAccount.code).toBe(1);
+      expect(noAccount.stderr.trim()).toBe('payreq: no account nope');
+      const badDomain = await runCli(
+        ['client-id', 'create', '--account', account.accountId, '--domain', 'http://shop.example'],
+        env,
+      );
+      expect(badDomain.code).toBe(1);
+      expect(badDomain.stderr).toContain('allowedDomains[0] must use https');
+      const noName = await runCli(['account', 'create'], env);
+      expect(noName.code).toBe(1);
+      expect(noName.stderr.trim()).toBe('payreq: --name is required');
+    },
+  );
 
   it('binds a client ID with --bind, or refuses and creates nothing', MANY_PROCESSES, async () => {
     const destination = async (accountId: string, address: string, currency: string) => {
