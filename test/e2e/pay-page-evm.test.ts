@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { createWalletClient, custom, maxUint256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screen, sends, text, texts } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
-import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
+import type { TestWalletSpec } from '../pay-page/wallet.ts';
 
 /**
  * A payer pays on the hosted page in a real Chromium, with a wallet injected through
@@ -33,15 +34,8 @@ const spec = (
   account: rig.wallet(index),
 });
 
-const screen = (page: Page, name: string) =>
-  page.locator(`[data-screen="${name}"]`).waitFor({ timeout: 60_000 });
-
 async function payWith(page: Page, walletName = 'Test Wallet'): Promise<void> {
   await page.getByRole('button', { name: `Pay with ${walletName}` }).click();
-}
-
-function sends(wallet: TestWallet | undefined): number {
-  return wallet?.calls.filter((c) => c.method === 'eth_sendTransaction').length ?? 0;
 }
 
 describe('paying on the hosted page', () => {
@@ -318,20 +312,8 @@ describe('paying on the hosted page', () => {
 });
 
 /** The text of the first element matching `selector`, once there is one. */
-async function text(page: Page, selector: string): Promise<string> {
-  const element = page.locator(selector).first();
-  await element.waitFor({ timeout: 30_000 });
-  return ((await element.textContent()) ?? '').trim();
-}
 
 /** The texts of the elements matching `selector`, once there are `count` of them. */
-async function texts(page: Page, selector: string, count: number): Promise<string[]> {
-  await page
-    .locator(selector)
-    .nth(count - 1)
-    .waitFor({ timeout: 30_000 });
-  return (await page.locator(selector).allTextContents()).map((t) => t.trim());
-}
 
 /** How many times the page asked for the link's calldata (the server's request log). */
 function calldataReads(token: string): number {

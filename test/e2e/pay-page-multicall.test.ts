@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { eq } from 'drizzle-orm';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { securePayments } from '../../src/db/schema.ts';
+import { accessibilityProblems, screen, sends, text, texts } from '../pay-page/page.ts';
 import { type LinkItem, type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
-import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
+import type { TestWalletSpec } from '../pay-page/wallet.ts';
 
 /**
  * Multicall payouts on the pay page, in a real Chromium with an injected EIP-6963 wallet on a
@@ -17,7 +15,6 @@ import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
 
 const PAY_WITHIN_MS = 120_000;
 const PHONE = { width: 375, height: 812 };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let rig: PayPageRig;
 
@@ -39,49 +36,12 @@ const spec = (index: number): TestWalletSpec => ({
   account: rig.wallet(index),
 });
 
-const screen = (page: Page, name: string) =>
-  page.locator(`[data-screen="${name}"]`).waitFor({ timeout: 60_000 });
-
-async function text(page: Page, selector: string): Promise<string> {
-  const element = page.locator(selector).first();
-  await element.waitFor({ timeout: 30_000 });
-  return ((await element.textContent()) ?? '').trim();
-}
-
-async function texts(page: Page, selector: string, count: number): Promise<string[]> {
-  await page
-    .locator(selector)
-    .nth(count - 1)
-    .waitFor({ timeout: 30_000 });
-  return (await page.locator(selector).allTextContents()).map((t) => t.trim());
-}
-
-function sends(wallet: TestWallet | undefined): number {
-  return wallet?.calls.filter((c) => c.method === 'eth_sendTransaction').length ?? 0;
-}
-
 /** How many times anyone asked the API for the link's calldata (the server's request log). */
 function calldataReads(token: string): number {
   return rig.t.logs
     .entries()
     .filter((e) => String((e.req as { url?: string } | undefined)?.url).includes(`${token}/pay?`))
     .length;
-}
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe;
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact }));
-  });
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact}: ${v.id}`);
-}
-
-interface AxeResults {
-  readonly violations: readonly { id: string; impact: string | null }[];
 }
 
 const addresses = (indexes: readonly number[]) => indexes.map((i) => rig.wallet(i).address);

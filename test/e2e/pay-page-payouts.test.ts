@@ -1,7 +1,7 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screen, sends, text, texts } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
-import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
+import type { TestWalletSpec } from '../pay-page/wallet.ts';
 
 /**
  * Hosted payout links on the pay page, in a real Chromium with an injected EIP-6963 wallet on
@@ -29,27 +29,6 @@ const spec = (index: number): TestWalletSpec => ({
   rdns: 'test.payreq.wallet',
   account: rig.wallet(index),
 });
-
-const screen = (page: Page, name: string) =>
-  page.locator(`[data-screen="${name}"]`).waitFor({ timeout: 60_000 });
-
-async function text(page: Page, selector: string): Promise<string> {
-  const element = page.locator(selector).first();
-  await element.waitFor({ timeout: 30_000 });
-  return ((await element.textContent()) ?? '').trim();
-}
-
-async function texts(page: Page, selector: string, count: number): Promise<string[]> {
-  await page
-    .locator(selector)
-    .nth(count - 1)
-    .waitFor({ timeout: 30_000 });
-  return (await page.locator(selector).allTextContents()).map((t) => t.trim());
-}
-
-function sends(wallet: TestWallet | undefined): number {
-  return wallet?.calls.filter((c) => c.method === 'eth_sendTransaction').length ?? 0;
-}
 
 /** How many times anyone asked the API for the link's calldata (the server's request log). */
 function calldataReads(token: string): number {

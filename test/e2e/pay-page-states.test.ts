@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAY_PAGE_DIST } from '../../scripts/build-pay-page.ts';
 import { requests, securePayments } from '../../src/db/schema.ts';
+import { accessibilityProblems } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 
 /**
@@ -19,7 +19,6 @@ const SIZES = [
   { width: 1280, height: 800 },
   { width: 375, height: 812 },
 ] as const;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let rig: PayPageRig;
 
@@ -46,23 +45,6 @@ async function shownScreen(page: Page): Promise<{ name: string | null; title: st
     name: await card.getAttribute('data-screen'),
     title: ((await page.locator('h1').textContent()) ?? '').trim(),
   };
-}
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  // Evaluated through the browser's debugging protocol, which the page's CSP does not govern.
-  await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe;
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact }));
-  });
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact}: ${v.id}`);
-}
-
-interface AxeResults {
-  readonly violations: readonly { id: string; impact: string | null }[];
 }
 
 describe('the screens of a link', () => {

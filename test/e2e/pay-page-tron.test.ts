@@ -23,6 +23,7 @@ import { launchChromium } from '../browser.ts';
 import { accountOf, sendAll } from '../chain.ts';
 import { type FakeTronNode, startFakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
+import { screen, text } from '../pay-page/page.ts';
 import { ARTIFACTS } from '../pay-page/rig.ts';
 import { installTestTronLink, type TestTronLink } from '../pay-page/tron-wallet.ts';
 import { freePort } from '../process.ts';
@@ -181,15 +182,6 @@ async function balance(owner: number): Promise<bigint> {
     functionName: 'balanceOf',
     args: [accountOf(evm, owner).address],
   });
-}
-
-const screen = (page: Page, name: string) =>
-  page.locator(`[data-screen="${name}"]`).waitFor({ timeout: 60_000 });
-
-async function text(page: Page, selector: string): Promise<string> {
-  const element = page.locator(selector).first();
-  await element.waitFor({ timeout: 30_000 });
-  return ((await element.textContent()) ?? '').trim();
 }
 
 const payWithTronLink = (page: Page) =>
