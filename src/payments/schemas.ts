@@ -36,6 +36,17 @@ export const TronTransactionSchema = Type.Object(
 
 const Transaction = Type.Union([Type.Ref('EvmTransaction'), Type.Ref('TronTransaction')]);
 
+/** The steps' part of calldata metadata: how many transactions, and which one pays. */
+export const STEP_METADATA = {
+  stepsRequired: Type.Integer(),
+  needsApproval: Type.Boolean(),
+  approvalTransactionIndex: Type.Optional(Type.Integer()),
+  approvalTransactionsCount: Type.Optional(Type.Integer()),
+  paymentTransactionIndex: Type.Integer(),
+  transactionSponsorshipFeeUsd: Type.Null(),
+  routeType: Type.Literal('samechain'),
+};
+
 export const SingleCalldataSchema = Type.Object(
   {
     paymentType: Type.Literal('single'),
@@ -43,13 +54,7 @@ export const SingleCalldataSchema = Type.Object(
     feeBundle: Type.Null(),
     metadata: Type.Object(
       {
-        stepsRequired: Type.Integer(),
-        needsApproval: Type.Boolean(),
-        approvalTransactionIndex: Type.Optional(Type.Integer()),
-        approvalTransactionsCount: Type.Optional(Type.Integer()),
-        paymentTransactionIndex: Type.Integer(),
-        transactionSponsorshipFeeUsd: Type.Null(),
-        routeType: Type.Literal('samechain'),
+        ...STEP_METADATA,
         requiredAmount: Type.String(),
         hasEnoughBalance: Type.Optional(Type.Boolean()),
         hasEnoughGas: Type.Optional(Type.Boolean()),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { BatchMetadata } from '../payments/schemas.ts';
+import { BatchMetadata, STEP_METADATA } from '../payments/schemas.ts';
 import { EXECUTION_KINDS, type ExecutionKind } from './multicall.ts';
 import { BLOCK_REASONS, RECOVERY_ACTIONS } from './multicall-children.ts';
 
@@ -184,13 +184,7 @@ export const MulticallCalldataSchema = Type.Object(
     batchPaymentTransaction: Transaction,
     metadata: Type.Object(
       {
-        stepsRequired: Type.Integer(),
-        needsApproval: Type.Boolean(),
-        approvalTransactionIndex: Type.Optional(Type.Integer()),
-        approvalTransactionsCount: Type.Optional(Type.Integer()),
-        paymentTransactionIndex: Type.Integer(),
-        transactionSponsorshipFeeUsd: Type.Null(),
-        routeType: Type.Literal('samechain'),
+        ...STEP_METADATA,
         approvalTransactionIndices: Type.Array(Type.Integer()),
         batchPaymentTransactionIndex: Type.Integer(),
         feeTransactionIndices: Type.Array(Type.Integer()),
