@@ -396,8 +396,7 @@ async function makeObjects(): Promise<Objects> {
     requests: [{ destinationId: destination.destinationId, amount: '5' }],
   });
   expect(link.statusCode, link.body).toBe(201);
-  const payoutTokens: string[] = [];
-  for (const amount of ['1', '2']) {
+  const payout = async (amount: string): Promise<string> => {
     const made = await call('POST', '/v2/secure-payments/payouts', a.headers.apiKey, {
       recipient: b.wallet,
       creatorWalletAddress: a.wallet,
@@ -406,20 +405,10 @@ async function makeObjects(): Promise<Objects> {
       amount,
     });
     expect(made.statusCode, made.body).toBe(201);
-    payoutTokens.push(made.json().token);
-  }
-  const children: string[] = [];
-  for (const amount of ['3', '4']) {
-    const made = await call('POST', '/v2/secure-payments/payouts', a.headers.apiKey, {
-      recipient: b.wallet,
-      creatorWalletAddress: a.wallet,
-      network: 'base',
-      currency: 'USDC-base',
-      amount,
-    });
-    expect(made.statusCode, made.body).toBe(201);
-    children.push(made.json().token);
-  }
+    return made.json().token;
+  };
+  const payoutTokens = [await payout('1'), await payout('2')];
+  const children = [await payout('3'), await payout('4')];
   const multicall = await call('POST', '/v2/secure-payments/multicall-payouts', a.headers.apiKey, {
     childTokens: children,
   });

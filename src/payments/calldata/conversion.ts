@@ -14,7 +14,13 @@ import type { Payer } from '../payer.ts';
 import { readPayerState } from '../payer-state.ts';
 import { referenceBytes } from '../references.ts';
 import { type EvmTransaction, evmTransaction } from '../transactions.ts';
-import { type CalldataDeps, multicallOf } from './shared.ts';
+import {
+  type CalldataDeps,
+  multicallOf,
+  type SingleCalldata,
+  type SingleMetadata,
+  single,
+} from './shared.ts';
 
 /**
  * A request written in fiat, paid in a token or the native currency at the on-chain rate
@@ -60,28 +66,15 @@ export interface ConversionQuote {
   readonly rateTimestamp: bigint;
 }
 
-export interface ConversionCalldata {
-  readonly paymentType: 'single';
+export interface ConversionCalldata extends SingleCalldata {
   readonly transactions: readonly EvmTransaction[];
-  readonly feeBundle: null;
-  readonly metadata: {
-    readonly stepsRequired: number;
-    readonly needsApproval: boolean;
-    readonly approvalTransactionIndex?: number;
-    readonly approvalTransactionsCount?: number;
-    readonly paymentTransactionIndex: number;
-    readonly transactionSponsorshipFeeUsd: null;
-    readonly routeType: 'samechain';
-    /** What the wallet spends at the quoted rate, and the most it lets the proxy take. */
-    readonly requiredAmount: string;
+  readonly metadata: SingleMetadata & {
+    /** The most the wallet lets the proxy take (`requiredAmount` is the quote). */
     readonly maxToSpend: string;
     /** Payment currency per unit of the invoice currency, and when that rate was set. */
     readonly conversionRate: string;
     readonly rateTimestamp: string;
     readonly maxRateTimespan: number;
-    readonly hasEnoughBalance?: boolean;
-    readonly hasEnoughAllowance?: boolean;
-    readonly balance?: string;
   };
 }
 
@@ -231,27 +224,23 @@ export function conversionCalldata(
     : [];
   const transactions = [...approvals, payment];
   const decimals = leg.currency.decimals;
+  const steps = single(transactions, approvals.length, {
+    requiredAmount: formatAmount(quote.converted, decimals),
+    ...(funds && {
+      hasEnoughBalance: funds.balance >= maxToSpend,
+      balance: formatAmount(funds.balance, decimals),
+      ...(funds.allowance !== null && { hasEnoughAllowance: funds.allowance >= maxToSpend }),
+    }),
+  });
   return {
-    paymentType: 'single',
+    ...steps,
     transactions,
-    feeBundle: null,
     metadata: {
-      stepsRequired: transactions.length,
-      needsApproval,
-      ...(needsApproval && { approvalTransactionIndex: 0, approvalTransactionsCount: 1 }),
-      paymentTransactionIndex: approvals.length,
-      transactionSponsorshipFeeUsd: null,
-      routeType: 'samechain',
-      requiredAmount: formatAmount(quote.converted, decimals),
+      ...steps.metadata,
       maxToSpend: formatAmount(maxToSpend, decimals),
       conversionRate: rateOf(leg, quote.converted),
       rateTimestamp: new Date(Number(quote.rateTimestamp) * 1000).toISOString(),
       maxRateTimespan: Number(MAX_RATE_TIMESPAN),
-      ...(funds && {
-        hasEnoughBalance: funds.balance >= maxToSpend,
-        balance: formatAmount(funds.balance, decimals),
-        ...(funds.allowance !== null && { hasEnoughAllowance: funds.allowance >= maxToSpend }),
-      }),
     },
   };
 }
