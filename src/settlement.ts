@@ -12,7 +12,7 @@ import { cancelPaymentDeliveries, enqueuePaymentEvents } from './webhooks/paymen
 export function createSettlement(deps: { readonly chains: ChainRegistry }): PaymentSink {
   return {
     async recorded(tx, payment, now) {
-      const request = await applyPayment(tx, payment.requestRowId, payment.event.amount, now);
+      const request = await applyPayment(tx, payment.requestRowId, payment.requestAmount, now);
       if (!request) return;
       const linkToken = await completeLinkIfPaid(tx, request, now);
       await enqueuePaymentEvents(
@@ -27,6 +27,8 @@ export function createSettlement(deps: { readonly chains: ChainRegistry }): Paym
             txHash: payment.event.txHash,
             amount: payment.event.amount,
             feeAmount: payment.event.feeAmount,
+            requestAmount: payment.requestAmount,
+            amountInUsd: payment.event.conversion?.amountInUsd ?? null,
             payerAddress: payment.event.payerAddress,
             payerEoaAddress: null,
           },
@@ -39,7 +41,7 @@ export function createSettlement(deps: { readonly chains: ChainRegistry }): Paym
         payments.map((payment) => payment.id),
       );
       for (const payment of payments) {
-        const request = await reversePayment(tx, payment.requestRowId, payment.amount);
+        const request = await reversePayment(tx, payment.requestRowId, payment.requestAmount);
         if (request) await reopenLinkIfUnpaid(tx, request);
       }
     },

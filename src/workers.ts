@@ -73,10 +73,7 @@ export function createWorkers(deps: {
         : createEvmSource({
             network: id,
             client: deps.clients.evm(id),
-            erc20FeeProxy: contracts.erc20FeeProxy,
-            ethFeeProxy: contracts.ethFeeProxy,
-            erc20ConversionProxy: contracts.erc20ConversionProxy,
-            ethConversionProxy: contracts.ethConversionProxy,
+            contracts,
           });
     indexers.push(
       createIndexer({

@@ -34,8 +34,7 @@ export function testIndexer(
     source: createEvmSource({
       network,
       client: t.clients.evm(network),
-      erc20FeeProxy: contracts.erc20FeeProxy,
-      ethFeeProxy: contracts.ethFeeProxy,
+      contracts,
     }),
     confirmations: options.confirmations,
     lock: options.lock ?? createLeaderLock(database, `test:indexer:${network}`),

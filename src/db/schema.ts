@@ -282,7 +282,7 @@ export const requests = pgTable(
     network: text().notNull(),
     invoiceCurrency: text().notNull(),
     paymentCurrency: text().notNull(),
-    /** In base units of the payment currency. */
+    /** In base units of the invoice currency (the payment currency's, unless it converts). */
     expectedAmount: baseUnits().notNull(),
     payee: text().notNull(),
     payer: text(),
@@ -370,6 +370,16 @@ export const payments = pgTable(
     /** Base units of the payment currency, fee excluded. */
     amount: baseUnits().notNull(),
     feeAmount: baseUnits().notNull(),
+    /**
+     * What the payment counts for, in base units of the request's invoice currency, fee
+     * excluded: differs from `amount` on conversion payments (a fiat invoice paid in a token).
+     * Null on rows older than the column, where it is `amount`.
+     */
+    requestAmount: baseUnits(),
+    /** The fee in the invoice currency's base units, as `requestAmount`. */
+    requestFeeAmount: baseUnits(),
+    /** The payment's value in USD with 8 decimals, when a rate to USD was known at its block. */
+    amountInUsd: baseUnits(),
     feeAddress: text(),
     tokenAddress: text(),
     payee: text().notNull(),

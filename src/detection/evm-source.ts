@@ -6,8 +6,15 @@ import {
   RpcRequestError,
   zeroAddress,
 } from 'viem';
+import type { ContractSet } from '../chains/contracts.ts';
+import { requestCurrencyHash } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
-import { erc20ConversionProxyAbi, erc20FeeProxyAbi, ethFeeProxyAbi } from '../payments/abis.ts';
+import {
+  chainlinkConversionPathAbi,
+  erc20ConversionProxyAbi,
+  erc20FeeProxyAbi,
+  ethFeeProxyAbi,
+} from '../payments/abis.ts';
 import type { BlockSource, DetectedPayment } from './types.ts';
 
 /** The RPC refused the block range as too large: scan smaller ranges. */
@@ -16,6 +23,8 @@ export class RangeTooLargeError extends Error {}
 /** JSON-RPC codes and words providers use to refuse a log range (classified here, once). */
 const RANGE_ERROR_CODES = new Set([-32005, -32602, -32614]);
 const RANGE_ERROR_WORDS = /range|too many|limit|exceed|too large|10000/i;
+
+const USD_HASH = requestCurrencyHash('ISO4217', 'USD');
 
 const EVENT_ABI = [...erc20FeeProxyAbi, ...ethFeeProxyAbi, ...erc20ConversionProxyAbi].filter(
   (item) => item.type === 'event',
@@ -30,25 +39,49 @@ const EVENT_ABI = [...erc20FeeProxyAbi, ...ethFeeProxyAbi, ...erc20ConversionPro
 export function createEvmSource(deps: {
   network: NetworkId;
   client: PublicClient;
-  erc20FeeProxy: string | null;
-  ethFeeProxy: string | null;
-  erc20ConversionProxy?: string | null;
-  ethConversionProxy?: string | null;
+  contracts: Pick<
+    ContractSet,
+    | 'erc20FeeProxy'
+    | 'ethFeeProxy'
+    | 'erc20ConversionProxy'
+    | 'ethConversionProxy'
+    | 'chainlinkConversionPath'
+  >;
 }): BlockSource {
+  const { contracts } = deps;
   const proxies = [
-    deps.erc20FeeProxy,
-    deps.ethFeeProxy,
-    deps.erc20ConversionProxy ?? null,
-    deps.ethConversionProxy ?? null,
+    contracts.erc20FeeProxy,
+    contracts.ethFeeProxy,
+    contracts.erc20ConversionProxy,
+    contracts.ethConversionProxy,
   ]
     .filter((a): a is string => a !== null)
     .map((a) => getAddress(a));
   // The Erc20ConversionProxy delegatecalls the ERC20FeeProxy: its event comes from there.
   const erc20Proxies = new Set(
-    [deps.erc20FeeProxy, deps.erc20ConversionProxy ?? null]
+    [contracts.erc20FeeProxy, contracts.erc20ConversionProxy]
       .filter((a): a is string => a !== null)
       .map((a) => getAddress(a)),
   );
+
+  /** A converted amount (8-decimal fiat) in USD at the payment's block, when a feed says. */
+  async function inUsd(currency: Address, amount: bigint, blockNumber: bigint) {
+    if (currency.toLowerCase() === USD_HASH) return amount;
+    if (!contracts.chainlinkConversionPath) return null;
+    try {
+      const [usd] = await deps.client.readContract({
+        address: getAddress(contracts.chainlinkConversionPath),
+        abi: chainlinkConversionPathAbi,
+        functionName: 'getConversion',
+        args: [amount, [currency, USD_HASH]],
+        blockNumber,
+      });
+      return usd;
+    } catch {
+      // No feed to USD at that block: the USD value stays unknown rather than guessed.
+      return null;
+    }
+  }
 
   return {
     head: () => deps.client.getBlockNumber({ cacheTime: 0 }),
@@ -83,6 +116,10 @@ export function createEvmSource(deps: {
           amount: args.amount,
           feeAmount: args.feeAmount,
           maxRateTimespan: args.maxRateTimespan,
+          amountInUsd:
+            log.blockNumber === null
+              ? null
+              : await inUsd(args.currency, args.amount, log.blockNumber),
         });
       }
       const timestamps = new Map<bigint, Date>();

@@ -69,6 +69,7 @@ const converted = (from: string) => ({
   amount: 1n,
   feeAmount: 0n,
   maxRateTimespan: 0n,
+  amountInUsd: null,
 });
 
 describe('matchRequests', () => {

@@ -15,7 +15,13 @@ const REMEMBERED_BLOCKS = 512;
 export interface MatchedPayment {
   readonly event: DetectedPayment;
   readonly request: RequestRow;
+  /** What the payment counts for, in the request's invoice currency's base units. */
+  readonly requestAmount: bigint;
+  readonly requestFeeAmount: bigint;
 }
+
+/** The proxies' fiat amounts carry 8 decimals; requests keep the currency's own (contracts.md §3.3). */
+const PADDED_FIAT_DECIMALS = 8;
 
 /** Requests of a network whose reference topics appear among the events. */
 export async function matchRequests(
@@ -33,9 +39,19 @@ export async function matchRequests(
     const currency = request ? chains.currency(request.paymentCurrency) : undefined;
     const invoice = request ? chains.currency(request.invoiceCurrency) : undefined;
     if (request && currency && invoice && paysRequest(event, request, currency, invoice))
-      matched.push({ event, request });
+      matched.push({ event, request, ...inRequestUnits(event, invoice) });
   }
   return matched;
+}
+
+/** A plain payment counts what it paid; a conversion payment what it converted, unpadded. */
+function inRequestUnits(event: DetectedPayment, invoice: Currency) {
+  if (!event.conversion) return { requestAmount: event.amount, requestFeeAmount: event.feeAmount };
+  const scale = 10n ** BigInt(PADDED_FIAT_DECIMALS - invoice.decimals);
+  return {
+    requestAmount: event.conversion.amount / scale,
+    requestFeeAmount: event.conversion.feeAmount / scale,
+  };
 }
 
 /**
@@ -82,7 +98,7 @@ export async function recordPayments(
 ): Promise<number> {
   return db.transaction(async (tx) => {
     let recorded = 0;
-    for (const { event, request } of matched) {
+    for (const { event, request, requestAmount, requestFeeAmount } of matched) {
       const [inserted] = await tx
         .insert(payments)
         .values({
@@ -95,6 +111,9 @@ export async function recordPayments(
           blockHash: event.blockHash,
           amount: event.amount,
           feeAmount: event.feeAmount,
+          requestAmount,
+          requestFeeAmount,
+          amountInUsd: event.conversion?.amountInUsd ?? null,
           feeAddress: event.feeAddress,
           tokenAddress: event.tokenAddress,
           payee: event.payee,
@@ -107,7 +126,11 @@ export async function recordPayments(
         .returning({ id: payments.id });
       if (!inserted) continue;
       recorded += 1;
-      await deps.sink.recorded(tx, { id: inserted.id, requestRowId: request.id, event }, deps.now);
+      await deps.sink.recorded(
+        tx,
+        { id: inserted.id, requestRowId: request.id, event, requestAmount },
+        deps.now,
+      );
     }
     await saveCheckpoint(tx, checkpoint);
     return recorded;
@@ -164,8 +187,16 @@ export async function rollBack(
         id: payments.id,
         requestRowId: payments.requestRowId,
         amount: payments.amount,
+        requestAmount: payments.requestAmount,
       });
-    await deps.sink.dropped(tx, dropped);
+    await deps.sink.dropped(
+      tx,
+      dropped.map(({ id, requestRowId, amount, requestAmount }) => ({
+        id,
+        requestRowId,
+        requestAmount: requestAmount ?? amount,
+      })),
+    );
     await tx
       .delete(chainBlocks)
       .where(and(eq(chainBlocks.network, network), gt(chainBlocks.number, fork)));

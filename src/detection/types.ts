@@ -36,6 +36,8 @@ export interface DetectedPayment {
     readonly amount: bigint;
     readonly feeAmount: bigint;
     readonly maxRateTimespan: bigint;
+    /** `amount` in USD (8 decimals) at the payment's block; null when no feed says. */
+    readonly amountInUsd: bigint | null;
   };
 }
 
@@ -57,13 +59,16 @@ export interface RecordedPayment {
   readonly id: string;
   readonly requestRowId: string;
   readonly event: DetectedPayment;
+  /** What it counts for, in the request's invoice currency (`event.amount` unless converted). */
+  readonly requestAmount: bigint;
 }
 
 /** A payment a reorganisation took off the chain, as it was recorded. */
 export interface DroppedPayment {
   readonly id: string;
   readonly requestRowId: string;
-  readonly amount: bigint;
+  /** What it counted for, in the request's invoice currency. */
+  readonly requestAmount: bigint;
 }
 
 /**

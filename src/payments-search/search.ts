@@ -7,6 +7,7 @@ import {
   gte,
   inArray,
   lte,
+  ne,
   or,
   type SQL,
   sql,
@@ -156,8 +157,13 @@ function filterConditions(chains: ChainRegistry, query: SearchQuery): SQL[] {
   if (query.requestId !== undefined)
     conditions.push(eq(requests.requestId, query.requestId.toLowerCase()));
   if (query.reference !== undefined) conditions.push(eq(requests.reference, query.reference));
-  // Only direct payments are recorded so far; the other kinds are valid and match nothing.
-  if (query.type !== undefined && query.type !== 'direct') conditions.push(sql`false`);
+  // Direct and conversion payments are recorded so far (a conversion pays a request written
+  // in another currency); the other kinds are valid and match nothing.
+  if (query.type === 'direct')
+    conditions.push(eq(requests.invoiceCurrency, requests.paymentCurrency));
+  else if (query.type === 'conversion')
+    conditions.push(ne(requests.invoiceCurrency, requests.paymentCurrency));
+  else if (query.type !== undefined) conditions.push(sql`false`);
   if (query.invoiceCurrency !== undefined)
     conditions.push(currencyCondition(chains, requests.invoiceCurrency, query.invoiceCurrency));
   if (query.paymentCurrency !== undefined)

@@ -72,3 +72,26 @@ export function formatAmount(value: bigint, decimals: number): string {
   const fraction = (abs % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
+
+/**
+ * What one unit of the invoice currency cost in the payment currency (`paid` base units for
+ * `invoiced` base units), to 8 decimals, rounded down: "1.08" for €100.00 paid with 108 USDC.
+ */
+export function conversionRate(
+  paid: { readonly amount: bigint; readonly decimals: number },
+  invoiced: { readonly amount: bigint; readonly decimals: number },
+): string {
+  if (invoiced.amount === 0n) return '0';
+  const scaled =
+    (paid.amount * 10n ** BigInt(invoiced.decimals) * 10n ** 8n) /
+    (invoiced.amount * 10n ** BigInt(paid.decimals));
+  return formatAmount(scaled, 8);
+}
+
+/** USD held with 8 decimals (as the price feeds give it) → cents, rounded down: "12.34". */
+export function formatUsd(value: bigint): string {
+  const cents = value / 10n ** 6n;
+  const text = formatAmount(cents, 2);
+  const [whole, fraction = ''] = text.split('.');
+  return `${whole}.${fraction.padEnd(2, '0')}`;
+}

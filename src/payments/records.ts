@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { payments, type requests } from '../db/schema.ts';
-import { formatAmount } from './amounts.ts';
+import { conversionRate, formatAmount, formatUsd } from './amounts.ts';
 
 /**
  * A recorded payment as the API shows it, the same wherever it appears: in `GET /v2/payments`
@@ -31,15 +31,30 @@ const Fee = Type.Object(
 export const PaymentSchema = Type.Object(
   {
     id: Type.String(),
-    amount: Type.String({ description: 'Human-readable, in the payment currency, fee excluded' }),
+    amount: Type.String({
+      description:
+        'Human-readable, fee excluded, in what the request counts in: the invoice currency (the payment currency unless the payment converted)',
+    }),
     sourceNetwork: Type.String(),
     destinationNetwork: Type.String(),
     sourceTxHash: Type.String(),
     destinationTxHash: Type.String(),
     timestamp: Type.String({ format: 'date-time', description: "The block's time" }),
-    type: Type.Literal('direct'),
+    type: Type.Union([Type.Literal('direct'), Type.Literal('conversion')]),
     currency: Type.String({ description: 'Symbol of the invoice currency' }),
     paymentCurrency: Type.String({ description: 'Id of the payment currency' }),
+    conversionRateSource: Type.Optional(
+      Type.String({ description: 'Conversion: payment currency per unit of invoice currency' }),
+    ),
+    convertedAmountSource: Type.Optional(
+      Type.String({ description: 'Conversion: what the wallet sent, in the payment currency' }),
+    ),
+    rateProvider: Type.Optional(Type.Literal('chainlink')),
+    amountInUsd: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'Ours, on conversion payments: the amount in USD at its block',
+      }),
+    ),
     fees: Type.Array(Fee),
     request: Type.Object(
       {
@@ -61,17 +76,29 @@ export const PaymentSchema = Type.Object(
 export function paymentBody(chains: ChainRegistry, payment: PaymentRow, request: RequestRow) {
   const paymentCurrency = chains.currency(request.paymentCurrency);
   const decimals = paymentCurrency?.decimals ?? 0;
+  const invoice = chains.currency(request.invoiceCurrency);
+  const converts = request.invoiceCurrency !== request.paymentCurrency;
+  const counted = countedAmount(payment);
   return {
     id: payment.id,
-    amount: formatAmount(payment.amount, decimals),
+    amount: formatAmount(counted, invoice?.decimals ?? decimals),
     sourceNetwork: payment.network,
     destinationNetwork: payment.network,
     sourceTxHash: payment.txHash,
     destinationTxHash: payment.txHash,
     timestamp: payment.timestamp.toISOString(),
-    type: 'direct' as const,
-    currency: chains.currency(request.invoiceCurrency)?.symbol ?? request.invoiceCurrency,
+    type: converts ? ('conversion' as const) : ('direct' as const),
+    currency: invoice?.symbol ?? request.invoiceCurrency,
     paymentCurrency: request.paymentCurrency,
+    ...(converts && {
+      conversionRateSource: conversionRate(
+        { amount: payment.amount, decimals },
+        { amount: counted, decimals: invoice?.decimals ?? 0 },
+      ),
+      convertedAmountSource: formatAmount(payment.amount, decimals),
+      rateProvider: 'chainlink' as const,
+      amountInUsd: payment.amountInUsd === null ? null : formatUsd(payment.amountInUsd),
+    }),
     fees:
       payment.feeAmount === 0n
         ? []
@@ -99,6 +126,11 @@ export function paymentBody(chains: ChainRegistry, payment: PaymentRow, request:
 }
 
 export type PaymentBody = ReturnType<typeof paymentBody>;
+
+/** What a payment counted for, in its request's invoice currency (rows before 0013: `amount`). */
+export function countedAmount(payment: PaymentRow): bigint {
+  return payment.requestAmount ?? payment.amount;
+}
 
 /** The payments of some requests, oldest first, grouped by request row id. */
 export async function paymentsOfRequests(

@@ -10,12 +10,18 @@ export interface PaymentLeg {
   readonly currency: Currency;
   /** Checksummed EVM address, base58 on Tron. */
   readonly payee: string;
-  /** Base units of `currency`, fee excluded. */
+  /** Base units of `currency` (of `invoiceCurrency` when set), fee excluded. */
   readonly amount: bigint;
   /** 16 hex digits. */
   readonly paymentReference: string;
+  /** In the same units as `amount`. */
   readonly feeAmount: bigint;
   readonly feeAddress: string | null;
+  /**
+   * Set on a conversion leg: the fiat the request is written in. `amount` and `feeAmount` are
+   * then in its base units, and the wallet pays `currency` at the on-chain rate.
+   */
+  readonly invoiceCurrency?: Currency;
 }
 
 /** An EVM call a wallet can send as it is. */

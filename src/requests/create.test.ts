@@ -99,27 +99,36 @@ describe('POST /v2/request', () => {
     ]);
   });
 
-  it('refuses a fiat invoice with a route as not built yet, and a crypto one as having no route', async () => {
-    const refused = async (invoiceCurrency: string, paymentCurrency: string) => {
-      const res = await createRequest({
-        amount: '1',
-        invoiceCurrency,
-        paymentCurrency,
-        payee: paymentCurrency.endsWith('-tron') ? TRON_PAYEE : wallet(1).address,
-      });
-      expect(res.statusCode, `${invoiceCurrency} → ${paymentCurrency}`).toBe(400);
-      return res.json();
-    };
-    expect(await refused('USD', 'USDC-base')).toMatchObject({
-      code: 'feature_unavailable',
-      message:
-        'Conversion payments (an invoiceCurrency other than the paymentCurrency): not available on this server yet',
+  it('writes a fiat invoice in its own decimals, and refuses a crypto invoice as having no route', async () => {
+    const create = (invoiceCurrency: string, amount: string, paymentCurrency = 'USDC-base') =>
+      createRequest({ amount, invoiceCurrency, paymentCurrency, payee: wallet(1).address });
+    const usd = await create('USD', '12.34');
+    expect(usd.statusCode).toBe(201);
+    const status = await getRequest(usd.json().requestId);
+    expect(status.json()).toMatchObject({
+      invoiceCurrency: 'USD',
+      paymentCurrency: 'USDC-base',
+      expectedAmount: '12.34',
+      rateSource: 'chainlink',
+      conversionRate: null,
+      conversionBreakdown: null,
+      amountInUsd: '12.34',
     });
+    // Cents, not the token's 6 decimals; yen have none.
+    expect(validationErrors(await create('USD', '12.345'))).toEqual([
+      { field: 'amount', message: 'must have at most 2 decimal places' },
+    ]);
+    expect((await create('JPY', '1500', 'USDC-mainnet')).statusCode).toBe(201);
+    expect(validationErrors(await create('JPY', '1500.5', 'USDC-mainnet'))).toEqual([
+      { field: 'amount', message: 'must have at most 0 decimal places' },
+    ]);
     for (const [invoice, payment] of [
       ['DAI-base', 'USDC-base'],
       ['USDC-optimism', 'USDC-base'],
     ]) {
-      expect(await refused(invoice as string, payment as string)).toMatchObject({
+      const res = await create(invoice as string, '1', payment);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({
         code: 'conversion_route_unavailable',
         message: `No conversion route from ${invoice} to ${payment} on base`,
       });
@@ -138,7 +147,7 @@ describe('POST /v2/request', () => {
     tron: { token: 'USDT-tron', fiat: [] },
   };
   for (const [network, { token, fiat }] of Object.entries(ROUTES)) {
-    it(`answers 400 naming the missing route for each fiat with no feed path on ${network}`, async () => {
+    it(`accepts each fiat with a feed path and answers 400 naming the missing route for the rest on ${network}`, async () => {
       for (const code of ['USD', 'EUR', 'GBP', 'JPY', 'CNY']) {
         const res = await createRequest({
           amount: '10',
@@ -146,15 +155,15 @@ describe('POST /v2/request', () => {
           paymentCurrency: token,
           payee: network === 'tron' ? TRON_PAYEE : wallet(1).address,
         });
-        expect(res.statusCode, `${code} on ${network}`).toBe(400);
-        expect(res.json().code, `${code} on ${network}`).toBe(
-          fiat.includes(code) ? 'feature_unavailable' : 'conversion_route_unavailable',
-        );
-        if (!fiat.includes(code)) {
-          expect(res.json().message).toBe(
-            `No conversion route from ${code} to ${token} on ${network}`,
-          );
+        if (fiat.includes(code)) {
+          expect(res.statusCode, `${code} on ${network}: ${res.body}`).toBe(201);
+          continue;
         }
+        expect(res.statusCode, `${code} on ${network}`).toBe(400);
+        expect(res.json()).toMatchObject({
+          code: 'conversion_route_unavailable',
+          message: `No conversion route from ${code} to ${token} on ${network}`,
+        });
       }
     });
   }

@@ -56,19 +56,17 @@ export async function prepareRequest(
       field: 'invoiceCurrency',
       message: 'is not a supported currency id or fiat code',
     });
-  if (payment && invoice && invoice.id !== payment.id && errors.length === 0) {
-    // A fiat invoice needs a Chainlink path to the payment currency on its network.
-    if (
-      payment.network === 'fiat' ||
-      !conversionPath(deps.chains, payment.network, invoice, payment)
-    ) {
-      throw new AppError(
-        'conversion_route_unavailable',
-        `No conversion route from ${invoice.id} to ${payment.id} on ${payment.network}`,
-      );
-    }
-    throw featureUnavailable(
-      'Conversion payments (an invoiceCurrency other than the paymentCurrency)',
+  // A fiat invoice needs a Chainlink path to the payment currency on its network.
+  if (
+    payment &&
+    invoice &&
+    invoice.id !== payment.id &&
+    errors.length === 0 &&
+    (payment.network === 'fiat' || !conversionPath(deps.chains, payment.network, invoice, payment))
+  ) {
+    throw new AppError(
+      'conversion_route_unavailable',
+      `No conversion route from ${invoice.id} to ${payment.id} on ${payment.network}`,
     );
   }
   if (errors.length > 0 || !payment || !invoice || payment.network === 'fiat')
@@ -103,7 +101,8 @@ export async function prepareRequest(
   if (bound && payeeAddress !== bound.walletAddress)
     throw new AppError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
   const payer = body.payer === undefined ? null : walletOf(body.payer, network.chainId, 'payer');
-  const amount = parseAmount(body.amount, payment.decimals);
+  // The amount is written in the invoice currency: cents of a USD invoice, yen of a JPY one.
+  const amount = parseAmount(body.amount, invoice.decimals);
   if (!amount.ok) throw new ValidationError([{ field: 'amount', message: amount.message }]);
 
   return {

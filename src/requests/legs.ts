@@ -9,7 +9,10 @@ export function amountDue(request: RequestRow): bigint {
   return due > 0n ? due : 0n;
 }
 
-/** A request as one leg of a payment: `amount` of its payment currency, to its payee. */
+/**
+ * A request as one leg of a payment: `amount` of what it counts in (its invoice currency), to
+ * its payee; a fiat request's leg says so (`invoiceCurrency`) and is paid at the on-chain rate.
+ */
 export function requestLeg(
   chains: ChainRegistry,
   request: RequestRow,
@@ -18,7 +21,8 @@ export function requestLeg(
 ): PaymentLeg {
   const network = chains.network(request.network);
   const currency = chains.currency(request.paymentCurrency);
-  if (!network || !currency) {
+  const invoice = chains.currency(request.invoiceCurrency);
+  if (!network || !currency || !invoice) {
     throw new AppError(
       'chain_unavailable',
       `Network ${request.network} is not available on this server`,
@@ -33,5 +37,6 @@ export function requestLeg(
     paymentReference: request.paymentReference,
     feeAmount: fee?.amount ?? 0n,
     feeAddress: fee?.address ?? null,
+    ...(invoice.id !== currency.id && { invoiceCurrency: invoice }),
   };
 }

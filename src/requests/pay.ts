@@ -16,6 +16,7 @@ import type { PaymentTransaction } from '../payments/transactions.ts';
 import { amountDue, requestLeg } from './legs.ts';
 import type { RequestRow } from './requests.ts';
 import type { PayQuery } from './schemas.ts';
+import { requestUnits } from './units.ts';
 
 export type PayInput = Static<typeof PayQuery>;
 
@@ -48,16 +49,18 @@ export async function requestCalldata(
     throw featureUnavailable('Crypto-to-fiat payments (clientUserId, paymentDetailsId)');
   if (row.status === 'paid') throw new AppError('request_paid', 'Request has already been paid');
   const due = amountDue(row);
-  const { currency, network } = requestLeg(deps.chains, row, 0n);
+  const { network } = requestLeg(deps.chains, row, 0n);
+  // Amounts are in what the request counts in: the fiat of a conversion request.
+  const { decimals } = requestUnits(deps.chains, row);
   let amount = due;
   if (query.amount !== undefined) {
-    const parsed = parseAmount(query.amount, currency.decimals);
+    const parsed = parseAmount(query.amount, decimals);
     if (!parsed.ok) throw new ValidationError([{ field: 'amount', message: parsed.message }]);
     if (parsed.value > due) {
       throw new ValidationError([
         {
           field: 'amount',
-          message: `must not exceed what is still due (${formatAmount(due, currency.decimals)})`,
+          message: `must not exceed what is still due (${formatAmount(due, decimals)})`,
         },
       ]);
     }

@@ -77,6 +77,30 @@ const Fee = Type.Object(
   { additionalProperties: false },
 );
 
+const ConversionPayment = Type.Object(
+  {
+    amount: Type.String({ description: 'In the invoice currency' }),
+    amountInUsd: Type.Optional(Type.String()),
+    conversionRate: Type.String(),
+    rateSource: Type.Literal('chainlink'),
+    timestamp: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+const ConversionBreakdown = Type.Object(
+  {
+    paidAmount: Type.String(),
+    paidAmountInUsd: Type.Optional(Type.String()),
+    remainingAmount: Type.String(),
+    remainingAmountInUsd: Type.Optional(Type.String()),
+    currentMarketRate: Type.Null({ description: 'A status read touches no chain: see /pay' }),
+    currentMarketRateSource: Type.Null(),
+    payments: Type.Array(ConversionPayment),
+  },
+  { additionalProperties: false },
+);
+
 export const RequestStatusSchema = Type.Object(
   {
     requestId: Type.String(),
@@ -105,9 +129,15 @@ export const RequestStatusSchema = Type.Object(
     payments: Type.Array(Type.Ref(PAYMENT_SCHEMA_ID)),
     isCryptoToFiatAvailable: Type.Boolean(),
     isRecurrenceStopped: Type.Boolean(),
-    amountInUsd: Type.Null(),
-    conversionRate: Type.Null(),
-    conversionBreakdown: Type.Null(),
+    amountInUsd: Type.Union([Type.String(), Type.Null()], {
+      description: 'Fiat requests: the amount in USD (at the latest payment’s rate to USD)',
+    }),
+    conversionRate: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Fiat requests: payment currency per unit of the invoice currency of the only payment; null before one and once there are several',
+    }),
+    rateSource: Type.Optional(Type.Literal('chainlink')),
+    conversionBreakdown: Type.Union([ConversionBreakdown, Type.Null()]),
     fees: Type.Array(Fee),
     createdAt: Type.String({ format: 'date-time' }),
   },

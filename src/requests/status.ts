@@ -1,21 +1,25 @@
 import type { ChainRegistry } from '../chains/registry.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import { type PaymentRow, paymentBody } from '../payments/records.ts';
+import { conversionStatus } from './conversion-status.ts';
 import type { RequestRow } from './requests.ts';
+import { requestUnits } from './units.ts';
 
 /**
  * A request's status record (`GET /v2/request/{id}` and the list): the reference API's fields,
  * with what its payments say: `txHash` and `payerAddress` of the latest one, every payment in
- * `payments`, their platform fees in `fees`. Conversion fields stay null until conversion
- * payments exist; recurrence fields say "not recurring".
+ * `payments`, their platform fees in `fees` (in the payment currency). Amounts are in the
+ * invoice currency; a fiat request adds what its conversions say (`conversionStatus`).
+ * Recurrence fields say "not recurring".
  */
 export function requestStatusBody(
   chains: ChainRegistry,
   row: RequestRow,
   payments: readonly PaymentRow[],
 ) {
-  const currency = chains.currency(row.paymentCurrency);
-  const decimals = currency?.decimals ?? 0;
+  const units = requestUnits(chains, row);
+  const { decimals } = units;
+  const paymentDecimals = units.payment?.decimals ?? 0;
   const paid = row.totalAmountPaid;
   const latest = payments.at(-1) ?? null;
   const feeTotal = payments.reduce((sum, payment) => sum + payment.feeAmount, 0n);
@@ -43,9 +47,9 @@ export function requestStatusBody(
     payments: payments.map((payment) => paymentBody(chains, payment, row)),
     isCryptoToFiatAvailable: false,
     isRecurrenceStopped: false,
-    amountInUsd: null,
-    conversionRate: null,
-    conversionBreakdown: null,
+    ...(units.converts
+      ? conversionStatus(row, payments, units)
+      : { amountInUsd: null, conversionRate: null, conversionBreakdown: null }),
     fees:
       feeTotal === 0n
         ? []
@@ -53,7 +57,7 @@ export function requestStatusBody(
             {
               type: 'platform' as const,
               provider: 'request-network',
-              amount: formatAmount(feeTotal, decimals),
+              amount: formatAmount(feeTotal, paymentDecimals),
               currency: row.paymentCurrency,
             },
           ],

@@ -3,8 +3,9 @@ import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, webhookDeliveries } from '../db/schema.ts';
-import { formatAmount } from '../payments/amounts.ts';
+import { conversionRate, formatAmount, formatUsd } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
+import { type RequestUnits, requestUnits } from '../requests/units.ts';
 import type { PaymentEventPayload } from './events.ts';
 import { enqueue, targetWebhooks } from './outbox.ts';
 
@@ -26,6 +27,10 @@ export interface PaidRequest {
     /** Base units of the request's payment currency, fee excluded. */
     readonly amount: bigint;
     readonly feeAmount: bigint;
+    /** What it counts for, in the invoice currency's base units (`amount` unless converted). */
+    readonly requestAmount: bigint;
+    /** USD with 8 decimals, on conversion payments whose block had a feed to USD. */
+    readonly amountInUsd: bigint | null;
     readonly payerAddress: string | null;
     readonly payerEoaAddress: string | null;
   };
@@ -52,8 +57,9 @@ export function paymentEventPayload(
   recordedAt: Date,
 ): PaymentEventPayload {
   const { request, payment } = paid;
-  const decimals = chains.currency(request.paymentCurrency)?.decimals ?? 0;
-  const invoice = chains.currency(request.invoiceCurrency);
+  const units = requestUnits(chains, request);
+  const { invoice, decimals } = units;
+  const paymentDecimals = units.payment?.decimals ?? 0;
   const excess = request.totalAmountPaid - request.expectedAmount;
   return {
     event: request.status === 'paid' ? 'payment.confirmed' : 'payment.partial',
@@ -61,7 +67,7 @@ export function paymentEventPayload(
     requestID: request.requestId,
     paymentReference: `0x${request.paymentReference}`,
     explorer: chains.explorerTxUrl(payment.network, payment.txHash),
-    amount: formatAmount(payment.amount, decimals),
+    amount: formatAmount(payment.requestAmount, decimals),
     totalAmountPaid: formatAmount(request.totalAmountPaid, decimals),
     expectedAmount: formatAmount(request.expectedAmount, decimals),
     ...(excess > 0n && { excessAmount: formatAmount(excess, decimals) }),
@@ -73,6 +79,7 @@ export function paymentEventPayload(
     network: request.network,
     currency: invoice?.symbol ?? request.invoiceCurrency,
     paymentCurrency: request.paymentCurrency,
+    ...(units.converts && conversionFields(payment, units)),
     isCryptoToFiat: false,
     subStatus: '',
     paymentProcessor: 'request-network',
@@ -81,12 +88,29 @@ export function paymentEventPayload(
         ? [
             {
               type: 'platform',
-              amount: formatAmount(payment.feeAmount, decimals),
+              amount: formatAmount(payment.feeAmount, paymentDecimals),
               currency: request.paymentCurrency,
             },
           ]
         : [],
     ...(origin && { clientId: origin.clientId, origin: origin.origin }),
+  };
+}
+
+/**
+ * Ours, on conversion payments: what the wallet sent (`paymentAmount`, in the payment
+ * currency) next to what it counted for (`amount`, in the invoice currency), and the rate.
+ */
+function conversionFields(payment: PaidRequest['payment'], units: RequestUnits) {
+  const paymentDecimals = units.payment?.decimals ?? 0;
+  return {
+    paymentAmount: formatAmount(payment.amount, paymentDecimals),
+    conversionRate: conversionRate(
+      { amount: payment.amount, decimals: paymentDecimals },
+      { amount: payment.requestAmount, decimals: units.decimals },
+    ),
+    rateSource: 'chainlink' as const,
+    amountInUsd: payment.amountInUsd === null ? null : formatUsd(payment.amountInUsd),
   };
 }
 

@@ -217,10 +217,7 @@ describe('conversion payments on the real bytecode', () => {
     const source = createEvmSource({
       network: 'sandbox',
       client: deps.clients.evm('sandbox' as never),
-      erc20FeeProxy: chain.addresses.erc20FeeProxy,
-      ethFeeProxy: chain.addresses.ethFeeProxy,
-      erc20ConversionProxy: chain.addresses.erc20ConversionProxy,
-      ethConversionProxy: chain.addresses.ethConversionProxy,
+      contracts: chains.contracts('sandbox' as never),
     });
     const from = (await chain.client.getBlockNumber({ cacheTime: 0 })) + 1n;
     const euros = leg('EUR', 'USDC-sandbox', 10_000n, 500n);
@@ -241,6 +238,8 @@ describe('conversion payments on the real bytecode', () => {
           amount: 10_000_000_000n,
           feeAmount: 500_000_000n,
           maxRateTimespan: MAX_RATE_TIMESPAN,
+          // €100.00 at the sandbox's 1.08 USD, read from the feeds at the payment's block.
+          amountInUsd: 10_800_000_000n,
         },
       }),
     ]);
@@ -251,6 +250,7 @@ describe('conversion payments on the real bytecode', () => {
         conversion: expect.objectContaining({
           currency: chains.currency('USD')?.hash.toLowerCase(),
           amount: 5_000_000_000n,
+          amountInUsd: 5_000_000_000n,
         }),
       }),
     ]);

@@ -1,6 +1,6 @@
 import { type Address, getAddress, zeroAddress } from 'viem';
 import { isNative } from '../../chains/currencies.ts';
-import { AppError, ValidationError } from '../../errors.ts';
+import { AppError, featureUnavailable, ValidationError } from '../../errors.ts';
 import { BATCH_ERC20_MULTI_TOKEN, BATCH_NATIVE, batchPaymentsAbi, erc20Abi } from '../abis.ts';
 import { formatAmount, MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../amounts.ts';
 import { networkFee } from '../gas.ts';
@@ -8,6 +8,7 @@ import type { Payer } from '../payer.ts';
 import { readPayerState } from '../payer-state.ts';
 import { referenceBytes } from '../references.ts';
 import { type EvmTransaction, evmForm, evmTransaction, type PaymentLeg } from '../transactions.ts';
+import { isConversionLeg } from './conversion.ts';
 import type { CalldataDeps } from './shared.ts';
 
 export const TRON_BATCH_MESSAGE =
@@ -82,6 +83,8 @@ export async function buildBatchCalldata(
   if (network.kind !== 'evm' || !contracts.batchPayments || !contracts.multicall3) {
     throw new AppError('batch_not_supported', `Batch payments are not supported on ${network.id}`);
   }
+  if (legs.some(isConversionLeg))
+    throw featureUnavailable('Fiat-denominated requests in a batch (paid with conversion)');
   const batch = getAddress(contracts.batchPayments);
   const multicall3 = getAddress(contracts.multicall3);
   const erc20 = legs.filter((leg) => !isNative(leg.currency));

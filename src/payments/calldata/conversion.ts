@@ -1,7 +1,6 @@
 import { type Address, getAddress } from 'viem';
 import { conversionPath } from '../../chains/conversion-routes.ts';
 import { type Currency, isNative } from '../../chains/currencies.ts';
-import type { Network } from '../../chains/networks.ts';
 import { AppError } from '../../errors.ts';
 import {
   chainlinkConversionPathAbi,
@@ -9,11 +8,11 @@ import {
   erc20ConversionProxyAbi,
   ethConversionProxyAbi,
 } from '../abis.ts';
-import { formatAmount } from '../amounts.ts';
+import { conversionRate, formatAmount } from '../amounts.ts';
 import type { Payer } from '../payer.ts';
 import { readPayerState } from '../payer-state.ts';
 import { referenceBytes } from '../references.ts';
-import { type EvmTransaction, evmTransaction } from '../transactions.ts';
+import { type EvmTransaction, evmTransaction, type PaymentLeg } from '../transactions.ts';
 import {
   type CalldataDeps,
   multicallOf,
@@ -42,21 +41,11 @@ export const MAX_RATE_TIMESPAN = 172_800n;
 const FIAT_DECIMALS = 8;
 const BPS = 10_000n;
 
-/** One fiat-denominated request as a wallet pays it. */
-export interface ConversionLeg {
-  readonly requestId: string;
-  readonly network: Network;
-  /** The fiat the request is written in. */
-  readonly invoiceCurrency: Currency;
-  /** What the wallet pays: a token or the native currency of `network`. */
-  readonly currency: Currency;
-  readonly payee: string;
-  /** In the invoice currency's base units (cents; yen). */
-  readonly amount: bigint;
-  readonly paymentReference: string;
-  /** In the invoice currency's base units too. */
-  readonly feeAmount: bigint;
-  readonly feeAddress: string | null;
+/** One fiat-denominated request as a wallet pays it (amounts in the fiat's base units). */
+export type ConversionLeg = PaymentLeg & { readonly invoiceCurrency: Currency };
+
+export function isConversionLeg(leg: PaymentLeg): leg is ConversionLeg {
+  return leg.invoiceCurrency !== undefined && leg.invoiceCurrency.id !== leg.currency.id;
 }
 
 /** What the chain said: the amount and fee in payment units, and when the oldest rate was set. */
@@ -238,20 +227,12 @@ export function conversionCalldata(
     metadata: {
       ...steps.metadata,
       maxToSpend: formatAmount(maxToSpend, decimals),
-      conversionRate: rateOf(leg, quote.converted),
+      conversionRate: conversionRate(
+        { amount: quote.converted, decimals: leg.currency.decimals },
+        { amount: leg.amount + leg.feeAmount, decimals: leg.invoiceCurrency.decimals },
+      ),
       rateTimestamp: new Date(Number(quote.rateTimestamp) * 1000).toISOString(),
       maxRateTimespan: Number(MAX_RATE_TIMESPAN),
     },
   };
-}
-
-/** Payment currency per one unit of the invoice currency, to 8 decimals, rounded down. */
-function rateOf(leg: ConversionLeg, converted: bigint): string {
-  const invoiced = leg.amount + leg.feeAmount;
-  if (invoiced === 0n) return '0';
-  // converted / 10^pay ÷ invoiced / 10^inv, scaled by 10^8.
-  const scaled =
-    (converted * 10n ** BigInt(leg.invoiceCurrency.decimals) * 10n ** 8n) /
-    (invoiced * 10n ** BigInt(leg.currency.decimals));
-  return formatAmount(scaled, 8);
 }
