@@ -246,3 +246,26 @@ describe('a fiat invoice paid in two parts', () => {
     expect(await search('direct')).toEqual([]);
   });
 });
+
+describe('a fiat invoice whose payment a reorganisation takes back', () => {
+  it('owes the same fiat amount again, and is paid again by the new chain', async () => {
+    const payee = accountOf(chain, 10).address;
+    const requestId = await createFiatRequest('JPY', 'USDC-sandbox', '3000', payee);
+    await pay(requestId, '1000');
+    const forkPoint = await chain.snapshot();
+    await pay(requestId);
+    expect(await status(requestId)).toMatchObject({ status: 'paid', totalAmountPaid: '3000' });
+
+    // The block holding the second payment is replaced by longer, empty ones.
+    await chain.revert(forkPoint);
+    for (let i = 0; i < 4; i++) await chain.provider.request({ method: 'evm_mine' } as never);
+    expect(await indexer.tick()).toMatchObject({ rolledBack: 1 });
+    expect(await status(requestId)).toMatchObject({
+      status: 'partially_paid',
+      totalAmountPaid: '1000',
+      conversionBreakdown: { paidAmount: '1000', remainingAmount: '2000' },
+    });
+    await pay(requestId);
+    expect(await status(requestId)).toMatchObject({ status: 'paid', totalAmountPaid: '3000' });
+  });
+});
