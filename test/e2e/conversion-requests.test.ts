@@ -89,6 +89,22 @@ async function createFiatRequest(
   return res.json().requestId as string;
 }
 
+type ReferenceTransaction = { to: Address; data: `0x${string}`; value: { hex: `0x${string}` } };
+
+/** The reference's transactions sent by the payer's wallet, in order, then found by detection. */
+async function sendAndDetect(transactions: readonly ReferenceTransaction[]) {
+  const sent: EvmTransaction[] = transactions.map((tx) => ({
+    to: tx.to,
+    data: tx.data,
+    value: tx.value.hex,
+    chainId: 31337,
+  }));
+  await sendAll(chain, payer(), sent);
+  // One block on top: the indexer records what is behind the head.
+  await chain.provider.request({ method: 'evm_mine' } as never);
+  await indexer.tick();
+}
+
 /** `/pay` with the payer's wallet, sent as the wallet would, then found by detection. */
 async function pay(requestId: string, amount?: string) {
   const res = await t.app.inject({
@@ -98,18 +114,7 @@ async function pay(requestId: string, amount?: string) {
   });
   expect(res.statusCode, res.body).toBe(200);
   const body = res.json();
-  const transactions: EvmTransaction[] = body.transactions.map(
-    (tx: { to: Address; data: `0x${string}`; value: { hex: `0x${string}` } }) => ({
-      to: tx.to,
-      data: tx.data,
-      value: tx.value.hex,
-      chainId: 31337,
-    }),
-  );
-  await sendAll(chain, payer(), transactions);
-  // One block on top: the indexer records what is behind the head.
-  await chain.provider.request({ method: 'evm_mine' } as never);
-  await indexer.tick();
+  await sendAndDetect(body.transactions);
   return body.metadata;
 }
 
@@ -267,5 +272,39 @@ describe('a fiat invoice whose payment a reorganisation takes back', () => {
     });
     await pay(requestId);
     expect(await status(requestId)).toMatchObject({ status: 'paid', totalAmountPaid: '3000' });
+  });
+});
+
+describe('a payout written in fiat', () => {
+  it('answers the conversion calldata at once, and the payee gets the converted amount', async () => {
+    const payee = accountOf(chain, 11).address;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/payouts',
+      headers: headers(),
+      payload: {
+        payee,
+        amount: '40',
+        invoiceCurrency: 'GBP',
+        paymentCurrency: 'USDT-sandbox',
+        payerWallet: payer().address,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json();
+    // 1 GBP = 1.27 USD = 1.27 USDT: 50.8 USDT, and the proxy may take 2 % more.
+    expect(body.metadata).toMatchObject({
+      requiredAmount: '50.8',
+      maxToSpend: '51.816',
+      conversionRate: '1.27',
+    });
+    const before = await balance('USDT-sandbox', payee);
+    await sendAndDetect(body.transactions);
+    expect((await balance('USDT-sandbox', payee)) - before).toBe(50_800_000n);
+    expect(await status(body.requestId)).toMatchObject({
+      status: 'paid',
+      invoiceCurrency: 'GBP',
+      totalAmountPaid: '40',
+    });
   });
 });
