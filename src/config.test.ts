@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createChainRegistry } from './chains/registry.ts';
-import { ConfigError, parseConfig } from './config.ts';
+import { ConfigError, parseConfig, RATE_LIMIT_ENV } from './config.ts';
+import { DEFAULT_RATE_LIMITS } from './http/budgets.ts';
 
 const CWD = '/srv/payreq';
 
@@ -96,6 +97,21 @@ describe('parseConfig', () => {
       expect(() => parseConfig({ MULTICALL_MAX_CHILDREN: bad }, CWD)).toThrow(
         /MULTICALL_MAX_CHILDREN/,
       );
+    }
+  });
+
+  it("reads each request budget from RATE_LIMIT_*, today's figures by default", () => {
+    expect(parseConfig({}, CWD).rateLimits).toEqual(DEFAULT_RATE_LIMITS);
+    const raised = parseConfig({ RATE_LIMIT_API_KEY: '100000', RATE_LIMIT_AUTH: '5' }, CWD);
+    expect(raised.rateLimits).toEqual({
+      ...DEFAULT_RATE_LIMITS,
+      apiKey: 100_000,
+      authEndpoint: 5,
+    });
+    for (const name of Object.values(RATE_LIMIT_ENV)) {
+      for (const bad of ['0', '-1', '1.5', 'lots', '1000001']) {
+        expect(() => parseConfig({ [name]: bad }, CWD), `${name}=${bad}`).toThrow(name);
+      }
     }
   });
 

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { normaliseAllowedOrigin } from './auth/origins.ts';
 import { CONTRACT_KEYS, type ContractSet } from './chains/contracts.ts';
 import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from './chains/networks.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/budgets.ts';
 
 /**
  * Every setting the service reads, parsed once from the environment. Nothing else in the code
@@ -64,7 +65,21 @@ export interface Config {
   readonly tronApiKey: string | null;
   /** Fastify's trustProxy (`TRUST_PROXY`): false, true, a hop count, or addresses/CIDRs. */
   readonly trustProxy: boolean | number | string;
+  /** Requests per minute by kind of caller (`RATE_LIMIT_*`, defaults `DEFAULT_RATE_LIMITS`). */
+  readonly rateLimits: RateLimits;
 }
+
+/** The variable that sets each budget. */
+export const RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {
+  clientId: 'RATE_LIMIT_CLIENT_ID',
+  apiKey: 'RATE_LIMIT_API_KEY',
+  session: 'RATE_LIMIT_SESSION',
+  orchestratorKey: 'RATE_LIMIT_ORCHESTRATOR_KEY',
+  authEndpoint: 'RATE_LIMIT_AUTH',
+  failedCredentials: 'RATE_LIMIT_FAILED_CREDENTIALS',
+};
+/** The most any budget may be set to: a million requests a minute. */
+const MAX_RATE_LIMIT = 1_000_000;
 
 export interface WebhookConfig {
   /** Accept http://localhost and private-network receivers (`ALLOW_LOCAL_WEBHOOKS`). */
@@ -158,6 +173,12 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     },
     tronApiKey: nonEmpty(env, 'TRON_API_KEY') ?? null,
     trustProxy: parseTrustProxy(env),
+    rateLimits: Object.fromEntries(
+      Object.entries(RATE_LIMIT_ENV).map(([kind, name]) => [
+        kind,
+        parseInteger(env, name, 1, MAX_RATE_LIMIT) ?? DEFAULT_RATE_LIMITS[kind as keyof RateLimits],
+      ]),
+    ) as unknown as RateLimits,
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,

@@ -22,9 +22,15 @@ export function freshPrefix(): string {
 
 export function limitedApp(
   store: Store,
-  options: { keyPrefix?: string; clock?: TestClock; redisUrl?: string } & RateLimitOptions = {},
+  options: {
+    keyPrefix?: string;
+    clock?: TestClock;
+    redisUrl?: string;
+    env?: Record<string, string>;
+  } & RateLimitOptions = {},
 ): Promise<TestApp> {
   return createTestApp({
+    ...(options.env && { env: options.env }),
     ...(options.clock && { clock: options.clock }),
     rateLimiter: ({ clock, logger }) =>
       createRateLimiter({

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
+import type { RateLimits } from './budgets.ts';
 import { createMemoryStore } from './rate-limit-memory-store.ts';
 import { createRedisStore } from './rate-limit-redis-store.ts';
 
@@ -20,33 +21,6 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
  */
 export const BREACH_BLOCK_MS = 5 * 60_000;
 const DEFAULT_KEY_PREFIX = 'payreq:ratelimit:';
-
-/**
- * Requests per minute by kind of caller. Only the client-ID figures are published (per client
- * ID + IP: 120/300/600/1200 by tier, 300 by default); there is no published figure for API
- * keys, so theirs is ours: as generous as the highest client-ID tier, since a key is a server's.
- */
-export interface RateLimits {
-  /** `x-client-id` traffic (alone or with an orchestrator key), per client ID + IP. */
-  readonly clientId: number;
-  readonly apiKey: number;
-  readonly session: number;
-  /** Per orchestrator: the principal carries the orchestrator, not which of its keys was used. */
-  readonly orchestratorKey: number;
-  /** Unauthenticated `/v1/auth/*` (sign-in, registration, wallet challenges), per IP. */
-  readonly authEndpoint: number;
-  /** Credentials that match nothing (unknown key, client ID or orchestrator key), per IP. */
-  readonly failedCredentials: number;
-}
-
-export const DEFAULT_RATE_LIMITS: RateLimits = {
-  clientId: 300,
-  apiKey: 1_200,
-  session: 600,
-  orchestratorKey: 1_200,
-  authEndpoint: 30,
-  failedCredentials: 60,
-};
 
 export interface RateLimitOptions {
   readonly limits?: Partial<RateLimits>;

@@ -15,7 +15,8 @@ import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
 import { createTronGridClient } from '../detection/tron-grid.ts';
-import type { RateLimiter, RateLimits } from '../http/rate-limit.ts';
+import type { RateLimits } from '../http/budgets.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
@@ -144,7 +145,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   installInputGuard(app);
   await app.register(cookie);
   // Before auth: an IP that keeps sending bad credentials is turned away before the lookup.
-  const limitOptions = deps.rateLimits ? { limits: deps.rateLimits } : {};
+  // The configured budgets (RATE_LIMIT_*), with a caller's overrides (tests) on top.
+  const limitOptions = { limits: { ...deps.config.rateLimits, ...deps.rateLimits } };
   if (deps.rateLimiter) installFailedCredentialLimit(app, deps.rateLimiter, limitOptions);
   installAuth(app, { db, usage, clock: deps.clock });
   // Between resolving the caller and refusing a bad one: the grant depends on the client ID,

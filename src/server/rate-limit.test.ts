@@ -418,3 +418,22 @@ describe('across instances', () => {
     }
   });
 });
+
+describe('budgets set in the environment', () => {
+  it('takes each kind of caller’s budget from RATE_LIMIT_*, the others keeping theirs', async () => {
+    const t = await limitedApp('memory', {
+      env: { RATE_LIMIT_API_KEY: '3', RATE_LIMIT_CLIENT_ID: '2' },
+    });
+    try {
+      t.clock.set(ON_THE_MINUTE);
+      const tenant = await createTenant(t.db);
+      const key = { 'x-api-key': tenant.apiKey };
+      expect(await burst(t, '203.0.113.80', key, 4)).toEqual([200, 200, 200, 429]);
+      expect((await get(t, '203.0.113.80', key)).headers['ratelimit-limit']).toBe('3');
+      const client = { 'x-client-id': tenant.backendClientId };
+      expect(await burst(t, '203.0.113.81', client, 3)).toEqual([200, 200, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../http/budgets.ts';
 import {
   BREACH_BLOCK_MS,
-  DEFAULT_RATE_LIMITS,
   RATE_LIMIT_WINDOW_MS,
   RateLimitedError,
   type RateLimiter,
   type RateLimitOptions,
-  type RateLimits,
   rateLimitHeaders,
 } from '../http/rate-limit.ts';
 
