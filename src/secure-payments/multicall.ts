@@ -1,5 +1,4 @@
 import { inArray } from 'drizzle-orm';
-import { ulid } from 'ulid';
 import { isNative } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
@@ -8,6 +7,7 @@ import { multicallChildren, securePayments } from '../db/schema.ts';
 import { AppError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
+import { ulid } from '../ulid.ts';
 import { insertLink, type LinkCaller, securePaymentUrl } from './create.ts';
 import type { LinkRow } from './link-row.ts';
 import {

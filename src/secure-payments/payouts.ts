@@ -1,5 +1,4 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { ulid } from 'ulid';
 import { isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
@@ -10,6 +9,7 @@ import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { TRON_BATCH_MESSAGE } from '../payments/calldata/batch.ts';
 import { insertRequests } from '../requests/requests.ts';
+import { ulid } from '../ulid.ts';
 import {
   type CreatedLink,
   checkRedirect,

@@ -1,7 +1,6 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { ulid } from 'ulid';
 import {
   AppError,
   boundedField,
@@ -11,6 +10,7 @@ import {
   VALIDATION_FAILED,
 } from '../errors.ts';
 import { errorEnvelope } from '../http/envelope.ts';
+import { ulid } from '../ulid.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 
 /** What a caller sees for any failure we did not anticipate; the details go to the log only. */

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { asc, eq } from 'drizzle-orm';
-import { ulid } from 'ulid';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { type Receiver, startReceiver } from '../../test/webhook-receiver.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
+import { ulid } from '../ulid.ts';
 import { createDispatcher, type Dispatcher } from './dispatcher.ts';
 import { enqueue } from './outbox.ts';
 

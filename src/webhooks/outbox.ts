@@ -1,7 +1,7 @@
 import { and, eq, isNull, or } from 'drizzle-orm';
-import { ulid } from 'ulid';
 import type { Database } from '../db/client.ts';
 import { webhookDeliveries, webhooks } from '../db/schema.ts';
+import { ulid } from '../ulid.ts';
 
 /**
  * Writes deliveries into the outbox. Callers pass the transaction that records the change the
