@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
 import { isUuid } from '../ids.ts';
+import { credentialsChanged } from './credential-cache.ts';
 import {
   API_KEY_PREFIX,
   digestSecret,
@@ -93,6 +94,7 @@ export async function revokeAccountApiKey(
     .set({ revokedAt: clock.now() })
     .where(and(mine, isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
+  if (revoked) credentialsChanged();
   const [row] = revoked
     ? [revoked]
     : await db.select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt }).from(apiKeys).where(mine);

@@ -7,6 +7,7 @@ import { findDestination, lockWalletDestinations } from '../destinations/destina
 import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { type ClientIdSettings, checkClientIdFields, settingsOf } from './client-id-rules.ts';
+import { credentialsChanged } from './credential-cache.ts';
 import { CLIENT_ID_PREFIX, mintSecret } from './credentials.ts';
 
 /**
@@ -148,7 +149,7 @@ export async function updateClientId(
   change: ClientIdChange,
   policy: ClientIdPolicy,
 ): Promise<ClientIdRecord> {
-  return db.transaction(async (tx) => {
+  const updated = await db.transaction(async (tx) => {
     // Checked first, as it takes the wallet's lock, which comes before the client ID's row lock.
     const bound =
       change.payeeDestinationId == null
@@ -194,6 +195,8 @@ export async function updateClientId(
       .where(eq(clientIds.id, row.id));
     return accountClientId(tx, scope.accountId, row.id);
   });
+  credentialsChanged();
+  return updated;
 }
 
 /**
@@ -231,5 +234,6 @@ export async function revokeClientId(
     .update(clientIds)
     .set({ status: 'revoked', updatedAt: clock.now() })
     .where(and(eq(clientIds.id, record.row.id), eq(clientIds.accountId, scope.accountId)));
+  credentialsChanged();
   return accountClientId(db, scope.accountId, scope.id);
 }

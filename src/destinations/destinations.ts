@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Hex } from 'viem';
+import { credentialsChanged } from '../auth/credential-cache.ts';
 import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
@@ -111,7 +112,7 @@ export async function activateDestination(
   target: ResolvedTarget,
   accessPolicy?: AccessPolicy,
 ): Promise<DestinationRow> {
-  return db.transaction(async (tx) => {
+  const activated = await db.transaction(async (tx) => {
     await lockWalletDestinations(tx, accountId, target.id.walletAddress);
     const now = clock.now();
     const ended = await tx
@@ -165,6 +166,9 @@ export async function activateDestination(
     }
     return row;
   });
+  // Client IDs bound to the old destination may follow the new one.
+  credentialsChanged();
+  return activated;
 }
 
 export async function findDestination(
@@ -229,6 +233,7 @@ export async function bindDestination(
     .where(and(eq(clientIds.clientId, clientIdValue), eq(clientIds.accountId, accountId)))
     .returning({ id: clientIds.id });
   if (rows.length === 0) throw new AppError('client_id_not_found', 'Client ID not found');
+  credentialsChanged();
 }
 
 export async function issueNonce(
@@ -428,7 +433,7 @@ export async function changeActiveDestination(
   target: ResolvedTarget,
   accessPolicy: AccessPolicy | undefined,
 ): Promise<DestinationRow | null> {
-  return db.transaction(async (tx) => {
+  const changed = await db.transaction(async (tx) => {
     await lockWalletDestinations(tx, accountId, target.id.walletAddress);
     const [current] = await tx
       .select()
@@ -444,6 +449,9 @@ export async function changeActiveDestination(
     if (!current) return null;
     return activateDestination(tx, clock, accountId, target, accessPolicy ?? current.accessPolicy);
   });
+  // Once committed: a lookup made before the commit may have kept the old binding.
+  credentialsChanged();
+  return changed;
 }
 
 /**

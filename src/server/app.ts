@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import { apiKeyRoutes } from '../auth/api-key-routes.ts';
 import { clientIdRoutes } from '../auth/client-id-routes.ts';
+import { createCredentialCache } from '../auth/credential-cache.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
 import type { ChainClients } from '../chains/clients.ts';
@@ -123,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const payPageClientId = await ensurePayPageClientId(db, deps.config.payUrl);
   const payPageBuild = await loadPayPageBuild(deps.payPageDir);
   const usage = createUsageRecorder({ db, clock: deps.clock, logger: deps.logger });
+  const credentials = createCredentialCache({ clock: deps.clock });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -148,7 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   // The configured budgets (RATE_LIMIT_*), with a caller's overrides (tests) on top.
   const limitOptions = { limits: { ...deps.config.rateLimits, ...deps.rateLimits } };
   if (deps.rateLimiter) installFailedCredentialLimit(app, deps.rateLimiter, limitOptions);
-  installAuth(app, { db, usage, clock: deps.clock });
+  installAuth(app, { db, usage, clock: deps.clock, credentials });
   // Between resolving the caller and refusing a bad one: the grant depends on the client ID,
   // and a browser must still be able to read a refusal (the dashboard's 401, say).
   await installCors(app, { routes, dashboardUrl: deps.config.dashboardUrl });

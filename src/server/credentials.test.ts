@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../../test/fixtures.ts';
 import { issueApiKey, revokeAccountApiKey } from '../auth/api-keys.ts';
+import { CREDENTIAL_CACHE_MS } from '../auth/credential-cache.ts';
 import { apiKeys, clientIds, orchestratorKeys } from '../db/schema.ts';
 import { accountIdOf } from '../http/principal.ts';
 import { linkClientId } from '../orchestrators/links.ts';
@@ -64,6 +65,26 @@ describe('API keys', () => {
     expect(res.json().message).toBe(
       value === ' ' ? 'Missing credentials: send x-api-key or x-client-id' : 'Invalid API key',
     );
+  });
+
+  it('trusts a key it looked up for CREDENTIAL_CACHE_MS, unless it was revoked here', async () => {
+    const issued = await issueApiKey(t.db, tenant.accountId, 'cached');
+    const key = { 'x-api-key': issued.apiKey };
+    expect((await get(CURRENCY, key)).statusCode).toBe(200);
+    // Revoked by another process (the CLI, another instance): this one does not ask again
+    // until the lifetime is over, then refuses it.
+    await t.db.update(apiKeys).set({ revokedAt: t.clock.now() }).where(eq(apiKeys.id, issued.id));
+    t.clock.advance(CREDENTIAL_CACHE_MS - 1);
+    expect((await get(CURRENCY, key)).statusCode).toBe(200);
+    t.clock.advance(1);
+    expect((await get(CURRENCY, key)).statusCode).toBe(401);
+
+    // Revoked through this process (the API, a signed-in user): refused at once.
+    const second = await issueApiKey(t.db, tenant.accountId, 'cached too');
+    const secondKey = { 'x-api-key': second.apiKey };
+    expect((await get(CURRENCY, secondKey)).statusCode).toBe(200);
+    await revokeAccountApiKey(t.db, t.clock, tenant.accountId, second.id);
+    expect((await get(CURRENCY, secondKey)).statusCode).toBe(401);
   });
 
   it('refuses a revoked key, which never works again', async () => {
@@ -198,12 +219,14 @@ describe('client IDs', () => {
   });
 
   it('answers 403 for an inactive client ID and works again once reactivated', async () => {
+    // Changed in the database as another process would: seen once the cache's lifetime is over.
     const [row] = await t.db
       .update(clientIds)
       .set({ status: 'inactive' })
       .where(eq(clientIds.clientId, tenant.backendClientId))
       .returning();
     expect(row?.status).toBe('inactive');
+    t.clock.advance(CREDENTIAL_CACHE_MS);
     const res = await get(CURRENCY, { 'x-client-id': tenant.backendClientId });
     expect(res.statusCode).toBe(403);
     expect(res.json().message).toBe('Client ID is inactive');
@@ -211,6 +234,7 @@ describe('client IDs', () => {
       .update(clientIds)
       .set({ status: 'active' })
       .where(eq(clientIds.clientId, tenant.backendClientId));
+    t.clock.advance(CREDENTIAL_CACHE_MS);
     expect((await get(CURRENCY, { 'x-client-id': tenant.backendClientId })).statusCode).toBe(200);
   });
 
@@ -364,6 +388,7 @@ describe('orchestrator keys', () => {
       .update(clientIds)
       .set({ status: 'revoked' })
       .where(eq(clientIds.clientId, platform.browserClientId));
+    t.clock.advance(CREDENTIAL_CACHE_MS);
     const revoked = await get('/test/pair', headers);
     expect(revoked.statusCode).toBe(403);
     expect(revoked.json()).toMatchObject({

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkApiKey } from '../auth/api-keys.ts';
 import { type ClientIdRow, findClientId } from '../auth/client-ids.ts';
+import type { CredentialCache } from '../auth/credential-cache.ts';
+import { digestSecret } from '../auth/credentials.ts';
 import { originAllowed } from '../auth/origins.ts';
 import { checkSession, SESSION_COOKIE } from '../auth/sessions.ts';
 import type { UsageRecorder } from '../auth/usage.ts';
@@ -23,7 +25,13 @@ interface Presented {
   readonly session: string | undefined;
 }
 
-type AuthDeps = { db: Database; usage: UsageRecorder; clock: Clock };
+type AuthDeps = {
+  db: Database;
+  usage: UsageRecorder;
+  clock: Clock;
+  /** Looked-up API keys and client IDs, briefly (auth/credential-cache.ts). */
+  credentials: CredentialCache;
+};
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -138,7 +146,12 @@ async function resolve(
 ): Promise<Principal> {
   switch (kind) {
     case 'apiKey': {
-      const check = await checkApiKey(deps.db, presented.apiKey ?? '');
+      const presentedKey = presented.apiKey ?? '';
+      const check = await deps.credentials.get(
+        `apiKey:${digestSecret(presentedKey)}`,
+        () => checkApiKey(deps.db, presentedKey),
+        (found) => found.status === 'valid',
+      );
       if (check.status === 'unknown') throw new AppError('invalid_api_key', 'Invalid API key');
       if (check.status === 'revoked') {
         throw new AppError('revoked_api_key', 'API key has been revoked');
@@ -147,7 +160,7 @@ async function resolve(
       return { kind: 'apiKey', accountId: check.accountId, apiKeyId: check.id };
     }
     case 'clientId': {
-      const clientId = await usableClientId(deps.db, presented.clientId ?? '');
+      const clientId = await usableClientId(deps, presented.clientId ?? '');
       checkOrigin(clientId, presented.origin);
       deps.usage.touch('clientId', clientId.id);
       return { kind: 'clientId', accountId: clientId.accountId, clientId };
@@ -167,7 +180,7 @@ async function resolve(
         presented.orchestratorKey ?? '',
         deps.usage,
       );
-      const clientId = await usableClientId(deps.db, presented.clientId ?? '');
+      const clientId = await usableClientId(deps, presented.clientId ?? '');
       if (!(await isLinked(deps.db, orchestratorId, clientId.id))) {
         throw new AppError('client_id_not_linked', 'Client ID is not linked to this orchestrator');
       }
@@ -192,8 +205,12 @@ async function resolve(
   }
 }
 
-async function usableClientId(db: Database, value: string): Promise<ClientIdRow> {
-  const clientId = await findClientId(db, value);
+async function usableClientId(deps: AuthDeps, value: string): Promise<ClientIdRow> {
+  const clientId = await deps.credentials.get(
+    `clientId:${value}`,
+    () => findClientId(deps.db, value),
+    (found) => found !== null,
+  );
   if (clientId === null) throw new AppError('invalid_client_id', 'Invalid client ID');
   switch (clientId.status) {
     // Known but refused for good: 403, the reference's "revoked/restricted Client ID", alone or

@@ -1,0 +1,62 @@
+import type { Clock } from '../clock.ts';
+
+/**
+ * What the credential hook looked up, kept for a short while so that a busy caller costs one
+ * database lookup per `CREDENTIAL_CACHE_MS`, not one per request. Only credentials that
+ * resolved are kept (an unknown key is looked up every time, so a key made a moment ago by
+ * another process works at once). The functions that change what a lookup returns (a key
+ * revoked, a client ID edited, revoked or rebound to another destination) call
+ * `credentialsChanged()` once written, which makes every cache of this process forget what it
+ * holds; a change made by another process (another instance, the CLI) takes effect here within
+ * `CREDENTIAL_CACHE_MS`.
+ */
+
+/** How long a looked-up credential is trusted without asking the database again. */
+export const CREDENTIAL_CACHE_MS = 5_000;
+/** The most credentials kept; past it the oldest are dropped first. */
+const MAX_ENTRIES = 10_000;
+
+export interface CredentialCache {
+  /** `load()`'s answer for `key`, from the cache while fresh; kept only when `keep` says. */
+  get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): Promise<T>;
+}
+
+/** Changes made in this process so far: an entry stored before the latest change is stale. */
+let changes = 0;
+
+/** Credentials changed in this process: every cache forgets what it holds. */
+export function credentialsChanged(): void {
+  changes += 1;
+}
+
+export function createCredentialCache(deps: {
+  readonly clock: Clock;
+  readonly ttlMs?: number;
+}): CredentialCache {
+  const ttlMs = deps.ttlMs ?? CREDENTIAL_CACHE_MS;
+  const entries = new Map<string, { value: unknown; until: number }>();
+  let seen = changes;
+  return {
+    async get(key, load, keep) {
+      if (seen !== changes) {
+        entries.clear();
+        seen = changes;
+      }
+      const now = deps.clock.now().getTime();
+      const hit = entries.get(key);
+      if (hit && hit.until > now) return hit.value as never;
+      if (hit) entries.delete(key);
+      // A lookup that started before a change must not keep what it read before it.
+      const started = changes;
+      const value = await load();
+      if (keep(value) && started === changes) {
+        if (entries.size >= MAX_ENTRIES) {
+          const oldest = entries.keys().next().value;
+          if (oldest !== undefined) entries.delete(oldest);
+        }
+        entries.set(key, { value, until: now + ttlMs });
+      }
+      return value;
+    },
+  };
+}
