@@ -64,6 +64,8 @@ export const TRON_SELECTORS = {
     'batchERC20PaymentsMultiTokensWithReference(address[],address[],uint256[],bytes[],uint256[],address)',
 } as const;
 
-/** `batchPayments` meta ids (contracts.md §2.2). */
+/** `batchPayments` meta ids (contracts.md §2.2); the contract wants native conversion last. */
+export const BATCH_ERC20_CONVERSION = 0n;
 export const BATCH_ERC20_MULTI_TOKEN = 2n;
 export const BATCH_NATIVE = 3n;
+export const BATCH_NATIVE_CONVERSION = 4n;

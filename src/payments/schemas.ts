@@ -87,6 +87,40 @@ export const BatchMetadata = Type.Object(
         available: Type.String(),
       }),
     ),
+    spending: Type.Array(
+      Type.Object({
+        tokenAddress: Type.String(),
+        tokenSymbol: Type.String(),
+        paymentCurrencyId: Type.String(),
+        requiredAmount: Type.String({
+          description: 'What the batch takes of this currency at today’s rates, batch fee included',
+        }),
+        maxToSpend: Type.String({
+          description:
+            'The most it may take: the approval of the batch contract asks for this much (the transaction’s value, for the native currency); conversions’ quotes count with their slippage margin, and what they do not use stays with the payer',
+        }),
+      }),
+      { description: 'Ours: per payment currency, what the wallet spends' },
+    ),
+    conversions: Type.Optional(
+      Type.Array(
+        Type.Object({
+          invoiceCurrency: Type.String(),
+          paymentCurrencyId: Type.String(),
+          conversionRate: Type.String({
+            description: 'Payment currency per unit of the invoice currency',
+          }),
+          rateTimestamp: Type.String({
+            format: 'date-time',
+            description: 'When the oldest rate of the path was set',
+          }),
+        }),
+        { description: 'Ours, when fiat requests are paid at the on-chain rate: their rates' },
+      ),
+    ),
+    maxRateTimespan: Type.Optional(
+      Type.Integer({ description: 'Seconds: the oldest rate the conversion proxies accept' }),
+    ),
   },
   { additionalProperties: false },
 );

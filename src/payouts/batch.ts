@@ -60,6 +60,7 @@ export async function createBatchPayout(
   const calldata = await buildBatchCalldata(deps, legs, payer);
   const transaction = referenceTransaction(calldata.batchPaymentTransaction);
   const onlyNative = legs.every((leg) => isNative(leg.currency));
+  const { insufficientTokens, spending, conversions, ...metadata } = calldata.metadata;
   return {
     ERC20ApprovalTransactions: calldata.ERC20ApprovalTransactions.map((tx) => ({
       data: tx.data,
@@ -72,8 +73,10 @@ export async function createBatchPayout(
       : { ERC20BatchPaymentTransaction: transaction }),
     requestIds: requests.map((row) => row.requestId),
     metadata: {
-      ...calldata.metadata,
-      insufficientTokens: [...calldata.metadata.insufficientTokens],
+      ...metadata,
+      insufficientTokens: [...insufficientTokens],
+      spending: [...spending],
+      ...(conversions && { conversions: [...conversions] }),
     },
   };
 }

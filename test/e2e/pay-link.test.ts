@@ -289,6 +289,24 @@ describe('paying a batch link', () => {
       hasEnoughGas: true,
       canMakePayment: true,
       insufficientTokens: [],
+      // With no batch fee, exactly the amounts: what the approvals and the value carry.
+      spending: [
+        expect.objectContaining({
+          paymentCurrencyId: 'USDC-base',
+          requiredAmount: '10',
+          maxToSpend: '10',
+        }),
+        expect.objectContaining({
+          paymentCurrencyId: 'DAI-base',
+          requiredAmount: '2.5',
+          maxToSpend: '2.5',
+        }),
+        expect.objectContaining({
+          paymentCurrencyId: 'ETH-base',
+          requiredAmount: '0.1',
+          maxToSpend: '0.1',
+        }),
+      ],
     });
     expect(body.batchPaymentTransaction.to).toBe(getAddress(local.chain.addresses.batchPayments));
     const hashes = await sendAll(local.chain, payer, [

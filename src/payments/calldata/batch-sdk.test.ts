@@ -17,6 +17,8 @@ import { batchPaymentsAbi } from '../abis.ts';
 import { paymentReference } from '../references.ts';
 import type { PaymentLeg } from '../transactions.ts';
 import { buildBatchCalldata } from './batch.ts';
+import { batchCalldata } from './batch-calldata.ts';
+import { type ConversionQuote, MAX_RATE_TIMESPAN, maxToSpendOf } from './conversion.ts';
 
 /**
  * Our batch calldata against Request's own SDK (`@requestnetwork/payment-processor`), fed the
@@ -42,6 +44,8 @@ interface Invoice {
   readonly amount: bigint;
   /** A fee address with an amount, possibly 0 (the SDK tells "0" from no fee at all). */
   readonly fee?: { readonly amount: bigint; readonly address: string };
+  /** A fiat invoice paid in `currencyId` at the rate: the fiat and what the chain quoted. */
+  readonly fiat?: { readonly currency: string; readonly quote: ConversionQuote };
 }
 
 function invoice(currencyId: string, index: number, amount: bigint, fee?: Invoice['fee']): Invoice {
@@ -59,8 +63,10 @@ function invoice(currencyId: string, index: number, amount: bigint, fee?: Invoic
 function ourLeg(input: Invoice): PaymentLeg {
   const currency = chains.currency(input.currencyId);
   const network = currency && chains.network(currency.network);
+  const invoiceCurrency = input.fiat && chains.currency(input.fiat.currency);
   if (!currency || !network) throw new Error(`${input.currencyId} is missing`);
   return {
+    ...(invoiceCurrency && { invoiceCurrency }),
     requestId: input.requestId,
     network,
     currency,
@@ -72,30 +78,46 @@ function ourLeg(input: Invoice): PaymentLeg {
   };
 }
 
-/** The request as the SDK holds it after creation: a fee-proxy payment network extension. */
+/**
+ * The request as the SDK holds it after creation: a fee-proxy payment network extension, or for
+ * a fiat invoice an any-to-erc20 / any-to-eth one naming the network, the token it accepts and
+ * our `maxRateTimespan`, paid with our `maxToSpend` (the SDK reads no rate: its caller says how
+ * much it lets the batch take, and the SDK finds the path itself, from its own feed list).
+ */
 function sdkRequest(input: Invoice): EnrichedRequest {
   const currency = chains.currency(input.currencyId);
   if (!currency || currency.network === 'fiat' || currency.network === 'sandbox') {
     throw new Error(`${input.currencyId} is not on a network the SDK knows`);
   }
   const native = isNative(currency);
-  const pn = native
-    ? ExtensionTypes.PAYMENT_NETWORK_ID.ETH_FEE_PROXY_CONTRACT
-    : ExtensionTypes.PAYMENT_NETWORK_ID.ERC20_FEE_PROXY_CONTRACT;
+  const pn = input.fiat
+    ? native
+      ? ExtensionTypes.PAYMENT_NETWORK_ID.ANY_TO_ETH_PROXY
+      : ExtensionTypes.PAYMENT_NETWORK_ID.ANY_TO_ERC20_PROXY
+    : native
+      ? ExtensionTypes.PAYMENT_NETWORK_ID.ETH_FEE_PROXY_CONTRACT
+      : ExtensionTypes.PAYMENT_NETWORK_ID.ERC20_FEE_PROXY_CONTRACT;
   const payee = { type: IdentityTypes.TYPE.ETHEREUM_ADDRESS, value: input.payee };
+  const token = {
+    type: RequestLogicTypes.CURRENCY.ERC20,
+    value: currency.address,
+    network: currency.network,
+  };
   const request: ClientTypes.IRequestData = {
     requestId: input.requestId,
     version: '2.0.3',
     creator: payee,
     payee,
-    currency: currency.symbol,
-    currencyInfo: native
-      ? { type: RequestLogicTypes.CURRENCY.ETH, value: currency.symbol, network: currency.network }
-      : {
-          type: RequestLogicTypes.CURRENCY.ERC20,
-          value: currency.address,
-          network: currency.network,
-        },
+    currency: input.fiat ? input.fiat.currency : currency.symbol,
+    currencyInfo: input.fiat
+      ? { type: RequestLogicTypes.CURRENCY.ISO4217, value: input.fiat.currency }
+      : native
+        ? {
+            type: RequestLogicTypes.CURRENCY.ETH,
+            value: currency.symbol,
+            network: currency.network,
+          }
+        : token,
     state: RequestLogicTypes.STATE.CREATED,
     expectedAmount: input.amount.toString(),
     timestamp: 1_700_000_000,
@@ -114,6 +136,11 @@ function sdkRequest(input: Invoice): EnrichedRequest {
             feeAddress: input.fee.address,
             feeAmount: input.fee.amount.toString(),
           }),
+          ...(input.fiat && {
+            network: currency.network,
+            maxRateTimespan: MAX_RATE_TIMESPAN.toString(),
+            ...(!native && { acceptedTokens: [currency.address] }),
+          }),
         },
       },
     },
@@ -122,7 +149,15 @@ function sdkRequest(input: Invoice): EnrichedRequest {
     meta: null,
     pending: null,
   };
-  return { paymentNetworkId: pn, request, paymentSettings: { maxToSpend: '0' } };
+  const maxToSpend = input.fiat ? maxToSpendOf(input.fiat.quote.converted) : 0n;
+  return {
+    paymentNetworkId: pn,
+    request,
+    paymentSettings: {
+      maxToSpend: maxToSpend.toString(),
+      ...(input.fiat && !native && { currency: token, currencyManager }),
+    },
+  };
 }
 
 /**
@@ -138,7 +173,17 @@ const SDK_OPTIONS = {
 
 /** Both encodings of one batch. */
 async function both(invoices: readonly Invoice[]) {
-  const ours = (await buildBatchCalldata(deps, invoices.map(ourLeg), {})).batchPaymentTransaction;
+  const legs = invoices.map(ourLeg);
+  // Fiat invoices take the quotes the chain would have answered (no chain here); the rest is
+  // the builder as the API calls it.
+  const ours = invoices.some((input) => input.fiat)
+    ? batchCalldata(deps, legs, getAddress(chains.contracts('mainnet').batchPayments ?? ''), {
+        batchFeeBps: 0n,
+        quotes: invoices.map((input) => input.fiat?.quote ?? null),
+        state: null,
+        payer: null,
+      }).batchPaymentTransaction
+    : (await buildBatchCalldata(deps, legs, {})).batchPaymentTransaction;
   const sdk = prepareBatchConversionPaymentTransaction(invoices.map(sdkRequest), SDK_OPTIONS);
   return {
     ours: { to: ours.to, data: ours.data, value: BigInt(ours.value) },
@@ -226,5 +271,91 @@ describe('batch calldata, byte for byte as Request’s SDK', () => {
     const refusal = await buildBatchCalldata(deps, invoices.map(ourLeg), {}).catch((e) => e);
     expect(refusal).toBeInstanceOf(AppError);
     expect(refusal).toMatchObject({ code: 'batch_fee_addresses_differ' });
+  });
+
+  it('encodes fiat invoices paid in tokens under id 0, with the SDK’s own paths, before plain ones', async () => {
+    const at = (converted: bigint): ConversionQuote => ({
+      converted,
+      rateTimestamp: 1_795_000_000n,
+    });
+    const fee = { amount: 0n, address: FEE_ADDRESS };
+    const invoices = [
+      invoice('USDC-mainnet', 1, 10_000n, { amount: 150n, address: FEE_ADDRESS }),
+      invoice('USDT-mainnet', 2, 3_000_000n, fee),
+      invoice('DAI-mainnet', 3, 25_050n, fee),
+      invoice('USDC-mainnet', 4, 4_000n, fee),
+      invoice('ETH-mainnet', 5, ETH / 100n, fee),
+      invoice('DAI-mainnet', 6, 2_000n, fee),
+    ];
+    // USD → USDC, plain USDT, EUR → DAI, GBP → USDC, plain ETH, JPY → DAI.
+    const fiat = [
+      { currency: 'USD', quote: at(101_500_000n) },
+      undefined,
+      { currency: 'EUR', quote: at(270_540_000_000_000_000_000n) },
+      { currency: 'GBP', quote: at(50_800_000n) },
+      undefined,
+      { currency: 'JPY', quote: at(134_000_000_000_000_000n) },
+    ];
+    const { ours, sdk } = await both(
+      invoices.map((input, index) => {
+        const of = fiat[index];
+        return of ? { ...input, fiat: of } : input;
+      }),
+    );
+    expect(ours).toEqual(sdk);
+    const { args } = decodeFunctionData({ abi: batchPaymentsAbi, data: ours.data });
+    const metas = args?.[0] ?? [];
+    expect(metas.map((meta) => meta.paymentNetworkId)).toEqual([0n, 2n, 3n]);
+    // The SDK found the same paths as ours: through USD for the other fiat.
+    expect(metas[0]?.requestDetails.map((detail) => detail.path.length)).toEqual([2, 3, 3, 3]);
+  });
+
+  it('encodes a fiat invoice paid in the native currency under id 4, last, as the SDK does', async () => {
+    // Our feeds reach the native currency on the sandbox network only, which the SDK does not
+    // know: ours there against the SDK's on mainnet, the same in everything but the native
+    // currency's hash ending the path (and the contract address).
+    const sandbox = createChainRegistry(testConfig({ SANDBOX: 'true' }));
+    const quote: ConversionQuote = { converted: ETH / 40n, rateTimestamp: 1_795_000_000n };
+    const fee = { amount: 25n, address: FEE_ADDRESS };
+    const ethInvoice = {
+      ...invoice('ETH-mainnet', 7, 5_000n, fee),
+      fiat: { currency: 'USD', quote },
+    };
+    const plain = invoice('ETH-mainnet', 8, ETH / 10n, fee);
+    const sdk = prepareBatchConversionPaymentTransaction(
+      [sdkRequest(ethInvoice), sdkRequest(plain)],
+      SDK_OPTIONS,
+    );
+    const onSandbox = (input: Invoice): PaymentLeg => {
+      const leg = ourLeg(input);
+      const currency = sandbox.currency('ETH-sandbox');
+      const network = sandbox.network('sandbox');
+      if (!currency || !network) throw new Error('no sandbox');
+      return { ...leg, currency, network };
+    };
+    const ours = batchCalldata(
+      { chains: sandbox, clients: deps.clients },
+      [onSandbox(ethInvoice), onSandbox(plain)],
+      getAddress(sandbox.contracts('sandbox').batchPayments ?? ''),
+      { batchFeeBps: 0n, quotes: [quote, null], state: null, payer: null },
+    ).batchPaymentTransaction;
+    const decode = (data: Hex) => decodeFunctionData({ abi: batchPaymentsAbi, data }).args;
+    const sandboxEth = getAddress(sandbox.currency('ETH-sandbox')?.address ?? '');
+    const mainnetEth = getAddress(chains.currency('ETH-mainnet')?.address ?? '');
+    const asMainnet = JSON.parse(
+      JSON.stringify(decode(ours.data), (_, v) =>
+        typeof v === 'bigint' ? v.toString() : v === sandboxEth ? mainnetEth : v,
+      ),
+    );
+    const theirs = JSON.parse(
+      JSON.stringify(decode(sdk.data as Hex), (_, v) => (typeof v === 'bigint' ? v.toString() : v)),
+    );
+    expect(asMainnet).toEqual(theirs);
+    expect(theirs[0].map((meta: { paymentNetworkId: string }) => meta.paymentNetworkId)).toEqual([
+      '3',
+      '4',
+    ]);
+    // The SDK's value: maxToSpend and the plain amount; ours adds the plain request's fee.
+    expect(BigInt(ours.value)).toBe(BigInt(sdk.value.toString()) + 25n);
   });
 });

@@ -3,7 +3,7 @@ import { testConfig } from '../../../test/app.ts';
 import { createChainClients } from '../../chains/clients.ts';
 import { createChainRegistry } from '../../chains/registry.ts';
 import type { PaymentLeg } from '../transactions.ts';
-import { batchFeeAddress, buildBatchCalldata } from './batch.ts';
+import { buildBatchCalldata } from './batch.ts';
 
 // No wallet, so no chain read: the answer depends on the inputs alone.
 const config = testConfig();
@@ -11,7 +11,6 @@ const chains = createChainRegistry(config);
 const deps = { chains, clients: createChainClients({ config, chains }) };
 
 const FEE_ADDRESS = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
-const PAYER = '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB';
 
 function leg(
   currencyId: string,
@@ -68,6 +67,22 @@ describe('buildBatchCalldata', () => {
           "hasEnoughBalance": true,
           "hasEnoughGas": null,
           "insufficientTokens": [],
+          "spending": [
+            {
+              "maxToSpend": "10.1",
+              "paymentCurrencyId": "USDC-mainnet",
+              "requiredAmount": "10.1",
+              "tokenAddress": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+              "tokenSymbol": "USDC",
+            },
+            {
+              "maxToSpend": "2.5",
+              "paymentCurrencyId": "DAI-mainnet",
+              "requiredAmount": "2.5",
+              "tokenAddress": "0x6B175474E89094C44Da98b954EedeAC495271d0F",
+              "tokenSymbol": "DAI",
+            },
+          ],
         },
       }
     `);
@@ -92,6 +107,15 @@ describe('buildBatchCalldata', () => {
           "hasEnoughBalance": true,
           "hasEnoughGas": null,
           "insufficientTokens": [],
+          "spending": [
+            {
+              "maxToSpend": "0.301",
+              "paymentCurrencyId": "ETH-mainnet",
+              "requiredAmount": "0.301",
+              "tokenAddress": "0xf5af88e117747e87fc5929f2ff87221b1447652e",
+              "tokenSymbol": "ETH",
+            },
+          ],
         },
       }
     `);
@@ -121,62 +145,6 @@ describe('buildBatchCalldata', () => {
     await expect(buildBatchCalldata(deps, legs, {})).rejects.toThrowErrorMatchingInlineSnapshot(
       `[AppError: Batch payments are not supported on tron]`,
     );
-  });
-});
-
-describe('batchFeeAddress', () => {
-  const usdc = (reference: string, fee: bigint, feeAddress?: string | null) =>
-    leg('USDC-base', 1_000_000n, reference, fee, feeAddress);
-
-  it('is the fee address the charged requests share, whoever else is in the batch', () => {
-    expect(
-      batchFeeAddress([usdc('1111111111111111', 0n), usdc('2222222222222222', 5n)], PAYER),
-    ).toBe(FEE_ADDRESS);
-  });
-
-  it("is a request's fee address even when none charges a fee", () => {
-    expect(
-      batchFeeAddress(
-        [usdc('1111111111111111', 0n), usdc('2222222222222222', 0n, FEE_ADDRESS)],
-        PAYER,
-      ),
-    ).toBe(FEE_ADDRESS);
-  });
-
-  it('names the payer when no request names a fee address', () => {
-    expect(
-      batchFeeAddress([usdc('1111111111111111', 0n), usdc('2222222222222222', 0n)], PAYER),
-    ).toBe(PAYER);
-  });
-
-  it('names the first payee of an ERC20 batch when no request and no wallet name one', () => {
-    // The SDK's zero address would make the contract's batch-fee transferFrom revert.
-    expect(
-      batchFeeAddress([usdc('1111111111111111', 0n), usdc('2222222222222222', 0n)], null),
-    ).toBe('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
-  });
-
-  it('names the zero address, as the SDK, for a native-only batch with no fee address', () => {
-    const native = [
-      leg('ETH-mainnet', 1n, '1111111111111111', 0n),
-      leg('ETH-mainnet', 2n, '2222222222222222', 0n),
-    ];
-    expect(batchFeeAddress(native, PAYER)).toBe('0x0000000000000000000000000000000000000000');
-  });
-
-  it('refuses requests whose fees go to different addresses', () => {
-    const legs = [usdc('1111111111111111', 5n), usdc('2222222222222222', 5n, PAYER)];
-    expect(() => batchFeeAddress(legs, PAYER)).toThrowErrorMatchingInlineSnapshot(
-      `[AppError: Requests whose fees go to different addresses cannot be paid in one batch]`,
-    );
-  });
-
-  it('treats one fee address in two spellings as one', () => {
-    const legs = [
-      usdc('1111111111111111', 5n),
-      usdc('2222222222222222', 5n, FEE_ADDRESS.toLowerCase()),
-    ];
-    expect(batchFeeAddress(legs, PAYER)).toBe(FEE_ADDRESS);
   });
 });
 

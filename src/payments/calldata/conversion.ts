@@ -77,7 +77,8 @@ export function maxToSpendOf(converted: bigint): bigint {
   return (converted * (BPS + CONVERSION_SLIPPAGE_BPS) + BPS - 1n) / BPS;
 }
 
-function pathOf(deps: CalldataDeps, leg: ConversionLeg): Address[] {
+/** The leg's ChainlinkConversionPath path, or a 400 naming the route its network lacks. */
+export function pathOf(deps: CalldataDeps, leg: ConversionLeg): Address[] {
   const path = conversionPath(
     deps.chains,
     leg.network.id as never,
@@ -93,7 +94,12 @@ function pathOf(deps: CalldataDeps, leg: ConversionLeg): Address[] {
   return path.map((step) => getAddress(step));
 }
 
-function contract(deps: CalldataDeps, leg: ConversionLeg, key: 'erc20' | 'eth' | 'path'): Address {
+/** A conversion contract of the leg's network, or a 400 when the network has none. */
+export function conversionContract(
+  deps: CalldataDeps,
+  leg: ConversionLeg,
+  key: 'erc20' | 'eth' | 'path',
+): Address {
   const contracts = deps.chains.contracts(leg.network.id as never);
   const address = {
     erc20: contracts.erc20ConversionProxy,
@@ -110,6 +116,20 @@ function contract(deps: CalldataDeps, leg: ConversionLeg, key: 'erc20' | 'eth' |
 }
 
 /**
+ * The read that quotes a leg: ChainlinkConversionPath's `getConversion` of its amount and fee
+ * together (the proxy converts them one by one and rounds each down, so the sum's quote is
+ * never below what it takes), answering `[converted, oldestRateTimestamp]`.
+ */
+export function quoteCall(deps: CalldataDeps, leg: ConversionLeg) {
+  return {
+    address: conversionContract(deps, leg, 'path'),
+    abi: chainlinkConversionPathAbi,
+    functionName: 'getConversion',
+    args: [padFiat(leg.amount + leg.feeAmount, leg.invoiceCurrency), pathOf(deps, leg)],
+  } as const;
+}
+
+/**
  * Calldata for a conversion leg, reading the rate (`getConversion`) with the payer's balance
  * and allowance of the conversion proxy in one Multicall3 round trip, or alone without a
  * wallet.
@@ -119,16 +139,9 @@ export async function buildConversionCalldata(
   leg: ConversionLeg,
   payer: Payer,
 ): Promise<ConversionCalldata> {
-  const path = pathOf(deps, leg);
-  const rates = contract(deps, leg, 'path');
   const native = isNative(leg.currency);
-  const spender = contract(deps, leg, native ? 'eth' : 'erc20');
-  const conversion = {
-    address: rates,
-    abi: chainlinkConversionPathAbi,
-    functionName: 'getConversion',
-    args: [padFiat(leg.amount + leg.feeAmount, leg.invoiceCurrency), path],
-  } as const;
+  const spender = conversionContract(deps, leg, native ? 'eth' : 'erc20');
+  const conversion = quoteCall(deps, leg);
   const token = native ? null : getAddress(leg.currency.address);
   const read = await deps.clients.read(leg.network.id as never, async (client) => {
     if (!payer.wallet) {
@@ -175,7 +188,7 @@ export function conversionCalldata(
   const reference = referenceBytes(leg.paymentReference);
   const payment = native
     ? evmTransaction(
-        contract(deps, leg, 'eth'),
+        conversionContract(deps, leg, 'eth'),
         ethConversionProxyAbi,
         'transferWithReferenceAndFee',
         [getAddress(leg.payee), amount, path, reference, fee, feeAddress, MAX_RATE_TIMESPAN],
@@ -184,7 +197,7 @@ export function conversionCalldata(
         maxToSpend,
       )
     : evmTransaction(
-        contract(deps, leg, 'erc20'),
+        conversionContract(deps, leg, 'erc20'),
         erc20ConversionProxyAbi,
         'transferFromWithReferenceAndFee',
         [
@@ -206,7 +219,7 @@ export function conversionCalldata(
           getAddress(leg.currency.address),
           erc20Abi,
           'approve',
-          [contract(deps, leg, 'erc20'), maxToSpend],
+          [conversionContract(deps, leg, 'erc20'), maxToSpend],
           chainId,
         ),
       ]

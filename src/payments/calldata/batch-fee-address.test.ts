@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { testConfig } from '../../../test/app.ts';
+import { createChainRegistry } from '../../chains/registry.ts';
+import type { PaymentLeg } from '../transactions.ts';
+import { batchFeeAddress } from './batch-fee-address.ts';
+
+const chains = createChainRegistry(testConfig());
+
+const FEE_ADDRESS = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+const PAYER = '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB';
+
+function leg(
+  currencyId: string,
+  amount: bigint,
+  reference: string,
+  fee: bigint,
+  feeAddress: string | null = fee > 0n ? FEE_ADDRESS : null,
+): PaymentLeg {
+  const currency = chains.currency(currencyId);
+  const network = currency && chains.network(currency.network);
+  if (!currency || !network) throw new Error(`${currencyId} is missing`);
+  return {
+    requestId: `01${reference.repeat(4)}`,
+    network,
+    currency,
+    payee: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+    amount,
+    paymentReference: reference,
+    feeAmount: fee,
+    feeAddress,
+  };
+}
+
+describe('batchFeeAddress', () => {
+  const usdc = (reference: string, fee: bigint, feeAddress?: string | null) =>
+    leg('USDC-base', 1_000_000n, reference, fee, feeAddress);
+
+  it('is the fee address the charged requests share, whoever else is in the batch', () => {
+    expect(
+      batchFeeAddress([usdc('1111111111111111', 0n), usdc('2222222222222222', 5n)], PAYER),
+    ).toBe(FEE_ADDRESS);
+  });
+
+  it("is a request's fee address even when none charges a fee", () => {
+    expect(
+      batchFeeAddress(
+        [usdc('1111111111111111', 0n), usdc('2222222222222222', 0n, FEE_ADDRESS)],
+        PAYER,
+      ),
+    ).toBe(FEE_ADDRESS);
+  });
+
+  it('names the payer when no request names a fee address', () => {
+    expect(
+      batchFeeAddress([usdc('1111111111111111', 0n), usdc('2222222222222222', 0n)], PAYER),
+    ).toBe(PAYER);
+  });
+
+  it('names the first payee of an ERC20 batch when no request and no wallet name one', () => {
+    // The SDK's zero address would make the contract's batch-fee transferFrom revert.
+    expect(
+      batchFeeAddress([usdc('1111111111111111', 0n), usdc('2222222222222222', 0n)], null),
+    ).toBe('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
+  });
+
+  it('names the zero address, as the SDK, for a native-only batch with no fee address', () => {
+    const native = [
+      leg('ETH-mainnet', 1n, '1111111111111111', 0n),
+      leg('ETH-mainnet', 2n, '2222222222222222', 0n),
+    ];
+    expect(batchFeeAddress(native, PAYER)).toBe('0x0000000000000000000000000000000000000000');
+  });
+
+  it('refuses requests whose fees go to different addresses', () => {
+    const legs = [usdc('1111111111111111', 5n), usdc('2222222222222222', 5n, PAYER)];
+    expect(() => batchFeeAddress(legs, PAYER)).toThrowErrorMatchingInlineSnapshot(
+      `[AppError: Requests whose fees go to different addresses cannot be paid in one batch]`,
+    );
+  });
+
+  it('treats one fee address in two spellings as one', () => {
+    const legs = [
+      usdc('1111111111111111', 5n),
+      usdc('2222222222222222', 5n, FEE_ADDRESS.toLowerCase()),
+    ];
+    expect(batchFeeAddress(legs, PAYER)).toBe(FEE_ADDRESS);
+  });
+});
