@@ -1,5 +1,7 @@
 import {
   type Address,
+  BaseError,
+  ContractFunctionRevertedError,
   getAddress,
   type PublicClient,
   parseEventLogs,
@@ -77,9 +79,15 @@ export function createEvmSource(deps: {
         blockNumber,
       });
       return usd;
-    } catch {
-      // No feed to USD at that block: the USD value stays unknown rather than guessed.
-      return null;
+    } catch (error) {
+      // No feed to USD at that block: the USD value stays unknown rather than guessed. Any
+      // other failure (the node did not answer) fails the scan, which is tried again.
+      if (
+        error instanceof BaseError &&
+        error.walk((e) => e instanceof ContractFunctionRevertedError)
+      )
+        return null;
+      throw error;
     }
   }
 
@@ -101,17 +109,15 @@ export function createEvmSource(deps: {
       }
       const all = parseEventLogs({ abi: EVENT_ABI, logs });
       const parsed = all.filter((log) => log.eventName === 'TransferWithReferenceAndFee');
-      // Each conversion event, by transaction and reference, for the payment it describes.
       const conversions = new Map<string, NonNullable<DetectedPayment['conversion']>>();
-      for (const log of all) {
-        if (log.eventName !== 'TransferWithConversionAndReference' || !log.topics[1]) continue;
+      for (const [transferKey, log] of pairConversions(all)) {
         const args = log.args as {
           amount: bigint;
           currency: Address;
           feeAmount: bigint;
           maxRateTimespan: bigint;
         };
-        conversions.set(`${log.transactionHash}:${log.topics[1].toLowerCase()}`, {
+        conversions.set(transferKey, {
           currency: args.currency.toLowerCase(),
           amount: args.amount,
           feeAmount: args.feeAmount,
@@ -143,7 +149,7 @@ export function createEvmSource(deps: {
         };
         const isErc20 =
           erc20Proxies.has(getAddress(log.address)) && args.tokenAddress !== undefined;
-        const conversion = conversions.get(`${log.transactionHash}:${topic.toLowerCase()}`);
+        const conversion = conversions.get(logKey(log));
         events.push({
           network: deps.network,
           txHash: log.transactionHash ?? '',
@@ -172,6 +178,43 @@ export function createEvmSource(deps: {
       return getAddress(tx.from);
     },
   };
+}
+
+type ParsedLog = ReturnType<typeof parseEventLogs<typeof EVENT_ABI>>[number];
+
+const logKey = (log: ParsedLog) => `${log.transactionHash}:${log.logIndex}`;
+
+/**
+ * Which transfer each conversion describes. A conversion proxy emits the fee proxy's
+ * `TransferWithReferenceAndFee` (delegatecalled, so from its own address) and then its
+ * `TransferWithConversionAndReference`: a conversion belongs to the latest transfer before it
+ * in the same transaction, from the same address, with the same reference, not already
+ * claimed. Other transfers of that reference in the transaction (a batch may hold plain ones)
+ * stay plain, and two conversions of one reference each keep their own amount.
+ */
+function pairConversions(logs: readonly ParsedLog[]): Map<string, ParsedLog> {
+  const sorted = [...logs].sort((a, b) =>
+    a.blockNumber === b.blockNumber
+      ? (a.logIndex ?? 0) - (b.logIndex ?? 0)
+      : a.blockNumber !== null && b.blockNumber !== null && a.blockNumber < b.blockNumber
+        ? -1
+        : 1,
+  );
+  const unclaimed = new Map<string, ParsedLog>();
+  const paired = new Map<string, ParsedLog>();
+  const slot = (log: ParsedLog) =>
+    `${log.transactionHash}:${log.address.toLowerCase()}:${log.topics[1]?.toLowerCase()}`;
+  for (const log of sorted) {
+    if (log.eventName === 'TransferWithReferenceAndFee') {
+      unclaimed.set(slot(log), log);
+    } else if (log.eventName === 'TransferWithConversionAndReference') {
+      const transfer = unclaimed.get(slot(log));
+      if (!transfer) continue;
+      unclaimed.delete(slot(log));
+      paired.set(logKey(transfer), log);
+    }
+  }
+  return paired;
 }
 
 function isRangeError(error: unknown): boolean {

@@ -10,12 +10,14 @@ import { formatAmount } from './amounts.ts';
 export const APPROVE_GAS = 65_000n;
 export const ERC20_PAYMENT_GAS = 130_000n;
 export const NATIVE_PAYMENT_GAS = 60_000n;
+/** A conversion proxy's payment: the fee-proxy transfer plus up to two feed reads. */
+export const CONVERSION_PAYMENT_GAS = 250_000n;
 export const BATCH_BASE_GAS = 100_000n;
 export const BATCH_PER_PAYMENT_GAS = 90_000n;
 /** Wei per gas offered to the block producer on top of the base fee. */
 export const PRIORITY_FEE_WEI = 1_000_000_000n;
 
-export type PaymentKind = 'erc20' | 'native' | { readonly batch: number };
+export type PaymentKind = 'erc20' | 'native' | 'conversion' | { readonly batch: number };
 
 export interface NetworkFee {
   /** Wei the payer should hold for gas, at twice the base fee. */
@@ -38,7 +40,9 @@ export function networkFee(
       ? ERC20_PAYMENT_GAS
       : steps.payment === 'native'
         ? NATIVE_PAYMENT_GAS
-        : BATCH_BASE_GAS + BATCH_PER_PAYMENT_GAS * BigInt(steps.payment.batch);
+        : steps.payment === 'conversion'
+          ? CONVERSION_PAYMENT_GAS
+          : BATCH_BASE_GAS + BATCH_PER_PAYMENT_GAS * BigInt(steps.payment.batch);
   const price = baseFee + PRIORITY_FEE_WEI;
   const decimals = network.native.decimals;
   return {

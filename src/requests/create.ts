@@ -7,7 +7,8 @@ import type { Database } from '../db/client.ts';
 import { parseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
 import { AppError, type FieldError, featureUnavailable, ValidationError } from '../errors.ts';
-import { parseAmount } from '../payments/amounts.ts';
+import { formatAmount, parseAmount } from '../payments/amounts.ts';
+import { MAX_PADDED_FIAT, padFiat } from '../payments/calldata/conversion.ts';
 import { insertRequests, type NewRequest, type RequestRow } from './requests.ts';
 import type { CreateRequestBody } from './schemas.ts';
 
@@ -104,6 +105,14 @@ export async function prepareRequest(
   // The amount is written in the invoice currency: cents of a USD invoice, yen of a JPY one.
   const amount = parseAmount(body.amount, invoice.decimals);
   if (!amount.ok) throw new ValidationError([{ field: 'amount', message: amount.message }]);
+  if (isFiat(invoice) && padFiat(amount.value, invoice) > MAX_PADDED_FIAT) {
+    throw new ValidationError([
+      {
+        field: 'amount',
+        message: `must be at most ${formatAmount(MAX_PADDED_FIAT, 8)} for an invoice in ${invoice.symbol}`,
+      },
+    ]);
+  }
 
   return {
     accountId: caller.accountId,

@@ -1,6 +1,8 @@
-import { type Address, custom, parseAbi } from 'viem';
+import { type Address, custom, encodeFunctionData, getAddress, parseAbi } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../src/detection/indexer.ts';
+import { batchPaymentsAbi, erc20Abi } from '../../src/payments/abis.ts';
 import type { EvmTransaction } from '../../src/payments/transactions.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
@@ -307,4 +309,170 @@ describe('a payout written in fiat', () => {
       totalAmountPaid: '40',
     });
   });
+});
+
+// What a fresh-eyes review found, each fixed with its test.
+
+/**
+ * BatchConversionPayments (the sandbox's `batchPayments` contract) pays conversion requests
+ * (paymentNetworkId 0, through Erc20ConversionProxy) and plain ERC20 requests (2, through
+ * ERC20FeeProxy) in one transaction. Detection keys each TransferWithConversionAndReference by
+ * transaction and reference only, so every TransferWithReferenceAndFee of that reference in
+ * the transaction borrows it.
+ */
+describe('one transaction holding a conversion and other transfers of the same reference', () => {
+  const details = {
+    recipient: '' as Address,
+    requestAmount: 0n,
+    path: [] as Address[],
+    paymentReference: '0x' as `0x${string}`,
+    feeAmount: 0n,
+    maxToSpend: 0n,
+    maxRateTimespan: 0n,
+  };
+  async function batchFromPayer(
+    metaDetails: { paymentNetworkId: bigint; requestDetails: (typeof details)[] }[],
+  ) {
+    const batch = getAddress(t.chains.contracts('sandbox' as never).batchPayments as string);
+    const usdc = getAddress(t.chains.currency('USDC-sandbox')?.address as string);
+    const sent: EvmTransaction[] = [
+      {
+        to: usdc,
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'approve',
+          args: [batch, 10n ** 12n],
+        }),
+        value: '0x0',
+        chainId: 31337,
+      },
+      {
+        to: batch,
+        data: encodeFunctionData({
+          abi: batchPaymentsAbi,
+          functionName: 'batchPayments',
+          args: [metaDetails, [], payer().address],
+        }),
+        value: '0x0',
+        chainId: 31337,
+      },
+    ];
+    await sendAll(chain, payer(), sent);
+    await chain.provider.request({ method: 'evm_mine' } as never);
+    await indexer.tick();
+  }
+  const eurToUsdc = () => [
+    t.chains.currency('EUR')?.hash as Address,
+    t.chains.currency('USD')?.hash as Address,
+    getAddress(t.chains.currency('USDC-sandbox')?.address as string),
+  ];
+  async function reference(requestId: string) {
+    return (await status(requestId)).paymentReference as `0x${string}`;
+  }
+
+  it('credits a €100 invoice €10, not €100, for a €10 conversion and nine 0.000001 USDC transfers of its reference', async () => {
+    const payee = accountOf(chain, 1).address;
+    const requestId = await createFiatRequest('EUR', 'USDC-sandbox', '100', payee);
+    const paymentReference = await reference(requestId);
+    const before = await balance('USDC-sandbox', payee);
+    await batchFromPayer([
+      {
+        paymentNetworkId: 0n,
+        requestDetails: [
+          {
+            ...details,
+            recipient: payee,
+            requestAmount: 10n * 10n ** 8n, // €10.00 in the proxies' 8 decimals
+            path: eurToUsdc(),
+            paymentReference,
+            maxToSpend: 11_000_000n,
+          },
+        ],
+      },
+      {
+        paymentNetworkId: 2n,
+        requestDetails: Array(9).fill({
+          ...details,
+          recipient: payee,
+          requestAmount: 1n, // one base unit of USDC, no conversion
+          path: [getAddress(t.chains.currency('USDC-sandbox')?.address as string)],
+          paymentReference,
+        }),
+      },
+    ]);
+    // The payee got 10.8 USDC (€10) and 9 base units: the invoice is not paid.
+    expect((await balance('USDC-sandbox', payee)) - before).toBe(10_800_009n);
+    const body = await status(requestId);
+    expect(body).toMatchObject({
+      status: 'partially_paid',
+      hasBeenPaid: false,
+      totalAmountPaid: '10',
+      conversionBreakdown: { paidAmount: '10', remainingAmount: '90' },
+    });
+    // The plain transfers are not conversion payments of a EUR invoice.
+    expect(body.payments).toHaveLength(1);
+  });
+
+  it('counts two conversions of one reference in one transaction for their own amounts (€5 + €20 = €25)', async () => {
+    const payee = accountOf(chain, 2).address;
+    const requestId = await createFiatRequest('EUR', 'USDC-sandbox', '100', payee);
+    const paymentReference = await reference(requestId);
+    const conversion = (euros: bigint) => ({
+      ...details,
+      recipient: payee,
+      requestAmount: euros * 10n ** 8n,
+      path: eurToUsdc(),
+      paymentReference,
+      maxToSpend: euros * 1_100_000n,
+    });
+    await batchFromPayer([
+      { paymentNetworkId: 0n, requestDetails: [conversion(5n), conversion(20n)] },
+    ]);
+    const body = await status(requestId);
+    expect(body.payments.map((p: { amount: string }) => p.amount).sort()).toEqual(['20', '5']);
+    expect(body).toMatchObject({ status: 'partially_paid', totalAmountPaid: '25' });
+  });
+});
+
+describe('a fiat amount whose 8-decimal form does not fit a uint256', () => {
+  it('is refused with a 400, not answered 502 chain_rpc_failed on every /pay', async () => {
+    // 10^72 USD is 10^74 cents (fits 2^256 - 1) but 10^80 in the proxies' 8 decimals (does not).
+    const amount = `1${'0'.repeat(72)}`;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: headers(),
+      payload: {
+        amount,
+        invoiceCurrency: 'USD',
+        paymentCurrency: 'USDC-sandbox',
+        payee: accountOf(chain, 1).address,
+      },
+    });
+    if (res.statusCode === 400) return; // refused at creation: fine
+    expect(res.statusCode, res.body).toBe(201);
+    const pay = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${res.json().requestId}/pay?wallet=${payer().address}`,
+      headers: headers(),
+    });
+    // The chain answered; the amount is what cannot be paid. A 502 tells the client to retry.
+    expect(pay.statusCode, pay.body).toBe(400);
+  });
+});
+
+describe('/pay of a fiat request from a wallet with no native currency for gas', () => {
+  for (const token of ['USDC-sandbox', 'ETH-sandbox']) {
+    it(`says hasEnoughGas: false, as /pay of a ${token} request does`, async () => {
+      const empty = privateKeyToAccount(generatePrivateKey()).address;
+      const requestId = await createFiatRequest('EUR', token, '10', accountOf(chain, 1).address);
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v2/request/${requestId}/pay?wallet=${empty}`,
+        headers: headers(),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().metadata).toMatchObject({ hasEnoughBalance: false, hasEnoughGas: false });
+    });
+  }
 });

@@ -1,7 +1,9 @@
+import { encodeFunctionData, getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../../test/app.ts';
 import { createChainClients } from '../../chains/clients.ts';
 import { createChainRegistry } from '../../chains/registry.ts';
+import { erc20Abi } from '../abis.ts';
 import { type ConversionLeg, conversionCalldata, maxToSpendOf, padFiat } from './conversion.ts';
 
 // The part that reads nothing: a fixed quote in, the transactions out.
@@ -98,5 +100,29 @@ describe('conversionCalldata', () => {
     ).toThrowErrorMatchingInlineSnapshot(
       `[AppError: No conversion route from EUR to USDC-base on base]`,
     );
+  });
+});
+
+describe('conversionCalldata for a token that refuses to move a non-zero allowance (mainnet USDT)', () => {
+  it('resets the conversion proxy’s leftover allowance to 0 before approving maxToSpend, as erc20.ts does', () => {
+    // The 2 % margin of an earlier conversion payment is left as allowance: 0.2 USDT here.
+    const calldata = conversionCalldata(
+      deps,
+      leg('mainnet', 'USD', 'USDT-mainnet'),
+      { converted: 102_500_000n, rateTimestamp: 1_795_000_000n },
+      { balance: 1_000_000_000n, allowance: 200_000n, nativeBalance: 10n ** 18n, baseFee: 1n },
+    );
+    const proxy = chains.contracts('mainnet' as never).erc20ConversionProxy as string;
+    const approve = (amount: bigint) =>
+      encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'approve',
+        args: [getAddress(proxy), amount],
+      });
+    expect(calldata.transactions.map((tx) => tx.data).slice(0, 2)).toEqual([
+      approve(0n),
+      approve(maxToSpendOf(102_500_000n)),
+    ]);
+    expect(calldata.metadata).toMatchObject({ needsApproval: true, approvalTransactionsCount: 2 });
   });
 });

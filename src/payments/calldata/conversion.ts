@@ -9,6 +9,7 @@ import {
   ethConversionProxyAbi,
 } from '../abis.ts';
 import { conversionRate, formatAmount } from '../amounts.ts';
+import { networkFee } from '../gas.ts';
 import type { Payer } from '../payer.ts';
 import { readPayerState } from '../payer-state.ts';
 import { referenceBytes } from '../references.ts';
@@ -16,6 +17,7 @@ import { type EvmTransaction, evmTransaction, type PaymentLeg } from '../transac
 import {
   type CalldataDeps,
   multicallOf,
+  RESETS_ALLOWANCE,
   type SingleCalldata,
   type SingleMetadata,
   single,
@@ -66,6 +68,13 @@ export interface ConversionCalldata extends SingleCalldata {
     readonly maxRateTimespan: number;
   };
 }
+
+/**
+ * The largest fiat amount (with its fee) the proxies can convert, in their 8 decimals: the
+ * feeds multiply it by rates of up to 36 digits of precision, which must stay within a uint256.
+ * 10^30 whole units of any fiat, far beyond any invoice.
+ */
+export const MAX_PADDED_FIAT = 10n ** 38n;
 
 /** A fiat amount in base units (2 decimals for USD, 0 for JPY) in the proxies' 8 decimals. */
 export function padFiat(amount: bigint, currency: Currency): bigint {
@@ -162,10 +171,23 @@ export async function buildConversionCalldata(
     const held = token ? state.tokens.get(token.toLowerCase()) : undefined;
     return {
       quote: { converted, rateTimestamp },
-      funds: held ?? { balance: state.nativeBalance, allowance: null },
+      funds: {
+        ...(held ?? { balance: state.nativeBalance, allowance: null }),
+        nativeBalance: state.nativeBalance,
+        baseFee: state.baseFee,
+      },
     };
   });
   return conversionCalldata(deps, leg, read.quote, read.funds);
+}
+
+/** What the payer holds: of the payment currency (and its allowance), and for gas. */
+export interface ConversionFunds {
+  readonly balance: bigint;
+  /** Of the Erc20ConversionProxy; null for the native currency. */
+  readonly allowance: bigint | null;
+  readonly nativeBalance: bigint;
+  readonly baseFee: bigint;
 }
 
 /**
@@ -176,7 +198,7 @@ export function conversionCalldata(
   deps: CalldataDeps,
   leg: ConversionLeg,
   quote: ConversionQuote,
-  funds: { readonly balance: bigint; readonly allowance: bigint | null } | null,
+  funds: ConversionFunds | null,
 ): ConversionCalldata {
   const path = pathOf(deps, leg);
   const native = isNative(leg.currency);
@@ -212,27 +234,26 @@ export function conversionCalldata(
         ],
         chainId,
       );
-  const needsApproval = !native && (funds?.allowance ?? 0n) < maxToSpend;
-  const approvals = needsApproval
-    ? [
-        evmTransaction(
-          getAddress(leg.currency.address),
-          erc20Abi,
-          'approve',
-          [conversionContract(deps, leg, 'erc20'), maxToSpend],
-          chainId,
-        ),
-      ]
-    : [];
+  const allowance = funds?.allowance ?? 0n;
+  const approve = (value: bigint) =>
+    evmTransaction(
+      getAddress(leg.currency.address),
+      erc20Abi,
+      'approve',
+      [conversionContract(deps, leg, 'erc20'), value],
+      chainId,
+    );
+  const approvals: EvmTransaction[] = [];
+  if (!native && allowance < maxToSpend) {
+    // What the proxy did not use of an earlier margin stays allowed: some tokens must be reset.
+    if (allowance > 0n && RESETS_ALLOWANCE.has(leg.currency.id)) approvals.push(approve(0n));
+    approvals.push(approve(maxToSpend));
+  }
   const transactions = [...approvals, payment];
   const decimals = leg.currency.decimals;
   const steps = single(transactions, approvals.length, {
     requiredAmount: formatAmount(quote.converted, decimals),
-    ...(funds && {
-      hasEnoughBalance: funds.balance >= maxToSpend,
-      balance: formatAmount(funds.balance, decimals),
-      ...(funds.allowance !== null && { hasEnoughAllowance: funds.allowance >= maxToSpend }),
-    }),
+    ...(funds && payerDetails(leg, funds, maxToSpend, approvals.length)),
   });
   return {
     ...steps,
@@ -247,5 +268,27 @@ export function conversionCalldata(
       rateTimestamp: new Date(Number(quote.rateTimestamp) * 1000).toISOString(),
       maxRateTimespan: Number(MAX_RATE_TIMESPAN),
     },
+  };
+}
+
+/** The payer's side of the metadata: balances against `maxToSpend`, and gas. */
+function payerDetails(
+  leg: ConversionLeg,
+  funds: ConversionFunds,
+  maxToSpend: bigint,
+  approvals: number,
+) {
+  const native = isNative(leg.currency);
+  const fees = networkFee(funds.baseFee, leg.network, { approvals, payment: 'conversion' });
+  const decimals = leg.currency.decimals;
+  return {
+    hasEnoughBalance: funds.balance >= maxToSpend,
+    hasEnoughAllowance: native || (funds.allowance ?? 0n) >= maxToSpend,
+    // The native currency pays the value and the gas from the same balance.
+    hasEnoughGas: funds.nativeBalance >= (native ? maxToSpend : 0n) + fees.limit,
+    balance: formatAmount(funds.balance, decimals),
+    ...(funds.allowance !== null && { allowance: formatAmount(funds.allowance, decimals) }),
+    nativeBalance: formatAmount(funds.nativeBalance, leg.network.native.decimals),
+    ...fees.display,
   };
 }

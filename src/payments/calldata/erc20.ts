@@ -11,12 +11,10 @@ import {
   feeArgs,
   feeProxyOf,
   multicallOf,
+  RESETS_ALLOWANCE,
   type SingleCalldata,
   single,
 } from './shared.ts';
-
-/** Tokens that refuse to change a non-zero allowance to another non-zero value (mainnet USDT). */
-const RESETS_ALLOWANCE = new Set(['USDT-mainnet']);
 
 /**
  * One ERC20 request: an `approve` of the ERC20FeeProxy, only when the payer's allowance is

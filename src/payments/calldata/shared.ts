@@ -5,6 +5,9 @@ import type { ChainRegistry } from '../../chains/registry.ts';
 import { AppError } from '../../errors.ts';
 import type { PaymentLeg, PaymentTransaction } from '../transactions.ts';
 
+/** Tokens that refuse to change a non-zero allowance to another non-zero value (mainnet USDT). */
+export const RESETS_ALLOWANCE: ReadonlySet<string> = new Set(['USDT-mainnet']);
+
 /** What every calldata builder needs: the contract facts and a way to read the payer's state. */
 export interface CalldataDeps {
   readonly chains: ChainRegistry;
