@@ -236,7 +236,7 @@ const CONVERSION_PATH_ABI = parseAbi([
 ]);
 
 /** A feed's end on the sandbox chain: a token's address, or Request's hash of a currency. */
-function sandboxCurrencyHash(
+export function sandboxCurrencyHash(
   addresses: SandboxAddresses,
   nativeHash: Address,
   symbol: (typeof SANDBOX_AGGREGATORS)[number]['input' | 'output'],
