@@ -16,6 +16,7 @@ import type { RateLimits } from '../src/http/budgets.ts';
 import type { RateLimiter, WarnLogger } from '../src/http/rate-limit.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
+import type { Eip1193Provider } from '../src/sandbox/chain.ts';
 import { buildApp } from '../src/server/app.ts';
 import type { RouteEntry } from '../src/server/route-table.ts';
 import { checkAnswer } from './conformance.ts';
@@ -124,6 +125,8 @@ export async function createTestApp(
     limits?: Partial<RateLimits>;
     /** Where the built pay page is; the one `npm test` builds (dist/pay-page) by default. */
     payPageDir?: string;
+    /** A chain served at /sandbox/rpc, as `npm start` serves the sandbox's. */
+    sandbox?: { readonly provider: Eip1193Provider };
   } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
@@ -150,6 +153,7 @@ export async function createTestApp(
     rateLimiter,
     rateLimits: options.limits,
     payPageDir: options.payPageDir,
+    sandbox: options.sandbox,
   });
   options.extend?.(app, { db: database.db, database, clock, chains, clients, config, secretBox });
   // Every answer of an operation the reference API defines is checked against its schema;

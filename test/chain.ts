@@ -1,6 +1,11 @@
 import { type Account, createWalletClient, custom, type Hex, type Transport } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from '../src/chains/networks.ts';
+import {
+  NETWORKS,
+  type NetworkId,
+  networkEnvSuffix,
+  type PaymentNetworkId,
+} from '../src/chains/networks.ts';
 import type { EvmTransaction } from '../src/payments/transactions.ts';
 import { type LocalChain, startLocalChain } from '../src/sandbox/chain.ts';
 
@@ -13,7 +18,7 @@ import { type LocalChain, startLocalChain } from '../src/sandbox/chain.ts';
 export interface StandIn {
   readonly chain: LocalChain;
   readonly env: Record<string, string>;
-  readonly transports: Partial<Record<PaymentNetworkId, Transport>>;
+  readonly transports: Partial<Record<NetworkId, Transport>>;
 }
 
 export async function standIn(

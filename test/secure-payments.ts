@@ -60,7 +60,7 @@ export function setupSecurePaymentsApp(): void {
 }
 
 export type Headers = Record<string, string>;
-export type Item = { destinationId?: string; amount: string };
+export type Item = { destinationId?: string; amount: string; invoiceCurrency?: string };
 export type Body = Record<string, unknown>;
 
 export const apiKey = (tenant: Tenant): Headers => ({ 'x-api-key': tenant.apiKey });

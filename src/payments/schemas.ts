@@ -47,6 +47,31 @@ export const STEP_METADATA = {
   routeType: Type.Literal('samechain'),
 };
 
+/**
+ * Ours, on a request written in fiat (paid at the on-chain rate): `requiredAmount` is then the
+ * quote in the payment currency, and these say how it was reached and how far it may move.
+ */
+const CONVERSION_METADATA = {
+  maxToSpend: Type.Optional(
+    Type.String({
+      description:
+        'The most the conversion proxy may take, in the payment currency: the quote plus 2 % for the rate moving before the payment is mined; past it the payment reverts (ask /pay again)',
+    }),
+  ),
+  conversionRate: Type.Optional(
+    Type.String({ description: 'Payment currency per one unit of the invoice currency' }),
+  ),
+  rateTimestamp: Type.Optional(
+    Type.String({ format: 'date-time', description: 'When the oldest feed of the path was set' }),
+  ),
+  maxRateTimespan: Type.Optional(
+    Type.Integer({
+      description:
+        'Seconds: the payment reverts when the rate is older than this at the block that mines it',
+    }),
+  ),
+};
+
 export const SingleCalldataSchema = Type.Object(
   {
     paymentType: Type.Literal('single'),
@@ -65,6 +90,7 @@ export const SingleCalldataSchema = Type.Object(
         estimatedNetworkFee: Type.Optional(Type.String()),
         estimatedApprovalNetworkFee: Type.Optional(Type.String()),
         estimatedPaymentNetworkFee: Type.Optional(Type.String()),
+        ...CONVERSION_METADATA,
       },
       { additionalProperties: false },
     ),

@@ -58,14 +58,20 @@ const ERC20 = parseAbi([
 export async function startLocalChain(options: {
   chainId: number;
   walletCount?: number;
+  /**
+   * Answer a transaction that reverts with its hash, as a public node does (the receipt says
+   * it failed), rather than with Hardhat's error; the transaction is mined either way.
+   */
+  revertsInReceipts?: boolean;
 }): Promise<LocalChain> {
   // Hardhat is a dev dependency: loaded only when a local chain is asked for.
   const { createHardhatRuntimeEnvironment } = await import('hardhat/hre');
-  const hre = await createHardhatRuntimeEnvironment(
-    { networks: { local: { type: 'edr-simulated', chainId: options.chainId } } },
-    {},
-    process.cwd(),
-  );
+  const local = {
+    type: 'edr-simulated' as const,
+    chainId: options.chainId,
+    ...(options.revertsInReceipts && { throwOnTransactionFailures: false }),
+  };
+  const hre = await createHardhatRuntimeEnvironment({ networks: { local } }, {}, process.cwd());
   const connection = await hre.network.connect('local');
   const provider = connection.provider as unknown as Eip1193Provider;
   const chain = defineChain({
@@ -236,7 +242,7 @@ const CONVERSION_PATH_ABI = parseAbi([
 ]);
 
 /** A feed's end on the sandbox chain: a token's address, or Request's hash of a currency. */
-function sandboxCurrencyHash(
+export function sandboxCurrencyHash(
   addresses: SandboxAddresses,
   nativeHash: Address,
   symbol: (typeof SANDBOX_AGGREGATORS)[number]['input' | 'output'],

@@ -11,6 +11,7 @@ import {
   recordSandboxChain,
   sandboxChainUrl,
 } from './chain-record.ts';
+import { withSandboxMethods } from './rate-rpc.ts';
 import { createRemoteProvider } from './remote-provider.ts';
 
 /** How often a process that does not run the chain checks whether it should take it over. */
@@ -37,6 +38,8 @@ type StartLocalChain = typeof import('./chain.ts')['startLocalChain'];
 
 interface OwnedChain {
   readonly chain: LocalChain;
+  /** The chain's JSON-RPC with our sandbox methods (`sandbox_setRate`). */
+  readonly provider: Eip1193Provider;
   readonly rpc: { readonly url: string; close(): Promise<void> } | null;
   readonly instance: string;
 }
@@ -64,10 +67,12 @@ export async function createSandboxHost(deps: {
   const startChain = async (shared: boolean): Promise<OwnedChain> => {
     const chain = await startLocalChain({ chainId: SANDBOX_NETWORK.chainId });
     const instance = randomUUID();
+    const provider = withSandboxMethods(chain);
     let rpc: OwnedChain['rpc'] = null;
     try {
       if (shared) {
-        rpc = await deps.serveRpc(chain.provider);
+        // The others pass sandbox_setRate on to this process too: it is the one that can do it.
+        rpc = await deps.serveRpc(provider);
         await recordSandboxChain(db, { rpcUrl: rpc.url, chainInstance: instance });
       } else {
         await forgetSandboxBlocks(db);
@@ -78,7 +83,7 @@ export async function createSandboxHost(deps: {
       throw error;
     }
     logReady(logger, deps.baseUrl, chain, rpc?.url);
-    return { chain, rpc, instance };
+    return { chain, provider, rpc, instance };
   };
 
   const stopChain = async () => {
@@ -95,8 +100,7 @@ export async function createSandboxHost(deps: {
       logger.warn({ err: error }, 'sandbox chain not started (set SANDBOX=false to silence this)');
       return null;
     }
-    const { chain } = owned;
-    return { provider: chain.provider, start() {}, close: stopChain };
+    return { provider: owned.provider, start() {}, close: stopChain };
   }
 
   const lock = createLeaderLock(database, SANDBOX_LOCK);
@@ -158,7 +162,7 @@ export async function createSandboxHost(deps: {
     // Decided per call: the process may take the chain over (or lose it) while it runs.
     request: ((args: { method: string; params?: unknown }) =>
       owned
-        ? owned.chain.provider.request(args as never)
+        ? owned.provider.request(args as never)
         : remote.request(args as never)) as EIP1193RequestFn,
   };
 

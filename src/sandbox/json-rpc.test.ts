@@ -28,6 +28,7 @@ describe('the sandbox JSON-RPC', () => {
       'evm_snapshot',
       'hardhat_setBalance',
       'debug_traceTransaction',
+      'sandbox_setRate',
     ]) {
       const answer = (await answerJsonRpc(echo, { id: 2, method }, { fromBrowser: true })) as {
         error?: { code: number };

@@ -16,11 +16,12 @@ export const MAX_RPC_BATCH = 100;
  * What any web page may ask of the sandbox chain through a browser (its JSON-RPC answers every
  * origin): reads, raw transactions a wallet signed, and mining. Not the node's own unlocked
  * test accounts (`eth_sendTransaction`, `eth_sign*`, `personal_*`), nor rewriting the chain
- * (`evm_revert`, `hardhat_*`, `debug_*`): a page the developer happens to open must not spend
- * the test wallets or roll the chain back. Scripts and the CLI, which send no Origin, may.
+ * (`evm_revert`, `hardhat_*`, `debug_*`), nor ours that change it (`sandbox_setRate`): a page
+ * the developer happens to open must not spend the test wallets, roll the chain back or move
+ * its rates. Scripts and the CLI, which send no Origin, may.
  */
 const BROWSER_REFUSED =
-  /^(eth_sendTransaction|eth_sign|eth_signTransaction|eth_signTypedData.*|personal_.*|hardhat_.*|debug_.*|evm_(?!mine$).*)$/;
+  /^(eth_sendTransaction|eth_sign|eth_signTransaction|eth_signTypedData.*|personal_.*|hardhat_.*|debug_.*|evm_(?!mine$).*|sandbox_.*)$/;
 
 export interface RpcOptions {
   /** The call comes from a browser page (it sent Origin). */
@@ -38,7 +39,9 @@ async function answerOne(provider: Eip1193Provider, call: RpcCall, options: RpcO
       id,
       error: {
         code: -32601,
-        message: `${call.method} is not available to browser pages: sign in the wallet and send eth_sendRawTransaction`,
+        message: call.method.startsWith('sandbox_')
+          ? `${call.method} is not available to browser pages: call it from a script, such as curl`
+          : `${call.method} is not available to browser pages: sign in the wallet and send eth_sendRawTransaction`,
       },
     };
   }

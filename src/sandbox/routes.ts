@@ -4,8 +4,9 @@ import { answerJsonRpc } from './json-rpc.ts';
 
 /**
  * The sandbox chain's JSON-RPC on the service's own listener, so a browser wallet or a script
- * can use it with nothing else running. Open to any origin (server/cors.ts): the chain holds
- * no real value.
+ * can use it with nothing else running, and `sandbox_setRate` (rate-rpc.ts) for scripts. Open
+ * to any origin (server/cors.ts): the chain holds no real value; what a page may ask is
+ * json-rpc.ts's to say.
  */
 export function sandboxRoutes(app: App, deps: { provider: Eip1193Provider }): void {
   app.post('/sandbox/rpc', { schema: { hide: true } }, async (request) =>

@@ -1,5 +1,6 @@
-import { ulid } from 'ulid';
 import type { ClientIdRow } from '../auth/client-ids.ts';
+import { conversionPath } from '../chains/conversion-routes.ts';
+import { type Currency, isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
@@ -15,6 +16,7 @@ import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { checkBatchNetworks } from '../payments/calldata/batch.ts';
 import { insertRequests } from '../requests/requests.ts';
+import { ulid } from '../ulid.ts';
 
 /** A link lives this long unless paid first (decisions.md). */
 export const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -27,6 +29,7 @@ export const REDIRECT_LABEL_WITHOUT_URL_MESSAGE =
 export const REDIRECT_LABEL_MESSAGE =
   'redirectLabel must be 1 to 255 characters without < > & " \' or backtick';
 
+const FIAT_CODES = 'USD, EUR, GBP, CNY, JPY';
 const UNSAFE_URL_CHARACTERS = /[<>"'`\s\\]/;
 const UNSAFE_LABEL_CHARACTERS = /[<>&"'`]/;
 
@@ -34,6 +37,8 @@ export interface CreateLinkInput {
   readonly requests: readonly {
     readonly destinationId?: string | undefined;
     readonly amount: string;
+    /** Ours: a fiat code; the amount is then in that fiat, paid in the destination's token. */
+    readonly invoiceCurrency?: string | undefined;
   }[];
   readonly reference?: string | undefined;
   readonly payerIdentifier?: string | undefined;
@@ -116,23 +121,30 @@ export async function createSecurePayment(
   }
 
   const errors: FieldError[] = [];
-  const items: { destination: DestinationRow; amount: bigint }[] = [];
+  const items: { destination: DestinationRow; invoice: Currency; amount: bigint }[] = [];
   for (const [index, item] of input.requests.entries()) {
     const destination = await itemDestination(deps, caller, bound, item.destinationId, index);
     const target = parseTarget(deps.chains, destination.destinationId);
-    const amount = parseAmount(item.amount, target.currency.decimals);
+    const invoice = invoiceCurrencyOf(deps.chains, item.invoiceCurrency, target.currency, index);
+    if (!invoice.ok) {
+      errors.push(invoice.error);
+      continue;
+    }
+    // The amount is written in the invoice currency: cents of a USD link, yen of a JPY one.
+    const amount = parseAmount(item.amount, invoice.currency.decimals);
     if (!amount.ok) {
       errors.push({ field: `requests[${index}].amount`, message: amount.message });
       continue;
     }
-    items.push({ destination, amount: amount.value });
+    items.push({ destination, invoice: invoice.currency, amount: amount.value });
   }
   if (errors.length > 0) throw new ValidationError(errors);
-
   checkBatchNetworks(items.map((item) => item.destination.network));
   // A batch pays each token's total in one approval and one transfer: it must fit a uint256.
   const totals = new Map<string, bigint>();
-  for (const { destination, amount } of items) {
+  for (const { destination, amount, invoice } of items) {
+    // Fiat amounts are bounded when converted (the batch's maxToSpend), not summed as tokens.
+    if (isFiat(invoice)) continue;
     const key = destination.tokenAddress.toLowerCase();
     totals.set(key, (totals.get(key) ?? 0n) + amount);
   }
@@ -156,7 +168,7 @@ export async function createSecurePayment(
     });
     const rows = await insertRequests(
       tx,
-      items.map(({ destination, amount }, position) => {
+      items.map(({ destination, invoice, amount }, position) => {
         const target = parseTarget(deps.chains, destination.destinationId);
         return {
           accountId: caller.accountId,
@@ -164,7 +176,7 @@ export async function createSecurePayment(
           securePaymentId: link.id,
           position,
           network: target.network,
-          invoiceCurrency: target.currency,
+          invoiceCurrency: invoice,
           paymentCurrency: target.currency,
           expectedAmount: amount,
           payee: destination.walletAddress,
@@ -177,6 +189,36 @@ export async function createSecurePayment(
     return rows.map((row) => row.requestId);
   });
   return { token, securePaymentUrl: securePaymentUrl(deps.payUrl, token), requestIds };
+}
+
+/**
+ * What an item's amount counts in: the destination's token, or the fiat the item names, which
+ * needs a Chainlink feed path to that token on its network (as `POST /v2/request` checks).
+ */
+function invoiceCurrencyOf(
+  chains: ChainRegistry,
+  code: string | undefined,
+  token: Currency,
+  index: number,
+): { ok: true; currency: Currency } | { ok: false; error: FieldError } {
+  if (code === undefined) return { ok: true, currency: token };
+  const fiat = chains.currency(code);
+  if (!fiat || !isFiat(fiat)) {
+    return {
+      ok: false,
+      error: {
+        field: `requests[${index}].invoiceCurrency`,
+        message: `is not a fiat code (${FIAT_CODES})`,
+      },
+    };
+  }
+  if (token.network === 'fiat' || !conversionPath(chains, token.network, fiat, token)) {
+    throw new AppError(
+      'conversion_route_unavailable',
+      `No conversion route from ${fiat.id} to ${token.id} on ${token.network}`,
+    );
+  }
+  return { ok: true, currency: fiat };
 }
 
 async function itemDestination(

@@ -6,6 +6,7 @@ import { payeeDestinations } from '../db/schema.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
+import { requestUnits } from '../requests/units.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 import { type Link, NO_BRANDING } from './links.ts';
 
@@ -57,14 +58,20 @@ export function displayBody(
   destinationIds: ReadonlyMap<string, string> = new Map(),
 ) {
   const parts = link.requests.map((request) => {
-    const currency = chains.currency(request.paymentCurrency);
+    // A fiat request counts in its fiat (cents, yen): what the wallet sends is only known from
+    // the on-chain rate, which /pay quotes.
+    const units = requestUnits(chains, request);
+    const amount = formatAmount(request.expectedAmount, units.decimals);
     return {
       requestId: request.requestId,
       payee: request.payee,
-      amount: formatAmount(request.expectedAmount, currency?.decimals ?? 0),
+      amount,
       paymentCurrency: request.paymentCurrency,
-      isNativeCurrency: currency ? isNative(currency) : false,
+      isNativeCurrency: units.payment ? isNative(units.payment) : false,
       destination: destinationOf(chains, request, destinationIds),
+      invoice: units.converts
+        ? { invoiceCurrency: request.invoiceCurrency, invoiceAmount: amount }
+        : null,
     };
   });
   const common = {
@@ -94,6 +101,8 @@ export function displayBody(
       paymentCurrency: only.paymentCurrency,
       isNativeCurrency: only.isNativeCurrency,
       destination: only.destination,
+      // Ours: the link is written in fiat and paid in paymentCurrency at the on-chain rate.
+      ...only.invoice,
     };
   }
   return {

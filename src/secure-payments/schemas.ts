@@ -67,10 +67,24 @@ export const DisplayResponse = Type.Union([
     paymentType: Type.Literal('single'),
     ...DisplayCommon,
     payee: Type.String(),
-    amount: Type.String(),
+    amount: Type.String({
+      description:
+        'What the request is for: in paymentCurrency, or in invoiceCurrency when the link is in fiat (its decimals: "25.5" USD, "15000" JPY)',
+    }),
     paymentCurrency: Type.String(),
     isNativeCurrency: Type.Boolean(),
     destination: Destination,
+    invoiceCurrency: Type.Optional(
+      Type.String({
+        description:
+          'Ours, on links written in fiat: the fiat code (USD, EUR, GBP, CNY, JPY). The payer pays in paymentCurrency at the on-chain Chainlink rate; /pay quotes it (metadata.requiredAmount, conversionRate, rateTimestamp)',
+      }),
+    ),
+    invoiceAmount: Type.Optional(
+      Type.String({
+        description: 'Ours, on links written in fiat: the amount in invoiceCurrency (its decimals)',
+      }),
+    ),
   }),
   Type.Object({
     paymentType: Type.Literal('batch'),
@@ -133,7 +147,18 @@ export const CreateSecurePaymentBody = Type.Object(
       Type.Object(
         {
           destinationId: Type.Optional(Type.String({ minLength: 1 })),
-          amount: Type.String(),
+          amount: Type.String({
+            description:
+              'In the destination’s token; in invoiceCurrency when the request names one',
+          }),
+          invoiceCurrency: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 16,
+              description:
+                'Ours: a fiat code (USD, EUR, GBP, CNY, JPY). The request is then written in that fiat (amount in its decimals: cents, yen) and paid in the destination’s token at the on-chain Chainlink rate when paid; 400 conversion_route_unavailable when the destination’s network has no feed path from that fiat to its token. One request per link: a fiat request among several answers 400 feature_unavailable.',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -1,9 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type Address, getAddress, parseAbi } from 'viem';
+import { type Address, custom, getAddress, parseAbi } from 'viem';
+import type { PaymentNetworkId } from '../../src/chains/networks.ts';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
+import { startLocalChain } from '../../src/sandbox/chain.ts';
+import { withSandboxMethods } from '../../src/sandbox/rate-rpc.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import { launchChromium } from '../browser.ts';
@@ -22,6 +25,7 @@ import { installTestWallets, type TestWallet, type TestWalletSpec } from './wall
  */
 
 export const CHAIN_ID = 8453;
+const SANDBOX_CHAIN_ID = 31337;
 const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
 
@@ -35,6 +39,8 @@ export interface LinkItem {
   readonly amount: string;
   /** Sandbox wallet index of the payee. */
   readonly payee: number;
+  /** A fiat code: the amount is in it, paid in `currency` at the on-chain rate. */
+  readonly invoiceCurrency?: string;
 }
 
 export interface Opened {
@@ -76,14 +82,26 @@ export interface PayPageRig {
 /** Payees and payers: each test pays from a wallet of its own, so allowances do not leak. */
 const WALLETS = 16;
 
-export async function startPayPageRig(): Promise<PayPageRig> {
-  const local = await standIn('base', { walletCount: WALLETS });
+/**
+ * The chain stands in for Base by default; `sandbox` runs it as the sandbox network instead
+ * (its chain id, fixed addresses, mock feeds), served at /sandbox/rpc as `npm start` serves it.
+ */
+export async function startPayPageRig(
+  options: { readonly network?: 'base' | 'sandbox' } = {},
+): Promise<PayPageRig> {
+  const network = options.network ?? 'base';
+  const chainId = network === 'sandbox' ? SANDBOX_CHAIN_ID : CHAIN_ID;
+  const local: StandIn =
+    network === 'sandbox'
+      ? await sandboxStandIn()
+      : await standIn('base', { walletCount: WALLETS });
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const t = await createTestApp({
     env: { ...local.env, BASE_URL: origin, PAY_URL: origin, ALLOW_LOCAL_WEBHOOKS: 'true' },
     transports: local.transports,
     clock: createRealClock(),
+    ...(network === 'sandbox' && { sandbox: { provider: withSandboxMethods(local.chain) } }),
   });
   await t.app.listen({ port, host: '127.0.0.1' });
   const tenant = await createTenant(t.db);
@@ -95,7 +113,11 @@ export async function startPayPageRig(): Promise<PayPageRig> {
     payload: { url: receiver.url },
   });
   if (hook.statusCode !== 201) throw new Error(`webhook: ${hook.body}`);
-  const indexer: Indexer = testIndexer(t, { network: 'base', confirmations: 0 });
+  // The indexer runs on the sandbox as on any EVM network (main.ts starts one for it too).
+  const indexer: Indexer = testIndexer(t, {
+    network: network as PaymentNetworkId,
+    confirmations: 0,
+  });
   indexer.start(200);
   const dispatcher: Dispatcher = testDispatcher(t);
   dispatcher.start(200);
@@ -115,7 +137,7 @@ export async function startPayPageRig(): Promise<PayPageRig> {
     if (known) return known;
     const target = resolveTarget(t.chains, {
       walletAddress: accountOf(local.chain, payee).address,
-      chainId: CHAIN_ID,
+      chainId,
       tokenAddress: tokenOf(currency),
     });
     const made = await activateDestination(t.db, t.clock, tenant.accountId, target);
@@ -137,6 +159,7 @@ export async function startPayPageRig(): Promise<PayPageRig> {
         requests.push({
           destinationId: await destination(item.currency, item.payee),
           amount: item.amount,
+          ...(item.invoiceCurrency !== undefined && { invoiceCurrency: item.invoiceCurrency }),
         });
       }
       const res = await t.app.inject({
@@ -156,8 +179,8 @@ export async function startPayPageRig(): Promise<PayPageRig> {
         payload: {
           recipient: accountOf(local.chain, item.payee).address,
           creatorWalletAddress: accountOf(local.chain, item.creator).address,
-          network: 'base',
-          currency: `${item.currency}-base`,
+          network,
+          currency: `${item.currency}-${network}`,
           amount: item.amount,
         },
       });
@@ -224,5 +247,20 @@ export async function startPayPageRig(): Promise<PayPageRig> {
       await t.close();
       await local.chain.close();
     },
+  };
+}
+
+/** The sandbox network's chain: fixed addresses the registry already knows, so no overrides. */
+async function sandboxStandIn(): Promise<StandIn> {
+  // A payment the chain refuses is mined and fails, as on a public network.
+  const chain = await startLocalChain({
+    chainId: SANDBOX_CHAIN_ID,
+    walletCount: WALLETS,
+    revertsInReceipts: true,
+  });
+  return {
+    chain,
+    env: { SANDBOX: 'true' },
+    transports: { sandbox: custom(chain.provider, { retryCount: 0 }) },
   };
 }

@@ -50,6 +50,11 @@ export interface TestWallet {
   declineNext: number;
   /** While set, transaction requests wait for it (the page stays on its paying screen). */
   hold: Promise<void> | null;
+  /**
+   * Runs between the wallet's estimate and its send, as the payer reads the confirmation: what
+   * it changes on chain (a rate moving) is not in the estimate, so the transaction may revert.
+   */
+  beforeSend: ((call: { readonly to: Hex; readonly data?: Hex }) => Promise<void>) | null;
 }
 
 interface PageWindow {
@@ -88,6 +93,7 @@ export async function installTestWallets(
       chainId: spec.startChainId ?? home?.chainId ?? 1,
       declineNext: 0,
       hold: null,
+      beforeSend: null,
     }),
   );
   const known = wallets.map((w) => new Set(w.spec.knownChainIds ?? (home ? [home.chainId] : [])));
@@ -144,11 +150,21 @@ export async function installTestWallets(
           }),
           transport: custom(providerOf(wallet.chainId), { retryCount: 0 }),
         });
-        const hash = await client.sendTransaction({
+        const request = {
           to: tx.to,
           ...(tx.data && { data: tx.data }),
           value: BigInt(tx.value ?? '0x0'),
-        });
+        };
+        const hook = wallet.beforeSend;
+        let hash: Hex;
+        if (hook) {
+          // Estimated (gas, nonce, fees) before the hook, sent as estimated after it.
+          const prepared = await client.prepareTransactionRequest(request);
+          await hook(tx);
+          hash = await client.sendTransaction(prepared);
+        } else {
+          hash = await client.sendTransaction(request);
+        }
         wallet.sent.push(hash);
         return hash;
       }

@@ -92,9 +92,13 @@ export type Display =
   | (DisplayCommon & {
       readonly paymentType: 'single';
       readonly payee: string;
+      /** In `invoiceCurrency` when the link is written in fiat, else in `paymentCurrency`. */
       readonly amount: string;
       readonly paymentCurrency: string;
       readonly destination: Destination | null;
+      /** A link in fiat (payreq's): paid in `paymentCurrency` at the rate `/pay` quotes. */
+      readonly invoiceCurrency?: string;
+      readonly invoiceAmount?: string;
     })
   | (DisplayCommon & {
       readonly paymentType: 'batch';
@@ -154,6 +158,12 @@ export interface CalldataMetadata {
   readonly hasEnoughGas?: boolean | null;
   readonly balance?: string;
   readonly requiredAmount?: string;
+  /** A fiat link's quote (payreq's): the most the wallet lets the proxy take, and the rate. */
+  readonly maxToSpend?: string;
+  readonly conversionRate?: string;
+  readonly rateTimestamp?: string;
+  /** Seconds: an older rate makes the payment revert. */
+  readonly maxRateTimespan?: number;
   readonly insufficientTokens?: readonly {
     readonly tokenSymbol?: string;
     readonly required: string;
@@ -195,7 +205,8 @@ export class ApiError extends Error {
 
 export interface Api {
   link(token: string): Promise<LinkState>;
-  calldata(token: string, wallet: string): Promise<Calldata>;
+  /** Without a wallet: the steps anyone would send, and a fiat link's quote. */
+  calldata(token: string, wallet?: string): Promise<Calldata>;
   /** Best effort: a lost report changes nothing for the payer. */
   userEvent(token: string, event: UserEvent): Promise<void>;
 }
@@ -252,7 +263,9 @@ export function createApi(config: PageConfig): Api {
     },
     async calldata(token, wallet) {
       const response = await fetch(
-        url(`${tokenPath(token)}/pay?wallet=${encodeURIComponent(wallet)}`),
+        url(
+          `${tokenPath(token)}/pay${wallet === undefined ? '' : `?wallet=${encodeURIComponent(wallet)}`}`,
+        ),
         { headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) },
       );
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;

@@ -34,6 +34,22 @@ export function timeLeft(expiresAt: string, now = Date.now()): string {
   return parts.length > 0 ? parts.join(' ') : 'less than a minute';
 }
 
+/** How long ago `at` was, in its largest unit: "4 minutes ago", "less than a minute ago". */
+export function age(at: string, now = Date.now()): string {
+  const ms = now - Date.parse(at);
+  if (!(ms >= 60_000)) return 'less than a minute ago';
+  const units: [string, number][] = [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ];
+  for (const [name, size] of units) {
+    const count = Math.floor(ms / size);
+    if (count > 0) return `${count} ${name}${count === 1 ? '' : 's'} ago`;
+  }
+  return 'less than a minute ago';
+}
+
 export function explorerLink(config: PageConfig, network: string, txHash: string): string | null {
   return config.networks[network]?.explorerTxUrl?.replaceAll('{txHash}', txHash) ?? null;
 }

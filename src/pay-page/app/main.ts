@@ -1,6 +1,7 @@
 import { type Api, createApi, type Display, type LinkState } from './api.ts';
 import { applyBranding, brandingChrome } from './branding.ts';
 import { type NetworkFacts, type PageConfig, readConfig } from './config.ts';
+import { fiatOf, quoteFacts, quoteOf, showQuote } from './conversion.ts';
 import { h, show } from './dom.ts';
 import { timeLeft } from './format.ts';
 import { multicallScreen } from './multicall.ts';
@@ -37,6 +38,8 @@ export interface PayContext {
 }
 
 const FOLLOW_EVERY_MS = 2_000;
+const RATE_UNREAD =
+  'The exchange rate could not be read just now; your wallet is quoted when you pay.';
 const TICK_EVERY_MS = 30_000;
 
 const config = readConfig();
@@ -107,11 +110,23 @@ function payable(display: Display): void {
     }
     const wallets = h('section', { class: 'wallets', 'aria-label': 'Pay with' });
     wallets.append(h('p', { class: 'muted' }, 'Looking for wallets…'));
+    const fiat = fiatOf(display) !== null;
     render(
       display.paymentType === 'multicall'
         ? multicallScreen(config, display, { wallets, problem })
-        : summaryScreen(config, display, { wallets, problem }),
+        : summaryScreen(config, display, {
+            wallets,
+            problem,
+            quote: fiat ? quoteFacts(null) : undefined,
+          }),
     );
+    // A link in fiat: what the wallet would send now, at the on-chain rate (no wallet needed).
+    if (fiat) {
+      api.calldata(token).then(
+        (calldata) => showQuote(root, quoteOf(display, calldata), RATE_UNREAD),
+        () => showQuote(root, null, RATE_UNREAD),
+      );
+    }
     walletCode().then(
       (code) => code.mountWallets(context, wallets),
       () =>

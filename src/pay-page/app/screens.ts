@@ -48,8 +48,9 @@ function linesOf(display: SingleOrBatchDisplay): Line[] {
   if (display.paymentType === 'single') {
     return [
       {
+        // A link in fiat owes its fiat amount; the token amount is the quote's.
         amount: display.amount,
-        currency: display.paymentCurrency,
+        currency: display.invoiceCurrency ?? display.paymentCurrency,
         payee: display.payee,
         masked: display.destination?.isMasked === true,
       },
@@ -98,6 +99,8 @@ export interface SummaryParts {
   readonly wallets: HTMLElement;
   /** Why the last attempt failed, in words; shown above the wallets. */
   readonly problem?: string | undefined;
+  /** A fiat link's quote (conversion.ts): filled in once `/pay` has answered. */
+  readonly quote?: HTMLElement | undefined;
 }
 
 /**
@@ -135,12 +138,16 @@ export function summaryScreen(
       { class: 'network' },
       batch ? `${lines.length} payments in one transaction on ` : 'On ',
       h('strong', { 'data-field': 'network' }, networkName(config, display.network)),
+      display.paymentType === 'single' && display.invoiceCurrency !== undefined
+        ? `, paid in ${symbolOf(display.paymentCurrency)}`
+        : null,
     ),
     h(
       'ul',
       { class: 'lines', 'aria-label': display.payout === true ? 'What you send' : 'What you pay' },
       ...lines.map((line) => lineItem(line, batch)),
     ),
+    parts.quote ?? null,
     h(
       'dl',
       { class: 'facts' },

@@ -9,12 +9,13 @@ import {
 } from 'viem/actions';
 import type { Calldata, EvmCall } from '../api.ts';
 import type { NetworkFacts } from '../config.ts';
-import { symbolOf } from '../format.ts';
+import { isStale, type Quote, quoteOf, requoteScreen } from '../conversion.ts';
+import { age, symbolOf } from '../format.ts';
 import type { PayContext } from '../main.ts';
 import { connectingScreen, payingScreen, switchingScreen } from '../screens.ts';
 import type { WalletChoice } from './eip6963.ts';
 import { assertPayoutWallet } from './payout.ts';
-import { codeOf, Problem } from './problems.ts';
+import { codeOf, isRevert, Problem } from './problems.ts';
 import { type Report, reporter } from './telemetry.ts';
 
 /**
@@ -54,8 +55,10 @@ function stepsOf(calldata: Calldata, context: PayContext): Step[] {
     const { display } = context;
     const currency = display.paymentType === 'single' ? symbolOf(display.paymentCurrency) : '';
     if (metadata.hasEnoughBalance === false) {
+      // A fiat link's payment may take up to maxToSpend (the rate may move): that is the need.
+      const needs = metadata.maxToSpend ?? metadata.requiredAmount ?? 'more';
       throw new Problem(
-        `This wallet holds ${metadata.balance ?? 'less than'} ${currency}, and the payment needs ${metadata.requiredAmount ?? 'more'} ${currency}. Add funds to it, or pay from another wallet.`,
+        `This wallet holds ${metadata.balance ?? 'less than'} ${currency}, and the payment needs ${metadata.maxToSpend ? 'up to ' : ''}${needs} ${currency}. Add funds to it, or pay from another wallet.`,
       );
     }
   }
@@ -112,12 +115,14 @@ async function ensureChain(context: PayContext, client: Client, chain: Chain): P
   }
 }
 
-function actionOf(step: Step, context: PayContext): string {
+function actionOf(step: Step, context: PayContext, quote: Quote | null): string {
   const { display } = context;
   if (step.kind === 'approve') return 'Allow the payment contract to send your tokens';
   switch (display.paymentType) {
     case 'single':
-      return `Send ${display.amount} ${symbolOf(display.paymentCurrency)}`;
+      return quote
+        ? `Send ${quote.required} ${quote.token} (${display.amount} ${quote.fiat})`
+        : `Send ${display.amount} ${symbolOf(display.paymentCurrency)}`;
     case 'batch':
       return `Send the ${display.amounts.length} payments`;
     case 'multicall':
@@ -152,6 +157,42 @@ export async function payWithEvm(context: PayContext, wallet: WalletChoice): Pro
   });
 }
 
+type Read = () => Promise<{ steps: Step[]; quote: Quote | null }>;
+
+/**
+ * The payment was refused by the chain: reads fresh calldata and, when the rate moved, shows
+ * the payer the old and the new quote and waits for their choice. A rate older than the
+ * contracts accept, or a refusal the rate does not explain, ends the attempt in words.
+ */
+async function requote(
+  context: PayContext,
+  before: Quote,
+  sent: boolean,
+  read: Read,
+): Promise<{ steps: Step[]; quote: Quote | null }> {
+  const fresh = await read();
+  const now = fresh.quote;
+  if (now && isStale(now)) {
+    throw new Problem(
+      `The exchange rate on the network was last set ${age(now.rateTimestamp)}, longer ago than the payment contract accepts, so nothing was paid. Try again later, or contact the merchant.`,
+    );
+  }
+  if (!now || now.required === before.required) {
+    throw new Problem(
+      'The network refused the transaction, so nothing was paid. Try again; if it keeps failing, contact the merchant.',
+    );
+  }
+  const pay = await new Promise<boolean>((resolve) =>
+    context.show(requoteScreen(before, now, sent, resolve)),
+  );
+  if (!pay) {
+    throw new Problem(
+      `You stopped after the exchange rate moved; nothing was paid. The payment now needs ${now.required} ${now.token}.`,
+    );
+  }
+  return fresh;
+}
+
 interface Sent {
   readonly hash: string;
   /** Resolves once the transaction is in a block: true when it succeeded. */
@@ -165,16 +206,30 @@ async function runSteps(
   report: Report,
   send: (call: EvmCall) => Promise<Sent>,
 ): Promise<string[]> {
-  let steps = stepsOf(await context.api.calldata(context.token, account), context);
+  const read = async () => {
+    const calldata = await context.api.calldata(context.token, account);
+    return { steps: stepsOf(calldata, context), quote: quoteOf(context.display, calldata) };
+  };
+  let { steps, quote } = await read();
   const hashes: string[] = [];
   for (let done = 0; done < MAX_STEPS; done++) {
     const step = steps[0];
     if (!step) break;
     const position = [done + 1, done + steps.length] as const;
-    const action = actionOf(step, context);
+    const action = actionOf(step, context, quote);
     context.show(payingScreen(...position, action, `Confirm in ${wallet.name}.`));
     if (step.kind === 'pay') report('payment_sent_to_wallet');
-    const sent = await send(step.call);
+    // A fiat link's payment reverts when the rate moved past what the quote allowed: it is
+    // quoted again and the payer asked to pay the new amount, rather than left at a dead end.
+    const converting = step.kind === 'pay' && quote !== null;
+    let sent: Sent;
+    try {
+      sent = await send(step.call);
+    } catch (error) {
+      if (!converting || !quote || !isRevert(error)) throw error;
+      ({ steps, quote } = await requote(context, quote, false, read));
+      continue;
+    }
     if (step.kind === 'pay') {
       report('payment_approved_in_wallet', {
         payment_submission_id: sent.hash,
@@ -183,13 +238,17 @@ async function runSteps(
     }
     context.show(payingScreen(...position, action, 'Sent. Waiting for the network to include it…'));
     if (!(await sent.mined())) {
-      throw new Problem(
-        'The network refused the transaction, so nothing was paid. Try again; if it keeps failing, contact the merchant.',
-      );
+      if (!converting || !quote) {
+        throw new Problem(
+          'The network refused the transaction, so nothing was paid. Try again; if it keeps failing, contact the merchant.',
+        );
+      }
+      ({ steps, quote } = await requote(context, quote, true, read));
+      continue;
     }
     hashes.push(sent.hash);
     if (step.kind === 'pay') return hashes;
-    steps = stepsOf(await context.api.calldata(context.token, account), context);
+    ({ steps, quote } = await read());
   }
   throw new Problem('The payment could not be prepared. Reload the page and try again.');
 }

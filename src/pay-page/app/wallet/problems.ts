@@ -30,6 +30,11 @@ function textOf(error: unknown): string {
   return parts.join(' ');
 }
 
+/** The chain refused the call (a wallet's estimate, or the node): not the payer's doing. */
+export function isRevert(error: unknown): boolean {
+  return codeOf(error) !== 4001 && /revert/i.test(textOf(error));
+}
+
 export interface Words {
   /** The network's name ("Base"). */
   readonly network: string;
