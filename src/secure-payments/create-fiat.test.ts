@@ -119,6 +119,7 @@ describe('POST /v2/secure-payments with invoiceCurrency', () => {
       paymentType: 'batch',
       amounts: ['10.5', '10'],
       paymentCurrencies: ['USDC-base', 'USDC-base'],
+      invoiceCurrencies: ['USD', 'USDC-base'],
     });
   });
 });

@@ -111,6 +111,10 @@ export function displayBody(
     payees: parts.map((p) => p.payee),
     amounts: parts.map((p) => p.amount),
     paymentCurrencies: parts.map((p) => p.paymentCurrency),
+    // Ours: a batch holding fiat requests says what each amount is written in.
+    ...(parts.some((p) => p.invoice) && {
+      invoiceCurrencies: parts.map((p) => p.invoice?.invoiceCurrency ?? p.paymentCurrency),
+    }),
     isNativeCurrency: parts.map((p) => p.isNativeCurrency),
     destinations: parts.map((p) => p.destination),
   };

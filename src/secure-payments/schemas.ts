@@ -92,6 +92,12 @@ export const DisplayResponse = Type.Union([
     payees: Type.Array(Type.String()),
     amounts: Type.Array(Type.String()),
     paymentCurrencies: Type.Array(Type.String()),
+    invoiceCurrencies: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Ours, when a request is written in fiat: what each amount is in (its paymentCurrency for the others)',
+      }),
+    ),
     isNativeCurrency: Type.Array(Type.Boolean()),
     destinations: Type.Array(Destination),
   }),

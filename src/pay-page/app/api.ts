@@ -105,6 +105,8 @@ export type Display =
       readonly payees: readonly string[];
       readonly amounts: readonly string[];
       readonly paymentCurrencies: readonly string[];
+      /** When some requests are in fiat: what each amount is written in. */
+      readonly invoiceCurrencies?: readonly string[];
       readonly destinations: readonly (Destination | null)[];
     });
 

@@ -58,7 +58,8 @@ function linesOf(display: SingleOrBatchDisplay): Line[] {
   }
   return display.amounts.map((amount, i) => ({
     amount,
-    currency: display.paymentCurrencies[i] ?? '',
+    // A request in fiat owes its fiat amount; the wallet pays it at the batch's quoted rate.
+    currency: display.invoiceCurrencies?.[i] ?? display.paymentCurrencies[i] ?? '',
     payee: display.payees[i] ?? '',
     masked: display.destinations[i]?.isMasked === true,
   }));
