@@ -2,7 +2,9 @@ import { openAsBlob } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type DatabaseHandle, openPostgres, wrapPglite } from '../src/db/client.ts';
+import type { DatabaseHandle } from '../src/db/client.ts';
+import { wrapPglite } from '../src/db/pglite.ts';
+import { openPostgres } from '../src/db/postgres.ts';
 import { testDatabaseName, withDatabase } from './global-setup.ts';
 
 /**

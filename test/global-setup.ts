@@ -6,8 +6,9 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { buildPayPage } from '../scripts/build-pay-page.ts';
-import { openPostgres, wrapPglite } from '../src/db/client.ts';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../src/db/migrate.ts';
+import { wrapPglite } from '../src/db/pglite.ts';
+import { openPostgres } from '../src/db/postgres.ts';
 
 /**
  * Builds the pay page into dist/pay-page, fresh for every run (the apps under test serve it),
