@@ -161,8 +161,19 @@ describe('what the CLI loads', () => {
     expect(result.files.some((file) => file.includes('node_modules/@electric-sql/pglite/'))).toBe(
       true,
     );
-    // One engine's driver: the embedded database's, not Postgres's.
-    expect(result.files.some((file) => file.includes('node_modules/pg/'))).toBe(false);
+    // One engine's driver (the embedded database's), and nothing an account does not need.
+    for (const unused of ['pg', 'viem', 'fastify', '@nomicfoundation/edr']) {
+      expect(result.files.filter((file) => file.includes(`node_modules/${unused}/`))).toEqual([]);
+    }
+  });
+
+  it('loads viem for a command that checks addresses (the trace sees it)', async () => {
+    const result = await traced(
+      ['destination', 'create', '--account', 'nope', '--address', '0x1', '--currency', 'USDC-base'],
+      processEnv({}, { migrated: true }),
+    );
+    expect(result.stderr.trim()).toBe('payreq: no account nope');
+    expect(result.files.some((file) => file.includes('node_modules/viem/'))).toBe(true);
   });
 });
 
