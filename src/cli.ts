@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 import { parseInvocation, USAGE, UsageError } from './cli/invocation.ts';
 import type { Output } from './cli/output.ts';
+import { registerResolveHook } from './cli/resolve-hook.ts';
 import type { Config } from './config.ts';
 
 /**
  * Operator CLI: `payreq <command>`. Works on the same DATA_DIR / DATABASE_URL as the server
  * (with the embedded database, only while the server is stopped). Secrets are printed once.
  *
- * Static imports stay with node builtins and the small invocation module: the command and its
- * flags are checked first, then each command imports what it needs (drizzle, viem, fastify),
- * so `--help` and usage errors answer in a blink and never touch the database.
+ * Static imports stay with node builtins and two small modules (the invocation, the resolve
+ * hook): the command and its flags are checked first, then each command imports what it needs
+ * (drizzle, viem, fastify), so `--help` and usage errors answer in a blink and never touch the
+ * database.
  */
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -81,6 +83,7 @@ async function describe(error: unknown): Promise<string> {
 }
 
 if (import.meta.main) {
+  registerResolveHook();
   try {
     await runCli(process.argv.slice(2), {
       env: process.env,

@@ -147,7 +147,11 @@ describe('what the CLI loads', () => {
     for (const args of [['--help'], ['nope'], ['account', 'create']]) {
       const result = await traced(args, heldDataDir());
       expect(result.files.filter((file) => file.includes('node_modules'))).toEqual([]);
-      expect(result.files).toEqual(['src/cli.ts', 'src/cli/invocation.ts']);
+      expect(result.files).toEqual([
+        'src/cli.ts',
+        'src/cli/invocation.ts',
+        'src/cli/resolve-hook.ts',
+      ]);
     }
   });
 
