@@ -37,6 +37,11 @@ export interface DatabaseHandle {
 export interface OpenDatabaseOptions {
   readonly databaseUrl: string | null;
   readonly dataDir: string;
+  /**
+   * PGlite's buffer cache (Postgres `shared_buffers`, e.g. `16MB`) for this process only;
+   * unset, the data dir's own setting. Ignored on Postgres.
+   */
+  readonly pgliteSharedBuffers?: string;
 }
 
 const PGLITE_FOLDER = 'pgdata';
@@ -59,7 +64,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const releaseLock = lockDataDir(options.dataDir);
   try {
     const { openPglite, wrapPglite } = await import('./pglite.ts');
-    const pglite = await openPglite(join(options.dataDir, PGLITE_FOLDER));
+    const pglite = await openPglite(join(options.dataDir, PGLITE_FOLDER), {
+      ...(options.pgliteSharedBuffers !== undefined && {
+        sharedBuffers: options.pgliteSharedBuffers,
+      }),
+    });
     return wrapPglite(pglite, releaseLock);
   } catch (error) {
     releaseLock();
