@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { enableCompileCache } from 'node:module';
 import { parseInvocation, USAGE, UsageError } from './cli/invocation.ts';
 import type { Output } from './cli/output.ts';
 import { registerResolveHook } from './cli/resolve-hook.ts';
@@ -52,6 +53,11 @@ export async function runCli(
     ]);
     return;
   }
+  if (config.databaseUrl === null) {
+    // Nothing is open or printed yet: the command can start over in a process with the flag.
+    const { reexecWithLiftoffOnly } = await import('./cli/liftoff.ts');
+    reexecWithLiftoffOnly();
+  }
   const { runDatabaseCommand } = await import('./cli/database-commands.ts');
   await runDatabaseCommand(command, values, config, io.out);
 }
@@ -83,6 +89,9 @@ async function describe(error: unknown): Promise<string> {
 }
 
 if (import.meta.main) {
+  // V8's compiled code and our type-stripped sources, kept on disk (in the temp folder) for
+  // the next run: every module imported from here on skips stripping and parsing when unchanged.
+  enableCompileCache();
   registerResolveHook();
   try {
     await runCli(process.argv.slice(2), {
