@@ -30,11 +30,12 @@ export async function runCli(
     return;
   }
   const { command, values, args } = invocation;
+  // Before anything heavy: a configuration mistake is answered without loading the app.
+  const config = await loadConfig(io.env);
   if (command === 'serve') {
     const { serve } = await import('./main.ts');
     return serve();
   }
-  const config = await loadConfig(io.env);
   if (command === 'sandbox pay') {
     // Over HTTP to the running server: the embedded database stays its own.
     const [{ sandboxPay }, { print }] = await Promise.all([

@@ -155,6 +155,15 @@ describe('what the CLI loads', () => {
     }
   });
 
+  it('answers a configuration mistake without loading the app', async () => {
+    const result = await traced(['serve'], { ...heldDataDir(), PORT: 'abc' });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      'payreq: invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")',
+    );
+    expect(result.files.filter((file) => file.includes('node_modules'))).toEqual([]);
+  });
+
   it('loads the database packages once a command is well formed (the trace sees them)', async () => {
     const result = await traced(
       ['account', 'create', '--name', 'Shop'],
