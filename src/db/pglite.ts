@@ -16,13 +16,20 @@ export async function openPglite(
 ): Promise<PGlite> {
   return PGlite.create({
     dataDir: folder,
-    // Zeroing the buffer cache is about half of PGlite's start (128MB, the data dir's setting:
-    // 0.5 s), so a process that runs a few queries and exits asks for less. The setting lives
-    // only as long as the process; the data dir keeps its own for the next one.
     ...(options.sharedBuffers !== undefined && {
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`],
+      startParams: startParamsWithSharedBuffers(options.sharedBuffers),
     }),
   });
+}
+
+/**
+ * PGlite's start parameters with a buffer cache (`shared_buffers`) of `size` for this instance
+ * only. Zeroing the cache is about half of PGlite's start (the default 128MB: 0.5 s), so an
+ * instance that runs a few queries and exits, or holds a few MB, asks for less; a data dir
+ * keeps its own setting for the next process.
+ */
+export function startParamsWithSharedBuffers(size: string): string[] {
+  return [...PGlite.defaultStartParams, '-c', `shared_buffers=${size}`];
 }
 
 /** Wraps an open PGlite instance; `onClose` runs after the instance is closed. */
