@@ -1,7 +1,8 @@
-// npm run bench: how long the operator CLI takes to answer `--help` and a usage error, next to
-// a baseline measured in the same run: starting this Node with nothing to do (`node -e 0`).
-// For scale, also a well-formed database command, which loads drizzle and PGlite before it
-// meets a database held by another process (this one) and stops. Nothing listens.
+// npm run bench: how long the operator CLI takes to answer `--help` and a usage error, and to
+// run a database command on the embedded database (creating an account in a migrated one),
+// next to a baseline measured in the same run: starting this Node with nothing to do
+// (`node -e 0`). Also a well-formed database command that meets a database held by another
+// process (this one) and stops. Nothing listens.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,13 +13,15 @@ const RUNS = 15;
 const WARM_UP = 2;
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
-const dataDir = mkdtempSync(join(tmpdir(), 'payreq-bench-cli-'));
-writeFileSync(join(dataDir, 'pgdata.lock'), String(process.pid));
-const env = { ...process.env, DATA_DIR: dataDir, SANDBOX: 'false' };
+const { DATABASE_URL, ...inherited } = process.env;
+const benchEnv = (dataDir: string) => ({ ...inherited, DATA_DIR: dataDir, SANDBOX: 'false' });
+const held = benchEnv(mkdtempSync(join(tmpdir(), 'payreq-bench-cli-')));
+writeFileSync(join(held.DATA_DIR, 'pgdata.lock'), String(process.pid));
+const migrated = benchEnv(mkdtempSync(join(tmpdir(), 'payreq-bench-cli-')));
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Median wall time of starting Node with `args` until it exits, in milliseconds. */
-function median(args: readonly string[], expectedStatus: number): number {
+function median(args: readonly string[], expectedStatus: number, env = held): number {
   const times: number[] = [];
   for (let run = 0; run < WARM_UP + RUNS; run++) {
     const started = performance.now();
@@ -33,14 +36,29 @@ function median(args: readonly string[], expectedStatus: number): number {
   return times[Math.floor(times.length / 2)] ?? Number.NaN;
 }
 
+const created = spawnSync(process.execPath, [CLI, 'migrate'], { env: migrated, encoding: 'utf8' });
+if (created.status !== 0)
+  throw new Error(`payreq migrate exited ${created.status}: ${created.stderr}`);
+
 const baseline = median(['-e', '0'], 0);
-const cases: [string, readonly string[], number][] = [
-  ['payreq --help', [CLI, '--help'], 0],
-  ['payreq <unknown command>', [CLI, 'acount', 'create'], 1],
-  ['payreq account create (to the held database)', [CLI, 'account', 'create', '--name', 'x'], 1],
+const cases: [string, readonly string[], number, typeof held][] = [
+  ['payreq --help', [CLI, '--help'], 0, held],
+  ['payreq <unknown command>', [CLI, 'acount', 'create'], 1, held],
+  [
+    'payreq account create (to the held database)',
+    [CLI, 'account', 'create', '--name', 'x'],
+    1,
+    held,
+  ],
+  [
+    'payreq account create (migrated database)',
+    [CLI, 'account', 'create', '--name', 'x'],
+    0,
+    migrated,
+  ],
 ];
 print(`node -e 0: ${baseline.toFixed(0)} ms (median of ${RUNS})`);
-for (const [label, args, status] of cases) {
-  const ms = median(args, status);
+for (const [label, args, status, env] of cases) {
+  const ms = median(args, status, env);
   print(`${label}: ${ms.toFixed(0)} ms (ratio ${(ms / baseline).toFixed(2)} to node -e 0)`);
 }

@@ -1,15 +1,18 @@
 #!/usr/bin/env node
+import { enableCompileCache } from 'node:module';
 import { parseInvocation, USAGE, UsageError } from './cli/invocation.ts';
 import type { Output } from './cli/output.ts';
+import { registerResolveHook } from './cli/resolve-hook.ts';
 import type { Config } from './config.ts';
 
 /**
  * Operator CLI: `payreq <command>`. Works on the same DATA_DIR / DATABASE_URL as the server
  * (with the embedded database, only while the server is stopped). Secrets are printed once.
  *
- * Static imports stay with node builtins and the small invocation module: the command and its
- * flags are checked first, then each command imports what it needs (drizzle, viem, fastify),
- * so `--help` and usage errors answer in a blink and never touch the database.
+ * Static imports stay with node builtins and two small modules (the invocation, the resolve
+ * hook): the command and its flags are checked first, then each command imports what it needs
+ * (drizzle, viem, fastify), so `--help` and usage errors answer in a blink and never touch the
+ * database.
  */
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -27,11 +30,12 @@ export async function runCli(
     return;
   }
   const { command, values, args } = invocation;
+  // Before anything heavy: a configuration mistake is answered without loading the app.
+  const config = await loadConfig(io.env);
   if (command === 'serve') {
     const { serve } = await import('./main.ts');
     return serve();
   }
-  const config = await loadConfig(io.env);
   if (command === 'sandbox pay') {
     // Over HTTP to the running server: the embedded database stays its own.
     const [{ sandboxPay }, { print }] = await Promise.all([
@@ -49,6 +53,11 @@ export async function runCli(
       ...result.transactions.map((hash) => `  ${hash}`),
     ]);
     return;
+  }
+  if (config.databaseUrl === null) {
+    // Nothing is open or printed yet: the command can start over in a process with the flag.
+    const { reexecWithLiftoffOnly } = await import('./cli/liftoff.ts');
+    reexecWithLiftoffOnly();
   }
   const { runDatabaseCommand } = await import('./cli/database-commands.ts');
   await runDatabaseCommand(command, values, config, io.out);
@@ -81,6 +90,10 @@ async function describe(error: unknown): Promise<string> {
 }
 
 if (import.meta.main) {
+  // V8's compiled code and our type-stripped sources, kept on disk (in the temp folder) for
+  // the next run: every module imported from here on skips stripping and parsing when unchanged.
+  enableCompileCache();
+  registerResolveHook();
   try {
     await runCli(process.argv.slice(2), {
       env: process.env,

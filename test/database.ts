@@ -2,8 +2,12 @@ import { openAsBlob } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type DatabaseHandle, openPostgres, wrapPglite } from '../src/db/client.ts';
+import type { DatabaseHandle } from '../src/db/client.ts';
+import { startParamsWithSharedBuffers, wrapPglite } from '../src/db/pglite.ts';
+import { openPostgres } from '../src/db/postgres.ts';
 import { testDatabaseName, withDatabase } from './global-setup.ts';
+
+const TEST_SHARED_BUFFERS = '16MB';
 
 /**
  * A fresh, migrated database of its own for a test file: a copy of the Postgres template when
@@ -15,7 +19,10 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
   if (source.kind === 'pglite') {
     // A file-backed Blob: PGlite reads the whole dump through arrayBuffer(), which for a Blob
     // made from an in-memory Buffer costs seconds per file; from the file it is a plain read.
-    return wrapPglite(await PGlite.create({ loadDataDir: await openAsBlob(source.dumpPath) }));
+    const loadDataDir = await openAsBlob(source.dumpPath);
+    // A test file's database holds a few MB: it needs no 128MB cache zeroed as it starts.
+    const startParams = startParamsWithSharedBuffers(TEST_SHARED_BUFFERS);
+    return wrapPglite(await PGlite.create({ loadDataDir, startParams }));
   }
   const name = testDatabaseName();
   await adminQuery(source.url, `create database "${name}" template "${source.template}"`);

@@ -6,8 +6,9 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { buildPayPage } from '../scripts/build-pay-page.ts';
-import { openPostgres, wrapPglite } from '../src/db/client.ts';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../src/db/migrate.ts';
+import { startParamsWithSharedBuffers, wrapPglite } from '../src/db/pglite.ts';
+import { openPostgres } from '../src/db/postgres.ts';
 
 /**
  * Builds the pay page into dist/pay-page, fresh for every run (the apps under test serve it),
@@ -56,18 +57,15 @@ function migrationsHash(): string {
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
-  await buildPayPage();
-  const hash = migrationsHash();
-  // Processes on the embedded database (test/process.ts) start from a copy of this folder when
-  // their test is not about a first start: creating and migrating one costs seconds each time.
-  const pgdataRoot = mkdtempSync(join(tmpdir(), 'payreq-test-pgdata-'));
-  const migratedPgdata = join(pgdataRoot, 'pgdata');
-  const onDisk = await PGlite.create({ dataDir: migratedPgdata });
-  await migrateDatabase(wrapPglite(onDisk));
-  await onDisk.close();
+  const url = process.env.DATABASE_URL;
+  // esbuild builds the page in processes of its own while PGlite migrates here.
+  const [, { pgdataRoot, migratedPgdata, dump }] = await Promise.all([
+    buildPayPage(),
+    migrateEmbeddedDatabase({ dump: !url }),
+  ]);
   project.provide('migratedPgdata', migratedPgdata);
   const removePgdata = () => rmSync(pgdataRoot, { recursive: true, force: true });
-  const url = process.env.DATABASE_URL;
+  const hash = migrationsHash();
   if (url) {
     const template = `payreq_tpl_${hash}`;
     const admin = new pg.Client({ connectionString: url });
@@ -105,19 +103,42 @@ export default async function setup(project: TestProject): Promise<() => void> {
     project.provide('testDatabase', { kind: 'postgres', url, template });
     return removePgdata;
   }
+  if (!dump) throw new Error('no dump of the embedded database');
   // One dump per run: test files read it as a file-backed Blob (test/database.ts), which fails
   // if another run beside this one rewrites the file meanwhile.
   const dumpPath = join(tmpdir(), `payreq-test-${hash}-${process.pid}.tar`);
-  const pglite = await PGlite.create();
-  await migrateDatabase(wrapPglite(pglite));
-  const dump = await pglite.dumpDataDir('none');
   writeFileSync(dumpPath, Buffer.from(await dump.arrayBuffer()));
-  await pglite.close();
   project.provide('testDatabase', { kind: 'pglite', dumpPath });
   return () => {
     rmSync(dumpPath, { force: true });
     removePgdata();
   };
+}
+
+/**
+ * A created and migrated embedded database folder: processes on the embedded database
+ * (test/process.ts) start from a copy of it when their test is not about a first start
+ * (creating and migrating one costs seconds each time). With `dump`, also its data dir as a
+ * tarball, which each test file on PGlite loads in memory: one migration serves both.
+ */
+async function migrateEmbeddedDatabase(options: { readonly dump: boolean }): Promise<{
+  pgdataRoot: string;
+  migratedPgdata: string;
+  dump: File | Blob | null;
+}> {
+  const pgdataRoot = mkdtempSync(join(tmpdir(), 'payreq-test-pgdata-'));
+  const migratedPgdata = join(pgdataRoot, 'pgdata');
+  const onDisk = await PGlite.create({
+    dataDir: migratedPgdata,
+    startParams: startParamsWithSharedBuffers('16MB'),
+  });
+  try {
+    await migrateDatabase(wrapPglite(onDisk));
+    const dump = options.dump ? await onDisk.dumpDataDir('none') : null;
+    return { pgdataRoot, migratedPgdata, dump };
+  } finally {
+    await onDisk.close();
+  }
 }
 
 export function withDatabase(url: string, database: string): string {

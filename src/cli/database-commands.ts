@@ -1,29 +1,25 @@
 import { eq } from 'drizzle-orm';
-import { createAccount } from '../auth/accounts.ts';
-import { issueApiKey, revokeApiKeyByValue } from '../auth/api-keys.ts';
-import { createClientId } from '../auth/client-ids.ts';
-import { createChainRegistry } from '../chains/registry.ts';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { type DatabaseHandle, openDatabase } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { accounts } from '../db/schema.ts';
-import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
-import {
-  activateDestination,
-  activeDestinationOf,
-  bindDestination,
-  resolveTarget,
-} from '../destinations/destinations.ts';
 import { isUuid } from '../ids.ts';
-import { createOrchestrator } from '../orchestrators/orchestrators.ts';
 import { type CommandName, UsageError, type Values } from './invocation.ts';
 import { type Output, print } from './output.ts';
 
 /**
  * The commands that work on the database: loaded only once the invocation is known to be
- * well formed, since drizzle, the drivers and the chain registry take a while to import.
+ * well formed, since drizzle and the drivers take a while to import. Each command imports
+ * its own domain modules when it runs: viem and the chain registry (which derives the sandbox
+ * wallets from their mnemonic) only for the commands that check addresses.
  */
+
+/**
+ * PGlite's buffer cache for a command, which reads and writes a few pages: PGlite's start
+ * zeroes the whole cache, and the data dir's 128MB took half a second of it.
+ */
+const SHARED_BUFFERS = '16MB';
 
 export type DatabaseCommand = Exclude<CommandName, 'serve' | 'sandbox pay'>;
 
@@ -33,7 +29,7 @@ export async function runDatabaseCommand(
   config: Config,
   out: Output,
 ): Promise<void> {
-  const database = await openDatabase(config);
+  const database = await openDatabase({ ...config, pgliteSharedBuffers: SHARED_BUFFERS });
   try {
     await migrateDatabase(database);
     await run(command, values, database.db, config, out, database.kind);
@@ -56,6 +52,7 @@ async function run(
       return;
     }
     case 'account create': {
+      const { createAccount } = await import('../auth/accounts.ts');
       const created = await createAccount(db, given(values.name));
       print(values, out, created, [
         `Account ${created.accountId} created.`,
@@ -64,12 +61,14 @@ async function run(
       return;
     }
     case 'api-key create': {
+      const { issueApiKey } = await import('../auth/api-keys.ts');
       const accountId = await existingAccount(db, given(values.account));
       const { apiKey } = await issueApiKey(db, accountId, values.label ?? null);
       print(values, out, { apiKey }, `API key (shown once, store it now): ${apiKey}`);
       return;
     }
     case 'api-key revoke': {
+      const { revokeApiKeyByValue } = await import('../auth/api-keys.ts');
       const outcome = await revokeApiKeyByValue(db, systemClock, given(values.key));
       if (outcome === 'unknown') throw new UsageError('no such API key');
       print(
@@ -81,6 +80,7 @@ async function run(
       return;
     }
     case 'client-id create': {
+      const { createClientId } = await import('../auth/client-ids.ts');
       const accountId = await existingAccount(db, given(values.account));
       const domains = values.domain ?? [];
       // One transaction: the destination is checked (active, this account's) before the
@@ -101,6 +101,7 @@ async function run(
       return;
     }
     case 'orchestrator create': {
+      const { createOrchestrator } = await import('../orchestrators/orchestrators.ts');
       const created = await createOrchestrator(db, given(values.name));
       print(values, out, created, [
         `Orchestrator ${created.orchestratorId} created.`,
@@ -109,6 +110,15 @@ async function run(
       return;
     }
     case 'destination create': {
+      const [
+        { createChainRegistry },
+        { NATIVE_TOKEN_ADDRESS },
+        { activateDestination, activeDestinationOf, bindDestination, resolveTarget },
+      ] = await Promise.all([
+        import('../chains/registry.ts'),
+        import('../destinations/destination-id.ts'),
+        import('../destinations/destinations.ts'),
+      ]);
       const accountId = await existingAccount(db, given(values.account));
       const chains = createChainRegistry(config);
       const currency = values.currency === undefined ? undefined : chains.currency(values.currency);

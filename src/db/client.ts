@@ -1,16 +1,16 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { type SQL, sql } from 'drizzle-orm';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import type { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import pg from 'pg';
-import * as schema from './schema.ts';
+import type pg from 'pg';
+import type * as schema from './schema.ts';
 
 /**
  * One database API over two engines: PGlite (embedded, in `DATA_DIR`) and Postgres
  * (`DATABASE_URL`). The rest of the code sees only `Database` and never learns which one runs.
+ * Each engine lives in a module of its own (`pglite.ts`, `postgres.ts`), imported only when it
+ * is opened: a process loads one driver, not both.
  */
 
 export type Schema = typeof schema;
@@ -37,9 +37,13 @@ export interface DatabaseHandle {
 export interface OpenDatabaseOptions {
   readonly databaseUrl: string | null;
   readonly dataDir: string;
+  /**
+   * PGlite's buffer cache (Postgres `shared_buffers`, e.g. `16MB`) for this process only;
+   * unset, the data dir's own setting. Ignored on Postgres.
+   */
+  readonly pgliteSharedBuffers?: string;
 }
 
-const POSTGRES_POOL_SIZE = 10;
 const PGLITE_FOLDER = 'pgdata';
 
 export class DatabaseInUseError extends Error {
@@ -52,54 +56,24 @@ export class DatabaseInUseError extends Error {
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  if (options.databaseUrl !== null) return openPostgres(options.databaseUrl);
+  if (options.databaseUrl !== null) {
+    const { openPostgres } = await import('./postgres.ts');
+    return openPostgres(options.databaseUrl);
+  }
   mkdirSync(options.dataDir, { recursive: true });
   const releaseLock = lockDataDir(options.dataDir);
   try {
-    const pglite = await PGlite.create({ dataDir: join(options.dataDir, PGLITE_FOLDER) });
+    const { openPglite, wrapPglite } = await import('./pglite.ts');
+    const pglite = await openPglite(join(options.dataDir, PGLITE_FOLDER), {
+      ...(options.pgliteSharedBuffers !== undefined && {
+        sharedBuffers: options.pgliteSharedBuffers,
+      }),
+    });
     return wrapPglite(pglite, releaseLock);
   } catch (error) {
     releaseLock();
     throw error;
   }
-}
-
-export function openPostgres(url: string, poolSize = POSTGRES_POOL_SIZE): DatabaseHandle {
-  // A request waits at most this long for a connection, then fails rather than queue forever.
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    connectionTimeoutMillis: 10_000,
-  });
-  // An idle client that loses its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
-  const db = drizzleNodePg({ client: pool, schema, casing: 'snake_case' });
-  return {
-    db,
-    kind: 'postgres',
-    engine: { kind: 'postgres', pool },
-    ping: async () => {
-      await pool.query('select 1');
-    },
-    close: () => pool.end(),
-  };
-}
-
-/** Wraps an open PGlite instance; `onClose` runs after the instance is closed. */
-export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}): DatabaseHandle {
-  const db = drizzlePglite({ client: pglite, schema, casing: 'snake_case' });
-  return {
-    db,
-    kind: 'pglite',
-    engine: { kind: 'pglite', pglite },
-    ping: async () => {
-      await db.execute(sql`select 1`);
-    },
-    close: async () => {
-      if (!pglite.closed) await pglite.close();
-      onClose();
-    },
-  };
 }
 
 /**

@@ -6,15 +6,10 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, inject, it } from 'vitest';
 import { emptyPostgresDatabase } from '../../test/database.ts';
 import { createAccount } from '../auth/accounts.ts';
-import {
-  type DatabaseHandle,
-  DatabaseInUseError,
-  openDatabase,
-  openPostgres,
-  queryRows,
-  wrapPglite,
-} from './client.ts';
+import { type DatabaseHandle, DatabaseInUseError, openDatabase, queryRows } from './client.ts';
 import { MIGRATIONS_FOLDER, migrateDatabase } from './migrate.ts';
+import { wrapPglite } from './pglite.ts';
+import { openPostgres } from './postgres.ts';
 import { accounts } from './schema.ts';
 
 const TABLES = [

@@ -1,10 +1,5 @@
 import { fileURLToPath } from 'node:url';
 import { eq, isNull } from 'drizzle-orm';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { referenceTopic } from '../payments/references.ts';
 import type { DatabaseHandle } from './client.ts';
 import { requests } from './schema.ts';
 
@@ -33,6 +28,9 @@ async function backfillReferenceTopics(db: DatabaseHandle['db']): Promise<void> 
     .select({ id: requests.id, paymentReference: requests.paymentReference })
     .from(requests)
     .where(isNull(requests.referenceTopic));
+  if (missing.length === 0) return;
+  // keccak256 comes with viem, which a migrated database (the usual case) need not load.
+  const { referenceTopic } = await import('../payments/references.ts');
   for (const row of missing) {
     await db
       .update(requests)
@@ -43,15 +41,24 @@ async function backfillReferenceTopics(db: DatabaseHandle['db']): Promise<void> 
 
 async function migrateSchema(handle: DatabaseHandle): Promise<void> {
   const config = { migrationsFolder: MIGRATIONS_FOLDER };
+  // Only the running engine's driver and migrator are loaded.
   if (handle.engine.kind === 'pglite') {
-    await migratePglite(drizzlePglite({ client: handle.engine.pglite }), config);
+    const [{ drizzle }, { migrate }] = await Promise.all([
+      import('drizzle-orm/pglite'),
+      import('drizzle-orm/pglite/migrator'),
+    ]);
+    await migrate(drizzle({ client: handle.engine.pglite }), config);
     return;
   }
+  const [{ drizzle }, { migrate }] = await Promise.all([
+    import('drizzle-orm/node-postgres'),
+    import('drizzle-orm/node-postgres/migrator'),
+  ]);
   const client = await handle.engine.pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      await migrateNodePg(drizzleNodePg({ client }), config);
+      await migrate(drizzle({ client }), config);
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { emptyPostgresDatabase } from '../database.ts';
-import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
+import { processEnv, type Result, runCli, type ServerProcess, startServer } from '../process.ts';
 
 /**
  * What a new operator does, with real processes: create an account and credentials with the
@@ -10,8 +10,10 @@ import { processEnv, runCli, type ServerProcess, startServer } from '../process.
  */
 
 const source = inject('testDatabase');
-const backends: ('pglite' | 'postgres')[] =
-  source.kind === 'postgres' ? ['pglite', 'postgres'] : ['pglite'];
+// The CLI and server on the embedded database never see DATABASE_URL (processEnv drops it), so
+// they run the same in the suite's Postgres and PGlite runs: CI, which always has the PGlite
+// run, tests them there, and the Postgres run tests them on Postgres.
+const backend = source.kind;
 
 async function freshPostgresUrl(cleanup: (() => Promise<void>)[]): Promise<string> {
   if (source.kind !== 'postgres') throw new Error('no Postgres');
@@ -25,6 +27,11 @@ const WALLET_1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const WALLET_2 = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const WALLET_3 = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 
+/** What each step of a list resolves to, in order. */
+type Outcomes<T extends readonly (() => Promise<unknown>)[]> = {
+  -readonly [K in keyof T]: Awaited<ReturnType<T[K]>>;
+};
+
 /** For a test that runs many CLI processes one after another, each opening the database. */
 const MANY_PROCESSES = { timeout: 120_000 };
 
@@ -33,13 +40,28 @@ afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
 
-describe.each(backends)('CLI and server on %s', (backend) => {
+describe(`CLI and server on ${backend}`, () => {
   let env: NodeJS.ProcessEnv;
   let server: ServerProcess | undefined;
   let account: { accountId: string; apiKey: string };
-  let payTo: string;
   let notBound: string;
   let boundClientId: string;
+
+  const cli = (args: readonly string[]) => runCli(args, env);
+
+  /**
+   * Steps that do not depend on each other: at once on Postgres; one after another on the
+   * embedded database, which one process owns at a time.
+   */
+  async function independent<const T extends readonly (() => Promise<unknown>)[]>(
+    steps: T,
+  ): Promise<Outcomes<T>> {
+    if (backend === 'postgres')
+      return (await Promise.all(steps.map((step) => step()))) as Outcomes<T>;
+    const outcomes: unknown[] = [];
+    for (const step of steps) outcomes.push(await step());
+    return outcomes as Outcomes<T>;
+  }
 
   it('creates an account and prints its API key once, as JSON', async () => {
     env = processEnv();
@@ -60,47 +82,49 @@ describe.each(backends)('CLI and server on %s', (backend) => {
     'issues API keys, client IDs and orchestrators, and refuses bad input',
     MANY_PROCESSES,
     async () => {
-      const key = await runCli(
-        ['api-key', 'create', '--account', account.accountId, '--json'],
-        env,
-      );
+      const [[key, client, orchestrator, noAccount, badDomain], noName] = await Promise.all([
+        independent([
+          () => cli(['api-key', 'create', '--account', account.accountId, '--json']),
+          () =>
+            cli([
+              'client-id',
+              'create',
+              '--account',
+              account.accountId,
+              '--domain',
+              'https://shop.example',
+              '--json',
+            ]),
+          () => cli(['orchestrator', 'create', '--name', 'Platform', '--json']),
+          () => cli(['api-key', 'create', '--account', 'nope', '--json']),
+          () =>
+            cli([
+              'client-id',
+              'create',
+              '--account',
+              account.accountId,
+              '--domain',
+              'http://shop.example',
+            ]),
+        ]),
+        // A usage error opens nothing: it runs alongside whatever holds the database.
+        cli(['account', 'create']),
+      ]);
       expect(key.code, key.stderr).toBe(0);
       expect(Object.keys(JSON.parse(key.stdout))).toEqual(['apiKey']);
 
-      const client = await runCli(
-        [
-          'client-id',
-          'create',
-          '--account',
-          account.accountId,
-          '--domain',
-          'https://shop.example',
-          '--json',
-        ],
-        env,
-      );
       expect(client.code, client.stderr).toBe(0);
       expect(JSON.parse(client.stdout).clientId).toMatch(/^cli_[A-Za-z0-9_-]{32}$/);
 
-      const orchestrator = await runCli(
-        ['orchestrator', 'create', '--name', 'Platform', '--json'],
-        env,
-      );
       expect(orchestrator.code, orchestrator.stderr).toBe(0);
       const parsed = JSON.parse(orchestrator.stdout);
       expect(Object.keys(parsed)).toEqual(['orchestratorId', 'orchestratorKey']);
       expect(parsed.orchestratorKey).toMatch(/^orc_/);
 
-      const noAccount = await runCli(['api-key', 'create', '--account', 'nope', '--json'], env);
       expect(noAccount.code).toBe(1);
       expect(noAccount.stderr.trim()).toBe('payreq: no account nope');
-      const badDomain = await runCli(
-        ['client-id', 'create', '--account', account.accountId, '--domain', 'http://shop.example'],
-        env,
-      );
       expect(badDomain.code).toBe(1);
       expect(badDomain.stderr).toContain('allowedDomains[0] must use https');
-      const noName = await runCli(['account', 'create'], env);
       expect(noName.code).toBe(1);
       expect(noName.stderr.trim()).toBe('payreq: --name is required');
     },
@@ -108,55 +132,69 @@ describe.each(backends)('CLI and server on %s', (backend) => {
 
   it('binds a client ID with --bind, or refuses and creates nothing', MANY_PROCESSES, async () => {
     const destination = async (accountId: string, address: string, currency: string) => {
-      const result = await runCli(
-        [
-          'destination',
+      const result = await cli([
+        'destination',
+        'create',
+        '--account',
+        accountId,
+        '--address',
+        address,
+        '--currency',
+        currency,
+        '--json',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as { destinationId: string; replaced?: string };
+    };
+    const created = (result: Result) => {
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    const [, foreign, { replaced, replacing }] = await independent([
+      async () => {
+        const payTo = (await destination(account.accountId, WALLET_1, 'USDC-base')).destinationId;
+        const bound = await cli([
+          'client-id',
           'create',
           '--account',
-          accountId,
-          '--address',
-          address,
-          '--currency',
-          currency,
+          account.accountId,
+          '--bind',
+          payTo,
           '--json',
-        ],
-        env,
-      );
-      expect(result.code, result.stderr).toBe(0);
-      lastReplaced = JSON.parse(result.stdout).replaced;
-      return JSON.parse(result.stdout).destinationId as string;
-    };
-    let lastReplaced: unknown;
-    payTo = await destination(account.accountId, WALLET_1, 'USDC-base');
-    const bound = await runCli(
-      ['client-id', 'create', '--account', account.accountId, '--bind', payTo, '--json'],
-      env,
-    );
-    expect(bound.code, bound.stderr).toBe(0);
-    boundClientId = JSON.parse(bound.stdout).clientId;
-
-    const other = JSON.parse(
-      (await runCli(['account', 'create', '--name', 'Other', '--json'], env)).stdout,
-    );
-    const foreign = await destination(other.accountId, WALLET_3, 'USDC-base');
-    // The wallet's USDT destination replaces its USDC one, which goes inactive.
-    const replaced = await destination(account.accountId, WALLET_2, 'USDC-base');
-    expect(lastReplaced).toBeUndefined();
-    notBound = await destination(account.accountId, WALLET_2, 'USDT-base');
+        ]);
+        boundClientId = created(bound).clientId;
+      },
+      async () => {
+        const other = created(await cli(['account', 'create', '--name', 'Other', '--json']));
+        return (await destination(other.accountId, WALLET_3, 'USDC-base')).destinationId;
+      },
+      // The wallet's USDT destination replaces its USDC one, which goes inactive.
+      async () => {
+        const replaced = await destination(account.accountId, WALLET_2, 'USDC-base');
+        return { replaced, replacing: await destination(account.accountId, WALLET_2, 'USDT-base') };
+      },
+    ]);
+    expect(replaced.replaced).toBeUndefined();
+    notBound = replacing.destinationId;
     // The CLI says so, rather than replace it silently.
-    expect(lastReplaced).toBe(replaced);
-    for (const [bind, message] of [
+    expect(replacing.replaced).toBe(replaced.destinationId);
+    const refusals = [
       [foreign, '--bind is not a payee destination of this account'],
-      [replaced, '--bind is inactive; bind an active payee destination'],
+      [replaced.destinationId, '--bind is inactive; bind an active payee destination'],
       ['0x1234', '--bind is not a valid destination ID'],
-    ] as const) {
-      const refused = await runCli(
-        ['client-id', 'create', '--account', account.accountId, '--bind', bind, '--json'],
-        env,
-      );
-      expect(refused.code).toBe(1);
-      expect(refused.stdout).toBe('');
-      expect(refused.stderr.trim()).toBe(`payreq: Validation failed: ${message}`);
+    ] as const;
+    const refused = await independent(
+      refusals.map(
+        ([bind]) =>
+          () =>
+            cli(['client-id', 'create', '--account', account.accountId, '--bind', bind, '--json']),
+      ),
+    );
+    for (const [index, [, message]] of refusals.entries()) {
+      const result = refused[index];
+      expect(result?.code).toBe(1);
+      expect(result?.stdout).toBe('');
+      expect(result?.stderr.trim()).toBe(`payreq: Validation failed: ${message}`);
     }
   });
 
@@ -198,14 +236,16 @@ describe.each(backends)('CLI and server on %s', (backend) => {
   it.runIf(backend === 'pglite')(
     'keeps the CLI off the embedded database while the server runs',
     async () => {
-      const busy = await runCli(['account', 'create', '--name', 'Second'], env);
+      // Usage needs no database: it answers while the server holds it.
+      const [busy, help, unknown] = await Promise.all([
+        cli(['account', 'create', '--name', 'Second']),
+        cli(['--help']),
+        cli(['acount', 'create']),
+      ]);
       expect(busy.code).toBe(1);
       expect(busy.stderr).toMatch(/is in use by process \d+/);
-      // Usage needs no database: it answers while the server holds it.
-      const help = await runCli(['--help'], env);
       expect(help.code, help.stderr).toBe(0);
       expect(help.stdout).toMatch(/^Usage: payreq <command>/);
-      const unknown = await runCli(['acount', 'create'], env);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toMatch(/^payreq: unknown command "acount create"\n\nUsage: payreq /);
     },

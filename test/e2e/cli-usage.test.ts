@@ -147,17 +147,46 @@ describe('what the CLI loads', () => {
     for (const args of [['--help'], ['nope'], ['account', 'create']]) {
       const result = await traced(args, heldDataDir());
       expect(result.files.filter((file) => file.includes('node_modules'))).toEqual([]);
-      expect(result.files).toEqual(['src/cli.ts', 'src/cli/invocation.ts']);
+      expect(result.files).toEqual([
+        'src/cli.ts',
+        'src/cli/invocation.ts',
+        'src/cli/resolve-hook.ts',
+      ]);
     }
   });
 
-  it('loads the database packages once a command is well formed (the trace sees them)', async () => {
-    const result = await traced(['account', 'create', '--name', 'Shop'], heldDataDir());
+  it('answers a configuration mistake without loading the app', async () => {
+    const result = await traced(['serve'], { ...heldDataDir(), PORT: 'abc' });
     expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      'payreq: invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")',
+    );
+    expect(result.files.filter((file) => file.includes('node_modules'))).toEqual([]);
+  });
+
+  it('loads the database packages once a command is well formed (the trace sees them)', async () => {
+    const result = await traced(
+      ['account', 'create', '--name', 'Shop'],
+      processEnv({}, { migrated: true }),
+    );
+    expect(result.code, result.stderr).toBe(0);
     expect(result.files.some((file) => file.includes('node_modules/drizzle-orm/'))).toBe(true);
     expect(result.files.some((file) => file.includes('node_modules/@electric-sql/pglite/'))).toBe(
       true,
     );
+    // One engine's driver (the embedded database's), and nothing an account does not need.
+    for (const unused of ['pg', 'viem', 'fastify', '@nomicfoundation/edr']) {
+      expect(result.files.filter((file) => file.includes(`node_modules/${unused}/`))).toEqual([]);
+    }
+  });
+
+  it('loads viem for a command that checks addresses (the trace sees it)', async () => {
+    const result = await traced(
+      ['destination', 'create', '--account', 'nope', '--address', '0x1', '--currency', 'USDC-base'],
+      processEnv({}, { migrated: true }),
+    );
+    expect(result.stderr.trim()).toBe('payreq: no account nope');
+    expect(result.files.some((file) => file.includes('node_modules/viem/'))).toBe(true);
   });
 });
 

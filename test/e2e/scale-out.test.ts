@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type DatabaseHandle, openPostgres } from '../../src/db/client.ts';
+import type { DatabaseHandle } from '../../src/db/client.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import { createLeaderLock, type LeaderLock } from '../../src/detection/leader-lock.ts';
