@@ -11,9 +11,7 @@ import { migrateDatabase } from './db/migrate.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
-import { createDemoLink, DEMO_AMOUNT, DEMO_PAYER_WALLET } from './sandbox/demo-link.ts';
-import { createSandboxHost, type SandboxHost } from './sandbox/host.ts';
-import { serveJsonRpc } from './sandbox/rpc-server.ts';
+import type { SandboxHost } from './sandbox/host.ts';
 import { loadSecretKey } from './secret-key.ts';
 import { buildApp } from './server/app.ts';
 import { createWorkers, type Workers } from './workers.ts';
@@ -31,26 +29,37 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+async function startSandbox(
+  config: Config,
+  database: DatabaseHandle,
+  logger: Logger,
+): Promise<SandboxHost | null> {
+  const [{ createSandboxHost }, { serveJsonRpc }] = await Promise.all([
+    import('./sandbox/host.ts'),
+    import('./sandbox/rpc-server.ts'),
+  ]);
+  return createSandboxHost({
+    database,
+    logger,
+    baseUrl: config.baseUrl,
+    serveRpc: (provider) => serveJsonRpc(provider, { host: config.host }),
+  });
+}
+
 export async function createService(config: Config, logger: Logger): Promise<Service> {
   const secretBox = createSecretBox(loadSecretKey(config));
   const database = await openDatabase(config);
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, clock: systemClock, logger });
   let app: App;
-  let demoLink: string | null = null;
+  let demoLink: { url: string; message: string } | null = null;
   let sandbox: SandboxHost | null = null;
   let workers: Workers | null = null;
   try {
     await migrateDatabase(database);
     // One chain per deployment: with Postgres, whichever process holds its lock runs it and
     // serves its JSON-RPC on HOST (a port of its own) for the others.
-    sandbox = config.sandbox
-      ? await createSandboxHost({
-          database,
-          logger,
-          baseUrl: config.baseUrl,
-          serveRpc: (provider) => serveJsonRpc(provider, { host: config.host }),
-        })
-      : null;
+    // The sandbox (a Hardhat EDR chain, its contracts and wallets) loads only when it runs.
+    sandbox = config.sandbox ? await startSandbox(config, database, logger) : null;
     const chains = createChainRegistry({ ...config, sandbox: sandbox !== null });
     const clients = createChainClients({
       config,
@@ -84,13 +93,19 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
     }));
     if (sandbox) {
       // A link to try the pay page with at once; a failure here must not stop the service.
+      const { createDemoLink, DEMO_AMOUNT, DEMO_PAYER_WALLET } = await import(
+        './sandbox/demo-link.ts'
+      );
       demoLink = await createDemoLink({
         db: database.db,
         clock: systemClock,
         chains,
         payUrl: config.payUrl,
       })
-        .then((link) => link.url)
+        .then((link) => ({
+          url: link.url,
+          message: `try the pay page: ${link.url} asks ${DEMO_AMOUNT} USDC-sandbox; pay it from a browser wallet holding test wallet #${DEMO_PAYER_WALLET}'s key on the sandbox network (README: Pay from a browser wallet)`,
+        }))
         .catch((error: unknown) => {
           logger.warn({ err: error }, 'could not create the sandbox demo link');
           return null;
@@ -118,12 +133,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
         },
         `payreq listening on http://${config.host}:${port}; request API ${config.baseUrl}/v2, auth API ${config.authUrl}/v1, pay page ${config.payUrl}, API reference ${config.baseUrl}/docs`,
       );
-      if (demoLink) {
-        logger.info(
-          { demoLink },
-          `try the pay page: ${demoLink} asks ${DEMO_AMOUNT} USDC-sandbox; pay it from a browser wallet holding test wallet #${DEMO_PAYER_WALLET}'s key on the sandbox network (README: Pay from a browser wallet)`,
-        );
-      }
+      if (demoLink) logger.info({ demoLink: demoLink.url }, demoLink.message);
       workers?.start();
       sandbox?.start();
       return port;
