@@ -1,10 +1,10 @@
 import { type Address, decodeFunctionData, getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../../test/app.ts';
+import { TEST_FEE_ADDRESS as FEE_ADDRESS, legMaker } from '../../../test/legs.ts';
 import { createChainClients } from '../../chains/clients.ts';
 import { createChainRegistry } from '../../chains/registry.ts';
 import { batchPaymentsAbi } from '../abis.ts';
-import type { PaymentLeg } from '../transactions.ts';
 import { batchCalldata } from './batch-calldata.ts';
 import type { ConversionQuote } from './conversion.ts';
 
@@ -15,42 +15,21 @@ const chains = createChainRegistry(config);
 const deps = { chains, clients: createChainClients({ config, chains }) };
 
 const BATCH = getAddress(chains.contracts('sandbox').batchPayments ?? '');
-const FEE_ADDRESS = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 const PAYER: Address = '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB';
+const leg = legMaker(chains);
 const USDC = chains.currency('USDC-sandbox')?.address ?? '';
 const DAI = chains.currency('DAI-sandbox')?.address ?? '';
 
-function leg(
-  currencyId: string,
-  amount: bigint,
-  reference: string,
-  fee: bigint,
-  invoice?: string,
-): PaymentLeg {
-  const currency = chains.currency(currencyId);
-  const network = currency && chains.network(currency.network);
-  const invoiceCurrency = invoice ? chains.currency(invoice) : undefined;
-  if (!currency || !network || (invoice && !invoiceCurrency)) throw new Error('missing currency');
-  return {
-    requestId: `01${reference.repeat(4)}`,
-    network,
-    currency,
-    payee: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-    amount,
-    paymentReference: reference,
-    feeAmount: fee,
-    feeAddress: FEE_ADDRESS,
-    ...(invoiceCurrency && { invoiceCurrency }),
-  };
-}
-
 // $100 in USDC with a $1 fee, €50 in USDC, 10 plain USDC, 2 plain DAI, $40 in ETH.
 const MIXED = [
-  leg('USDC-sandbox', 10_000n, '1111111111111111', 100n, 'USD'),
-  leg('USDC-sandbox', 5_000n, '2222222222222222', 0n, 'EUR'),
-  leg('USDC-sandbox', 10_000_000n, '3333333333333333', 0n),
-  leg('DAI-sandbox', 2n * 10n ** 18n, '4444444444444444', 0n),
-  leg('ETH-sandbox', 4_000n, '5555555555555555', 0n, 'USD'),
+  leg('USDC-sandbox', 10_000n, '1111111111111111', 100n, {
+    feeAddress: FEE_ADDRESS,
+    invoice: 'USD',
+  }),
+  leg('USDC-sandbox', 5_000n, '2222222222222222', 0n, { feeAddress: FEE_ADDRESS, invoice: 'EUR' }),
+  leg('USDC-sandbox', 10_000_000n, '3333333333333333', 0n, { feeAddress: FEE_ADDRESS }),
+  leg('DAI-sandbox', 2n * 10n ** 18n, '4444444444444444', 0n, { feeAddress: FEE_ADDRESS }),
+  leg('ETH-sandbox', 4_000n, '5555555555555555', 0n, { feeAddress: FEE_ADDRESS, invoice: 'USD' }),
 ];
 // At 1 USD = 1 USDC, 1 EUR = 1.08 USD, 1 ETH = 2,000 USD; rates set at 1,795,000,000.
 const QUOTES: (ConversionQuote | null)[] = [

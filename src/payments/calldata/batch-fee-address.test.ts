@@ -1,39 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../../test/app.ts';
+import { TEST_FEE_ADDRESS as FEE_ADDRESS, legMaker } from '../../../test/legs.ts';
 import { createChainRegistry } from '../../chains/registry.ts';
-import type { PaymentLeg } from '../transactions.ts';
 import { batchFeeAddress } from './batch-fee-address.ts';
 
 const chains = createChainRegistry(testConfig());
 
-const FEE_ADDRESS = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+const leg = legMaker(chains);
 const PAYER = '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB';
-
-function leg(
-  currencyId: string,
-  amount: bigint,
-  reference: string,
-  fee: bigint,
-  feeAddress: string | null = fee > 0n ? FEE_ADDRESS : null,
-): PaymentLeg {
-  const currency = chains.currency(currencyId);
-  const network = currency && chains.network(currency.network);
-  if (!currency || !network) throw new Error(`${currencyId} is missing`);
-  return {
-    requestId: `01${reference.repeat(4)}`,
-    network,
-    currency,
-    payee: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-    amount,
-    paymentReference: reference,
-    feeAmount: fee,
-    feeAddress,
-  };
-}
 
 describe('batchFeeAddress', () => {
   const usdc = (reference: string, fee: bigint, feeAddress?: string | null) =>
-    leg('USDC-base', 1_000_000n, reference, fee, feeAddress);
+    leg('USDC-base', 1_000_000n, reference, fee, feeAddress === undefined ? {} : { feeAddress });
 
   it('is the fee address the charged requests share, whoever else is in the batch', () => {
     expect(

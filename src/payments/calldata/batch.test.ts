@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../../test/app.ts';
+import { legMaker } from '../../../test/legs.ts';
 import { createChainClients } from '../../chains/clients.ts';
 import { createChainRegistry } from '../../chains/registry.ts';
-import type { PaymentLeg } from '../transactions.ts';
 import { buildBatchCalldata } from './batch.ts';
 
 // No wallet, so no chain read: the answer depends on the inputs alone.
@@ -10,29 +10,7 @@ const config = testConfig();
 const chains = createChainRegistry(config);
 const deps = { chains, clients: createChainClients({ config, chains }) };
 
-const FEE_ADDRESS = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
-
-function leg(
-  currencyId: string,
-  amount: bigint,
-  reference: string,
-  fee: bigint,
-  feeAddress: string | null = fee > 0n ? FEE_ADDRESS : null,
-): PaymentLeg {
-  const currency = chains.currency(currencyId);
-  const network = currency && chains.network(currency.network);
-  if (!currency || !network) throw new Error(`${currencyId} is missing`);
-  return {
-    requestId: `01${reference.repeat(4)}`,
-    network,
-    currency,
-    payee: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-    amount,
-    paymentReference: reference,
-    feeAmount: fee,
-    feeAddress,
-  };
-}
+const leg = legMaker(chains);
 
 describe('buildBatchCalldata', () => {
   it('approves the batch contract per token and pays both ERC20 requests in one call', async () => {
