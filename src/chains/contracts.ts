@@ -23,6 +23,11 @@ export interface ContractSet {
   readonly ethConversionProxy: string | null;
   /** ChainlinkConversionPath: the rates the conversion proxies pay at (contracts.md §3.2). */
   readonly chainlinkConversionPath: string | null;
+  /**
+   * ERC20RecurringPaymentProxy (contracts.md §4): executes a payer's signed `SchedulePermit`.
+   * Not deployed on Optimism or Tron.
+   */
+  readonly recurringPaymentProxy: string | null;
 }
 
 export const CONTRACT_KEYS = [
@@ -33,6 +38,7 @@ export const CONTRACT_KEYS = [
   'erc20ConversionProxy',
   'ethConversionProxy',
   'chainlinkConversionPath',
+  'recurringPaymentProxy',
 ] as const;
 
 const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
@@ -50,6 +56,7 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     erc20ConversionProxy: '0x1550A8C4F4E5afC67Ea07e8ac590fdcAdB4bBfb1',
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: '0xC5519f3fcECC8EC85caaF8836563dEe9a00080f9',
+    recurringPaymentProxy: '0xF0Bebbc99E26Ba7F651E7Ff14e0D3029B0228880',
   },
   'arbitrum-one': {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
@@ -59,6 +66,7 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     erc20ConversionProxy: '0xA5186dec7dC1ec85B42A3cd2Dc8289e248530B07',
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: CONVERSION_PATH,
+    recurringPaymentProxy: '0xC335f956e91faa1DC103f9B54f7009c470dc6EEf',
   },
   optimism: {
     erc20FeeProxy: '0x399F5EE127ce7432E4921a61b8CF52b0af52cbfE',
@@ -68,6 +76,7 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     erc20ConversionProxy: '0x1550A8C4F4E5afC67Ea07e8ac590fdcAdB4bBfb1',
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: CONVERSION_PATH,
+    recurringPaymentProxy: null,
   },
   base: {
     erc20FeeProxy: '0x1892196E80C4c17ea5100Da765Ab48c1fE2Fb814',
@@ -77,6 +86,7 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     erc20ConversionProxy: '0x8296D56321cf207925a7804E5A8E3F579838e6Ad',
     ethConversionProxy: '0xEdfD8386d5DE52072B4Ad8dC69BBD0bB89f9A1fb',
     chainlinkConversionPath: '0x3dF89c727eaDF67eeD7b4d09EC4F2b41f8Dec2ca',
+    recurringPaymentProxy: '0xd2c3392e3e70F4CE033Cb39CC80B414aDdD64fFa',
   },
   matic: {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
@@ -86,6 +96,7 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     erc20ConversionProxy: '0xf0f49873C50765239F6f9534Ba13c4fe16eD5f2E',
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: CONVERSION_PATH,
+    recurringPaymentProxy: '0xD3BD678f219439c2bcf602Beb07e601a91b8Cd3d',
   },
   bsc: {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
@@ -95,6 +106,7 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     erc20ConversionProxy: '0xbbd9c5D112343A4Aa2bc194245760CaeeaF118Be',
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: CONVERSION_PATH,
+    recurringPaymentProxy: '0xbb0f20890E9e405f9D4c2e707590525ccAA3De16',
   },
   tron: {
     erc20FeeProxy: 'TCUDPYnS9dH3WvFEaE7wN7vnDa51J4R4fd',
@@ -105,6 +117,7 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     erc20ConversionProxy: null,
     ethConversionProxy: null,
     chainlinkConversionPath: null,
+    recurringPaymentProxy: null,
   },
   sepolia: {
     erc20FeeProxy: '0x399F5EE127ce7432E4921a61b8CF52b0af52cbfE',
@@ -114,6 +127,7 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     erc20ConversionProxy: '0xaD61121DAfAAe495095Cd466022b519Cb7503a4E',
     ethConversionProxy: '0xc861aE0Cd70b73b0C8F1D62Fa669E6D1d7D7e0aB',
     chainlinkConversionPath: '0x7c285b9F2dA5E2c10feA25C00Ce1aCB107F85475',
+    recurringPaymentProxy: '0xb6C7448458d8616B00eb8f93883d0081Fa2aDec9',
   },
 };
 

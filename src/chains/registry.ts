@@ -61,6 +61,7 @@ export function createChainRegistry(config: Pick<Config, 'networks' | 'sandbox'>
       erc20ConversionProxy: addresses.erc20ConversionProxy,
       ethConversionProxy: addresses.ethConversionProxy,
       chainlinkConversionPath: addresses.chainlinkConversionPath,
+      recurringPaymentProxy: null,
     });
   }
   const tokensOf = (network: Network): readonly TokenSpec[] => {
