@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createChainRegistry } from './chains/registry.ts';
 import { ConfigError, parseConfig, RATE_LIMIT_ENV } from './config.ts';
-import { DEFAULT_RATE_LIMITS } from './http/budgets.ts';
+import { DEFAULT_RATE_LIMITS, PGLITE_ADMISSION } from './http/budgets.ts';
 
 const CWD = '/srv/payreq';
 
@@ -113,6 +113,26 @@ describe('parseConfig', () => {
         expect(() => parseConfig({ [name]: bad }, CWD), `${name}=${bad}`).toThrow(name);
       }
     }
+  });
+
+  it('gates admission on the embedded database by default, on Postgres only when set', () => {
+    expect(parseConfig({}, CWD).admission).toEqual(PGLITE_ADMISSION);
+    const postgres = { DATABASE_URL: 'postgres://127.0.0.1/x' };
+    expect(parseConfig(postgres, CWD).admission).toBeNull();
+    expect(parseConfig({ ...postgres, ADMISSION_MAX_IN_FLIGHT: '32' }, CWD).admission).toEqual({
+      ...PGLITE_ADMISSION,
+      maxInFlight: 32,
+    });
+    expect(parseConfig({ ADMISSION_MAX_IN_FLIGHT: '0' }, CWD).admission).toBeNull();
+    const tuned = { ADMISSION_MAX_QUEUE: '5', ADMISSION_MAX_WAIT_MS: '100' };
+    expect(parseConfig(tuned, CWD).admission).toEqual({
+      maxInFlight: PGLITE_ADMISSION.maxInFlight,
+      maxQueue: 5,
+      maxWaitMs: 100,
+    });
+    expect(() => parseConfig({ ADMISSION_MAX_WAIT_MS: 'soon' }, CWD)).toThrow(
+      'ADMISSION_MAX_WAIT_MS',
+    );
   });
 
   it('reads TRUST_PROXY as a boolean, a hop count or addresses', () => {

@@ -2,7 +2,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { normaliseAllowedOrigin } from './auth/origins.ts';
 import { CONTRACT_KEYS, type ContractSet } from './chains/contracts.ts';
 import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from './chains/networks.ts';
-import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/budgets.ts';
+import {
+  type AdmissionLimits,
+  DEFAULT_RATE_LIMITS,
+  PGLITE_ADMISSION,
+  type RateLimits,
+} from './http/budgets.ts';
 
 /**
  * Every setting the service reads, parsed once from the environment. Nothing else in the code
@@ -67,6 +72,11 @@ export interface Config {
   readonly trustProxy: boolean | number | string;
   /** Requests per minute by kind of caller (`RATE_LIMIT_*`, defaults `DEFAULT_RATE_LIMITS`). */
   readonly rateLimits: RateLimits;
+  /**
+   * Admission control (`ADMISSION_MAX_IN_FLIGHT`, `_MAX_QUEUE`, `_MAX_WAIT_MS`): on by default
+   * with the embedded database, off with Postgres unless set; null is off.
+   */
+  readonly admission: AdmissionLimits | null;
 }
 
 /** The variable that sets each budget. */
@@ -147,6 +157,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     }),
   ) as Record<PaymentNetworkId, NetworkConfig>;
   const production = env.NODE_ENV === 'production';
+  const databaseUrl = parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
 
   return {
     port,
@@ -156,7 +167,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     payUrl,
     payFrameAncestors: parseFrameAncestors(env),
     dashboardUrl: parseBaseUrl(env, 'DASHBOARD_URL') ?? payUrl,
-    databaseUrl: parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw),
     logLevel: parseLogLevel(env),
@@ -179,11 +190,23 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
         parseInteger(env, name, 1, MAX_RATE_LIMIT) ?? DEFAULT_RATE_LIMITS[kind as keyof RateLimits],
       ]),
     ) as unknown as RateLimits,
+    admission: parseAdmission(env, databaseUrl === null),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
       dispatcherPollMs: parseInteger(env, 'DISPATCHER_POLL_MS', 10, 600_000) ?? 1_000,
     },
+  };
+}
+
+/** ADMISSION_MAX_IN_FLIGHT=0 turns the gate off; the other two need it on. */
+function parseAdmission(env: Env, embedded: boolean): AdmissionLimits | null {
+  const maxInFlight = parseInteger(env, 'ADMISSION_MAX_IN_FLIGHT', 0, 100_000);
+  if (maxInFlight === 0 || (maxInFlight === undefined && !embedded)) return null;
+  return {
+    maxInFlight: maxInFlight ?? PGLITE_ADMISSION.maxInFlight,
+    maxQueue: parseInteger(env, 'ADMISSION_MAX_QUEUE', 0, 100_000) ?? PGLITE_ADMISSION.maxQueue,
+    maxWaitMs: parseInteger(env, 'ADMISSION_MAX_WAIT_MS', 0, 60_000) ?? PGLITE_ADMISSION.maxWaitMs,
   };
 }
 

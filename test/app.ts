@@ -103,6 +103,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     LOG_LEVEL: 'info',
     BASE_URL: 'http://api.payreq.test',
     SANDBOX: 'false',
+    // Tests fire bursts on a loaded machine; the admission tests turn the gate on themselves.
+    ADMISSION_MAX_IN_FLIGHT: '0',
     ...env,
   });
 }

@@ -29,3 +29,16 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   authEndpoint: 30,
   failedCredentials: 60,
 };
+
+/**
+ * How much work the server takes at once (see src/server/admission.ts): requests running,
+ * requests waiting, and how long one may wait before it is refused with 503.
+ */
+export interface AdmissionLimits {
+  readonly maxInFlight: number;
+  readonly maxQueue: number;
+  readonly maxWaitMs: number;
+}
+
+/** The embedded database's defaults; with Postgres admission is off unless configured. */
+export const PGLITE_ADMISSION: AdmissionLimits = { maxInFlight: 8, maxQueue: 64, maxWaitMs: 500 };

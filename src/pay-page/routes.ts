@@ -84,16 +84,23 @@ export function payPageRoutes(app: App, deps: PayPageDeps): void {
         });
   const headers = shellHeaders(deps.config);
 
-  app.get(`${path}/`, { schema: { hide: true } }, async (_request, reply) => {
-    if (shell === null) {
-      throw new AppError('pay_page_not_built', 'The pay page is not built: run `npm run build`');
-    }
-    return reply.headers(headers).send(shell);
-  });
+  app.get(
+    `${path}/`,
+    { config: { admission: false }, schema: { hide: true } },
+    async (_request, reply) => {
+      if (shell === null) {
+        throw new AppError('pay_page_not_built', 'The pay page is not built: run `npm run build`');
+      }
+      return reply.headers(headers).send(shell);
+    },
+  );
 
   app.get(
     `${path}/assets/:file`,
-    { schema: { hide: true, params: Type.Object({ file: Type.String() }) } },
+    {
+      config: { admission: false },
+      schema: { hide: true, params: Type.Object({ file: Type.String() }) },
+    },
     async (request, reply) => {
       // Only what the manifest lists: a name is a key here, never a path on disk.
       const asset = build?.assets.get(request.params.file);

@@ -35,6 +35,7 @@ import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { tronBroadcastRoutes } from '../secure-payments/tron-broadcast.ts';
 import { userEventRoutes } from '../secure-payments/user-events.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { installAdmission } from './admission.ts';
 import { installCors } from './cors.ts';
 import { installAuth, installAuthGate } from './credentials.ts';
 import {
@@ -141,6 +142,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   });
   installErrorHandling(app);
   installHttpGuards(app);
+  // First of the gates: a refused request costs no credential lookup.
+  if (deps.config.admission) installAdmission(app, deps.config.admission);
   // Bodies are JSON: a text/plain body answers 415, as docs/errors.md says, instead of
   // reaching validation as a string.
   app.removeContentTypeParser('text/plain');

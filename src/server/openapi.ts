@@ -54,7 +54,9 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
     },
   });
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { admission: false }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 }
 
