@@ -10,12 +10,12 @@ import { buildBatchCalldata } from '../src/payments/calldata/batch.ts';
 import { buildSingleCalldata } from '../src/payments/calldata/single.ts';
 import type { PaymentLeg } from '../src/payments/transactions.ts';
 import { accountOf, standIn } from '../test/chain.ts';
+import { type BenchRow, report } from './report.ts';
 
 const ITEMS = 200;
 const RUNS = 9;
 const WARM_UP = 2;
 
-const print = (line: string) => process.stdout.write(`${line}\n`);
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
@@ -64,10 +64,14 @@ const oneByOne = await timed(async () => {
   for (const leg of legs) await buildSingleCalldata(deps, leg, payer);
 });
 const batch = await timed(() => buildBatchCalldata(deps, legs, payer));
-print(
-  `${ITEMS} payments one by one (single calldata, one read each): ${oneByOne.toFixed(1)} ms (median of ${RUNS})`,
-);
-print(
-  `batch payout calldata for ${ITEMS} requests: ${batch.toFixed(1)} ms (ratio ${(batch / oneByOne).toFixed(3)} to one by one)`,
-);
+const rows: BenchRow[] = [
+  {
+    bench: 'batch-calldata',
+    name: `batch payout calldata for ${ITEMS} requests (median of ${RUNS})`,
+    value: batch,
+    unit: 'ms',
+    baseline: { name: 'single calldata one by one, one read each', value: oneByOne },
+  },
+];
+report('batch-calldata', rows);
 await local.chain.close();

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type BenchRow, report } from './report.ts';
 
 const RUNS = 15;
 const WARM_UP = 2;
@@ -18,7 +19,6 @@ const benchEnv = (dataDir: string) => ({ ...inherited, DATA_DIR: dataDir, SANDBO
 const held = benchEnv(mkdtempSync(join(tmpdir(), 'payreq-bench-cli-')));
 writeFileSync(join(held.DATA_DIR, 'pgdata.lock'), String(process.pid));
 const migrated = benchEnv(mkdtempSync(join(tmpdir(), 'payreq-bench-cli-')));
-const print = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Median wall time of starting Node with `args` until it exits, in milliseconds. */
 function median(args: readonly string[], expectedStatus: number, env = held): number {
@@ -41,8 +41,8 @@ if (created.status !== 0)
   throw new Error(`payreq migrate exited ${created.status}: ${created.stderr}`);
 
 const baseline = median(['-e', '0'], 0);
-const cases: [string, readonly string[], number, typeof held][] = [
-  ['payreq --help', [CLI, '--help'], 0, held],
+const cases: [string, readonly string[], number, typeof held, number?][] = [
+  ['payreq --help', [CLI, '--help'], 0, held, 500],
   ['payreq <unknown command>', [CLI, 'acount', 'create'], 1, held],
   [
     'payreq account create (to the held database)',
@@ -55,10 +55,28 @@ const cases: [string, readonly string[], number, typeof held][] = [
     [CLI, 'account', 'create', '--name', 'x'],
     0,
     migrated,
+    1_500,
   ],
 ];
-print(`node -e 0: ${baseline.toFixed(0)} ms (median of ${RUNS})`);
-for (const [label, args, status, env] of cases) {
+const rows: BenchRow[] = [];
+for (const [label, args, status, env, limitMs] of cases) {
   const ms = median(args, status, env);
-  print(`${label}: ${ms.toFixed(0)} ms (ratio ${(ms / baseline).toFixed(2)} to node -e 0)`);
+  rows.push({
+    bench: 'cli',
+    name: `${label} (median of ${RUNS})`,
+    value: ms,
+    unit: 'ms',
+    baseline: { name: 'node -e 0', value: baseline },
+    note: limitMs === undefined ? undefined : `goal: ≤ ${limitMs} ms absolute`,
+  });
+  if (limitMs !== undefined) {
+    rows.push({
+      bench: 'cli',
+      name: `${label} (absolute)`,
+      value: ms,
+      unit: 'ms',
+      goal: { op: '<=', limit: limitMs },
+    });
+  }
 }
+report('cli', rows);

@@ -17,12 +17,12 @@ import { wrapPglite } from '../src/db/pglite.ts';
 import { createLogger } from '../src/logger.ts';
 import { buildApp } from '../src/server/app.ts';
 import { accountOf, standIn } from '../test/chain.ts';
+import { type BenchRow, report } from './report.ts';
 
 const CHILDREN = 150;
 const RUNS = 7;
 const WARM_UP = 2;
 
-const print = (line: string) => process.stdout.write(`${line}\n`);
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
@@ -99,12 +99,16 @@ try {
     for (const child of children) await calldata(child);
   });
   const multicall = await timed(() => calldata(parentToken));
-  print(
-    `${CHILDREN} payout links' calldata one by one (GET /pay each): ${oneByOne.toFixed(1)} ms (median of ${RUNS})`,
-  );
-  print(
-    `multicall calldata for ${CHILDREN} children (GET /pay of the parent): ${multicall.toFixed(1)} ms (ratio ${(multicall / oneByOne).toFixed(3)} to one by one)`,
-  );
+  const rows: BenchRow[] = [
+    {
+      bench: 'multicall-calldata',
+      name: `multicall calldata for ${CHILDREN} children (median of ${RUNS})`,
+      value: multicall,
+      unit: 'ms',
+      baseline: { name: 'each child’s GET /pay one by one', value: oneByOne },
+    },
+  ];
+  report('multicall-calldata', rows);
 } finally {
   await app.close();
   await local.chain.close();

@@ -22,13 +22,13 @@ import { createLogger } from '../src/logger.ts';
 import { buildApp } from '../src/server/app.ts';
 import { launchChromium } from '../test/browser.ts';
 import { freePort } from '../test/process.ts';
+import { type BenchRow, report } from './report.ts';
 
 const RUNS = 15;
 const WARM_UP = 2;
 const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 
-const print = (line: string) => process.stdout.write(`${line}\n`);
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -36,9 +36,17 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 // 1. Weight of a fresh build.
 await buildPayPage();
 const weight = payPageWeight(PAY_PAGE_DIST);
-print(
-  `pay page first load: ${kb(weight.gzip)} gzip, ${kb(weight.brotli)} brotli, ${kb(weight.raw)} raw, ${weight.files.length} files (ratio ${(weight.gzip / WEIGHT_BUDGET_BYTES).toFixed(2)} to the ${kb(WEIGHT_BUDGET_BYTES)} budget)`,
-);
+const rows: BenchRow[] = [
+  {
+    bench: 'pay-page',
+    name: `pay page first load, gzip (${weight.files.length} files)`,
+    value: weight.gzip / 1024,
+    unit: 'KB',
+    baseline: { name: 'the weight budget', value: WEIGHT_BUDGET_BYTES / 1024 },
+    goal: { op: '<=', limit: 1 },
+    note: `${kb(weight.brotli)} brotli, ${kb(weight.raw)} raw`,
+  },
+];
 
 // 2. Time to a rendered summary: the service on loopback with one link.
 const port = await freePort();
@@ -109,12 +117,14 @@ async function timeToSummary(url: string): Promise<number> {
 try {
   const baseline = await timeToSummary(plainUrl);
   const summary = await timeToSummary(`${origin}/?token=${token}`);
-  print(
-    `static HTML page of ${kb(weight.raw)}, no script: ${baseline.toFixed(0)} ms (median of ${RUNS})`,
-  );
-  print(
-    `pay page to a rendered summary: ${summary.toFixed(0)} ms (ratio ${(summary / baseline).toFixed(2)} to the static page)`,
-  );
+  rows.push({
+    bench: 'pay-page',
+    name: `pay page to a rendered summary (median of ${RUNS})`,
+    value: summary,
+    unit: 'ms',
+    baseline: { name: `static HTML page of ${kb(weight.raw)}, no script`, value: baseline },
+  });
+  report('pay-page', rows);
 } finally {
   await browser.close();
   plain.close();

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Clock } from '../src/clock.ts';
 import { createRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
+import { type BenchRow, report } from './report.ts';
 
 const HITS = 50_000;
 const REDIS_HITS = 5_000;
@@ -26,7 +27,6 @@ function steppingClock(): Clock {
 
 const rate = (count: number, ms: number) => Math.round((count / ms) * 1_000);
 const logger = { warn: () => {} };
-const print = (line: string) => process.stdout.write(`${line}\n`);
 
 async function run(count: number, concurrency: number, once: () => Promise<unknown>) {
   const started = performance.now();
@@ -58,12 +58,17 @@ const mapRate = await run(HITS, 1, async () => {
   const key = `client:bench:${m % 100}`;
   counts.set(key, (counts.get(key) ?? 0) + 1);
 });
+const rows: BenchRow[] = [];
 const memory = createRateLimiter({ redisUrl: null, clock: steppingClock(), logger });
 const memoryRate = await limiterRate(memory, HITS, 1);
 await memory.close();
-print(
-  `memory store: ${memoryRate.toLocaleString('en')} hits/s vs ${mapRate.toLocaleString('en')} Map increments/s (ratio ${(memoryRate / mapRate).toFixed(3)})`,
-);
+rows.push({
+  bench: 'rate-limit',
+  name: 'rate limiter, memory store',
+  value: memoryRate,
+  unit: 'hits/s',
+  baseline: { name: 'Map increments', value: mapRate },
+});
 
 const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0 });
 const reachable = await probe.connect().then(
@@ -71,7 +76,7 @@ const reachable = await probe.connect().then(
   () => false,
 );
 if (!reachable) {
-  print('redis store: skipped, no Redis on 127.0.0.1:6379');
+  process.stdout.write('redis store: skipped, no Redis on 127.0.0.1:6379\n');
 } else {
   const prefix = `payreq-bench:${randomBytes(4).toString('hex')}:`;
   const incrRate = await run(REDIS_HITS, CONCURRENCY, () => probe.incr(`${prefix}baseline`));
@@ -86,8 +91,13 @@ if (!reachable) {
   await redis.close();
   const keys = await probe.keys(`*${prefix}*`);
   if (keys.length > 0) await probe.del(...keys);
-  print(
-    `redis store: ${redisRate.toLocaleString('en')} hits/s vs ${incrRate.toLocaleString('en')} INCR/s, ${CONCURRENCY} at a time (ratio ${(redisRate / incrRate).toFixed(3)})`,
-  );
+  rows.push({
+    bench: 'rate-limit',
+    name: `rate limiter, Redis store, ${CONCURRENCY} at a time`,
+    value: redisRate,
+    unit: 'hits/s',
+    baseline: { name: 'raw Redis INCR round trips', value: incrRate },
+  });
 }
 await probe.quit().catch(() => probe.disconnect());
+report('rate-limit', rows);

@@ -23,6 +23,7 @@ import { safeLookup } from '../src/webhooks/url-policy.ts';
 import { createWorkers } from '../src/workers.ts';
 import { accountOf, sendAll } from '../test/chain.ts';
 import { startReceiver } from '../test/webhook-receiver.ts';
+import { report } from './report.ts';
 
 const LATENCY_RUNS = 10;
 const DELIVERIES = 400;
@@ -178,14 +179,25 @@ const rows = [
     baseline: directRate,
     note: `baseline: the same ${DELIVERIES} POSTs sent directly, ${CONCURRENCY} at a time`,
   },
-];
-const print = (line: string) => process.stdout.write(`${line}\n`);
-print('\nwebhook benchmarks (PGlite, local EVM, loopback receiver)\n');
-for (const row of rows) {
-  print(
-    `${row.metric}\n  payreq ${row.payreq.toFixed(1)}  baseline ${row.baseline.toFixed(1)}  ratio ${(row.payreq / row.baseline).toFixed(2)}  (${row.note})`,
-  );
-}
+] as const;
+report('webhooks', [
+  {
+    bench: 'webhooks',
+    name: 'confirming block → webhook received (PGlite, median)',
+    value: rows[0].payreq,
+    unit: 'ms',
+    baseline: { name: 'one signed POST to the same receiver', value: rows[0].baseline },
+    goal: { op: '<=', limit: 2 },
+  },
+  {
+    bench: 'webhooks',
+    name: `webhook dispatch, ${DELIVERIES} deliveries`,
+    value: rows[1].payreq,
+    unit: 'per s',
+    baseline: { name: rows[1].note.replace('baseline: ', ''), value: rows[1].baseline },
+    goal: { op: '>=', limit: 0.8 },
+  },
+]);
 await receiver.close();
 await app.close();
 await database.close();

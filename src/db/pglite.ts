@@ -32,9 +32,36 @@ export function startParamsWithSharedBuffers(size: string): string[] {
   return [...PGlite.defaultStartParams, '-c', `shared_buffers=${size}`];
 }
 
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * PGlite runs each statement synchronously on this thread and settles its promise at once, so
+ * a burst of requests would run start to finish in one stretch of microtasks while new
+ * connections, timers and the admission gate's deadlines wait behind it. Yielding to the event
+ * loop before each statement (and each transaction) lets them in between: new requests reach
+ * admission control as they arrive, and a request that has waited too long is refused on time.
+ */
+function yielding(pglite: PGlite): PGlite {
+  const client: Pick<PGlite, 'query' | 'transaction' | 'exec'> = {
+    query: async (...args: Parameters<PGlite['query']>) => {
+      await yieldToIo();
+      return pglite.query(...args);
+    },
+    transaction: async (...args: Parameters<PGlite['transaction']>) => {
+      await yieldToIo();
+      return pglite.transaction(...args);
+    },
+    exec: async (...args: Parameters<PGlite['exec']>) => {
+      await yieldToIo();
+      return pglite.exec(...args);
+    },
+  } as Pick<PGlite, 'query' | 'transaction' | 'exec'>;
+  return client as PGlite;
+}
+
 /** Wraps an open PGlite instance; `onClose` runs after the instance is closed. */
 export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}): DatabaseHandle {
-  const db = drizzle({ client: pglite, schema, casing: 'snake_case' });
+  const db = drizzle({ client: yielding(pglite), schema, casing: 'snake_case' });
   return {
     db,
     kind: 'pglite',

@@ -1,0 +1,385 @@
+// npm run bench (http): payreq's hot routes under load next to bare Fastify doing the same
+// storage work, both in processes of their own on loopback, loaded by autocannon from this one.
+// Postgres: a scratch database on 127.0.0.1:5432, dropped at the end. PGlite: a temporary
+// folder. The chain: a local EVM (the real Request contracts) served over JSON-RPC.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { encodeFunctionData } from 'viem';
+import { createAccount } from '../src/auth/accounts.ts';
+import { createChainRegistry } from '../src/chains/registry.ts';
+import { systemClock } from '../src/clock.ts';
+import { parseConfig } from '../src/config.ts';
+import { type DatabaseHandle, openDatabase } from '../src/db/client.ts';
+import { migrateDatabase } from '../src/db/migrate.ts';
+import { openPostgres } from '../src/db/postgres.ts';
+import { activateDestination, resolveTarget } from '../src/destinations/destinations.ts';
+import { erc20Abi } from '../src/payments/abis.ts';
+import { serveJsonRpc } from '../src/sandbox/rpc-server.ts';
+import { standIn } from '../test/chain.ts';
+import { type BenchRow, report } from './report.ts';
+
+const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const SCRATCH = 'payreq_bench_http';
+const SCRATCH_URL = `postgres://postgres@127.0.0.1:5432/${SCRATCH}`;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CLI = new URL('../src/cli.ts', import.meta.url).pathname;
+const BARE = new URL('./bare-server.ts', import.meta.url).pathname;
+const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+const rows: BenchRow[] = [];
+const children: ChildProcess[] = [];
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+
+async function scratchDatabase(): Promise<void> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${SCRATCH} with (force)`);
+  await admin.query(`create database ${SCRATCH}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const again = new pg.Client({ connectionString: ADMIN_URL });
+    await again.connect();
+    await again.query(`drop database if exists ${SCRATCH} with (force)`);
+    await again.end();
+  });
+}
+
+/** An account with an API key and a USDC payee destination on base, made the real way. */
+async function seed(database: DatabaseHandle, env: Record<string, string>) {
+  await migrateDatabase(database);
+  const { accountId, apiKey } = await createAccount(database.db, 'Bench');
+  const chains = createChainRegistry(parseConfig({ ...env, SANDBOX: 'false' }));
+  const usdc = JSON.parse(env.TOKENS_BASE ?? '{}').USDC as string;
+  const destination = await activateDestination(
+    database.db,
+    systemClock,
+    accountId,
+    resolveTarget(chains, { walletAddress: PAYEE, chainId: 8453, tokenAddress: usdc }),
+  );
+  return { apiKey, destinationId: destination.destinationId };
+}
+
+/** Starts a server process; resolves with its port once /healthz (or /bare) answers. */
+async function startServer(
+  args: string[],
+  env: Record<string, string>,
+  probe: string,
+): Promise<{ port: number; child: ChildProcess; startedMs: number; pid: number }> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const started = performance.now();
+  // BENCH_NODE_ARGS (e.g. --cpu-prof) goes to payreq's processes, for profiling.
+  const nodeArgs = args[0] === CLI ? (process.env.BENCH_NODE_ARGS?.split(' ') ?? []) : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited ${child.exitCode}`);
+    const ok = await fetch(`http://127.0.0.1:${port}${probe}`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { port, child, startedMs: performance.now() - started, pid: child.pid ?? 0 };
+}
+
+/** Resident memory of a process and its children, in MiB (Linux). */
+function rssMiB(pid: number): number {
+  const pids = [pid];
+  for (let i = 0; i < pids.length; i += 1) {
+    try {
+      const kids = readFileSync(`/proc/${pids[i]}/task/${pids[i]}/children`, 'utf8').trim();
+      if (kids) pids.push(...kids.split(/\s+/).map(Number));
+    } catch {}
+  }
+  let kb = 0;
+  for (const p of pids) {
+    try {
+      const line = readFileSync(`/proc/${p}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
+      kb += Number(line?.[1] ?? 0);
+    } catch {}
+  }
+  return kb / 1024;
+}
+
+interface Load {
+  readonly rate: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly statuses: Record<string, number>;
+}
+
+async function load(
+  url: string,
+  options: { method?: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string> } & {
+    connections?: number;
+    seconds?: number;
+  } = {},
+): Promise<Load> {
+  const run = (seconds: number) =>
+    autocannon({
+      url,
+      method: options.method ?? 'GET',
+      connections: options.connections ?? 10,
+      duration: seconds,
+      headers: {
+        ...(options.body !== undefined && { 'content-type': 'application/json' }),
+        ...options.headers,
+      },
+      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+    });
+  await run(1);
+  const result = await run(options.seconds ?? SECONDS);
+  const statuses: Record<string, number> = {};
+  for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) {
+    statuses[code] = (count as { count: number }).count;
+  }
+  if (result.errors > 0 || result.timeouts > 0) {
+    statuses.errors = result.errors + result.timeouts;
+  }
+  return {
+    rate: result.requests.average,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    statuses,
+  };
+}
+
+const statusNote = (load: Load) =>
+  Object.entries(load.statuses)
+    .map(([code, count]) => `${code}×${count}`)
+    .join(' ');
+
+function expectOnly(load: Load, status: string, what: string): void {
+  const other = Object.keys(load.statuses).filter((code) => code !== status);
+  if (other.length > 0) throw new Error(`${what}: unexpected answers ${statusNote(load)}`);
+}
+
+try {
+  const local = await standIn('base');
+  cleanups.push(() => local.chain.close());
+  const rpc = await serveJsonRpc(local.chain.provider);
+  cleanups.push(() => rpc.close());
+  const chainEnv = { ...local.env, RPC_URL_BASE: rpc.url };
+  const payer = local.chain.wallets[1]?.address ?? PAYEE;
+  const usdc = JSON.parse(local.env.TOKENS_BASE ?? '{}').USDC as `0x${string}`;
+  const callData = encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [payer] });
+  const serverEnv = {
+    ...chainEnv,
+    SANDBOX: 'false',
+    WORKERS: 'false',
+    LOG_LEVEL: 'warn',
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    RATE_LIMIT_API_KEY: '1000000',
+  };
+
+  const stages = process.env.BENCH_STAGES?.split(',') ?? ['postgres', 'startup', 'pglite'];
+  // --- Postgres ---
+  if (stages.includes('postgres') || stages.includes('startup')) await scratchDatabase();
+  if (stages.includes('postgres')) {
+    const pgHandle = openPostgres(SCRATCH_URL);
+    const tenant = await seed(pgHandle, chainEnv);
+    await pgHandle.close();
+
+    const payreq = await startServer(
+      [CLI, 'serve'],
+      { ...serverEnv, DATABASE_URL: SCRATCH_URL },
+      '/healthz',
+    );
+    const bare = await startServer(
+      [BARE],
+      { DATABASE_URL: SCRATCH_URL, RPC_URL: rpc.url, CALL_TO: usdc, CALL_DATA: callData },
+      '/bare',
+    );
+    const api = `http://127.0.0.1:${payreq.port}`;
+    const base = `http://127.0.0.1:${bare.port}`;
+    const key = { 'x-api-key': tenant.apiKey };
+    const linkBody = { requests: [{ destinationId: tenant.destinationId, amount: '12.5' }] };
+    const first = await fetch(`${api}/v2/secure-payments`, {
+      method: 'POST',
+      headers: { ...key, 'content-type': 'application/json' },
+      body: JSON.stringify(linkBody),
+    });
+    if (first.status !== 201)
+      throw new Error(`creating a link: ${first.status} ${await first.text()}`);
+    const link = (await first.json()) as { token: string };
+
+    const create = await load(`${api}/v2/secure-payments`, {
+      method: 'POST',
+      headers: key,
+      body: linkBody,
+    });
+    expectOnly(create, '201', 'POST /v2/secure-payments');
+    const insert = await load(`${base}/insert`, { method: 'POST', body: linkBody });
+    rows.push({
+      bench: 'http',
+      name: 'POST /v2/secure-payments, Postgres, c=10',
+      value: create.rate,
+      unit: 'req/s',
+      baseline: { name: 'bare Fastify + one INSERT', value: insert.rate },
+      goal: { op: '>=', limit: 0.5 },
+      note: `p99 ${create.p99} ms (goal ≤ 25), baseline p99 ${insert.p99} ms`,
+    });
+    rows.push({
+      bench: 'http',
+      name: 'POST /v2/secure-payments, Postgres, c=10: p99',
+      value: create.p99,
+      unit: 'ms',
+      goal: { op: '<=', limit: 25 },
+    });
+
+    const view = await load(`${api}/v2/secure-payments/${link.token}`, { headers: key });
+    expectOnly(view, '200', 'GET /v2/secure-payments/{token}');
+    const select = await load(`${base}/select/seed`);
+    rows.push({
+      bench: 'http',
+      name: 'GET /v2/secure-payments/{token}, Postgres',
+      value: view.rate,
+      unit: 'req/s',
+      baseline: { name: 'bare Fastify + one SELECT', value: select.rate },
+      goal: { op: '>=', limit: 0.5 },
+    });
+
+    const pay = await load(`${api}/v2/secure-payments/${link.token}/pay?wallet=${payer}`, {
+      headers: key,
+    });
+    expectOnly(pay, '200', 'GET /v2/secure-payments/{token}/pay');
+    const selectCall = await load(`${base}/select-call/seed`);
+    rows.push({
+      bench: 'http',
+      name: 'GET /v2/secure-payments/{token}/pay?wallet=, Postgres',
+      value: pay.rate,
+      unit: 'req/s',
+      baseline: { name: 'bare Fastify + one SELECT + one eth_call', value: selectCall.rate },
+      goal: { op: '>=', limit: 0.4 },
+    });
+
+    const currencies = await load(`${api}/v2/currencies?network=base`, { headers: key });
+    expectOnly(currencies, '200', 'GET /v2/currencies');
+    const bareRoute = await load(`${base}/bare`);
+    rows.push({
+      bench: 'http',
+      name: 'GET /v2/currencies (API key, nothing else read)',
+      value: currencies.rate,
+      unit: 'req/s',
+      baseline: { name: 'bare Fastify route', value: bareRoute.rate },
+      goal: { op: '>=', limit: 0.5 },
+    });
+    payreq.child.kill();
+    bare.child.kill();
+  }
+
+  // --- Start-up: npm start's server on Postgres without the sandbox, no load ---
+  if (stages.includes('startup')) {
+    const startups: { ms: number; mib: number }[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const fresh = await startServer(
+        [CLI, 'serve'],
+        { ...serverEnv, DATABASE_URL: SCRATCH_URL, WORKERS: 'true' },
+        '/healthz',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      startups.push({ ms: fresh.startedMs, mib: rssMiB(fresh.pid) });
+      fresh.child.kill();
+    }
+    const bareStart = await startServer([BARE], { DATABASE_URL: SCRATCH_URL }, '/bare');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const bareMiB = rssMiB(bareStart.pid);
+    bareStart.child.kill();
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[1] ?? Number.NaN;
+    rows.push({
+      bench: 'http',
+      name: 'start-up to listening, Postgres, no sandbox (median of 3)',
+      value: median(startups.map((s) => s.ms)),
+      unit: 'ms',
+      baseline: { name: 'bare Fastify + pg to listening', value: bareStart.startedMs },
+      note: 'goal: ≤ 1000 ms absolute (next row)',
+    });
+    rows.push({
+      bench: 'http',
+      name: 'start-up to listening (absolute)',
+      value: median(startups.map((s) => s.ms)),
+      unit: 'ms',
+      goal: { op: '<=', limit: 1_000 },
+    });
+    rows.push({
+      bench: 'http',
+      name: 'resident memory after start-up (median of 3)',
+      value: median(startups.map((s) => s.mib)),
+      unit: 'MiB',
+      baseline: { name: 'bare Fastify + pg', value: bareMiB },
+    });
+    rows.push({
+      bench: 'http',
+      name: 'resident memory after start-up (absolute)',
+      value: median(startups.map((s) => s.mib)),
+      unit: 'MiB',
+      goal: { op: '<=', limit: 200 },
+    });
+  }
+
+  // --- PGlite, c=100 ---
+  if (stages.includes('pglite')) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'payreq-bench-pglite-'));
+    const bareDir = mkdtempSync(join(tmpdir(), 'payreq-bench-bare-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    cleanups.push(() => rmSync(bareDir, { recursive: true, force: true }));
+    const embedded = await openDatabase({ databaseUrl: null, dataDir });
+    const embeddedTenant = await seed(embedded, chainEnv);
+    await embedded.close();
+    const pglite = await startServer(
+      [CLI, 'serve'],
+      { ...serverEnv, DATA_DIR: dataDir },
+      '/healthz',
+    );
+    const barePglite = await startServer([BARE], { DATA_DIR: bareDir }, '/bare');
+    const embeddedBody = {
+      requests: [{ destinationId: embeddedTenant.destinationId, amount: '12.5' }],
+    };
+    const burst = await load(`http://127.0.0.1:${pglite.port}/v2/secure-payments`, {
+      method: 'POST',
+      headers: { 'x-api-key': embeddedTenant.apiKey },
+      body: embeddedBody,
+      connections: 100,
+      seconds: SECONDS * 2,
+    });
+    const bareBurst = await load(`http://127.0.0.1:${barePglite.port}/insert`, {
+      method: 'POST',
+      body: embeddedBody,
+      connections: 100,
+      seconds: SECONDS * 2,
+    });
+    const served = burst.statuses['201'] ?? 0;
+    const refused = burst.statuses['503'] ?? 0;
+    rows.push({
+      bench: 'http',
+      name: 'PGlite, c=100, POST /v2/secure-payments: slowest answer',
+      value: burst.max,
+      unit: 'ms',
+      goal: { op: '<=', limit: 1_000 },
+      note: `${statusNote(burst)}; p99 ${burst.p99} ms; bare + PGlite INSERT p99 ${bareBurst.p99} ms, slowest ${bareBurst.max} ms`,
+    });
+    rows.push({
+      bench: 'http',
+      name: 'PGlite, c=100, POST /v2/secure-payments: links made',
+      value: (served / (served + refused || 1)) * burst.rate,
+      unit: 'req/s',
+      baseline: { name: 'bare Fastify + one PGlite INSERT, c=100', value: bareBurst.rate },
+    });
+    pglite.child.kill();
+    barePglite.child.kill();
+  }
+} finally {
+  for (const child of children) if (child.exitCode === null) child.kill();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}
+report('http', rows);
