@@ -32,16 +32,13 @@ export interface NewRequest {
 }
 
 /**
- * Inserts requests with fresh ids, salts and payment references. References are 64 random-ish
- * bits; the unique index on (network, reference) turns a collision into a failed insert rather
- * than two requests sharing payments.
+ * The rows of new requests with fresh ids, salts and payment references, for an insert (see
+ * `insertRequests`, or a statement that writes them with something else). References are 64
+ * random-ish bits; the unique index on (network, reference) turns a collision into a failed
+ * insert rather than two requests sharing payments.
  */
-export async function insertRequests(
-  db: Database,
-  items: readonly NewRequest[],
-): Promise<RequestRow[]> {
-  if (items.length === 0) return [];
-  const values = items.map((item) => {
+export function newRequestValues(items: readonly NewRequest[]) {
+  return items.map((item) => {
     const requestId = mintRequestId();
     const salt = mintSalt();
     const reference = paymentReference(requestId, salt, item.payee);
@@ -64,9 +61,17 @@ export async function insertRequests(
       salt,
       paymentReference: reference,
       referenceTopic: referenceTopic(reference),
-    };
+    } satisfies typeof requests.$inferInsert;
   });
-  return db.insert(requests).values(values).returning();
+}
+
+/** Inserts requests with fresh ids, salts and payment references (`newRequestValues`). */
+export async function insertRequests(
+  db: Database,
+  items: readonly NewRequest[],
+): Promise<RequestRow[]> {
+  if (items.length === 0) return [];
+  return db.insert(requests).values(newRequestValues(items)).returning();
 }
 
 export async function findRequest(

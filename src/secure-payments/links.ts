@@ -1,14 +1,14 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { securePayments } from '../db/schema.ts';
+import { payments, requests, securePayments } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { LinkScope } from '../http/principal.ts';
 import { type PaymentRow, paymentsOfRequests } from '../payments/records.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
 import { amountDue, requestLeg } from '../requests/legs.ts';
-import { type RequestRow, requestsOfLinks } from '../requests/requests.ts';
+import type { RequestRow } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 import { effectiveStatus, type LinkRow, type LinkStatus } from './link-row.ts';
 import {
@@ -51,30 +51,53 @@ export async function loadLink(
   scope: LinkScope,
   token: string,
 ): Promise<Link> {
-  const [row] = await db
-    .select()
+  // One round trip: the link, its requests in order and their payments in chain order (a
+  // link has a handful of each, so the joined rows stay few).
+  const joined = await db
+    .select({ link: securePayments, request: requests, payment: payments })
     .from(securePayments)
+    .leftJoin(requests, eq(requests.securePaymentId, securePayments.id))
+    .leftJoin(payments, eq(payments.requestRowId, requests.id))
     .where(
       and(
         eq(securePayments.token, token.toUpperCase()),
         'accountId' in scope ? eq(securePayments.accountId, scope.accountId) : undefined,
       ),
-    );
+    )
+    .orderBy(asc(requests.position), asc(payments.blockNumber), asc(payments.logIndex));
+  const row = joined[0]?.link;
   if (!row) throw new AppError('secure_payment_not_found', 'Secure payment not found');
   const now = clock.now();
-  const children = row.multicall ? await childrenOf(db, row.id) : null;
-  const linkRequests = children
-    ? children.flatMap((child) => child.requests)
-    : await requestsOfLinks(db, [row.id]);
+  if (row.multicall) {
+    const children = await childrenOf(db, row.id);
+    const childRequests = children.flatMap((child) => child.requests);
+    return {
+      row,
+      status: multicallStatus(row, children, now),
+      requests: childRequests,
+      payments: await paymentsOfRequests(
+        db,
+        childRequests.map((r) => r.id),
+      ),
+      children,
+    };
+  }
+  const linkRequests = new Map<string, RequestRow>();
+  const linkPayments = new Map<string, PaymentRow[]>();
+  for (const { request, payment } of joined) {
+    if (request === null) continue;
+    linkRequests.set(request.id, request);
+    if (payment === null) continue;
+    const list = linkPayments.get(request.id) ?? [];
+    list.push(payment);
+    linkPayments.set(request.id, list);
+  }
   return {
     row,
-    status: children ? multicallStatus(row, children, now) : effectiveStatus(row, now),
-    requests: linkRequests,
-    payments: await paymentsOfRequests(
-      db,
-      linkRequests.map((r) => r.id),
-    ),
-    children,
+    status: effectiveStatus(row, now),
+    requests: [...linkRequests.values()],
+    payments: linkPayments,
+    children: null,
   };
 }
 
