@@ -29,6 +29,11 @@ export interface NewRequest {
   readonly customerInfo?: Record<string, unknown> | null;
   /** The browser origin a client ID made the request from. */
   readonly origin?: string | null;
+  /** Occurrences of a recurring request: the original's id and reference (no 0x). */
+  readonly originalRequestId?: string | null;
+  readonly originalRequestPaymentReference?: string | null;
+  /** The index of an occurrence the schedule generated. */
+  readonly occurrence?: number | null;
 }
 
 /**
@@ -41,32 +46,37 @@ export async function insertRequests(
   items: readonly NewRequest[],
 ): Promise<RequestRow[]> {
   if (items.length === 0) return [];
-  const values = items.map((item) => {
-    const requestId = mintRequestId();
-    const salt = mintSalt();
-    const reference = paymentReference(requestId, salt, item.payee);
-    return {
-      requestId,
-      accountId: item.accountId,
-      clientIdId: item.clientIdId,
-      securePaymentId: item.securePaymentId ?? null,
-      position: item.position ?? null,
-      network: item.network.id,
-      invoiceCurrency: item.invoiceCurrency.id,
-      paymentCurrency: item.paymentCurrency.id,
-      expectedAmount: item.expectedAmount,
-      payee: item.payee,
-      payer: item.payer ?? null,
-      destinationId: item.destinationRowId ?? null,
-      reference: item.reference ?? null,
-      customerInfo: item.customerInfo ?? null,
-      origin: item.origin ?? null,
-      salt,
-      paymentReference: reference,
-      referenceTopic: referenceTopic(reference),
-    };
-  });
-  return db.insert(requests).values(values).returning();
+  return db.insert(requests).values(items.map(requestValues)).returning();
+}
+
+/** The row of a new request: a fresh id, salt and payment reference. */
+export function requestValues(item: NewRequest) {
+  const requestId = mintRequestId();
+  const salt = mintSalt();
+  const reference = paymentReference(requestId, salt, item.payee);
+  return {
+    requestId,
+    accountId: item.accountId,
+    clientIdId: item.clientIdId,
+    securePaymentId: item.securePaymentId ?? null,
+    position: item.position ?? null,
+    network: item.network.id,
+    invoiceCurrency: item.invoiceCurrency.id,
+    paymentCurrency: item.paymentCurrency.id,
+    expectedAmount: item.expectedAmount,
+    payee: item.payee,
+    payer: item.payer ?? null,
+    destinationId: item.destinationRowId ?? null,
+    reference: item.reference ?? null,
+    customerInfo: item.customerInfo ?? null,
+    origin: item.origin ?? null,
+    salt,
+    paymentReference: reference,
+    referenceTopic: referenceTopic(reference),
+    originalRequestId: item.originalRequestId ?? null,
+    originalRequestPaymentReference: item.originalRequestPaymentReference ?? null,
+    occurrence: item.occurrence ?? null,
+  } satisfies typeof requests.$inferInsert;
 }
 
 export async function findRequest(
