@@ -12,22 +12,24 @@ import { createLeaderLock } from './detection/leader-lock.ts';
 import { createTronGridClient } from './detection/tron-grid.ts';
 import { createTronBlockSource } from './detection/tron-source.ts';
 import { createJanitor } from './janitor.ts';
+import { createOccurrenceGenerator, type OccurrenceGenerator } from './requests/occurrences.ts';
 import { createSettlement } from './settlement.ts';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.ts';
 
 export interface Workers {
   readonly dispatcher: Dispatcher;
   readonly indexers: readonly Indexer[];
+  readonly occurrences: OccurrenceGenerator;
   start(): void;
   stop(): Promise<void>;
 }
 
 /**
  * The background work of a payreq process: one indexer per network it can read (an RPC is
- * configured, or the sandbox runs), the webhook dispatcher, and the janitor that deletes
- * expired challenges, nonces and sessions. With Postgres, several
- * processes may run them: each network is indexed by whichever process holds its lock, and
- * dispatchers share the outbox through row claims.
+ * configured, or the sandbox runs), the webhook dispatcher, the generator of recurring
+ * requests' occurrences, and the janitor that deletes expired challenges, nonces and sessions.
+ * With Postgres, several processes may run them: each network is indexed by whichever process
+ * holds its lock, and dispatchers and generators share their work through row locks.
  */
 export function createWorkers(deps: {
   config: Config;
@@ -52,6 +54,12 @@ export function createWorkers(deps: {
     db,
     clock: deps.clock,
     logger: deps.logger.child({ worker: 'janitor' }),
+  });
+  const occurrences = createOccurrenceGenerator({
+    db,
+    clock: deps.clock,
+    logger: deps.logger.child({ worker: 'recurring-requests' }),
+    onGenerated: () => dispatcher.wake(),
   });
   const sink = createSettlement({ chains: deps.chains });
   const indexers: Indexer[] = [];
@@ -93,13 +101,20 @@ export function createWorkers(deps: {
   return {
     dispatcher,
     indexers,
+    occurrences,
     start() {
       dispatcher.start(deps.config.workers.dispatcherPollMs);
       janitor.start();
+      occurrences.start();
       for (const indexer of indexers) indexer.start(deps.config.workers.indexerPollMs);
     },
     async stop() {
-      await Promise.all([dispatcher.stop(), janitor.stop(), ...indexers.map((i) => i.stop())]);
+      await Promise.all([
+        dispatcher.stop(),
+        janitor.stop(),
+        occurrences.stop(),
+        ...indexers.map((i) => i.stop()),
+      ]);
     },
   };
 }

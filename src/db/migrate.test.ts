@@ -25,6 +25,7 @@ const TABLES = [
   'orchestrators',
   'payee_destinations',
   'payments',
+  'request_schedules',
   'requests',
   'sandbox_chains',
   'secure_payments',

@@ -15,6 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { Frequency } from '../recurrence.ts';
 
 /**
  * Tables. Column names are snake_case in SQL (the client is built with `casing: 'snake_case'`).
@@ -303,6 +304,18 @@ export const requests = pgTable(
     totalAmountPaid: baseUnits().notNull().default(sql`0`),
     paidAt: nullableTime(),
     createdAt: createdAt(),
+    /**
+     * Occurrences of a recurring request: the original's `requestId` and payment reference (16
+     * hex digits, no 0x). Null on originals and on requests that recur not at all.
+     */
+    originalRequestId: text(),
+    originalRequestPaymentReference: text(),
+    /**
+     * The index of an occurrence its schedule generated (the original is 0 and has a
+     * `request_schedules` row); null on requests a client made itself. Unique per original, so
+     * an occurrence is created once however many generators race.
+     */
+    occurrence: integer(),
   },
   (t) => [
     uniqueIndex().on(t.requestId),
@@ -310,7 +323,33 @@ export const requests = pgTable(
     index().on(t.network, t.referenceTopic),
     index().on(t.accountId, t.createdAt),
     index().on(t.securePaymentId),
+    uniqueIndex().on(t.originalRequestId, t.occurrence),
   ],
+);
+
+/**
+ * The schedule of a recurring request (`POST /v2/request` with `recurrence`), one row per
+ * original. The generator creates occurrence `nextOccurrence` once `nextAt` (its calendar date,
+ * src/recurrence.ts) has passed, and advances both in the same transaction.
+ */
+export const requestSchedules = pgTable(
+  'request_schedules',
+  {
+    /** The original request (occurrence 0). */
+    requestRowId: uuid()
+      .primaryKey()
+      .references(() => requests.id),
+    accountId: uuid()
+      .notNull()
+      .references(() => accounts.id),
+    startDate: timestamp({ withTimezone: true }).notNull(),
+    frequency: text().$type<Frequency>().notNull(),
+    stopped: boolean().notNull().default(false),
+    nextOccurrence: integer().notNull().default(1),
+    nextAt: timestamp({ withTimezone: true }).notNull(),
+    updatedAt: createdAt(),
+  },
+  (t) => [index().on(t.nextAt).where(sql`${t.stopped} = false`)],
 );
 
 /**

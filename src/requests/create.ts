@@ -3,12 +3,15 @@ import type { ClientIdRow } from '../auth/client-ids.ts';
 import { conversionPath } from '../chains/conversion-routes.ts';
 import { isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { parseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
 import { AppError, type FieldError, featureUnavailable, ValidationError } from '../errors.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
 import { MAX_PADDED_FIAT, padFiat } from '../payments/calldata/conversion.ts';
+import { resolveOriginal } from './original.ts';
+import { insertSchedule, recurrenceOf } from './recurring.ts';
 import { insertRequests, type NewRequest, type RequestRow } from './requests.ts';
 import type { CreateRequestBody } from './schemas.ts';
 
@@ -22,28 +25,53 @@ export interface RequestCaller {
 
 /**
  * `POST /v2/request`: checks the currencies, the payee (the client ID's bound destination, if
- * it has one, decides it), the payer and the amount, then writes the request. Fields of the
- * reference whose features are not built yet are refused only when they would matter.
+ * it has one, decides it), the payer and the amount, then writes the request. With
+ * `recurrence`, the request is the original of a recurring series and gets its schedule; with
+ * `originalRequestId` (or its payment reference), it is an occurrence of one (original.ts).
+ * Fields of the reference whose features are not built yet are refused only when they would
+ * matter.
  */
 export async function createRequest(
-  deps: { readonly db: Database; readonly chains: ChainRegistry },
+  deps: { readonly db: Database; readonly chains: ChainRegistry; readonly clock: Clock },
   caller: RequestCaller,
   body: CreateRequestInput,
 ): Promise<RequestRow> {
-  const [row] = await insertRequests(deps.db, [await prepareRequest(deps, caller, body)]);
-  if (!row) throw new Error('request insert returned no row');
-  return row;
+  if (
+    body.recurrence !== undefined &&
+    (body.originalRequestId !== undefined || body.originalRequestPaymentReference !== undefined)
+  ) {
+    throw new ValidationError([{ field: 'recurrence', message: RECURRENCE_WITH_ORIGINAL_MESSAGE }]);
+  }
+  const now = deps.clock.now();
+  const recurrence = body.recurrence === undefined ? null : recurrenceOf(body.recurrence, now);
+  const prepared = await prepareRequest(deps, caller, body);
+  const original = await resolveOriginal(deps.db, caller.accountId, body);
+  if (recurrence === null) {
+    const [row] = await insertRequests(deps.db, [{ ...prepared, ...original }]);
+    if (!row) throw new Error('request insert returned no row');
+    return row;
+  }
+  // The original is occurrence 0; it and its schedule exist together or not at all.
+  return deps.db.transaction(async (tx) => {
+    const [row] = await insertRequests(tx, [{ ...prepared, occurrence: 0 }]);
+    if (!row) throw new Error('request insert returned no row');
+    await insertSchedule(tx, row, recurrence, now);
+    return row;
+  });
 }
 
-/** Everything `createRequest` checks, without writing: the row it would insert, or a 4xx. */
+export const RECURRENCE_WITH_ORIGINAL_MESSAGE =
+  'cannot be sent with originalRequestId or originalRequestPaymentReference: an occurrence follows its original’s schedule';
+
+/**
+ * Everything `createRequest` checks of the request itself, without writing: the row it would
+ * insert, or a 4xx. Recurrence and the original are `createRequest`'s.
+ */
 export async function prepareRequest(
   deps: { readonly db: Database; readonly chains: ChainRegistry },
   caller: RequestCaller,
   body: CreateRequestInput,
 ): Promise<NewRequest> {
-  if (body.recurrence !== undefined) throw featureUnavailable('Recurring requests (recurrence)');
-  if (body.originalRequestId !== undefined || body.originalRequestPaymentReference !== undefined)
-    throw featureUnavailable('Occurrences of recurring requests (originalRequestId)');
   if (body.isCryptoToFiatAvailable === true || body.isCryptoToFiatAllowed === true)
     throw featureUnavailable('Crypto-to-fiat payments (isCryptoToFiatAvailable)');
 

@@ -29,49 +29,57 @@ export interface NewRequest {
   readonly customerInfo?: Record<string, unknown> | null;
   /** The browser origin a client ID made the request from. */
   readonly origin?: string | null;
+  /** Occurrences of a recurring request: the original's id and reference (no 0x). */
+  readonly originalRequestId?: string | null;
+  readonly originalRequestPaymentReference?: string | null;
+  /** The index of an occurrence the schedule generated. */
+  readonly occurrence?: number | null;
 }
 
 /**
- * The rows of new requests with fresh ids, salts and payment references, for an insert (see
- * `insertRequests`, or a statement that writes them with something else). References are 64
- * random-ish bits; the unique index on (network, reference) turns a collision into a failed
- * insert rather than two requests sharing payments.
+ * Inserts requests with fresh ids, salts and payment references. References are 64 random-ish
+ * bits; the unique index on (network, reference) turns a collision into a failed insert rather
+ * than two requests sharing payments.
  */
-export function newRequestValues(items: readonly NewRequest[]) {
-  return items.map((item) => {
-    const requestId = mintRequestId();
-    const salt = mintSalt();
-    const reference = paymentReference(requestId, salt, item.payee);
-    return {
-      requestId,
-      accountId: item.accountId,
-      clientIdId: item.clientIdId,
-      securePaymentId: item.securePaymentId ?? null,
-      position: item.position ?? null,
-      network: item.network.id,
-      invoiceCurrency: item.invoiceCurrency.id,
-      paymentCurrency: item.paymentCurrency.id,
-      expectedAmount: item.expectedAmount,
-      payee: item.payee,
-      payer: item.payer ?? null,
-      destinationId: item.destinationRowId ?? null,
-      reference: item.reference ?? null,
-      customerInfo: item.customerInfo ?? null,
-      origin: item.origin ?? null,
-      salt,
-      paymentReference: reference,
-      referenceTopic: referenceTopic(reference),
-    } satisfies typeof requests.$inferInsert;
-  });
-}
-
-/** Inserts requests with fresh ids, salts and payment references (`newRequestValues`). */
 export async function insertRequests(
   db: Database,
   items: readonly NewRequest[],
 ): Promise<RequestRow[]> {
   if (items.length === 0) return [];
-  return db.insert(requests).values(newRequestValues(items)).returning();
+  return db.insert(requests).values(items.map(requestValues)).returning();
+}
+
+/**
+ * The row of a new request: a fresh id, salt and payment reference (for `insertRequests`, or a
+ * statement that writes requests along with something else).
+ */
+export function requestValues(item: NewRequest) {
+  const requestId = mintRequestId();
+  const salt = mintSalt();
+  const reference = paymentReference(requestId, salt, item.payee);
+  return {
+    requestId,
+    accountId: item.accountId,
+    clientIdId: item.clientIdId,
+    securePaymentId: item.securePaymentId ?? null,
+    position: item.position ?? null,
+    network: item.network.id,
+    invoiceCurrency: item.invoiceCurrency.id,
+    paymentCurrency: item.paymentCurrency.id,
+    expectedAmount: item.expectedAmount,
+    payee: item.payee,
+    payer: item.payer ?? null,
+    destinationId: item.destinationRowId ?? null,
+    reference: item.reference ?? null,
+    customerInfo: item.customerInfo ?? null,
+    origin: item.origin ?? null,
+    salt,
+    paymentReference: reference,
+    referenceTopic: referenceTopic(reference),
+    originalRequestId: item.originalRequestId ?? null,
+    originalRequestPaymentReference: item.originalRequestPaymentReference ?? null,
+    occurrence: item.occurrence ?? null,
+  } satisfies typeof requests.$inferInsert;
 }
 
 export async function findRequest(

@@ -11,13 +11,15 @@ import { MAX_OFFSET } from '../http/validation.ts';
 import { paymentsOfRequests } from '../payments/records.ts';
 import { createRequest } from './create.ts';
 import { requestCalldata } from './pay.ts';
-import { findRequest, listRequests } from './requests.ts';
+import { seriesOf, setRecurrenceStopped } from './recurring.ts';
+import { findRequest, listRequests, type RequestRow } from './requests.ts';
 import {
   CreateRequestBody,
   PayQuery,
   PayResponse,
   REQUEST_STATUS_ID,
   RequestStatusSchema,
+  UpdateRequestBody,
 } from './schemas.ts';
 import { requestStatusBody } from './status.ts';
 
@@ -35,9 +37,17 @@ export function requestRoutes(
   app.addSchema(RequestStatusSchema);
   const RequestStatusRef = Type.Ref(REQUEST_STATUS_ID);
 
-  const statusOf = async (row: NonNullable<Awaited<ReturnType<typeof findRequest>>>) => {
-    const payments = await paymentsOfRequests(deps.db, [row.id]);
-    return requestStatusBody(deps.chains, row, payments.get(row.id) ?? []);
+  const statusOf = async (row: RequestRow) => {
+    const [payments, series] = await Promise.all([
+      paymentsOfRequests(deps.db, [row.id]),
+      seriesOf(deps.db, row.accountId, [row]),
+    ]);
+    return requestStatusBody(
+      deps.chains,
+      row,
+      payments.get(row.id) ?? [],
+      series.get(row.requestId) ?? null,
+    );
   };
 
   app.post(
@@ -111,13 +121,21 @@ export function requestRoutes(
         offset,
       });
       const page = rows.slice(0, limit);
-      const payments = await paymentsOfRequests(
-        deps.db,
-        page.map((row) => row.id),
-      );
+      const [payments, series] = await Promise.all([
+        paymentsOfRequests(
+          deps.db,
+          page.map((row) => row.id),
+        ),
+        seriesOf(deps.db, scopeOf(request).accountId, page),
+      ]);
       return {
         requests: page.map((row) =>
-          requestStatusBody(deps.chains, row, payments.get(row.id) ?? []),
+          requestStatusBody(
+            deps.chains,
+            row,
+            payments.get(row.id) ?? [],
+            series.get(row.requestId) ?? null,
+          ),
         ),
         pagination: { limit, offset, hasMore: rows.length > limit },
       };
@@ -138,6 +156,28 @@ export function requestRoutes(
     async (request) => {
       const row = await findRequest(deps.db, accountIdOf(request), request.params.requestId);
       if (!row) throw new AppError('request_not_found', 'Request not found');
+      return statusOf(row);
+    },
+  );
+
+  app.patch(
+    '/v2/request/:requestId',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'Stop or resume a recurring request’s series',
+        description:
+          'On the original or any occurrence: acts on their series. Stopped, no further occurrence is made; resumed, the next is the first dated after now (none skipped meanwhile is made). 400 request_not_recurring for a request of no series.',
+        params: RequestParams,
+        body: UpdateRequestBody,
+        response: { 200: RequestStatusRef },
+      },
+    },
+    async (request) => {
+      const row = await findRequest(deps.db, accountIdOf(request), request.params.requestId);
+      if (!row) throw new AppError('request_not_found', 'Request not found');
+      await setRecurrenceStopped(deps.db, row, request.body.isRecurrenceStopped, deps.clock.now());
       return statusOf(row);
     },
   );

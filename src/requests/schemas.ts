@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PAYMENT_SCHEMA_ID } from '../payments/records.ts';
+import { FREQUENCIES } from '../recurrence.ts';
 
 /** Wire schemas of `/v2/request` (field names and limits as the reference API's). */
 
@@ -26,9 +27,7 @@ export const CustomerInfo = Type.Object(
   { additionalProperties: false },
 );
 
-const Frequency = Type.Union(
-  ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'].map((value) => Type.Literal(value)),
-);
+const Frequency = Type.Enum([...FREQUENCIES]);
 
 export const CreateRequestBody = Type.Object(
   {
@@ -41,10 +40,19 @@ export const CreateRequestBody = Type.Object(
     customerInfo: Type.Optional(CustomerInfo),
     recurrence: Type.Optional(
       Type.Object(
-        { startDate: Type.String({ minLength: 1 }), frequency: Frequency },
+        {
+          startDate: Type.String({
+            minLength: 1,
+            maxLength: 64,
+            description:
+              'ISO 8601 date (midnight UTC) or date-time with a zone; not in the past (a day’s grace, for a local “today”)',
+          }),
+          frequency: Frequency,
+        },
         {
           additionalProperties: false,
-          description: 'Recurring requests are not available yet: answered with 400',
+          description:
+            'Makes this request the first occurrence (dated startDate) of a series: the next ones are created on their calendar dates, each announced by request.recurring',
         },
       ),
     ),
@@ -58,10 +66,20 @@ export const CreateRequestBody = Type.Object(
       }),
     ),
     originalRequestId: Type.Optional(
-      Type.String({ minLength: 1, description: 'Occurrences of recurring requests: not yet' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description:
+          'Makes this request an occurrence of the recurring request it names (the original, of the same account)',
+      }),
     ),
     originalRequestPaymentReference: Type.Optional(
-      Type.String({ minLength: 1, description: 'Occurrences of recurring requests: not yet' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description:
+          'The original’s payment reference: names it instead of originalRequestId, or must match it',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -128,7 +146,27 @@ export const RequestStatusSchema = Type.Object(
     customerInfo: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
     payments: Type.Array(Type.Ref(PAYMENT_SCHEMA_ID)),
     isCryptoToFiatAvailable: Type.Boolean(),
-    isRecurrenceStopped: Type.Boolean(),
+    recurrence: Type.Optional(
+      Type.Object(
+        {
+          startDate: Type.String({ format: 'date-time' }),
+          frequency: Frequency,
+        },
+        {
+          additionalProperties: false,
+          description: 'On the original of a recurring series only',
+        },
+      ),
+    ),
+    originalRequestId: Type.Optional(
+      Type.String({ description: 'On occurrences of a recurring series: the original’s id' }),
+    ),
+    originalRequestPaymentReference: Type.Optional(
+      Type.String({ description: 'On occurrences: the original’s payment reference' }),
+    ),
+    isRecurrenceStopped: Type.Boolean({
+      description: 'Whether the series this request belongs to is stopped; false when none',
+    }),
     amountInUsd: Type.Union([Type.String(), Type.Null()], {
       description: 'Fiat requests: the amount in USD (at the latest payment’s rate to USD)',
     }),
@@ -188,3 +226,13 @@ export const PayResponse = Type.Object({
   ),
   metadata: Type.Record(Type.String(), Type.Unknown()),
 });
+
+export const UpdateRequestBody = Type.Object(
+  {
+    isRecurrenceStopped: Type.Boolean({
+      description:
+        'true stops the series; false resumes it from the first occurrence dated after now (none of those skipped meanwhile is made)',
+    }),
+  },
+  { additionalProperties: false },
+);

@@ -2,6 +2,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import { type PaymentRow, paymentBody } from '../payments/records.ts';
 import { conversionStatus } from './conversion-status.ts';
+import type { Series } from './recurring.ts';
 import type { RequestRow } from './requests.ts';
 import { requestUnits } from './units.ts';
 
@@ -10,12 +11,15 @@ import { requestUnits } from './units.ts';
  * with what its payments say: `txHash` and `payerAddress` of the latest one, every payment in
  * `payments`, their platform fees in `fees` (in the payment currency). Amounts are in the
  * invoice currency; a fiat request adds what its conversions say (`conversionStatus`).
- * Recurrence fields say "not recurring".
+ * Recurrence fields: `recurrence` on the original of a series, `originalRequestId` and
+ * `originalRequestPaymentReference` on its occurrences, absent where they have no value (the
+ * reference types them as non-nullable), and `isRecurrenceStopped` of the series.
  */
 export function requestStatusBody(
   chains: ChainRegistry,
   row: RequestRow,
   payments: readonly PaymentRow[],
+  series: Series | null = null,
 ) {
   const units = requestUnits(chains, row);
   const { decimals } = units;
@@ -46,7 +50,13 @@ export function requestStatusBody(
     customerInfo: row.customerInfo,
     payments: payments.map((payment) => paymentBody(chains, payment, row)),
     isCryptoToFiatAvailable: false,
-    isRecurrenceStopped: false,
+    ...(series !== null &&
+      series.originalRequestId === row.requestId && { recurrence: series.recurrence }),
+    ...(row.originalRequestId !== null && {
+      originalRequestId: row.originalRequestId,
+      originalRequestPaymentReference: `0x${row.originalRequestPaymentReference}`,
+    }),
+    isRecurrenceStopped: series?.stopped ?? false,
     ...(units.converts
       ? conversionStatus(row, payments, units)
       : { amountInUsd: null, conversionRate: null, conversionBreakdown: null }),

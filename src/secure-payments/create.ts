@@ -17,7 +17,7 @@ import {
 import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { checkBatchNetworks } from '../payments/calldata/batch.ts';
-import { type NewRequest, newRequestValues } from '../requests/requests.ts';
+import { type NewRequest, requestValues } from '../requests/requests.ts';
 import { ulid } from '../ulid.ts';
 
 /** A link lives this long unless paid first (decisions.md). */
@@ -323,7 +323,7 @@ export async function insertLinkWithRequests(
   items: readonly Omit<NewRequest, 'securePaymentId'>[],
 ): Promise<{ id: string; requestIds: string[] }> {
   const id = randomUUID();
-  const values = newRequestValues(items.map((item) => ({ ...item, securePaymentId: id })));
+  const values = items.map((item) => requestValues({ ...item, securePaymentId: id }));
   const insertLinkRow = db.insert(securePayments).values(linkValues(link, id));
   const insertRequestRows = db.insert(requests).values(values);
   await db.execute(sql`with link as (${insertLinkRow.getSQL()}) ${insertRequestRows.getSQL()}`);

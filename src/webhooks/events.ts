@@ -1,8 +1,9 @@
 /**
  * The twelve event kinds of the spec and the reference's two newer `secure_payment.*` ones
  * (decisions.md). Payment detection emits `payment.confirmed`, `payment.partial` and their
- * `.client_id` and `.checkout` variants; the others have their payload shape here and can be
- * sent with `POST /v1/webhook/test` until their emitters land.
+ * `.client_id` and `.checkout` variants, the recurring-request generator `request.recurring`,
+ * the pay page's telemetry `secure_payment.user_event`; the others have their payload shape
+ * here and can be sent with `POST /v1/webhook/test` until their emitters land.
  */
 export const EVENT_TYPES = [
   'payment.confirmed',
@@ -111,7 +112,11 @@ export function sampleEvent(event: EventType, now: Date): Record<string, unknown
         rawPayload: {},
       };
     case 'request.recurring':
-      return { ...base, originalRequestId: `01${'1'.repeat(64)}` };
+      return {
+        ...base,
+        originalRequestId: `01${'1'.repeat(64)}`,
+        originalRequestPaymentReference: '0x1111111111111111',
+      };
     case 'compliance.updated':
       return {
         event,

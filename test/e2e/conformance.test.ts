@@ -250,6 +250,78 @@ describe('conformance with the reference API', () => {
     ok(await t.app.inject({ method: 'GET', url: '/v2/payments?requestId=x' }), 401);
   });
 
+  it('answers the recurring-request operations: the original, an occurrence, and PATCH', async () => {
+    const body = {
+      amount: '9',
+      invoiceCurrency: USDC_BASE_ID,
+      paymentCurrency: USDC_BASE_ID,
+      payee: accountOf(local.chain, 1).address,
+    };
+    const original = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: headers(),
+      payload: { ...body, recurrence: { startDate: '2026-12-01T00:00:00Z', frequency: 'WEEKLY' } },
+    });
+    ok(original, 201);
+    const { requestId, paymentReference } = original.json();
+    const occurrence = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: headers(),
+      payload: {
+        ...body,
+        originalRequestId: requestId,
+        originalRequestPaymentReference: paymentReference,
+      },
+    });
+    ok(occurrence, 201);
+    // The status records carry the recurrence fields in the reference's types.
+    const shown = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestId}`,
+      headers: headers(),
+    });
+    ok(shown);
+    expect(shown.json().recurrence).toEqual({
+      startDate: '2026-12-01T00:00:00.000Z',
+      frequency: 'WEEKLY',
+    });
+    const occurrenceShown = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${occurrence.json().requestId}`,
+      headers: headers(),
+    });
+    ok(occurrenceShown);
+    expect(occurrenceShown.json().originalRequestId).toBe(requestId);
+    const stopped = await t.app.inject({
+      method: 'PATCH',
+      url: `/v2/request/${requestId}`,
+      headers: headers(),
+      payload: { isRecurrenceStopped: true },
+    });
+    ok(stopped);
+    expect(stopped.json().isRecurrenceStopped).toBe(true);
+    ok(
+      await t.app.inject({
+        method: 'PATCH',
+        url: `/v2/request/${requestId}`,
+        headers: headers(),
+        payload: { isRecurrenceStopped: false },
+      }),
+    );
+    // The reference documents PATCH's 404 too.
+    ok(
+      await t.app.inject({
+        method: 'PATCH',
+        url: `/v2/request/01${'0'.repeat(64)}`,
+        headers: headers(),
+        payload: { isRecurrenceStopped: true },
+      }),
+      404,
+    );
+  });
+
   it('relays a Tron link’s signed approval to the Tron node', async () => {
     const payer = accountOf(local.chain, TRON_PAYER) as LocalAccount;
     const target = resolveTarget(t.chains, {

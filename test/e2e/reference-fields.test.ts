@@ -86,14 +86,6 @@ describe('reference fields of features not built yet', () => {
         { isCryptoToFiatAllowed: true },
         'Crypto-to-fiat payments (isCryptoToFiatAvailable): not available on this server yet',
       ],
-      [
-        { recurrence: { startDate: '2027-01-01T00:00:00Z', frequency: 'MONTHLY' } },
-        'Recurring requests (recurrence): not available on this server yet',
-      ],
-      [
-        { originalRequestId: `01${'a'.repeat(64)}` },
-        'Occurrences of recurring requests (originalRequestId): not available on this server yet',
-      ],
     ] as const) {
       const res = await request(extra);
       expect(res.json(), JSON.stringify(extra)).toEqual(unavailable(message));

@@ -11,6 +11,7 @@ import {
   orchestratorClientLinks,
   payeeDestinations,
   payments,
+  requestSchedules,
   requests,
   securePayments,
   sessions,
@@ -68,6 +69,8 @@ interface Tenant {
 interface Objects {
   readonly token: string;
   readonly requestId: string;
+  /** The original of A's recurring request (the only kind PATCH /v2/request changes). */
+  readonly recurringRequestId: string;
   /** Two of A's pending payout links, to merge. */
   readonly payoutTokens: readonly string[];
   /** A's multicall payout of two other payout links. */
@@ -172,17 +175,23 @@ const PROBES: Record<string, Probe> = {
     body: (o) => ({ destinationId: o.destinationId }),
   },
 
+  // An occurrence of A's recurring request in B's account: as unknown to B as a missing one.
   'POST /v2/request': {
-    expect: own,
-    body: (_o, caller) => ({
+    expect: refused(),
+    body: (o, caller) => ({
       amount: '1',
       invoiceCurrency: 'USDC-base',
       paymentCurrency: 'USDC-base',
       payee: caller.wallet,
+      originalRequestId: o.recurringRequestId,
     }),
   },
   'GET /v2/request': { expect: own, query: (_o, caller) => `walletAddress=${caller.wallet}` },
   'GET /v2/request/:requestId': { expect: refused() },
+  'PATCH /v2/request/:requestId': {
+    expect: refused(),
+    body: () => ({ isRecurrenceStopped: true }),
+  },
   'GET /v2/request/:requestId/pay': { expect: refused() },
   'POST /v2/payouts': {
     expect: own,
@@ -396,6 +405,14 @@ async function makeObjects(): Promise<Objects> {
     requests: [{ destinationId: destination.destinationId, amount: '5' }],
   });
   expect(link.statusCode, link.body).toBe(201);
+  const recurring = await call('POST', '/v2/request', a.headers.apiKey, {
+    amount: '7',
+    invoiceCurrency: 'USDC-base',
+    paymentCurrency: 'USDC-base',
+    payee: a.wallet,
+    recurrence: { startDate: '2026-12-01T00:00:00Z', frequency: 'MONTHLY' },
+  });
+  expect(recurring.statusCode, recurring.body).toBe(201);
   const payout = async (amount: string): Promise<string> => {
     const made = await call('POST', '/v2/secure-payments/payouts', a.headers.apiKey, {
       recipient: b.wallet,
@@ -451,6 +468,7 @@ async function makeObjects(): Promise<Objects> {
     payoutTokens,
     multicallToken: multicall.json().token,
     requestId: link.json().requestIds[0],
+    recurringRequestId: recurring.json().requestId,
     destinationId: destination.destinationId,
     webhookId: webhook.json().id,
     webhookUrl,
@@ -474,6 +492,7 @@ function secretsOf(o: Objects): string[] {
     ...o.payoutTokens,
     o.multicallToken,
     o.requestId,
+    o.recurringRequestId,
     o.destinationId,
     o.webhookId,
     o.webhookUrl,
@@ -499,6 +518,10 @@ async function snapshotOfA(): Promise<unknown> {
   return {
     links: await t.db.select().from(securePayments).where(eq(securePayments.accountId, account)),
     requests: await t.db.select().from(requests).where(eq(requests.accountId, account)),
+    schedules: await t.db
+      .select()
+      .from(requestSchedules)
+      .where(eq(requestSchedules.accountId, account)),
     payments: await t.db.select().from(payments).where(eq(payments.accountId, account)),
     destinations: await t.db
       .select()
@@ -554,7 +577,7 @@ function pathFor(route: RouteEntry, o: Objects): string {
         case 'token':
           return route.url.includes('/multicall-payouts/') ? o.multicallToken : o.token;
         case 'requestId':
-          return o.requestId;
+          return route.method === 'PATCH' ? o.recurringRequestId : o.requestId;
         case 'destinationId':
           return o.destinationId;
         case 'deliveryId':
