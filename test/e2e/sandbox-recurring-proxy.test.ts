@@ -9,7 +9,7 @@ import { triggerRecurringPayment } from '../../src/payouts/recurring/trigger.ts'
 import { sandboxRelayer } from '../../src/sandbox/addresses.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
 import { testConfig } from '../app.ts';
-import { accountOf, sendAll } from '../chain.ts';
+import { accountOf, sendAll, standIn } from '../chain.ts';
 import { chainTime, signPermit, TOKEN_ABI, WEEK } from '../recurring-proxy.ts';
 
 /**
@@ -129,5 +129,25 @@ describe('the sandbox chain’s ERC20RecurringPaymentProxy', () => {
     expect(await balance(PAYEE)).toBe(40_000_000n);
     expect(await balance(relayer.address)).toBe(relayerBefore + 5_000n);
     expect(await balance(payer.address)).toBe(payerBefore - 40_005_000n);
+  });
+});
+
+describe('a local chain standing in for a network', () => {
+  it('carries the recurring proxy where the network has one (base), not where it has none', async () => {
+    for (const [network, expected] of [
+      ['base', true],
+      ['optimism', false],
+    ] as const) {
+      const local = await standIn(network, { walletCount: 1 });
+      try {
+        const contracts = createChainRegistry(testConfig(local.env)).contracts(network);
+        expect(contracts.recurringPaymentProxy).toBe(
+          expected ? local.chain.addresses.recurringPaymentProxy : null,
+        );
+        expect(contracts.erc20FeeProxy).toBe(local.chain.addresses.erc20FeeProxy);
+      } finally {
+        await local.chain.close();
+      }
+    }
   });
 });
