@@ -246,6 +246,31 @@ describe('ERC20RecurringPaymentProxy compiled from our source', () => {
     await admin_('unpause');
     await pay(signed, 1);
   });
+
+  it('lets the owner alone move the relayer role and the fee proxy', async () => {
+    const adminCall = (
+      functionName: 'setRelayer' | 'setFeeProxy',
+      args: readonly Address[],
+      from = admin().address,
+    ) => ({
+      from,
+      to: proxy,
+      data: encodeFunctionData({ abi: recurringPaymentProxyAbi, functionName, args } as never),
+    });
+    const moved = adminCall('setRelayer', [relayer().address, stranger().address]);
+    expect((await revertOf(chain, abi, { ...moved, from: stranger().address })).args).toEqual([
+      'Ownable: caller is not the owner',
+    ]);
+    const zero = adminCall('setFeeProxy', ['0x0000000000000000000000000000000000000000']);
+    expect((await revertOf(chain, abi, zero)).errorName).toBe(
+      'ERC20RecurringPaymentProxy__ZeroAddress',
+    );
+    await send(admin(), { to: moved.to, data: moved.data });
+    const signed = await schedule();
+    expect(await refusal(signed, 1)).toMatch(/^AccessControl: account .* is missing role/);
+    await send(stranger(), call(signed, 1));
+    expect(await balanceOf(PAYEE)).toBe(25_000_000n);
+  });
 });
 
 /** The same signature with s → n − s and v flipped: valid for ecrecover, refused by EIP-2. */
