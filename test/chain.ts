@@ -1,5 +1,6 @@
 import { type Account, createWalletClient, custom, type Hex, type Transport } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { DEPLOYED_CONTRACTS } from '../src/chains/contracts.ts';
 import {
   NETWORKS,
   type NetworkId,
@@ -13,7 +14,7 @@ import { type LocalChain, startLocalChain } from '../src/sandbox/chain.ts';
  * A local EVM with the real Request contracts standing in for one of the eight networks: it
  * takes the network's chain id, and config points the network's USDC (6 decimals), USDT (the
  * no-return token, 6 decimals) and DAI (18 decimals) and the payment contracts at the local
- * deployments.
+ * deployments (the recurring payment proxy too, where the network has one).
  */
 export interface StandIn {
   readonly chain: LocalChain;
@@ -42,6 +43,10 @@ export async function standIn(
         erc20ConversionProxy: a.erc20ConversionProxy,
         ethConversionProxy: a.ethConversionProxy,
         chainlinkConversionPath: a.chainlinkConversionPath,
+        // Where the real network has no recurring proxy (Optimism), neither does its stand-in.
+        ...(DEPLOYED_CONTRACTS[network].recurringPaymentProxy && {
+          recurringPaymentProxy: a.recurringPaymentProxy,
+        }),
       }),
     },
     transports: { [network]: custom(chain.provider, { retryCount: 0 }) },

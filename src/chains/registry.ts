@@ -61,7 +61,7 @@ export function createChainRegistry(config: Pick<Config, 'networks' | 'sandbox'>
       erc20ConversionProxy: addresses.erc20ConversionProxy,
       ethConversionProxy: addresses.ethConversionProxy,
       chainlinkConversionPath: addresses.chainlinkConversionPath,
-      recurringPaymentProxy: null,
+      recurringPaymentProxy: addresses.recurringPaymentProxy,
     });
   }
   const tokensOf = (network: Network): readonly TokenSpec[] => {

@@ -19,16 +19,14 @@ export interface SandboxWallet {
 }
 
 export function sandboxWallets(count = SANDBOX_WALLET_COUNT): SandboxWallet[] {
-  return Array.from({ length: count }, (_, index) => {
-    const account = mnemonicToAccount(SANDBOX_MNEMONIC, { addressIndex: index });
-    const key = account.getHdKey().privateKey;
-    if (!key) throw new Error('no private key');
-    return {
-      index,
-      address: account.address,
-      privateKey: `0x${Buffer.from(key).toString('hex')}`,
-    };
-  });
+  return Array.from({ length: count }, (_, index) => mnemonicWallet(index));
+}
+
+function mnemonicWallet(index: number): SandboxWallet {
+  const account = mnemonicToAccount(SANDBOX_MNEMONIC, { addressIndex: index });
+  const key = account.getHdKey().privateKey;
+  if (!key) throw new Error('no private key');
+  return { index, address: account.address, privateKey: `0x${Buffer.from(key).toString('hex')}` };
 }
 
 /**
@@ -61,11 +59,25 @@ export const SANDBOX_DEPLOYMENTS = [
   'erc20ConversionProxy',
   'ethConversionProxy',
   ...SANDBOX_AGGREGATORS.map((feed) => feed.name),
+  'recurringPaymentProxy',
 ] as const;
 
 export type SandboxContract = (typeof SANDBOX_DEPLOYMENTS)[number];
 
 export type SandboxAddresses = Readonly<Record<SandboxContract | 'multicall3', Address>>;
+
+/**
+ * The sandbox's relayer: holds `RELAYER_ROLE` on the sandbox's ERC20RecurringPaymentProxy, so
+ * the recurring-payout executor triggers payments with it. Account 19 of the development
+ * mnemonic: the local chain funds it with ether as it funds every account of the mnemonic, and
+ * no test wallet (at most the first 16) shares it, so its nonces are the executor's alone.
+ * Address 0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199.
+ */
+export const SANDBOX_RELAYER_INDEX = 19;
+
+export function sandboxRelayer(): SandboxWallet {
+  return mnemonicWallet(SANDBOX_RELAYER_INDEX);
+}
 
 let cached: SandboxAddresses | undefined;
 

@@ -3,12 +3,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import vm from 'node:vm';
 import type { Abi, Hex } from 'viem';
+import { recurringPaymentProxyArtifact } from './recurring-proxy-artifact.ts';
 
 /**
  * Creation bytecode and ABIs of the real Request contracts and test tokens, read from the
  * typechain factories that `@requestnetwork/smart-contracts` ships (a dev dependency: the
  * sandbox and the tests use it, production never loads it). The factories `require('ethers')`
  * only to extend its classes, so they run here against a stand-in that has just those names.
+ * No package ships ERC20RecurringPaymentProxy: ours is compiled from `contracts/` ahead of time.
  */
 
 export interface Artifact {
@@ -30,7 +32,7 @@ const FACTORIES = {
   AggregatorMock: 'test/AggregatorMock__factory.js',
 } as const;
 
-export type ArtifactName = keyof typeof FACTORIES | 'Multicall3';
+export type ArtifactName = keyof typeof FACTORIES | 'Multicall3' | 'ERC20RecurringPaymentProxy';
 
 const require = createRequire(import.meta.url);
 const cache = new Map<ArtifactName, Artifact>();
@@ -38,7 +40,12 @@ const cache = new Map<ArtifactName, Artifact>();
 export function loadArtifact(name: ArtifactName): Artifact {
   const cached = cache.get(name);
   if (cached) return cached;
-  const artifact = name === 'Multicall3' ? multicall3() : fromFactory(FACTORIES[name]);
+  const artifact =
+    name === 'Multicall3'
+      ? multicall3()
+      : name === 'ERC20RecurringPaymentProxy'
+        ? recurringPaymentProxyArtifact
+        : fromFactory(FACTORIES[name]);
   cache.set(name, artifact);
   return artifact;
 }

@@ -20,6 +20,7 @@ import {
   type SandboxAddresses,
   type SandboxWallet,
   sandboxAddresses,
+  sandboxRelayer,
   sandboxWallets,
 } from './addresses.ts';
 import { type ArtifactName, loadArtifact } from './artifacts.ts';
@@ -189,6 +190,13 @@ async function deploy(
   for (const feed of SANDBOX_AGGREGATORS) {
     await create('AggregatorMock', [feed.rate, 8, 1], expected[feed.name]);
   }
+  // Recurring payouts (contracts.md §4): the deployer administers the proxy, the sandbox
+  // relayer (a funded account of the mnemonic) holds RELAYER_ROLE from the constructor.
+  await create(
+    'ERC20RecurringPaymentProxy',
+    [deployer.address, sandboxRelayer().address, expected.erc20FeeProxy],
+    expected.recurringPaymentProxy,
+  );
   const ends = SANDBOX_AGGREGATORS.map((feed) => ({
     input: sandboxCurrencyHash(expected, nativeHash, feed.input),
     output: sandboxCurrencyHash(expected, nativeHash, feed.output),
@@ -234,6 +242,8 @@ async function deploy(
   }
   const balance = await client.getBalance({ address: deployer.address });
   if (balance < parseEther('1000')) throw new Error('sandbox wallets hold no ether');
+  const relayerBalance = await client.getBalance({ address: sandboxRelayer().address });
+  if (relayerBalance < parseEther('1000')) throw new Error('the sandbox relayer holds no ether');
   return expected;
 }
 
