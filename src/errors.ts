@@ -44,6 +44,12 @@ export const ERROR_STATUS = {
   payout_creators_differ: 400,
   payout_link_in_multicall: 400,
   multicall_validation_failed: 400,
+  recurring_payout_unsupported: 400,
+  recurring_payout_already_active: 400,
+  recurring_payout_cancelled: 400,
+  recurring_payout_completed: 400,
+  recurring_payout_not_paused: 400,
+  invalid_action: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,
@@ -82,6 +88,7 @@ export const ERROR_STATUS = {
   link_not_found: 404,
   webhook_not_found: 404,
   delivery_not_found: 404,
+  recurring_payout_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,
