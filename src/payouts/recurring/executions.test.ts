@@ -210,6 +210,8 @@ describe('success, failure and completion', () => {
     const row = await schedule({ inMs: 0 });
     const first = await only(await claim());
     const now = t.clock.now();
+    const sent = { recurringPayoutId: row.id, index: 1, claimToken: first.claimToken };
+    expect(await recordSent(t.db, { ...sent, txHash: tx(3), now })).toBe(true);
     const failure = {
       recurringPayoutId: row.id,
       index: 1,
@@ -256,6 +258,8 @@ describe('success, failure and completion', () => {
     const retry = await only(await claim());
     expect(retry.index).toBe(1);
     expect(retry.request.id).toBe(first.request.id);
+    // The reverted transaction is the recorded failure, not one to look for.
+    expect(retry.previousTxHash).toBeNull();
   });
 
   it('counts a payment mined after a cancellation but keeps the schedule cancelled', async () => {

@@ -94,6 +94,12 @@ export async function claimDue(
       const requestRowId =
         existing?.requestRowId ??
         (await insertExecution(tx, schedule, index, requestFor(deps.chains, schedule))).id;
+      // A hash left by an executor that lost its lease may still be mined: it is handed on.
+      // One whose failure was recorded is not (its revert is the failure).
+      const previousTxHash =
+        existing?.state === 'claimed' || existing?.state === 'sent'
+          ? ((existing.txHash as Hex | null) ?? null)
+          : null;
       const claimToken = randomUUID();
       await tx
         .update(recurringExecutions)
@@ -103,6 +109,8 @@ export async function claimDue(
           claimedUntil: leaseUntil,
           attempts: sql`${recurringExecutions.attempts} + 1`,
           error: null,
+          txHash: previousTxHash,
+          ...(previousTxHash === null && { sentAt: null }),
         })
         .where(executionKey(schedule.id, index));
       const [request] = await tx.select().from(requests).where(eq(requests.id, requestRowId));
@@ -114,7 +122,7 @@ export async function claimDue(
         request,
         permit: permitOf(schedule),
         signature: schedule.signature as Hex,
-        previousTxHash: (existing?.txHash as Hex | null | undefined) ?? null,
+        previousTxHash,
       });
     }
     return claims;
