@@ -4,15 +4,15 @@ import type { Hex } from 'viem';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { recurringExecutions, recurringPayouts, requests } from '../../db/schema.ts';
-import type { NewRequest, RequestRow } from '../../requests/requests.ts';
-import { enqueue, targetWebhooks } from '../../webhooks/outbox.ts';
+import type { RequestRow } from '../../requests/requests.ts';
+import { enqueueFailed } from './failed-event.ts';
 import type { SchedulePermitTypedData } from './permit.ts';
 import {
   dueDateOf,
-  type ExecutionRow,
   insertExecution,
   permitOf,
   type RecurringPayoutRow,
+  requestFor,
 } from './store.ts';
 
 /**
@@ -276,57 +276,4 @@ function executionKey(recurringPayoutId: string, index: number) {
     eq(recurringExecutions.recurringPayoutId, recurringPayoutId),
     eq(recurringExecutions.paymentIndex, index),
   );
-}
-
-/** Each index's request: the schedule's payee, amount and currency, owed by its payer. */
-export function requestFor(chains: ChainRegistry, schedule: RecurringPayoutRow): NewRequest {
-  const network = chains.network(schedule.network);
-  const currency = chains.currency(schedule.currency);
-  if (!network || !currency) throw new Error(`schedule ${schedule.id}: unknown network/currency`);
-  return {
-    accountId: schedule.accountId,
-    clientIdId: schedule.clientIdId,
-    network,
-    invoiceCurrency: currency,
-    paymentCurrency: currency,
-    expectedAmount: schedule.amount,
-    payee: schedule.payee,
-    payer: schedule.payer,
-    reference: schedule.reference,
-    customerInfo: schedule.customerInfo,
-    origin: schedule.origin,
-  };
-}
-
-/** `payment.failed` (api-facts §1.6) for the index's request, to the schedule's audience. */
-async function enqueueFailed(
-  tx: Database,
-  schedule: RecurringPayoutRow,
-  execution: ExecutionRow,
-  reason: string,
-  now: Date,
-): Promise<void> {
-  const webhooks = await targetWebhooks(tx, {
-    accountId: schedule.accountId,
-    clientIdId: schedule.clientIdId,
-  });
-  if (webhooks.length === 0) return;
-  const [request] = await tx.select().from(requests).where(eq(requests.id, execution.requestRowId));
-  if (!request) return;
-  await enqueue(tx, now, webhooks, [
-    {
-      event: 'payment.failed',
-      payload: {
-        requestId: request.requestId,
-        requestID: request.requestId,
-        paymentReference: `0x${request.paymentReference}`,
-        timestamp: now.toISOString(),
-        subStatus: 'failed',
-        paymentProcessor: 'request-network',
-        recurringPaymentId: schedule.id,
-        paymentIndex: execution.paymentIndex,
-        failureReason: reason,
-      },
-    },
-  ]);
 }

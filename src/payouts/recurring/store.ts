@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
+import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { recurringExecutions, recurringPayouts, requests } from '../../db/schema.ts';
 import { isUuid } from '../../ids.ts';
@@ -225,4 +226,24 @@ export async function unpause(
     .where(and(eq(recurringPayouts.id, row.id), eq(recurringPayouts.status, 'paused')))
     .returning();
   return updated ?? null;
+}
+
+/** Each index's request: the schedule's payee, amount and currency, owed by its payer. */
+export function requestFor(chains: ChainRegistry, schedule: RecurringPayoutRow): NewRequest {
+  const network = chains.network(schedule.network);
+  const currency = chains.currency(schedule.currency);
+  if (!network || !currency) throw new Error(`schedule ${schedule.id}: unknown network/currency`);
+  return {
+    accountId: schedule.accountId,
+    clientIdId: schedule.clientIdId,
+    network,
+    invoiceCurrency: currency,
+    paymentCurrency: currency,
+    expectedAmount: schedule.amount,
+    payee: schedule.payee,
+    payer: schedule.payer,
+    reference: schedule.reference,
+    customerInfo: schedule.customerInfo,
+    origin: schedule.origin,
+  };
 }
