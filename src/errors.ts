@@ -45,6 +45,12 @@ export const ERROR_STATUS = {
   payout_link_in_multicall: 400,
   multicall_validation_failed: 400,
   request_not_recurring: 400,
+  recurring_payout_unsupported: 400,
+  recurring_payout_already_active: 400,
+  recurring_payout_cancelled: 400,
+  recurring_payout_completed: 400,
+  recurring_payout_not_paused: 400,
+  invalid_action: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,
@@ -84,6 +90,7 @@ export const ERROR_STATUS = {
   webhook_not_found: 404,
   delivery_not_found: 404,
   original_request_not_found: 404,
+  recurring_payout_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,

@@ -25,6 +25,8 @@ const TABLES = [
   'orchestrators',
   'payee_destinations',
   'payments',
+  'recurring_executions',
+  'recurring_payouts',
   'request_schedules',
   'requests',
   'sandbox_chains',

@@ -1,11 +1,13 @@
 import type { Static } from 'typebox';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { featureUnavailable, ValidationError } from '../errors.ts';
+import { ValidationError } from '../errors.ts';
 import { prepareRequest, type RequestCaller } from '../requests/create.ts';
 import { type ClientFee, platformFee, requestCalldata } from '../requests/pay.ts';
 import { insertRequests } from '../requests/requests.ts';
+import { createRecurringPayout } from './recurring/create.ts';
 import type { PayoutBody } from './schemas.ts';
 
 export type PayoutInput = Static<typeof PayoutBody>;
@@ -14,6 +16,7 @@ export interface PayoutDeps {
   readonly db: Database;
   readonly chains: ChainRegistry;
   readonly clients: ChainClients;
+  readonly clock: Clock;
 }
 
 /**
@@ -21,6 +24,7 @@ export interface PayoutDeps {
  * it from the payer's wallet (its allowance and balance read in the same single round trip as
  * `/pay`). Everything is checked before the request is written, so a 400 writes nothing; a
  * chain that cannot be read after the write leaves a request that `/v2/request/{id}/pay` pays.
+ * With `recurrence`, a recurring payout instead (`recurring/create.ts`).
  */
 export async function createPayout(
   deps: PayoutDeps,
@@ -28,8 +32,16 @@ export async function createPayout(
   body: PayoutInput,
   client: ClientFee | null,
 ) {
-  if (body.recurrence !== undefined) throw featureUnavailable('Recurring payouts (recurrence)');
   const payer = payerOf(body);
+  if (body.recurrence !== undefined) {
+    return createRecurringPayout(
+      deps,
+      caller,
+      { ...body, recurrence: body.recurrence },
+      payer,
+      client,
+    );
+  }
   const prepared = await prepareRequest(deps, caller, {
     amount: body.amount,
     invoiceCurrency: body.invoiceCurrency,

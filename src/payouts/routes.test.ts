@@ -99,25 +99,6 @@ describe('POST /v2/payouts', () => {
     expect(await requestCount()).toBe(before);
   });
 
-  it('refuses a recurrence, naming recurring payouts', async () => {
-    await refused(
-      () =>
-        post(
-          '/v2/payouts',
-          payout({
-            recurrence: {
-              startDate: '2027-01-01T00:00:00Z',
-              frequency: 'MONTHLY',
-              totalPayments: 12,
-              payer: wallet(2).address,
-            },
-          }),
-        ),
-      400,
-      'Recurring payouts (recurrence): not available on this server yet',
-    );
-  });
-
   it('checks the fee before writing anything', async () => {
     const badPercentage = await refused(
       () => post('/v2/payouts', payout({ feePercentage: '100.5', feeAddress: wallet(4).address })),

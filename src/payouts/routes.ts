@@ -1,10 +1,12 @@
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { createBatchPayout } from './batch.ts';
 import { createPayout } from './create.ts';
+import { recurringPayoutRoutes } from './recurring/routes.ts';
 import { BatchPayoutBody, BatchPayoutResponse, PayoutBody, PayoutResponse } from './schemas.ts';
 
 const AUTH = ['apiKey', 'clientId'] as const;
@@ -12,7 +14,7 @@ const TAGS = ['V2/Payouts'];
 
 export function payoutRoutes(
   app: App,
-  deps: { db: Database; chains: ChainRegistry; clients: ChainClients },
+  deps: { db: Database; clock: Clock; chains: ChainRegistry; clients: ChainClients },
 ): void {
   const callerOf = (request: Parameters<typeof accountIdOf>[0]) => ({
     accountId: accountIdOf(request),
@@ -28,7 +30,7 @@ export function payoutRoutes(
         tags: TAGS,
         summary: 'Pay someone: a request to `payee` and the calldata that pays it',
         description:
-          'With a payer wallet (`payerWallet`, or `payerAddress` or `payer`), its balance and allowance are read and the approval is left out when it is not needed.',
+          'With a payer wallet (`payerWallet`, or `payerAddress` or `payer`), its balance and allowance are read and the approval is left out when it is not needed. With `recurrence`, a recurring payout: `id`, the approval of the recurring payment proxy for every payment (when the allowance is short), the `recurringPaymentPermit` to sign and `metadata {stepsRequired, totalNeededAllowance, currentAllowance, additionalAllowanceNeeded, existingPaymentsAmount}`.',
         body: PayoutBody,
         response: { 201: PayoutResponse },
       },
@@ -56,4 +58,6 @@ export function payoutRoutes(
       return reply.code(201).send(await createBatchPayout(deps, callerOf(request), request.body));
     },
   );
+
+  recurringPayoutRoutes(app, deps);
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { BatchMetadata } from '../payments/schemas.ts';
 import { BigNumberJson, CustomerInfo } from '../requests/schemas.ts';
+import { RecurringPaymentPermit } from './recurring/schemas.ts';
 
 /** Wire schemas of `/v2/payouts` (field names and limits as the reference API's, §4.1, §4.3). */
 
@@ -24,14 +25,26 @@ export const PayoutBody = Type.Object(
     recurrence: Type.Optional(
       Type.Object(
         {
-          startDate: Type.String({ minLength: 1 }),
+          startDate: Type.String({
+            minLength: 1,
+            description:
+              'ISO 8601 date-time with a time zone, not in the past: the first payment’s date',
+          }),
           frequency: Frequency,
-          totalPayments: Type.Number({ minimum: 2, maximum: 256 }),
-          payer: Type.String({ minLength: 1 }),
+          totalPayments: Type.Integer({
+            minimum: 2,
+            maximum: 255,
+            description: 'How many payments (the contract counts them in a uint8)',
+          }),
+          payer: Type.String({
+            minLength: 1,
+            description: 'The EVM wallet that signs the permit and is charged; not the payee',
+          }),
         },
         {
           additionalProperties: false,
-          description: 'Recurring payouts are not available yet: answered with 400',
+          description:
+            'Makes the payout recurring: the answer is a schedule (`id`) with the approval of the recurring payment proxy and the `recurringPaymentPermit` the payer signs (then `POST /v2/payouts/recurring/{id}`). ERC-20 only; not on optimism or tron.',
         },
       ),
     ),
@@ -50,9 +63,17 @@ const EvmCall = Type.Object(
 );
 
 export const PayoutResponse = Type.Object({
-  requestId: Type.String(),
+  id: Type.Optional(
+    Type.String({
+      description: 'With `recurrence`: the recurring payout, for `/v2/payouts/recurring/{id}`',
+    }),
+  ),
+  requestId: Type.String({
+    description: 'The request of the payment (with `recurrence`: of its first payment)',
+  }),
   paymentReference: Type.String(),
   transactions: Type.Array(EvmCall),
+  recurringPaymentPermit: Type.Optional(RecurringPaymentPermit),
   metadata: Type.Record(Type.String(), Type.Unknown()),
 });
 

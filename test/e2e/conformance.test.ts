@@ -444,6 +444,62 @@ describe('conformance with the reference API', () => {
     expect(refused.json().failures).toHaveLength(2);
   });
 
+  it('answers the recurring payout operations: creation, the signed permit, the status and a cancellation', async () => {
+    const payer = accountOf(local.chain, 2) as LocalAccount;
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/payouts',
+      headers: headers(),
+      payload: {
+        payee: accountOf(local.chain, 1).address,
+        amount: '3',
+        invoiceCurrency: USDC_BASE_ID,
+        paymentCurrency: USDC_BASE_ID,
+        recurrence: {
+          startDate: new Date(t.clock.now().getTime() + 86_400_000).toISOString(),
+          frequency: 'WEEKLY',
+          totalPayments: 4,
+          payer: payer.address,
+        },
+      },
+    });
+    ok(created, 201);
+    const { id, recurringPaymentPermit: permit } = created.json();
+    const values = permit.values;
+    const signature = await payer.signTypedData({
+      domain: permit.domain,
+      types: permit.types,
+      primaryType: 'SchedulePermit',
+      message: {
+        ...values,
+        amount: BigInt(values.amount),
+        feeAmount: BigInt(values.feeAmount),
+        relayerFee: BigInt(values.relayerFee),
+        nonce: BigInt(values.nonce),
+        deadline: BigInt(values.deadline),
+      },
+    });
+    const url = `/v2/payouts/recurring/${id}`;
+    ok(
+      await t.app.inject({
+        method: 'POST',
+        url,
+        headers: headers(),
+        payload: { permitSignature: signature },
+      }),
+      201,
+    );
+    ok(await t.app.inject({ method: 'GET', url, headers: headers() }));
+    ok(
+      await t.app.inject({
+        method: 'PATCH',
+        url,
+        headers: headers(),
+        payload: { action: 'cancel' },
+      }),
+    );
+  });
+
   it('has a conforming success answer for every reference operation we serve', () => {
     const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const answers = capturedAnswers();

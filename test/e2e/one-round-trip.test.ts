@@ -97,6 +97,26 @@ describe('chain reads per payout', () => {
     expect(calls).toEqual(['eth_call']);
   });
 
+  it('is one eth_call for a recurring payout (the payer’s allowance of the recurring proxy)', async () => {
+    calls.length = 0;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/payouts',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: {
+        ...payout('USDC-base', 1),
+        recurrence: {
+          startDate: new Date(t.clock.now().getTime() + 86_400_000).toISOString(),
+          frequency: 'DAILY',
+          totalPayments: 5,
+          payer: accountOf(local.chain, 0).address,
+        },
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(calls).toEqual(['eth_call']);
+  });
+
   it('is one eth_call for a batch of four currencies', async () => {
     calls.length = 0;
     const res = await t.app.inject({

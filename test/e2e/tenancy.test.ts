@@ -11,6 +11,8 @@ import {
   orchestratorClientLinks,
   payeeDestinations,
   payments,
+  recurringExecutions,
+  recurringPayouts,
   requestSchedules,
   requests,
   securePayments,
@@ -23,6 +25,7 @@ import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import type { RouteEntry } from '../../src/server/route-table.ts';
 import { createTestApp, type TestApp } from '../app.ts';
+import { insertSchedule, signPermit } from '../recurring.ts';
 import { challenge, verify } from '../sign-in.ts';
 
 /**
@@ -88,6 +91,9 @@ interface Objects {
   /** Nonces A fetched and A's wallet signed, to add and to deactivate the destination. */
   readonly add: { readonly nonce: string; readonly signature: Hex };
   readonly deactivate: { readonly nonce: string; readonly signature: Hex };
+  /** A's recurring payout (pending) and its payer's (A's wallet's) signature over its permit. */
+  readonly recurringPayoutId: string;
+  readonly recurringSignature: Hex;
 }
 
 type Expectation =
@@ -202,6 +208,12 @@ const PROBES: Record<string, Probe> = {
       payee: caller.wallet,
     }),
   },
+  'POST /v2/payouts/recurring/:id': {
+    expect: refused(),
+    body: (o) => ({ permitSignature: o.recurringSignature }),
+  },
+  'GET /v2/payouts/recurring/:id': { expect: refused() },
+  'PATCH /v2/payouts/recurring/:id': { expect: refused(), body: () => ({ action: 'cancel' }) },
   // Paying A's requests in B's batch: they are as unknown to B as missing ones.
   'POST /v2/payouts/batch': {
     expect: refused(),
@@ -463,6 +475,12 @@ async function makeObjects(): Promise<Objects> {
     payeeDestinationId: destination.destinationId,
   });
   await linkClientId(t.db, a.orchestratorId, linked.clientId);
+  const recurringPayout = await insertSchedule(t.db, t.chains, {
+    accountId: a.accountId,
+    payerKey: a.walletKey,
+    payee: b.wallet,
+    startDate: new Date(t.clock.now().getTime() + 86_400_000),
+  });
   return {
     token: link.json().token,
     payoutTokens,
@@ -480,6 +498,8 @@ async function makeObjects(): Promise<Objects> {
     linkedClientId: linked.clientId,
     add: await signedNonce('add'),
     deactivate: await signedNonce('deactivate'),
+    recurringPayoutId: recurringPayout.id,
+    recurringSignature: await signPermit(recurringPayout, a.walletKey),
   };
 }
 
@@ -504,6 +524,7 @@ function secretsOf(o: Objects): string[] {
     o.linkedClientId,
     o.add.nonce,
     o.deactivate.nonce,
+    o.recurringPayoutId,
     PAYMENT_TX,
   ];
 }
@@ -517,6 +538,15 @@ async function snapshotOfA(): Promise<unknown> {
     rows.map(({ lastUsedAt: _ignored, ...rest }) => rest);
   return {
     links: await t.db.select().from(securePayments).where(eq(securePayments.accountId, account)),
+    recurringPayouts: await t.db
+      .select()
+      .from(recurringPayouts)
+      .where(eq(recurringPayouts.accountId, account)),
+    recurringExecutions: await t.db
+      .select({ execution: recurringExecutions })
+      .from(recurringExecutions)
+      .innerJoin(recurringPayouts, eq(recurringPayouts.id, recurringExecutions.recurringPayoutId))
+      .where(eq(recurringPayouts.accountId, account)),
     requests: await t.db.select().from(requests).where(eq(requests.accountId, account)),
     schedules: await t.db
       .select()
@@ -567,6 +597,7 @@ function pathFor(route: RouteEntry, o: Objects): string {
       switch (param) {
         case 'id':
           if (route.url.startsWith('/v1/webhook')) return o.webhookId;
+          if (route.url.startsWith('/v2/payouts/recurring/')) return o.recurringPayoutId;
           if (route.url.includes('/client-ids')) return o.clientIdRowId;
           if (route.url.startsWith('/v1/api-keys')) return o.apiKeyId;
           throw new Error(`${route.url}: which object is :id?`);

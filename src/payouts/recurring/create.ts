@@ -1,0 +1,299 @@
+import { randomBytes } from 'node:crypto';
+import { type Address, getAddress, toHex, zeroAddress } from 'viem';
+import { feeBasisPoints } from '../../auth/client-id-rules.ts';
+import type { ChainClients } from '../../chains/clients.ts';
+import { isFiat, isNative } from '../../chains/currencies.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
+import type { Clock } from '../../clock.ts';
+import { parseDateTime } from '../../dates.ts';
+import type { Database } from '../../db/client.ts';
+import { AppError, ValidationError } from '../../errors.ts';
+import { erc20Abi } from '../../payments/abis.ts';
+import { formatAmount, MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
+import { multicallOf, RESETS_ALLOWANCE } from '../../payments/calldata/shared.ts';
+import { readPayerState } from '../../payments/payer-state.ts';
+import { type EvmTransaction, evmTransaction } from '../../payments/transactions.ts';
+import { occurrenceDate, shortestPeriodSeconds } from '../../recurrence.ts';
+import { prepareRequest, type RequestCaller, walletOf } from '../../requests/create.ts';
+import { type ClientFee, platformFee } from '../../requests/pay.ts';
+import type { PayoutInput } from '../create.ts';
+import { schedulePermitBody } from './permit.ts';
+import type { RecurringPaymentPermitBody } from './schemas.ts';
+import {
+  committedElsewhere,
+  insertRecurringPayout,
+  permitOf,
+  type RecurringPayoutRow,
+} from './store.ts';
+
+/**
+ * `POST /v2/payouts` with `recurrence`: a schedule of `totalPayments` equal payments from
+ * `payer` to `payee`, which the payer authorises once by signing the proxy's `SchedulePermit`
+ * (contracts.md §4) and funds with one ERC-20 approval of the proxy. Checked in full, then the
+ * payer's allowance is read (one Multicall3 round trip), then the schedule and index 1's
+ * request are written together: a refusal or an unreadable chain writes nothing.
+ *
+ * Permit choices: `periodSeconds` is the frequency's shortest gap (`shortestPeriodSeconds`), so
+ * the contract finds every calendar date due (a month is at least 28 days); the executor keeps
+ * to the calendar. `deadline` is the last calendar date plus `DEADLINE_GRACE_SECONDS`, so a
+ * schedule paused near its end can still catch up for a year. `strictOrder` is true: indexes
+ * are paid in order, as the executor pays them. `relayerFee` is 0: the service pays the gas.
+ */
+
+/** How long after its last date a permit stays valid (catching up after a pause): 365 days. */
+export const DEADLINE_GRACE_SECONDS = 365 * 86_400;
+/** The contract's `totalPayments` is a uint8. */
+export const MAX_TOTAL_PAYMENTS = 255;
+const MAX_UINT128 = 2n ** 128n - 1n;
+const MAX_UINT32 = 2 ** 32 - 1;
+
+export interface RecurringDeps {
+  readonly db: Database;
+  readonly chains: ChainRegistry;
+  readonly clients: ChainClients;
+  readonly clock: Clock;
+}
+
+type Recurrence = NonNullable<PayoutInput['recurrence']>;
+
+export async function createRecurringPayout(
+  deps: RecurringDeps,
+  caller: RequestCaller,
+  body: PayoutInput & { readonly recurrence: Recurrence },
+  payerWallet: string | undefined,
+  client: ClientFee | null,
+) {
+  const { recurrence } = body;
+  const payment = deps.chains.currency(body.paymentCurrency);
+  const invoice = deps.chains.currency(body.invoiceCurrency);
+  if (payment && invoice && payment.network !== 'fiat') {
+    const proxy = deps.chains.network(payment.network)
+      ? deps.chains.contracts(payment.network).recurringPaymentProxy
+      : null;
+    if (proxy === null) {
+      throw new AppError(
+        'recurring_payout_unsupported',
+        `Recurring payouts are not available on ${payment.network}: the recurring payment contract is not deployed there`,
+      );
+    }
+    if (isNative(payment)) {
+      throw new AppError(
+        'recurring_payout_unsupported',
+        `Recurring payouts are paid in an ERC-20 token; ${payment.id} is the native currency of ${payment.network}`,
+      );
+    }
+    if (invoice.id !== payment.id) {
+      throw new AppError(
+        'recurring_payout_unsupported',
+        `Recurring payouts pay the amount in the token itself: invoiceCurrency must be ${payment.id}, not ${invoice.id}${isFiat(invoice) ? ' (a fiat invoice would need a conversion on every payment)' : ''}`,
+      );
+    }
+  }
+  // Currencies, payee, amount and the client ID's bound destination, as every payout checks.
+  const prepared = await prepareRequest(deps, caller, {
+    amount: body.amount,
+    invoiceCurrency: body.invoiceCurrency,
+    paymentCurrency: body.paymentCurrency,
+    ...(body.payee !== undefined && { payee: body.payee }),
+    ...(body.reference !== undefined && { reference: body.reference }),
+    ...(body.customerInfo !== undefined && { customerInfo: body.customerInfo }),
+  });
+  const { network, paymentCurrency: currency } = prepared;
+  const proxy = getAddress(deps.chains.contracts(network.id as never).recurringPaymentProxy ?? '');
+  const now = deps.clock.now();
+  const schedule = checkRecurrence(recurrence, network.chainId, prepared.payee, payerWallet, now);
+
+  const amount = prepared.expectedAmount;
+  const fee = feeOf(network.chainId, amount, body, client);
+  const relayerFee = 0n;
+  const each = amount + (fee?.amount ?? 0n) + relayerFee;
+  if (each > MAX_UINT128) {
+    throw new ValidationError([
+      { field: 'amount', message: 'with the fee, must fit the contract’s uint128 per payment' },
+    ]);
+  }
+  const total = each * BigInt(schedule.totalPayments);
+  const token = getAddress(currency.address);
+  const key = { network: network.id, proxy, payer: schedule.payer, tokenAddress: token };
+  const existing = await committedElsewhere(deps.db, key);
+  const needed = total + existing;
+  if (needed > MAX_BASE_UNITS) {
+    throw new ValidationError([
+      { field: 'amount', message: `over all payments, ${TOTAL_TOO_LARGE_MESSAGE}` },
+    ]);
+  }
+  const state = await deps.clients.read(network.id as never, (chain) =>
+    readPayerState(chain, multicallOf(deps, network), {
+      funder: schedule.payer,
+      owner: schedule.payer,
+      tokens: [{ token, spender: proxy }],
+    }),
+  );
+  const allowance = state.tokens.get(token.toLowerCase())?.allowance ?? 0n;
+
+  const { schedule: row, request } = await insertRecurringPayout(
+    deps.db,
+    {
+      accountId: caller.accountId,
+      clientIdId: caller.clientId?.id ?? null,
+      origin: caller.origin,
+      network: network.id,
+      chainId: network.chainId,
+      currency: currency.id,
+      proxy,
+      payer: schedule.payer,
+      tokenAddress: token,
+      payee: getAddress(prepared.payee),
+      feeAddress: fee ? getAddress(fee.address) : zeroAddress,
+      amount,
+      feeAmount: fee?.amount ?? 0n,
+      relayerFee,
+      periodSeconds: shortestPeriodSeconds(schedule.frequency),
+      firstPayment: schedule.firstPayment,
+      totalPayments: schedule.totalPayments,
+      nonce: BigInt(toHex(randomBytes(32))),
+      deadline: schedule.deadline,
+      strictOrder: true,
+      frequency: schedule.frequency,
+      startDate: schedule.startDate,
+      reference: prepared.reference ?? null,
+      customerInfo: prepared.customerInfo ?? null,
+    },
+    { ...prepared, payer: schedule.payer },
+  );
+
+  const approvals: EvmTransaction[] = [];
+  const approve = (value: bigint) =>
+    evmTransaction(token, erc20Abi, 'approve', [proxy, value], network.chainId);
+  if (allowance < needed) {
+    if (allowance > 0n && RESETS_ALLOWANCE.has(currency.id)) approvals.push(approve(0n));
+    approvals.push(approve(needed));
+  }
+  const decimals = currency.decimals;
+  return {
+    id: row.id,
+    requestId: request.requestId,
+    paymentReference: `0x${request.paymentReference}`,
+    transactions: approvals.map(referenceTransaction),
+    recurringPaymentPermit: permitBody(row),
+    metadata: {
+      stepsRequired: approvals.length + 1,
+      totalNeededAllowance: formatAmount(needed, decimals),
+      currentAllowance: formatAmount(allowance, decimals),
+      additionalAllowanceNeeded: formatAmount(
+        needed > allowance ? needed - allowance : 0n,
+        decimals,
+      ),
+      existingPaymentsAmount: formatAmount(existing, decimals),
+    },
+  };
+}
+
+/** The permit as the create answer carries it (`schedulePermitBody`), typed for its schema. */
+function permitBody(row: RecurringPayoutRow): RecurringPaymentPermitBody {
+  const body = schedulePermitBody(permitOf(row));
+  return {
+    domain: body.domain,
+    types: { SchedulePermit: [...body.types.SchedulePermit] },
+    // schedulePermitBody writes each value in the JSON type this schema gives it.
+    values: body.values as RecurringPaymentPermitBody['values'],
+  };
+}
+
+/** `{data, to, value: {type: 'BigNumber', hex}}`, as every payout answers its calls. */
+export function referenceTransaction(tx: EvmTransaction) {
+  return { data: tx.data, to: tx.to, value: { type: 'BigNumber' as const, hex: tx.value } };
+}
+
+interface CheckedRecurrence {
+  readonly payer: Address;
+  readonly frequency: Recurrence['frequency'];
+  readonly startDate: Date;
+  readonly firstPayment: number;
+  readonly totalPayments: number;
+  readonly deadline: bigint;
+}
+
+/** The rules of `recurrence` beyond its schema; every problem in one 400. */
+function checkRecurrence(
+  recurrence: Recurrence,
+  chainId: number,
+  payee: string,
+  payerWallet: string | undefined,
+  now: Date,
+): CheckedRecurrence {
+  const errors: { field: string; message: string }[] = [];
+  const parsed = parseDateTime(recurrence.startDate);
+  // Whole seconds: the permit's firstPayment is in seconds, and the calendar counts from it.
+  const startDate = parsed && new Date(Math.floor(parsed.getTime() / 1000) * 1000);
+  if (!startDate) {
+    errors.push({
+      field: 'recurrence.startDate',
+      message: 'must be an ISO 8601 date-time with a time zone',
+    });
+  } else if (parsed < now) {
+    errors.push({ field: 'recurrence.startDate', message: 'must not be in the past' });
+  } else if (startDate.getTime() / 1000 > MAX_UINT32) {
+    errors.push({ field: 'recurrence.startDate', message: 'must be before 2106-02-07' });
+  }
+  const totalPayments = recurrence.totalPayments;
+  if (!Number.isInteger(totalPayments) || totalPayments < 2 || totalPayments > MAX_TOTAL_PAYMENTS) {
+    errors.push({
+      field: 'recurrence.totalPayments',
+      message: `must be a whole number from 2 to ${MAX_TOTAL_PAYMENTS}`,
+    });
+  }
+  let payer: string | null = null;
+  try {
+    payer = walletOf(recurrence.payer, chainId, 'recurrence.payer');
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    errors.push(...(error.errors ?? []));
+  }
+  if (payer !== null && payer.toLowerCase() === payee.toLowerCase()) {
+    errors.push({ field: 'recurrence.payer', message: 'must not be the payee' });
+  }
+  if (payer !== null && payerWallet !== undefined) {
+    if (payerWallet.toLowerCase() !== payer.toLowerCase()) {
+      errors.push({
+        field: 'recurrence.payer',
+        message: 'names another wallet than the payer wallet of the body; send one of them',
+      });
+    }
+  }
+  if (errors.length > 0 || !startDate || payer === null) throw new ValidationError(errors);
+  const last = occurrenceDate(startDate, recurrence.frequency, totalPayments - 1);
+  return {
+    payer: getAddress(payer),
+    frequency: recurrence.frequency,
+    startDate,
+    firstPayment: startDate.getTime() / 1000,
+    totalPayments,
+    deadline: BigInt(last.getTime() / 1000 + DEADLINE_GRACE_SECONDS),
+  };
+}
+
+/**
+ * The platform fee per payment, as `/pay` computes it: a client ID's own fee overrides the
+ * body's (its fee `"0"` lets the body's apply).
+ */
+function feeOf(
+  chainId: number,
+  amount: bigint,
+  body: Pick<PayoutInput, 'feePercentage' | 'feeAddress'>,
+  client: ClientFee | null,
+) {
+  const overrides =
+    client?.feePercentage != null &&
+    client.feeAddress !== null &&
+    feeBasisPoints(client.feePercentage) !== 0;
+  return overrides
+    ? platformFee(
+        chainId,
+        amount,
+        client.feePercentage ?? undefined,
+        client.feeAddress ?? undefined,
+        'the client ID’s fee',
+      )
+    : platformFee(chainId, amount, body.feePercentage, body.feeAddress);
+}
