@@ -7,6 +7,7 @@ import type { Network } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
+import { preparedPerDatabase } from '../db/prepared.ts';
 import { clientIds, destinationNonces, payeeDestinations, users } from '../db/schema.ts';
 import { AppError, ValidationError } from '../errors.ts';
 import {
@@ -178,17 +179,25 @@ export async function findDestination(
 ): Promise<DestinationRow | null> {
   const parsed = parseDestinationId(destinationId);
   if (parsed === null) return null;
-  const [row] = await db
+  const [row] = await destinationQueries(db).byId.execute({
+    accountId,
+    destinationId: parsed.value,
+  });
+  return row ?? null;
+}
+
+const destinationQueries = preparedPerDatabase((db) => ({
+  byId: db
     .select()
     .from(payeeDestinations)
     .where(
       and(
-        eq(payeeDestinations.accountId, accountId),
-        eq(payeeDestinations.destinationId, parsed.value),
+        eq(payeeDestinations.accountId, sql.placeholder('accountId')),
+        eq(payeeDestinations.destinationId, sql.placeholder('destinationId')),
       ),
-    );
-  return row ?? null;
-}
+    )
+    .prepare('destination_by_id'),
+}));
 
 export async function activeDestinationOf(
   db: Database,

@@ -1,7 +1,8 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
+import { preparedPerDatabase } from '../db/prepared.ts';
 import { payments, requests, securePayments } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { LinkScope } from '../http/principal.ts';
@@ -42,6 +43,28 @@ export interface Link {
 export const NO_BRANDING = null;
 
 /**
+ * The link by its token, its requests in order and their payments in chain order, in one round
+ * trip (a link has a handful of each, so the joined rows stay few); prepared once per database.
+ */
+const linkQueries = preparedPerDatabase((db) => {
+  const query = (where: SQL | undefined) =>
+    db
+      .select({ link: securePayments, request: requests, payment: payments })
+      .from(securePayments)
+      .leftJoin(requests, eq(requests.securePaymentId, securePayments.id))
+      .leftJoin(payments, eq(payments.requestRowId, requests.id))
+      .where(where)
+      .orderBy(asc(requests.position), asc(payments.blockNumber), asc(payments.logIndex));
+  const token = eq(securePayments.token, sql.placeholder('token'));
+  return {
+    ofAccount: query(
+      and(token, eq(securePayments.accountId, sql.placeholder('accountId'))),
+    ).prepare('link_of_account'),
+    anyAccount: query(token).prepare('link_of_any_account'),
+  };
+});
+
+/**
  * A link of the caller's account; another account's link is as unknown as a missing one. The
  * hosted pay page's scope reaches any account's link by its token.
  */
@@ -51,20 +74,11 @@ export async function loadLink(
   scope: LinkScope,
   token: string,
 ): Promise<Link> {
-  // One round trip: the link, its requests in order and their payments in chain order (a
-  // link has a handful of each, so the joined rows stay few).
-  const joined = await db
-    .select({ link: securePayments, request: requests, payment: payments })
-    .from(securePayments)
-    .leftJoin(requests, eq(requests.securePaymentId, securePayments.id))
-    .leftJoin(payments, eq(payments.requestRowId, requests.id))
-    .where(
-      and(
-        eq(securePayments.token, token.toUpperCase()),
-        'accountId' in scope ? eq(securePayments.accountId, scope.accountId) : undefined,
-      ),
-    )
-    .orderBy(asc(requests.position), asc(payments.blockNumber), asc(payments.logIndex));
+  const queries = linkQueries(db);
+  const joined =
+    'accountId' in scope
+      ? await queries.ofAccount.execute({ token: token.toUpperCase(), accountId: scope.accountId })
+      : await queries.anyAccount.execute({ token: token.toUpperCase() });
   const row = joined[0]?.link;
   if (!row) throw new AppError('secure_payment_not_found', 'Secure payment not found');
   const now = clock.now();
