@@ -203,7 +203,14 @@ function search(query: Record<string, string>, headers: Headers = apiKey(shop)) 
 
 interface Page {
   payments: { id: string; [key: string]: unknown }[];
-  pagination: { total: number; limit: number; offset: number; hasMore: boolean };
+  pagination: {
+    total: number;
+    limit: number;
+    offset: number;
+    hasMore: boolean;
+    nextCursor: string | null;
+    totalExact: boolean;
+  };
 }
 
 async function found(query: Record<string, string>, headers?: Headers): Promise<Page> {
@@ -402,7 +409,14 @@ describe('GET /v2/payments: filters', () => {
       const page = await found({ type });
       expect(page).toEqual({
         payments: [],
-        pagination: { total: 0, limit: 20, offset: 0, hasMore: false },
+        pagination: {
+          total: 0,
+          limit: 20,
+          offset: 0,
+          hasMore: false,
+          nextCursor: null,
+          totalExact: true,
+        },
       });
     }
   });
@@ -517,14 +531,34 @@ describe('GET /v2/payments: pagination', () => {
       limit: 20,
       offset: 0,
       hasMore: false,
+      nextCursor: null,
+      totalExact: true,
     });
   });
 
   it('pages with limit and offset, hasMore until the last page', async () => {
     const first = await found({ ...every, limit: '3' });
-    expect(first.pagination).toEqual({ total: 4, limit: 3, offset: 0, hasMore: true });
+    expect(first.pagination).toEqual({
+      total: 4,
+      limit: 3,
+      offset: 0,
+      hasMore: true,
+      nextCursor: expect.any(String),
+      totalExact: true,
+    });
     const second = await found({ ...every, limit: '3', offset: '3' });
-    expect(second.pagination).toEqual({ total: 4, limit: 3, offset: 3, hasMore: false });
+    expect(second.pagination).toEqual({
+      total: 4,
+      limit: 3,
+      offset: 3,
+      hasMore: false,
+      nextCursor: null,
+      totalExact: true,
+    });
+    // The cursor of the first page reaches the same second page.
+    const next = await found({ ...every, limit: '3', cursor: first.pagination.nextCursor ?? '' });
+    expect(next.payments.map((p) => p.id)).toEqual(second.payments.map((p) => p.id));
+    expect(next.pagination).toMatchObject({ total: 4, offset: 0, hasMore: false });
     expect([...first.payments, ...second.payments].map((p) => p.id)).toEqual(
       ALL().map((name) => ids[name]),
     );
@@ -535,7 +569,14 @@ describe('GET /v2/payments: pagination', () => {
   it('an offset past the end is an empty page that still counts the total', async () => {
     expect(await found({ ...every, offset: '10' })).toEqual({
       payments: [],
-      pagination: { total: 4, limit: 20, offset: 10, hasMore: false },
+      pagination: {
+        total: 4,
+        limit: 20,
+        offset: 10,
+        hasMore: false,
+        nextCursor: null,
+        totalExact: true,
+      },
     });
   });
 
