@@ -78,8 +78,11 @@ export function paymentSearchSql(
       ? sql`select k.id from (${ordered[0]}) k`
       : sql`select k.id from (${unionOf(ordered.map((q) => sql`${q}`))}) k order by k.timestamp desc, k.id desc limit ${page.limit + 1} offset ${page.offset}`;
 
+  // Counted in the list's order too: it keeps the count on the index that bounds it (a
+  // limited sequential scan looks as cheap to the planner, until the rows sit at the end).
   const capped = branchConditions.map((extra) =>
     branch(extra, false)
+      .orderBy(desc(payments.timestamp), desc(payments.id))
       .limit(TOTAL_COUNT_CAP + 1)
       .getSQL(),
   );

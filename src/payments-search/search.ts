@@ -1,4 +1,4 @@
-import { type AnyColumn, eq, gte, inArray, lte, ne, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import { addressKey, parseAddress } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { parseDateTime } from '../dates.ts';
@@ -98,12 +98,13 @@ export function buildPaymentSearch(
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const limit = query.limit ?? DEFAULT_LIMIT;
   const conditions: SearchConditions = {
-    payment: [eq(payments.accountId, scope.accountId), ...filters.payment],
-    // A client ID sees the payments of the requests made with it.
-    request: [
-      ...(scope.clientIdId === null ? [] : [eq(requests.clientIdId, scope.clientIdId)]),
-      ...filters.request,
+    payment: [
+      eq(payments.accountId, scope.accountId),
+      // A client ID sees the payments of the requests made with it.
+      ...(scope.clientIdId === null ? [] : [eq(payments.clientIdId, scope.clientIdId)]),
+      ...filters.payment,
     ],
+    request: filters.request,
     walletKey: filters.walletKey,
   };
   return { limit, offset, sql: paymentSearchSql(db, conditions, { limit, offset, after }) };
@@ -195,18 +196,16 @@ function filterConditions(chains: ChainRegistry, query: SearchQuery): FilterCond
   if (query.reference !== undefined) found.request.push(eq(requests.reference, query.reference));
   // Direct and conversion payments are recorded so far (a conversion pays a request written
   // in another currency); the other kinds are valid and match nothing.
-  if (query.type === 'direct')
-    found.request.push(eq(requests.invoiceCurrency, requests.paymentCurrency));
-  else if (query.type === 'conversion')
-    found.request.push(ne(requests.invoiceCurrency, requests.paymentCurrency));
+  if (query.type === 'direct') found.payment.push(eq(payments.conversion, false));
+  else if (query.type === 'conversion') found.payment.push(eq(payments.conversion, true));
   else if (query.type !== undefined) found.payment.push(sql`false`);
   if (query.invoiceCurrency !== undefined)
-    found.request.push(
-      currencyCondition(chains, requests.invoiceCurrencyKey, query.invoiceCurrency),
+    found.payment.push(
+      currencyCondition(chains, payments.invoiceCurrencyKey, query.invoiceCurrency),
     );
   if (query.paymentCurrency !== undefined)
-    found.request.push(
-      currencyCondition(chains, requests.paymentCurrencyKey, query.paymentCurrency),
+    found.payment.push(
+      currencyCondition(chains, payments.paymentCurrencyKey, query.paymentCurrency),
     );
 
   const from = utcDate(query.fromDate, 'fromDate', errors);
@@ -220,8 +219,8 @@ function filterConditions(chains: ChainRegistry, query: SearchQuery): FilterCond
 }
 
 /**
- * Requests store the registry's canonical id, and its lower-case key beside it; an alias or
- * another case resolves to it. An id the registry does not know may still name old rows, so
+ * Requests store the registry's canonical id, and their payments its lower-case key; an alias
+ * or another case resolves to it. An id the registry does not know may still name old rows, so
  * it is compared as (lower-case) text, not refused.
  */
 function currencyCondition(chains: ChainRegistry, key: AnyColumn, id: string): SQL {

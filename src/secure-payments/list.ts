@@ -1,7 +1,13 @@
 import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { decodeCursor, keysetAt, nextCursor, olderThan } from '../db/keyset.ts';
+import {
+  decodeCursor,
+  type KeysetPosition,
+  keysetAt,
+  nextCursor,
+  olderThan,
+} from '../db/keyset.ts';
 import { requests, securePayments } from '../db/schema.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
@@ -25,10 +31,7 @@ export async function listLinks(
   accountId: string,
   filter: ListFilter,
 ) {
-  const conditions: SQL[] = [eq(securePayments.accountId, accountId)];
-  if (filter.payout !== undefined) conditions.push(eq(securePayments.payout, filter.payout));
-  if (filter.createdFrom) conditions.push(gte(securePayments.createdAt, filter.createdFrom));
-  if (filter.createdTo) conditions.push(lte(securePayments.createdAt, filter.createdTo));
+  let linkId: string | undefined;
   if (filter.requestId !== undefined) {
     const [match] = await db
       .select({ id: requests.securePaymentId })
@@ -44,13 +47,14 @@ export async function listLinks(
         securePayments: [],
         pagination: { limit: filter.limit, nextCursor: null, hasMore: false },
       };
-    conditions.push(eq(securePayments.id, match.id));
+    linkId = match.id;
   }
-  if (filter.cursor !== undefined) {
-    const after = decodeCursor(filter.cursor);
-    conditions.push(olderThan(securePayments.createdAt, securePayments.id, after));
-  }
-  const rows = await linkListQuery(db, conditions, filter.limit + 1);
+  const rows = await linkListQuery(db, accountId, {
+    ...filter,
+    linkId,
+    after: filter.cursor === undefined ? undefined : decodeCursor(filter.cursor),
+    limit: filter.limit + 1,
+  });
   const page = rows.slice(0, filter.limit).map((row) => row.link);
   const children = await requestsOfLinks(
     db,
@@ -106,11 +110,25 @@ export async function listLinks(
  * (created_at, id) index, or of its (payout, created_at, id) one. Exported so the EXPLAIN test
  * plans the statement the route runs.
  */
-export function linkListQuery(db: Database, conditions: readonly SQL[], limit: number) {
+export function linkListQuery(
+  db: Database,
+  accountId: string,
+  filter: Omit<ListFilter, 'requestId' | 'cursor'> & {
+    readonly linkId?: string | undefined;
+    readonly after?: KeysetPosition | undefined;
+  },
+) {
+  const conditions: SQL[] = [eq(securePayments.accountId, accountId)];
+  if (filter.payout !== undefined) conditions.push(eq(securePayments.payout, filter.payout));
+  if (filter.createdFrom) conditions.push(gte(securePayments.createdAt, filter.createdFrom));
+  if (filter.createdTo) conditions.push(lte(securePayments.createdAt, filter.createdTo));
+  if (filter.linkId !== undefined) conditions.push(eq(securePayments.id, filter.linkId));
+  if (filter.after)
+    conditions.push(olderThan(securePayments.createdAt, securePayments.id, filter.after));
   return db
     .select({ link: securePayments, cursorAt: keysetAt(securePayments.createdAt) })
     .from(securePayments)
     .where(and(...conditions))
     .orderBy(desc(securePayments.createdAt), desc(securePayments.id))
-    .limit(limit);
+    .limit(filter.limit);
 }

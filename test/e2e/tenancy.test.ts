@@ -20,6 +20,7 @@ import {
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
+import { searchColumnsOf } from '../../src/payments/records.ts';
 import type { RouteEntry } from '../../src/server/route-table.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { challenge, verify } from '../sign-in.ts';
@@ -593,6 +594,7 @@ beforeAll(async () => {
     tokenAddress: USDC_BASE,
     accountId: a.accountId,
     requestRowId: request.id,
+    ...searchColumnsOf(request),
     txHash: PAYMENT_TX,
     logIndex: 0,
     blockNumber: 100n,
