@@ -104,7 +104,12 @@ export function buildPaymentSearch(
       ...(scope.clientIdId === null ? [] : [eq(payments.clientIdId, scope.clientIdId)]),
       ...filters.payment,
     ],
-    request: filters.request,
+    // Both sides carry the account (a payment is recorded against its request's), so the
+    // request's (account, reference) index is entered by its first column.
+    request:
+      filters.request.length === 0
+        ? []
+        : [eq(requests.accountId, scope.accountId), ...filters.request],
     walletKey: filters.walletKey,
   };
   return { limit, offset, sql: paymentSearchSql(db, conditions, { limit, offset, after }) };
