@@ -498,9 +498,23 @@ async function snapshotOfA(): Promise<unknown> {
   const withoutUsage = <T extends { lastUsedAt?: unknown }>(rows: T[]) =>
     rows.map(({ lastUsedAt: _ignored, ...rest }) => rest);
   return {
-    links: await t.db.select().from(securePayments).where(eq(securePayments.accountId, account)),
-    requests: await t.db.select().from(requests).where(eq(requests.accountId, account)),
-    payments: await t.db.select().from(payments).where(eq(payments.accountId, account)),
+    // In id order: without one, the order follows whichever plan the statistics of the moment
+    // pick (a list index or the table), and two equal snapshots could compare unequal.
+    links: await t.db
+      .select()
+      .from(securePayments)
+      .where(eq(securePayments.accountId, account))
+      .orderBy(securePayments.id),
+    requests: await t.db
+      .select()
+      .from(requests)
+      .where(eq(requests.accountId, account))
+      .orderBy(requests.id),
+    payments: await t.db
+      .select()
+      .from(payments)
+      .where(eq(payments.accountId, account))
+      .orderBy(payments.id),
     destinations: await t.db
       .select()
       .from(payeeDestinations)
@@ -521,7 +535,8 @@ async function snapshotOfA(): Promise<unknown> {
                 webhookDeliveries.webhookId,
                 hooks.map((hook) => hook.id),
               ),
-            ),
+            )
+            .orderBy(webhookDeliveries.id),
     clientIds: withoutUsage(clients),
     links2: await t.db
       .select()
