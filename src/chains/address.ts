@@ -73,3 +73,12 @@ export function canonicalAddress(value: string, options: ParseAddressOptions = {
   const result = parseAddress(value, options);
   return result.ok ? result.address : null;
 }
+
+/**
+ * The form addresses are compared in, as the database's `*_key` columns hold them: an EVM
+ * address lower-cased (its checksum is display only), a Tron address as it is (base58, where
+ * case is meaning).
+ */
+export function addressKey(address: ParsedAddress): string {
+  return address.kind === 'evm' ? address.address.toLowerCase() : address.address;
+}

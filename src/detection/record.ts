@@ -5,6 +5,7 @@ import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { chainBlocks, chainCheckpoints, payments } from '../db/schema.ts';
+import { searchColumnsOf } from '../payments/records.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
 import type { DetectedPayment, PaymentSink } from './types.ts';
@@ -121,6 +122,7 @@ export async function recordPayments(
           payerEoaAddress: null,
           paymentReference: request.paymentReference,
           timestamp: event.timestamp,
+          ...searchColumnsOf(request),
         })
         .onConflictDoNothing({ target: [payments.network, payments.txHash, payments.logIndex] })
         .returning({ id: payments.id });

@@ -5,6 +5,7 @@ import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../../test/fixtures.ts';
 import { evmToTron } from '../chains/tron-address.ts';
 import { clientIds, payments, requests } from '../db/schema.ts';
+import { searchColumnsOf } from '../payments/records.ts';
 import { insertRequests, type RequestRow } from '../requests/requests.ts';
 import { DATE_ORDER_MESSAGE, FILTER_REQUIRED_MESSAGE } from './search.ts';
 
@@ -106,6 +107,7 @@ beforeAll(async () => {
         ...evm,
         accountId: shop.accountId,
         requestRowId: usdcRequest.id,
+        ...searchColumnsOf(usdcRequest),
         txHash: BATCH_TX,
         logIndex: 0,
         blockNumber: 100n,
@@ -121,6 +123,7 @@ beforeAll(async () => {
         ...evm,
         accountId: shop.accountId,
         requestRowId: daiRequest.id,
+        ...searchColumnsOf(daiRequest),
         txHash: BATCH_TX,
         logIndex: 1,
         blockNumber: 100n,
@@ -136,6 +139,7 @@ beforeAll(async () => {
         ...evm,
         accountId: shop.accountId,
         requestRowId: usdcRequest.id,
+        ...searchColumnsOf(usdcRequest),
         txHash: SECOND_TX,
         logIndex: 3,
         blockNumber: 200n,
@@ -153,6 +157,7 @@ beforeAll(async () => {
         tokenAddress: usdt.address,
         accountId: shop.accountId,
         requestRowId: tronRequest.id,
+        ...searchColumnsOf(tronRequest),
         txHash: TRON_TX,
         logIndex: 0,
         blockNumber: 300n,
@@ -167,6 +172,7 @@ beforeAll(async () => {
         ...evm,
         accountId: other.accountId,
         requestRowId: otherRequest.id,
+        ...searchColumnsOf(otherRequest),
         txHash: BATCH_TX,
         logIndex: 2,
         blockNumber: 100n,
@@ -203,7 +209,14 @@ function search(query: Record<string, string>, headers: Headers = apiKey(shop)) 
 
 interface Page {
   payments: { id: string; [key: string]: unknown }[];
-  pagination: { total: number; limit: number; offset: number; hasMore: boolean };
+  pagination: {
+    total: number;
+    limit: number;
+    offset: number;
+    hasMore: boolean;
+    nextCursor: string | null;
+    totalExact: boolean;
+  };
 }
 
 async function found(query: Record<string, string>, headers?: Headers): Promise<Page> {
@@ -402,7 +415,14 @@ describe('GET /v2/payments: filters', () => {
       const page = await found({ type });
       expect(page).toEqual({
         payments: [],
-        pagination: { total: 0, limit: 20, offset: 0, hasMore: false },
+        pagination: {
+          total: 0,
+          limit: 20,
+          offset: 0,
+          hasMore: false,
+          nextCursor: null,
+          totalExact: true,
+        },
       });
     }
   });
@@ -517,14 +537,34 @@ describe('GET /v2/payments: pagination', () => {
       limit: 20,
       offset: 0,
       hasMore: false,
+      nextCursor: null,
+      totalExact: true,
     });
   });
 
   it('pages with limit and offset, hasMore until the last page', async () => {
     const first = await found({ ...every, limit: '3' });
-    expect(first.pagination).toEqual({ total: 4, limit: 3, offset: 0, hasMore: true });
+    expect(first.pagination).toEqual({
+      total: 4,
+      limit: 3,
+      offset: 0,
+      hasMore: true,
+      nextCursor: expect.any(String),
+      totalExact: true,
+    });
     const second = await found({ ...every, limit: '3', offset: '3' });
-    expect(second.pagination).toEqual({ total: 4, limit: 3, offset: 3, hasMore: false });
+    expect(second.pagination).toEqual({
+      total: 4,
+      limit: 3,
+      offset: 3,
+      hasMore: false,
+      nextCursor: null,
+      totalExact: true,
+    });
+    // The cursor of the first page reaches the same second page.
+    const next = await found({ ...every, limit: '3', cursor: first.pagination.nextCursor ?? '' });
+    expect(next.payments.map((p) => p.id)).toEqual(second.payments.map((p) => p.id));
+    expect(next.pagination).toMatchObject({ total: 4, offset: 0, hasMore: false });
     expect([...first.payments, ...second.payments].map((p) => p.id)).toEqual(
       ALL().map((name) => ids[name]),
     );
@@ -535,7 +575,14 @@ describe('GET /v2/payments: pagination', () => {
   it('an offset past the end is an empty page that still counts the total', async () => {
     expect(await found({ ...every, offset: '10' })).toEqual({
       payments: [],
-      pagination: { total: 4, limit: 20, offset: 10, hasMore: false },
+      pagination: {
+        total: 4,
+        limit: 20,
+        offset: 10,
+        hasMore: false,
+        nextCursor: null,
+        totalExact: true,
+      },
     });
   });
 
@@ -581,10 +628,15 @@ describe('GET /v2/payments: access', () => {
       .select()
       .from(clientIds)
       .where(eq(clientIds.clientId, shop.backendClientId));
-    await t.db
-      .update(requests)
-      .set({ clientIdId: row?.id ?? null })
-      .where(eq(requests.id, usdcRequest.id));
+    // As if the request had been made with the client ID: its payments carry it too.
+    const madeWith = async (clientIdId: string | null) => {
+      await t.db.update(requests).set({ clientIdId }).where(eq(requests.id, usdcRequest.id));
+      await t.db
+        .update(payments)
+        .set({ clientIdId })
+        .where(eq(payments.requestRowId, usdcRequest.id));
+    };
+    await madeWith(row?.id ?? null);
     try {
       expect(await idsOf({ txHash: BATCH_TX }, backend)).toEqual(['usdc']);
       // Both payments of that request, and nothing else of the account's.
@@ -600,7 +652,7 @@ describe('GET /v2/payments: access', () => {
         ),
       ).toEqual([]);
     } finally {
-      await t.db.update(requests).set({ clientIdId: null }).where(eq(requests.id, usdcRequest.id));
+      await madeWith(null);
     }
   });
 

@@ -1,29 +1,26 @@
-import {
-  type AnyColumn,
-  and,
-  count,
-  desc,
-  eq,
-  gte,
-  inArray,
-  lte,
-  ne,
-  or,
-  type SQL,
-  sql,
-} from 'drizzle-orm';
-import { type ParsedAddress, parseAddress } from '../chains/address.ts';
+import { type AnyColumn, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { addressKey, parseAddress } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { parseDateTime } from '../dates.ts';
-import type { Database } from '../db/client.ts';
+import { type Database, queryRows } from '../db/client.ts';
+import { plannedRows } from '../db/estimate.ts';
+import { decodeCursor, nextCursor } from '../db/keyset.ts';
 import { payments, requests } from '../db/schema.ts';
 import { type FieldError, ValidationError } from '../errors.ts';
 import type { CallerScope } from '../http/principal.ts';
+import {
+  CURSOR_WITH_OFFSET_MESSAGE,
+  MAX_OFFSET,
+  OFFSET_LIMIT_MESSAGE,
+} from '../http/validation.ts';
 import { type PaymentBody, paymentBody } from '../payments/records.ts';
+import { paymentSearchSql, type SearchConditions, TOTAL_COUNT_CAP } from './query.ts';
 
 /**
  * `GET /v2/payments`: the account's recorded payments found by any combination of filters
- * (ANDed), newest first, with offset pagination and the total count.
+ * (ANDed), newest first. Pages by `offset` (the reference's; at most MAX_OFFSET) or by our
+ * opaque `cursor` (any depth, at the cost of the first page); `total` is exact up to
+ * TOTAL_COUNT_CAP and estimated beyond.
  */
 
 export const DEFAULT_LIMIT = 20;
@@ -46,9 +43,10 @@ export interface SearchQuery {
   readonly toDate?: string | undefined;
   readonly limit?: number | undefined;
   readonly offset?: number | undefined;
+  readonly cursor?: string | undefined;
 }
 
-/** The search filters; `limit` and `offset` only page, so they are not among them. */
+/** The search filters; `limit`, `offset` and `cursor` only page, so they are not among them. */
 const FILTERS = [
   'txHash',
   'walletAddress',
@@ -68,8 +66,6 @@ const DATE_MESSAGE = 'must be an ISO 8601 UTC date-time ending in Z, such as 202
 
 const TX_HASH = /^0x[0-9a-f]{64}$/i;
 const PAYMENT_REFERENCE = /^(?:0x)?[0-9a-f]{16}$/i;
-/** Seconds required, fraction optional; the offset must be `Z` so nobody's local time sneaks in. */
-
 export interface SearchResult {
   readonly payments: PaymentBody[];
   readonly pagination: {
@@ -77,7 +73,46 @@ export interface SearchResult {
     readonly limit: number;
     readonly offset: number;
     readonly hasMore: boolean;
+    /** Ours: the next page's `cursor`, or null on the last page. */
+    readonly nextCursor: string | null;
+    /** Ours: false when `total` is the planner's estimate (more than TOTAL_COUNT_CAP match). */
+    readonly totalExact: boolean;
   };
+}
+
+/** The statements of one search, as the route runs them (the EXPLAIN test plans these). */
+export function buildPaymentSearch(
+  db: Database,
+  chains: ChainRegistry,
+  scope: CallerScope,
+  query: SearchQuery,
+) {
+  const filters = filterConditions(chains, query);
+  const offset = query.offset ?? 0;
+  if (offset > MAX_OFFSET) {
+    throw new ValidationError([{ field: 'offset', message: OFFSET_LIMIT_MESSAGE }]);
+  }
+  if (query.cursor !== undefined && offset > 0) {
+    throw new ValidationError([{ field: 'offset', message: CURSOR_WITH_OFFSET_MESSAGE }]);
+  }
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const conditions: SearchConditions = {
+    payment: [
+      eq(payments.accountId, scope.accountId),
+      // A client ID sees the payments of the requests made with it.
+      ...(scope.clientIdId === null ? [] : [eq(payments.clientIdId, scope.clientIdId)]),
+      ...filters.payment,
+    ],
+    // Both sides carry the account (a payment is recorded against its request's), so the
+    // request's (account, reference) index is entered by its first column.
+    request:
+      filters.request.length === 0
+        ? []
+        : [eq(requests.accountId, scope.accountId), ...filters.request],
+    walletKey: filters.walletKey,
+  };
+  return { limit, offset, sql: paymentSearchSql(db, conditions, { limit, offset, after }) };
 }
 
 /** Throws ValidationError for a query without filters or with a malformed one. */
@@ -87,65 +122,72 @@ export async function searchPayments(
   scope: CallerScope,
   query: SearchQuery,
 ): Promise<SearchResult> {
-  const where = and(
-    // Both sides carry the account: a payment is only ever recorded against its request's.
-    eq(payments.accountId, scope.accountId),
-    eq(requests.accountId, scope.accountId),
-    ...(scope.clientIdId === null ? [] : [eq(requests.clientIdId, scope.clientIdId)]),
-    ...filterConditions(chains, query),
-  );
-  const limit = query.limit ?? DEFAULT_LIMIT;
-  const offset = query.offset ?? 0;
-  const [rows, totals] = await Promise.all([
-    db
-      .select({ payment: payments, request: requests })
-      .from(payments)
-      .innerJoin(requests, eq(requests.id, payments.requestRowId))
-      .where(where)
-      .orderBy(desc(payments.timestamp), desc(payments.id))
-      .limit(limit)
-      .offset(offset),
-    db
-      .select({ total: count() })
-      .from(payments)
-      .innerJoin(requests, eq(requests.id, payments.requestRowId))
-      .where(where),
+  const { limit, offset, sql: statements } = buildPaymentSearch(db, chains, scope, query);
+  const [rows, counted] = await Promise.all([
+    statements.page,
+    queryRows<{ n: number }>(db, statements.cappedCount),
   ]);
-  const total = totals[0]?.total ?? 0;
+  const page = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  const exact = Number(counted[0]?.n ?? 0);
+  const totalExact = exact <= TOTAL_COUNT_CAP;
+  // Past the cap the planner's estimate stands in, never below what is known to exist.
+  const total = totalExact
+    ? exact
+    : Math.max(
+        await plannedRows(db, statements.estimate),
+        TOTAL_COUNT_CAP + 1,
+        offset + page.length + (hasMore ? 1 : 0),
+      );
   return {
-    payments: rows.map(({ payment, request }) => paymentBody(chains, payment, request)),
-    pagination: { total, limit, offset, hasMore: offset + rows.length < total },
+    payments: page.map(({ payment, request }) => paymentBody(chains, payment, request)),
+    pagination: {
+      total,
+      limit,
+      offset,
+      hasMore,
+      nextCursor: nextCursor(
+        page.map((row) => ({ cursorAt: row.cursorAt, id: row.payment.id })),
+        hasMore,
+      ),
+      totalExact,
+    },
   };
 }
 
-function filterConditions(chains: ChainRegistry, query: SearchQuery): SQL[] {
+interface FilterConditions {
+  readonly payment: SQL[];
+  readonly request: SQL[];
+  walletKey?: string;
+}
+
+function filterConditions(chains: ChainRegistry, query: SearchQuery): FilterConditions {
   if (FILTERS.every((name) => query[name] === undefined)) {
     throw new ValidationError([{ field: 'querystring', message: FILTER_REQUIRED_MESSAGE }]);
   }
   const errors: FieldError[] = [];
-  const conditions: SQL[] = [];
+  const found: FilterConditions = { payment: [], request: [] };
 
   if (query.txHash !== undefined) {
-    if (TX_HASH.test(query.txHash)) {
-      const hash = query.txHash.toLowerCase();
-      // Tron transaction ids are the same 32 bytes, conventionally written without 0x.
-      conditions.push(inArray(sql`lower(${payments.txHash})`, [hash, hash.slice(2)]));
-    } else {
-      errors.push({ field: 'txHash', message: 'must be 0x followed by 64 hex digits' });
-    }
+    // Tron transaction ids are the same 32 bytes, conventionally written without 0x: the
+    // stored key has none, whichever chain the payment is on.
+    if (TX_HASH.test(query.txHash))
+      found.payment.push(eq(payments.txHashKey, query.txHash.slice(2).toLowerCase()));
+    else errors.push({ field: 'txHash', message: 'must be 0x followed by 64 hex digits' });
   }
 
   if (query.walletAddress !== undefined) {
     // A search may name the zero address: it moves nothing, it only finds nothing.
     const wallet = parseAddress(query.walletAddress, { allowZero: true });
-    if (wallet.ok) conditions.push(walletCondition(wallet));
+    if (wallet.ok) found.walletKey = addressKey(wallet);
     else errors.push({ field: 'walletAddress', message: wallet.message });
   }
 
   if (query.paymentReference !== undefined) {
     if (PAYMENT_REFERENCE.test(query.paymentReference)) {
+      // A payment carries its request's reference (16 lower-case hex digits, no 0x).
       const bare = query.paymentReference.replace(/^0x/i, '').toLowerCase();
-      conditions.push(eq(requests.paymentReference, bare));
+      found.payment.push(eq(payments.paymentReference, bare));
     } else {
       errors.push({
         field: 'paymentReference',
@@ -155,60 +197,46 @@ function filterConditions(chains: ChainRegistry, query: SearchQuery): SQL[] {
   }
 
   if (query.requestId !== undefined)
-    conditions.push(eq(requests.requestId, query.requestId.toLowerCase()));
-  if (query.reference !== undefined) conditions.push(eq(requests.reference, query.reference));
+    found.request.push(eq(requests.requestId, query.requestId.toLowerCase()));
+  if (query.reference !== undefined) found.request.push(eq(requests.reference, query.reference));
   // Direct and conversion payments are recorded so far (a conversion pays a request written
   // in another currency); the other kinds are valid and match nothing.
-  if (query.type === 'direct')
-    conditions.push(eq(requests.invoiceCurrency, requests.paymentCurrency));
-  else if (query.type === 'conversion')
-    conditions.push(ne(requests.invoiceCurrency, requests.paymentCurrency));
-  else if (query.type !== undefined) conditions.push(sql`false`);
+  if (query.type === 'direct') found.payment.push(eq(payments.conversion, false));
+  else if (query.type === 'conversion') found.payment.push(eq(payments.conversion, true));
+  else if (query.type !== undefined) found.payment.push(sql`false`);
   if (query.invoiceCurrency !== undefined)
-    conditions.push(currencyCondition(chains, requests.invoiceCurrency, query.invoiceCurrency));
+    found.payment.push(
+      currencyCondition(chains, payments.invoiceCurrencyKey, query.invoiceCurrency),
+    );
   if (query.paymentCurrency !== undefined)
-    conditions.push(currencyCondition(chains, requests.paymentCurrency, query.paymentCurrency));
+    found.payment.push(
+      currencyCondition(chains, payments.paymentCurrencyKey, query.paymentCurrency),
+    );
 
   const from = utcDate(query.fromDate, 'fromDate', errors);
   const to = utcDate(query.toDate, 'toDate', errors);
-  if (from) conditions.push(gte(payments.timestamp, from));
-  if (to) conditions.push(lte(payments.timestamp, to));
+  if (from) found.payment.push(gte(payments.timestamp, from));
+  if (to) found.payment.push(lte(payments.timestamp, to));
   if (from && to && to < from) errors.push({ field: 'toDate', message: DATE_ORDER_MESSAGE });
 
   if (errors.length > 0) throw new ValidationError(errors);
-  return conditions;
-}
-
-/** Payer (sender or connected wallet) or payee. EVM addresses in any case; Tron's are exact. */
-function walletCondition(wallet: ParsedAddress): SQL {
-  if (wallet.kind === 'tron') {
-    return or(
-      eq(payments.payee, wallet.address),
-      eq(payments.payerAddress, wallet.address),
-      eq(payments.payerEoaAddress, wallet.address),
-    ) as SQL;
-  }
-  const lower = wallet.address.toLowerCase();
-  return or(
-    sql`lower(${payments.payee}) = ${lower}`,
-    sql`lower(${payments.payerAddress}) = ${lower}`,
-    sql`lower(${payments.payerEoaAddress}) = ${lower}`,
-  ) as SQL;
+  return found;
 }
 
 /**
- * Requests store the registry's canonical id; an alias or another case resolves to it. An id
- * the registry does not know may still name old rows, so it is compared as text, not refused.
+ * Requests store the registry's canonical id, and their payments its lower-case key; an alias
+ * or another case resolves to it. An id the registry does not know may still name old rows, so
+ * it is compared as (lower-case) text, not refused.
  */
-function currencyCondition(chains: ChainRegistry, column: AnyColumn, id: string): SQL {
+function currencyCondition(chains: ChainRegistry, key: AnyColumn, id: string): SQL {
   const known = chains.currency(id);
-  if (known) return sql`lower(${column}) = ${known.id.toLowerCase()}`;
+  if (known) return eq(key, known.id.toLowerCase());
   // A symbol alone (`USDC`, as a payment's `currency` shows it) matches it on every network.
   const bySymbol = chains.currencies
     .filter((currency) => currency.symbol.toLowerCase() === id.toLowerCase())
     .map((currency) => currency.id.toLowerCase());
-  if (bySymbol.length > 0) return inArray(sql`lower(${column})`, bySymbol);
-  return sql`lower(${column}) = ${id.toLowerCase()}`;
+  if (bySymbol.length > 0) return inArray(key, bySymbol);
+  return eq(key, id.toLowerCase());
 }
 
 function utcDate(value: string | undefined, field: string, errors: FieldError[]): Date | null {

@@ -14,6 +14,18 @@ import { conversionRate, formatAmount, formatUsd } from './amounts.ts';
 export type PaymentRow = typeof payments.$inferSelect;
 type RequestRow = typeof requests.$inferSelect;
 
+/** What a payment copies from its request for the search to filter on (see the schema). */
+export function searchColumnsOf(
+  request: Pick<RequestRow, 'clientIdId' | 'invoiceCurrency' | 'paymentCurrency'>,
+) {
+  return {
+    clientIdId: request.clientIdId,
+    conversion: request.invoiceCurrency !== request.paymentCurrency,
+    invoiceCurrencyKey: request.invoiceCurrency.toLowerCase(),
+    paymentCurrencyKey: request.paymentCurrency.toLowerCase(),
+  };
+}
+
 export const PAYMENT_SCHEMA_ID = 'Payment';
 
 const Fee = Type.Object(

@@ -47,7 +47,7 @@ describe('GET /v2/request', () => {
       [...ids].reverse(),
     );
     expect(body.requests[0]).toMatchObject({ expectedAmount: '5', status: 'pending' });
-    expect(body.pagination).toEqual({ limit: 20, offset: 0, hasMore: false });
+    expect(body.pagination).toEqual({ limit: 20, offset: 0, hasMore: false, nextCursor: null });
   });
 
   it('shows a client ID only the requests made with it (it may be a public browser one)', async () => {
@@ -83,7 +83,7 @@ describe('GET /v2/request', () => {
     );
     expect(none.json()).toEqual({
       requests: [],
-      pagination: { limit: 20, offset: 0, hasMore: false },
+      pagination: { limit: 20, offset: 0, hasMore: false, nextCursor: null },
     });
   });
 
@@ -96,7 +96,12 @@ describe('GET /v2/request', () => {
     expect(first.requests.map((r: { requestId: string }) => r.requestId)).toEqual(
       newestFirst.slice(0, 2),
     );
-    expect(first.pagination).toEqual({ limit: 2, offset: 0, hasMore: true });
+    expect(first.pagination).toEqual({
+      limit: 2,
+      offset: 0,
+      hasMore: true,
+      nextCursor: expect.any(String),
+    });
     const second = await page(2, 2);
     expect(second.requests.map((r: { requestId: string }) => r.requestId)).toEqual(
       newestFirst.slice(2, 4),
@@ -106,12 +111,68 @@ describe('GET /v2/request', () => {
     expect(last.requests.map((r: { requestId: string }) => r.requestId)).toEqual(
       newestFirst.slice(4),
     );
-    expect(last.pagination).toEqual({ limit: 2, offset: 4, hasMore: false });
+    expect(last.pagination).toEqual({ limit: 2, offset: 4, hasMore: false, nextCursor: null });
     const exact = await page(5, 0);
     expect(exact.requests).toHaveLength(5);
     expect(exact.pagination.hasMore).toBe(false);
     const beyond = await page(2, 10);
-    expect(beyond).toEqual({ requests: [], pagination: { limit: 2, offset: 10, hasMore: false } });
+    expect(beyond).toEqual({
+      requests: [],
+      pagination: { limit: 2, offset: 10, hasMore: false, nextCursor: null },
+    });
+  });
+
+  it('pages with the cursor, narrowed or not, without skipping or repeating', async () => {
+    const ofPages = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const after: string = cursor === null ? '' : `&cursor=${cursor}`;
+        const res = await list(`?limit=2${query}${after}`, apiKey(tenant));
+        expect(res.statusCode, res.body).toBe(200);
+        const body = res.json();
+        expect(body.pagination.offset).toBe(0);
+        seen.push(...body.requests.map((r: { requestId: string }) => r.requestId));
+        cursor = body.pagination.nextCursor;
+      } while (cursor !== null);
+      return seen;
+    };
+    expect(await ofPages('')).toEqual([...ids].reverse());
+    expect(await ofPages(`&walletAddress=${wallet(1).address.toLowerCase()}`)).toEqual([
+      ids[4],
+      ids[2],
+      ids[0],
+    ]);
+  });
+
+  it('refuses an offset past the bound, an offset with a cursor and a forged cursor', async () => {
+    expect(validationErrors(await list('?offset=10001', apiKey(tenant)))).toEqual([
+      {
+        field: 'offset',
+        message: 'must be <= 10000; page further with cursor (pagination.nextCursor)',
+      },
+    ]);
+    expect((await list('?offset=10000', apiKey(tenant))).statusCode).toBe(200);
+    const first = (await list('?limit=1', apiKey(tenant))).json();
+    expect(
+      validationErrors(
+        await list(`?offset=1&cursor=${first.pagination.nextCursor}`, apiKey(tenant)),
+      ),
+    ).toEqual([
+      {
+        field: 'offset',
+        message: 'must not be sent with cursor: a cursor already says where the page starts',
+      },
+    ]);
+    const forged = await list(
+      `?cursor=${Buffer.from('yesterday|1').toString('base64url')}`,
+      apiKey(tenant),
+    );
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json()).toMatchObject({
+      statusCode: 400,
+      message: 'cursor is not one this API returned',
+    });
   });
 
   it.each([

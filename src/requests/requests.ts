@@ -2,6 +2,7 @@ import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
+import { type KeysetPosition, keysetAt, olderThan } from '../db/keyset.ts';
 import { requests } from '../db/schema.ts';
 import type { CallerScope } from '../http/principal.ts';
 import {
@@ -119,16 +120,27 @@ export async function requestsOfLinks(
     .orderBy(requests.position);
 }
 
-export async function listRequests(
-  db: Database,
-  scope: CallerScope,
-  filter: { walletAddress?: string | undefined; limit: number; offset: number },
-): Promise<RequestRow[]> {
+export interface RequestListFilter {
+  /** The payee's canonical key (`addressKey`). */
+  readonly payeeKey?: string | undefined;
+  readonly limit: number;
+  readonly offset: number;
+  readonly after?: KeysetPosition | undefined;
+}
+
+/**
+ * `GET /v2/request`'s statement, newest first (id breaking ties): one walk of the account's,
+ * the client ID's or the payee's (created_at, id) index. Exported so the EXPLAIN test plans
+ * the statement the route runs.
+ */
+export function requestListQuery(db: Database, scope: CallerScope, filter: RequestListFilter) {
+  // A client ID belongs to one account: its own index needs no account column.
   const conditions = [eq(requests.accountId, scope.accountId)];
   if (scope.clientIdId !== null) conditions.push(eq(requests.clientIdId, scope.clientIdId));
-  if (filter.walletAddress !== undefined) conditions.push(eq(requests.payee, filter.walletAddress));
+  if (filter.payeeKey !== undefined) conditions.push(eq(requests.payeeKey, filter.payeeKey));
+  if (filter.after) conditions.push(olderThan(requests.createdAt, requests.id, filter.after));
   return db
-    .select()
+    .select({ request: requests, cursorAt: keysetAt(requests.createdAt) })
     .from(requests)
     .where(and(...conditions))
     .orderBy(desc(requests.createdAt), desc(requests.id))

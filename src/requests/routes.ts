@@ -1,18 +1,23 @@
 import { Type } from 'typebox';
-import { canonicalAddress } from '../chains/address.ts';
+import { addressKey, parseAddress } from '../chains/address.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { AppError } from '../errors.ts';
+import { decodeCursor, nextCursor } from '../db/keyset.ts';
+import { AppError, ValidationError } from '../errors.ts';
 import { accountIdOf, browserOriginOf, clientIdOf, scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
-import { MAX_OFFSET } from '../http/validation.ts';
+import {
+  CURSOR_WITH_OFFSET_MESSAGE,
+  MAX_OFFSET,
+  OFFSET_LIMIT_MESSAGE,
+} from '../http/validation.ts';
 import { paymentsOfRequests } from '../payments/records.ts';
 import { createRequest } from './create.ts';
 import { requestCalldata } from './pay.ts';
 import { seriesOf, setRecurrenceStopped } from './recurring.ts';
-import { findRequest, listRequests, type RequestRow } from './requests.ts';
+import { findRequest, type RequestRow, requestListQuery } from './requests.ts';
 import {
   CreateRequestBody,
   PayQuery,
@@ -91,7 +96,20 @@ export function requestRoutes(
           {
             walletAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
-            offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET })),
+            offset: Type.Optional(
+              Type.Integer({
+                minimum: 0,
+                description: `At most ${MAX_OFFSET} (400 beyond); page deeper with cursor`,
+              }),
+            ),
+            cursor: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 200,
+                description:
+                  'pagination.nextCursor of the previous page: the next page starts after it, whatever was created since. Not with offset.',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -102,34 +120,51 @@ export function requestRoutes(
               limit: Type.Integer(),
               offset: Type.Integer(),
               hasMore: Type.Boolean(),
+              nextCursor: Type.Union([Type.String(), Type.Null()], {
+                description: 'Send as cursor for the next page; null on the last page',
+              }),
             }),
           }),
         },
       },
     },
     async (request) => {
-      const limit = request.query.limit ?? DEFAULT_PAGE;
-      const offset = request.query.offset ?? 0;
-      const wallet = request.query.walletAddress;
-      const rows = await listRequests(deps.db, scopeOf(request), {
-        // Payees are stored checksummed; a query that is no address matches nothing.
-        walletAddress:
-          wallet === undefined
-            ? undefined
-            : (canonicalAddress(wallet, { allowZero: true }) ?? wallet),
+      const { query } = request;
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const offset = query.offset ?? 0;
+      if (offset > MAX_OFFSET) {
+        throw new ValidationError([{ field: 'offset', message: OFFSET_LIMIT_MESSAGE }]);
+      }
+      if (query.cursor !== undefined && offset > 0) {
+        throw new ValidationError([{ field: 'offset', message: CURSOR_WITH_OFFSET_MESSAGE }]);
+      }
+      const wallet =
+        query.walletAddress === undefined
+          ? undefined
+          : parseAddress(query.walletAddress, { allowZero: true });
+      const rows = await requestListQuery(deps.db, scopeOf(request), {
+        // A query that is no address matches nothing (no key is ever that text).
+        payeeKey:
+          wallet === undefined ? undefined : wallet.ok ? addressKey(wallet) : query.walletAddress,
         limit: limit + 1,
         offset,
+        after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
       });
       const page = rows.slice(0, limit);
+      const hasMore = rows.length > limit;
       const [payments, series] = await Promise.all([
         paymentsOfRequests(
           deps.db,
-          page.map((row) => row.id),
+          page.map((row) => row.request.id),
         ),
-        seriesOf(deps.db, scopeOf(request).accountId, page),
+        seriesOf(
+          deps.db,
+          scopeOf(request).accountId,
+          page.map((row) => row.request),
+        ),
       ]);
       return {
-        requests: page.map((row) =>
+        requests: page.map(({ request: row }) =>
           requestStatusBody(
             deps.chains,
             row,
@@ -137,7 +172,15 @@ export function requestRoutes(
             series.get(row.requestId) ?? null,
           ),
         ),
-        pagination: { limit, offset, hasMore: rows.length > limit },
+        pagination: {
+          limit,
+          offset,
+          hasMore,
+          nextCursor: nextCursor(
+            page.map((row) => ({ cursorAt: row.cursorAt, id: row.request.id })),
+            hasMore,
+          ),
+        },
       };
     },
   );

@@ -1,12 +1,17 @@
-import { and, desc, eq, gte, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
+import {
+  decodeCursor,
+  type KeysetPosition,
+  keysetAt,
+  nextCursor,
+  olderThan,
+} from '../db/keyset.ts';
 import { requests, securePayments } from '../db/schema.ts';
-import { AppError } from '../errors.ts';
-import { isUuid } from '../ids.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
-import { effectiveStatus, type LinkRow } from './link-row.ts';
+import { effectiveStatus } from './link-row.ts';
 import { childrenOfParents, multicallCompletedAt, multicallStatus } from './multicall-children.ts';
 
 export interface ListFilter {
@@ -26,10 +31,7 @@ export async function listLinks(
   accountId: string,
   filter: ListFilter,
 ) {
-  const conditions: SQL[] = [eq(securePayments.accountId, accountId)];
-  if (filter.payout !== undefined) conditions.push(eq(securePayments.payout, filter.payout));
-  if (filter.createdFrom) conditions.push(gte(securePayments.createdAt, filter.createdFrom));
-  if (filter.createdTo) conditions.push(lte(securePayments.createdAt, filter.createdTo));
+  let linkId: string | undefined;
   if (filter.requestId !== undefined) {
     const [match] = await db
       .select({ id: requests.securePaymentId })
@@ -45,24 +47,15 @@ export async function listLinks(
         securePayments: [],
         pagination: { limit: filter.limit, nextCursor: null, hasMore: false },
       };
-    conditions.push(eq(securePayments.id, match.id));
+    linkId = match.id;
   }
-  if (filter.cursor !== undefined) {
-    const after = decodeCursor(filter.cursor);
-    conditions.push(
-      or(
-        lt(securePayments.createdAt, after.createdAt),
-        and(eq(securePayments.createdAt, after.createdAt), lt(securePayments.id, after.id)),
-      ) as SQL,
-    );
-  }
-  const rows = await db
-    .select()
-    .from(securePayments)
-    .where(and(...conditions))
-    .orderBy(desc(securePayments.createdAt), desc(securePayments.id))
-    .limit(filter.limit + 1);
-  const page = rows.slice(0, filter.limit);
+  const rows = await linkListQuery(db, accountId, {
+    ...filter,
+    linkId,
+    after: filter.cursor === undefined ? undefined : decodeCursor(filter.cursor),
+    limit: filter.limit + 1,
+  });
+  const page = rows.slice(0, filter.limit).map((row) => row.link);
   const children = await requestsOfLinks(
     db,
     page.map((row) => row.id),
@@ -72,7 +65,6 @@ export async function listLinks(
     page.filter((row) => row.multicall).map((row) => row.id),
   );
   const now = clock.now();
-  const last = page.at(-1);
   return {
     securePayments: page.map((row) => {
       const parentOf = row.multicall ? (multicalls.get(row.id) ?? []) : null;
@@ -104,21 +96,39 @@ export async function listLinks(
     }),
     pagination: {
       limit: filter.limit,
-      nextCursor: rows.length > filter.limit && last ? encodeCursor(last) : null,
+      nextCursor: nextCursor(
+        rows.slice(0, filter.limit).map((row) => ({ cursorAt: row.cursorAt, id: row.link.id })),
+        rows.length > filter.limit,
+      ),
       hasMore: rows.length > filter.limit,
     },
   };
 }
 
-function encodeCursor(row: LinkRow): string {
-  return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime()) || !isUuid(id)) {
-    throw new AppError('invalid_cursor', 'cursor is not one this API returned');
-  }
-  return { createdAt, id };
+/**
+ * The list's statement, newest first (id breaking ties): one walk of the account's
+ * (created_at, id) index, or of its (payout, created_at, id) one. Exported so the EXPLAIN test
+ * plans the statement the route runs.
+ */
+export function linkListQuery(
+  db: Database,
+  accountId: string,
+  filter: Omit<ListFilter, 'requestId' | 'cursor'> & {
+    readonly linkId?: string | undefined;
+    readonly after?: KeysetPosition | undefined;
+  },
+) {
+  const conditions: SQL[] = [eq(securePayments.accountId, accountId)];
+  if (filter.payout !== undefined) conditions.push(eq(securePayments.payout, filter.payout));
+  if (filter.createdFrom) conditions.push(gte(securePayments.createdAt, filter.createdFrom));
+  if (filter.createdTo) conditions.push(lte(securePayments.createdAt, filter.createdTo));
+  if (filter.linkId !== undefined) conditions.push(eq(securePayments.id, filter.linkId));
+  if (filter.after)
+    conditions.push(olderThan(securePayments.createdAt, securePayments.id, filter.after));
+  return db
+    .select({ link: securePayments, cursorAt: keysetAt(securePayments.createdAt) })
+    .from(securePayments)
+    .where(and(...conditions))
+    .orderBy(desc(securePayments.createdAt), desc(securePayments.id))
+    .limit(filter.limit);
 }

@@ -128,17 +128,7 @@ export function webhookDeliveryRoutes(
           ]);
         }
       }
-      const rows = await deps.db
-        .select()
-        .from(webhookDeliveries)
-        .where(
-          and(
-            eq(webhookDeliveries.webhookId, hook.id),
-            before === undefined ? undefined : lt(webhookDeliveries.id, before),
-          ),
-        )
-        .orderBy(desc(webhookDeliveries.id))
-        .limit(limit);
+      const rows = await deliveryPageQuery(deps.db, hook.id, before, limit);
       const attempts =
         rows.length === 0
           ? []
@@ -226,4 +216,28 @@ export function webhookDeliveryRoutes(
       return reply.code(202).send({ id: request.params.deliveryId, status: 'pending' as const });
     },
   );
+}
+
+/**
+ * A page of an endpoint's delivery log, newest first: one walk of the (webhook_id, id) index
+ * from `before` (ids are ULIDs, so id order is creation order). Exported so the EXPLAIN test
+ * plans the statement the route runs.
+ */
+export function deliveryPageQuery(
+  db: Database,
+  webhookId: string,
+  before: string | undefined,
+  limit: number,
+) {
+  return db
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.webhookId, webhookId),
+        before === undefined ? undefined : lt(webhookDeliveries.id, before),
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(limit);
 }

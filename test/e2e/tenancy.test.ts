@@ -23,6 +23,7 @@ import {
 import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
+import { searchColumnsOf } from '../../src/payments/records.ts';
 import type { RouteEntry } from '../../src/server/route-table.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { insertSchedule, signPermit } from '../recurring.ts';
@@ -537,22 +538,39 @@ async function snapshotOfA(): Promise<unknown> {
   const withoutUsage = <T extends { lastUsedAt?: unknown }>(rows: T[]) =>
     rows.map(({ lastUsedAt: _ignored, ...rest }) => rest);
   return {
-    links: await t.db.select().from(securePayments).where(eq(securePayments.accountId, account)),
+    // In id order: without one, the order follows whichever plan the statistics of the moment
+    // pick (a list index or the table), and two equal snapshots could compare unequal.
+    links: await t.db
+      .select()
+      .from(securePayments)
+      .where(eq(securePayments.accountId, account))
+      .orderBy(securePayments.id),
     recurringPayouts: await t.db
       .select()
       .from(recurringPayouts)
-      .where(eq(recurringPayouts.accountId, account)),
+      .where(eq(recurringPayouts.accountId, account))
+      .orderBy(recurringPayouts.id),
     recurringExecutions: await t.db
       .select({ execution: recurringExecutions })
       .from(recurringExecutions)
       .innerJoin(recurringPayouts, eq(recurringPayouts.id, recurringExecutions.recurringPayoutId))
-      .where(eq(recurringPayouts.accountId, account)),
-    requests: await t.db.select().from(requests).where(eq(requests.accountId, account)),
+      .where(eq(recurringPayouts.accountId, account))
+      .orderBy(recurringExecutions.id),
+    requests: await t.db
+      .select()
+      .from(requests)
+      .where(eq(requests.accountId, account))
+      .orderBy(requests.id),
     schedules: await t.db
       .select()
       .from(requestSchedules)
-      .where(eq(requestSchedules.accountId, account)),
-    payments: await t.db.select().from(payments).where(eq(payments.accountId, account)),
+      .where(eq(requestSchedules.accountId, account))
+      .orderBy(requestSchedules.requestRowId),
+    payments: await t.db
+      .select()
+      .from(payments)
+      .where(eq(payments.accountId, account))
+      .orderBy(payments.id),
     destinations: await t.db
       .select()
       .from(payeeDestinations)
@@ -573,7 +591,8 @@ async function snapshotOfA(): Promise<unknown> {
                 webhookDeliveries.webhookId,
                 hooks.map((hook) => hook.id),
               ),
-            ),
+            )
+            .orderBy(webhookDeliveries.id),
     clientIds: withoutUsage(clients),
     links2: await t.db
       .select()
@@ -647,6 +666,7 @@ beforeAll(async () => {
     tokenAddress: USDC_BASE,
     accountId: a.accountId,
     requestRowId: request.id,
+    ...searchColumnsOf(request),
     txHash: PAYMENT_TX,
     logIndex: 0,
     blockNumber: 100n,

@@ -1,0 +1,252 @@
+// Lists at two sizes: every list and search filter's first page, and its last page reached by
+// cursor, timed through the real routes (app.inject: validation, queries, serialisation) at
+// 1,000 rows a table and again at 1,000,000, in one run, reported as the ratio (goal ≤ 2×).
+// Postgres only: a scratch database on 127.0.0.1:5432 (BENCH_POSTGRES_URL to change it),
+// created and dropped here. Not part of `npm run bench` yet.
+
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import pg from 'pg';
+import { createChainClients } from '../src/chains/clients.ts';
+import { createChainRegistry } from '../src/chains/registry.ts';
+import { systemClock } from '../src/clock.ts';
+import { parseConfig } from '../src/config.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { queryRows } from '../src/db/client.ts';
+import { encodeCursor } from '../src/db/keyset.ts';
+import { migrateDatabase } from '../src/db/migrate.ts';
+import { openPostgres } from '../src/db/postgres.ts';
+import { clientIds } from '../src/db/schema.ts';
+import { createLogger } from '../src/logger.ts';
+import { buildApp } from '../src/server/app.ts';
+import { createTenant } from '../test/fixtures.ts';
+import {
+  EOA,
+  listOwnerWebhook,
+  loadListRows,
+  PAYEES,
+  PAYERS,
+  rowFacts,
+} from '../test/list-rows.ts';
+
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SCRATCH = 'payreq_bench_lists';
+const SIZES = [1_000, 1_000_000] as const;
+const PAGE = 20;
+const RUNS = 30;
+const WARM_UP = 5;
+const GOAL_RATIO = 2;
+const TABLES = ['requests', 'payments', 'secure_payments', 'webhook_deliveries'];
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+async function admin(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+await admin(`drop database if exists ${SCRATCH} with (force)`);
+await admin(`create database ${SCRATCH}`);
+const scratchUrl = new URL(ADMIN_URL);
+scratchUrl.pathname = `/${SCRATCH}`;
+const database = openPostgres(scratchUrl.toString(), 4);
+const { db } = database;
+await migrateDatabase(database);
+
+const config = parseConfig({
+  DATA_DIR: join(tmpdir(), 'payreq-bench-lists'),
+  DATABASE_URL: scratchUrl.toString(),
+  SANDBOX: 'false',
+  LOG_LEVEL: 'silent',
+});
+const chains = createChainRegistry(config);
+const { app } = await buildApp({
+  config,
+  chains,
+  clients: createChainClients({ config, chains }),
+  database,
+  logger: createLogger('silent'),
+  clock: systemClock,
+  secretBox: createSecretBox(randomBytes(32)),
+});
+await app.ready();
+
+const tenant = await createTenant(db, 'Bench lists');
+const [client] = await db
+  .select({ id: clientIds.id })
+  .from(clientIds)
+  .where(eq(clientIds.clientId, tenant.backendClientId));
+const webhookId = await listOwnerWebhook(db, tenant.accountId);
+const owner = { accountId: tenant.accountId, clientIdRowId: client?.id ?? '', webhookId };
+
+/**
+ * Bulk loads build the list indexes once at the end rather than row by row: the rows and the
+ * indexes are the same, in a fraction of the time. Primary keys and unique indexes stay.
+ */
+async function loadFast(from: number, to: number): Promise<void> {
+  const indexes = await queryRows<{ name: string; definition: string }>(
+    db,
+    sql`select i.indexname as name, i.indexdef as definition from pg_indexes i
+        join pg_class c on c.relname = i.indexname join pg_index x on x.indexrelid = c.oid
+        where i.schemaname = 'public' and i.tablename in ${TABLES} and not x.indisunique`,
+  );
+  for (const index of indexes) await db.execute(sql.raw(`drop index "${index.name}"`));
+  await loadListRows(db, owner, from, to);
+  for (const index of indexes) await db.execute(sql.raw(index.definition));
+  await db.execute(sql.raw(`vacuum analyze ${TABLES.join(', ')}`));
+}
+
+/** The cursor of the page before the last one: the (PAGE+1)-th oldest row of the list. */
+async function lastCursor(table: string, at: string): Promise<string> {
+  const [row] = await queryRows<{ at: string; id: string }>(
+    db,
+    sql.raw(`select to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, id
+      from ${table} where account_id = '${tenant.accountId}'
+      order by ${at}, id offset ${PAGE} limit 1`),
+  );
+  if (!row) throw new Error(`no rows in ${table}`);
+  return encodeCursor(row);
+}
+
+async function lastDelivery(): Promise<string> {
+  const [row] = await queryRows<{ id: string }>(
+    db,
+    sql`select id from webhook_deliveries where webhook_id = ${webhookId}
+        order by id offset ${PAGE} limit 1`,
+  );
+  return row?.id ?? '';
+}
+
+interface Case {
+  readonly list: string;
+  readonly path: string;
+  readonly query: Record<string, string>;
+  readonly last: { readonly key: 'cursor' | 'before'; readonly value: () => Promise<string> };
+  readonly headers?: Record<string, string>;
+}
+
+const facts = rowFacts(777);
+const payments = (name: string, query: Record<string, string>): Case => ({
+  list: `GET /v2/payments ${name}`,
+  path: '/v2/payments',
+  query,
+  last: { key: 'cursor', value: () => lastCursor('payments', 'timestamp') },
+});
+const cases: Case[] = [
+  payments('txHash', { txHash: facts.txHash }),
+  payments('walletAddress (payee)', { walletAddress: PAYEES[1] ?? '' }),
+  payments('walletAddress (sender)', { walletAddress: PAYERS[2] ?? '' }),
+  payments('walletAddress (connected wallet)', { walletAddress: EOA }),
+  payments('paymentReference', { paymentReference: facts.paymentReference }),
+  payments('requestId', { requestId: facts.requestId }),
+  payments('reference', { reference: facts.reference }),
+  payments('type=direct', { type: 'direct' }),
+  payments('type=conversion', { type: 'conversion' }),
+  payments('invoiceCurrency', { invoiceCurrency: 'DAI-base' }),
+  payments('paymentCurrency', { paymentCurrency: 'USDC-base' }),
+  payments('fromDate', { fromDate: '2025-01-01T00:00:00Z' }),
+  payments('toDate', { toDate: '2030-01-01T00:00:00Z' }),
+  {
+    list: 'GET /v2/request',
+    path: '/v2/request',
+    query: {},
+    last: { key: 'cursor', value: () => lastCursor('requests', 'created_at') },
+  },
+  {
+    list: 'GET /v2/request walletAddress',
+    path: '/v2/request',
+    query: { walletAddress: PAYEES[2] ?? '' },
+    last: { key: 'cursor', value: () => lastCursor('requests', 'created_at') },
+  },
+  {
+    list: 'GET /v2/secure-payments (list)',
+    path: '/v2/secure-payments',
+    query: { payout: 'false' },
+    last: { key: 'cursor', value: () => lastCursor('secure_payments', 'created_at') },
+  },
+  {
+    list: `GET /v1/webhook/:id/deliveries`,
+    path: `/v1/webhook/${webhookId}/deliveries`,
+    query: {},
+    last: { key: 'before', value: lastDelivery },
+  },
+];
+
+async function median(path: string, query: Record<string, string>): Promise<number> {
+  const url = `${path}?${new URLSearchParams({ ...query, limit: String(PAGE) })}`;
+  const headers = { 'x-api-key': tenant.apiKey };
+  const times: number[] = [];
+  for (let run = 0; run < WARM_UP + RUNS; run++) {
+    const started = performance.now();
+    const res = await app.inject({ method: 'GET', url, headers });
+    const elapsed = performance.now() - started;
+    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    if (run >= WARM_UP) times.push(elapsed);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+type Timings = Record<string, { first: number; last: number }>;
+const timings: Timings[] = [];
+let loaded = 0;
+for (const size of SIZES) {
+  const started = performance.now();
+  await loadFast(loaded + 1, size);
+  loaded = size;
+  print(
+    `loaded ${size.toLocaleString('en')} rows a table in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  const at: Timings = {};
+  for (const c of cases) {
+    const last = await c.last.value();
+    at[c.list] = {
+      first: await median(c.path, c.query),
+      last: await median(c.path, { ...c.query, [c.last.key]: last }),
+    };
+  }
+  timings.push(at);
+}
+
+const rows = cases.flatMap((c) =>
+  (['first', 'last'] as const).map((page) => {
+    const small = timings[0]?.[c.list]?.[page] ?? Number.NaN;
+    const large = timings[1]?.[c.list]?.[page] ?? Number.NaN;
+    return {
+      list: c.list,
+      page: page === 'first' ? 'first page' : `last page (${c.last.key})`,
+      ms1k: Number(small.toFixed(2)),
+      ms1m: Number(large.toFixed(2)),
+      ratio: Number((large / small).toFixed(2)),
+      goal: GOAL_RATIO,
+      met: large / small <= GOAL_RATIO,
+    };
+  }),
+);
+
+print(
+  `\nlists: median of ${RUNS} requests (page of ${PAGE}), 1,000 vs 1,000,000 rows a table, Postgres\n`,
+);
+print(
+  `${'list'.padEnd(44)} ${'page'.padEnd(20)} ${'1k ms'.padStart(8)} ${'1M ms'.padStart(8)} ${'ratio'.padStart(6)}`,
+);
+for (const row of rows) {
+  print(
+    `${row.list.padEnd(44)} ${row.page.padEnd(20)} ${row.ms1k.toFixed(2).padStart(8)} ${row.ms1m.toFixed(2).padStart(8)} ${row.ratio.toFixed(2).padStart(6)}${row.met ? '' : '  > goal'}`,
+  );
+}
+const resultsDir = new URL('./results/', import.meta.url);
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(new URL('lists.json', resultsDir), `${JSON.stringify({ rows }, null, 2)}\n`);
+
+await app.close();
+await database.close();
+await admin(`drop database if exists ${SCRATCH} with (force)`);
