@@ -2,10 +2,9 @@
 // cursor, timed through the real routes (app.inject: validation, queries, serialisation) at
 // 1,000 rows a table and again at 1,000,000, in one run, reported as the ratio (goal ≤ 2×).
 // Postgres only: a scratch database on 127.0.0.1:5432 (BENCH_POSTGRES_URL to change it),
-// created and dropped here. Not part of `npm run bench` yet.
+// created and dropped here.
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
@@ -31,6 +30,7 @@ import {
   PAYERS,
   rowFacts,
 } from '../test/list-rows.ts';
+import { report } from './report.ts';
 
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCRATCH = 'payreq_bench_lists';
@@ -232,20 +232,17 @@ const rows = cases.flatMap((c) =>
   }),
 );
 
-print(
-  `\nlists: median of ${RUNS} requests (page of ${PAGE}), 1,000 vs 1,000,000 rows a table, Postgres\n`,
+report(
+  'lists',
+  rows.map((row) => ({
+    bench: 'lists',
+    name: `${row.list}, ${row.page}, 1,000,000 rows`,
+    value: row.ms1m,
+    unit: 'ms',
+    baseline: { name: 'the same at 1,000 rows', value: row.ms1k },
+    goal: { op: '<=' as const, limit: GOAL_RATIO },
+  })),
 );
-print(
-  `${'list'.padEnd(44)} ${'page'.padEnd(20)} ${'1k ms'.padStart(8)} ${'1M ms'.padStart(8)} ${'ratio'.padStart(6)}`,
-);
-for (const row of rows) {
-  print(
-    `${row.list.padEnd(44)} ${row.page.padEnd(20)} ${row.ms1k.toFixed(2).padStart(8)} ${row.ms1m.toFixed(2).padStart(8)} ${row.ratio.toFixed(2).padStart(6)}${row.met ? '' : '  > goal'}`,
-  );
-}
-const resultsDir = new URL('./results/', import.meta.url);
-mkdirSync(resultsDir, { recursive: true });
-writeFileSync(new URL('lists.json', resultsDir), `${JSON.stringify({ rows }, null, 2)}\n`);
 
 await app.close();
 await database.close();
