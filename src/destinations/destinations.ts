@@ -179,9 +179,18 @@ export async function findDestination(
 ): Promise<DestinationRow | null> {
   const parsed = parseDestinationId(destinationId);
   if (parsed === null) return null;
+  return findCanonicalDestination(db, accountId, parsed.value);
+}
+
+/** `findDestination` for an id already in its canonical form (a parsed id's `value`). */
+export async function findCanonicalDestination(
+  db: Database,
+  accountId: string,
+  canonicalId: string,
+): Promise<DestinationRow | null> {
   const [row] = await destinationQueries(db).byId.execute({
     accountId,
-    destinationId: parsed.value,
+    destinationId: canonicalId,
   });
   return row ?? null;
 }

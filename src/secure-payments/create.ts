@@ -11,8 +11,9 @@ import {
   boundDestination,
   DESTINATION_MISMATCH_MESSAGE,
   type DestinationRow,
-  findDestination,
+  findCanonicalDestination,
   parseTarget,
+  type ResolvedTarget,
 } from '../destinations/destinations.ts';
 import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
@@ -123,10 +124,20 @@ export async function createSecurePayment(
   }
 
   const errors: FieldError[] = [];
-  const items: { destination: DestinationRow; invoice: Currency; amount: bigint }[] = [];
+  const items: {
+    destination: DestinationRow;
+    target: ResolvedTarget;
+    invoice: Currency;
+    amount: bigint;
+  }[] = [];
   for (const [index, item] of input.requests.entries()) {
-    const destination = await itemDestination(deps, caller, bound, item.destinationId, index);
-    const target = parseTarget(deps.chains, destination.destinationId);
+    const { destination, target } = await itemDestination(
+      deps,
+      caller,
+      bound,
+      item.destinationId,
+      index,
+    );
     const invoice = invoiceCurrencyOf(deps.chains, item.invoiceCurrency, target.currency, index);
     if (!invoice.ok) {
       errors.push(invoice.error);
@@ -138,7 +149,7 @@ export async function createSecurePayment(
       errors.push({ field: `requests[${index}].amount`, message: amount.message });
       continue;
     }
-    items.push({ destination, invoice: invoice.currency, amount: amount.value });
+    items.push({ destination, target, invoice: invoice.currency, amount: amount.value });
   }
   if (errors.length > 0) throw new ValidationError(errors);
   checkBatchNetworks(items.map((item) => item.destination.network));
@@ -169,8 +180,7 @@ export async function createSecurePayment(
       redirectUrl: input.redirectUrl ?? null,
       redirectLabel: input.redirectLabel ?? null,
     },
-    items.map(({ destination, invoice, amount }, position) => {
-      const target = parseTarget(deps.chains, destination.destinationId);
+    items.map(({ destination, target, invoice, amount }, position) => {
       return {
         accountId: caller.accountId,
         clientIdId: caller.clientId?.id ?? null,
@@ -225,8 +235,9 @@ async function itemDestination(
   bound: DestinationRow | null,
   destinationId: string | undefined,
   index: number,
-): Promise<DestinationRow> {
+): Promise<{ destination: DestinationRow; target: ResolvedTarget }> {
   if (bound) {
+    const target = parseTarget(deps.chains, bound.destinationId);
     // Compare canonical forms: the bound id written in another case is still the bound id.
     if (
       destinationId !== undefined &&
@@ -240,7 +251,7 @@ async function itemDestination(
         'The payee destination bound to this client ID is inactive',
       );
     }
-    return bound;
+    return { destination: bound, target };
   }
   if (destinationId === undefined) {
     throw new ValidationError([
@@ -250,15 +261,16 @@ async function itemDestination(
       },
     ]);
   }
-  parseTarget(deps.chains, destinationId);
-  const row = await findDestination(deps.db, caller.accountId, destinationId);
+  // Parsed once: its canonical form finds the row, which therefore has this very target.
+  const target = parseTarget(deps.chains, destinationId);
+  const row = await findCanonicalDestination(deps.db, caller.accountId, target.id.value);
   if (!row?.active) {
     throw new AppError(
       'unknown_destination',
       `No active payee destination ${destinationId} in this account`,
     );
   }
-  return row;
+  return { destination: row, target };
 }
 
 export interface NewLink {

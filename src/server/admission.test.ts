@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
@@ -100,6 +102,49 @@ describe('admission control over HTTP', () => {
     for (const res of await Promise.all(running)) expect(res.statusCode).toBe(200);
     const after = await t.app.inject({ method: 'GET', url: '/v2/currencies' });
     expect(after.statusCode).toBe(401);
+  });
+});
+
+describe('a client that leaves while it waits', () => {
+  let t: TestApp;
+  const held: (() => void)[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: {
+        ADMISSION_MAX_IN_FLIGHT: '1',
+        ADMISSION_MAX_QUEUE: '1',
+        ADMISSION_MAX_WAIT_MS: '60000',
+      },
+      extend: (app) => {
+        app.get('/test/hold', async () => {
+          await new Promise<void>((resolve) => held.push(resolve));
+          return { done: true };
+        });
+      },
+    });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => t.close());
+
+  it('gives its slot back when its turn comes, so the next request runs', async () => {
+    const { port } = t.app.server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/test/hold`;
+    const first = fetch(url);
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    // Queued behind the first, then gone.
+    const socket = connect(port, '127.0.0.1');
+    socket.write(`GET /test/hold HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    held.shift()?.();
+    expect((await first).status).toBe(200);
+
+    const next = fetch(url);
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held.shift()?.();
+    expect((await next).status).toBe(200);
   });
 });
 

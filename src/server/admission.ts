@@ -67,6 +67,11 @@ declare module 'fastify' {
   }
 }
 
+const busy = () =>
+  new AppError('server_busy', 'The server is busy; retry shortly', {
+    headers: { 'retry-after': String(ADMISSION_RETRY_AFTER_SECONDS) },
+  });
+
 /**
  * Puts every routed request through the gate, first of all hooks so that a refused request
  * costs no credential lookup. A slot is held until the response is finished or the client goes
@@ -83,15 +88,17 @@ export function installAdmission(app: FastifyInstance, limits: AdmissionLimits):
     if (request.method === 'OPTIONS') return;
     if (request.routeOptions.url === undefined) return;
     if (request.routeOptions.config.admission === false) return;
-    if (!(await gate.acquire())) {
-      throw new AppError('server_busy', 'The server is busy; retry shortly', {
-        headers: { 'retry-after': String(ADMISSION_RETRY_AFTER_SECONDS) },
-      });
-    }
+    if (!(await gate.acquire())) throw busy();
     held.add(request);
+    // A client that went away while it waited will never see its answer: its slot goes on.
+    if (reply.raw.closed || request.raw.socket?.destroyed) {
+      release(request);
+      throw busy();
+    }
     // Whichever comes first: the answer is sent, or the client went away before it was.
     reply.raw.once('close', () => release(request));
   });
   app.addHook('onResponse', async (request) => release(request));
+  app.addHook('onRequestAbort', async (request) => release(request));
   return gate;
 }
