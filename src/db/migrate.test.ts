@@ -71,6 +71,43 @@ describe('migrations on PGlite', () => {
     await handle.close();
   });
 
+  it('give payments recorded before 0016 their request’s search columns (0017)', async () => {
+    const handle = wrapPglite(await PGlite.create());
+    await migrateDatabase(handle);
+    const { accountId } = await createAccount(handle.db, 'Old');
+    const [request] = await queryRows<{ id: string }>(
+      handle.db,
+      sql`insert into requests (request_id, account_id, network, invoice_currency, payment_currency,
+            expected_amount, payee, salt, payment_reference, reference_topic)
+          values ('01' || repeat('a', 64), ${accountId}, 'base', 'EUR', 'USDC-base', 100,
+            '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', 'salt', 'aaaaaaaaaaaaaaaa', '0x00')
+          returning id`,
+    );
+    // A payment as 0015 knew it: no search columns.
+    await handle.db.execute(
+      sql`insert into payments (account_id, request_row_id, network, tx_hash, log_index,
+            block_number, block_hash, amount, fee_amount, token_address, payee,
+            payment_reference, timestamp)
+          values (${accountId}, ${request?.id}, 'base', ${`0x${'1'.repeat(64)}`}, 0, 1,
+            ${`0x${'2'.repeat(64)}`}, 100, 0, ${`0x${'3'.repeat(40)}`},
+            '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', 'aaaaaaaaaaaaaaaa', now())`,
+    );
+    await handle.db.execute(
+      sql`update payments set invoice_currency_key = null, payment_currency_key = null, conversion = null`,
+    );
+    const backfill = readFileSync(
+      join(MIGRATIONS_FOLDER, '0017_backfill_payment_search.sql'),
+      'utf8',
+    );
+    await handle.db.execute(sql.raw(backfill));
+    const [row] = await queryRows<{ i: string; p: string; c: boolean }>(
+      handle.db,
+      sql`select invoice_currency_key as i, payment_currency_key as p, conversion as c from payments`,
+    );
+    expect(row).toEqual({ i: 'eur', p: 'usdc-base', c: true });
+    await handle.close();
+  });
+
   it('keep data in DATA_DIR across restarts, and one process at a time owns it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'payreq-db-'));
     const first = await openDatabase({ databaseUrl: null, dataDir });

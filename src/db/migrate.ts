@@ -17,23 +17,6 @@ const MIGRATION_LOCK_KEY = 0x7061_7972; // "payr"
 export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
   await migrateSchema(handle);
   await backfillReferenceTopics(handle.db);
-  await backfillPaymentSearch(handle.db);
-}
-
-/**
- * Payments recorded before they carried their request's search columns get them here, in one
- * statement (the same values `searchColumnsOf` writes). Idempotent; a no-op once every row has
- * them. Code rather than a migration, so that migrations stay what drizzle-kit generates.
- */
-async function backfillPaymentSearch(db: DatabaseHandle['db']): Promise<void> {
-  await db.execute(sql`
-    update ${payments} set
-      client_id_id = r.client_id_id,
-      conversion = r.invoice_currency <> r.payment_currency,
-      invoice_currency_key = lower(r.invoice_currency),
-      payment_currency_key = lower(r.payment_currency)
-    from ${requests} r
-    where r.id = ${payments.requestRowId} and ${payments.invoiceCurrencyKey} is null`);
 }
 
 /**
