@@ -1,19 +1,24 @@
 import { eq } from 'drizzle-orm';
 import { type Address, getAddress, type Hex, recoverTypedDataAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recurringPayouts } from '../../src/db/schema.ts';
 import { erc20Abi } from '../../src/payments/abis.ts';
 import { permitOf } from '../../src/payouts/recurring/store.ts';
+import { triggerRecurringPayment } from '../../src/payouts/recurring/trigger.ts';
+import { sandboxRelayer } from '../../src/sandbox/addresses.ts';
 import { sendAll } from '../chain.ts';
 import { accessibilityProblems, screen, sends, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
+import { mineAt } from '../recurring-proxy.ts';
 
 /**
  * The hosted page of a recurring payout (`payUrl`), in a real Chromium with an injected
  * EIP-6963 wallet, on a local chain standing in for Base with the real Request contracts and
  * the recurring payment proxy: the payer sees the schedule, approves the proxy and signs the
- * permit with `eth_signTypedData_v4`, and the schedule is active; any other wallet is told so
+ * permit with `eth_signTypedData_v4`, and the schedule is active (and the contract accepts the
+ * signature: the relayer's trigger pays index 1); any other wallet is told so
  * and asked for nothing; a declined signature says so; every other state shows as it stands.
  */
 
@@ -40,6 +45,7 @@ const spec = (index: number): TestWalletSpec => ({
 
 interface Created {
   readonly id: string;
+  readonly paymentReference: string;
   readonly payUrl: string;
   readonly transactions: { to: Hex; data: Hex; value: { hex: Hex } }[];
   readonly recurringPaymentPermit: {
@@ -179,6 +185,29 @@ describe('a recurring payout on the hosted page', () => {
       signature: row.signature as Hex,
     });
     expect(recovered).toBe(payer);
+
+    // And the contract takes it: on the first date, the relayer's trigger of index 1 with the
+    // stored signature moves exactly one payment from the payer to the payee.
+    const { chain } = rig.local;
+    const typed = permitOf(row);
+    await mineAt(chain, typed.message.firstPayment);
+    const payee = rig.wallet(PAYEE).address;
+    const before = [await rig.balance('USDC', payer), await rig.balance('USDC', payee)];
+    await sendAll(chain, privateKeyToAccount(sandboxRelayer().privateKey), [
+      triggerRecurringPayment({
+        chainId: chain.chainId,
+        proxy: typed.domain.verifyingContract,
+        permit: typed.message,
+        signature: row.signature as Hex,
+        index: 1,
+        paymentReference: schedule.paymentReference.slice(2),
+      }),
+    ]);
+    const after = [await rig.balance('USDC', payer), await rig.balance('USDC', payee)];
+    expect(after.map((balance, i) => balance - (before[i] ?? 0n))).toEqual([
+      -7_500_000n,
+      7_500_000n,
+    ]);
     await context.close();
   });
 
