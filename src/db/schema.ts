@@ -520,6 +520,14 @@ export const recurringPayouts = pgTable(
   {
     /** The public id (`/v2/payouts/recurring/{id}`). */
     id: uuid().primaryKey().defaultRandom(),
+    /**
+     * The payer's capability on the hosted pay page (`PAY_URL/?recurring=<payToken>`): 64 hex
+     * digits, 256 random bits, made by the app (`newPayToken`). The default only fills the rows
+     * written before the column existed (gen_random_uuid draws from the server's CSPRNG).
+     */
+    payToken: text()
+      .notNull()
+      .default(sql`replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '')`),
     accountId: uuid()
       .notNull()
       .references(() => accounts.id),
@@ -574,6 +582,7 @@ export const recurringPayouts = pgTable(
     updatedAt: createdAt(),
   },
   (t) => [
+    uniqueIndex().on(t.payToken),
     index().on(t.accountId, t.createdAt),
     index().on(t.status, t.nextPaymentAt),
     index().on(t.network, t.payer, t.tokenAddress),

@@ -17,6 +17,8 @@ export interface PayoutDeps {
   readonly chains: ChainRegistry;
   readonly clients: ChainClients;
   readonly clock: Clock;
+  /** PAY_URL: a recurring payout's answer carries the page where its payer signs. */
+  readonly payUrl: string;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function createPayout(
       { ...body, recurrence: body.recurrence },
       payer,
       client,
+      deps.payUrl,
     );
   }
   const prepared = await prepareRequest(deps, caller, {

@@ -6,6 +6,7 @@ import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { createBatchPayout } from './batch.ts';
 import { createPayout } from './create.ts';
+import { payerPageRoutes } from './recurring/page-routes.ts';
 import { recurringPayoutRoutes } from './recurring/routes.ts';
 import { BatchPayoutBody, BatchPayoutResponse, PayoutBody, PayoutResponse } from './schemas.ts';
 
@@ -14,7 +15,13 @@ const TAGS = ['V2/Payouts'];
 
 export function payoutRoutes(
   app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry; clients: ChainClients },
+  deps: {
+    db: Database;
+    clock: Clock;
+    chains: ChainRegistry;
+    clients: ChainClients;
+    payUrl: string;
+  },
 ): void {
   const callerOf = (request: Parameters<typeof accountIdOf>[0]) => ({
     accountId: accountIdOf(request),
@@ -60,4 +67,5 @@ export function payoutRoutes(
   );
 
   recurringPayoutRoutes(app, deps);
+  payerPageRoutes(app, deps);
 }

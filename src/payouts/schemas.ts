@@ -75,6 +75,12 @@ export const PayoutResponse = Type.Object({
   transactions: Type.Array(EvmCall),
   recurringPaymentPermit: Type.Optional(RecurringPaymentPermit),
   metadata: Type.Record(Type.String(), Type.Unknown()),
+  payUrl: Type.Optional(
+    Type.String({
+      description:
+        'With `recurrence` (payreq’s addition): the hosted page where the payer approves the proxy and signs the permit with their wallet, `PAY_URL/?recurring=<token>`. The token is the payer’s capability: send the URL to the payer only.',
+    }),
+  ),
 });
 
 export const BatchPayoutBody = Type.Object(

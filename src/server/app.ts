@@ -170,7 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
   requestRoutes(app, chainDeps);
-  payoutRoutes(app, chainDeps);
+  payoutRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
   securePaymentRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,

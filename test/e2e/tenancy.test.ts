@@ -95,6 +95,8 @@ interface Objects {
   /** A's recurring payout (pending) and its payer's (A's wallet's) signature over its permit. */
   readonly recurringPayoutId: string;
   readonly recurringSignature: Hex;
+  /** Its pay token (`payUrl`): the payer's capability on the pay page. */
+  readonly recurringPayToken: string;
 }
 
 type Expectation =
@@ -215,6 +217,17 @@ const PROBES: Record<string, Probe> = {
   },
   'GET /v2/payouts/recurring/:id': { expect: refused() },
   'PATCH /v2/payouts/recurring/:id': { expect: refused(), body: () => ({ action: 'cancel' }) },
+  // The pay page's routes by pay token: an account's credentials reach its own schedules only.
+  'GET /v2/payouts/recurring/token/:token': { expect: refused() },
+  'POST /v2/payouts/recurring/token/:token': {
+    expect: refused(),
+    body: (o) => ({ permitSignature: o.recurringSignature }),
+  },
+  // A's own call finds the schedule and goes on to read the allowance: this app has no RPC.
+  'GET /v2/payouts/recurring/token/:token/approval': {
+    expect: refused(),
+    ownCode: 'chain_unavailable',
+  },
   // Paying A's requests in B's batch: they are as unknown to B as missing ones.
   'POST /v2/payouts/batch': {
     expect: refused(),
@@ -501,6 +514,7 @@ async function makeObjects(): Promise<Objects> {
     deactivate: await signedNonce('deactivate'),
     recurringPayoutId: recurringPayout.id,
     recurringSignature: await signPermit(recurringPayout, a.walletKey),
+    recurringPayToken: recurringPayout.payToken,
   };
 }
 
@@ -526,6 +540,7 @@ function secretsOf(o: Objects): string[] {
     o.add.nonce,
     o.deactivate.nonce,
     o.recurringPayoutId,
+    o.recurringPayToken,
     PAYMENT_TX,
   ];
 }
@@ -625,6 +640,7 @@ function pathFor(route: RouteEntry, o: Objects): string {
         case 'currencyId':
           return 'USDC-base';
         case 'token':
+          if (route.url.startsWith('/v2/payouts/recurring/token/')) return o.recurringPayToken;
           return route.url.includes('/multicall-payouts/') ? o.multicallToken : o.token;
         case 'requestId':
           return route.method === 'PATCH' ? o.recurringRequestId : o.requestId;

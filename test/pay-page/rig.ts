@@ -73,6 +73,8 @@ export interface PayPageRig {
     wallets: readonly TestWalletSpec[],
     viewport?: { width: number; height: number },
   ): Promise<Opened>;
+  /** The page at `PAY_URL/?<query>` (a recurring payout's: `recurring=<pay token>`), likewise. */
+  openAt(query: string, wallets: readonly TestWalletSpec[]): Promise<Opened>;
   balance(currency: Currency, owner: Address): Promise<bigint>;
   wallet(index: number): TestWalletSpec['account'];
   screenshot(page: Page, name: string): Promise<void>;
@@ -145,6 +147,18 @@ export async function startPayPageRig(
     return made.destinationId;
   };
 
+  const openPage = async (
+    query: string,
+    specs: readonly TestWalletSpec[],
+    viewport: { width: number; height: number },
+  ): Promise<Opened> => {
+    const context = await browser.newContext({ viewport });
+    const wallets = await installTestWallets(context, local.chain, specs);
+    const page = await context.newPage();
+    await page.goto(`${origin}/?${query}`);
+    return { context, page, wallets };
+  };
+
   return {
     t,
     local,
@@ -215,12 +229,11 @@ export async function startPayPageRig(
       });
       return { status: res.statusCode, body: res.json() };
     },
-    async open(token, specs, viewport = { width: 1280, height: 800 }) {
-      const context = await browser.newContext({ viewport });
-      const wallets = await installTestWallets(context, local.chain, specs);
-      const page = await context.newPage();
-      await page.goto(`${origin}/?token=${token}`);
-      return { context, page, wallets };
+    open(token, specs, viewport = { width: 1280, height: 800 }) {
+      return openPage(`token=${token}`, specs, viewport);
+    },
+    openAt(query, specs) {
+      return openPage(query, specs, { width: 1280, height: 800 });
     },
     async balance(currency, owner) {
       if (currency === 'ETH') return local.chain.client.getBalance({ address: owner });

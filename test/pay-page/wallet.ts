@@ -45,10 +45,12 @@ export interface TestWallet {
   readonly calls: WalletCall[];
   /** The hashes of the transactions it sent, in order. */
   readonly sent: Hex[];
+  /** The signatures it made over EIP-712 typed data (`eth_signTypedData_v4`), in order. */
+  readonly signed: Hex[];
   chainId: number;
-  /** How many of the next transaction requests the payer declines (EIP-1193 code 4001). */
+  /** How many of the next transaction or signature requests the payer declines (code 4001). */
   declineNext: number;
-  /** While set, transaction requests wait for it (the page stays on its paying screen). */
+  /** While set, transaction and signature requests wait for it (the page stays on its screen). */
   hold: Promise<void> | null;
   /**
    * Runs between the wallet's estimate and its send, as the payer reads the confirmation: what
@@ -90,6 +92,7 @@ export async function installTestWallets(
       spec,
       calls: [],
       sent: [],
+      signed: [],
       chainId: spec.startChainId ?? home?.chainId ?? 1,
       declineNext: 0,
       hold: null,
@@ -168,6 +171,21 @@ export async function installTestWallets(
         wallet.sent.push(hash);
         return hash;
       }
+      case 'eth_signTypedData_v4': {
+        await wallet.hold;
+        if (wallet.declineNext > 0) {
+          wallet.declineNext--;
+          throw rpcError(4001, 'User rejected the request.');
+        }
+        const [address, json] = list as [string, string];
+        const { account } = wallet.spec;
+        if (address.toLowerCase() !== account.address.toLowerCase() || !account.signTypedData) {
+          throw rpcError(4100, `the wallet holds no account ${address}`);
+        }
+        const signature = await account.signTypedData(typedDataOfJson(json));
+        wallet.signed.push(signature);
+        return signature;
+      }
       default:
         // Reads (receipts, blocks, estimates) go to the chain, as a wallet's node answers them.
         return providerOf(wallet.chainId).request({ method, params: list } as never);
@@ -222,6 +240,29 @@ export async function installTestWallets(
     })),
   );
   return wallets;
+}
+
+interface TypedDataJson {
+  readonly types: Record<string, readonly { name: string; type: string }[]>;
+  readonly domain: Record<string, unknown>;
+  readonly primaryType: string;
+  readonly message: Record<string, unknown>;
+}
+
+/**
+ * `eth_signTypedData_v4`'s JSON as a wallet reads it: integers may come as decimal strings (as
+ * JSON cannot hold a uint256), so the primary type's integer fields are read as bigints.
+ */
+function typedDataOfJson(json: string): Parameters<NonNullable<Account['signTypedData']>>[0] {
+  const data = JSON.parse(json) as TypedDataJson;
+  const fields = data.types[data.primaryType] ?? [];
+  const message = Object.fromEntries(
+    Object.entries(data.message).map(([name, value]) => {
+      const type = fields.find((field) => field.name === name)?.type ?? '';
+      return [name, /^u?int\d*$/.test(type) ? BigInt(value as string | number) : value];
+    }),
+  );
+  return { ...data, message } as never;
 }
 
 function rpcError(code: number, message: string): Error {

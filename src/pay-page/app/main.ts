@@ -198,4 +198,15 @@ async function load(): Promise<void> {
   else showState(state);
 }
 
-void load();
+// A recurring payout's page (`?recurring=<pay token>`): its own chunk, loaded only here.
+const recurring = new URLSearchParams(location.search).get('recurring');
+if (recurring === null) void load();
+else {
+  import('./recurring/page.ts').then(
+    (page) => page.showRecurring(config, root, recurring.trim()),
+    () =>
+      render(
+        errorScreen('The page could not load. Check your connection.', () => location.reload()),
+      ),
+  );
+}

@@ -78,6 +78,7 @@ describe('POST /v2/payouts with recurrence', () => {
     expect(Object.keys(body).sort()).toEqual([
       'id',
       'metadata',
+      'payUrl',
       'paymentReference',
       'recurringPaymentPermit',
       'requestId',

@@ -8,15 +8,15 @@ import type { Clock } from '../../clock.ts';
 import { parseDateTime } from '../../dates.ts';
 import type { Database } from '../../db/client.ts';
 import { AppError, ValidationError } from '../../errors.ts';
-import { erc20Abi } from '../../payments/abis.ts';
-import { formatAmount, MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
-import { multicallOf, RESETS_ALLOWANCE } from '../../payments/calldata/shared.ts';
+import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
+import { multicallOf } from '../../payments/calldata/shared.ts';
 import { readPayerState } from '../../payments/payer-state.ts';
-import { type EvmTransaction, evmTransaction } from '../../payments/transactions.ts';
+import type { EvmTransaction } from '../../payments/transactions.ts';
 import { occurrenceDate, shortestPeriodSeconds } from '../../recurrence.ts';
 import { prepareRequest, type RequestCaller, walletOf } from '../../requests/create.ts';
 import { type ClientFee, platformFee } from '../../requests/pay.ts';
 import type { PayoutInput } from '../create.ts';
+import { allowanceMetadata, approvalsFor } from './approval.ts';
 import { schedulePermitBody } from './permit.ts';
 import type { RecurringPaymentPermitBody } from './schemas.ts';
 import {
@@ -62,6 +62,7 @@ export async function createRecurringPayout(
   body: PayoutInput & { readonly recurrence: Recurrence },
   payerWallet: string | undefined,
   client: ClientFee | null,
+  payUrl: string,
 ) {
   const { recurrence } = body;
   const payment = deps.chains.currency(body.paymentCurrency);
@@ -162,35 +163,33 @@ export async function createRecurringPayout(
     { ...prepared, payer: schedule.payer },
   );
 
-  const approvals: EvmTransaction[] = [];
-  const approve = (value: bigint) =>
-    evmTransaction(token, erc20Abi, 'approve', [proxy, value], network.chainId);
-  if (allowance < needed) {
-    if (allowance > 0n && RESETS_ALLOWANCE.has(currency.id)) approvals.push(approve(0n));
-    approvals.push(approve(needed));
-  }
-  const decimals = currency.decimals;
+  const approvals = approvalsFor(
+    { tokenAddress: token, proxy, chainId: network.chainId, currency: currency.id },
+    allowance,
+    needed,
+  );
   return {
     id: row.id,
     requestId: request.requestId,
     paymentReference: `0x${request.paymentReference}`,
     transactions: approvals.map(referenceTransaction),
     recurringPaymentPermit: permitBody(row),
-    metadata: {
-      stepsRequired: approvals.length + 1,
-      totalNeededAllowance: formatAmount(needed, decimals),
-      currentAllowance: formatAmount(allowance, decimals),
-      additionalAllowanceNeeded: formatAmount(
-        needed > allowance ? needed - allowance : 0n,
-        decimals,
-      ),
-      existingPaymentsAmount: formatAmount(existing, decimals),
-    },
+    metadata: allowanceMetadata(
+      { needed, allowance, existing },
+      currency.decimals,
+      approvals.length,
+    ),
+    payUrl: payUrlOf(payUrl, row.payToken),
   };
 }
 
+/** The hosted page where the payer approves and signs: `PAY_URL/?recurring=<payToken>`. */
+export function payUrlOf(payUrl: string, payToken: string): string {
+  return `${payUrl}/?recurring=${payToken}`;
+}
+
 /** The permit as the create answer carries it (`schedulePermitBody`), typed for its schema. */
-function permitBody(row: RecurringPayoutRow): RecurringPaymentPermitBody {
+export function permitBody(row: RecurringPayoutRow): RecurringPaymentPermitBody {
   const body = schedulePermitBody(permitOf(row));
   return {
     domain: body.domain,

@@ -8,7 +8,7 @@ import { erc20Abi } from '../../payments/abis.ts';
 import { formatAmount } from '../../payments/amounts.ts';
 import { paymentsOfRequests } from '../../payments/records.ts';
 import { evmTransaction } from '../../payments/transactions.ts';
-import { referenceTransaction } from './create.ts';
+import { payUrlOf, referenceTransaction } from './create.ts';
 import {
   ActivateBody,
   ActivateResponse,
@@ -44,7 +44,26 @@ export const MESSAGES = {
   activated: 'Recurring payment activated',
 } as const;
 
-const notFound = () => new AppError('recurring_payout_not_found', MESSAGES.notFound);
+export const notFound = () => new AppError('recurring_payout_not_found', MESSAGES.notFound);
+
+/**
+ * The payer's signature stored and the schedule `active` (the 201 body), or the refusal of a
+ * schedule that is not pending or of a signature that is not the payer's over its permit.
+ */
+export async function activateWithSignature(
+  deps: { db: Database; clock: Clock },
+  row: RecurringPayoutRow,
+  permitSignature: string,
+  reload: () => Promise<RecurringPayoutRow>,
+) {
+  refuseUnlessPending(row);
+  const signature = await verifyPermitSignature(row, permitSignature);
+  if (signature === null) throw new AppError('invalid_signature', MESSAGES.invalidSignature);
+  const activated = await activate(deps.db, row, signature, deps.clock.now());
+  // Another call activated or cancelled it meanwhile: refused as that state is.
+  if (!activated) refuseUnlessPending(await reload());
+  return { message: MESSAGES.activated, id: row.id, status: 'active' as const };
+}
 
 /**
  * `/v2/payouts/recurring/{id}`: submit the payer's signed permit (→ `active`), read the
@@ -53,7 +72,7 @@ const notFound = () => new AppError('recurring_payout_not_found', MESSAGES.notFo
  */
 export function recurringPayoutRoutes(
   app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry },
+  deps: { db: Database; clock: Clock; chains: ChainRegistry; payUrl: string },
 ): void {
   const load = async (accountId: string, id: string) => {
     const row = await findRecurringPayout(deps.db, accountId, id);
@@ -77,12 +96,10 @@ export function recurringPayoutRoutes(
     },
     async (request, reply) => {
       const row = await load(accountIdOf(request), request.params.id);
-      refuseUnlessPending(row);
-      const signature = await verifyPermitSignature(row, request.body.permitSignature);
-      if (signature === null) throw new AppError('invalid_signature', MESSAGES.invalidSignature);
-      const activated = await activate(deps.db, row, signature, deps.clock.now());
-      if (!activated) refuseUnlessPending(await load(row.accountId, row.id));
-      return reply.code(201).send({ message: MESSAGES.activated, id: row.id, status: 'active' });
+      const body = await activateWithSignature(deps, row, request.body.permitSignature, () =>
+        load(row.accountId, row.id),
+      );
+      return reply.code(201).send(body);
     },
   );
 
@@ -155,7 +172,7 @@ export function recurringPayoutRoutes(
 
 const notPaused = () => new AppError('recurring_payout_not_paused', MESSAGES.notPaused);
 
-function refuseUnlessPending(row: RecurringPayoutRow): void {
+export function refuseUnlessPending(row: RecurringPayoutRow): void {
   switch (row.status) {
     case 'pending':
       return;
@@ -205,13 +222,16 @@ async function cancelBody(deps: { db: Database; chains: ChainRegistry }, row: Re
   };
 }
 
-function decimalsOf(deps: { chains: ChainRegistry }, row: RecurringPayoutRow): number {
+export function decimalsOf(deps: { chains: ChainRegistry }, row: RecurringPayoutRow): number {
   const currency = deps.chains.currency(row.currency);
   if (!currency) throw new Error(`recurring payout ${row.id}: unknown currency ${row.currency}`);
   return currency.decimals;
 }
 
-async function statusBody(deps: { db: Database; chains: ChainRegistry }, row: RecurringPayoutRow) {
+async function statusBody(
+  deps: { db: Database; chains: ChainRegistry; payUrl: string },
+  row: RecurringPayoutRow,
+) {
   const decimals = decimalsOf(deps, row);
   const executions = await executionsOf(deps.db, row.id);
   const payments = await paymentsOfRequests(
@@ -248,5 +268,6 @@ async function statusBody(deps: { db: Database; chains: ChainRegistry }, row: Re
       })),
     ),
     createdAt: row.createdAt.toISOString(),
+    payUrl: payUrlOf(deps.payUrl, row.payToken),
   };
 }

@@ -39,6 +39,14 @@ export const RecurringPaymentPermit = Type.Object(
   },
 );
 
+const Status = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('active'),
+  Type.Literal('paused'),
+  Type.Literal('completed'),
+  Type.Literal('cancelled'),
+]);
+
 export const RecurringParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
 });
@@ -62,13 +70,7 @@ export const ActivateResponse = Type.Object({
 
 export const RecurringStatusResponse = Type.Object({
   id: Type.String(),
-  status: Type.Union([
-    Type.Literal('pending'),
-    Type.Literal('active'),
-    Type.Literal('paused'),
-    Type.Literal('completed'),
-    Type.Literal('cancelled'),
-  ]),
+  status: Status,
   processedPayments: Type.Integer(),
   totalPayments: Type.Integer(),
   frequency: Type.String(),
@@ -94,6 +96,10 @@ export const RecurringStatusResponse = Type.Object({
     }),
   ),
   createdAt: Type.String(),
+  payUrl: Type.String({
+    description:
+      'The hosted page where the payer approves and signs (payreq’s addition); its token is the payer’s capability',
+  }),
 });
 
 export const PatchBody = Type.Object(
@@ -136,3 +142,56 @@ export const PatchResponse = Type.Union([
 ]);
 
 export type RecurringPaymentPermitBody = Static<typeof RecurringPaymentPermit>;
+
+/** The pay page's routes: a schedule by its pay token (`PAY_URL/?recurring=<token>`). */
+export const PayTokenParams = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 128, description: 'The pay token of `payUrl`' }),
+});
+
+export const PayerViewResponse = Type.Object({
+  id: Type.String(),
+  status: Status,
+  network: Type.String(),
+  chainId: Type.Integer(),
+  currency: Type.String(),
+  amount: Type.String({ description: 'Each payment, to the payee' }),
+  feeAmount: Type.String({ description: 'Each payment’s platform fee, on top of `amount`' }),
+  frequency: Type.String(),
+  startDate: Type.String(),
+  paymentDates: Type.Array(Type.String(), {
+    description: 'The calendar date of every payment, the first (index 1) first',
+  }),
+  totalPayments: Type.Integer(),
+  processedPayments: Type.Integer(),
+  lastPaymentDate: Type.Union([Type.String(), Type.Null()]),
+  nextPaymentDate: Type.Union([Type.String(), Type.Null()]),
+  payer: Type.String({ description: 'The only wallet that may approve and sign' }),
+  payee: Type.String(),
+  recurringPaymentPermit: RecurringPaymentPermit,
+});
+
+export const PayerApprovalQuery = Type.Object(
+  {
+    wallet: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'The connected wallet: anything but the schedule’s payer is refused (403)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PayerApprovalResponse = Type.Object({
+  transactions: Type.Array(Approval, {
+    description:
+      'The approvals that let the proxy pull every payment still to come (none when the allowance is enough)',
+  }),
+  metadata: Type.Object({
+    stepsRequired: Type.Integer(),
+    totalNeededAllowance: Type.String(),
+    currentAllowance: Type.String(),
+    additionalAllowanceNeeded: Type.String(),
+    existingPaymentsAmount: Type.String(),
+  }),
+});

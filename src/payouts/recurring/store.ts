@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { recurringExecutions, recurringPayouts, requests } from '../../db/schema.ts';
+import type { LinkScope } from '../../http/principal.ts';
 import { isUuid } from '../../ids.ts';
 import { occurrenceDate } from '../../recurrence.ts';
 import { insertRequests, type NewRequest, type RequestRow } from '../../requests/requests.ts';
@@ -22,6 +24,7 @@ export type ExecutionRow = typeof recurringExecutions.$inferSelect;
 export type NewRecurringPayout = Omit<
   typeof recurringPayouts.$inferInsert,
   | 'id'
+  | 'payToken'
   | 'status'
   | 'signature'
   | 'processedPayments'
@@ -81,7 +84,10 @@ export async function insertRecurringPayout(
   firstRequest: NewRequest,
 ): Promise<{ schedule: RecurringPayoutRow; request: RequestRow }> {
   return db.transaction(async (tx) => {
-    const [inserted] = await tx.insert(recurringPayouts).values(schedule).returning();
+    const [inserted] = await tx
+      .insert(recurringPayouts)
+      .values({ ...schedule, payToken: newPayToken() })
+      .returning();
     if (!inserted) throw new Error('recurring payout insert returned no row');
     const request = await insertExecution(tx, inserted, 1, firstRequest);
     return { schedule: inserted, request };
@@ -119,6 +125,32 @@ export async function findRecurringPayout(
     .from(recurringPayouts)
     .where(and(eq(recurringPayouts.id, id), eq(recurringPayouts.accountId, accountId)));
   const [row] = options.forUpdate ? await query.for('update') : await query;
+  return row ?? null;
+}
+
+/** A pay token: 256 random bits as 64 hex digits, the payer's capability on the pay page. */
+export function newPayToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+export const PAY_TOKEN = /^[0-9a-f]{64}$/;
+
+/**
+ * The schedule of a pay token: the caller's account's, or any account's for the pay page's
+ * own client ID (`linkScopeOf`: the token is the payer's capability). Null when unknown.
+ */
+export async function findByPayToken(
+  db: Database,
+  scope: LinkScope,
+  token: string,
+): Promise<RecurringPayoutRow | null> {
+  if (!PAY_TOKEN.test(token)) return null;
+  const conditions = [eq(recurringPayouts.payToken, token)];
+  if ('accountId' in scope) conditions.push(eq(recurringPayouts.accountId, scope.accountId));
+  const [row] = await db
+    .select()
+    .from(recurringPayouts)
+    .where(and(...conditions));
   return row ?? null;
 }
 

@@ -35,7 +35,7 @@ interface Step {
   readonly call: EvmCall;
 }
 
-function chainOf(network: NetworkFacts): Chain {
+export function chainOf(network: NetworkFacts): Chain {
   return defineChain({
     id: network.chainId,
     name: network.name,
@@ -91,7 +91,11 @@ function gasProblem(network: NetworkFacts): Problem {
 }
 
 /** Onto the link's chain: switch, or add it first when the wallet cannot know it (sandbox). */
-async function ensureChain(context: PayContext, client: Client, chain: Chain): Promise<void> {
+export async function ensureChain(
+  context: Pick<PayContext, 'network' | 'show'>,
+  client: Client,
+  chain: Chain,
+): Promise<void> {
   if ((await getChainId(client)) === chain.id) return;
   const name = context.network.name;
   context.show(switchingScreen(name));

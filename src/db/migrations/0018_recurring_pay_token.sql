@@ -1,0 +1,2 @@
+ALTER TABLE "recurring_payouts" ADD COLUMN "pay_token" text DEFAULT replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '') NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "recurring_payouts_pay_token_index" ON "recurring_payouts" USING btree ("pay_token");
