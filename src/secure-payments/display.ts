@@ -15,6 +15,7 @@ export async function destinationIdsOf(
   db: Database,
   link: Link,
 ): Promise<ReadonlyMap<string, string>> {
+  if (link.destinationIds) return link.destinationIds;
   const rowIds = [
     ...new Set(link.requests.flatMap((r) => (r.destinationId === null ? [] : [r.destinationId]))),
   ];

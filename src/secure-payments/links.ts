@@ -3,7 +3,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
-import { payments, requests, securePayments } from '../db/schema.ts';
+import { payeeDestinations, payments, requests, securePayments } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { LinkScope } from '../http/principal.ts';
 import { type PaymentRow, paymentsOfRequests } from '../payments/records.ts';
@@ -33,6 +33,11 @@ export interface Link {
   readonly payments: ReadonlyMap<string, readonly PaymentRow[]>;
   /** A multicall parent's children; null on every other link. */
   readonly children: readonly Child[] | null;
+  /**
+   * Public ids of the destinations its requests pay, by destination row id, when the read
+   * that loaded the link had them at hand (see `destinationIdsOf`).
+   */
+  readonly destinationIds?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -43,16 +48,22 @@ export interface Link {
 export const NO_BRANDING = null;
 
 /**
- * The link by its token, its requests in order and their payments in chain order, in one round
- * trip (a link has a handful of each, so the joined rows stay few); prepared once per database.
+ * The link by its token, its requests in order, their payments in chain order and the public
+ * ids of the destinations they pay, in one round trip (a link has a handful of each, so the joined rows stay few); prepared once per database.
  */
 const linkQueries = preparedPerDatabase((db) => {
   const query = (where: SQL | undefined) =>
     db
-      .select({ link: securePayments, request: requests, payment: payments })
+      .select({
+        link: securePayments,
+        request: requests,
+        payment: payments,
+        destinationId: payeeDestinations.destinationId,
+      })
       .from(securePayments)
       .leftJoin(requests, eq(requests.securePaymentId, securePayments.id))
       .leftJoin(payments, eq(payments.requestRowId, requests.id))
+      .leftJoin(payeeDestinations, eq(payeeDestinations.id, requests.destinationId))
       .where(where)
       .orderBy(asc(requests.position), asc(payments.blockNumber), asc(payments.logIndex));
   const token = eq(securePayments.token, sql.placeholder('token'));
@@ -98,9 +109,13 @@ export async function loadLink(
   }
   const linkRequests = new Map<string, RequestRow>();
   const linkPayments = new Map<string, PaymentRow[]>();
-  for (const { request, payment } of joined) {
+  const destinationIds = new Map<string, string>();
+  for (const { request, payment, destinationId } of joined) {
     if (request === null) continue;
     linkRequests.set(request.id, request);
+    if (request.destinationId !== null && destinationId !== null) {
+      destinationIds.set(request.destinationId, destinationId);
+    }
     if (payment === null) continue;
     const list = linkPayments.get(request.id) ?? [];
     list.push(payment);
@@ -112,6 +127,7 @@ export async function loadLink(
     requests: [...linkRequests.values()],
     payments: linkPayments,
     children: null,
+    destinationIds,
   };
 }
 
