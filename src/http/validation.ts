@@ -29,6 +29,11 @@ type BuildValidator = (
   options: { customOptions?: object } | undefined,
 ) => (route: { httpPart?: string }) => unknown;
 
+interface Validate {
+  (data: unknown): unknown;
+  errors?: unknown;
+}
+
 export function validationOptions(): Pick<FastifyServerOptions, 'schemaController'> {
   const build = AjvCompiler() as unknown as BuildValidator;
   const buildValidator: BuildValidator = (externalSchemas, ajvOptions) => {
@@ -36,9 +41,30 @@ export function validationOptions(): Pick<FastifyServerOptions, 'schemaControlle
       ...ajvOptions,
       customOptions: { ...ajvOptions?.customOptions, ...COMMON, coerceTypes },
     });
-    const coercing = build(externalSchemas, withCoercion('array'));
-    const exact = build(externalSchemas, withCoercion(false));
-    return (route) => (route.httpPart === 'body' ? exact(route) : coercing(route));
+    let coercing: ReturnType<BuildValidator> | undefined;
+    let exact: ReturnType<BuildValidator> | undefined;
+    const compile = (route: { httpPart?: string }) => {
+      if (route.httpPart === 'body') {
+        exact ??= build(externalSchemas, withCoercion(false));
+        return exact(route) as Validate;
+      }
+      coercing ??= build(externalSchemas, withCoercion('array'));
+      return coercing(route) as Validate;
+    };
+    // Each validator compiled on its route's first request, like the serializers below: Ajv
+    // compiling every route's schemas was the largest part of a start. A schema Ajv cannot
+    // compile then fails that route's first request (the route tests and the fuzz test send one
+    // to every route).
+    return (route) => {
+      let validate: Validate | undefined;
+      const lazy: Validate = (data) => {
+        validate ??= compile(route);
+        const valid = validate(data);
+        lazy.errors = validate.errors;
+        return valid;
+      };
+      return lazy;
+    };
   };
   return {
     schemaController: {

@@ -102,7 +102,9 @@ describe('malformed input', () => {
     for (const url of ['/v2/request?offset=1e30', '/v2/payments?requestId=x&offset=1e30']) {
       const res = await t.app.inject({ method: 'GET', url, headers: headers() });
       expect(res.statusCode, url).toBe(400);
-      expect(res.json().errors, url).toEqual([{ field: 'offset', message: 'must be <= 1000000' }]);
+      expect(res.json().errors, url).toEqual([
+        { field: 'offset', message: expect.stringMatching(/^must be <= \d+/) },
+      ]);
     }
   });
 
