@@ -1,5 +1,7 @@
+import { inArray } from 'drizzle-orm';
 import { type Account, type Address, encodeFunctionData, type Hex } from 'viem';
 import { expect } from 'vitest';
+import { recurringPayouts } from '../src/db/schema.ts';
 import type { Indexer } from '../src/detection/indexer.ts';
 import type { RecurringExecutor } from '../src/payouts/recurring/executor.ts';
 import { SCHEDULE_PERMIT_TYPES } from '../src/payouts/recurring/permit.ts';
@@ -12,6 +14,8 @@ import { messageOf } from './recurring-http.ts';
 import { mineAt, TOKEN_ABI } from './recurring-proxy.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 import { testDispatcher, testIndexer, testRecurringExecutor } from './workers.ts';
+
+type ExecutorOptions = NonNullable<Parameters<typeof testRecurringExecutor>[1]>;
 
 /**
  * Recurring payouts end to end: the real app on a local chain standing in for base (the real
@@ -29,6 +33,9 @@ export interface World {
   readonly dispatcher: Dispatcher;
   readonly indexer: Indexer;
   readonly executor: RecurringExecutor;
+  /** Another executor (another process), stopped with the world. */
+  spawn(options?: ExecutorOptions): RecurringExecutor;
+  readonly executors: RecurringExecutor[];
 }
 
 export async function startWorld(): Promise<World> {
@@ -46,7 +53,13 @@ export async function startWorld(): Promise<World> {
       return health ? [health] : [];
     },
   });
-  executor = testRecurringExecutor(t);
+  const executors: RecurringExecutor[] = [];
+  const spawn = (options: ExecutorOptions = {}) => {
+    const spawned = testRecurringExecutor(t, options);
+    executors.push(spawned);
+    return spawned;
+  };
+  executor = spawn();
   const tenant = await createTenant(t.db);
   const receiver = await startReceiver();
   const registered = await t.app.inject({
@@ -65,13 +78,24 @@ export async function startWorld(): Promise<World> {
     dispatcher: testDispatcher(t),
     indexer: testIndexer(t, { confirmations: 1 }),
     executor,
+    spawn,
+    executors,
   };
 }
 
 export async function closeWorld(world: World | undefined): Promise<void> {
+  await Promise.all(world?.executors.map((e) => e.stop()) ?? []);
   await world?.receiver.close();
   await world?.t.close();
   await world?.local.chain.close();
+}
+
+/** Cancels every schedule earlier tests left running, so their dates do not compete. */
+export async function retireSchedules(world: World): Promise<void> {
+  await world.t.db
+    .update(recurringPayouts)
+    .set({ status: 'cancelled', nextPaymentAt: null })
+    .where(inArray(recurringPayouts.status, ['pending', 'active', 'paused']));
 }
 
 /** Moves the test clock to `date` and mines a block at it: both clocks read the same time. */

@@ -57,10 +57,13 @@ export function testDispatcher(t: TestApp, database: DatabaseHandle = t.database
   });
 }
 
+let executorLocks = 0;
+
 /**
  * The recurring payout executor of one network, with the config's relayer unless another is
  * given; `client` replaces the network's (a transport that injects faults), `database` is
- * another pool (a second process), `lock` another leader lock.
+ * another pool (a second process). Each holds a leader lock of its own unless `lock` is given
+ * (as a process whose predecessor died would): stop it to release the lock's connection.
  */
 export function testRecurringExecutor(
   t: TestApp,
@@ -70,6 +73,7 @@ export function testRecurringExecutor(
     client?: PublicClient;
     database?: DatabaseHandle;
     lock?: LeaderLock;
+    receiptTimeoutMs?: number;
   } = {},
 ): RecurringExecutor {
   const network = options.network ?? 'base';
@@ -84,6 +88,8 @@ export function testRecurringExecutor(
     logger: t.app.log as never,
     network,
     relayer,
-    lock: options.lock ?? createLeaderLock(database, `test:recurring:${network}`),
+    lock:
+      options.lock ?? createLeaderLock(database, `test:recurring:${network}:${++executorLocks}`),
+    ...(options.receiptTimeoutMs !== undefined && { receiptTimeoutMs: options.receiptTimeoutMs }),
   });
 }

@@ -13,6 +13,7 @@ import {
   kinds,
   patchSchedule,
   readSchedule,
+  retireSchedules,
   setAllowance,
   startWorld,
   usdcBalance,
@@ -37,7 +38,8 @@ beforeAll(async () => {
   world = await startWorld();
 }, 120_000);
 afterAll(() => closeWorld(world));
-beforeEach(() => {
+beforeEach(async () => {
+  await retireSchedules(world);
   world.receiver.received.length = 0;
 });
 
@@ -225,5 +227,30 @@ describe('recurring payout executor', () => {
       .where(eq(recurringExecutions.recurringPayoutId, schedule.id));
     expect(executions.map((e) => [e.paymentIndex, e.state])).toEqual([[1, 'succeeded']]);
     expect((await readSchedule(world, schedule.id)).processedPayments).toBe(1);
+  });
+
+  it('gives an index back while the chain’s clock is behind ours, and pays it once it agrees', async () => {
+    await at(world, '2028-04-01T00:00:00Z');
+    const schedule = await createSchedule(world, {
+      payer: accountOf(world.local.chain, 2),
+      payee: payee(),
+      start: new Date('2028-05-01T00:00:00Z'),
+    });
+    await at(world, '2028-04-30T23:00:00Z');
+    // Our clock says due; the chain's last block is an hour earlier.
+    world.t.clock.set(new Date('2028-05-01T00:00:00Z'));
+    const early = await world.executor.runOnce();
+    expect(early.outcomes).toEqual([
+      {
+        scheduleId: schedule.id,
+        index: 1,
+        kind: 'retry',
+        txHash: null,
+        reason: 'not due yet by the chain’s clock',
+      },
+    ]);
+    expect((await readSchedule(world, schedule.id)).status).toBe('active');
+    await at(world, '2028-05-01T00:00:00Z');
+    expect(kinds(await world.executor.runOnce())).toEqual([[schedule.id, 1, 'succeeded']]);
   });
 });
