@@ -161,6 +161,40 @@ describe('an executor that dies while paying', () => {
   });
 });
 
+describe('an RPC that fails before anything is sent', () => {
+  it('gives the index back untouched, and the next run pays it', async () => {
+    await at(world, '2029-06-01T00:00:00Z');
+    const schedule = await createSchedule(world, {
+      payer: accountOf(world.local.chain, 3),
+      payee: payee(),
+      start: new Date('2029-07-01T00:00:00Z'),
+    });
+    await at(world, '2029-07-01T00:00:00Z');
+    const nonce = await nonceOf(relayer());
+    const provider = world.local.chain.provider;
+    const flaky = createPublicClient({
+      chain: world.t.clients.evm('base').chain,
+      transport: custom(
+        {
+          async request(args: { method: string; params?: unknown }) {
+            // The node is down for calls: no revert data, just a failed request.
+            if (args.method === 'eth_call') throw new Error('connect ECONNREFUSED');
+            return provider.request(args as never);
+          },
+        },
+        { retryCount: 0 },
+      ),
+    }) as PublicClient;
+    expect(kinds(await world.spawn({ client: flaky }).runOnce())).toEqual([
+      [schedule.id, 1, 'retry'],
+    ]);
+    expect(await execution(schedule.id, 1)).toMatchObject({ state: 'pending', txHash: null });
+    expect(await nonceOf(relayer())).toBe(nonce);
+    expect(kinds(await world.executor.runOnce())).toEqual([[schedule.id, 1, 'succeeded']]);
+    expect(await nonceOf(relayer())).toBe(nonce + 1);
+  });
+});
+
 describe('the relayer’s balance', () => {
   it('holds payments back with a log line and a /readyz detail while it cannot pay gas', async () => {
     await at(world, '2030-01-01T00:00:00Z');
