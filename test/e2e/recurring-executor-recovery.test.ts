@@ -1,31 +1,16 @@
-import { eq, inArray } from 'drizzle-orm';
-import {
-  type Address,
-  createPublicClient,
-  custom,
-  encodeFunctionData,
-  type Hex,
-  type PublicClient,
-  parseEther,
-} from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client.ts';
-import { openPostgres } from '../../src/db/postgres.ts';
+import { eq } from 'drizzle-orm';
+import { type Address, createPublicClient, custom, type Hex, type PublicClient } from 'viem';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recurringExecutions } from '../../src/db/schema.ts';
-import { createLeaderLock } from '../../src/detection/leader-lock.ts';
-import { RELAYER_ROLE, recurringPaymentProxyAbi } from '../../src/payouts/recurring/abi.ts';
 import { CLAIM_LEASE_MS } from '../../src/payouts/recurring/executions.ts';
 import { sandboxRelayer } from '../../src/sandbox/addresses.ts';
-import { accountOf, sendAll } from '../chain.ts';
-import { activeSchedule } from '../recurring.ts';
+import { accountOf } from '../chain.ts';
 import {
   at,
   closeWorld,
   createSchedule,
   kinds,
   retireSchedules,
-  setAllowance,
   startWorld,
   usdcBalance,
   type World,
@@ -34,13 +19,12 @@ import {
 /**
  * An index is paid at most once, and its outcome recorded, whatever happens to the executor
  * that sends it: killed right after broadcasting (the next executor finds the transaction
- * mined), killed between recording the hash and broadcasting (it sends again, once), or left
- * with a transaction still pending; and two executors racing on one Postgres never pay an
- * index twice. A relayer too poor to pay gas holds the payments back with a log line and a
- * `/readyz` detail.
+ * mined), killed between recording the hash and broadcasting (it sends again, once), left
+ * with a transaction still pending, or cut off from the RPC before sending. A relayer too poor
+ * to pay gas holds the payments back with a log line and a `/readyz` detail. Executors racing
+ * on one Postgres: recurring-executor-postgres.test.ts.
  */
 
-const source = inject('testDatabase');
 let world: World;
 beforeAll(async () => {
   world = await startWorld();
@@ -232,98 +216,5 @@ describe('the relayer’s balance', () => {
     expect(kinds(await world.executor.runOnce())).toEqual([[schedule.id, 1, 'succeeded']]);
     const again = await world.t.app.inject({ method: 'GET', url: '/readyz' });
     expect(again.json().recurringRelayers[0]).toMatchObject({ status: 'ok' });
-  });
-});
-
-describe.runIf(source.kind === 'postgres')('two executors on one Postgres', () => {
-  const SCHEDULES = 6;
-  let second: DatabaseHandle;
-
-  beforeAll(() => {
-    if (world.t.database.engine.kind !== 'postgres') throw new Error('needs Postgres');
-    const url = (world.t.database.engine.pool.options as { connectionString: string })
-      .connectionString;
-    second = openPostgres(url, 4);
-  });
-  afterAll(async () => {
-    await second?.close();
-  });
-
-  it('lets one process trigger a network at a time (the leader lock)', async () => {
-    const lock = `test:recurring:leader:${Date.now()}`;
-    const first = world.spawn({ lock: createLeaderLock(world.t.database, lock) });
-    const other = world.spawn({ database: second, lock: createLeaderLock(second, lock) });
-    expect((await first.runOnce()).leader).toBe(true);
-    expect(await other.runOnce()).toEqual({ leader: false, outcomes: [] });
-    await first.stop();
-    expect((await other.runOnce()).leader).toBe(true);
-  });
-
-  it('never pays an index twice, however they race', async () => {
-    await at(world, '2031-01-01T00:00:00Z');
-    // A second relayer, granted the role by the proxy's admin: each process signs with its own.
-    const other = privateKeyToAccount(generatePrivateKey());
-    await rpc('hardhat_setBalance', [other.address, `0x${parseEther('10').toString(16)}`]);
-    await sendAll(world.local.chain, accountOf(world.local.chain, 0), [
-      {
-        to: world.local.chain.addresses.recurringPaymentProxy,
-        data: encodeFunctionData({
-          abi: recurringPaymentProxyAbi,
-          functionName: 'grantRole',
-          args: [RELAYER_ROLE, other.address],
-        }),
-        value: '0x0',
-        chainId: 8453,
-      },
-    ]);
-    const ids: string[] = [];
-    for (let i = 0; i < SCHEDULES; i++) {
-      const payer = accountOf(world.local.chain, 2 + (i % 2));
-      await setAllowance(world, payer, 10n ** 12n);
-      const row = await activeSchedule(
-        world.t.db,
-        world.t.chains,
-        {
-          accountId: world.tenant.accountId,
-          payerKey: world.local.chain.wallets[2 + (i % 2)]?.privateKey as Hex,
-          payee: payee(),
-          startDate: new Date('2031-02-01T00:00:00Z'),
-        },
-        world.t.clock.now(),
-      );
-      ids.push(row.id);
-    }
-    // Leader locks of their own: both run, so only the claims keep them apart.
-    const executors = [world.spawn(), world.spawn({ database: second, relayer: other })];
-    const before = await usdcBalance(world, payee());
-    const nonces = await Promise.all([nonceOf(relayer()), nonceOf(other.address)]);
-    const paid: string[] = [];
-    const seen: unknown[] = [];
-    for (const date of ['2031-02-01', '2031-03-01', '2031-04-01']) {
-      await at(world, `${date}T00:00:00Z`);
-      const runs = await Promise.all(executors.map((e) => e.runOnce()));
-      for (const run of runs) {
-        for (const o of run.outcomes) {
-          expect(o.kind, JSON.stringify(o)).toBe('succeeded');
-          paid.push(`${o.scheduleId}#${o.index}`);
-          seen.push([date, o.scheduleId, o.index, o.txHash]);
-        }
-      }
-    }
-    expect(paid, JSON.stringify(seen)).toHaveLength(SCHEDULES * 3);
-    expect(new Set(paid).size).toBe(SCHEDULES * 3);
-    expect((await usdcBalance(world, payee())) - before).toBe(BigInt(SCHEDULES * 3) * 10_000_000n);
-    const sent =
-      (await nonceOf(relayer())) -
-      (nonces[0] ?? 0) +
-      (await nonceOf(other.address)) -
-      (nonces[1] ?? 0);
-    expect(sent).toBe(SCHEDULES * 3);
-    const rows = await world.t.db
-      .select()
-      .from(recurringExecutions)
-      .where(inArray(recurringExecutions.recurringPayoutId, ids));
-    expect(rows.every((r) => r.state === 'succeeded')).toBe(true);
-    expect(new Set(rows.map((r) => r.txHash)).size).toBe(SCHEDULES * 3);
   });
 });
