@@ -185,6 +185,31 @@ describe('parseConfig', () => {
     expect(parseConfig({ SECRET_KEY: key.toString('base64') }, CWD).secretKey).toEqual(key);
   });
 
+  it('reads the recurring relayer key as an account and never repeats a bad one', () => {
+    expect(parseConfig({}, CWD).recurringRelayer).toBeNull();
+    // The sandbox relayer's public development key, with and without 0x.
+    const key = 'df57089febbacf7ba0bc227dafbffa9fc08a93fdc68e1e42411a14efcf23656e';
+    for (const value of [key, `0x${key}`, `0x${key.toUpperCase()}`]) {
+      const relayer = parseConfig({ RECURRING_RELAYER_KEY: value }, CWD).recurringRelayer;
+      expect(relayer?.address).toBe('0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199');
+      expect(JSON.stringify(relayer)).not.toContain(key.slice(0, 16));
+    }
+    for (const bad of [`${key}00`, `${key.slice(0, 63)}g`, '0'.repeat(64), 'f'.repeat(64)]) {
+      const error = (() => {
+        try {
+          parseConfig({ RECURRING_RELAYER_KEY: bad }, CWD);
+        } catch (caught) {
+          return caught as Error;
+        }
+        throw new Error('accepted');
+      })();
+      expect(error.message).toMatch(/^RECURRING_RELAYER_KEY /);
+      expect(error.message).not.toContain(bad.slice(0, 16));
+    }
+    expect(parseConfig({}, CWD).workers.recurringPollMs).toBe(10_000);
+    expect(parseConfig({ RECURRING_POLL_MS: '250' }, CWD).workers.recurringPollMs).toBe(250);
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],

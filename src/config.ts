@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { normaliseAllowedOrigin } from './auth/origins.ts';
 import { CONTRACT_KEYS, type ContractSet } from './chains/contracts.ts';
 import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from './chains/networks.ts';
@@ -68,6 +69,11 @@ export interface Config {
   readonly workers: WorkerConfig;
   /** Sent as TRON-PRO-API-KEY to the Tron full node (TronGrid) at RPC_URL_TRON. */
   readonly tronApiKey: string | null;
+  /**
+   * The account that triggers recurring payouts (`RECURRING_RELAYER_KEY`), null when unset. Held
+   * as a viem account, never as the key: the account signs, and logging it shows no secret.
+   */
+  readonly recurringRelayer: PrivateKeyAccount | null;
   /** Fastify's trustProxy (`TRUST_PROXY`): false, true, a hop count, or addresses/CIDRs. */
   readonly trustProxy: boolean | number | string;
   /** Requests per minute by kind of caller (`RATE_LIMIT_*`, defaults `DEFAULT_RATE_LIMITS`). */
@@ -108,6 +114,8 @@ export interface WorkerConfig {
   readonly enabled: boolean;
   readonly indexerPollMs: number;
   readonly dispatcherPollMs: number;
+  /** How often the recurring payout executor looks for due payments (`RECURRING_POLL_MS`). */
+  readonly recurringPollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -183,6 +191,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       timeoutMs: parseInteger(env, 'WEBHOOK_TIMEOUT_MS', 100, 60_000) ?? 5_000,
     },
     tronApiKey: nonEmpty(env, 'TRON_API_KEY') ?? null,
+    recurringRelayer: parseRelayerKey(env),
     trustProxy: parseTrustProxy(env),
     rateLimits: Object.fromEntries(
       Object.entries(RATE_LIMIT_ENV).map(([kind, name]) => [
@@ -195,6 +204,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
       dispatcherPollMs: parseInteger(env, 'DISPATCHER_POLL_MS', 10, 600_000) ?? 1_000,
+      recurringPollMs: parseInteger(env, 'RECURRING_POLL_MS', 10, 600_000) ?? 10_000,
     },
   };
 }
@@ -353,6 +363,23 @@ function parseSecretKey(env: Env): Buffer | null {
   const key = decodeSecretKey(raw);
   if (!key) throw new ConfigError('SECRET_KEY', 'must be 32 bytes as 64 hex digits or base64');
   return key;
+}
+
+/** A secp256k1 private key, 64 hex digits (0x optional). The value never appears in an error. */
+function parseRelayerKey(env: Env): PrivateKeyAccount | null {
+  const name = 'RECURRING_RELAYER_KEY';
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return null;
+  const hex = raw.replace(/^0x/i, '');
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
+    throw new ConfigError(name, 'must be a private key: 32 bytes as 64 hex digits');
+  }
+  try {
+    return privateKeyToAccount(`0x${hex.toLowerCase()}`);
+  } catch {
+    // Zero, or not below the curve order.
+    throw new ConfigError(name, 'is not a valid secp256k1 private key');
+  }
 }
 
 export function decodeSecretKey(raw: string): Buffer | null {

@@ -32,6 +32,9 @@ export const REDACTED_PATHS = [
   'secret',
   'sessionToken',
   'signature',
+  // A relayer's key, should one ever be put in a logged object.
+  'privateKey',
+  '*.privateKey',
   // A session principal carries the raw token it was presented with (for logout).
   'principal.token',
   '*.principal.token',

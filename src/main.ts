@@ -90,6 +90,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       rateLimiter,
       wakeDispatcher: dispatcher ? () => dispatcher.wake() : undefined,
       sandbox: sandbox ?? undefined,
+      relayerHealth: workers ? () => workers?.relayerHealth() ?? [] : undefined,
     }));
     if (sandbox) {
       // A link to try the pay page with at once; a failure here must not stop the service.

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainClients } from './chains/clients.ts';
 import type { NetworkId, PaymentNetworkId } from './chains/networks.ts';
 import type { ChainRegistry } from './chains/registry.ts';
@@ -12,7 +13,10 @@ import { createLeaderLock } from './detection/leader-lock.ts';
 import { createTronGridClient } from './detection/tron-grid.ts';
 import { createTronBlockSource } from './detection/tron-source.ts';
 import { createJanitor } from './janitor.ts';
+import { createRecurringExecutor, type RecurringExecutor } from './payouts/recurring/executor.ts';
+import type { RelayerHealth } from './payouts/recurring/relayer-health.ts';
 import { createOccurrenceGenerator, type OccurrenceGenerator } from './requests/occurrences.ts';
+import { sandboxRelayer } from './sandbox/addresses.ts';
 import { createSettlement } from './settlement.ts';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.ts';
 
@@ -20,6 +24,9 @@ export interface Workers {
   readonly dispatcher: Dispatcher;
   readonly indexers: readonly Indexer[];
   readonly occurrences: OccurrenceGenerator;
+  readonly recurringExecutors: readonly RecurringExecutor[];
+  /** Each recurring executor's last relayer check (for `/readyz`). */
+  relayerHealth(): RelayerHealth[];
   start(): void;
   stop(): Promise<void>;
 }
@@ -27,9 +34,11 @@ export interface Workers {
 /**
  * The background work of a payreq process: one indexer per network it can read (an RPC is
  * configured, or the sandbox runs), the webhook dispatcher, the generator of recurring
- * requests' occurrences, and the janitor that deletes expired challenges, nonces and sessions.
- * With Postgres, several processes may run them: each network is indexed by whichever process
- * holds its lock, and dispatchers and generators share their work through row locks.
+ * requests' occurrences, the executor of recurring payouts (one per network with a recurring
+ * proxy, a transport and a relayer key), and the janitor that deletes expired challenges, nonces
+ * and sessions. With Postgres, several processes may run them: each network is indexed, and its
+ * recurring payouts triggered, by whichever process holds its lock, and dispatchers and
+ * generators share their work through row locks.
  */
 export function createWorkers(deps: {
   config: Config;
@@ -98,15 +107,25 @@ export function createWorkers(deps: {
       }),
     );
   }
+  const recurringExecutors = createRecurringExecutors(deps, () => dispatcher.wake());
   return {
     dispatcher,
     indexers,
     occurrences,
+    recurringExecutors,
+    relayerHealth: () =>
+      recurringExecutors.flatMap((executor) => {
+        const health = executor.health();
+        return health ? [health] : [];
+      }),
     start() {
       dispatcher.start(deps.config.workers.dispatcherPollMs);
       janitor.start();
       occurrences.start();
       for (const indexer of indexers) indexer.start(deps.config.workers.indexerPollMs);
+      for (const executor of recurringExecutors) {
+        executor.start(deps.config.workers.recurringPollMs);
+      }
     },
     async stop() {
       await Promise.all([
@@ -114,7 +133,56 @@ export function createWorkers(deps: {
         janitor.stop(),
         occurrences.stop(),
         ...indexers.map((i) => i.stop()),
+        ...recurringExecutors.map((e) => e.stop()),
       ]);
     },
   };
+}
+
+/**
+ * One executor per EVM network that has a recurring payment proxy and a transport. The sandbox
+ * network's is triggered by the sandbox relayer (the account its proxy grants the role at
+ * deployment); every other network needs `RECURRING_RELAYER_KEY`, without which none runs
+ * there, as the log says once.
+ */
+function createRecurringExecutors(
+  deps: Parameters<typeof createWorkers>[0],
+  wake: () => void,
+): RecurringExecutor[] {
+  const executors: RecurringExecutor[] = [];
+  const keyless: string[] = [];
+  for (const network of deps.chains.networks) {
+    const id = network.id as NetworkId;
+    if (network.kind !== 'evm' || !deps.chains.contracts(id).recurringPaymentProxy) continue;
+    const configured = deps.config.networks[id as PaymentNetworkId];
+    if (!configured?.rpcUrl && !deps.transportNetworks?.includes(id)) continue;
+    const relayer =
+      id === 'sandbox'
+        ? privateKeyToAccount(sandboxRelayer().privateKey)
+        : deps.config.recurringRelayer;
+    if (!relayer) {
+      keyless.push(id);
+      continue;
+    }
+    executors.push(
+      createRecurringExecutor({
+        db: deps.database.db,
+        chains: deps.chains,
+        client: deps.clients.evm(id),
+        clock: deps.clock,
+        logger: deps.logger.child({ worker: 'recurring-payouts' }),
+        network: id,
+        relayer,
+        lock: createLeaderLock(deps.database, `payreq:recurring:${id}`),
+        onRecorded: wake,
+      }),
+    );
+  }
+  if (keyless.length > 0) {
+    deps.logger.info(
+      { networks: keyless },
+      `no RECURRING_RELAYER_KEY: recurring payouts are not executed on ${keyless.join(', ')} by this process`,
+    );
+  }
+  return executors;
 }

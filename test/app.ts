@@ -16,6 +16,7 @@ import type { RateLimits } from '../src/http/budgets.ts';
 import type { RateLimiter, WarnLogger } from '../src/http/rate-limit.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
+import type { RelayerHealth } from '../src/payouts/recurring/relayer-health.ts';
 import type { Eip1193Provider } from '../src/sandbox/chain.ts';
 import { buildApp } from '../src/server/app.ts';
 import type { RouteEntry } from '../src/server/route-table.ts';
@@ -129,6 +130,8 @@ export async function createTestApp(
     payPageDir?: string;
     /** A chain served at /sandbox/rpc, as `npm start` serves the sandbox's. */
     sandbox?: { readonly provider: Eip1193Provider };
+    /** What `/readyz` reports of recurring relayers (the test's executors). */
+    relayerHealth?: () => readonly RelayerHealth[];
   } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
@@ -156,6 +159,7 @@ export async function createTestApp(
     rateLimits: options.limits,
     payPageDir: options.payPageDir,
     sandbox: options.sandbox,
+    relayerHealth: options.relayerHealth,
   });
   options.extend?.(app, { db: database.db, database, clock, chains, clients, config, secretBox });
   // Every answer of an operation the reference API defines is checked against its schema;

@@ -1,8 +1,13 @@
+import type { PrivateKeyAccount, PublicClient } from 'viem';
 import type { PaymentNetworkId } from '../src/chains/networks.ts';
 import type { DatabaseHandle } from '../src/db/client.ts';
 import { createEvmSource } from '../src/detection/evm-source.ts';
 import { createIndexer, type Indexer } from '../src/detection/indexer.ts';
 import { createLeaderLock, type LeaderLock } from '../src/detection/leader-lock.ts';
+import {
+  createRecurringExecutor,
+  type RecurringExecutor,
+} from '../src/payouts/recurring/executor.ts';
 import { createSettlement } from '../src/settlement.ts';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
 import type { TestApp } from './app.ts';
@@ -49,5 +54,42 @@ export function testDispatcher(t: TestApp, database: DatabaseHandle = t.database
     logger: t.app.log as never,
     secretBox: t.secretBox,
     config: t.config.webhooks,
+  });
+}
+
+let executorLocks = 0;
+
+/**
+ * The recurring payout executor of one network, with the config's relayer unless another is
+ * given; `client` replaces the network's (a transport that injects faults), `database` is
+ * another pool (a second process). Each holds a leader lock of its own unless `lock` is given
+ * (as a process whose predecessor died would): stop it to release the lock's connection.
+ */
+export function testRecurringExecutor(
+  t: TestApp,
+  options: {
+    network?: PaymentNetworkId;
+    relayer?: PrivateKeyAccount;
+    client?: PublicClient;
+    database?: DatabaseHandle;
+    lock?: LeaderLock;
+    receiptTimeoutMs?: number;
+  } = {},
+): RecurringExecutor {
+  const network = options.network ?? 'base';
+  const database = options.database ?? t.database;
+  const relayer = options.relayer ?? t.config.recurringRelayer;
+  if (!relayer) throw new Error('no relayer: set RECURRING_RELAYER_KEY in the test app env');
+  return createRecurringExecutor({
+    db: database.db,
+    chains: t.chains,
+    client: options.client ?? t.clients.evm(network),
+    clock: t.clock,
+    logger: t.app.log as never,
+    network,
+    relayer,
+    lock:
+      options.lock ?? createLeaderLock(database, `test:recurring:${network}:${++executorLocks}`),
+    ...(options.receiptTimeoutMs !== undefined && { receiptTimeoutMs: options.receiptTimeoutMs }),
   });
 }

@@ -26,6 +26,7 @@ import { ensurePayPageClientId } from '../pay-page/client-id.ts';
 import { payPageRoutes } from '../pay-page/routes.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
+import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
@@ -68,6 +69,8 @@ export interface AppDeps {
   readonly wakeDispatcher?: (() => void) | undefined;
   /** The sandbox chain, when `npm start` runs one: its JSON-RPC is served at /sandbox/rpc. */
   readonly sandbox?: { readonly provider: Eip1193Provider } | undefined;
+  /** The recurring executors' relayer checks, shown by `/readyz` (when this process runs them). */
+  readonly relayerHealth?: (() => readonly RelayerHealth[]) | undefined;
   /** Where the built pay page is (tests); dist/pay-page by default. */
   readonly payPageDir?: string | undefined;
 }
@@ -163,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   await installOpenApi(app, deps.config);
 
   for (const schema of [...SHARED_SCHEMAS, ...MULTICALL_SCHEMAS]) app.addSchema(schema);
-  healthRoutes(app, { database: deps.database });
+  healthRoutes(app, { database: deps.database, relayerHealth: deps.relayerHealth });
   currencyRoutes(app, { chains: deps.chains });
   orchestratorRoutes(app, { db, clock: deps.clock });
   const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };

@@ -2,12 +2,53 @@ import { Type } from 'typebox';
 import type { DatabaseHandle } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
+import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
 
 const Status = (value: string) =>
   Type.Object({ status: Type.Literal(value) }, { additionalProperties: false });
 
-/** Liveness says the process answers; readiness says it can reach its database. */
-export function healthRoutes(app: App, deps: { database: DatabaseHandle }): void {
+const Decimal = Type.Union([Type.String(), Type.Null()]);
+
+/** `/readyz`: `status` as ever, plus what this process's recurring executors last found. */
+const Readiness = Type.Object(
+  {
+    status: Type.Literal('ready'),
+    recurringRelayers: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            network: Type.String(),
+            address: Type.String(),
+            status: Type.Union([
+              Type.Literal('ok'),
+              Type.Literal('low_balance'),
+              Type.Literal('unknown'),
+            ]),
+            balance: Decimal,
+            minimumBalance: Decimal,
+            checkedAt: Type.String({ format: 'date-time' }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          description:
+            'Present when this process triggers recurring payouts: per network, the relayer’s native balance and what one trigger may cost. `low_balance` means payouts wait until it is funded; the process stays ready for everything else.',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Liveness says the process answers; readiness says it can reach its database, and carries
+ * the recurring relayers' balance check as a detail (a relayer short of gas does not take the
+ * process out of a load balancer: every other route still works).
+ */
+export function healthRoutes(
+  app: App,
+  deps: { database: DatabaseHandle; relayerHealth?: (() => readonly RelayerHealth[]) | undefined },
+): void {
   app.get(
     '/healthz',
     {
@@ -23,7 +64,7 @@ export function healthRoutes(app: App, deps: { database: DatabaseHandle }): void
       schema: {
         tags: ['Health'],
         summary: 'Readiness: the database answers',
-        response: { 200: Status('ready') },
+        response: { 200: Readiness },
       },
     },
     async (request) => {
@@ -33,7 +74,11 @@ export function healthRoutes(app: App, deps: { database: DatabaseHandle }): void
         request.log.warn({ err: error }, 'readiness check failed');
         throw new AppError('database_unavailable', 'Database unreachable');
       }
-      return { status: 'ready' as const };
+      const relayers = deps.relayerHealth?.() ?? [];
+      return {
+        status: 'ready' as const,
+        ...(relayers.length > 0 && { recurringRelayers: [...relayers] }),
+      };
     },
   );
 }

@@ -7,6 +7,9 @@ import { parseAbi } from 'viem';
 export const recurringPaymentProxyAbi = parseAbi([
   'struct SchedulePermit { address subscriber; address token; address recipient; address feeAddress; uint128 amount; uint128 feeAmount; uint128 relayerFee; uint32 periodSeconds; uint32 firstPayment; uint8 totalPayments; uint256 nonce; uint256 deadline; bool strictOrder; }',
   'function triggerRecurringPayment(SchedulePermit p, bytes signature, uint8 index, bytes paymentReference)',
+  // Per schedule (the permit's EIP-712 digest): bit i is set once index i is paid.
+  'function triggeredPaymentsBitmap(bytes32 digest) view returns (uint256)',
+  'function lastPaymentIndex(bytes32 digest) view returns (uint8)',
   'function RELAYER_ROLE() view returns (bytes32)',
   'function hasRole(bytes32 role, address account) view returns (bool)',
   'function grantRole(bytes32 role, address account)',

@@ -157,6 +157,35 @@ describe('claiming due indexes', () => {
   });
 });
 
+describe('what an executor asks for', () => {
+  it('claims only the networks it serves', async () => {
+    const row = await schedule({ inMs: 0 });
+    const now = t.clock.now();
+    expect(await claimDue({ db: t.db, chains: t.chains }, { now, networks: ['mainnet'] })).toEqual(
+      [],
+    );
+    const claimed = await only(
+      await claimDue({ db: t.db, chains: t.chains }, { now, networks: ['mainnet', 'base'] }),
+    );
+    expect(claimed.schedule.id).toBe(row.id);
+  });
+
+  it('counts an index found paid without its transaction, keeping the hash it had', async () => {
+    const row = await schedule({ inMs: 0 });
+    const now = t.clock.now();
+    const claimed = await only(await claim(now));
+    const key = { recurringPayoutId: row.id, index: 1 };
+    await recordSent(t.db, { ...key, claimToken: claimed.claimToken, txHash: tx(9), now });
+    expect(await recordSuccess(t.db, { ...key, txHash: null, now })).toBe(true);
+    const [execution] = await t.db
+      .select()
+      .from(recurringExecutions)
+      .where(eq(recurringExecutions.recurringPayoutId, row.id));
+    expect(execution).toMatchObject({ state: 'succeeded', txHash: tx(9) });
+    expect((await scheduleRow(row.id)).processedPayments).toBe(1);
+  });
+});
+
 describe('success, failure and completion', () => {
   it('pays on the calendar dates (31 January, then the end of February), each index with its own request, and completes on the last', async () => {
     t.clock.set(new Date('2027-01-30T09:00:00Z'));

@@ -60,7 +60,13 @@ export interface Claim {
 /** Leases up to `limit` due indexes (oldest date first), each of a different schedule. */
 export async function claimDue(
   deps: { readonly db: Database; readonly chains: ChainRegistry },
-  options: { readonly now: Date; readonly limit?: number; readonly leaseMs?: number },
+  options: {
+    readonly now: Date;
+    readonly limit?: number;
+    readonly leaseMs?: number;
+    /** Only schedules on these networks (an executor serves the networks it can send on). */
+    readonly networks?: readonly string[];
+  },
 ): Promise<Claim[]> {
   const { now } = options;
   const leaseUntil = new Date(now.getTime() + (options.leaseMs ?? CLAIM_LEASE_MS));
@@ -72,6 +78,7 @@ export async function claimDue(
         and(
           eq(recurringPayouts.status, 'active'),
           lte(recurringPayouts.nextPaymentAt, now),
+          options.networks && inArray(recurringPayouts.network, [...options.networks]),
           sql`not exists (select 1 from ${recurringExecutions} e
                 where e.recurring_payout_id = ${recurringPayouts.id}
                   and e.payment_index = ${recurringPayouts.processedPayments} + 1
@@ -154,11 +161,13 @@ export async function recordSent(
 /**
  * The index is paid: counted once (false when it already was), the schedule moved to its next
  * index's date, or `completed` after the last. A schedule cancelled meanwhile stays cancelled,
- * and one paused stays paused, but the payment counts.
+ * and one paused stays paused, but the payment counts. `txHash` null: the chain says the index
+ * is paid but not by which transaction (the hash recorded last stays; detection records the
+ * payment itself from its event).
  */
 export async function recordSuccess(
   db: Database,
-  input: { recurringPayoutId: string; index: number; txHash: Hex; now: Date },
+  input: { recurringPayoutId: string; index: number; txHash: Hex | null; now: Date },
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [schedule] = await tx
@@ -171,7 +180,7 @@ export async function recordSuccess(
       .update(recurringExecutions)
       .set({
         state: 'succeeded',
-        txHash: input.txHash,
+        txHash: input.txHash ?? sql`${recurringExecutions.txHash}`,
         executedAt: input.now,
         claimToken: null,
         claimedUntil: null,
