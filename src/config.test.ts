@@ -1,7 +1,9 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createChainRegistry } from './chains/registry.ts';
 import { ConfigError, parseConfig, RATE_LIMIT_ENV } from './config.ts';
 import { DEFAULT_RATE_LIMITS, PGLITE_ADMISSION } from './http/budgets.ts';
+import { relayerAccount } from './payouts/recurring/relayer.ts';
 
 const CWD = '/srv/payreq';
 
@@ -186,13 +188,17 @@ describe('parseConfig', () => {
   });
 
   it('reads the recurring relayer key as an account and never repeats a bad one', () => {
-    expect(parseConfig({}, CWD).recurringRelayer).toBeNull();
+    expect(parseConfig({}, CWD).recurringRelayerKey).toBeNull();
     // The sandbox relayer's public development key, with and without 0x.
     const key = 'df57089febbacf7ba0bc227dafbffa9fc08a93fdc68e1e42411a14efcf23656e';
     for (const value of [key, `0x${key}`, `0x${key.toUpperCase()}`]) {
-      const relayer = parseConfig({ RECURRING_RELAYER_KEY: value }, CWD).recurringRelayer;
-      expect(relayer?.address).toBe('0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199');
-      expect(JSON.stringify(relayer)).not.toContain(key.slice(0, 16));
+      const relayer = parseConfig({ RECURRING_RELAYER_KEY: value }, CWD).recurringRelayerKey;
+      expect(relayer && relayerAccount(relayer).address).toBe(
+        '0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199',
+      );
+      expect(JSON.stringify({ relayer })).not.toContain(key.slice(0, 16));
+      expect(String(relayer)).not.toContain(key.slice(0, 16));
+      expect(inspect(relayer)).not.toContain(key.slice(0, 16));
     }
     for (const bad of [`${key}00`, `${key.slice(0, 63)}g`, '0'.repeat(64), 'f'.repeat(64)]) {
       const error = (() => {

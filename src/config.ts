@@ -1,5 +1,4 @@
 import { isAbsolute, resolve } from 'node:path';
-import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { normaliseAllowedOrigin } from './auth/origins.ts';
 import { CONTRACT_KEYS, type ContractSet } from './chains/contracts.ts';
 import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from './chains/networks.ts';
@@ -70,10 +69,11 @@ export interface Config {
   /** Sent as TRON-PRO-API-KEY to the Tron full node (TronGrid) at RPC_URL_TRON. */
   readonly tronApiKey: string | null;
   /**
-   * The account that triggers recurring payouts (`RECURRING_RELAYER_KEY`), null when unset. Held
-   * as a viem account, never as the key: the account signs, and logging it shows no secret.
+   * The key of the account that triggers recurring payouts (`RECURRING_RELAYER_KEY`), null when
+   * unset; `relayerAccount` (src/payouts/recurring/relayer.ts) makes the signer. Held so that
+   * logging or serialising the configuration shows no secret.
    */
-  readonly recurringRelayer: PrivateKeyAccount | null;
+  readonly recurringRelayerKey: PrivateKey | null;
   /** Fastify's trustProxy (`TRUST_PROXY`): false, true, a hop count, or addresses/CIDRs. */
   readonly trustProxy: boolean | number | string;
   /** Requests per minute by kind of caller (`RATE_LIMIT_*`, defaults `DEFAULT_RATE_LIMITS`). */
@@ -191,7 +191,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       timeoutMs: parseInteger(env, 'WEBHOOK_TIMEOUT_MS', 100, 60_000) ?? 5_000,
     },
     tronApiKey: nonEmpty(env, 'TRON_API_KEY') ?? null,
-    recurringRelayer: parseRelayerKey(env),
+    recurringRelayerKey: parseRelayerKey(env),
     trustProxy: parseTrustProxy(env),
     rateLimits: Object.fromEntries(
       Object.entries(RATE_LIMIT_ENV).map(([kind, name]) => [
@@ -365,8 +365,35 @@ function parseSecretKey(env: Env): Buffer | null {
   return key;
 }
 
+/** The order of secp256k1: a private key is from 1 to one below it. */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/**
+ * A private key that shows nothing when logged, inspected or serialised; `reveal()` gives it
+ * to the one place that signs. Configuration holds the key, not a signer, so that reading it
+ * loads no cryptography (the CLI parses the configuration for every command).
+ */
+export class PrivateKey {
+  readonly #hex: `0x${string}`;
+  constructor(hex: `0x${string}`) {
+    this.#hex = hex;
+  }
+  reveal(): `0x${string}` {
+    return this.#hex;
+  }
+  toJSON(): string {
+    return '[secret]';
+  }
+  toString(): string {
+    return '[secret]';
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return '[secret]';
+  }
+}
+
 /** A secp256k1 private key, 64 hex digits (0x optional). The value never appears in an error. */
-function parseRelayerKey(env: Env): PrivateKeyAccount | null {
+function parseRelayerKey(env: Env): PrivateKey | null {
   const name = 'RECURRING_RELAYER_KEY';
   const raw = nonEmpty(env, name);
   if (raw === undefined) return null;
@@ -374,12 +401,11 @@ function parseRelayerKey(env: Env): PrivateKeyAccount | null {
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
     throw new ConfigError(name, 'must be a private key: 32 bytes as 64 hex digits');
   }
-  try {
-    return privateKeyToAccount(`0x${hex.toLowerCase()}`);
-  } catch {
-    // Zero, or not below the curve order.
+  const value = BigInt(`0x${hex}`);
+  if (value === 0n || value >= SECP256K1_ORDER) {
     throw new ConfigError(name, 'is not a valid secp256k1 private key');
   }
+  return new PrivateKey(`0x${hex.toLowerCase()}`);
 }
 
 export function decodeSecretKey(raw: string): Buffer | null {

@@ -14,6 +14,7 @@ import { createTronGridClient } from './detection/tron-grid.ts';
 import { createTronBlockSource } from './detection/tron-source.ts';
 import { createJanitor } from './janitor.ts';
 import { createRecurringExecutor, type RecurringExecutor } from './payouts/recurring/executor.ts';
+import { relayerAccount } from './payouts/recurring/relayer.ts';
 import type { RelayerHealth } from './payouts/recurring/relayer-health.ts';
 import { createOccurrenceGenerator, type OccurrenceGenerator } from './requests/occurrences.ts';
 import { sandboxRelayer } from './sandbox/addresses.ts';
@@ -159,7 +160,7 @@ function createRecurringExecutors(
     const relayer =
       id === 'sandbox'
         ? privateKeyToAccount(sandboxRelayer().privateKey)
-        : deps.config.recurringRelayer;
+        : deps.config.recurringRelayerKey && relayerAccount(deps.config.recurringRelayerKey);
     if (!relayer) {
       keyless.push(id);
       continue;

@@ -8,6 +8,7 @@ import {
   createRecurringExecutor,
   type RecurringExecutor,
 } from '../src/payouts/recurring/executor.ts';
+import { relayerAccount } from '../src/payouts/recurring/relayer.ts';
 import { createSettlement } from '../src/settlement.ts';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
 import type { TestApp } from './app.ts';
@@ -78,7 +79,8 @@ export function testRecurringExecutor(
 ): RecurringExecutor {
   const network = options.network ?? 'base';
   const database = options.database ?? t.database;
-  const relayer = options.relayer ?? t.config.recurringRelayer;
+  const key = t.config.recurringRelayerKey;
+  const relayer = options.relayer ?? (key && relayerAccount(key));
   if (!relayer) throw new Error('no relayer: set RECURRING_RELAYER_KEY in the test app env');
   return createRecurringExecutor({
     db: database.db,

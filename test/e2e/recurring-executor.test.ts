@@ -1,8 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { getAddress, parseAbi, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { PrivateKey } from '../../src/config.ts';
 import { recurringExecutions } from '../../src/db/schema.ts';
 import { referenceTopic } from '../../src/payments/references.ts';
+import { relayerAccount } from '../../src/payouts/recurring/relayer.ts';
 import { accountOf } from '../chain.ts';
 import {
   at,
@@ -210,7 +212,7 @@ describe('recurring payout executor', () => {
     const cancelled = await patchSchedule(world, schedule.id, 'cancel');
     expect(cancelled.status).toBe('cancelled');
     const nonce = await world.local.chain.client.getTransactionCount({
-      address: world.t.config.recurringRelayer?.address ?? '0x',
+      address: relayerAddress(world.t.config),
     });
     const before = await usdcBalance(world, payee());
     await at(world, '2028-03-01T00:00:00Z');
@@ -218,7 +220,7 @@ describe('recurring payout executor', () => {
     expect(await usdcBalance(world, payee())).toBe(before);
     expect(
       await world.local.chain.client.getTransactionCount({
-        address: world.t.config.recurringRelayer?.address ?? '0x',
+        address: relayerAddress(world.t.config),
       }),
     ).toBe(nonce);
     const executions = await world.t.db
@@ -254,3 +256,7 @@ describe('recurring payout executor', () => {
     expect(kinds(await world.executor.runOnce())).toEqual([[schedule.id, 1, 'succeeded']]);
   });
 });
+
+function relayerAddress(config: { recurringRelayerKey: PrivateKey | null }): `0x${string}` {
+  return config.recurringRelayerKey ? relayerAccount(config.recurringRelayerKey).address : '0x';
+}
