@@ -67,6 +67,34 @@ describe('memory store', () => {
     expect(store.size()).toBe(2);
   });
 
+  it('keeps an exact count through a long steady stream at a large budget', async () => {
+    const store = createMemoryStore({ clock: createTestClock(ON_THE_MINUTE) });
+    const start = ON_THE_MINUTE.getTime();
+    const window = 1_000;
+    const limit = 5_000;
+    // One hit a millisecond for 20 s: the log holds the last 1,000 and sheds one per hit.
+    for (let n = 0; n < 20_000; n += 1) {
+      const result = await store.hit({
+        key: 'k',
+        now: start + n,
+        limit,
+        windowMs: window,
+        blockMs: 0,
+      });
+      expect(result.remaining).toBe(limit - Math.min(n + 1, window));
+      expect(result.resetMs).toBe(n < window ? window - n : 1);
+    }
+    const peek = await store.hit({
+      key: 'k',
+      now: start + 20_000,
+      limit,
+      windowMs: window,
+      blockMs: 0,
+      peek: true,
+    });
+    expect(peek.remaining).toBe(limit - (window - 1));
+  });
+
   it('forgets the least recently seen caller first when full', async () => {
     const clock = createTestClock(ON_THE_MINUTE);
     const store = createMemoryStore({ clock, maxKeys: 2 });
