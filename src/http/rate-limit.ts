@@ -2,7 +2,6 @@ import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { RateLimits } from './budgets.ts';
 import { createMemoryStore } from './rate-limit-memory-store.ts';
-import { createRedisStore } from './rate-limit-redis-store.ts';
 
 /**
  * Sliding-log request budgets: a hit is allowed while fewer than `limit` hits were allowed in
@@ -96,7 +95,7 @@ export function createRateLimiter(deps: {
   const store =
     deps.redisUrl === null
       ? createMemoryStore({ clock: deps.clock })
-      : createRedisStore({ url: deps.redisUrl, clock: deps.clock, logger: deps.logger });
+      : redisStore({ url: deps.redisUrl, clock: deps.clock, logger: deps.logger });
   const logHit = (key: string, limit: number, windowMs: number, blockMs: number, peek: boolean) =>
     store.hit({
       // One hash tag per caller: its keys sit on one node of a Redis Cluster.
@@ -111,5 +110,19 @@ export function createRateLimiter(deps: {
     hit: (key, limit, windowMs, blockMs) => logHit(key, limit, windowMs, blockMs ?? 0, false),
     peek: (key, limit, windowMs) => logHit(key, limit, windowMs, 0, true),
     close: () => store.close(),
+  };
+}
+
+/**
+ * The Redis store, its module (and ioredis) loaded only when REDIS_URL is set: a process
+ * without Redis never pays for the client. It connects as soon as it is made, as before.
+ */
+function redisStore(options: { url: string; clock: Clock; logger: WarnLogger }): LogStore {
+  const store = import('./rate-limit-redis-store.ts').then(({ createRedisStore }) =>
+    createRedisStore(options),
+  );
+  return {
+    hit: async (args) => (await store).hit(args),
+    close: async () => (await store).close(),
   };
 }
