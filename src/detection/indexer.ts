@@ -7,7 +7,7 @@ import type { Database } from '../db/client.ts';
 import { chainBlocks, chainCheckpoints } from '../db/schema.ts';
 import { RangeTooLargeError } from './evm-source.ts';
 import type { LeaderLock } from './leader-lock.ts';
-import { matchRequests, recordPayments, rollBack } from './record.ts';
+import { matchRequests, recordPayments, recurringPayers, rollBack } from './record.ts';
 import type { BlockSource, DetectedPayment, PaymentSink } from './types.ts';
 
 /** On first start, scan this far back from the confirmed head (payments precede no request). */
@@ -127,10 +127,17 @@ export function createIndexer(deps: {
         throw error;
       }
       const matched = await matchRequests(deps.db, deps.chains, deps.network, events);
+      const recurring = await recurringPayers(
+        deps.db,
+        matched.map((m) => m.request.id),
+      );
       const withPayers = await Promise.all(
         matched.map(async (m) => ({
           ...m,
-          event: { ...m.event, payerAddress: await deps.source.sender(m.event.txHash) },
+          event: {
+            ...m.event,
+            payerAddress: recurring.get(m.request.id) ?? (await deps.source.sender(m.event.txHash)),
+          },
         })),
       );
       const paymentBlocks = new Map(

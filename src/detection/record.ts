@@ -1,10 +1,16 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Currency } from '../chains/currencies.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import { chainBlocks, chainCheckpoints, payments } from '../db/schema.ts';
+import {
+  chainBlocks,
+  chainCheckpoints,
+  payments,
+  recurringExecutions,
+  recurringPayouts,
+} from '../db/schema.ts';
 import { searchColumnsOf } from '../payments/records.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
@@ -43,6 +49,24 @@ export async function matchRequests(
       matched.push({ event, request, ...inRequestUnits(event, invoice) });
   }
   return matched;
+}
+
+/**
+ * The payers of the requests that are recurring payouts' executions, by request row id: the
+ * schedule's subscriber, whose tokens the proxy pulled. Their transactions' sender is only the
+ * relayer, and `payerAddress` is the resolved payer (api-facts §1.6).
+ */
+export async function recurringPayers(
+  db: Database,
+  requestRowIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (requestRowIds.length === 0) return new Map();
+  const rows = await db
+    .select({ requestRowId: recurringExecutions.requestRowId, payer: recurringPayouts.payer })
+    .from(recurringExecutions)
+    .innerJoin(recurringPayouts, eq(recurringPayouts.id, recurringExecutions.recurringPayoutId))
+    .where(inArray(recurringExecutions.requestRowId, [...new Set(requestRowIds)]));
+  return new Map(rows.map((row) => [row.requestRowId, row.payer]));
 }
 
 /** A plain payment counts what it paid; a conversion payment what it converted, unpadded. */

@@ -28,7 +28,7 @@ export const PayoutBody = Type.Object(
           startDate: Type.String({
             minLength: 1,
             description:
-              'ISO 8601 date-time with a time zone, not in the past: the first payment’s date',
+              'ISO 8601 date-time with a time zone, not in the past (five minutes’ grace, for a client’s “now”): the first payment’s date',
           }),
           frequency: Frequency,
           totalPayments: Type.Integer({

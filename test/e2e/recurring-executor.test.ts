@@ -54,7 +54,7 @@ async function requestStatus(requestId: string) {
     headers: headers(world),
   });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json().status;
+  return res.json();
 }
 
 describe('recurring payout executor', () => {
@@ -96,7 +96,10 @@ describe('recurring payout executor', () => {
       const request = read.requests[n];
       expect(event?.args.paymentReference).toBe(referenceTopic(request.paymentReference.slice(2)));
       expect(await detect(world)).toBe(1);
-      expect(await requestStatus(request.requestId)).toBe('paid');
+      const status = await requestStatus(request.requestId);
+      expect(status.status).toBe('paid');
+      // The payer is the schedule's, not the relayer that sent the transaction (api-facts §1.6).
+      expect(status.payerAddress).toBe(payer.address);
       // A second run on the same date pays nothing more.
       expect((await world.executor.runOnce()).outcomes).toEqual([]);
     }

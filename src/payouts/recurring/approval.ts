@@ -75,14 +75,7 @@ export async function scheduleApproval(
   const existing = await committedElsewhere(deps.db, row, row.id);
   const remaining = BigInt(row.totalPayments - row.processedPayments) * perPayment(row);
   const needed = remaining + existing;
-  const state = await deps.clients.read(network.id as never, (chain) =>
-    readPayerState(chain, multicallOf(deps, network), {
-      funder: row.payer as Address,
-      owner: row.payer as Address,
-      tokens: [{ token: target.tokenAddress, spender: target.proxy }],
-    }),
-  );
-  const allowance = state.tokens.get(row.tokenAddress.toLowerCase())?.allowance ?? 0n;
+  const allowance = await proxyAllowance(deps, row);
   const approvals = approvalsFor(target, allowance, needed);
   return {
     approvals,
@@ -92,4 +85,21 @@ export async function scheduleApproval(
       approvals.length,
     ),
   };
+}
+
+/** What the payer of `row` allows its proxy now, read in one Multicall3 round trip. */
+export async function proxyAllowance(
+  deps: { readonly chains: ChainRegistry; readonly clients: ChainClients },
+  row: RecurringPayoutRow,
+): Promise<bigint> {
+  const network = deps.chains.network(row.network);
+  if (!network) throw new Error(`schedule ${row.id}: unknown network ${row.network}`);
+  const state = await deps.clients.read(network.id as never, (chain) =>
+    readPayerState(chain, multicallOf(deps, network), {
+      funder: row.payer as Address,
+      owner: row.payer as Address,
+      tokens: [{ token: row.tokenAddress as Address, spender: row.proxy as Address }],
+    }),
+  );
+  return state.tokens.get(row.tokenAddress.toLowerCase())?.allowance ?? 0n;
 }

@@ -1,10 +1,12 @@
-import { decodeFunctionData, getAddress, type Hex } from 'viem';
+import { type Address, decodeFunctionData, getAddress, type Hex } from 'viem';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { sendAll } from '../../../test/chain.ts';
 import { activeSchedule, insertSchedule, signPermit } from '../../../test/recurring.ts';
 import { call, created, DAY, expectRefused, sign } from '../../../test/recurring-http.ts';
 import { local, setupRequestsApp, t, tenantA, wallet } from '../../../test/requests.ts';
 import { recurringPayouts } from '../../db/schema.ts';
 import { erc20Abi } from '../../payments/abis.ts';
+import { evmTransaction } from '../../payments/transactions.ts';
 import { claimDue, recordFailure, recordSent, recordSuccess } from './executions.ts';
 import { activate } from './store.ts';
 
@@ -21,6 +23,13 @@ beforeEach(async () => {
   await t.db.update(recurringPayouts).set({ status: 'cancelled', nextPaymentAt: null });
 });
 
+/** The payer's (wallet 2's) allowance of the recurring proxy, set on the local chain. */
+async function allow(proxy: Address, amount: bigint) {
+  await sendAll(local.chain, wallet(2), [
+    evmTransaction(local.chain.addresses.usdc, erc20Abi, 'approve', [proxy, amount], 8453),
+  ]);
+}
+
 describe('PATCH', () => {
   it('refuses an unknown action, naming it', async () => {
     const schedule = await created();
@@ -31,6 +40,7 @@ describe('PATCH', () => {
   it('cancels, lowering the allowance to what the payer’s other schedules still need', async () => {
     const other = await created();
     const schedule = await created();
+    await allow(other.recurringPaymentPermit.domain.verifyingContract, 30_000_000n);
     expect(
       (
         await call('POST', schedule.id, {
@@ -87,6 +97,20 @@ describe('PATCH', () => {
     expect(decodeFunctionData({ abi: erc20Abi, data: last.transactions[0].data }).args?.[1]).toBe(
       0n,
     );
+  });
+
+  it('offers no approval on cancel when the allowance is already no more than the others need', async () => {
+    const other = await created();
+    const schedule = await created();
+    const proxy = other.recurringPaymentPermit.domain.verifyingContract;
+    // The other schedule needs 15 USDC; the payer allows 10: approving 15 would raise it.
+    await allow(proxy, 10_000_000n);
+    const res = await call('PATCH', schedule.id, { action: 'cancel' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'cancelled', transactions: [] });
+    await allow(proxy, 0n);
+    const last = await call('PATCH', other.id, { action: 'cancel' });
+    expect(last.json()).toMatchObject({ status: 'cancelled', transactions: [] });
   });
 
   it('refuses to cancel a completed schedule, and shows its payments’ count and dates', async () => {

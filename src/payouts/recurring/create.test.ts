@@ -236,7 +236,7 @@ describe('POST /v2/payouts with recurrence: refusals write nothing', () => {
     [
       'a start date in the past',
       {},
-      { startDate: '2026-11-22T11:59:59Z' },
+      { startDate: '2026-11-22T11:54:59Z' },
       'recurrence.startDate',
       'must not be in the past',
     ],
@@ -273,6 +273,14 @@ describe('POST /v2/payouts with recurrence: refusals write nothing', () => {
     expect(errors.map((error) => error.field)).toEqual([field]);
     if (message !== '') expect(errors[0]?.message).toBe(message);
     expect(await rowCounts()).toEqual(before);
+  });
+
+  it('takes a start date of now that reaches us a little late (the test clock: 12:00:00)', async () => {
+    const res = await post(recurring({}, { startDate: '2026-11-22T11:59:58.500Z' }));
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().recurringPaymentPermit.values.firstPayment).toBe(
+      Date.parse('2026-11-22T11:59:58Z') / 1000,
+    );
   });
 
   it('requires all four recurrence fields and 2 to 255 payments', async () => {

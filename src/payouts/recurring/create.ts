@@ -40,6 +40,12 @@ import {
  * are paid in order, as the executor pays them. `relayerFee` is 0: the service pays the gas.
  */
 
+/**
+ * How far before now `startDate` may lie and still count as "not in the past": a client's
+ * "start now" reaches us a moment later, and its clock may be a little behind ours.
+ */
+export const START_DATE_GRACE_MS = 5 * 60_000;
+
 /** How long after its last date a permit stays valid (catching up after a pause): 365 days. */
 export const DEADLINE_GRACE_SECONDS = 365 * 86_400;
 /** The contract's `totalPayments` is a uint8. */
@@ -230,7 +236,7 @@ function checkRecurrence(
       field: 'recurrence.startDate',
       message: 'must be an ISO 8601 date-time with a time zone',
     });
-  } else if (parsed < now) {
+  } else if (parsed.getTime() < now.getTime() - START_DATE_GRACE_MS) {
     errors.push({ field: 'recurrence.startDate', message: 'must not be in the past' });
   } else if (startDate.getTime() / 1000 > MAX_UINT32) {
     errors.push({ field: 'recurrence.startDate', message: 'must be before 2106-02-07' });

@@ -1,3 +1,4 @@
+import type { ChainClients } from '../../chains/clients.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/client.ts';
@@ -6,8 +7,10 @@ import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { erc20Abi } from '../../payments/abis.ts';
 import { formatAmount } from '../../payments/amounts.ts';
+import { RESETS_ALLOWANCE } from '../../payments/calldata/shared.ts';
 import { paymentsOfRequests } from '../../payments/records.ts';
 import { evmTransaction } from '../../payments/transactions.ts';
+import { proxyAllowance } from './approval.ts';
 import { payUrlOf, referenceTransaction } from './create.ts';
 import {
   ActivateBody,
@@ -72,7 +75,13 @@ export async function activateWithSignature(
  */
 export function recurringPayoutRoutes(
   app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry; payUrl: string },
+  deps: {
+    db: Database;
+    clock: Clock;
+    chains: ChainRegistry;
+    clients: ChainClients;
+    payUrl: string;
+  },
 ): void {
   const load = async (accountId: string, id: string) => {
     const row = await findRecurringPayout(deps.db, accountId, id);
@@ -125,7 +134,7 @@ export function recurringPayoutRoutes(
         tags: TAGS,
         summary: 'Cancel a recurring payout, or unpause one a failed payment paused',
         description:
-          '`cancel` answers the approval that lowers the proxy’s allowance to what the payer’s other schedules of the token still need. `unpause` makes the schedule due again: payments whose dates passed meanwhile are made at once, in order.',
+          '`cancel` answers the approval that lowers the proxy’s allowance to what the payer’s other schedules of the token still need (none when it is already no more than that). `unpause` makes the schedule due again: payments whose dates passed meanwhile are made at once, in order.',
         params: RecurringParams,
         body: PatchBody,
         response: { 200: PatchResponse },
@@ -197,22 +206,31 @@ function refuseCancel(row: RecurringPayoutRow): void {
 
 /**
  * The cancellation's answer: an approval of the proxy for what the payer's other schedules of
- * this token may still pull (0 when none), replacing the allowance this one no longer needs.
+ * this token may still pull (0 when none), replacing the allowance this one no longer needs;
+ * none when the allowance read now is already no more than that (it would raise it). The
+ * schedule is cancelled by then, so an allowance that cannot be read still gets the approval.
  */
-async function cancelBody(deps: { db: Database; chains: ChainRegistry }, row: RecurringPayoutRow) {
+async function cancelBody(
+  deps: { db: Database; chains: ChainRegistry; clients: ChainClients },
+  row: RecurringPayoutRow,
+) {
   const others = await committedElsewhere(deps.db, row, row.id);
-  const approval = evmTransaction(
-    row.tokenAddress,
-    erc20Abi,
-    'approve',
-    [row.proxy, others],
-    row.chainId,
-  );
+  const allowance = await proxyAllowance(deps, row).catch(() => null);
+  const approve = (value: bigint) =>
+    referenceTransaction(
+      evmTransaction(row.tokenAddress, erc20Abi, 'approve', [row.proxy, value], row.chainId),
+    );
+  const transactions =
+    allowance !== null && allowance <= others
+      ? []
+      : others > 0n && allowance !== 0n && RESETS_ALLOWANCE.has(row.currency)
+        ? [approve(0n), approve(others)]
+        : [approve(others)];
   const remainingPayments = row.totalPayments - row.processedPayments;
   return {
     id: row.id,
     status: 'cancelled' as const,
-    transactions: [referenceTransaction(approval)],
+    transactions,
     metadata: {
       remainingPayments,
       remainingAmount: formatAmount(row.amount * BigInt(remainingPayments), decimalsOf(deps, row)),

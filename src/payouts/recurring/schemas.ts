@@ -121,7 +121,7 @@ export const PatchResponse = Type.Union([
     status: Type.Literal('cancelled'),
     transactions: Type.Array(Approval, {
       description:
-        'The approval that lowers the proxy’s allowance to what the payer’s other schedules of this token may still pull',
+        'The approval that lowers the proxy’s allowance to what the payer’s other schedules of this token may still pull; empty when the allowance is already no more than that',
     }),
     metadata: Type.Object({
       remainingPayments: Type.Integer(),
