@@ -4,15 +4,10 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import { parseDateTime } from '../dates.ts';
 import { type Database, queryRows } from '../db/client.ts';
 import { plannedRows } from '../db/estimate.ts';
-import { decodeCursor, nextCursor } from '../db/keyset.ts';
+import { nextCursor, pageStart } from '../db/keyset.ts';
 import { payments, requests } from '../db/schema.ts';
 import { type FieldError, ValidationError } from '../errors.ts';
 import type { CallerScope } from '../http/principal.ts';
-import {
-  CURSOR_WITH_OFFSET_MESSAGE,
-  MAX_OFFSET,
-  OFFSET_LIMIT_MESSAGE,
-} from '../http/validation.ts';
 import { type PaymentBody, paymentBody } from '../payments/records.ts';
 import { paymentSearchSql, type SearchConditions, TOTAL_COUNT_CAP } from './query.ts';
 
@@ -88,14 +83,7 @@ export function buildPaymentSearch(
   query: SearchQuery,
 ) {
   const filters = filterConditions(chains, query);
-  const offset = query.offset ?? 0;
-  if (offset > MAX_OFFSET) {
-    throw new ValidationError([{ field: 'offset', message: OFFSET_LIMIT_MESSAGE }]);
-  }
-  if (query.cursor !== undefined && offset > 0) {
-    throw new ValidationError([{ field: 'offset', message: CURSOR_WITH_OFFSET_MESSAGE }]);
-  }
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const { offset, after } = pageStart(query);
   const limit = query.limit ?? DEFAULT_LIMIT;
   const conditions: SearchConditions = {
     payment: [

@@ -4,15 +4,11 @@ import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { decodeCursor, nextCursor } from '../db/keyset.ts';
-import { AppError, ValidationError } from '../errors.ts';
+import { nextCursor, pageStart } from '../db/keyset.ts';
+import { AppError } from '../errors.ts';
 import { accountIdOf, browserOriginOf, clientIdOf, scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
-import {
-  CURSOR_WITH_OFFSET_MESSAGE,
-  MAX_OFFSET,
-  OFFSET_LIMIT_MESSAGE,
-} from '../http/validation.ts';
+import { MAX_OFFSET } from '../http/validation.ts';
 import { paymentsOfRequests } from '../payments/records.ts';
 import { createRequest } from './create.ts';
 import { requestCalldata } from './pay.ts';
@@ -131,13 +127,7 @@ export function requestRoutes(
     async (request) => {
       const { query } = request;
       const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      if (offset > MAX_OFFSET) {
-        throw new ValidationError([{ field: 'offset', message: OFFSET_LIMIT_MESSAGE }]);
-      }
-      if (query.cursor !== undefined && offset > 0) {
-        throw new ValidationError([{ field: 'offset', message: CURSOR_WITH_OFFSET_MESSAGE }]);
-      }
+      const { offset, after } = pageStart(query);
       const wallet =
         query.walletAddress === undefined
           ? undefined
@@ -148,7 +138,7 @@ export function requestRoutes(
           wallet === undefined ? undefined : wallet.ok ? addressKey(wallet) : query.walletAddress,
         limit: limit + 1,
         offset,
-        after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+        after,
       });
       const page = rows.slice(0, limit);
       const hasMore = rows.length > limit;
