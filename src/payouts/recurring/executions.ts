@@ -98,6 +98,16 @@ export async function claimDue(
         .from(recurringExecutions)
         .where(executionKey(schedule.id, index));
       if (existing?.state === 'succeeded') continue; // counted already: cannot be, see recordSuccess
+      // Read again now that the schedule is locked: the select above judged the lease on the
+      // snapshot it started with, and a claimer that committed since (it changes the execution,
+      // not the schedule row, so the lock does not re-check) would otherwise be claimed twice.
+      if (
+        (existing?.state === 'claimed' || existing?.state === 'sent') &&
+        existing.claimedUntil !== null &&
+        existing.claimedUntil > now
+      ) {
+        continue;
+      }
       const requestRowId =
         existing?.requestRowId ??
         (await insertExecution(tx, schedule, index, requestFor(deps.chains, schedule))).id;
