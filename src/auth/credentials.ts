@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Server-side credentials (API keys, orchestrator keys) are 32 random bytes behind a type
@@ -19,7 +19,8 @@ export function mintSecret(prefix: string, bytes = SECRET_BYTES): string {
 }
 
 export function digestSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  // The one-shot form: no Hash object per call (the credential hook digests every API key sent).
+  return hash('sha256', secret, 'hex');
 }
 
 export function lookupPrefix(secret: string, prefix: string): string {

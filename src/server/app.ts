@@ -50,6 +50,7 @@ import { installInputGuard } from './input-guard.ts';
 import { installOpenApi } from './openapi.ts';
 import { installFailedCredentialLimit, installRateLimit } from './rate-limit.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import { lazyRequestLogger } from './request-logger.ts';
 import { type RouteEntry, recordRoutes } from './route-table.ts';
 
 export interface AppDeps {
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     // pino's Logger is a FastifyBaseLogger; the cast only widens its generic parameter.
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestId,
+    childLoggerFactory: lazyRequestLogger,
     // Behind a proxy, request.ip (the rate limits' key) must come from X-Forwarded-For.
     // Fastify takes all three forms; its overloads do not type-check the union, hence the cast.
     trustProxy: deps.config.trustProxy as boolean,
