@@ -4,7 +4,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { CurrencyRef, CurrencySchema, currencyBody } from './schemas.ts';
-import { selectCurrencies, selectNetworks } from './select.ts';
+import { type CurrencyQuery, selectCurrencies, selectNetworks } from './select.ts';
 
 const AUTH = ['apiKey', 'clientId'] as const;
 const TAGS = ['V2/Currencies'];
@@ -37,8 +37,29 @@ const ConversionRoutesBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** Distinct successful lookups whose answers are kept; past it the oldest is dropped. */
+const MAX_KEPT_ANSWERS = 1_000;
+
 export function currencyRoutes(app: App, deps: { chains: ChainRegistry }): void {
   app.addSchema(CurrencySchema);
+  // The currencies of a process never change, so neither does the answer to a lookup: each is
+  // serialised once. (The union response schema made Fastify's serialiser run Ajv on every
+  // answer to pick a branch.)
+  const answers = new Map<string, string>();
+  const answerOf = (query: CurrencyQuery): string => {
+    const key = `${query.network}\u0000${query.symbol?.toLowerCase()}\u0000${query.id}\u0000${query.firstOnly}`;
+    const kept = answers.get(key);
+    if (kept !== undefined) return kept;
+    const selection = selectCurrencies(deps.chains, query);
+    const answer = JSON.stringify(
+      selection.kind === 'one'
+        ? currencyBody(selection.currency)
+        : selection.currencies.map(currencyBody),
+    );
+    if (answers.size >= MAX_KEPT_ANSWERS) answers.delete(answers.keys().next().value ?? '');
+    answers.set(key, answer);
+    return answer;
+  };
 
   app.get(
     '/v2/currencies',
@@ -56,12 +77,8 @@ export function currencyRoutes(app: App, deps: { chains: ChainRegistry }): void 
         },
       },
     },
-    async (request) => {
-      const selection = selectCurrencies(deps.chains, request.query);
-      return selection.kind === 'one'
-        ? currencyBody(selection.currency)
-        : selection.currencies.map(currencyBody);
-    },
+    async (request, reply) =>
+      reply.type('application/json; charset=utf-8').send(answerOf(request.query)),
   );
 
   app.get(
