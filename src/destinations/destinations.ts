@@ -74,10 +74,30 @@ export function resolveTarget(
   return { id, network, currency };
 }
 
+/** Destination ids parsed lately, per registry: a merchant sends the same few on every link. */
+const parsedTargets = new WeakMap<ChainRegistry, Map<string, ResolvedTarget>>();
+/** How many parsed ids are kept per registry; past it the oldest is dropped. */
+const MAX_PARSED_TARGETS = 1_000;
+
+/**
+ * What a destination id names, or a 400. Parsing one verifies its checksum (a keccak256) and
+ * both addresses' checksums; the answer depends only on the id and the registry, so a parsed id
+ * is kept and the next link to it skips that work. Only ids that parse are kept.
+ */
 export function parseTarget(chains: ChainRegistry, destinationId: string): ResolvedTarget {
+  let parsed = parsedTargets.get(chains);
+  if (parsed === undefined) {
+    parsed = new Map();
+    parsedTargets.set(chains, parsed);
+  }
+  const kept = parsed.get(destinationId);
+  if (kept !== undefined) return kept;
   const id = parseDestinationId(destinationId);
   if (id === null) throw new AppError('invalid_destination_id', INVALID_DESTINATION_ID);
-  return resolveTarget(chains, id);
+  const target = resolveTarget(chains, id);
+  if (parsed.size >= MAX_PARSED_TARGETS) parsed.delete(parsed.keys().next().value ?? '');
+  parsed.set(destinationId, target);
+  return target;
 }
 
 /**

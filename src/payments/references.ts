@@ -7,9 +7,12 @@ import { keccak256, stringToHex } from 'viem';
  * On chain it travels as `bytes` and is indexed as keccak256 of those 8 bytes.
  */
 
-/** `01` + 64 hex digits, the shape of a Request id. */
+/**
+ * `01` + 64 hex digits, the shape of a Request id. Ours name no on-chain request, so the digits
+ * are 32 random bytes as they are (a hash of them would be no more random, and cost a keccak).
+ */
 export function mintRequestId(): string {
-  return `01${keccak256(randomBytes(32)).slice(2)}`;
+  return `01${randomBytes(32).toString('hex')}`;
 }
 
 /** The payment-network salt: 8 random bytes as 16 hex digits. */
