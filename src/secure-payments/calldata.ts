@@ -88,7 +88,7 @@ export async function linkCalldata(
   query: CalldataQuery,
 ): Promise<SingleCalldata | BatchCalldata | Awaited<ReturnType<typeof multicallCalldata>>> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
-  assertPayable(link);
+  await assertPayable(deps.db, link);
   const payer = checkPayerInputs(link, query);
   assertPayoutWallet(link, payer);
   const now = deps.clock.now();
@@ -96,7 +96,7 @@ export async function linkCalldata(
   const legs = linkLegs(deps.chains, link, now);
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.
-  if (!first) throw completedError(link);
+  if (!first) throw await completedError(deps.db, link);
   return legs.length === 1
     ? buildSingleCalldata(deps, first, payer)
     : buildBatchCalldata(deps, legs, payer);

@@ -10,21 +10,44 @@ import { requestUnits } from '../requests/units.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 import { type Link, NO_BRANDING } from './links.ts';
 
-/** Public ids of the destinations the link's requests pay, by destination row id. */
+/** Destination row ids whose public ids a process keeps; past it the oldest is dropped. */
+const MAX_KEPT_DESTINATION_IDS = 10_000;
+/** Public destination ids by row id, per database: a row's id never changes, so it is kept. */
+const keptDestinationIds = new WeakMap<Database, Map<string, string>>();
+
+/**
+ * Public ids of the destinations the link's requests pay, by destination row id. A row's public
+ * id is fixed when the row is made (it names the wallet, chain and token), so an id read once is
+ * kept and a busy link's reads do not join the destinations table again.
+ */
 export async function destinationIdsOf(
   db: Database,
   link: Link,
 ): Promise<ReadonlyMap<string, string>> {
-  if (link.destinationIds) return link.destinationIds;
-  const rowIds = [
-    ...new Set(link.requests.flatMap((r) => (r.destinationId === null ? [] : [r.destinationId]))),
-  ];
-  if (rowIds.length === 0) return new Map();
+  let kept = keptDestinationIds.get(db);
+  if (kept === undefined) {
+    kept = new Map();
+    keptDestinationIds.set(db, kept);
+  }
+  const found = new Map<string, string>();
+  const missing: string[] = [];
+  for (const { destinationId: rowId } of link.requests) {
+    if (rowId === null || found.has(rowId)) continue;
+    const id = kept.get(rowId);
+    if (id === undefined) missing.push(rowId);
+    else found.set(rowId, id);
+  }
+  if (missing.length === 0) return found;
   const rows = await db
     .select({ id: payeeDestinations.id, destinationId: payeeDestinations.destinationId })
     .from(payeeDestinations)
-    .where(inArray(payeeDestinations.id, rowIds));
-  return new Map(rows.map((row) => [row.id, row.destinationId]));
+    .where(inArray(payeeDestinations.id, [...new Set(missing)]));
+  for (const row of rows) {
+    found.set(row.id, row.destinationId);
+    if (kept.size >= MAX_KEPT_DESTINATION_IDS) kept.delete(kept.keys().next().value ?? '');
+    kept.set(row.id, row.destinationId);
+  }
+  return found;
 }
 
 /**

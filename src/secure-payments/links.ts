@@ -3,7 +3,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
-import { payeeDestinations, payments, requests, securePayments } from '../db/schema.ts';
+import { requests, securePayments } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { LinkScope } from '../http/principal.ts';
 import { type PaymentRow, paymentsOfRequests } from '../payments/records.ts';
@@ -29,15 +29,8 @@ export interface Link {
   readonly status: LinkStatus | MulticallStatus;
   /** Its requests; a multicall parent's are its children's, in the children's order. */
   readonly requests: readonly RequestRow[];
-  /** Each request's payments, oldest first, by request row id. */
-  readonly payments: ReadonlyMap<string, readonly PaymentRow[]>;
   /** A multicall parent's children; null on every other link. */
   readonly children: readonly Child[] | null;
-  /**
-   * Public ids of the destinations its requests pay, by destination row id, when the read
-   * that loaded the link had them at hand (see `destinationIdsOf`).
-   */
-  readonly destinationIds?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -48,24 +41,18 @@ export interface Link {
 export const NO_BRANDING = null;
 
 /**
- * The link by its token, its requests in order, their payments in chain order and the public
- * ids of the destinations they pay, in one round trip (a link has a handful of each, so the joined rows stay few); prepared once per database.
+ * The link by its token and its requests in order, in one round trip; prepared once per
+ * database. Payments are not read: what is still due is on each request (`totalAmountPaid`), and
+ * only a completed link's answer and the lookup by request name payments (`linkPayments`).
  */
 const linkQueries = preparedPerDatabase((db) => {
   const query = (where: SQL | undefined) =>
     db
-      .select({
-        link: securePayments,
-        request: requests,
-        payment: payments,
-        destinationId: payeeDestinations.destinationId,
-      })
+      .select({ link: securePayments, request: requests })
       .from(securePayments)
       .leftJoin(requests, eq(requests.securePaymentId, securePayments.id))
-      .leftJoin(payments, eq(payments.requestRowId, requests.id))
-      .leftJoin(payeeDestinations, eq(payeeDestinations.id, requests.destinationId))
       .where(where)
-      .orderBy(asc(requests.position), asc(payments.blockNumber), asc(payments.logIndex));
+      .orderBy(asc(requests.position));
   const token = eq(securePayments.token, sql.placeholder('token'));
   return {
     ofAccount: query(
@@ -95,53 +82,43 @@ export async function loadLink(
   const now = clock.now();
   if (row.multicall) {
     const children = await childrenOf(db, row.id);
-    const childRequests = children.flatMap((child) => child.requests);
     return {
       row,
       status: multicallStatus(row, children, now),
-      requests: childRequests,
-      payments: await paymentsOfRequests(
-        db,
-        childRequests.map((r) => r.id),
-      ),
+      requests: children.flatMap((child) => child.requests),
       children,
     };
-  }
-  const linkRequests = new Map<string, RequestRow>();
-  const linkPayments = new Map<string, PaymentRow[]>();
-  const destinationIds = new Map<string, string>();
-  for (const { request, payment, destinationId } of joined) {
-    if (request === null) continue;
-    linkRequests.set(request.id, request);
-    if (request.destinationId !== null && destinationId !== null) {
-      destinationIds.set(request.destinationId, destinationId);
-    }
-    if (payment === null) continue;
-    const list = linkPayments.get(request.id) ?? [];
-    list.push(payment);
-    linkPayments.set(request.id, list);
   }
   return {
     row,
     status: effectiveStatus(row, now),
-    requests: [...linkRequests.values()],
-    payments: linkPayments,
+    requests: joined.flatMap(({ request }) => (request === null ? [] : [request])),
     children: null,
-    destinationIds,
   };
+}
+
+/** Each request's payments, oldest first, by request row id. */
+export function linkPayments(
+  db: Database,
+  link: Link,
+): Promise<ReadonlyMap<string, readonly PaymentRow[]>> {
+  return paymentsOfRequests(
+    db,
+    link.requests.map((request) => request.id),
+  );
 }
 
 /**
  * Only pending links can be shown for payment or paid: completed ones answer 409 with each
  * request's state (the reference API's body, inside our envelope), the others 403.
  */
-export function assertPayable(link: Link): void {
+export async function assertPayable(db: Database, link: Link): Promise<void> {
   switch (link.status) {
     case 'pending':
     case 'partially_settled':
       return;
     case 'completed':
-      throw completedError(link);
+      throw await completedError(db, link);
     case 'expired':
       throw new AppError('secure_payment_expired', 'Secure payment has expired');
     case 'invalidated':
@@ -155,7 +132,8 @@ export function assertPayable(link: Link): void {
 }
 
 /** 409 with each request's state (the reference API's body, inside our envelope). */
-export function completedError(link: Link): AppError {
+export async function completedError(db: Database, link: Link): Promise<AppError> {
+  const payments = await linkPayments(db, link);
   return new AppError('secure_payment_completed', 'Secure payment has already been completed', {
     details: {
       status: 'completed',
@@ -169,7 +147,7 @@ export function completedError(link: Link): AppError {
         requestId: r.requestId,
         hasBeenPaid: r.status === 'paid',
         // The latest payment of the request: the one that completed it.
-        txHash: link.payments.get(r.id)?.at(-1)?.txHash ?? null,
+        txHash: payments.get(r.id)?.at(-1)?.txHash ?? null,
       })),
     },
   });

@@ -6,7 +6,7 @@ import { clientIds, requests, securePayments } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
 import { destinationIdsOf, destinationOf } from './display.ts';
-import { type Link, loadLink } from './links.ts';
+import { type Link, linkPayments, loadLink } from './links.ts';
 import { childBlock, parentsWaitingOn } from './multicall-children.ts';
 
 /**
@@ -29,7 +29,7 @@ export async function lookupLink(
   const link = await loadLink(deps.db, deps.clock, { accountId }, match.token);
   const [first] = link.requests;
   const destinationIds = await destinationIdsOf(deps.db, link);
-  const latest = [...link.payments.values()]
+  const latest = [...(await linkPayments(deps.db, link)).values()]
     .flat()
     .sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime())
     .at(-1);

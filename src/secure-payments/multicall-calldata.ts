@@ -1,3 +1,4 @@
+import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import { buildBatchCalldata } from '../payments/calldata/batch.ts';
@@ -18,11 +19,16 @@ export const NOT_EXECUTABLE_MESSAGE =
  * ERC20BatchPayments. Only the children that can be paid now are in it, each for what it still
  * wants; `transactions` lists every step in the order to send them.
  */
-export async function multicallCalldata(deps: CalldataDeps, link: Link, payer: Payer, now: Date) {
+export async function multicallCalldata(
+  deps: CalldataDeps & { readonly db: Database },
+  link: Link,
+  payer: Payer,
+  now: Date,
+) {
   const children = link.children ?? [];
   const legs = linkLegs(deps.chains, link, now);
   if (legs.length === 0) {
-    if (link.status === 'completed') throw completedError(link);
+    if (link.status === 'completed') throw await completedError(deps.db, link);
     throw new AppError('multicall_not_executable', NOT_EXECUTABLE_MESSAGE);
   }
   const paying = legs.map((leg) => {

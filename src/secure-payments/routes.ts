@@ -269,7 +269,7 @@ export function securePaymentRoutes(
     },
     async (request) => {
       const link = await loadLink(deps.db, deps.clock, linkScopeOf(request), request.params.token);
-      assertPayable(link);
+      await assertPayable(deps.db, link);
       checkPayerInputs(link, request.query);
       if (link.children) return multicallBody(deps.chains, link, deps.clock.now());
       return displayBody(deps.chains, link, await destinationIdsOf(deps.db, link));

@@ -46,7 +46,7 @@ export async function relayTronTransaction(
   signed: Body['signedTransaction'],
 ): Promise<Static<typeof TronBroadcastResponse>> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
-  assertPayable(link);
+  await assertPayable(deps.db, link);
   if (link.row.network !== 'tron')
     throw new AppError(
       'tron_link_required',
@@ -54,7 +54,7 @@ export async function relayTronTransaction(
     );
   const legs = linkLegs(deps.chains, link, deps.clock.now());
   const [leg, ...others] = legs;
-  if (!leg) throw completedError(link);
+  if (!leg) throw await completedError(deps.db, link);
   // Tron links hold one request (Tron has no batch payments) unless they are multicall parents,
   // which pay through the Tron batch contract: a second leg elsewhere is a broken invariant.
   if (others.length > 0 && !link.children) {
