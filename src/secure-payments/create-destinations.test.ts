@@ -244,6 +244,45 @@ describe('POST /v2/secure-payments: destinations', () => {
       );
     });
 
+    it('writes nothing when one destination of a batch is inactive, and names that one', async () => {
+      const first = await destination(shop);
+      const second = await destination(shop, { walletAddress: wallet(5101) });
+      await deactivateDestination(t.db, t.clock, second);
+      await expectRefused(
+        apiKey(shop),
+        {
+          requests: [
+            { destinationId: first.destinationId, amount: '1' },
+            { destinationId: second.destinationId, amount: '2' },
+          ],
+        },
+        400,
+        badRequest(
+          `No active payee destination ${second.destinationId} in this account`,
+          'unknown_destination',
+        ),
+      );
+    });
+
+    it('pays each item its own destination when a batch names one twice', async () => {
+      const first = await destination(shop, { walletAddress: wallet(5102) });
+      const second = await destination(shop, { walletAddress: wallet(5103) });
+      const res = await create(apiKey(shop), {
+        requests: [
+          { destinationId: first.destinationId, amount: '1' },
+          { destinationId: second.destinationId, amount: '2' },
+          { destinationId: first.destinationId, amount: '3' },
+        ],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const rows = await requestRows(res.json().requestIds);
+      expect(rows.map((r) => [r.destinationId, r.payee, r.expectedAmount])).toEqual([
+        [first.id, first.walletAddress, 1_000_000n],
+        [second.id, second.walletAddress, 2_000_000n],
+        [first.id, first.walletAddress, 3_000_000n],
+      ]);
+    });
+
     it('answers 400 for another account’s destination', async () => {
       const theirs = await destination(rival);
       await expectRefused(

@@ -28,7 +28,7 @@ import { securePayments } from '../db/schema.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
 import { erc20FeeProxyAbi } from '../payments/abis.ts';
 import { referenceBytes } from '../payments/references.ts';
-import { LINK_LIFETIME_MS } from './create.ts';
+import { LINK_LIFETIME_MS } from './insert-link.ts';
 
 /**
  * `POST /v2/secure-payments` over HTTP on the real app: the link it makes, and the amounts and

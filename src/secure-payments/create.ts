@@ -1,13 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { ClientIdRow } from '../auth/client-ids.ts';
 import { conversionPath } from '../chains/conversion-routes.ts';
 import { type Currency, isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { preparedPerDatabase } from '../db/prepared.ts';
-import { requests, securePayments } from '../db/schema.ts';
 import {
   boundDestination,
   DESTINATION_MISMATCH_MESSAGE,
@@ -19,11 +15,9 @@ import {
 import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { checkBatchNetworks } from '../payments/calldata/batch.ts';
-import { type NewRequest, requestValues } from '../requests/requests.ts';
 import { ulid } from '../ulid.ts';
+import { insertLinkWithRequests } from './insert-link.ts';
 
-/** A link lives this long unless paid first (decisions.md). */
-export const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
 
 export const REDIRECT_URL_MESSAGE =
@@ -109,7 +103,7 @@ export function checkRedirect(
  * `POST /v2/secure-payments`: resolves each item's destination (the client ID's bound one, else
  * the inline `destinationId`, which must be an active destination of the caller's account),
  * checks amounts against the token's decimals and the network rules, then writes the link and
- * its requests in one transaction.
+ * its requests in one statement, which also checks that each destination is still active.
  */
 export async function createSecurePayment(
   deps: { db: Database; clock: Clock; chains: ChainRegistry; payUrl: string },
@@ -125,20 +119,9 @@ export async function createSecurePayment(
   }
 
   const errors: FieldError[] = [];
-  const items: {
-    destination: DestinationRow;
-    target: ResolvedTarget;
-    invoice: Currency;
-    amount: bigint;
-  }[] = [];
+  const items: { target: ResolvedTarget; sent: string; invoice: Currency; amount: bigint }[] = [];
   for (const [index, item] of input.requests.entries()) {
-    const { destination, target } = await itemDestination(
-      deps,
-      caller,
-      bound,
-      item.destinationId,
-      index,
-    );
+    const target = itemTarget(deps.chains, bound, item.destinationId, index);
     const invoice = invoiceCurrencyOf(deps.chains, item.invoiceCurrency, target.currency, index);
     if (!invoice.ok) {
       errors.push(invoice.error);
@@ -150,16 +133,21 @@ export async function createSecurePayment(
       errors.push({ field: `requests[${index}].amount`, message: amount.message });
       continue;
     }
-    items.push({ destination, target, invoice: invoice.currency, amount: amount.value });
+    items.push({
+      target,
+      sent: item.destinationId ?? target.id.value,
+      invoice: invoice.currency,
+      amount: amount.value,
+    });
   }
   if (errors.length > 0) throw new ValidationError(errors);
-  checkBatchNetworks(items.map((item) => item.destination.network));
+  checkBatchNetworks(items.map((item) => item.target.network.id));
   // A batch pays each token's total in one approval and one transfer: it must fit a uint256.
   const totals = new Map<string, bigint>();
-  for (const { destination, amount, invoice } of items) {
+  for (const { target, amount, invoice } of items) {
     // Fiat amounts are bounded when converted (the batch's maxToSpend), not summed as tokens.
     if (isFiat(invoice)) continue;
-    const key = destination.tokenAddress.toLowerCase();
+    const key = target.id.tokenAddress.toLowerCase();
     totals.set(key, (totals.get(key) ?? 0n) + amount);
   }
   if ([...totals.values()].some((total) => total > MAX_BASE_UNITS)) {
@@ -168,36 +156,70 @@ export async function createSecurePayment(
 
   const now = deps.clock.now();
   const token = ulid(now.getTime());
-  const network = items[0]?.destination.network ?? '';
-  const { requestIds } = await insertLinkWithRequests(
+  const written = await insertLinkWithRequests(
     deps.db,
     {
       token,
       caller,
-      network,
+      network: items[0]?.target.network.id ?? '',
       now,
       reference: input.reference ?? null,
       payerIdentifier: input.payerIdentifier ?? null,
       redirectUrl: input.redirectUrl ?? null,
       redirectLabel: input.redirectLabel ?? null,
     },
-    items.map(({ destination, target, invoice, amount }, position) => {
-      return {
-        accountId: caller.accountId,
-        clientIdId: caller.clientId?.id ?? null,
-        position,
-        network: target.network,
-        invoiceCurrency: invoice,
-        paymentCurrency: target.currency,
-        expectedAmount: amount,
-        payee: destination.walletAddress,
-        destinationRowId: destination.id,
-        reference: input.reference ?? null,
-        origin: caller.origin,
-      };
-    }),
+    // A destination id names its wallet, chain and token: the parsed id says what its row says.
+    items.map(({ target, invoice, amount }, position) => ({
+      accountId: caller.accountId,
+      clientIdId: caller.clientId?.id ?? null,
+      position,
+      network: target.network,
+      invoiceCurrency: invoice,
+      paymentCurrency: target.currency,
+      expectedAmount: amount,
+      payee: target.id.walletAddress,
+      destinationId: target.id.value,
+      reference: input.reference ?? null,
+      origin: caller.origin,
+    })),
   );
-  return { token, securePaymentUrl: securePaymentUrl(deps.payUrl, token), requestIds };
+  if (written === null) throw await missingDestination(deps.db, caller, bound, items);
+  return {
+    token,
+    securePaymentUrl: securePaymentUrl(deps.payUrl, token),
+    requestIds: written.requestIds,
+  };
+}
+
+/**
+ * Why the write found a destination missing: the bound one was deactivated, or the first item
+ * whose destination is not an active one of the account. (Between the write and this look, a
+ * destination may have come back; then the first item's is named, still a fair answer.)
+ */
+async function missingDestination(
+  db: Database,
+  caller: LinkCaller,
+  bound: DestinationRow | null,
+  items: readonly { target: ResolvedTarget; sent: string }[],
+): Promise<AppError> {
+  if (bound) {
+    return new AppError(
+      'destination_inactive',
+      'The payee destination bound to this client ID is inactive',
+    );
+  }
+  for (const { target, sent } of items) {
+    const row = await findCanonicalDestination(db, caller.accountId, target.id.value);
+    if (!row?.active) return unknownDestination(sent);
+  }
+  return unknownDestination(items[0]?.sent ?? '');
+}
+
+function unknownDestination(destinationId: string): AppError {
+  return new AppError(
+    'unknown_destination',
+    `No active payee destination ${destinationId} in this account`,
+  );
 }
 
 /**
@@ -230,19 +252,23 @@ function invoiceCurrencyOf(
   return { ok: true, currency: fiat };
 }
 
-async function itemDestination(
-  deps: { db: Database; chains: ChainRegistry },
-  caller: LinkCaller,
+/**
+ * What an item pays: the client ID's bound destination (an inline id must name the same one),
+ * or its own `destinationId`. Whether that is an active destination of the account, the write
+ * checks.
+ */
+function itemTarget(
+  chains: ChainRegistry,
   bound: DestinationRow | null,
   destinationId: string | undefined,
   index: number,
-): Promise<{ destination: DestinationRow; target: ResolvedTarget }> {
+): ResolvedTarget {
   if (bound) {
-    const target = parseTarget(deps.chains, bound.destinationId);
+    const target = parseTarget(chains, bound.destinationId);
     // Compare canonical forms: the bound id written in another case is still the bound id.
     if (
       destinationId !== undefined &&
-      parseTarget(deps.chains, destinationId).id.value !== bound.destinationId
+      parseTarget(chains, destinationId).id.value !== target.id.value
     ) {
       throw new AppError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
     }
@@ -252,7 +278,7 @@ async function itemDestination(
         'The payee destination bound to this client ID is inactive',
       );
     }
-    return { destination: bound, target };
+    return target;
   }
   if (destinationId === undefined) {
     throw new ValidationError([
@@ -262,130 +288,5 @@ async function itemDestination(
       },
     ]);
   }
-  // Parsed once: its canonical form finds the row, which therefore has this very target.
-  const target = parseTarget(deps.chains, destinationId);
-  const row = await findCanonicalDestination(deps.db, caller.accountId, target.id.value);
-  if (!row?.active) {
-    throw new AppError(
-      'unknown_destination',
-      `No active payee destination ${destinationId} in this account`,
-    );
-  }
-  return { destination: row, target };
-}
-
-export interface NewLink {
-  readonly token: string;
-  readonly caller: LinkCaller;
-  readonly network: string;
-  readonly now: Date;
-  /** A payout's creator: the only wallet the link may be paid from. */
-  readonly creatorWallet?: string | null;
-  readonly reference?: string | null;
-  readonly payerIdentifier?: string | null;
-  readonly redirectUrl?: string | null;
-  readonly redirectLabel?: string | null;
-  /** A multicall parent: its requested kind and its expiry (its earliest child's). */
-  readonly multicall?: {
-    readonly executionKind: 'evm_same_chain' | 'evm_cross_chain' | 'tron_batch' | null;
-    readonly expiresAt: Date;
-  };
-}
-
-/**
- * Writes a link that lives `LINK_LIFETIME_MS` from `now` (a multicall parent: as long as its
- * first child to expire); its requests come after it.
- */
-export async function insertLink(db: Database, link: NewLink): Promise<{ id: string }> {
-  const [row] = await db
-    .insert(securePayments)
-    .values(linkValues(link))
-    .returning({ id: securePayments.id });
-  if (!row) throw new Error('secure payment insert returned no row');
-  return row;
-}
-
-/** The row of a new link, with its id when the caller names it (to write its requests along). */
-export function linkValues(link: NewLink, id?: string) {
-  return {
-    ...(id !== undefined && { id }),
-    token: link.token,
-    accountId: link.caller.accountId,
-    clientIdId: link.caller.clientId?.id ?? null,
-    payout: link.creatorWallet != null,
-    creatorWallet: link.creatorWallet ?? null,
-    network: link.network,
-    reference: link.reference ?? null,
-    payerIdentifier: link.payerIdentifier ?? null,
-    redirectUrl: link.redirectUrl ?? null,
-    redirectLabel: link.redirectLabel ?? null,
-    multicall: link.multicall !== undefined,
-    executionKind: link.multicall?.executionKind ?? null,
-    expiresAt: link.multicall?.expiresAt ?? new Date(link.now.getTime() + LINK_LIFETIME_MS),
-    createdAt: link.now,
-  } satisfies typeof securePayments.$inferInsert;
-}
-
-/** Links with at most this many requests are written by a statement prepared for their count. */
-const MAX_PREPARED_REQUESTS = 8;
-
-type Row = Record<string, unknown>;
-
-/**
- * The statement that writes a link and `count` requests (a data-modifying CTE), with a
- * placeholder per value, built once per database and count and prepared under its own name:
- * building it on every call was a quarter of the CPU of `POST /v2/secure-payments`. The
- * placeholders are named after the columns of the rows `linkValues` and `requestValues` make,
- * whose shapes are fixed.
- */
-const linkInserts = preparedPerDatabase(
-  (db) => new Map<number, ReturnType<typeof prepareLinkInsert>>(),
-);
-
-function prepareLinkInsert(db: Database, count: number, link: Row, request: Row) {
-  const placeholders = (row: Row, prefix: string) =>
-    Object.fromEntries(Object.keys(row).map((key) => [key, sql.placeholder(`${prefix}${key}`)]));
-  const linkRow = db
-    .$with('link')
-    .as(db.insert(securePayments).values(placeholders(link, 'link_') as never));
-  const rows = Array.from({ length: count }, (_, i) => placeholders(request, `r${i}_`));
-  return db
-    .with(linkRow)
-    .insert(requests)
-    .values(rows as never)
-    .prepare(`insert_link_with_${count}_requests`);
-}
-
-/**
- * Writes a link and its requests in one statement (a data-modifying CTE): one round trip
- * instead of a transaction's four, and as atomic, since a statement is all or nothing.
- */
-export async function insertLinkWithRequests(
-  db: Database,
-  link: NewLink,
-  items: readonly Omit<NewRequest, 'securePaymentId'>[],
-): Promise<{ id: string; requestIds: string[] }> {
-  const id = randomUUID();
-  const linkRow: Row = linkValues(link, id);
-  const values = items.map((item) => requestValues({ ...item, securePaymentId: id }));
-  const [first] = values;
-  if (first !== undefined && values.length <= MAX_PREPARED_REQUESTS) {
-    const prepared = linkInserts(db);
-    let insert = prepared.get(values.length);
-    if (insert === undefined) {
-      insert = prepareLinkInsert(db, values.length, linkRow, first);
-      prepared.set(values.length, insert);
-    }
-    const params: Row = {};
-    for (const key in linkRow) params[`link_${key}`] = linkRow[key];
-    values.forEach((value: Row, i) => {
-      for (const key in value) params[`r${i}_${key}`] = value[key];
-    });
-    await insert.execute(params);
-  } else {
-    const insertLinkRow = db.insert(securePayments).values(linkValues(link, id));
-    const insertRequestRows = db.insert(requests).values(values);
-    await db.execute(sql`with link as (${insertLinkRow.getSQL()}) ${insertRequestRows.getSQL()}`);
-  }
-  return { id, requestIds: values.map((value) => value.requestId) };
+  return parseTarget(chains, destinationId);
 }

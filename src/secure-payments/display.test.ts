@@ -14,7 +14,7 @@ import {
   UNKNOWN_TOKEN,
 } from '../../test/secure-payments.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
-import { LINK_LIFETIME_MS } from './create.ts';
+import { LINK_LIFETIME_MS } from './insert-link.ts';
 
 /** `GET /v2/secure-payments/{token}` over HTTP on the real app: what the pay page shows. */
 

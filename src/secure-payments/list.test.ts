@@ -16,7 +16,7 @@ import {
   validationFailed,
 } from '../../test/secure-payments.ts';
 import type { DestinationRow } from '../destinations/destinations.ts';
-import { LINK_LIFETIME_MS } from './create.ts';
+import { LINK_LIFETIME_MS } from './insert-link.ts';
 
 /**
  * `GET /v2/secure-payments` over HTTP on the real app: the account's list of links with its

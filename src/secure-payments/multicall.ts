@@ -8,7 +8,8 @@ import { AppError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
 import { ulid } from '../ulid.ts';
-import { insertLink, type LinkCaller, securePaymentUrl } from './create.ts';
+import { type LinkCaller, securePaymentUrl } from './create.ts';
+import { insertLink } from './insert-link.ts';
 import type { LinkRow } from './link-row.ts';
 import {
   BLOCK_MESSAGES,

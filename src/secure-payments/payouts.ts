@@ -10,13 +10,8 @@ import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payment
 import { TRON_BATCH_MESSAGE } from '../payments/calldata/batch.ts';
 import { insertRequests } from '../requests/requests.ts';
 import { ulid } from '../ulid.ts';
-import {
-  type CreatedLink,
-  checkRedirect,
-  insertLink,
-  type LinkCaller,
-  securePaymentUrl,
-} from './create.ts';
+import { type CreatedLink, checkRedirect, type LinkCaller, securePaymentUrl } from './create.ts';
+import { insertLink } from './insert-link.ts';
 import { effectiveStatus } from './link-row.ts';
 import { parentsWaitingOn } from './multicall-children.ts';
 

@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import { type Column, getTableColumns, getTableName, type SQL, sql, type Table } from 'drizzle-orm';
+import { toSnakeCase } from 'drizzle-orm/casing';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Database } from '../db/client.ts';
+import { preparedPerDatabase } from '../db/prepared.ts';
+import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
+import { type NewRequest, requestValues } from '../requests/requests.ts';
+import type { LinkCaller } from './create.ts';
+
+/** A link lives this long unless paid first (decisions.md). */
+export const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface NewLink {
+  readonly token: string;
+  readonly caller: LinkCaller;
+  readonly network: string;
+  readonly now: Date;
+  /** A payout's creator: the only wallet the link may be paid from. */
+  readonly creatorWallet?: string | null;
+  readonly reference?: string | null;
+  readonly payerIdentifier?: string | null;
+  readonly redirectUrl?: string | null;
+  readonly redirectLabel?: string | null;
+  /** A multicall parent: its requested kind and its expiry (its earliest child's). */
+  readonly multicall?: {
+    readonly executionKind: 'evm_same_chain' | 'evm_cross_chain' | 'tron_batch' | null;
+    readonly expiresAt: Date;
+  };
+}
+
+/**
+ * Writes a link that lives `LINK_LIFETIME_MS` from `now` (a multicall parent: as long as its
+ * first child to expire); its requests come after it.
+ */
+export async function insertLink(db: Database, link: NewLink): Promise<{ id: string }> {
+  const [row] = await db
+    .insert(securePayments)
+    .values(linkValues(link))
+    .returning({ id: securePayments.id });
+  if (!row) throw new Error('secure payment insert returned no row');
+  return row;
+}
+
+/** The row of a new link, with its id when the caller names it (to write its requests along). */
+export function linkValues(link: NewLink, id?: string) {
+  return {
+    ...(id !== undefined && { id }),
+    token: link.token,
+    accountId: link.caller.accountId,
+    clientIdId: link.caller.clientId?.id ?? null,
+    payout: link.creatorWallet != null,
+    creatorWallet: link.creatorWallet ?? null,
+    network: link.network,
+    reference: link.reference ?? null,
+    payerIdentifier: link.payerIdentifier ?? null,
+    redirectUrl: link.redirectUrl ?? null,
+    redirectLabel: link.redirectLabel ?? null,
+    multicall: link.multicall !== undefined,
+    executionKind: link.multicall?.executionKind ?? null,
+    expiresAt: link.multicall?.expiresAt ?? new Date(link.now.getTime() + LINK_LIFETIME_MS),
+    createdAt: link.now,
+  } satisfies typeof securePayments.$inferInsert;
+}
+
+/** A request of a new link, paid to an active destination of the link's account. */
+export type LinkItem = Omit<NewRequest, 'securePaymentId' | 'destinationRowId'> & {
+  /** The destination's id in its canonical form (a parsed id's `value`). */
+  readonly destinationId: string;
+};
+
+type Row = Record<string, unknown>;
+
+/**
+ * Writes a link and its requests in one statement, if and only if every destination they pay is
+ * an active destination of the caller's account at that moment: one round trip for what was a
+ * lookup per destination and then the write. Null when a destination is not (nothing written);
+ * the caller finds out which.
+ *
+ * The statement, prepared once per database and request count:
+ *
+ *   with dest as (the account's active destinations among those named),
+ *        link as (insert the link, only when every named destination is in dest)
+ *   insert the requests, each reading its destination's row id from dest, from link
+ *
+ * so when one destination is missing nothing is written, in the same snapshot that checked it.
+ */
+export async function insertLinkWithRequests(
+  db: Database,
+  link: NewLink,
+  items: readonly LinkItem[],
+): Promise<{ id: string; requestIds: string[] } | null> {
+  const id = randomUUID();
+  const linkRow: Row = linkValues(link, id);
+  const rows = items.map(({ destinationId, ...item }) => ({
+    values: requestValues({ ...item, securePaymentId: id }) as Row,
+    destinationId,
+  }));
+  const [first] = rows;
+  if (first === undefined) throw new Error('a link has at least one request');
+  const statement = linkStatement(db, rows.length, linkRow, first.values);
+  const destinations = [...new Set(items.map((item) => item.destinationId))];
+  const params: Row = { accountId: link.caller.accountId, destinations };
+  for (const [key, column] of statement.linkColumns) {
+    params[`link_${key}`] = driverValue(column, linkRow[key]);
+  }
+  rows.forEach(({ values, destinationId }, i) => {
+    for (const [key, column] of statement.requestColumns) {
+      params[`r${i}_${key}`] = driverValue(column, values[key]);
+    }
+    params[`r${i}_destination`] = destinationId;
+  });
+  const written = (await statement.query.execute(params)) as unknown as { rows: unknown[] };
+  if (written.rows.length === 0) return null;
+  return { id, requestIds: rows.map(({ values }) => values.requestId as string) };
+}
+
+function driverValue(column: Column, value: unknown): unknown {
+  return value === null || value === undefined ? null : column.mapToDriverValue(value);
+}
+
+interface LinkStatement {
+  /** Each column written, by the property name of the row objects, in placeholder order. */
+  readonly linkColumns: readonly (readonly [string, Column])[];
+  readonly requestColumns: readonly (readonly [string, Column])[];
+  readonly query: { execute(params: Row): Promise<unknown> };
+}
+
+const linkStatements = preparedPerDatabase(() => new Map<number, LinkStatement>());
+/** Renders the statement (its names are spelled out, so no casing is involved). */
+const dialect = new PgDialect();
+
+function linkStatement(db: Database, count: number, link: Row, request: Row): LinkStatement {
+  const prepared = linkStatements(db);
+  const kept = prepared.get(count);
+  if (kept) return kept;
+  const linkColumns = columnsOf(securePayments, link);
+  // A request's destination row id comes from `dest`, never from the caller's row.
+  const requestColumns = columnsOf(requests, request).filter(([key]) => key !== 'destinationId');
+  const name = (table: Table) => sql.identifier(getTableName(table));
+  const column = (c: Column) => sql.identifier(toSnakeCase(c.name));
+  const list = (columns: readonly (readonly [string, Column])[]) =>
+    sql.join(
+      columns.map(([, c]) => column(c)),
+      sql`, `,
+    );
+  // Typed placeholders: a union of rows gives Postgres no column to infer their types from.
+  const values = (prefix: string, columns: readonly (readonly [string, Column])[]): SQL =>
+    sql.join(
+      columns.map(
+        ([key, c]) => sql`${sql.placeholder(`${prefix}${key}`)}::${sql.raw(c.getSQLType())}`,
+      ),
+      sql`, `,
+    );
+  const d = payeeDestinations;
+  const requestRows = Array.from(
+    { length: count },
+    (_, i) =>
+      sql`select ${values(`r${i}_`, requestColumns)}, (select "id" from "dest" where "destination_id" = ${sql.placeholder(`r${i}_destination`)}::text) from "link"`,
+  );
+  const statement = sql`with "dest" as (
+      select ${column(d.id)}, ${column(d.destinationId)} from ${name(d)}
+      where ${column(d.accountId)} = ${sql.placeholder('accountId')}::uuid and ${column(d.active)}
+        and ${column(d.destinationId)} = any(${sql.placeholder('destinations')}::text[])
+    ), "link" as (
+      insert into ${name(securePayments)} (${list(linkColumns)})
+      select ${values('link_', linkColumns)}
+      where (select count(*) from "dest") = cardinality(${sql.placeholder('destinations')}::text[])
+      returning ${column(securePayments.id)}
+    )
+    insert into ${name(requests)} (${list(requestColumns)}, ${column(requests.destinationId)})
+    ${sql.join(requestRows, sql` union all `)}
+    returning ${column(requests.id)}`;
+  const query = db._.session.prepareQuery(
+    dialect.sqlToQuery(statement),
+    undefined,
+    `insert_link_with_${count}_requests`,
+    false,
+  );
+  const built = { linkColumns, requestColumns, query };
+  prepared.set(count, built);
+  return built;
+}
+
+/** The table's columns for the keys of a row, in the row's key order. */
+function columnsOf(table: Table, row: Row): (readonly [string, Column])[] {
+  const columns = getTableColumns(table) as Record<string, Column>;
+  return Object.keys(row).map((key) => {
+    const column = columns[key];
+    if (column === undefined) throw new Error(`${getTableName(table)} has no column ${key}`);
+    return [key, column] as const;
+  });
+}
