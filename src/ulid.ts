@@ -1,27 +1,19 @@
-import { randomFillSync } from 'node:crypto';
+import { readRandom } from './crypto/random-pool.ts';
 
 /**
  * ULIDs (48-bit millisecond time + 80 random bits, Crockford base32, 26 characters) whose
- * random part comes from a pool of cryptographic random bytes refilled 4 KiB at a time: one
- * `randomFillSync` per ~400 ids instead of one call per character. The random bits stay
- * cryptographic, which matters: a secure payment link's token is its capability.
+ * random part comes from the pool of cryptographic random bytes (crypto/random-pool.ts), not a
+ * call per character. The random bits stay cryptographic, which matters: a secure payment link's
+ * token is its capability.
  */
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const RANDOM_BYTES = 10;
-const POOL_SIZE = 4096 - (4096 % RANDOM_BYTES);
 const MAX_TIME = 2 ** 48 - 1;
-
-const pool = Buffer.allocUnsafe(POOL_SIZE);
-let offset = POOL_SIZE;
 
 export function ulid(time: number = Date.now()): string {
   if (!Number.isInteger(time) || time < 0 || time > MAX_TIME) {
     throw new RangeError(`ULID time must be a millisecond count from 0 to 2^48-1 (got ${time})`);
-  }
-  if (offset === POOL_SIZE) {
-    randomFillSync(pool);
-    offset = 0;
   }
   let text = '';
   let rest = time;
@@ -30,17 +22,16 @@ export function ulid(time: number = Date.now()): string {
     rest = Math.floor(rest / 32);
   }
   // 80 bits as 16 characters of 5 bits, taken from two 40-bit halves.
-  for (let half = 0; half < 2; half++) {
-    let bits = pool.readUIntBE(offset + half * 5, 5);
-    let chunk = '';
-    for (let i = 0; i < 8; i++) {
-      chunk = ALPHABET[bits % 32] + chunk;
-      bits = Math.floor(bits / 32);
+  return readRandom(RANDOM_BYTES, (pool, at) => {
+    for (let half = 0; half < 2; half++) {
+      let bits = pool.readUIntBE(at + half * 5, 5);
+      let chunk = '';
+      for (let i = 0; i < 8; i++) {
+        chunk = ALPHABET[bits % 32] + chunk;
+        bits = Math.floor(bits / 32);
+      }
+      text += chunk;
     }
-    text += chunk;
-  }
-  // Used bytes are wiped so that no id's randomness lingers in memory for another to read.
-  pool.fill(0, offset, offset + RANDOM_BYTES);
-  offset += RANDOM_BYTES;
-  return text;
+    return text;
+  });
 }

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { keccak256, stringToHex } from 'viem';
+import { randomHex } from '../crypto/random-pool.ts';
 
 /**
  * Request ids and payment references, derived the way Request Network does (contracts.md §7):
@@ -12,12 +12,12 @@ import { keccak256, stringToHex } from 'viem';
  * are 32 random bytes as they are (a hash of them would be no more random, and cost a keccak).
  */
 export function mintRequestId(): string {
-  return `01${randomBytes(32).toString('hex')}`;
+  return `01${randomHex(32)}`;
 }
 
 /** The payment-network salt: 8 random bytes as 16 hex digits. */
 export function mintSalt(): string {
-  return randomBytes(8).toString('hex');
+  return randomHex(8);
 }
 
 /** 16 hex digits, no `0x`. */

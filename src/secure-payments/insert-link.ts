@@ -101,14 +101,16 @@ export async function insertLinkWithRequests(
   const statement = linkStatement(db, rows.length, linkRow, first.values);
   const destinations = [...new Set(items.map((item) => item.destinationId))];
   const params: Row = { accountId: link.caller.accountId, destinations };
-  for (const [key, column] of statement.linkColumns) {
-    params[`link_${key}`] = driverValue(column, linkRow[key]);
+  for (const { key, placeholder, column } of statement.linkColumns) {
+    params[placeholder] = driverValue(column, linkRow[key]);
   }
   rows.forEach(({ values, destinationId }, i) => {
-    for (const [key, column] of statement.requestColumns) {
-      params[`r${i}_${key}`] = driverValue(column, values[key]);
+    const names = statement.requests[i];
+    if (names === undefined) throw new Error(`statement for ${rows.length} has no row ${i}`);
+    for (const { key, placeholder, column } of names.columns) {
+      params[placeholder] = driverValue(column, values[key]);
     }
-    params[`r${i}_destination`] = destinationId;
+    params[names.destination] = destinationId;
   });
   const written = (await statement.query.execute(params)) as unknown as { rows: unknown[] };
   if (written.rows.length === 0) return null;
@@ -119,10 +121,17 @@ function driverValue(column: Column, value: unknown): unknown {
   return value === null || value === undefined ? null : column.mapToDriverValue(value);
 }
 
+/** A value the statement writes: the row property it comes from and its placeholder. */
+interface Slot {
+  readonly key: string;
+  readonly placeholder: string;
+  readonly column: Column;
+}
+
 interface LinkStatement {
-  /** Each column written, by the property name of the row objects, in placeholder order. */
-  readonly linkColumns: readonly (readonly [string, Column])[];
-  readonly requestColumns: readonly (readonly [string, Column])[];
+  readonly linkColumns: readonly Slot[];
+  /** Per request row: its columns' slots and its destination id's placeholder. */
+  readonly requests: readonly { readonly columns: readonly Slot[]; readonly destination: string }[];
   readonly query: { execute(params: Row): Promise<unknown> };
 }
 
@@ -134,42 +143,48 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
   const prepared = linkStatements(db);
   const kept = prepared.get(count);
   if (kept) return kept;
-  const linkColumns = columnsOf(securePayments, link);
+  const linkColumns = slotsOf(securePayments, link, 'link_');
   // A request's destination row id comes from `dest`, never from the caller's row.
-  const requestColumns = columnsOf(requests, request).filter(([key]) => key !== 'destinationId');
+  const requestRows = Array.from({ length: count }, (_, i) => ({
+    columns: slotsOf(requests, request, `r${i}_`).filter(({ key }) => key !== 'destinationId'),
+    destination: `r${i}_destination`,
+  }));
   const name = (table: Table) => sql.identifier(getTableName(table));
   const column = (c: Column) => sql.identifier(toSnakeCase(c.name));
-  const list = (columns: readonly (readonly [string, Column])[]) =>
+  const list = (slots: readonly Slot[]) =>
     sql.join(
-      columns.map(([, c]) => column(c)),
+      slots.map((slot) => column(slot.column)),
       sql`, `,
     );
   // Typed placeholders: a union of rows gives Postgres no column to infer their types from.
-  const values = (prefix: string, columns: readonly (readonly [string, Column])[]): SQL =>
+  const values = (slots: readonly Slot[]): SQL =>
     sql.join(
-      columns.map(
-        ([key, c]) => sql`${sql.placeholder(`${prefix}${key}`)}::${sql.raw(c.getSQLType())}`,
+      slots.map(
+        (slot) => sql`${sql.placeholder(slot.placeholder)}::${sql.raw(slot.column.getSQLType())}`,
       ),
       sql`, `,
     );
   const d = payeeDestinations;
-  const requestRows = Array.from(
-    { length: count },
-    (_, i) =>
-      sql`select ${values(`r${i}_`, requestColumns)}, (select "id" from "dest" where "destination_id" = ${sql.placeholder(`r${i}_destination`)}::text) from "link"`,
-  );
+  const [firstRow] = requestRows;
+  if (firstRow === undefined) throw new Error('a link has at least one request');
   const statement = sql`with "dest" as (
       select ${column(d.id)}, ${column(d.destinationId)} from ${name(d)}
       where ${column(d.accountId)} = ${sql.placeholder('accountId')}::uuid and ${column(d.active)}
         and ${column(d.destinationId)} = any(${sql.placeholder('destinations')}::text[])
     ), "link" as (
       insert into ${name(securePayments)} (${list(linkColumns)})
-      select ${values('link_', linkColumns)}
+      select ${values(linkColumns)}
       where (select count(*) from "dest") = cardinality(${sql.placeholder('destinations')}::text[])
       returning ${column(securePayments.id)}
     )
-    insert into ${name(requests)} (${list(requestColumns)}, ${column(requests.destinationId)})
-    ${sql.join(requestRows, sql` union all `)}
+    insert into ${name(requests)} (${list(firstRow.columns)}, ${column(requests.destinationId)})
+    ${sql.join(
+      requestRows.map(
+        (row) =>
+          sql`select ${values(row.columns)}, (select "id" from "dest" where "destination_id" = ${sql.placeholder(row.destination)}::text) from "link"`,
+      ),
+      sql` union all `,
+    )}
     returning ${column(requests.id)}`;
   const query = db._.session.prepareQuery(
     dialect.sqlToQuery(statement),
@@ -177,17 +192,17 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
     `insert_link_with_${count}_requests`,
     false,
   );
-  const built = { linkColumns, requestColumns, query };
+  const built = { linkColumns, requests: requestRows, query };
   prepared.set(count, built);
   return built;
 }
 
-/** The table's columns for the keys of a row, in the row's key order. */
-function columnsOf(table: Table, row: Row): (readonly [string, Column])[] {
+/** The table's columns for the keys of a row, in the row's key order, with their placeholders. */
+function slotsOf(table: Table, row: Row, prefix: string): Slot[] {
   const columns = getTableColumns(table) as Record<string, Column>;
   return Object.keys(row).map((key) => {
     const column = columns[key];
     if (column === undefined) throw new Error(`${getTableName(table)} has no column ${key}`);
-    return [key, column] as const;
+    return { key, placeholder: `${prefix}${key}`, column };
   });
 }
