@@ -1,10 +1,22 @@
-import type { Address, PublicClient } from 'viem';
+import {
+  type Abi,
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  getAbiItem,
+  type Hex,
+  hexToBigInt,
+  type PublicClient,
+  parseAbi,
+  toFunctionSelector,
+} from 'viem';
 import { erc20Abi, multicall3Abi } from './abis.ts';
 
 /**
  * Everything calldata needs to know about a payer, read in one Multicall3 `aggregate3` call:
  * native balance, base fee, and per token the balance and the allowance of one spender.
  * One round trip whatever the number of tokens, so a batch of ten costs what a single does.
+ * A failing call fails the whole read (`allowFailure: false`), as a revert of `eth_call`.
  */
 
 export interface TokenQuery {
@@ -33,6 +45,29 @@ export interface ExtraCall {
   readonly args?: readonly unknown[];
 }
 
+/** Multicall3's `aggregate3`: calls in, `(success, returnData)` out. */
+const aggregate3Abi = parseAbi([
+  'struct Call3 { address target; bool allowFailure; bytes callData; }',
+  'struct Result { bool success; bytes returnData; }',
+  'function aggregate3(Call3[] calls) payable returns (Result[] returnData)',
+]);
+
+// The four reads every payer costs have one fixed layout (a selector, then 32-byte words), so
+// their calldata is written directly rather than through the ABI encoder, once per request each.
+const SELECTORS = {
+  getEthBalance: toFunctionSelector(getAbiItem({ abi: multicall3Abi, name: 'getEthBalance' })),
+  getBasefee: toFunctionSelector(getAbiItem({ abi: multicall3Abi, name: 'getBasefee' })),
+  balanceOf: toFunctionSelector(getAbiItem({ abi: erc20Abi, name: 'balanceOf' })),
+  allowance: toFunctionSelector(getAbiItem({ abi: erc20Abi, name: 'allowance' })),
+};
+const word = (address: Address) => address.slice(2).toLowerCase().padStart(64, '0');
+
+/** A uint256 answer: 32 bytes, else the ABI decoder says what is wrong with it. */
+function uint256(data: Hex, abi: Abi, functionName: string): bigint {
+  if (data.length === 66) return hexToBigInt(data);
+  return decodeFunctionResult({ abi, functionName, data }) as bigint;
+}
+
 export async function readPayerState(
   client: PublicClient,
   multicall3: Address,
@@ -45,36 +80,70 @@ export async function readPayerState(
     readonly extra?: readonly ExtraCall[];
   },
 ): Promise<PayerState> {
-  const calls = [
+  const extra = query.extra ?? [];
+  const calls: { target: Address; allowFailure: false; callData: Hex }[] = [
     {
-      address: multicall3,
-      abi: multicall3Abi,
-      functionName: 'getEthBalance',
-      args: [query.funder],
+      target: multicall3,
+      allowFailure: false,
+      callData: `${SELECTORS.getEthBalance}${word(query.funder)}`,
     },
-    { address: multicall3, abi: multicall3Abi, functionName: 'getBasefee', args: [] },
+    { target: multicall3, allowFailure: false, callData: SELECTORS.getBasefee },
     ...query.tokens.flatMap(({ token, spender }) => [
-      { address: token, abi: erc20Abi, functionName: 'balanceOf', args: [query.funder] },
-      { address: token, abi: erc20Abi, functionName: 'allowance', args: [query.owner, spender] },
+      {
+        target: token,
+        allowFailure: false as const,
+        callData: `${SELECTORS.balanceOf}${word(query.funder)}` as Hex,
+      },
+      {
+        target: token,
+        allowFailure: false as const,
+        callData: `${SELECTORS.allowance}${word(query.owner)}${word(spender)}` as Hex,
+      },
     ]),
-    ...(query.extra ?? []),
+    ...extra.map((call) => ({
+      target: call.address,
+      allowFailure: false as const,
+      callData: encodeFunctionData({
+        abi: call.abi as Abi,
+        functionName: call.functionName,
+        args: call.args ?? [],
+      }),
+    })),
   ];
-  const results = (await client.multicall({
-    contracts: calls as never,
-    allowFailure: false,
-    multicallAddress: multicall3,
-  })) as unknown[];
+  const answer = await client.request({
+    method: 'eth_call',
+    params: [
+      {
+        to: multicall3,
+        data: encodeFunctionData({ abi: aggregate3Abi, functionName: 'aggregate3', args: [calls] }),
+      },
+      'latest',
+    ],
+  });
+  const results = decodeFunctionResult({
+    abi: aggregate3Abi,
+    functionName: 'aggregate3',
+    data: answer,
+  });
+  const data = (index: number): Hex => results[index]?.returnData ?? '0x';
   const tokens = new Map<string, TokenState>();
   query.tokens.forEach(({ token }, index) => {
     tokens.set(token.toLowerCase(), {
-      balance: results[2 + index * 2] as bigint,
-      allowance: results[3 + index * 2] as bigint,
+      balance: uint256(data(2 + index * 2), erc20Abi, 'balanceOf'),
+      allowance: uint256(data(3 + index * 2), erc20Abi, 'allowance'),
     });
   });
+  const first = 2 + query.tokens.length * 2;
   return {
-    nativeBalance: results[0] as bigint,
-    baseFee: results[1] as bigint,
+    nativeBalance: uint256(data(0), multicall3Abi, 'getEthBalance'),
+    baseFee: uint256(data(1), multicall3Abi, 'getBasefee'),
     tokens,
-    extra: results.slice(2 + query.tokens.length * 2),
+    extra: extra.map((call, index) =>
+      decodeFunctionResult({
+        abi: call.abi as Abi,
+        functionName: call.functionName,
+        data: data(first + index),
+      }),
+    ),
   };
 }
