@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { NetworkId, PaymentNetworkId } from './networks.ts';
 import type { ChainRegistry } from './registry.ts';
+import { createRpcFetch } from './rpc-fetch.ts';
 
 /** No RPC configured for the network: an operator fix, not a transient failure. */
 export class ChainUnavailableError extends AppError {
@@ -99,9 +100,13 @@ export function createChainClients(deps: {
   };
 }
 
+/** One set of keep-alive connections per process, whatever the networks (chains/rpc-fetch.ts). */
+let rpcFetch: typeof fetch | undefined;
+
 function fromUrl(url: string | null | undefined): Transport | null {
   if (!url) return null;
+  rpcFetch ??= createRpcFetch();
   return url.startsWith('ws')
     ? webSocket(url, { timeout: RPC_TIMEOUT_MS })
-    : http(url, { timeout: RPC_TIMEOUT_MS, retryCount: 1 });
+    : http(url, { timeout: RPC_TIMEOUT_MS, retryCount: 1, fetchFn: rpcFetch });
 }
