@@ -7,10 +7,10 @@ import {
   type Hex,
   hexToBigInt,
   type PublicClient,
-  parseAbi,
   toFunctionSelector,
 } from 'viem';
 import { erc20Abi, multicall3Abi } from './abis.ts';
+import { type Call3, decodeAggregate3, encodeAggregate3 } from './calldata/aggregate3.ts';
 
 /**
  * Everything calldata needs to know about a payer, read in one Multicall3 `aggregate3` call:
@@ -45,13 +45,6 @@ export interface ExtraCall {
   readonly args?: readonly unknown[];
 }
 
-/** Multicall3's `aggregate3`: calls in, `(success, returnData)` out. */
-const aggregate3Abi = parseAbi([
-  'struct Call3 { address target; bool allowFailure; bytes callData; }',
-  'struct Result { bool success; bytes returnData; }',
-  'function aggregate3(Call3[] calls) payable returns (Result[] returnData)',
-]);
-
 // The four reads every payer costs have one fixed layout (a selector, then 32-byte words), so
 // their calldata is written directly rather than through the ABI encoder, once per request each.
 const SELECTORS = {
@@ -81,7 +74,7 @@ export async function readPayerState(
   },
 ): Promise<PayerState> {
   const extra = query.extra ?? [];
-  const calls: { target: Address; allowFailure: false; callData: Hex }[] = [
+  const calls: Call3[] = [
     {
       target: multicall3,
       allowFailure: false,
@@ -115,16 +108,12 @@ export async function readPayerState(
     params: [
       {
         to: multicall3,
-        data: encodeFunctionData({ abi: aggregate3Abi, functionName: 'aggregate3', args: [calls] }),
+        data: encodeAggregate3(calls),
       },
       'latest',
     ],
   });
-  const results = decodeFunctionResult({
-    abi: aggregate3Abi,
-    functionName: 'aggregate3',
-    data: answer,
-  });
+  const results = decodeAggregate3(answer);
   const data = (index: number): Hex => results[index]?.returnData ?? '0x';
   const tokens = new Map<string, TokenState>();
   query.tokens.forEach(({ token }, index) => {
