@@ -77,6 +77,9 @@ export function validationOptions(): Pick<FastifyServerOptions, 'schemaControlle
 }
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
+type Serialize = (data: unknown) => string;
+type RouteSchema = Parameters<ReturnType<SerializerFactory>>[0];
+type JsonSchema = Record<string, unknown>;
 
 /**
  * Fastify's response serializers, each compiled when its route first answers with that status
@@ -86,10 +89,52 @@ type SerializerFactory = ReturnType<typeof SerializerSelector>;
 const lazySerializers: SerializerFactory = (externalSchemas, options) => {
   const build = SerializerSelector()(externalSchemas, options);
   return (route) => {
-    let serialize: ((data: unknown) => string) | undefined;
+    let serialize: Serialize | undefined;
     return (data: unknown) => {
-      serialize ??= build(route) as (data: unknown) => string;
+      serialize ??=
+        byDiscriminator(route, externalSchemas as Record<string, JsonSchema>, build) ??
+        (build(route) as Serialize);
       return serialize(data);
     };
   };
 };
+
+/**
+ * A union answer whose branches each fix one property to a constant (`paymentType: 'single'`
+ * | `'batch'` | `'multicall'`) is serialised by its branch's serializer, picked by that
+ * property. The union's own serializer validates the answer against each branch with Ajv to
+ * pick one, which cost more than writing the answer. An answer whose property names no branch
+ * goes to the union's serializer, as before. Null when the schema is no such union.
+ */
+function byDiscriminator(
+  route: RouteSchema,
+  external: Record<string, JsonSchema>,
+  build: (route: RouteSchema) => unknown,
+): Serialize | null {
+  const branches = (route.schema as JsonSchema | undefined)?.anyOf;
+  if (!Array.isArray(branches) || branches.length < 2) return null;
+  const resolved = branches.map((branch: JsonSchema) =>
+    typeof branch.$ref === 'string' ? external[branch.$ref] : branch,
+  );
+  const constOf = (schema: JsonSchema | undefined, key: string): unknown =>
+    (schema?.properties as Record<string, JsonSchema> | undefined)?.[key]?.const;
+  const first = resolved[0]?.properties as Record<string, unknown> | undefined;
+  const key = Object.keys(first ?? {}).find((candidate) => {
+    const values = resolved.map((schema) => constOf(schema, candidate));
+    return values.every((v) => typeof v === 'string') && new Set(values).size === values.length;
+  });
+  if (key === undefined) return null;
+  const byValue = new Map<unknown, Serialize>();
+  branches.forEach((branch: JsonSchema, index) => {
+    // A $ref stays a $ref: the compiler drops an inline schema's $id from the shared ones.
+    byValue.set(constOf(resolved[index], key), build({ ...route, schema: branch }) as Serialize);
+  });
+  let whole: Serialize | undefined;
+  return (data) => {
+    const value = data !== null && typeof data === 'object' ? (data as JsonSchema)[key] : undefined;
+    const serialize = byValue.get(value);
+    if (serialize) return serialize(data);
+    whole ??= build(route) as Serialize;
+    return whole(data);
+  };
+}
