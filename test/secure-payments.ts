@@ -2,11 +2,8 @@ import { count, eq, inArray } from 'drizzle-orm';
 import { custom, getAddress } from 'viem';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { requests, securePayments } from '../src/db/schema.ts';
-import {
-  activateDestination,
-  type DestinationRow,
-  resolveTarget,
-} from '../src/destinations/destinations.ts';
+import { activateDestination, type DestinationRow } from '../src/destinations/destinations.ts';
+import { resolveTarget } from '../src/destinations/target.ts';
 import { createTestApp, type TestApp } from './app.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from './fixtures.ts';
 

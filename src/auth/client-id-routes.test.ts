@@ -8,8 +8,8 @@ import {
   activateDestination,
   type DestinationRow,
   deactivateDestination,
-  resolveTarget,
 } from '../destinations/destinations.ts';
+import { resolveTarget } from '../destinations/target.ts';
 
 /** Client-ID management on `/v2/client-ids` (API key) and `/v1/client-ids` (session). */
 

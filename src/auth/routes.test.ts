@@ -13,7 +13,8 @@ import {
 } from '../../test/sign-in.ts';
 import { evmToTron } from '../chains/tron-address.ts';
 import { accounts, sessions, users, walletChallenges } from '../db/schema.ts';
-import { activateDestination, resolveTarget } from '../destinations/destinations.ts';
+import { activateDestination } from '../destinations/destinations.ts';
+import { resolveTarget } from '../destinations/target.ts';
 import { digestSecret } from './credentials.ts';
 import { checkPassword, hashDecoy, hashPassword } from './passwords.ts';
 import { EMAIL_SESSION_MS, WALLET_IDLE_MS, WALLET_MAX_MS } from './sessions.ts';

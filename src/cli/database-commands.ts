@@ -113,11 +113,13 @@ async function run(
       const [
         { createChainRegistry },
         { NATIVE_TOKEN_ADDRESS },
-        { activateDestination, activeDestinationOf, bindDestination, resolveTarget },
+        { activateDestination, activeDestinationOf, bindDestination },
+        { resolveTarget },
       ] = await Promise.all([
         import('../chains/registry.ts'),
         import('../destinations/destination-id.ts'),
         import('../destinations/destinations.ts'),
+        import('../destinations/target.ts'),
       ]);
       const accountId = await existingAccount(db, given(values.account));
       const chains = createChainRegistry(config);

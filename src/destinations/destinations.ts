@@ -1,104 +1,19 @@
-import { randomBytes } from 'node:crypto';
-import { and, desc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
-import type { Hex } from 'viem';
+import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { credentialsChanged } from '../auth/credential-cache.ts';
-import type { Currency } from '../chains/currencies.ts';
-import type { Network } from '../chains/networks.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
-import { clientIds, destinationNonces, payeeDestinations, users } from '../db/schema.ts';
-import { AppError, ValidationError } from '../errors.ts';
-import {
-  buildDestinationId,
-  type DestinationId,
-  normaliseToken,
-  normaliseWallet,
-  parseDestinationId,
-  parseWallet,
-} from './destination-id.ts';
-import { type DestinationAction, type DestinationMessage, signedByWallet } from './signing.ts';
-
-/** How long a signing nonce stays usable. */
-const NONCE_TTL_MS = 10 * 60_000;
+import { clientIds, payeeDestinations, users } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import { type AccessPolicy, guardsAsWell } from './access-policy.ts';
+import { parseDestinationId } from './destination-id.ts';
+import type { ResolvedTarget } from './target.ts';
 
 export type DestinationRow = typeof payeeDestinations.$inferSelect;
 
-export const INVALID_DESTINATION_ID = 'Invalid destination ID format';
 /** 403 when a caller bound to a destination names another one. */
 export const DESTINATION_MISMATCH_MESSAGE =
   'Destination does not match the configured payment destination.';
-
-/** What a destination id names, checked against the networks and tokens we serve. */
-export interface ResolvedTarget {
-  readonly id: DestinationId;
-  readonly network: Network;
-  readonly currency: Currency;
-}
-
-/** Validates wallet, chain and token together; throws 400 naming what is wrong. */
-export function resolveTarget(
-  chains: ChainRegistry,
-  input: { walletAddress: string; chainId: number; tokenAddress: string },
-): ResolvedTarget {
-  const network = chains.networkByChainId(input.chainId);
-  if (!network) {
-    throw new ValidationError([
-      {
-        field: 'chainId',
-        message: `is not a supported chain (${chains.networks.map((n) => n.chainId).join(', ')})`,
-      },
-    ]);
-  }
-  const id = buildDestinationId(input.walletAddress, input.chainId, input.tokenAddress);
-  if (id === null) {
-    // Say which address is wrong, in the address parser's words.
-    const wallet = parseWallet(input.walletAddress, input.chainId);
-    const token = parseWallet(input.tokenAddress, input.chainId);
-    throw new ValidationError([
-      wallet.ok
-        ? {
-            field: 'tokenAddress',
-            message: token.ok ? 'is not a token of this chain' : token.message,
-          }
-        : { field: 'walletAddress', message: wallet.message },
-    ]);
-  }
-  const currency = chains.currencyByToken(network.id as never, id.tokenAddress);
-  if (!currency) {
-    throw new ValidationError([
-      { field: 'tokenAddress', message: `is not a supported token on ${network.id}` },
-    ]);
-  }
-  return { id, network, currency };
-}
-
-/** Destination ids parsed lately, per registry: a merchant sends the same few on every link. */
-const parsedTargets = new WeakMap<ChainRegistry, Map<string, ResolvedTarget>>();
-/** How many parsed ids are kept per registry; past it the oldest is dropped. */
-const MAX_PARSED_TARGETS = 1_000;
-
-/**
- * What a destination id names, or a 400. Parsing one verifies its checksum (a keccak256) and
- * both addresses' checksums; the answer depends only on the id and the registry, so a parsed id
- * is kept and the next link to it skips that work. Only ids that parse are kept.
- */
-export function parseTarget(chains: ChainRegistry, destinationId: string): ResolvedTarget {
-  let parsed = parsedTargets.get(chains);
-  if (parsed === undefined) {
-    parsed = new Map();
-    parsedTargets.set(chains, parsed);
-  }
-  const kept = parsed.get(destinationId);
-  if (kept !== undefined) return kept;
-  const id = parseDestinationId(destinationId);
-  if (id === null) throw new AppError('invalid_destination_id', INVALID_DESTINATION_ID);
-  const target = resolveTarget(chains, id);
-  if (parsed.size >= MAX_PARSED_TARGETS) parsed.delete(parsed.keys().next().value ?? '');
-  parsed.set(destinationId, target);
-  return target;
-}
 
 /**
  * Serialises changes to one wallet's destinations in one account, and bindings to them, until
@@ -274,91 +189,6 @@ export async function bindDestination(
   credentialsChanged();
 }
 
-export async function issueNonce(
-  db: Database,
-  clock: Clock,
-  accountId: string,
-  action: DestinationAction,
-  target: ResolvedTarget,
-): Promise<DestinationMessage> {
-  const nonce = randomBytes(16).toString('hex');
-  const expiresAt = new Date(clock.now().getTime() + NONCE_TTL_MS);
-  await db.insert(destinationNonces).values({
-    nonce,
-    accountId,
-    action,
-    walletAddress: target.id.walletAddress,
-    chainId: target.id.chainId,
-    tokenAddress: target.id.tokenAddress,
-    expiresAt,
-  });
-  return {
-    action,
-    walletAddress: target.id.walletAddress,
-    chainId: target.id.chainId,
-    tokenAddress: target.id.tokenAddress,
-    nonce,
-    expiresAt: Math.floor(expiresAt.getTime() / 1000),
-  };
-}
-
-/**
- * Checks the signature over the nonce's message and consumes the nonce, atomically: of two
- * requests racing with the same nonce, exactly one gets through.
- */
-export async function consumeSignedNonce(
-  db: Database,
-  clock: Clock,
-  accountId: string,
-  input: { nonce: string; signature: Hex; expectedAction: DestinationAction },
-): Promise<DestinationMessage> {
-  const [row] = await db
-    .select()
-    .from(destinationNonces)
-    .where(
-      and(eq(destinationNonces.nonce, input.nonce), eq(destinationNonces.accountId, accountId)),
-    );
-  const now = clock.now();
-  if (!row || row.consumedAt !== null || row.expiresAt <= now) {
-    throw new AppError(
-      'invalid_nonce',
-      'Nonce is unknown, expired or already used; request new signing data',
-    );
-  }
-  if (row.action !== input.expectedAction) {
-    throw new AppError('wrong_action', `This nonce was issued for action ${row.action}`);
-  }
-  const message: DestinationMessage = {
-    action: row.action,
-    walletAddress: row.walletAddress,
-    chainId: row.chainId,
-    tokenAddress: row.tokenAddress,
-    nonce: row.nonce,
-    expiresAt: Math.floor(row.expiresAt.getTime() / 1000),
-  };
-  if (!(await signedByWallet(message, input.signature))) {
-    throw new AppError('invalid_signature', 'Signature does not match the wallet address');
-  }
-  const consumed = await db
-    .update(destinationNonces)
-    .set({ consumedAt: now })
-    .where(
-      and(
-        eq(destinationNonces.nonce, row.nonce),
-        isNull(destinationNonces.consumedAt),
-        gt(destinationNonces.expiresAt, now),
-      ),
-    )
-    .returning({ nonce: destinationNonces.nonce });
-  if (consumed.length !== 1) {
-    throw new AppError(
-      'invalid_nonce',
-      'Nonce is unknown, expired or already used; request new signing data',
-    );
-  }
-  return message;
-}
-
 export async function deactivateDestination(
   db: Database,
   clock: Clock,
@@ -375,88 +205,6 @@ export async function deactivateDestination(
     if (!updated) throw new AppError('internal_error', 'destination vanished');
     return updated;
   });
-}
-
-export type AccessPolicy = DestinationRow['accessPolicy'];
-
-/** Whether `next` screens and hides at least what `previous` did (the provider may differ). */
-export function guardsAsWell(next: AccessPolicy, previous: AccessPolicy): boolean {
-  return (
-    (previous.mode === 'off' || next.mode === 'kyt_all_wallets') &&
-    (!previous.hideUntilApproved || next.hideUntilApproved) &&
-    (!previous.hidePayeeAddress || next.hidePayeeAddress)
-  );
-}
-
-/** What a destination gets when no policy is given: anyone may pay, nothing hidden. */
-export const DEFAULT_ACCESS_POLICY: AccessPolicy = {
-  mode: 'off',
-  screeningProvider: null,
-  hideUntilApproved: false,
-  hidePayeeAddress: false,
-};
-
-/**
- * A caller's access policy completed with defaults. There is no default screening provider:
- * `kyt_all_wallets` must name one, and `off` must not, so a stored policy never carries a
- * provider that does nothing.
- */
-export function accessPolicyFrom(input: Partial<AccessPolicy>): AccessPolicy {
-  const mode = input.mode ?? DEFAULT_ACCESS_POLICY.mode;
-  const screeningProvider = input.screeningProvider ?? null;
-  if (mode === 'kyt_all_wallets' && screeningProvider === null) {
-    throw new ValidationError([
-      {
-        field: 'accessPolicy.screeningProvider',
-        message: 'is required when mode is kyt_all_wallets',
-      },
-    ]);
-  }
-  if (mode === 'off' && screeningProvider !== null) {
-    throw new ValidationError([
-      {
-        field: 'accessPolicy.screeningProvider',
-        message: 'must be null or omitted when mode is off',
-      },
-    ]);
-  }
-  return {
-    mode,
-    screeningProvider,
-    hideUntilApproved: input.hideUntilApproved ?? false,
-    hidePayeeAddress: input.hidePayeeAddress ?? false,
-  };
-}
-
-/**
- * resolveTarget for a signed-in wallet: the wallet comes from the session, not the body, so a
- * wallet that cannot live on the chain is reported against `chainId` and a token of the wrong
- * address family against `tokenAddress`.
- */
-export function resolveWalletTarget(
-  chains: ChainRegistry,
-  walletAddress: string,
-  input: { chainId: number; tokenAddress: string },
-): ResolvedTarget {
-  const network = chains.networkByChainId(input.chainId);
-  if (network) {
-    const family = network.kind === 'tron' ? 'Tron' : 'EVM';
-    const article = network.kind === 'tron' ? 'a' : 'an';
-    if (normaliseWallet(walletAddress, input.chainId) === null) {
-      throw new ValidationError([
-        {
-          field: 'chainId',
-          message: `is ${article} ${family} network; sign in with ${article} ${family} wallet to receive on it`,
-        },
-      ]);
-    }
-    if (normaliseToken(input.tokenAddress, input.chainId) === null) {
-      throw new ValidationError([
-        { field: 'tokenAddress', message: `must be a valid ${family} address` },
-      ]);
-    }
-  }
-  return resolveTarget(chains, { walletAddress, ...input });
 }
 
 /**

@@ -11,15 +11,13 @@ import { parseDestinationId } from './destination-id.ts';
 import {
   activateDestination,
   activeDestinationOf,
-  consumeSignedNonce,
   type DestinationRow,
   deactivateDestination,
   findDestination,
-  issueNonce,
-  parseTarget,
-  resolveTarget,
 } from './destinations.ts';
+import { consumeSignedNonce, issueNonce } from './nonces.ts';
 import { destinationTypedDataJson } from './signing.ts';
+import { parseTarget, resolveTarget } from './target.ts';
 
 const AUTH = ['clientId', 'apiKey'] as const;
 const TAGS = ['V2/Payee Destination'];

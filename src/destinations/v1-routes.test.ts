@@ -8,7 +8,8 @@ import { issueApiKey } from '../auth/api-keys.ts';
 import { tronMessageHash } from '../auth/siwe.ts';
 import { evmToTron } from '../chains/tron-address.ts';
 import { clientIds, destinationNonces, payeeDestinations, requests } from '../db/schema.ts';
-import { activateDestination, deactivateDestination, resolveTarget } from './destinations.ts';
+import { activateDestination, deactivateDestination } from './destinations.ts';
+import { resolveTarget } from './target.ts';
 
 /**
  * The /v1/payee-destination routes of the auth API, called with sessions opened the real way

@@ -10,21 +10,19 @@ import { users } from '../db/schema.ts';
 import { AppError, ValidationError } from '../errors.ts';
 import { accountIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
+import { type AccessPolicy, accessPolicyFrom } from './access-policy.ts';
 import { parseDestinationId } from './destination-id.ts';
 import {
-  type AccessPolicy,
-  accessPolicyFrom,
   activateDestination,
   activeDestinationOf,
   changeActiveDestination,
   type DestinationRow,
   deactivateDestination,
   findDestination,
-  INVALID_DESTINATION_ID,
   payoutDestinationOf,
-  resolveWalletTarget,
 } from './destinations.ts';
 import { destinationBody } from './routes.ts';
+import { INVALID_DESTINATION_ID, resolveWalletTarget } from './target.ts';
 
 const AUTH = ['session'] as const;
 const TAGS = ['V1/Payee Destination'];

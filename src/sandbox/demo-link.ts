@@ -4,7 +4,8 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { accounts } from '../db/schema.ts';
-import { activateDestination, resolveTarget } from '../destinations/destinations.ts';
+import { activateDestination } from '../destinations/destinations.ts';
+import { resolveTarget } from '../destinations/target.ts';
 import { createSecurePayment } from '../secure-payments/create.ts';
 import { sandboxWallets } from './addresses.ts';
 

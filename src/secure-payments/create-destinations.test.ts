@@ -25,9 +25,8 @@ import {
   DESTINATION_MISMATCH_MESSAGE,
   type DestinationRow,
   deactivateDestination,
-  INVALID_DESTINATION_ID,
-  resolveTarget,
 } from '../destinations/destinations.ts';
+import { INVALID_DESTINATION_ID, resolveTarget } from '../destinations/target.ts';
 import { SAME_NETWORK_MESSAGE, TRON_BATCH_MESSAGE } from '../payments/calldata/batch.ts';
 
 /**

@@ -9,9 +9,8 @@ import {
   DESTINATION_MISMATCH_MESSAGE,
   type DestinationRow,
   findCanonicalDestination,
-  parseTarget,
-  type ResolvedTarget,
 } from '../destinations/destinations.ts';
+import { parseTarget, type ResolvedTarget } from '../destinations/target.ts';
 import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { checkBatchNetworks } from '../payments/calldata/batch.ts';

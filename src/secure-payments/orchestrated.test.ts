@@ -4,11 +4,8 @@ import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { createClientId } from '../auth/client-ids.ts';
 import { requests, securePayments } from '../db/schema.ts';
-import {
-  activateDestination,
-  type DestinationRow,
-  resolveTarget,
-} from '../destinations/destinations.ts';
+import { activateDestination, type DestinationRow } from '../destinations/destinations.ts';
+import { resolveTarget } from '../destinations/target.ts';
 import { linkClientId } from '../orchestrators/links.ts';
 import { createOrchestrator } from '../orchestrators/orchestrators.ts';
 import { UNBOUND_ORCHESTRATED_MESSAGE } from './create.ts';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { freePort } from '../process.ts';

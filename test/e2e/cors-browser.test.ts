@@ -4,7 +4,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/auth/accounts.ts';
 import { createClientId } from '../../src/auth/client-ids.ts';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import { launchChromium } from '../browser.ts';
 

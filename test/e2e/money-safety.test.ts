@@ -1,7 +1,8 @@
 import { zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmToTron } from '../../src/chains/tron-address.ts';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import { formatAmount, MAX_BASE_UNITS } from '../../src/payments/amounts.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';

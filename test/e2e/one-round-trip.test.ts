@@ -1,6 +1,7 @@
 import { custom } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';

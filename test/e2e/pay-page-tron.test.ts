@@ -10,7 +10,8 @@ import {
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmToTron, tronToEvm } from '../../src/chains/tron-address.ts';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import { createIndexer, type Indexer } from '../../src/detection/indexer.ts';
 import { createLeaderLock } from '../../src/detection/leader-lock.ts';
 import { createTronGridClient } from '../../src/detection/tron-grid.ts';

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 

@@ -1,7 +1,8 @@
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.ts';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import { REORGED } from '../../src/webhooks/payment-events.ts';
 import { createTestApp, type TestApp } from '../app.ts';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import { createLeaderLock, type LeaderLock } from '../../src/detection/leader-lock.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';

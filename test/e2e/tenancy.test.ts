@@ -20,7 +20,8 @@ import {
   webhookDeliveries,
   webhooks,
 } from '../../src/db/schema.ts';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import { searchColumnsOf } from '../../src/payments/records.ts';

@@ -1,7 +1,8 @@
 import { decodeFunctionData, getAddress, type Hex, parseAbi, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmToTron, tronToEvm } from '../../src/chains/tron-address.ts';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import { erc20Abi, erc20FeeProxyAbi } from '../../src/payments/abis.ts';
 import { referenceTopic } from '../../src/payments/references.ts';
 import type { TronTransaction } from '../../src/payments/transactions.ts';

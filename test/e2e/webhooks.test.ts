@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { encodeFunctionData, getAddress, type Hex } from 'viem';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { activateDestination, resolveTarget } from '../../src/destinations/destinations.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import { erc20Abi, erc20FeeProxyAbi } from '../../src/payments/abis.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
