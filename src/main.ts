@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { custom } from 'viem';
+import type { CredentialBroadcast } from './auth/credential-broadcast.ts';
 import { createChainClients } from './chains/clients.ts';
 import { createChainRegistry } from './chains/registry.ts';
 import { systemClock } from './clock.ts';
@@ -50,11 +51,17 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
   const secretBox = createSecretBox(loadSecretKey(config));
   const database = await openDatabase(config);
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, clock: systemClock, logger });
+  let broadcast: CredentialBroadcast | null = null;
   let app: App;
   let demoLink: { url: string; message: string } | null = null;
   let sandbox: SandboxHost | null = null;
   let workers: Workers | null = null;
   try {
+    // With Redis, a credential revoked on one instance is forgotten by all at once.
+    if (config.redisUrl !== null) {
+      const { startCredentialBroadcast } = await import('./auth/credential-broadcast.ts');
+      broadcast = await startCredentialBroadcast({ url: config.redisUrl, logger });
+    }
     await migrateDatabase(database);
     // One chain per deployment: with Postgres, whichever process holds its lock runs it and
     // serves its JSON-RPC on HOST (a port of its own) for the others.
@@ -114,6 +121,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
     }
   } catch (error) {
     await sandbox?.close();
+    await broadcast?.close();
     await rateLimiter.close();
     await database.close();
     throw error;
@@ -147,6 +155,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
         for (const step of [
           () => app.close(),
           () => rateLimiter.close(),
+          async () => broadcast?.close(),
           async () => workers?.stop(),
           async () => sandbox?.close(),
           () => database.close(),

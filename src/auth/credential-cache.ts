@@ -8,7 +8,8 @@ import type { Clock } from '../clock.ts';
  * revoked, a client ID edited, revoked or rebound to another destination) call
  * `credentialsChanged()` once written, which makes every cache of this process forget what it
  * holds; a change made by another process (another instance, the CLI) takes effect here within
- * `CREDENTIAL_CACHE_MS`.
+ * `CREDENTIAL_CACHE_MS`, or at once when the processes share Redis (credential-broadcast.ts
+ * tells the others, which call `forgetCredentials()`).
  */
 
 /** How long a looked-up credential is trusted without asking the database again. */
@@ -24,9 +25,24 @@ export interface CredentialCache {
 /** Changes made in this process so far: an entry stored before the latest change is stale. */
 let changes = 0;
 
-/** Credentials changed in this process: every cache forgets what it holds. */
+/** Told of each change made in this process (the Redis broadcast). */
+const listeners = new Set<() => void>();
+
+/** Credentials changed in this process: every cache forgets what it holds, and others are told. */
 export function credentialsChanged(): void {
   changes += 1;
+  for (const listener of listeners) listener();
+}
+
+/** Credentials changed in another process: every cache of this one forgets what it holds. */
+export function forgetCredentials(): void {
+  changes += 1;
+}
+
+/** Calls `listener` after each change made in this process; returns how to stop. */
+export function onCredentialsChanged(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 export function createCredentialCache(deps: {

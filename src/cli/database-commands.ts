@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { CREDENTIAL_CACHE_MS, onCredentialsChanged } from '../auth/credential-cache.ts';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { type DatabaseHandle, openDatabase } from '../db/client.ts';
@@ -30,11 +31,26 @@ export async function runDatabaseCommand(
   out: Output,
 ): Promise<void> {
   const database = await openDatabase({ ...config, pgliteSharedBuffers: SHARED_BUFFERS });
+  let changed = false;
+  const stop = onCredentialsChanged(() => {
+    changed = true;
+  });
   try {
     await migrateDatabase(database);
     await run(command, values, database.db, config, out, database.kind);
   } finally {
+    stop();
     await database.close();
+  }
+  // A key revoked or a binding moved here reaches the servers sharing Redis at once.
+  if (changed && config.redisUrl !== null) {
+    const { announceCredentialChange } = await import('../auth/credential-broadcast.ts');
+    await announceCredentialChange(config.redisUrl).catch((error: unknown) => {
+      // To stderr: the command did what it was asked, and stdout may be read as JSON.
+      process.stderr.write(
+        `payreq: could not tell the servers through Redis (${error instanceof Error ? error.message : String(error)}); the change reaches them within ${CREDENTIAL_CACHE_MS / 1000} seconds\n`,
+      );
+    });
   }
 }
 

@@ -4,7 +4,8 @@ import { processEnv, runCli, type ServerProcess, startServer } from '../process.
 
 /**
  * Two real server processes on one Postgres and one Redis, configured only through the
- * environment as an operator would: a client ID + IP has one budget between them.
+ * environment as an operator would: a client ID + IP has one budget between them, and a key
+ * revoked through the CLI is refused by both at once, not after their cache lifetime.
  */
 
 const source = inject('testDatabase');
@@ -14,15 +15,17 @@ describe.runIf(source.kind === 'postgres')('two servers sharing Redis', () => {
   const servers: ServerProcess[] = [];
   const cleanup: (() => Promise<void>)[] = [];
   let clientId: string;
+  let accountId: string;
+  let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
     const database = await emptyPostgresDatabase();
     cleanup.push(database.drop);
-    const env = processEnv({ DATABASE_URL: database.url, REDIS_URL, WORKERS: 'false' });
+    env = processEnv({ DATABASE_URL: database.url, REDIS_URL, WORKERS: 'false' });
     expect((await runCli(['migrate', '--json'], env)).code).toBe(0);
     const account = await runCli(['account', 'create', '--name', 'Shop', '--json'], env);
     expect(account.code, account.stderr).toBe(0);
-    const { accountId } = JSON.parse(account.stdout) as { accountId: string };
+    ({ accountId } = JSON.parse(account.stdout) as { accountId: string });
     const created = await runCli(['client-id', 'create', '--account', accountId, '--json'], env);
     expect(created.code, created.stderr).toBe(0);
     ({ clientId } = JSON.parse(created.stdout) as { clientId: string });
@@ -49,5 +52,24 @@ describe.runIf(source.kind === 'postgres')('two servers sharing Redis', () => {
     expect(last?.headers.get('ratelimit-limit')).toBe('300');
     expect(Number(last?.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await last?.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+  });
+
+  it('refuses a key revoked through the CLI on both servers at once', async () => {
+    const issued = await runCli(['api-key', 'create', '--account', accountId, '--json'], env);
+    expect(issued.code, issued.stderr).toBe(0);
+    const { apiKey } = JSON.parse(issued.stdout) as { apiKey: string };
+    const status = async (server: ServerProcess) =>
+      (
+        await fetch(`${server.url}/v2/currencies?id=USDC-base`, {
+          headers: { 'x-api-key': apiKey },
+        })
+      ).status;
+    // Each server now holds the key for CREDENTIAL_CACHE_MS (5 s) unless told otherwise.
+    for (const server of servers) expect(await status(server)).toBe(200);
+    const revoked = await runCli(['api-key', 'revoke', '--key', apiKey, '--json'], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    for (const server of servers) {
+      await expect.poll(() => status(server), { timeout: 1_500, interval: 50 }).toBe(401);
+    }
   });
 });
