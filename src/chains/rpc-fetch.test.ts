@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { createPublicClient, http, RpcRequestError, TimeoutError } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRpcFetch, RpcBodyTooLargeError } from './rpc-fetch.ts';
@@ -9,7 +10,11 @@ import { createRpcFetch, RpcBodyTooLargeError } from './rpc-fetch.ts';
  * answers, the errors and the timeout viem makes of them are those it makes over `fetch`.
  */
 
-type Handler = (body: { id: number; method: string }, response: ServerResponse) => void;
+type Handler = (
+  body: { id: number; method: string },
+  response: ServerResponse,
+  request: IncomingMessage,
+) => void;
 let server: Server;
 let url: string;
 let handler: Handler;
@@ -25,7 +30,7 @@ beforeAll(async () => {
     request.on('data', (chunk: string) => {
       text += chunk;
     });
-    request.on('end', () => handler(JSON.parse(text), response));
+    request.on('end', () => handler(JSON.parse(text), response, request));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -89,6 +94,58 @@ describe('createRpcFetch under viem', () => {
       }
       expect(failures[0], `status ${status}`).toEqual(failures[1]);
     }
+  });
+
+  it('follows a 307 or 308 with the same POST and body, and undoes gzip and brotli', async () => {
+    for (const [status, encode] of [
+      [307, gzipSync],
+      [308, brotliCompressSync],
+    ] as const) {
+      handler = (body, response, request) => {
+        if (request.url === '/') {
+          response.writeHead(status, { location: '/moved' });
+          response.end();
+          return;
+        }
+        const encoding = status === 307 ? 'gzip' : 'br';
+        expect(request.headers['accept-encoding']).toContain(encoding);
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-encoding': encoding,
+        });
+        response.end(encode(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: '0x2a' })));
+      };
+      requests.length = 0;
+      expect(await client().getBlockNumber({ cacheTime: 0 })).toBe(42n);
+      expect(requests.map((r) => [r.method, r.url])).toEqual([
+        ['POST', '/'],
+        ['POST', '/moved'],
+      ]);
+    }
+  });
+
+  it('keeps no cap on connections: a burst of slow calls is in flight at once', async () => {
+    let open = 0;
+    let most = 0;
+    handler = (body, response) => {
+      open += 1;
+      most = Math.max(most, open);
+      setTimeout(() => {
+        open -= 1;
+        answer(response, 200, { jsonrpc: '2.0', id: body.id, result: '0x1' });
+      }, 200);
+    };
+    const rpcFetch = createRpcFetch();
+    await Promise.all(
+      Array.from({ length: 64 }, (_, id) =>
+        rpcFetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_blockNumber' }),
+        }),
+      ),
+    );
+    expect(most).toBe(64);
   });
 
   it('gives up when the server does not answer within the timeout', async () => {
