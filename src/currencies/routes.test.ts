@@ -146,6 +146,19 @@ describe('GET /v2/currencies', () => {
     expect(unknownParam.body.errors).toEqual([{ field: 'chain', message: 'is not allowed' }]);
   });
 
+  it('answers each lookup on its own, whatever was asked before', async () => {
+    // Answers are kept per lookup: a parameter sent as the text "undefined" is not one left out.
+    expect((await get('/v2/currencies')).status).toBe(200);
+    expect((await get('/v2/currencies?firstOnly=undefined')).status).toBe(400);
+    expect((await get('/v2/currencies?network=undefined')).status).toBe(400);
+    expect((await get('/v2/currencies?id=undefined')).status).toBe(404);
+    expect((await get('/v2/currencies?symbol=undefined')).status).toBe(404);
+    expect((await get('/v2/currencies?id=USDC-base')).body).toEqual(USDC_BASE);
+    expect((await get('/v2/currencies?id=usdc-base')).body).toEqual(
+      (await get('/v2/currencies?id=USDC-base')).body,
+    );
+  });
+
   it('accepts a client ID from its origin', async () => {
     const res = await t.app.inject({
       method: 'GET',

@@ -47,7 +47,13 @@ export function currencyRoutes(app: App, deps: { chains: ChainRegistry }): void 
   // answer to pick a branch.)
   const answers = new Map<string, string>();
   const answerOf = (query: CurrencyQuery): string => {
-    const key = `${query.network}\u0000${query.symbol?.toLowerCase()}\u0000${query.id}\u0000${query.firstOnly}`;
+    // Absent and the text "undefined" are different lookups; only what selected is kept.
+    const key = JSON.stringify([
+      query.network ?? null,
+      query.symbol?.toLowerCase() ?? null,
+      query.id ?? null,
+      query.firstOnly ?? null,
+    ]);
     const kept = answers.get(key);
     if (kept !== undefined) return kept;
     const selection = selectCurrencies(deps.chains, query);
