@@ -296,3 +296,78 @@ describe('POST /v2/secure-payments: destinations', () => {
     });
   });
 });
+
+describe('POST /v2/secure-payments: which refusal is named', () => {
+  // The destinations are checked by the write, but a refusal names a missing one first, as when
+  // each item's destination was looked up before the item's other checks and the next item.
+  const unknown = (id: string) =>
+    badRequest(`No active payee destination ${id} in this account`, 'unknown_destination');
+  let gone: DestinationRow;
+  let kept: DestinationRow;
+  let optimism: DestinationRow;
+  beforeAll(async () => {
+    gone = await destination(shop, { walletAddress: wallet(5201) });
+    kept = await destination(shop, { walletAddress: wallet(5202) });
+    optimism = await destination(shop, {
+      walletAddress: wallet(5203),
+      chainId: OPTIMISM_CHAIN_ID,
+      tokenAddress: OPTIMISM_USDC,
+    });
+    await deactivateDestination(t.db, t.clock, gone);
+  });
+
+  it.each([
+    [
+      'a bad amount on a later item',
+      () => [{ destinationId: kept.destinationId, amount: '1.1234567' }],
+    ],
+    [
+      'a later item on another network',
+      () => [{ destinationId: optimism.destinationId, amount: '1' }],
+    ],
+  ])('names an inactive destination before %s', async (_case, later) => {
+    await expectRefused(
+      apiKey(shop),
+      { requests: [{ destinationId: gone.destinationId, amount: '1' }, ...later()] },
+      400,
+      unknown(gone.destinationId),
+    );
+  });
+
+  it('names an inactive destination before its own fiat the network cannot convert', async () => {
+    await expectRefused(
+      apiKey(shop),
+      { requests: [{ destinationId: gone.destinationId, amount: '1', invoiceCurrency: 'EUR' }] },
+      400,
+      unknown(gone.destinationId),
+    );
+  });
+
+  it('names an earlier item’s refusal before a later item’s inactive destination', async () => {
+    await expectRefused(
+      apiKey(shop),
+      {
+        requests: [
+          { destinationId: kept.destinationId, amount: '1', invoiceCurrency: 'EUR' },
+          { destinationId: gone.destinationId, amount: '1' },
+        ],
+      },
+      400,
+      badRequest(
+        'No conversion route from EUR to USDC-base on base',
+        'conversion_route_unavailable',
+      ),
+    );
+    await expectRefused(
+      apiKey(shop),
+      {
+        requests: [
+          { destinationId: 'not-a-destination', amount: '1' },
+          { destinationId: gone.destinationId, amount: '1' },
+        ],
+      },
+      400,
+      badRequest(INVALID_DESTINATION_ID, 'invalid_destination_id'),
+    );
+  });
+});

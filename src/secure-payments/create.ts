@@ -1,21 +1,16 @@
 import type { ClientIdRow } from '../auth/client-ids.ts';
-import { conversionPath } from '../chains/conversion-routes.ts';
-import { type Currency, isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import {
   boundDestination,
-  DESTINATION_MISMATCH_MESSAGE,
   type DestinationRow,
   findCanonicalDestination,
 } from '../destinations/destinations.ts';
-import { parseTarget, type ResolvedTarget } from '../destinations/target.ts';
-import { AppError, type FieldError, ValidationError } from '../errors.ts';
-import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
-import { checkBatchNetworks } from '../payments/calldata/batch.ts';
+import { AppError } from '../errors.ts';
 import { ulid } from '../ulid.ts';
 import { insertLinkWithRequests } from './insert-link.ts';
+import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
 
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
 
@@ -26,7 +21,6 @@ export const REDIRECT_LABEL_WITHOUT_URL_MESSAGE =
 export const REDIRECT_LABEL_MESSAGE =
   'redirectLabel must be 1 to 255 characters without < > & " \' or backtick';
 
-const FIAT_CODES = 'USD, EUR, GBP, CNY, JPY';
 const UNSAFE_URL_CHARACTERS = /[<>"'`\s\\]/;
 const UNSAFE_LABEL_CHARACTERS = /[<>&"'`]/;
 
@@ -117,40 +111,17 @@ export async function createSecurePayment(
     throw new AppError('client_id_not_bound', UNBOUND_ORCHESTRATED_MESSAGE);
   }
 
-  const errors: FieldError[] = [];
-  const items: { target: ResolvedTarget; sent: string; invoice: Currency; amount: bigint }[] = [];
-  for (const [index, item] of input.requests.entries()) {
-    const target = itemTarget(deps.chains, bound, item.destinationId, index);
-    const invoice = invoiceCurrencyOf(deps.chains, item.invoiceCurrency, target.currency, index);
-    if (!invoice.ok) {
-      errors.push(invoice.error);
-      continue;
+  // Each item's destination, as parsed so far: if a check below refuses the link, a destination
+  // that is missing from the account is named first, as when each was looked up before the rest.
+  const parsed: ParsedItem[] = [];
+  let items: CheckedItem[];
+  try {
+    items = checkItems(deps.chains, bound, input, parsed);
+  } catch (error) {
+    if (bound === null && error instanceof AppError) {
+      throw (await firstMissingDestination(deps.db, caller.accountId, parsed)) ?? error;
     }
-    // The amount is written in the invoice currency: cents of a USD link, yen of a JPY one.
-    const amount = parseAmount(item.amount, invoice.currency.decimals);
-    if (!amount.ok) {
-      errors.push({ field: `requests[${index}].amount`, message: amount.message });
-      continue;
-    }
-    items.push({
-      target,
-      sent: item.destinationId ?? target.id.value,
-      invoice: invoice.currency,
-      amount: amount.value,
-    });
-  }
-  if (errors.length > 0) throw new ValidationError(errors);
-  checkBatchNetworks(items.map((item) => item.target.network.id));
-  // A batch pays each token's total in one approval and one transfer: it must fit a uint256.
-  const totals = new Map<string, bigint>();
-  for (const { target, amount, invoice } of items) {
-    // Fiat amounts are bounded when converted (the batch's maxToSpend), not summed as tokens.
-    if (isFiat(invoice)) continue;
-    const key = target.id.tokenAddress.toLowerCase();
-    totals.set(key, (totals.get(key) ?? 0n) + amount);
-  }
-  if ([...totals.values()].some((total) => total > MAX_BASE_UNITS)) {
-    throw new ValidationError([{ field: 'requests', message: TOTAL_TOO_LARGE_MESSAGE }]);
+    throw error;
   }
 
   const now = deps.clock.now();
@@ -190,6 +161,19 @@ export async function createSecurePayment(
   };
 }
 
+/** The first of the items whose destination is not an active one of the account, as a 400. */
+async function firstMissingDestination(
+  db: Database,
+  accountId: string,
+  items: readonly ParsedItem[],
+): Promise<AppError | null> {
+  for (const { target, sent } of items) {
+    const row = await findCanonicalDestination(db, accountId, target.id.value);
+    if (!row?.active) return unknownDestination(sent);
+  }
+  return null;
+}
+
 /**
  * Why the write found a destination missing: the bound one was deactivated, or the first item
  * whose destination is not an active one of the account. (Between the write and this look, a
@@ -199,7 +183,7 @@ async function missingDestination(
   db: Database,
   caller: LinkCaller,
   bound: DestinationRow | null,
-  items: readonly { target: ResolvedTarget; sent: string }[],
+  items: readonly ParsedItem[],
 ): Promise<AppError> {
   if (bound) {
     return new AppError(
@@ -207,11 +191,10 @@ async function missingDestination(
       'The payee destination bound to this client ID is inactive',
     );
   }
-  for (const { target, sent } of items) {
-    const row = await findCanonicalDestination(db, caller.accountId, target.id.value);
-    if (!row?.active) return unknownDestination(sent);
-  }
-  return unknownDestination(items[0]?.sent ?? '');
+  return (
+    (await firstMissingDestination(db, caller.accountId, items)) ??
+    unknownDestination(items[0]?.sent ?? '')
+  );
 }
 
 function unknownDestination(destinationId: string): AppError {
@@ -219,73 +202,4 @@ function unknownDestination(destinationId: string): AppError {
     'unknown_destination',
     `No active payee destination ${destinationId} in this account`,
   );
-}
-
-/**
- * What an item's amount counts in: the destination's token, or the fiat the item names, which
- * needs a Chainlink feed path to that token on its network (as `POST /v2/request` checks).
- */
-function invoiceCurrencyOf(
-  chains: ChainRegistry,
-  code: string | undefined,
-  token: Currency,
-  index: number,
-): { ok: true; currency: Currency } | { ok: false; error: FieldError } {
-  if (code === undefined) return { ok: true, currency: token };
-  const fiat = chains.currency(code);
-  if (!fiat || !isFiat(fiat)) {
-    return {
-      ok: false,
-      error: {
-        field: `requests[${index}].invoiceCurrency`,
-        message: `is not a fiat code (${FIAT_CODES})`,
-      },
-    };
-  }
-  if (token.network === 'fiat' || !conversionPath(chains, token.network, fiat, token)) {
-    throw new AppError(
-      'conversion_route_unavailable',
-      `No conversion route from ${fiat.id} to ${token.id} on ${token.network}`,
-    );
-  }
-  return { ok: true, currency: fiat };
-}
-
-/**
- * What an item pays: the client ID's bound destination (an inline id must name the same one),
- * or its own `destinationId`. Whether that is an active destination of the account, the write
- * checks.
- */
-function itemTarget(
-  chains: ChainRegistry,
-  bound: DestinationRow | null,
-  destinationId: string | undefined,
-  index: number,
-): ResolvedTarget {
-  if (bound) {
-    const target = parseTarget(chains, bound.destinationId);
-    // Compare canonical forms: the bound id written in another case is still the bound id.
-    if (
-      destinationId !== undefined &&
-      parseTarget(chains, destinationId).id.value !== target.id.value
-    ) {
-      throw new AppError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
-    }
-    if (!bound.active) {
-      throw new AppError(
-        'destination_inactive',
-        'The payee destination bound to this client ID is inactive',
-      );
-    }
-    return target;
-  }
-  if (destinationId === undefined) {
-    throw new ValidationError([
-      {
-        field: `requests[${index}].destinationId`,
-        message: 'is required when the client ID has no bound payee destination',
-      },
-    ]);
-  }
-  return parseTarget(chains, destinationId);
 }

@@ -1,0 +1,139 @@
+import { conversionPath } from '../chains/conversion-routes.ts';
+import { type Currency, isFiat } from '../chains/currencies.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import { DESTINATION_MISMATCH_MESSAGE, type DestinationRow } from '../destinations/destinations.ts';
+import { parseTarget, type ResolvedTarget } from '../destinations/target.ts';
+import { AppError, type FieldError, ValidationError } from '../errors.ts';
+import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
+import { checkBatchNetworks } from '../payments/calldata/batch.ts';
+import type { CreateLinkInput } from './create.ts';
+
+/** The items of `POST /v2/secure-payments`, checked as far as can be without the database. */
+
+const FIAT_CODES = 'USD, EUR, GBP, CNY, JPY';
+
+export interface ParsedItem {
+  readonly target: ResolvedTarget;
+  /** The destination id as the caller wrote it (for messages). */
+  readonly sent: string;
+}
+
+export interface CheckedItem extends ParsedItem {
+  readonly invoice: Currency;
+  readonly amount: bigint;
+}
+
+/**
+ * Every check of the items that needs no database: destinations parsed (into `parsed`, item by
+ * item), invoice currencies, amounts against their decimals, the networks a link may span and
+ * each token's total.
+ */
+export function checkItems(
+  chains: ChainRegistry,
+  bound: DestinationRow | null,
+  input: CreateLinkInput,
+  parsed: ParsedItem[],
+): CheckedItem[] {
+  const errors: FieldError[] = [];
+  const items: CheckedItem[] = [];
+  for (const [index, item] of input.requests.entries()) {
+    const target = itemTarget(chains, bound, item.destinationId, index);
+    const sent = item.destinationId ?? target.id.value;
+    parsed.push({ target, sent });
+    const invoice = invoiceCurrencyOf(chains, item.invoiceCurrency, target.currency, index);
+    if (!invoice.ok) {
+      errors.push(invoice.error);
+      continue;
+    }
+    // The amount is written in the invoice currency: cents of a USD link, yen of a JPY one.
+    const amount = parseAmount(item.amount, invoice.currency.decimals);
+    if (!amount.ok) {
+      errors.push({ field: `requests[${index}].amount`, message: amount.message });
+      continue;
+    }
+    items.push({ target, sent, invoice: invoice.currency, amount: amount.value });
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+  checkBatchNetworks(items.map((item) => item.target.network.id));
+  // A batch pays each token's total in one approval and one transfer: it must fit a uint256.
+  const totals = new Map<string, bigint>();
+  for (const { target, amount, invoice } of items) {
+    // Fiat amounts are bounded when converted (the batch's maxToSpend), not summed as tokens.
+    if (isFiat(invoice)) continue;
+    const key = target.id.tokenAddress.toLowerCase();
+    totals.set(key, (totals.get(key) ?? 0n) + amount);
+  }
+  if ([...totals.values()].some((total) => total > MAX_BASE_UNITS)) {
+    throw new ValidationError([{ field: 'requests', message: TOTAL_TOO_LARGE_MESSAGE }]);
+  }
+  return items;
+}
+
+/**
+ * What an item's amount counts in: the destination's token, or the fiat the item names, which
+ * needs a Chainlink feed path to that token on its network (as `POST /v2/request` checks).
+ */
+function invoiceCurrencyOf(
+  chains: ChainRegistry,
+  code: string | undefined,
+  token: Currency,
+  index: number,
+): { ok: true; currency: Currency } | { ok: false; error: FieldError } {
+  if (code === undefined) return { ok: true, currency: token };
+  const fiat = chains.currency(code);
+  if (!fiat || !isFiat(fiat)) {
+    return {
+      ok: false,
+      error: {
+        field: `requests[${index}].invoiceCurrency`,
+        message: `is not a fiat code (${FIAT_CODES})`,
+      },
+    };
+  }
+  if (token.network === 'fiat' || !conversionPath(chains, token.network, fiat, token)) {
+    throw new AppError(
+      'conversion_route_unavailable',
+      `No conversion route from ${fiat.id} to ${token.id} on ${token.network}`,
+    );
+  }
+  return { ok: true, currency: fiat };
+}
+
+/**
+ * What an item pays: the client ID's bound destination (an inline id must name the same one),
+ * or its own `destinationId`. Whether that is an active destination of the account, the write
+ * checks.
+ */
+function itemTarget(
+  chains: ChainRegistry,
+  bound: DestinationRow | null,
+  destinationId: string | undefined,
+  index: number,
+): ResolvedTarget {
+  if (bound) {
+    const target = parseTarget(chains, bound.destinationId);
+    // Compare canonical forms: the bound id written in another case is still the bound id.
+    if (
+      destinationId !== undefined &&
+      parseTarget(chains, destinationId).id.value !== target.id.value
+    ) {
+      throw new AppError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
+    }
+    if (!bound.active) {
+      throw new AppError(
+        'destination_inactive',
+        'The payee destination bound to this client ID is inactive',
+      );
+    }
+    return target;
+  }
+  if (destinationId === undefined) {
+    throw new ValidationError([
+      {
+        field: `requests[${index}].destinationId`,
+        message: 'is required when the client ID has no bound payee destination',
+      },
+    ]);
+  }
+  return parseTarget(chains, destinationId);
+}
