@@ -1,4 +1,12 @@
-import { createPublicClient, createWalletClient, custom, type PublicClient } from 'viem';
+import {
+  BaseError,
+  createPublicClient,
+  createWalletClient,
+  custom,
+  encodeFunctionResult,
+  type PublicClient,
+  parseAbi,
+} from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountOf } from '../../test/chain.ts';
 import { type LocalChain, startLocalChain } from '../sandbox/chain.ts';
@@ -86,5 +94,34 @@ describe('readPayerState', () => {
         tokens: [{ token: nowhere, spender: chain.addresses.erc20FeeProxy }],
       }),
     ).rejects.toThrow();
+  });
+
+  it('refuses an answer that reports a failed call, as viem did, so the caller answers 502', async () => {
+    const abi = parseAbi([
+      'struct Result { bool success; bytes returnData; }',
+      'function aggregate3((address,bool,bytes)[] calls) payable returns (Result[] returnData)',
+    ]);
+    const word = `0x${'0'.repeat(63)}1` as const;
+    const lying = createPublicClient({
+      transport: custom({
+        request: async () =>
+          encodeFunctionResult({
+            abi,
+            functionName: 'aggregate3',
+            result: [
+              { success: true, returnData: word },
+              { success: false, returnData: word },
+            ],
+          }),
+      }),
+    }) as PublicClient;
+    const payer = accountOf(chain, 1);
+    const failure = await readPayerState(lying, chain.addresses.multicall3, {
+      funder: payer.address,
+      owner: payer.address,
+      tokens: [],
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(BaseError);
+    expect(String(failure)).toContain('1 failed');
   });
 });

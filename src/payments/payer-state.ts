@@ -10,7 +10,12 @@ import {
   toFunctionSelector,
 } from 'viem';
 import { erc20Abi, multicall3Abi } from './abis.ts';
-import { type Call3, decodeAggregate3, encodeAggregate3 } from './calldata/aggregate3.ts';
+import {
+  Aggregate3DecodingError,
+  type Call3,
+  decodeAggregate3,
+  encodeAggregate3,
+} from './calldata/aggregate3.ts';
 
 /**
  * Everything calldata needs to know about a payer, read in one Multicall3 `aggregate3` call:
@@ -114,6 +119,13 @@ export async function readPayerState(
     ],
   });
   const results = decodeAggregate3(answer);
+  if (results.length !== calls.length || results.some((result) => !result.success)) {
+    // Multicall3 reverts rather than answer a failed call it may not skip: an RPC that says
+    // otherwise is not believed (a failed call's bytes are no balance).
+    throw new Aggregate3DecodingError(
+      `${calls.length} calls that may not fail, answered by ${results.length} results of which ${results.filter((r) => !r.success).length} failed`,
+    );
+  }
   const data = (index: number): Hex => results[index]?.returnData ?? '0x';
   const tokens = new Map<string, TokenState>();
   query.tokens.forEach(({ token }, index) => {

@@ -99,6 +99,11 @@ export async function insertLinkWithRequests(
   const [first] = rows;
   if (first === undefined) throw new Error('a link has at least one request');
   const statement = linkStatement(db, rows.length, linkRow, first.values);
+  // The statement's placeholders come from the first rows it was built for: rows of another
+  // shape would lose values silently.
+  assertShape(linkRow, statement.linkColumns);
+  for (const [i, { values }] of rows.entries())
+    assertShape(values, statement.requests[i]?.all ?? []);
   const destinations = [...new Set(items.map((item) => item.destinationId))];
   const params: Row = { accountId: link.caller.accountId, destinations };
   for (const { key, placeholder, column } of statement.linkColumns) {
@@ -117,6 +122,17 @@ export async function insertLinkWithRequests(
   return { id, requestIds: rows.map(({ values }) => values.requestId as string) };
 }
 
+function assertShape(row: Row, slots: readonly Slot[]): void {
+  let count = 0;
+  for (const key in row) {
+    if (slots[count]?.key !== key) {
+      throw new Error(`a row of shape ${Object.keys(row)} does not fit its statement's columns`);
+    }
+    count += 1;
+  }
+  if (count !== slots.length) throw new Error("a row lacks some of its statement's columns");
+}
+
 function driverValue(column: Column, value: unknown): unknown {
   return value === null || value === undefined ? null : column.mapToDriverValue(value);
 }
@@ -130,8 +146,16 @@ interface Slot {
 
 interface LinkStatement {
   readonly linkColumns: readonly Slot[];
-  /** Per request row: its columns' slots and its destination id's placeholder. */
-  readonly requests: readonly { readonly columns: readonly Slot[]; readonly destination: string }[];
+  /**
+   * Per request row: the slots of the columns it writes, of every key of the row it was built
+   * from (`destinationId` included, which `dest` supplies instead), and its destination id's
+   * placeholder.
+   */
+  readonly requests: readonly {
+    readonly columns: readonly Slot[];
+    readonly all: readonly Slot[];
+    readonly destination: string;
+  }[];
   readonly query: { execute(params: Row): Promise<unknown> };
 }
 
@@ -145,10 +169,14 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
   if (kept) return kept;
   const linkColumns = slotsOf(securePayments, link, 'link_');
   // A request's destination row id comes from `dest`, never from the caller's row.
-  const requestRows = Array.from({ length: count }, (_, i) => ({
-    columns: slotsOf(requests, request, `r${i}_`).filter(({ key }) => key !== 'destinationId'),
-    destination: `r${i}_destination`,
-  }));
+  const requestRows = Array.from({ length: count }, (_, i) => {
+    const all = slotsOf(requests, request, `r${i}_`);
+    return {
+      columns: all.filter(({ key }) => key !== 'destinationId'),
+      all,
+      destination: `r${i}_destination`,
+    };
+  });
   const name = (table: Table) => sql.identifier(getTableName(table));
   const column = (c: Column) => sql.identifier(toSnakeCase(c.name));
   const list = (slots: readonly Slot[]) =>
