@@ -99,9 +99,13 @@ const lazySerializers: SerializerFactory = (externalSchemas, options) => {
   };
 };
 
+/** Stands for a property an answer (or a branch) does not have. */
+const ABSENT = Symbol('absent');
+
 /**
- * A union answer whose branches each fix one property to a constant (`paymentType: 'single'`
- * | `'batch'` | `'multicall'`) is serialised by its branch's serializer, picked by that
+ * A union answer whose branches each fix one required property to a constant (`paymentType:
+ * 'single'` | `'multicall'`), one branch at most going without it (the reference's batch
+ * calldata has no `paymentType`), is serialised by its branch's serializer, picked by that
  * property. The union's own serializer validates the answer against each branch with Ajv to
  * pick one, which cost more than writing the answer. An answer whose property names no branch
  * goes to the union's serializer, as before. Null when the schema is no such union.
@@ -116,12 +120,23 @@ function byDiscriminator(
   const resolved = branches.map((branch: JsonSchema) =>
     typeof branch.$ref === 'string' ? external[branch.$ref] : branch,
   );
-  const constOf = (schema: JsonSchema | undefined, key: string): unknown =>
-    (schema?.properties as Record<string, JsonSchema> | undefined)?.[key]?.const;
-  const first = resolved[0]?.properties as Record<string, unknown> | undefined;
-  const key = Object.keys(first ?? {}).find((candidate) => {
+  const propertiesOf = (schema: JsonSchema | undefined) =>
+    (schema?.properties ?? {}) as Record<string, JsonSchema>;
+  /** The branch's constant for `key`, `ABSENT` if it has no such property, else null. */
+  const constOf = (schema: JsonSchema | undefined, key: string): unknown => {
+    const property = propertiesOf(schema)[key];
+    if (property === undefined) return ABSENT;
+    const required = Array.isArray(schema?.required) && schema.required.includes(key);
+    return required && typeof property.const === 'string' ? property.const : null;
+  };
+  const candidates = new Set(resolved.flatMap((schema) => Object.keys(propertiesOf(schema))));
+  const key = [...candidates].find((candidate) => {
     const values = resolved.map((schema) => constOf(schema, candidate));
-    return values.every((v) => typeof v === 'string') && new Set(values).size === values.length;
+    return (
+      values.every((v) => v !== null) &&
+      values.filter((v) => v === ABSENT).length <= 1 &&
+      new Set(values).size === values.length
+    );
   });
   if (key === undefined) return null;
   const byValue = new Map<unknown, Serialize>();
@@ -131,7 +146,8 @@ function byDiscriminator(
   });
   let whole: Serialize | undefined;
   return (data) => {
-    const value = data !== null && typeof data === 'object' ? (data as JsonSchema)[key] : undefined;
+    const value =
+      data !== null && typeof data === 'object' && key in data ? (data as JsonSchema)[key] : ABSENT;
     const serialize = byValue.get(value);
     if (serialize) return serialize(data);
     whole ??= build(route) as Serialize;
