@@ -103,6 +103,37 @@ describe('admission control over HTTP', () => {
     const after = await t.app.inject({ method: 'GET', url: '/v2/currencies' });
     expect(after.statusCode).toBe(401);
   });
+
+  it('refuses before reading the body or the credentials: a full gate costs a refusal nothing more', async () => {
+    const running = [1, 2, 3].map(() => t.app.inject({ method: 'GET', url: '/test/hold' }));
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+
+    // Not JSON, and a key that matches nothing: parsed, either would be a 4xx.
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk_nothing' },
+      payload: '{"requests": [',
+    });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(refused.json()).toEqual({
+      statusCode: 503,
+      message: 'The server is busy; retry shortly',
+      error: 'Service Unavailable',
+      code: 'server_busy',
+    });
+
+    held.splice(0).forEach((release) => {
+      release();
+    });
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held.splice(0).forEach((release) => {
+      release();
+    });
+    for (const res of await Promise.all(running)) expect(res.statusCode).toBe(200);
+  });
 });
 
 describe('a client that leaves while it waits', () => {
