@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { encodeFunctionData } from 'viem';
+import { buildServer, SERVER_ENTRY } from '../scripts/build-server.ts';
 import { createAccount } from '../src/auth/accounts.ts';
 import { createChainRegistry } from '../src/chains/registry.ts';
 import { systemClock } from '../src/clock.ts';
@@ -28,7 +29,6 @@ const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCRATCH = 'payreq_bench_http';
 const SCRATCH_URL = `postgres://postgres@127.0.0.1:5432/${SCRATCH}`;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CLI = new URL('../src/cli.ts', import.meta.url).pathname;
 const BARE = new URL('./bare-server.ts', import.meta.url).pathname;
 const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
@@ -74,7 +74,7 @@ async function startServer(
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const started = performance.now();
   // BENCH_NODE_ARGS (e.g. --cpu-prof) goes to payreq's processes, for profiling.
-  const nodeArgs = args[0] === CLI ? (process.env.BENCH_NODE_ARGS?.split(' ') ?? []) : [];
+  const nodeArgs = args[0] === SERVER_ENTRY ? (process.env.BENCH_NODE_ARGS?.split(' ') ?? []) : [];
   const child = spawn(process.execPath, [...nodeArgs, ...args], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -165,6 +165,7 @@ function expectOnly(load: Load, status: string, what: string): void {
 }
 
 try {
+  await buildServer();
   const local = await standIn('base');
   cleanups.push(() => local.chain.close());
   const rpc = await serveJsonRpc(local.chain.provider);
@@ -191,7 +192,7 @@ try {
     await pgHandle.close();
 
     const payreq = await startServer(
-      [CLI, 'serve'],
+      [SERVER_ENTRY, 'serve'],
       { ...serverEnv, DATABASE_URL: SCRATCH_URL },
       '/healthz',
     );
@@ -283,7 +284,7 @@ try {
     const startups: { ms: number; mib: number }[] = [];
     for (let i = 0; i < 3; i += 1) {
       const fresh = await startServer(
-        [CLI, 'serve'],
+        [SERVER_ENTRY, 'serve'],
         { ...serverEnv, DATABASE_URL: SCRATCH_URL, WORKERS: 'true' },
         '/healthz',
       );
@@ -337,7 +338,7 @@ try {
     const embeddedTenant = await seed(embedded, chainEnv);
     await embedded.close();
     const pglite = await startServer(
-      [CLI, 'serve'],
+      [SERVER_ENTRY, 'serve'],
       { ...serverEnv, DATA_DIR: dataDir },
       '/healthz',
     );

@@ -97,11 +97,16 @@ export interface ServerProcess {
 
 /**
  * Starts `payreq serve` (or `npm start`, as the README has it) and resolves once it logs that
- * it listens: on `env.PORT` when the caller chose the port, else on a free one.
+ * it listens: on `env.PORT` when the caller chose the port, else on a free one. `entry` runs
+ * `payreq serve` from another file than the sources' (a server bundle).
  */
 export async function startServer(
   env: NodeJS.ProcessEnv,
-  options: { readonly timeoutMs?: number; readonly npmStart?: boolean } = {},
+  options: {
+    readonly timeoutMs?: number;
+    readonly npmStart?: boolean;
+    readonly entry?: string;
+  } = {},
 ): Promise<ServerProcess> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const port = env.PORT ? Number(env.PORT) : await freePort();
@@ -113,7 +118,7 @@ export async function startServer(
         // nothing npm starts outlives the test.
         detached: true,
       })
-    : spawn(process.execPath, [CLI, 'serve'], {
+    : spawn(process.execPath, [options.entry ?? CLI, 'serve'], {
         cwd: ROOT,
         env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
       });

@@ -32,36 +32,74 @@ export function startParamsWithSharedBuffers(size: string): string[] {
   return [...PGlite.defaultStartParams, '-c', `shared_buffers=${size}`];
 }
 
-const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** The longest turn statements take, in milliseconds of the main thread. */
+export const TURN_MAX_MS = 16;
+
+export type Turns = <T>(work: () => Promise<T>) => Promise<T>;
 
 /**
- * PGlite runs each statement synchronously on this thread and settles its promise at once, so
- * a burst of requests would run start to finish in one stretch of microtasks while new
- * connections, timers and the admission gate's deadlines wait behind it. Yielding to the event
- * loop before each statement (and each transaction) lets them in between: new requests reach
- * admission control as they arrive, and a request that has waited too long is refused on time.
+ * PGlite runs each statement synchronously on this thread, so statements take turns with the
+ * rest of the event loop. libuv accepts one new connection per turn of the loop: when every
+ * request in flight ran its next statement in the same turn (each merely waited for the next
+ * one, with setImmediate), turns grew with the load, and at 100 connections opened at once the
+ * last was accepted over a second later, whatever admission control decided. Here statements
+ * run one after another in the order they asked, for a turn of one statement, or as long as the
+ * rest of the loop took since the last turn (up to `maxMs`): between turns Node accepts a
+ * connection, reads sockets, answers refusals and runs timers, and under a flood of refusals
+ * the database still gets half the thread.
  */
-function yielding(pglite: PGlite): PGlite {
+export function createTurns(options: { maxMs?: number; now?: () => number } = {}): Turns {
+  const { maxMs = TURN_MAX_MS, now = () => performance.now() } = options;
+  const waiting: (() => void)[] = [];
+  let scheduled = false;
+  let turnEnds = 0;
+  /** When the last turn gave the loop back with statements still waiting; null otherwise. */
+  let yieldedAt: number | null = null;
+  const next = () => {
+    const go = waiting.shift();
+    if (go) go();
+    else scheduled = false;
+  };
+  const startTurn = () => {
+    const started = now();
+    turnEnds = started + (yieldedAt === null ? 0 : Math.min(maxMs, started - yieldedAt));
+    yieldedAt = null;
+    next();
+  };
+  return async (work) => {
+    await new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(startTurn);
+      }
+    });
+    try {
+      return await work();
+    } finally {
+      if (now() < turnEnds) next();
+      else {
+        yieldedAt = waiting.length > 0 ? now() : null;
+        setImmediate(startTurn);
+      }
+    }
+  };
+}
+
+function takingTurns(pglite: PGlite): PGlite {
+  const turn = createTurns();
   const client: Pick<PGlite, 'query' | 'transaction' | 'exec'> = {
-    query: async (...args: Parameters<PGlite['query']>) => {
-      await yieldToIo();
-      return pglite.query(...args);
-    },
-    transaction: async (...args: Parameters<PGlite['transaction']>) => {
-      await yieldToIo();
-      return pglite.transaction(...args);
-    },
-    exec: async (...args: Parameters<PGlite['exec']>) => {
-      await yieldToIo();
-      return pglite.exec(...args);
-    },
+    query: (...args: Parameters<PGlite['query']>) => turn(() => pglite.query(...args)),
+    transaction: (...args: Parameters<PGlite['transaction']>) =>
+      turn(() => pglite.transaction(...args)),
+    exec: (...args: Parameters<PGlite['exec']>) => turn(() => pglite.exec(...args)),
   } as Pick<PGlite, 'query' | 'transaction' | 'exec'>;
   return client as PGlite;
 }
 
 /** Wraps an open PGlite instance; `onClose` runs after the instance is closed. */
 export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}): DatabaseHandle {
-  const db = drizzle({ client: yielding(pglite), schema, casing: 'snake_case' });
+  const db = drizzle({ client: takingTurns(pglite), schema, casing: 'snake_case' });
   return {
     db,
     kind: 'pglite',

@@ -56,6 +56,29 @@ describe('loadPayPageBuild', () => {
     });
   });
 
+  it('serves the variants the build wrote as they are, and a file it gave none as it is', async () => {
+    // Marked bytes, not a real compression: the loader must take the build's, not make its own.
+    const built = Buffer.from('the build made this');
+    const dir = folder(
+      {
+        main: 'main-A.js',
+        styles: 's.css',
+        files: ['main-A.js', 's.css'],
+        encoded: { 'main-A.js': ['br'], 's.css': [] },
+      },
+      { 'main-A.js': SCRIPT, 'main-A.js.br': built, 's.css': SCRIPT },
+    );
+    const loaded = await loadPayPageBuild(dir);
+    if (loaded.status !== 'built') throw new Error(loaded.reason);
+    const main = loaded.build.assets.get('main-A.js');
+    expect(await main?.encoded('br')).toEqual({ body: built, encoding: 'br' });
+    expect(await main?.encoded('gzip')).toEqual({ body: Buffer.from(SCRIPT), encoding: null });
+    expect(await loaded.build.assets.get('s.css')?.encoded('gzip')).toEqual({
+      body: Buffer.from(SCRIPT),
+      encoding: null,
+    });
+  });
+
   it.each([
     ['no manifest', null, {}, /no manifest\.json/],
     ['a manifest that is not JSON', '{', {}, /not JSON/],
@@ -71,6 +94,18 @@ describe('loadPayPageBuild', () => {
       { main: 'm.js', styles: 's.css', files: ['m.js', 's.css'] },
       { 'm.js': '' },
       /names s\.css, which is not in/,
+    ],
+    [
+      'a compressed variant that is not there',
+      { main: 'm.js', styles: 's.css', files: ['m.js', 's.css'], encoded: { 'm.js': ['gzip'] } },
+      { 'm.js': '', 's.css': '' },
+      /names m\.js\.gz, which is not in/,
+    ],
+    [
+      'variants of a file it does not name',
+      { main: 'm.js', styles: 's.css', files: ['m.js', 's.css'], encoded: { '../x': ['br'] } },
+      { 'm.js': '', 's.css': '' },
+      /under encoded/,
     ],
   ])('reports a folder with %s as not built', async (_name, manifest, files, reason) => {
     const dir =

@@ -5,9 +5,9 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 
 /**
- * The built pay page (`npm run build`, scripts/build-pay-page.ts): content-hashed files and a
- * manifest naming them. Read once at start into memory; only the files the manifest lists are
- * ever served, so no request path reaches the file system.
+ * The built pay page (`npm run build`, scripts/build-pay-page.ts): content-hashed files, their
+ * compressed variants and a manifest naming them. Read once at start into memory; only the
+ * files the manifest lists are ever served, so no request path reaches the file system.
  */
 
 /** Where the build script writes; a test checks that both name the same folder. */
@@ -36,24 +36,31 @@ const PRECOMPRESSED = new Set(['.png', '.woff2']);
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
+export type Encoding = 'br' | 'gzip';
+
+/** The name of a file's variant in an encoding, beside it in the build. */
+export const ENCODED_SUFFIX: Readonly<Record<Encoding, string>> = { br: '.br', gzip: '.gz' };
+
 export interface PayPageManifest {
   /** The entry script and style sheet the HTML shell names. */
   readonly main: string;
   readonly styles: string;
   /** Every output file. */
   readonly files: readonly string[];
+  /**
+   * The variants the build compressed beside each file (`<file>.br`, `<file>.gz`), in the
+   * encodings that make it smaller: a file without one is served as it is. Absent (a build put
+   * together some other way), each file is compressed on its first request instead.
+   */
+  readonly encoded?: Readonly<Record<string, readonly Encoding[]>>;
 }
-
-export type Encoding = 'br' | 'gzip';
 
 export interface Asset {
   readonly contentType: string;
   readonly body: Buffer;
   /**
-   * The file in an encoding, or itself when encoding does not make it smaller. Made on first
-   * use and kept: the brotli pass at its best quality takes a good part of a second on a large
-   * bundle, which a test suite building dozens of apps should not pay (`warm` makes them all
-   * once the server listens).
+   * The file in an encoding, or itself when encoding does not make it smaller: the build's
+   * variant, or one made on first use and kept.
    */
   encoded(
     encoding: Encoding,
@@ -63,8 +70,6 @@ export interface Asset {
 export interface PayPageBuild {
   readonly manifest: PayPageManifest;
   readonly assets: ReadonlyMap<string, Asset>;
-  /** Makes every compressed variant now. */
-  warm(): Promise<void>;
 }
 
 export type LoadedBuild =
@@ -81,30 +86,31 @@ export async function loadPayPageBuild(dir: string = PAY_PAGE_DIST): Promise<Loa
   }
   const manifest = parseManifest(text);
   if (typeof manifest === 'string') return { status: 'missing', reason: manifest };
+  const missing = (file: string): LoadedBuild => ({
+    status: 'missing',
+    reason: `manifest.json names ${file}, which is not in ${dir}`,
+  });
   const assets = new Map<string, Asset>();
   for (const name of manifest.files) {
-    let body: Buffer;
-    try {
-      body = await readFile(join(dir, name));
-    } catch {
-      return { status: 'missing', reason: `manifest.json names ${name}, which is not in ${dir}` };
+    const body = await readOrNull(join(dir, name));
+    if (body === null) return missing(name);
+    let built: Map<Encoding, Buffer> | null = null;
+    if (manifest.encoded) {
+      built = new Map();
+      for (const encoding of manifest.encoded[name] ?? []) {
+        const file = name + ENCODED_SUFFIX[encoding];
+        const variant = await readOrNull(join(dir, file));
+        if (variant === null) return missing(file);
+        built.set(encoding, variant);
+      }
     }
-    assets.set(name, createAsset(name, body));
+    assets.set(name, createAsset(name, body, built));
   }
-  return {
-    status: 'built',
-    build: {
-      manifest,
-      assets,
-      warm: async () => {
-        const all = [...assets.values()].flatMap((asset) => [
-          asset.encoded('br'),
-          asset.encoded('gzip'),
-        ]);
-        await Promise.all(all);
-      },
-    },
-  };
+  return { status: 'built', build: { manifest, assets } };
+}
+
+function readOrNull(path: string): Promise<Buffer | null> {
+  return readFile(path).catch(() => null);
 }
 
 function parseManifest(text: string): PayPageManifest | string {
@@ -114,7 +120,7 @@ function parseManifest(text: string): PayPageManifest | string {
   } catch {
     return 'manifest.json is not JSON';
   }
-  const { main, styles, files } = (value ?? {}) as Record<string, unknown>;
+  const { main, styles, files, encoded } = (value ?? {}) as Record<string, unknown>;
   if (
     typeof main !== 'string' ||
     typeof styles !== 'string' ||
@@ -125,27 +131,60 @@ function parseManifest(text: string): PayPageManifest | string {
   ) {
     return 'manifest.json must name main, styles and files (plain file names, main and styles among them)';
   }
-  return { main, styles, files };
+  if (encoded === undefined) return { main, styles, files };
+  if (!isEncodedList(encoded, files)) {
+    return 'manifest.json must list, under encoded, files it names, each with br or gzip';
+  }
+  return { main, styles, files, encoded };
 }
 
-function createAsset(name: string, body: Buffer): Asset {
-  const extension = extname(name).toLowerCase();
-  const contentType = CONTENT_TYPES[extension] ?? 'application/octet-stream';
-  const compressible = !PRECOMPRESSED.has(extension);
+function isEncodedList(
+  value: unknown,
+  files: readonly string[],
+): value is Record<string, readonly Encoding[]> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.entries(value).every(
+    ([file, encodings]) =>
+      files.includes(file) &&
+      Array.isArray(encodings) &&
+      encodings.every((encoding) => encoding === 'br' || encoding === 'gzip'),
+  );
+}
+
+/** Whether compressing a file of this name may make it smaller (not for PNG, WOFF2). */
+export function isCompressible(name: string): boolean {
+  return !PRECOMPRESSED.has(extname(name).toLowerCase());
+}
+
+/** Brotli or gzip at their best, for text: what the build writes and a request may make. */
+export function compress(body: Buffer, encoding: Encoding): Promise<Buffer> {
+  return encoding === 'br'
+    ? brotli(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        },
+      })
+    : gzipped(body, { level: constants.Z_BEST_COMPRESSION });
+}
+
+/**
+ * `built`: the variants the build made (an encoding it has none of does not make the file
+ * smaller); null: none made, so each encoding is compressed on first use and kept.
+ */
+function createAsset(
+  name: string,
+  body: Buffer,
+  built: ReadonlyMap<Encoding, Buffer> | null,
+): Asset {
+  const contentType = CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
+  const compressible = isCompressible(name);
   const variants = new Map<Encoding, Promise<Buffer>>();
   const variant = (encoding: Encoding): Promise<Buffer> => {
     let made = variants.get(encoding);
     if (made === undefined) {
-      made =
-        encoding === 'br'
-          ? brotli(body, {
-              params: {
-                [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-                [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-                [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-              },
-            })
-          : gzipped(body, { level: constants.Z_BEST_COMPRESSION });
+      made = compress(body, encoding);
       variants.set(encoding, made);
     }
     return made;
@@ -154,6 +193,10 @@ function createAsset(name: string, body: Buffer): Asset {
     contentType,
     body,
     encoded: async (encoding) => {
+      if (built !== null) {
+        const ready = built.get(encoding);
+        return ready ? { body: ready, encoding } : { body, encoding: null };
+      }
       if (!compressible) return { body, encoding: null };
       const compressed = await variant(encoding);
       return compressed.length < body.length

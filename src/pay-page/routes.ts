@@ -118,12 +118,4 @@ export function payPageRoutes(app: App, deps: PayPageDeps): void {
       return reply.send(answer.body);
     },
   );
-
-  // Compressed once the server listens, so the first payer does not wait for brotli; tests,
-  // which never listen, make only what they ask for.
-  app.addHook('onListen', async () => {
-    build?.warm().catch((error: unknown) => {
-      app.log.error({ err: error }, 'compressing the pay page failed');
-    });
-  });
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { requests } from '../db/schema.ts';
@@ -103,6 +103,37 @@ describe('admission control over HTTP', () => {
     const after = await t.app.inject({ method: 'GET', url: '/v2/currencies' });
     expect(after.statusCode).toBe(401);
   });
+
+  it('refuses before reading the body or the credentials: a full gate costs a refusal nothing more', async () => {
+    const running = [1, 2, 3].map(() => t.app.inject({ method: 'GET', url: '/test/hold' }));
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+
+    // Not JSON, and a key that matches nothing: parsed, either would be a 4xx.
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk_nothing' },
+      payload: '{"requests": [',
+    });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(refused.json()).toEqual({
+      statusCode: 503,
+      message: 'The server is busy; retry shortly',
+      error: 'Service Unavailable',
+      code: 'server_busy',
+    });
+
+    held.splice(0).forEach((release) => {
+      release();
+    });
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held.splice(0).forEach((release) => {
+      release();
+    });
+    for (const res of await Promise.all(running)) expect(res.statusCode).toBe(200);
+  });
 });
 
 describe('a client that leaves while it waits', () => {
@@ -189,3 +220,55 @@ describe('an embedded database under a burst', () => {
     expect(rows).toHaveLength(created);
   });
 });
+
+describe.runIf(inject('testDatabase').kind === 'pglite')(
+  'the embedded database working through a queue of statements',
+  () => {
+    let t: TestApp;
+
+    beforeAll(async () => {
+      t = await createTestApp();
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+    });
+    afterAll(() => t.close());
+
+    it('accepts and answers new connections between its statements, not after all of them', async () => {
+      const { port } = t.app.server.address() as AddressInfo;
+      // The work of requests already admitted: statements queued all at once.
+      const STATEMENTS = 2_000;
+      let done = 0;
+      const work = Promise.all(
+        Array.from({ length: STATEMENTS }, () =>
+          t.db.execute(sql`select 1`).then(() => {
+            done += 1;
+          }),
+        ),
+      );
+      // A burst of new connections meanwhile. Node accepts one connection per turn of the event
+      // loop: were the statements all run in one turn, none would be answered before the last.
+      const doneWhenAnswered = await Promise.all(
+        Array.from(
+          { length: 10 },
+          () =>
+            new Promise<number>((resolve, reject) => {
+              const socket = connect(port, '127.0.0.1', () => {
+                socket.write(
+                  'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+                );
+              });
+              socket.once('data', (chunk) => {
+                expect(chunk.toString()).toMatch(/^HTTP\/1\.1 200 /);
+                resolve(done);
+                socket.destroy();
+              });
+              socket.once('error', reject);
+            }),
+        ),
+      );
+      await work;
+      expect(done).toBe(STATEMENTS);
+      for (const statementsDone of doneWhenAnswered)
+        expect(statementsDone).toBeLessThan(STATEMENTS);
+    });
+  },
+);

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors.ts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AdmissionLimits } from '../http/budgets.ts';
+import { errorEnvelope } from '../http/envelope.ts';
 
 /**
  * Admission control: at most `maxInFlight` requests run at once; up to `maxQueue` more wait,
@@ -67,10 +67,23 @@ declare module 'fastify' {
   }
 }
 
-const busy = () =>
-  new AppError('server_busy', 'The server is busy; retry shortly', {
-    headers: { 'retry-after': String(ADMISSION_RETRY_AFTER_SECONDS) },
-  });
+/**
+ * The refusal, serialised once. Under overload refusals come by the thousand a second (a client
+ * that ignores Retry-After asks again at once), and each takes time from the requests admitted:
+ * it is sent straight from the hook, the envelope an AppError would give, without building an
+ * error (its stack trace) or going through the error handler.
+ */
+const BUSY_BODY = JSON.stringify(
+  errorEnvelope(503, 'The server is busy; retry shortly', { code: 'server_busy' }),
+);
+
+function refuse(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(503)
+    .header('retry-after', String(ADMISSION_RETRY_AFTER_SECONDS))
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(BUSY_BODY);
+}
 
 /**
  * Puts every routed request through the gate, first of all hooks so that a refused request
@@ -88,12 +101,12 @@ export function installAdmission(app: FastifyInstance, limits: AdmissionLimits):
     if (request.method === 'OPTIONS') return;
     if (request.routeOptions.url === undefined) return;
     if (request.routeOptions.config.admission === false) return;
-    if (!(await gate.acquire())) throw busy();
+    if (!(await gate.acquire())) return refuse(reply);
     held.add(request);
     // A client that went away while it waited will never see its answer: its slot goes on.
     if (reply.raw.closed || request.raw.socket?.destroyed) {
       release(request);
-      throw busy();
+      return refuse(reply);
     }
     // Whichever comes first: the answer is sent, or the client went away before it was.
     reply.raw.once('close', () => release(request));
