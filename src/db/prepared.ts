@@ -1,3 +1,5 @@
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Database } from './client.ts';
 
 /**
@@ -15,5 +17,26 @@ export function preparedPerDatabase<T>(build: (db: Database) => T): (db: Databas
       cache.set(db, prepared);
     }
     return prepared;
+  };
+}
+
+/** Renders hand-written statements (their names are spelled out, so no casing is involved). */
+const dialect = new PgDialect();
+
+/**
+ * A hand-written statement with `sql.placeholder`s, rendered once and prepared under `name` on
+ * each database handle: the call passes only its values.
+ */
+export function preparedStatement<Row>(
+  name: string,
+  statement: SQL,
+): (db: Database, params: Readonly<Record<string, unknown>>) => Promise<Row[]> {
+  const query = dialect.sqlToQuery(statement);
+  const prepared = preparedPerDatabase((db) =>
+    db._.session.prepareQuery(query, undefined, name, false),
+  );
+  return async (db, params) => {
+    const result = (await prepared(db).execute(params)) as unknown as { rows: Row[] };
+    return result.rows;
   };
 }

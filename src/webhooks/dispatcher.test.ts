@@ -22,8 +22,8 @@ const TIMEOUT_MS = 300;
 const RETRY_BASE_MS = 1_000;
 const RETRY_MAX_MS = 8_000;
 const RETRY_FOR_MS = 60_000;
-/** The claim's lease: the attempt's timeout plus the dispatcher's margin. */
-const LEASE_MS = TIMEOUT_MS + 30_000;
+/** The claim's lease: four attempts' timeouts plus the dispatcher's margin. */
+const LEASE_MS = 4 * TIMEOUT_MS + 30_000;
 
 const ENV = {
   WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
@@ -120,11 +120,11 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function register(url: string): Promise<string> {
+async function register(url: string, owner: Tenant = tenant): Promise<string> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/v1/webhook',
-    headers: { 'x-api-key': tenant.apiKey },
+    headers: { 'x-api-key': owner.apiKey },
     payload: { url },
   });
   expect(res.statusCode, res.body).toBe(201);
@@ -546,25 +546,37 @@ describe('two dispatchers on one outbox', () => {
   });
 });
 
+/** A receiver that holds every request until released. */
+async function heldServer(): Promise<{ slow: Server; release: () => void }> {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const slow = await startServer((_request, response) => {
+    void held.then(() => response.writeHead(200).end());
+  });
+  return { slow, release };
+}
+
 describe('a running dispatcher', () => {
+  // Its own account: the file's first has registered close to its 20 endpoints.
+  let owner: Tenant;
+  beforeAll(async () => {
+    owner = await createTenant(t.db);
+  });
+
   it('answers a wake that comes during a round with another round, not the next poll', async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const slow = await startServer((_request, response) => {
-      void held.then(() => response.writeHead(200).end());
-    });
+    const { slow, release } = await heldServer();
     const endpoint = await receiver();
     const running = dispatcherFor(t);
     // Polls an hour apart: only a wake can bring the second delivery out in this test.
     running.start(3_600_000);
     try {
-      await deliver(await register(slow.url));
+      await deliver(await register(slow.url, owner));
       running.wake();
       await expect.poll(() => slow.paths.length).toBe(1);
       // Enqueued while the round is in flight, as a payment recorded meanwhile would be.
-      const second = await deliver(await register(endpoint.url));
+      const second = await deliver(await register(endpoint.url, owner));
       running.wake();
       release();
       const [received] = await endpoint.waitFor(1, 5_000);
@@ -573,5 +585,81 @@ describe('a running dispatcher', () => {
       release();
       await running.stop();
     }
+  });
+
+  it('keeps at most 20 sends in flight, and a held receiver holds one slot, not a round', async () => {
+    const { slow, release } = await heldServer();
+    let open = 0;
+    let mostOpen = 0;
+    const paced = await startServer((_request, response) => {
+      open += 1;
+      mostOpen = Math.max(mostOpen, open);
+      setTimeout(() => {
+        open -= 1;
+        response.writeHead(204).end();
+      }, 15);
+    });
+    const running = dispatcherFor(t);
+    running.start(3_600_000);
+    try {
+      await deliver(await register(slow.url, owner));
+      running.wake();
+      await expect.poll(() => slow.paths.length).toBe(1);
+      const pacedHook = await register(paced.url, owner);
+      const ids = await enqueue(
+        t.db,
+        t.clock.now(),
+        [pacedHook],
+        Array.from({ length: 60 }, (_, n) => ({ event: 'payment.confirmed', payload: { n } })),
+      );
+      running.wake();
+      // All 60 go out while the first receiver still holds its request.
+      await expect.poll(() => paced.paths.length, { timeout: 10_000 }).toBe(60);
+      expect(mostOpen).toBeLessThanOrEqual(19);
+      expect(mostOpen).toBeGreaterThan(1);
+      release();
+      await running.stop();
+      const rows = await t.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.webhookId, pacedHook));
+      expect(rows.map((row) => row.id).sort()).toEqual([...ids].sort());
+      expect(rows.every((row) => row.status === 'delivered' && row.attempts === 1)).toBe(true);
+      expect(rows.every((row) => row.lockedUntil === null && row.lastStatusCode === 204)).toBe(
+        true,
+      );
+      const logged = await Promise.all(ids.map((id) => attemptLog(id)));
+      expect(logged.every((log) => log.length === 1 && log[0]?.statusCode === 204)).toBe(true);
+    } finally {
+      release();
+      await running.stop();
+    }
+  });
+
+  it('records what was in flight before stop resolves', async () => {
+    const endpoint = await receiver();
+    const webhookId = await register(endpoint.url, owner);
+    const running = dispatcherFor(t);
+    running.start(3_600_000);
+    const ids = await enqueue(
+      t.db,
+      t.clock.now(),
+      [webhookId],
+      Array.from({ length: 25 }, (_, n) => ({ event: 'payment.confirmed', payload: { n } })),
+    );
+    running.wake();
+    await expect.poll(() => endpoint.received.length).toBeGreaterThan(0);
+    await running.stop();
+    const rows = await t.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, webhookId));
+    // Whatever was claimed is settled; nothing is left leased.
+    const claimed = rows.filter((row) => row.attempts > 0);
+    expect(claimed.length).toBe(endpoint.received.length);
+    expect(claimed.every((row) => row.status === 'delivered' && row.lockedUntil === null)).toBe(
+      true,
+    );
+    expect(rows.map((row) => row.id).sort()).toEqual([...ids].sort());
   });
 });

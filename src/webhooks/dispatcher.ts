@@ -1,61 +1,73 @@
-import { inArray, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { WebhookConfig } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import { type Database, queryRows } from '../db/client.ts';
-import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
+import type { Database } from '../db/client.ts';
+import {
+  type AttemptRecord,
+  type Claimed,
+  claimDue,
+  failOrphaned,
+  recordAttempts,
+} from './claims.ts';
 import { type PostOutcome, postJson } from './post.ts';
 import { deliveryHeaders } from './signature.ts';
 import { literalRefusal, safeLookup } from './url-policy.ts';
 
-/** Deliveries claimed per round. */
-const BATCH_SIZE = 20;
-/** A claim outlives the attempt's timeout by this much; after it another dispatcher may retry. */
+/** Sends in flight at most, and deliveries claimed by one `runOnce`. */
+const CONCURRENCY = 20;
+/**
+ * A started dispatcher claims this many at once, as soon as fewer than `CONCURRENCY` claimed
+ * rows wait for a slot: a claim is a write the database must flush, as slow as several sends,
+ * so the next batch is asked for well before the queue runs dry.
+ */
+const CLAIM = 2 * CONCURRENCY;
+/**
+ * A claim outlives this many attempts' timeouts, plus a margin; after it another dispatcher may
+ * retry. Fewer than `CONCURRENCY + CLAIM` rows wait for a slot, so a claimed row waits out at
+ * most three timeouts before its own attempt starts.
+ */
+const LEASE_TIMEOUTS = 4;
+/** Finished attempts wait this long at most for others to be recorded with. */
+const RECORD_WAIT_MS = 20;
 const LEASE_MARGIN_MS = 30_000;
 const USER_AGENT = 'payreq-webhooks/1';
 /** Bound on opened secrets kept in memory. */
 const MAX_CACHED_SECRETS = 10_000;
 
-type WebhookRow = typeof webhooks.$inferSelect;
+/**
+ * Deliveries written already claimed, handed straight to this process's dispatcher: a payment's
+ * webhook leaves as soon as the transaction that records it commits, without a claim.
+ */
+export interface DeliveryHandoff {
+  /** The lease to write new deliveries with; null when they should wait to be claimed. */
+  lease(now: Date): Date | null;
+  /** Deliveries written with that lease, once their transaction committed. */
+  offer(rows: readonly Claimed[]): void;
+}
 
-export interface Dispatcher {
-  /** Sends what is due now; resolves with the number of attempts made. */
+export interface Dispatcher extends DeliveryHandoff {
+  /** Claims one batch of what is due, sends it, records it; resolves with the number claimed. */
   runOnce(): Promise<number>;
-  /** Polls every `pollMs` (and right away after `wake`). */
+  /** Sends continuously; looks for due rows every `pollMs` and right away after `wake`. */
   start(pollMs: number): void;
-  /** Asks for a round soon (new deliveries were written). */
+  /** Asks for a claim soon (new deliveries were written). */
   wake(): void;
+  /** Claims nothing more; resolves when what was claimed is sent and recorded. */
   stop(): Promise<void>;
 }
 
-/** What one attempt came to, before it is written down. */
-interface Settled {
-  readonly row: Claimed;
-  readonly hook: WebhookRow;
-  readonly status: 'delivered' | 'failed' | 'pending';
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly durationMs: number;
-  readonly at: Date;
-  readonly nextAttemptAt: Date | null;
-}
-
-interface Claimed {
-  id: string;
-  webhook_id: string;
-  body: string;
-  test: boolean;
-  attempts: number;
-  created_at: Date | string;
-}
-
 /**
- * Sends the outbox. Each round claims due rows with `FOR UPDATE SKIP LOCKED` and a lease, in
- * one statement, so concurrent dispatchers (processes or loops) never take the same row; the
- * HTTP call happens after the claim commits, so no transaction stays open across the network.
- * A crash mid-send leaves the lease to expire and the row to be retried: delivery is
- * at-least-once, and the delivery id lets receivers drop the duplicate.
+ * Sends the outbox. Due rows are claimed with a lease, together with their endpoints, in one
+ * statement; the HTTP calls happen after the claim commits, so no transaction stays open across
+ * the network; attempts are recorded in one statement per batch. A crash mid-send leaves the
+ * lease to expire and the row to be retried: delivery is at-least-once, and the delivery id
+ * lets receivers drop the duplicate.
+ *
+ * Started, the dispatcher keeps up to `CONCURRENCY` sends in flight, fed from the rows it
+ * claimed; it claims the next batch while a round's worth still waits, and records
+ * finished attempts, in batches, while others are still out: a slow receiver holds one slot,
+ * not a round, and the database's work overlaps the network's.
  */
 export function createDispatcher(deps: {
   db: Database;
@@ -66,11 +78,6 @@ export function createDispatcher(deps: {
   random?: () => number;
 }): Dispatcher {
   const random = deps.random ?? Math.random;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
-  let stopped = true;
-  let woken = false;
-  let pollMs = 1_000;
 
   const delayAfter = (attempts: number): number => {
     const exponential = Math.min(
@@ -80,64 +87,59 @@ export function createDispatcher(deps: {
     return Math.round(exponential * (0.8 + 0.4 * random()));
   };
 
-  const claim = async (now: Date): Promise<Claimed[]> => {
-    const leaseEnd = new Date(now.getTime() + deps.config.timeoutMs + LEASE_MARGIN_MS);
-    return queryRows<Claimed>(
+  const leaseFrom = (now: Date) =>
+    new Date(now.getTime() + LEASE_TIMEOUTS * deps.config.timeoutMs + LEASE_MARGIN_MS);
+
+  /** Claims up to `limit` due rows, failing those of dead endpoints; returns every row claimed. */
+  const claim = async (limit: number): Promise<Claimed[]> => {
+    const now = deps.clock.now();
+    const claimed = await claimDue(deps.db, now, leaseFrom(now), limit);
+    await failOrphaned(
       deps.db,
-      sql`update ${webhookDeliveries}
-          set locked_until = ${leaseEnd.toISOString()}, attempts = attempts + 1
-          where id in (
-            select id from ${webhookDeliveries}
-            where status = 'pending' and next_attempt_at <= ${now.toISOString()}
-              and (locked_until is null or locked_until <= ${now.toISOString()})
-            order by next_attempt_at
-            limit ${BATCH_SIZE}
-            for update skip locked)
-          returning id, webhook_id, body, test, attempts, created_at`,
+      claimed.filter((row) => !row.live).map((row) => row.id),
     );
+    return claimed;
   };
 
   /** Opened secrets, keyed by their sealed form (a rotated secret is a new key). */
   const secrets = new Map<string, string>();
-  const openSecret = (hook: WebhookRow): string => {
-    let secret = secrets.get(hook.secretSealed);
+  const openSecret = (row: Claimed): string => {
+    let secret = secrets.get(row.secret_sealed);
     if (secret === undefined) {
-      secret = deps.secretBox.open(hook.secretSealed, hook.id);
+      secret = deps.secretBox.open(row.secret_sealed, row.webhook_id);
       if (secrets.size > MAX_CACHED_SECRETS) secrets.clear();
-      secrets.set(hook.secretSealed, secret);
+      secrets.set(row.secret_sealed, secret);
     }
     return secret;
   };
 
-  const send = async (row: Claimed, hook: WebhookRow, sentAt: Date): Promise<PostOutcome> => {
-    const refused = literalRefusal(hook.url, deps.config.allowLocal);
+  const send = async (row: Claimed, sentAt: Date): Promise<PostOutcome> => {
+    const refused = literalRefusal(row.url, deps.config.allowLocal);
     if (refused !== null) return { kind: 'failed', error: refused };
-    const secret = openSecret(hook);
-    const timestamp = Math.floor(sentAt.getTime() / 1000);
     const headers: Record<string, string> = {
       'user-agent': USER_AGENT,
       ...deliveryHeaders({
         body: row.body,
-        secret,
+        secret: openSecret(row),
         deliveryId: row.id,
         retryCount: row.attempts - 1,
         test: row.test,
-        timestamp,
+        timestamp: Math.floor(sentAt.getTime() / 1000),
       }),
     };
-    return postJson(hook.url, row.body, headers, {
+    return postJson(row.url, row.body, headers, {
       timeoutMs: deps.config.timeoutMs,
       lookup: safeLookup(deps.config.allowLocal),
     });
   };
 
   /** Sends one claimed delivery and works out what to record; writes nothing. */
-  const attempt = async (row: Claimed, hook: WebhookRow): Promise<Settled> => {
+  const attempt = async (row: Claimed): Promise<AttemptRecord> => {
     const sentAt = deps.clock.now();
     const started = performance.now();
     // Whatever stops the send (a secret that no longer opens, a URL that no longer parses) is
     // a failed attempt like any other: recorded, retried, given up on in time.
-    const outcome = await send(row, hook, sentAt).catch(
+    const outcome = await send(row, sentAt).catch(
       (error: unknown): PostOutcome => ({
         kind: 'failed',
         error: `not sent: ${error instanceof Error ? error.message : String(error)}`,
@@ -153,13 +155,29 @@ export function createDispatcher(deps: {
           : null;
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
     const now = deps.clock.now();
-    const createdAt = new Date(row.created_at);
     const next = new Date(now.getTime() + delayAfter(row.attempts));
-    const givingUp = !delivered && next.getTime() - createdAt.getTime() > deps.config.retryForMs;
+    const givingUp =
+      !delivered && next.getTime() - new Date(row.created_at).getTime() > deps.config.retryForMs;
+    const status = delivered ? 'delivered' : givingUp ? 'failed' : 'pending';
+    const log = {
+      deliveryId: row.id,
+      webhookId: row.webhook_id,
+      attempt: row.attempts,
+      statusCode,
+      durationMs,
+    };
+    if (status === 'delivered') deps.logger.info(log, 'webhook delivered');
+    else if (status === 'failed')
+      deps.logger.warn({ ...log, error }, 'webhook delivery failed for good');
+    else
+      deps.logger.info(
+        { ...log, error, nextAttemptAt: next.toISOString() },
+        'webhook attempt failed; will retry',
+      );
     return {
-      row,
-      hook,
-      status: delivered ? 'delivered' : givingUp ? 'failed' : 'pending',
+      deliveryId: row.id,
+      attempt: row.attempts,
+      status,
       statusCode,
       error,
       durationMs,
@@ -168,113 +186,117 @@ export function createDispatcher(deps: {
     };
   };
 
-  /**
-   * Records a round's attempts in one transaction: one insert into the log, one update of the
-   * deliveries. Until it commits the rows keep their leases, so a crash here means a resend
-   * (at least once), never a lost delivery.
-   */
-  const record = async (settled: readonly Settled[]): Promise<void> => {
-    if (settled.length === 0) return;
-    const rows = sql.join(
-      settled.map(
-        (s) =>
-          sql`(${s.row.id}, ${s.status}, ${s.statusCode}::integer, ${s.error}::text,
-               ${s.status === 'delivered' ? s.at.toISOString() : null}::timestamptz,
-               ${s.nextAttemptAt?.toISOString() ?? null}::timestamptz)`,
-      ),
-      sql`, `,
-    );
-    await deps.db.transaction(async (tx) => {
-      await tx.insert(webhookAttempts).values(
-        settled.map((s) => ({
-          deliveryId: s.row.id,
-          attempt: s.row.attempts,
-          statusCode: s.statusCode,
-          error: s.error,
-          durationMs: s.durationMs,
-          at: s.at,
-        })),
-      );
-      await tx.execute(sql`
-        update ${webhookDeliveries} as d
-        set status = v.status::webhook_delivery_status,
-            locked_until = null,
-            last_status_code = v.status_code,
-            last_error = v.error,
-            delivered_at = coalesce(v.delivered_at, d.delivered_at),
-            next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at)
-        from (values ${rows}) as v(id, status, status_code, error, delivered_at, next_attempt_at)
-        where d.id = v.id`);
-    });
-    for (const s of settled) {
-      const log = {
-        deliveryId: s.row.id,
-        webhookId: s.hook.id,
-        attempt: s.row.attempts,
-        statusCode: s.statusCode,
-        durationMs: s.durationMs,
-      };
-      if (s.status === 'delivered') deps.logger.info(log, 'webhook delivered');
-      else if (s.status === 'failed')
-        deps.logger.warn({ ...log, error: s.error }, 'webhook delivery failed for good');
-      else
-        deps.logger.info(
-          { ...log, error: s.error, nextAttemptAt: s.nextAttemptAt?.toISOString() },
-          'webhook attempt failed; will retry',
-        );
-    }
-  };
-
   const runOnce = async (): Promise<number> => {
-    const claimed = await claim(deps.clock.now());
-    if (claimed.length === 0) return 0;
-    const ids = [...new Set(claimed.map((row) => row.webhook_id))];
-    const rows = await deps.db.select().from(webhooks).where(inArray(webhooks.id, ids));
-    const hooks = new Map(rows.map((hook) => [hook.id, hook]));
-    const live = (row: Claimed) => {
-      const hook = hooks.get(row.webhook_id);
-      return hook?.active && hook.deletedAt === null ? hook : null;
-    };
-    // Deliveries to an endpoint switched off or deleted since they were written: not sent.
-    const orphaned = claimed.filter((row) => live(row) === null).map((row) => row.id);
-    if (orphaned.length > 0) {
-      await deps.db
-        .update(webhookDeliveries)
-        .set({
-          status: 'failed',
-          lockedUntil: null,
-          lastError: 'the endpoint is inactive or deleted',
-        })
-        .where(inArray(webhookDeliveries.id, orphaned));
-    }
-    const settled = await Promise.all(
-      claimed.flatMap((row) => {
-        const hook = live(row);
-        return hook === null ? [] : [attempt(row, hook)];
-      }),
-    );
-    await record(settled);
+    const claimed = await claim(CONCURRENCY);
+    const live = claimed.filter((row) => row.live);
+    await recordAttempts(deps.db, await Promise.all(live.map(attempt)));
     return claimed.length;
   };
 
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(loop, ms);
+  // The started dispatcher: a pool of sends fed by claims into a queue, drained by records.
+  let stopped = true;
+  let pollMs = 1_000;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight = 0;
+  /** Claimed, waiting for a free slot. */
+  const queued: Claimed[] = [];
+  let claiming: Promise<void> | undefined;
+  /** The last claim found less than it asked for: claim again only on a wake or a poll. */
+  let drained = false;
+  /** A wake came while a claim was running: the claim may have missed what it announced. */
+  let woken = false;
+  let finished: AttemptRecord[] = [];
+  let recording: Promise<void> | undefined;
+  /** Settles when the pool is empty and everything is recorded (for `stop`). */
+  let idle: { promise: Promise<void>; resolve: () => void } | undefined;
+
+  const settleIdle = () => {
+    const busy = inFlight > 0 || queued.length > 0 || claiming || recording;
+    if (!busy && finished.length === 0) idle?.resolve();
   };
-  const loop = () => {
-    if (running) return;
-    woken = false;
-    running = runOnce()
+
+  let recordTimer: NodeJS.Timeout | undefined;
+  const record = () => {
+    if (recording || finished.length === 0) return settleIdle();
+    // While sends are still out, wait for a round's worth (or a moment): fewer, larger writes.
+    if (inFlight > 0 && finished.length < CONCURRENCY) {
+      recordTimer ??= setTimeout(() => {
+        recordTimer = undefined;
+        record();
+      }, RECORD_WAIT_MS);
+      return;
+    }
+    clearTimeout(recordTimer);
+    recordTimer = undefined;
+    const batch = finished;
+    finished = [];
+    recording = recordAttempts(deps.db, batch)
       .catch((error: unknown) => {
-        deps.logger.error({ err: error }, 'webhook dispatcher round failed');
-        return 0;
+        // The rows keep their leases and are sent again when these run out.
+        deps.logger.error({ err: error }, 'recording webhook attempts failed');
       })
       .finally(() => {
-        running = undefined;
+        recording = undefined;
+        record();
       });
-    // A wake during the round may concern rows the round had already missed: go again now.
-    void running.then((count) => schedule(count === BATCH_SIZE || woken ? 0 : pollMs));
+  };
+
+  const launch = (row: Claimed) => {
+    inFlight += 1;
+    void attempt(row)
+      .then(
+        (done) => void finished.push(done),
+        // Not recorded: the lease runs out and the delivery is sent again.
+        (error: unknown) => deps.logger.error({ err: error }, 'webhook attempt failed'),
+      )
+      .finally(() => {
+        inFlight -= 1;
+        soon();
+      });
+  };
+
+  /**
+   * After the sends that finished in this turn of the event loop: record them and refill their
+   * slots together, so their writes leave in one batch rather than one turn each.
+   */
+  let scheduled = false;
+  const soon = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      record();
+      pump();
+    });
+  };
+
+  /** Fills free slots from the queue; claims the next batch before the queue runs dry. */
+  const pump = () => {
+    // Rows already claimed are sent even after stop: their leases would only delay them.
+    while (inFlight < CONCURRENCY && queued.length > 0) launch(queued.shift() as Claimed);
+    if (stopped || claiming || drained || queued.length >= CONCURRENCY) return;
+    woken = false;
+    claiming = claim(CLAIM)
+      .then((rows) => {
+        if (rows.length < CLAIM && !woken) drained = true;
+        queued.push(...rows.filter((row) => row.live));
+      })
+      .catch((error: unknown) => {
+        deps.logger.error({ err: error }, 'claiming webhook deliveries failed');
+        drained = true;
+      })
+      .finally(() => {
+        claiming = undefined;
+        pump();
+        settleIdle();
+      });
+  };
+
+  const poll = () => {
+    if (stopped) return;
+    drained = false;
+    pump();
+    timer = setTimeout(poll, pollMs);
   };
 
   return {
@@ -282,16 +304,34 @@ export function createDispatcher(deps: {
     start(ms) {
       pollMs = ms;
       stopped = false;
-      schedule(0);
+      clearTimeout(timer);
+      poll();
     },
     wake() {
       woken = true;
-      schedule(0);
+      drained = false;
+      pump();
+    },
+    lease(now) {
+      // Only a running dispatcher with room takes rows it was not the one to claim.
+      return stopped || queued.length >= CLAIM ? null : leaseFrom(now);
+    },
+    offer(rows) {
+      if (stopped) return; // their leases run out and another round claims them
+      queued.push(...rows);
+      pump();
     },
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await running;
+      let resolve: () => void = () => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      idle = { promise, resolve };
+      settleIdle();
+      await promise;
+      idle = undefined;
     },
   };
 }

@@ -1,0 +1,131 @@
+import { inArray, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { preparedStatement } from '../db/prepared.ts';
+import { webhookDeliveries } from '../db/schema.ts';
+
+/**
+ * The dispatcher's statements: a claim of due deliveries that brings their endpoints along, and
+ * the record of a batch of attempts. One prepared statement each, the same text whatever the
+ * batch's size (rows travel as arrays), so the database parses and plans each once.
+ */
+
+/** A claimed delivery with what sending it needs from its endpoint. */
+export interface Claimed {
+  readonly id: string;
+  readonly webhook_id: string;
+  readonly body: string;
+  readonly test: boolean;
+  /** Counting this one. */
+  readonly attempts: number;
+  readonly created_at: Date | string;
+  readonly url: string;
+  readonly secret_sealed: string;
+  /** False when the endpoint was switched off or deleted since the delivery was written. */
+  readonly live: boolean;
+}
+
+const claimStatement = preparedStatement<Claimed>(
+  'claim_webhook_deliveries',
+  sql`with claimed as (
+        update webhook_deliveries
+        set locked_until = ${sql.placeholder('leaseEnd')}::timestamptz, attempts = attempts + 1
+        where id = any(array(
+          select id from webhook_deliveries
+          where status = 'pending' and next_attempt_at <= ${sql.placeholder('now')}::timestamptz
+            and (locked_until is null or locked_until <= ${sql.placeholder('now')}::timestamptz)
+          order by next_attempt_at
+          limit ${sql.placeholder('limit')}::integer
+          for update skip locked))
+        returning id, webhook_id, body, test, attempts, created_at)
+      select c.id, c.webhook_id, c.body, c.test, c.attempts, c.created_at,
+             w.url, w.secret_sealed, (w.active and w.deleted_at is null) as live
+      from claimed c join webhooks w on w.id = c.webhook_id
+      order by c.id`,
+);
+
+/**
+ * Claims up to `limit` due deliveries until `leaseEnd` with `FOR UPDATE SKIP LOCKED`, so
+ * concurrent dispatchers (processes or loops) never take the same row. The ids are picked
+ * first (`= any(array(…))`), so the update finds its rows by key, whatever the planner thinks
+ * of the table's size.
+ */
+export function claimDue(
+  db: Database,
+  now: Date,
+  leaseEnd: Date,
+  limit: number,
+): Promise<Claimed[]> {
+  return claimStatement(db, {
+    now: now.toISOString(),
+    leaseEnd: leaseEnd.toISOString(),
+    limit,
+  });
+}
+
+/** Deliveries to an endpoint switched off or deleted: failed, never sent. */
+export async function failOrphaned(db: Database, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .update(webhookDeliveries)
+    .set({ status: 'failed', lockedUntil: null, lastError: 'the endpoint is inactive or deleted' })
+    .where(inArray(webhookDeliveries.id, [...ids]));
+}
+
+/** What one attempt came to. */
+export interface AttemptRecord {
+  readonly deliveryId: string;
+  readonly attempt: number;
+  readonly status: 'delivered' | 'failed' | 'pending';
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+  readonly at: Date;
+  /** When to try again; null once delivered. */
+  readonly nextAttemptAt: Date | null;
+}
+
+const recordStatement = preparedStatement(
+  'record_webhook_attempts',
+  sql`with v as (
+        select * from unnest(
+          ${sql.placeholder('ids')}::text[], ${sql.placeholder('attempts')}::integer[],
+          ${sql.placeholder('statuses')}::webhook_delivery_status[],
+          ${sql.placeholder('codes')}::integer[], ${sql.placeholder('errors')}::text[],
+          ${sql.placeholder('durations')}::integer[], ${sql.placeholder('ats')}::timestamptz[],
+          ${sql.placeholder('next')}::timestamptz[])
+        as v(id, attempt, status, status_code, error, duration_ms, at, next_attempt_at)),
+      logged as (
+        insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, at)
+        select id, attempt, status_code, error, duration_ms, at from v)
+      update webhook_deliveries as d
+      set status = v.status,
+          locked_until = null,
+          last_status_code = v.status_code,
+          last_error = v.error,
+          delivered_at = case when v.status = 'delivered' then v.at else d.delivered_at end,
+          next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at)
+      from v
+      where d.id = v.id`,
+);
+
+/**
+ * Writes attempts to the log and their outcome to the deliveries, in one statement (so both or
+ * neither). Until it runs the rows keep their leases: a crash before it means a resend (at
+ * least once), never a lost delivery.
+ */
+export async function recordAttempts(
+  db: Database,
+  attempts: readonly AttemptRecord[],
+): Promise<void> {
+  if (attempts.length === 0) return;
+  await recordStatement(db, {
+    ids: attempts.map((a) => a.deliveryId),
+    attempts: attempts.map((a) => a.attempt),
+    statuses: attempts.map((a) => a.status),
+    codes: attempts.map((a) => a.statusCode),
+    errors: attempts.map((a) => a.error),
+    durations: attempts.map((a) => a.durationMs),
+    ats: attempts.map((a) => a.at.toISOString()),
+    next: attempts.map((a) => a.nextAttemptAt?.toISOString() ?? null),
+  });
+}
