@@ -2,22 +2,32 @@ import type { ChainRegistry } from './chains/registry.ts';
 import type { PaymentSink } from './detection/types.ts';
 import { applyPayment, reversePayment } from './requests/settle.ts';
 import { completeLinkIfPaid, reopenLinkIfUnpaid } from './secure-payments/completion.ts';
+import type { Claimed } from './webhooks/claims.ts';
+import type { DeliveryHandoff } from './webhooks/dispatcher.ts';
 import { cancelPaymentDeliveries, enqueuePaymentEvents } from './webhooks/payment-events.ts';
 
 /**
  * What a detected payment changes, feature by feature, in the transaction that records it:
  * the request counts it, its link completes when every request is paid, and the webhook
- * events go into the outbox. A reorganisation undoes the same in reverse.
+ * events go into the outbox (claimed by this process's dispatcher, when it has room, and handed
+ * to it on commit). A reorganisation undoes the same in reverse. One per indexer: what it
+ * hands over belongs to that indexer's open transaction.
  */
-export function createSettlement(deps: { readonly chains: ChainRegistry }): PaymentSink {
+export function createSettlement(deps: {
+  readonly chains: ChainRegistry;
+  /** This process's dispatcher, handed the events once their transaction commits. */
+  readonly handoff?: DeliveryHandoff;
+}): PaymentSink {
+  /** Events written claimed by this process in the transaction now open. */
+  let handed: Claimed[] = [];
   return {
     async recorded(tx, payment, now) {
       const request = await applyPayment(tx, payment.requestRowId, payment.requestAmount, now);
       if (!request) return;
       const linkToken = await completeLinkIfPaid(tx, request, now);
-      await enqueuePaymentEvents(
+      const claimed = await enqueuePaymentEvents(
         tx,
-        { chains: deps.chains, now },
+        { chains: deps.chains, now, leasedUntil: deps.handoff?.lease(now) ?? null },
         {
           request,
           linkToken,
@@ -34,6 +44,11 @@ export function createSettlement(deps: { readonly chains: ChainRegistry }): Paym
           },
         },
       );
+      handed.push(...claimed);
+    },
+    ended(committed) {
+      if (committed && handed.length > 0) deps.handoff?.offer(handed);
+      handed = [];
     },
     async dropped(tx, payments) {
       await cancelPaymentDeliveries(

@@ -71,7 +71,6 @@ export function createWorkers(deps: {
     logger: deps.logger.child({ worker: 'recurring-requests' }),
     onGenerated: () => dispatcher.wake(),
   });
-  const sink = createSettlement({ chains: deps.chains });
   const indexers: Indexer[] = [];
   for (const network of deps.chains.networks) {
     const id = network.id as NetworkId;
@@ -103,7 +102,7 @@ export function createWorkers(deps: {
         source,
         confirmations: configured?.confirmations ?? network.defaultConfirmations,
         lock: createLeaderLock(deps.database, `payreq:indexer:${id}`),
-        sink,
+        sink: createSettlement({ chains: deps.chains, handoff: dispatcher }),
         onRecorded: () => dispatcher.wake(),
       }),
     );

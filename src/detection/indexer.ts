@@ -62,20 +62,35 @@ export function createIndexer(deps: {
   let running: Promise<unknown> | undefined;
   let stopped = true;
 
-  const checkpoint = async (): Promise<bigint | null> => {
+  /** The last recorded block, and the hash we recorded for it, in one read. */
+  const checkpoint = async (): Promise<{ number: bigint; hash: string | null } | null> => {
     const [row] = await deps.db
-      .select()
+      .select({ number: chainCheckpoints.lastBlock, hash: chainBlocks.hash })
       .from(chainCheckpoints)
+      .leftJoin(
+        chainBlocks,
+        and(
+          eq(chainBlocks.network, chainCheckpoints.network),
+          eq(chainBlocks.number, chainCheckpoints.lastBlock),
+        ),
+      )
       .where(eq(chainCheckpoints.network, deps.network));
-    return row?.lastBlock ?? null;
+    return row ?? null;
   };
 
-  /** Highest remembered block the chain still agrees with, when the newest one disagrees. */
-  const findFork = async (last: bigint): Promise<bigint | null> => {
+  /**
+   * Highest remembered block the chain still agrees with, when the checkpoint block disagrees
+   * (null when it agrees: no reorganisation below us).
+   */
+  const findFork = async (last: {
+    number: bigint;
+    hash: string | null;
+  }): Promise<bigint | null> => {
+    if (last.hash !== null && (await deps.source.blockHash(last.number)) === last.hash) return null;
     const remembered = await deps.db
       .select()
       .from(chainBlocks)
-      .where(and(eq(chainBlocks.network, deps.network), lte(chainBlocks.number, last)))
+      .where(and(eq(chainBlocks.network, deps.network), lte(chainBlocks.number, last.number)))
       .orderBy(desc(chainBlocks.number))
       .limit(FORK_SEARCH_DEPTH);
     const [newest] = remembered;
@@ -87,15 +102,15 @@ export function createIndexer(deps: {
   };
 
   const tick = async (): Promise<TickResult> => {
-    const head = await deps.source.head();
+    const [head, saved] = await Promise.all([deps.source.head(), checkpoint()]);
     const target = head - BigInt(deps.confirmations);
-    let last = await checkpoint();
+    let last = saved?.number ?? null;
     let rolledBack = 0;
     // A node that reports a head below what we recorded is either behind its peers or on a
     // shorter fork; either way, wait until it is past our checkpoint, then compare hashes.
     if (last !== null && last > head) return { scannedTo: null, recorded: 0, rolledBack: 0 };
-    if (last !== null) {
-      const fork = await findFork(last);
+    if (saved !== null) {
+      const fork = await findFork(saved);
       if (fork !== null) {
         rolledBack = await rollBack(deps.db, { sink: deps.sink }, deps.network, fork);
         log.warn(
@@ -127,23 +142,23 @@ export function createIndexer(deps: {
         throw error;
       }
       const matched = await matchRequests(deps.db, deps.chains, deps.network, events);
-      const recurring = await recurringPayers(
-        deps.db,
-        matched.map((m) => m.request.id),
-      );
-      const withPayers = await Promise.all(
-        matched.map(async (m) => ({
-          ...m,
-          event: {
-            ...m.event,
-            payerAddress: recurring.get(m.request.id) ?? (await deps.source.sender(m.event.txHash)),
-          },
-        })),
-      );
+      // What the payers and the checkpoint need, asked of the database and the node at once.
+      const [recurring, senders, toHash] = await Promise.all([
+        recurringPayers(
+          deps.db,
+          matched.map((m) => m.request.id),
+        ),
+        Promise.all(matched.map((m) => deps.source.sender(m.event.txHash))),
+        deps.source.blockHash(to),
+      ]);
+      const withPayers = matched.map((m, i) => ({
+        ...m,
+        event: { ...m.event, payerAddress: recurring.get(m.request.id) ?? senders[i] ?? null },
+      }));
       const paymentBlocks = new Map(
         withPayers.map((m) => [m.event.blockNumber, m.event.blockHash]),
       );
-      paymentBlocks.set(to, await deps.source.blockHash(to));
+      paymentBlocks.set(to, toHash);
       recorded += await recordPayments(
         deps.db,
         { sink: deps.sink, now: deps.clock.now() },

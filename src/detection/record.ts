@@ -121,77 +121,89 @@ export async function recordPayments(
   matched: readonly MatchedPayment[],
   checkpoint: Checkpoint,
 ): Promise<number> {
-  return db.transaction(async (tx) => {
-    let recorded = 0;
-    for (const { event, request, requestAmount, requestFeeAmount } of matched) {
-      const [inserted] = await tx
-        .insert(payments)
-        .values({
-          accountId: request.accountId,
-          requestRowId: request.id,
-          network: event.network,
-          txHash: event.txHash,
-          logIndex: event.logIndex,
-          blockNumber: event.blockNumber,
-          blockHash: event.blockHash,
-          amount: event.amount,
-          feeAmount: event.feeAmount,
-          requestAmount,
-          requestFeeAmount,
-          amountInUsd: event.conversion?.amountInUsd ?? null,
-          feeAddress: event.feeAddress,
-          tokenAddress: event.tokenAddress,
-          payee: event.payee,
-          payerAddress: event.payerAddress,
-          payerEoaAddress: null,
-          paymentReference: request.paymentReference,
-          timestamp: event.timestamp,
-          ...searchColumnsOf(request),
-        })
-        .onConflictDoNothing({ target: [payments.network, payments.txHash, payments.logIndex] })
-        .returning({ id: payments.id });
-      if (!inserted) continue;
-      recorded += 1;
-      await deps.sink.recorded(
-        tx,
-        { id: inserted.id, requestRowId: request.id, event, requestAmount },
-        deps.now,
-      );
-    }
-    await saveCheckpoint(tx, checkpoint);
-    return recorded;
-  });
+  let recorded = 0;
+  try {
+    await db.transaction(async (tx) => {
+      recorded = await recordIn(tx, deps, matched, checkpoint);
+    });
+  } catch (error) {
+    deps.sink.ended?.(false);
+    throw error;
+  }
+  deps.sink.ended?.(true);
+  return recorded;
 }
 
-async function saveCheckpoint(tx: Database, checkpoint: Checkpoint): Promise<void> {
-  await tx
-    .insert(chainCheckpoints)
-    .values({ network: checkpoint.network, lastBlock: checkpoint.lastBlock })
-    .onConflictDoUpdate({
-      target: chainCheckpoints.network,
-      set: { lastBlock: checkpoint.lastBlock, updatedAt: sql`now()` },
-    });
-  if (checkpoint.blocks.length > 0) {
-    await tx
-      .insert(chainBlocks)
-      .values(
-        checkpoint.blocks.map((b) => ({
-          network: checkpoint.network,
-          number: b.number,
-          hash: b.hash,
-        })),
-      )
-      .onConflictDoUpdate({
-        target: [chainBlocks.network, chainBlocks.number],
-        set: { hash: sql`excluded.hash` },
-      });
-  }
-  const oldest = checkpoint.lastBlock - BigInt(REMEMBERED_BLOCKS * 8);
-  await tx
-    .delete(chainBlocks)
-    .where(
-      and(eq(chainBlocks.network, checkpoint.network), sql`${chainBlocks.number} < ${oldest}`),
+async function recordIn(
+  tx: Database,
+  deps: { readonly sink: PaymentSink; readonly now: Date },
+  matched: readonly MatchedPayment[],
+  checkpoint: Checkpoint,
+): Promise<number> {
+  let recorded = 0;
+  for (const { event, request, requestAmount, requestFeeAmount } of matched) {
+    const [inserted] = await tx
+      .insert(payments)
+      .values({
+        accountId: request.accountId,
+        requestRowId: request.id,
+        network: event.network,
+        txHash: event.txHash,
+        logIndex: event.logIndex,
+        blockNumber: event.blockNumber,
+        blockHash: event.blockHash,
+        amount: event.amount,
+        feeAmount: event.feeAmount,
+        requestAmount,
+        requestFeeAmount,
+        amountInUsd: event.conversion?.amountInUsd ?? null,
+        feeAddress: event.feeAddress,
+        tokenAddress: event.tokenAddress,
+        payee: event.payee,
+        payerAddress: event.payerAddress,
+        payerEoaAddress: null,
+        paymentReference: request.paymentReference,
+        timestamp: event.timestamp,
+        ...searchColumnsOf(request),
+      })
+      .onConflictDoNothing({ target: [payments.network, payments.txHash, payments.logIndex] })
+      .returning({ id: payments.id });
+    if (!inserted) continue;
+    recorded += 1;
+    await deps.sink.recorded(
+      tx,
+      { id: inserted.id, requestRowId: request.id, event, requestAmount },
+      deps.now,
     );
+  }
+  await saveCheckpoint(tx, checkpoint);
+  return recorded;
+}
+
+/**
+ * Moves the checkpoint, remembers the blocks' hashes and forgets the oldest, in one statement
+ * (its parts see one snapshot: the delete never reaches a block the insert adds).
+ */
+async function saveCheckpoint(tx: Database, checkpoint: Checkpoint): Promise<void> {
+  const { network, lastBlock, blocks } = checkpoint;
+  const oldest = lastBlock - BigInt(REMEMBERED_BLOCKS * 8);
+  const remembered =
+    blocks.length === 0
+      ? sql``
+      : sql`, remembered as (
+          insert into ${chainBlocks} (network, number, hash)
+          values ${sql.join(
+            blocks.map((b) => sql`(${network}, ${String(b.number)}::bigint, ${b.hash})`),
+            sql`, `,
+          )}
+          on conflict (network, number) do update set hash = excluded.hash)`;
+  await tx.execute(sql`
+    with moved as (
+      insert into ${chainCheckpoints} (network, last_block)
+      values (${network}, ${String(lastBlock)}::bigint)
+      on conflict (network) do update set last_block = excluded.last_block, updated_at = now())
+    ${remembered}
+    delete from ${chainBlocks} where network = ${network} and number < ${String(oldest)}::bigint`);
 }
 
 /**

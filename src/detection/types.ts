@@ -79,4 +79,6 @@ export interface DroppedPayment {
 export interface PaymentSink {
   recorded(tx: Database, payment: RecordedPayment, now: Date): Promise<void>;
   dropped(tx: Database, payments: readonly DroppedPayment[]): Promise<void>;
+  /** The transaction of the last `recorded` calls ended: committed, or rolled back. */
+  ended?(committed: boolean): void;
 }

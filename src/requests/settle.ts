@@ -1,12 +1,12 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { requests } from '../db/schema.ts';
 import type { RequestRow } from './requests.ts';
 
 /**
- * How payments move a request: the total paid and the status change together, under the
- * request's row lock, inside the caller's transaction (the one that records or drops the
- * payment), so totals accumulate correctly across payments of one scan.
+ * How payments move a request: the total paid and the status change together in one UPDATE,
+ * which holds the request's row lock until the caller's transaction (the one that records or
+ * drops the payment) ends, so totals accumulate correctly across payments of one scan.
  */
 
 /** Requests of a network whose payment-reference topics are among `topics`. */
@@ -22,23 +22,24 @@ export async function requestsByReferenceTopics(
     .where(and(eq(requests.network, network), inArray(requests.referenceTopic, [...topics])));
 }
 
-/** Counts a payment of `amount` base units; paid in full (or over) makes the request paid. */
+/**
+ * Counts a payment of `amount` base units; paid in full (or over) makes the request paid. One
+ * UPDATE: it takes the row lock and reads the total it adds to under it.
+ */
 export async function applyPayment(
   tx: Database,
   requestRowId: string,
   amount: bigint,
   now: Date,
 ): Promise<RequestRow | null> {
-  const current = await lockRequest(tx, requestRowId);
-  if (!current) return null;
-  const total = current.totalAmountPaid + amount;
-  const paid = total >= current.expectedAmount;
+  const total = sql`${requests.totalAmountPaid} + ${String(amount)}::numeric`;
+  const paid = sql`${total} >= ${requests.expectedAmount}`;
   const [updated] = await tx
     .update(requests)
     .set({
       totalAmountPaid: total,
-      status: paid ? 'paid' : 'partially_paid',
-      ...(paid && current.paidAt === null && { paidAt: now }),
+      status: sql`case when ${paid} then 'paid' else 'partially_paid' end`,
+      paidAt: sql`case when ${paid} then coalesce(${requests.paidAt}, ${now.toISOString()}::timestamptz) else ${requests.paidAt} end`,
     })
     .where(eq(requests.id, requestRowId))
     .returning();
@@ -51,23 +52,16 @@ export async function reversePayment(
   requestRowId: string,
   amount: bigint,
 ): Promise<RequestRow | null> {
-  const current = await lockRequest(tx, requestRowId);
-  if (!current) return null;
-  const total = current.totalAmountPaid - amount;
-  const paid = total >= current.expectedAmount;
+  const total = sql`${requests.totalAmountPaid} - ${String(amount)}::numeric`;
+  const paid = sql`${total} >= ${requests.expectedAmount}`;
   const [updated] = await tx
     .update(requests)
     .set({
       totalAmountPaid: total,
-      status: paid ? 'paid' : total > 0n ? 'partially_paid' : 'pending',
-      ...(!paid && { paidAt: null }),
+      status: sql`case when ${paid} then 'paid' when ${total} > 0 then 'partially_paid' else 'pending' end`,
+      paidAt: sql`case when ${paid} then ${requests.paidAt} end`,
     })
     .where(eq(requests.id, requestRowId))
     .returning();
   return updated ?? null;
-}
-
-async function lockRequest(tx: Database, requestRowId: string): Promise<RequestRow | null> {
-  const [row] = await tx.select().from(requests).where(eq(requests.id, requestRowId)).for('update');
-  return row ?? null;
 }

@@ -1,5 +1,5 @@
-import { and, eq, ne } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
+import { and, eq, sql } from 'drizzle-orm';
+import { type Database, queryRows } from '../db/client.ts';
 import { requests, securePayments } from '../db/schema.ts';
 import type { RequestRow } from '../requests/requests.ts';
 
@@ -9,30 +9,28 @@ import type { RequestRow } from '../requests/requests.ts';
  * records (or drops) the payment.
  */
 
-/** Completes the request's link if every request of it is now paid; the link's token, if any. */
+/**
+ * Completes the request's link if every request of it is now paid; the link's token, if any.
+ * One statement: the update sees the request rows as this transaction left them.
+ */
 export async function completeLinkIfPaid(
   tx: Database,
   request: RequestRow,
   now: Date,
 ): Promise<string | null> {
-  if (request.securePaymentId === null) return null;
-  const [unpaid] = await tx
-    .select({ id: requests.id })
-    .from(requests)
-    .where(and(eq(requests.securePaymentId, request.securePaymentId), ne(requests.status, 'paid')))
-    .limit(1);
-  if (!unpaid) {
-    await tx
-      .update(securePayments)
-      .set({ status: 'completed', completedAt: now })
-      .where(
-        and(eq(securePayments.id, request.securePaymentId), eq(securePayments.status, 'pending')),
-      );
-  }
-  const [link] = await tx
-    .select({ token: securePayments.token })
-    .from(securePayments)
-    .where(eq(securePayments.id, request.securePaymentId));
+  const linkId = request.securePaymentId;
+  if (linkId === null) return null;
+  const [link] = await queryRows<{ token: string }>(
+    tx,
+    sql`with completed as (
+          update ${securePayments}
+          set status = 'completed', completed_at = ${now.toISOString()}::timestamptz
+          where id = ${linkId} and status = 'pending'
+            and not exists (
+              select 1 from ${requests}
+              where secure_payment_id = ${linkId} and status <> 'paid'))
+        select token from ${securePayments} where id = ${linkId}`,
+  );
   return link?.token ?? null;
 }
 

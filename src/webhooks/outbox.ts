@@ -1,6 +1,6 @@
-import { and, eq, isNull, or } from 'drizzle-orm';
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { webhookDeliveries, webhooks } from '../db/schema.ts';
+import { clientIds, webhookDeliveries, webhooks } from '../db/schema.ts';
 import { ulid } from '../ulid.ts';
 
 /**
@@ -21,9 +21,31 @@ export interface Audience {
  * browser's, and so public: it must never be a way to listen to the rest of the account.
  */
 export async function targetWebhooks(db: Database, audience: Audience): Promise<string[]> {
+  return (await listeners(db, audience)).webhookIds;
+}
+
+/** The endpoints that hear of the audience's events, and the public id of its client ID. */
+export async function listeners(
+  db: Database,
+  audience: Audience,
+): Promise<{
+  readonly webhookIds: string[];
+  /** What sending to them needs, by id. */
+  readonly endpoints: Map<string, { readonly url: string; readonly secretSealed: string }>;
+  readonly clientId: string | null;
+}> {
   const rows = await db
-    .select({ id: webhooks.id })
+    .select({
+      id: webhooks.id,
+      url: webhooks.url,
+      secretSealed: webhooks.secretSealed,
+      clientId: clientIds.clientId,
+    })
     .from(webhooks)
+    .leftJoin(
+      clientIds,
+      audience.clientIdId === null ? sql`false` : eq(clientIds.id, audience.clientIdId),
+    )
     .where(
       and(
         eq(webhooks.accountId, audience.accountId),
@@ -34,17 +56,54 @@ export async function targetWebhooks(db: Database, audience: Audience): Promise<
           : or(isNull(webhooks.clientIdId), eq(webhooks.clientIdId, audience.clientIdId)),
       ),
     );
-  return rows.map((row) => row.id);
+  return {
+    webhookIds: rows.map((row) => row.id),
+    endpoints: new Map(rows.map(({ id, url, secretSealed }) => [id, { url, secretSealed }])),
+    clientId: rows[0]?.clientId ?? null,
+  };
 }
 
-/** One delivery per (event, webhook); the body is fixed now, `event` first. */
+export interface EnqueueOptions {
+  readonly test?: boolean;
+  /** The payment the events report (a reorganisation that drops it cancels what is unsent). */
+  readonly paymentId?: string;
+  readonly leasedUntil?: Date | null;
+}
+
+type Events = readonly { readonly event: string; readonly payload: Record<string, unknown> }[];
+
+/** A delivery as written. */
+export type WrittenDelivery = typeof webhookDeliveries.$inferInsert & {
+  readonly id: string;
+  readonly body: string;
+  readonly test: boolean;
+  readonly createdAt: Date;
+};
+
+/**
+ * One delivery per (event, webhook); the body is fixed now, `event` first. With `leasedUntil`
+ * the rows are written already claimed (their first attempt counted) by the dispatcher of this
+ * process, which is handed them once the transaction commits: no other dispatcher takes them
+ * before the lease ends, and after it they are sent like any other.
+ */
 export async function enqueue(
   db: Database,
   now: Date,
   webhookIds: readonly string[],
-  events: readonly { readonly event: string; readonly payload: Record<string, unknown> }[],
-  options: { readonly test?: boolean; readonly paymentId?: string } = {},
+  events: Events,
+  options: EnqueueOptions = {},
 ): Promise<string[]> {
+  return (await writeDeliveries(db, now, webhookIds, events, options)).map((row) => row.id);
+}
+
+export async function writeDeliveries(
+  db: Database,
+  now: Date,
+  webhookIds: readonly string[],
+  events: Events,
+  options: EnqueueOptions = {},
+): Promise<WrittenDelivery[]> {
+  const leased = options.leasedUntil ?? null;
   const rows = webhookIds.flatMap((webhookId) =>
     events.map(({ event, payload }) => ({
       id: ulid(now.getTime()),
@@ -56,9 +115,10 @@ export async function enqueue(
       nextAttemptAt: now,
       // The retry window runs from here, on the caller's clock, not the database's.
       createdAt: now,
+      ...(leased !== null && { lockedUntil: leased, attempts: 1 }),
     })),
   );
   if (rows.length === 0) return [];
   await db.insert(webhookDeliveries).values(rows);
-  return rows.map((row) => row.id);
+  return rows;
 }

@@ -2,12 +2,13 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import { clientIds, webhookDeliveries } from '../db/schema.ts';
+import { webhookDeliveries } from '../db/schema.ts';
 import { conversionRate, formatAmount, formatUsd } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { type RequestUnits, requestUnits } from '../requests/units.ts';
+import type { Claimed } from './claims.ts';
 import type { PaymentEventPayload } from './events.ts';
-import { enqueue, targetWebhooks } from './outbox.ts';
+import { listeners, writeDeliveries } from './outbox.ts';
 
 /**
  * The payment events of the reference API (api-facts §1.6): `payment.confirmed` or
@@ -114,18 +115,22 @@ function conversionFields(payment: PaidRequest['payment'], units: RequestUnits) 
   };
 }
 
+/**
+ * Writes the payment's events into the outbox. With `leasedUntil` they are written claimed by
+ * this process's dispatcher and returned ready to send, for it to be handed them on commit.
+ */
 export async function enqueuePaymentEvents(
   tx: Database,
-  deps: { readonly chains: ChainRegistry; readonly now: Date },
+  deps: { readonly chains: ChainRegistry; readonly now: Date; readonly leasedUntil?: Date | null },
   paid: PaidRequest,
-): Promise<void> {
+): Promise<Claimed[]> {
   const { request } = paid;
-  const webhooks = await targetWebhooks(tx, {
+  const { webhookIds, endpoints, clientId } = await listeners(tx, {
     accountId: request.accountId,
     clientIdId: request.clientIdId,
   });
-  if (webhooks.length === 0) return;
-  const origin = await originOf(tx, request);
+  if (webhookIds.length === 0) return [];
+  const origin = clientId === null ? null : { clientId, origin: request.origin };
   const { event, ...base } = paymentEventPayload(deps.chains, paid, origin, deps.now);
   const events: { event: string; payload: Record<string, unknown> }[] = [{ event, payload: base }];
   if (origin !== null) events.push({ event: `${event}.client_id`, payload: base });
@@ -135,16 +140,29 @@ export async function enqueuePaymentEvents(
       payload: { ...base, securePaymentToken: paid.linkToken },
     });
   }
-  await enqueue(tx, deps.now, webhooks, events, { paymentId: paid.payment.id });
-}
-
-async function originOf(tx: Database, request: RequestRow): Promise<RequestOrigin | null> {
-  if (request.clientIdId === null) return null;
-  const [client] = await tx
-    .select({ clientId: clientIds.clientId })
-    .from(clientIds)
-    .where(eq(clientIds.id, request.clientIdId));
-  return client ? { clientId: client.clientId, origin: request.origin } : null;
+  const written = await writeDeliveries(tx, deps.now, webhookIds, events, {
+    paymentId: paid.payment.id,
+    leasedUntil: deps.leasedUntil ?? null,
+  });
+  if (!deps.leasedUntil) return [];
+  return written.flatMap((row) => {
+    const endpoint = endpoints.get(row.webhookId);
+    return endpoint
+      ? [
+          {
+            id: row.id,
+            webhook_id: row.webhookId,
+            body: row.body,
+            test: row.test,
+            attempts: 1,
+            created_at: row.createdAt,
+            url: endpoint.url,
+            secret_sealed: endpoint.secretSealed,
+            live: true,
+          },
+        ]
+      : [];
+  });
 }
 
 /** Why a delivery was cancelled by a reorganisation, in its log. */

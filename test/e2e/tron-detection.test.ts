@@ -507,7 +507,8 @@ describe('Tron payment detection', () => {
       await expect(indexer.tick()).rejects.toMatchObject({ name: 'TronGridError', status: 500 });
 
       expect(failNextCallTo).toBeNull();
-      expect(fake.requests.at(-1)?.path).toBe(path);
+      // The payer and the checkpoint's block are asked for together: the failed call is among the last.
+      expect(fake.requests.slice(-2).map((r) => r.path)).toContain(path);
       expect(await paymentsOf(event.transaction_id)).toEqual([]);
       expect(await requestStatus(link.requestId)).toMatchObject({ status: 'pending' });
       expect(await dispatcher.runOnce()).toBe(0);
