@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { encodeFunctionData } from 'viem';
 import { buildServer, SERVER_ENTRY } from '../scripts/build-server.ts';
 import { createAccount } from '../src/auth/accounts.ts';
@@ -24,10 +23,14 @@ import { erc20Abi } from '../src/payments/abis.ts';
 import { serveJsonRpc } from '../src/sandbox/rpc-server.ts';
 import { standIn } from '../test/chain.ts';
 import { type BenchRow, report } from './report.ts';
+import { ADMIN_URL, scratchDatabase } from './scratch.ts';
 
-const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCRATCH = 'payreq_bench_http';
-const SCRATCH_URL = `postgres://postgres@127.0.0.1:5432/${SCRATCH}`;
+const SCRATCH_URL = (() => {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${SCRATCH}`;
+  return url.toString();
+})();
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BARE = new URL('./bare-server.ts', import.meta.url).pathname;
 const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -36,18 +39,9 @@ const rows: BenchRow[] = [];
 const children: ChildProcess[] = [];
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 
-async function scratchDatabase(): Promise<void> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`drop database if exists ${SCRATCH} with (force)`);
-  await admin.query(`create database ${SCRATCH}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const again = new pg.Client({ connectionString: ADMIN_URL });
-    await again.connect();
-    await again.query(`drop database if exists ${SCRATCH} with (force)`);
-    await again.end();
-  });
+async function scratchPostgres(): Promise<void> {
+  const scratch = await scratchDatabase(SCRATCH);
+  cleanups.push(() => scratch.drop());
 }
 
 /** An account with an API key and a USDC payee destination on base, made the real way. */
@@ -185,7 +179,7 @@ try {
 
   const stages = process.env.BENCH_STAGES?.split(',') ?? ['postgres', 'startup', 'pglite'];
   // --- Postgres ---
-  if (stages.includes('postgres') || stages.includes('startup')) await scratchDatabase();
+  if (stages.includes('postgres') || stages.includes('startup')) await scratchPostgres();
   if (stages.includes('postgres')) {
     const pgHandle = openPostgres(SCRATCH_URL);
     const tenant = await seed(pgHandle, chainEnv);

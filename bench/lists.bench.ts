@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import pg from 'pg';
 import { createChainClients } from '../src/chains/clients.ts';
 import { createChainRegistry } from '../src/chains/registry.ts';
 import { systemClock } from '../src/clock.ts';
@@ -31,8 +30,8 @@ import {
   rowFacts,
 } from '../test/list-rows.ts';
 import { report } from './report.ts';
+import { scratchDatabase } from './scratch.ts';
 
-const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCRATCH = 'payreq_bench_lists';
 const SIZES = [1_000, 1_000_000] as const;
 const PAGE = 20;
@@ -43,27 +42,14 @@ const TABLES = ['requests', 'payments', 'secure_payments', 'webhook_deliveries']
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
-async function admin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-await admin(`drop database if exists ${SCRATCH} with (force)`);
-await admin(`create database ${SCRATCH}`);
-const scratchUrl = new URL(ADMIN_URL);
-scratchUrl.pathname = `/${SCRATCH}`;
-const database = openPostgres(scratchUrl.toString(), 4);
+const scratch = await scratchDatabase(SCRATCH);
+const database = openPostgres(scratch.url, 4);
 const { db } = database;
 await migrateDatabase(database);
 
 const config = parseConfig({
   DATA_DIR: join(tmpdir(), 'payreq-bench-lists'),
-  DATABASE_URL: scratchUrl.toString(),
+  DATABASE_URL: scratch.url,
   SANDBOX: 'false',
   LOG_LEVEL: 'silent',
 });
@@ -246,4 +232,4 @@ report(
 
 await app.close();
 await database.close();
-await admin(`drop database if exists ${SCRATCH} with (force)`);
+await scratch.drop();
