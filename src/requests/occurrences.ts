@@ -1,4 +1,4 @@
-import { and, asc, eq, lte } from 'drizzle-orm';
+import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
@@ -84,7 +84,10 @@ export async function generateRound(db: Database, now: Date): Promise<Round> {
       const [created] = await tx
         .insert(requests)
         .values(occurrenceOf(original, n))
-        .onConflictDoNothing({ target: [requests.originalRequestId, requests.occurrence] })
+        .onConflictDoNothing({
+          target: [requests.originalRequestId, requests.occurrence],
+          where: sql`${requests.originalRequestId} is not null`,
+        })
         .returning();
       if (created) {
         await enqueueRecurringEvent(tx, now, original, created);
