@@ -1,4 +1,4 @@
-import { keccak256, stringToHex } from 'viem';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { randomHex } from '../crypto/random-pool.ts';
 
 /**
@@ -22,8 +22,8 @@ export function mintSalt(): string {
 
 /** 16 hex digits, no `0x`. */
 export function paymentReference(requestId: string, salt: string, paymentAddress: string): string {
-  const hash = keccak256(stringToHex(`${requestId}${salt}${paymentAddress}`.toLowerCase()));
-  return hash.slice(-16);
+  const input = Buffer.from(`${requestId}${salt}${paymentAddress}`.toLowerCase(), 'utf8');
+  return Buffer.from(keccak_256(input).subarray(-8)).toString('hex');
 }
 
 /** The on-chain `bytes` argument and the topic it is indexed under. */
@@ -32,5 +32,5 @@ export function referenceBytes(reference: string): `0x${string}` {
 }
 
 export function referenceTopic(reference: string): `0x${string}` {
-  return keccak256(referenceBytes(reference));
+  return `0x${Buffer.from(keccak_256(Buffer.from(reference, 'hex'))).toString('hex')}`;
 }
