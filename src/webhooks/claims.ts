@@ -89,7 +89,7 @@ const recordStatement = preparedStatement(
   sql`with v as (
         select * from unnest(
           ${sql.placeholder('ids')}::text[], ${sql.placeholder('attempts')}::integer[],
-          ${sql.placeholder('statuses')}::webhook_delivery_status[],
+          ${sql.placeholder('statuses')}::text[],
           ${sql.placeholder('codes')}::integer[], ${sql.placeholder('errors')}::text[],
           ${sql.placeholder('durations')}::integer[], ${sql.placeholder('ats')}::timestamptz[],
           ${sql.placeholder('next')}::timestamptz[])
@@ -98,7 +98,7 @@ const recordStatement = preparedStatement(
         insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, at)
         select id, attempt, status_code, error, duration_ms, at from v)
       update webhook_deliveries as d
-      set status = v.status,
+      set status = v.status::webhook_delivery_status,
           locked_until = null,
           last_status_code = v.status_code,
           last_error = v.error,
@@ -110,7 +110,8 @@ const recordStatement = preparedStatement(
 
 /**
  * Writes attempts to the log and their outcome to the deliveries, in one statement (so both or
- * neither). Until it runs the rows keep their leases: a crash before it means a resend (at
+ * neither). Statuses travel as text: PGlite learns the array types it can send when it opens,
+ * which on a new data dir is before the migrations create the enum. Until it runs the rows keep their leases: a crash before it means a resend (at
  * least once), never a lost delivery.
  */
 export async function recordAttempts(

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { eq } from 'drizzle-orm';
+import { afterAll, expect, it } from 'vitest';
+import { createAccount } from '../auth/accounts.ts';
+import { migrateDatabase } from '../db/migrate.ts';
+import { wrapPglite } from '../db/pglite.ts';
+import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
+import { claimDue, recordAttempts } from './claims.ts';
+import { enqueue } from './outbox.ts';
+
+/**
+ * The dispatcher's statements on a PGlite data dir opened before its migrations ran, as
+ * `npm start` opens a new one: PGlite learns the array types it can send when it opens, so
+ * an array of an enum the migrations create later cannot be a parameter.
+ */
+
+const database = wrapPglite(await PGlite.create());
+afterAll(() => database.close());
+
+it('claims and records attempts on a database migrated after it was opened', async () => {
+  await migrateDatabase(database);
+  const { db } = database;
+  const { accountId } = await createAccount(db, 'Fresh');
+  const id = `wh_${randomBytes(8).toString('hex')}`;
+  await db
+    .insert(webhooks)
+    .values({ id, accountId, url: 'http://127.0.0.1:1/', secretSealed: 'x' });
+  const now = new Date();
+  const ids = await enqueue(
+    db,
+    now,
+    [id],
+    [
+      { event: 'payment.confirmed', payload: { n: 1 } },
+      { event: 'payment.partial', payload: { n: 2 } },
+    ],
+  );
+  const claimed = await claimDue(db, now, new Date(now.getTime() + 60_000), 10);
+  expect(claimed.map((row) => row.id).sort()).toEqual([...ids].sort());
+  const [first, second] = ids;
+  await recordAttempts(db, [
+    {
+      deliveryId: first ?? '',
+      attempt: 1,
+      status: 'delivered',
+      statusCode: 204,
+      error: null,
+      durationMs: 3,
+      at: now,
+      nextAttemptAt: null,
+    },
+    {
+      deliveryId: second ?? '',
+      attempt: 1,
+      status: 'pending',
+      statusCode: 500,
+      error: 'HTTP 500',
+      durationMs: 4,
+      at: now,
+      nextAttemptAt: new Date(now.getTime() + 10_000),
+    },
+  ]);
+  const rows = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  expect(byId.get(first ?? '')).toMatchObject({
+    status: 'delivered',
+    lastStatusCode: 204,
+    lockedUntil: null,
+  });
+  expect(byId.get(second ?? '')).toMatchObject({
+    status: 'pending',
+    lastError: 'HTTP 500',
+    lockedUntil: null,
+  });
+  expect(await db.select().from(webhookAttempts)).toHaveLength(2);
+});
