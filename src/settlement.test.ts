@@ -127,9 +127,11 @@ describe('settling a payment with a running dispatcher', () => {
 
   it('hands nothing over when the transaction rolls back', async () => {
     const offered: unknown[] = [];
+    const released: number[] = [];
     const handoff: DeliveryHandoff = {
       lease: (now) => new Date(now.getTime() + LEASE_MS),
       offer: (rows) => offered.push(...rows),
+      release: (rows) => released.push(rows),
     };
     const settlement = createSettlement({ chains: t.chains, handoff });
     const failing: PaymentSink = {
@@ -142,6 +144,8 @@ describe('settling a payment with a running dispatcher', () => {
     const detected = await paid();
     await expect(record(failing, detected)).rejects.toThrow('the database went away');
     expect(offered).toEqual([]);
+    // The room leased for its one event is given back.
+    expect(released).toEqual([1]);
     expect(await deliveriesOf(detected.payment.txHash)).toEqual([]);
     // The same sink's next transaction hands over only its own rows.
     const next = await paid();
@@ -155,6 +159,7 @@ describe('settling a payment with a running dispatcher', () => {
     const died: DeliveryHandoff = {
       lease: (now) => new Date(now.getTime() + LEASE_MS),
       offer: () => {},
+      release: () => {},
     };
     const detected = await paid();
     expect(await record(createSettlement({ chains: t.chains, handoff: died }), detected)).toBe(1);
@@ -187,5 +192,23 @@ describe('settling a payment with a running dispatcher', () => {
     await receiver.waitFor(before + 1);
     const [sent] = await deliveriesOf(detected.payment.txHash);
     expect(sent).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
+  it('leases no more than a claim of 40 rows waits for a slot, and gives back what rolled back', async () => {
+    const running = dispatcher();
+    running.start(3_600_000);
+    try {
+      const now = t.clock.now();
+      expect(running.lease(now, 41)).toBeNull();
+      expect(running.lease(now, 30)?.getTime()).toBe(now.getTime() + LEASE_MS);
+      expect(running.lease(now, 11)).toBeNull();
+      expect(running.lease(now, 10)).not.toBeNull();
+      running.release(40);
+      expect(running.lease(now, 40)).not.toBeNull();
+      running.release(40);
+    } finally {
+      await running.stop();
+    }
+    expect(running.lease(t.clock.now(), 1)).toBeNull();
   });
 });

@@ -18,6 +18,7 @@ export function createSettlement(deps: {
   /** This process's dispatcher, handed the events once their transaction commits. */
   readonly handoff?: DeliveryHandoff;
 }): PaymentSink {
+  const { handoff } = deps;
   /** Events written claimed by this process in the transaction now open. */
   let handed: Claimed[] = [];
   return {
@@ -27,7 +28,7 @@ export function createSettlement(deps: {
       const linkToken = await completeLinkIfPaid(tx, request, now);
       const claimed = await enqueuePaymentEvents(
         tx,
-        { chains: deps.chains, now, leasedUntil: deps.handoff?.lease(now) ?? null },
+        { chains: deps.chains, now, lease: handoff && ((rows) => handoff.lease(now, rows)) },
         {
           request,
           linkToken,
@@ -47,7 +48,10 @@ export function createSettlement(deps: {
       handed.push(...claimed);
     },
     ended(committed) {
-      if (committed && handed.length > 0) deps.handoff?.offer(handed);
+      if (handed.length > 0) {
+        if (committed) handoff?.offer(handed);
+        else handoff?.release(handed.length);
+      }
       handed = [];
     },
     async dropped(tx, payments) {

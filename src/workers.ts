@@ -128,13 +128,14 @@ export function createWorkers(deps: {
       }
     },
     async stop() {
+      // What writes deliveries stops first: a payment recorded during shutdown is handed to a
+      // dispatcher that still takes it, and sent before the process exits.
       await Promise.all([
-        dispatcher.stop(),
-        janitor.stop(),
         occurrences.stop(),
         ...indexers.map((i) => i.stop()),
         ...recurringExecutors.map((e) => e.stop()),
       ]);
+      await Promise.all([dispatcher.stop(), janitor.stop()]);
     },
   };
 }

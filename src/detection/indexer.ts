@@ -142,19 +142,24 @@ export function createIndexer(deps: {
         throw error;
       }
       const matched = await matchRequests(deps.db, deps.chains, deps.network, events);
-      // What the payers and the checkpoint need, asked of the database and the node at once.
-      const [recurring, senders, toHash] = await Promise.all([
+      // The recurring payers and the checkpoint's block, asked of the database and the node at
+      // once; the node is asked for a sender only where no schedule names the payer.
+      const [recurring, toHash] = await Promise.all([
         recurringPayers(
           deps.db,
           matched.map((m) => m.request.id),
         ),
-        Promise.all(matched.map((m) => deps.source.sender(m.event.txHash))),
         deps.source.blockHash(to),
       ]);
-      const withPayers = matched.map((m, i) => ({
-        ...m,
-        event: { ...m.event, payerAddress: recurring.get(m.request.id) ?? senders[i] ?? null },
-      }));
+      const withPayers = await Promise.all(
+        matched.map(async (m) => ({
+          ...m,
+          event: {
+            ...m.event,
+            payerAddress: recurring.get(m.request.id) ?? (await deps.source.sender(m.event.txHash)),
+          },
+        })),
+      );
       const paymentBlocks = new Map(
         withPayers.map((m) => [m.event.blockNumber, m.event.blockHash]),
       );

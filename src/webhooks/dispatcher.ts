@@ -40,10 +40,15 @@ const MAX_CACHED_SECRETS = 10_000;
  * webhook leaves as soon as the transaction that records it commits, without a claim.
  */
 export interface DeliveryHandoff {
-  /** The lease to write new deliveries with; null when they should wait to be claimed. */
-  lease(now: Date): Date | null;
-  /** Deliveries written with that lease, once their transaction committed. */
+  /**
+   * Room for `rows` new deliveries, and the lease to write them with; null when they should
+   * wait to be claimed. What is granted is held until `offer` or `release`.
+   */
+  lease(now: Date, rows: number): Date | null;
+  /** Deliveries written with a granted lease, once their transaction committed. */
   offer(rows: readonly Claimed[]): void;
+  /** Gives back the room of `rows` leased in a transaction that rolled back. */
+  release(rows: number): void;
 }
 
 export interface Dispatcher extends DeliveryHandoff {
@@ -200,6 +205,8 @@ export function createDispatcher(deps: {
   let inFlight = 0;
   /** Claimed, waiting for a free slot. */
   const queued: Claimed[] = [];
+  /** Rows leased to transactions still open, to be offered (or released) when they end. */
+  let promised = 0;
   let claiming: Promise<void> | undefined;
   /** The last claim found less than it asked for: claim again only on a wake or a poll. */
   let drained = false;
@@ -274,7 +281,7 @@ export function createDispatcher(deps: {
   const pump = () => {
     // Rows already claimed are sent even after stop: their leases would only delay them.
     while (inFlight < CONCURRENCY && queued.length > 0) launch(queued.shift() as Claimed);
-    if (stopped || claiming || drained || queued.length >= CONCURRENCY) return;
+    if (stopped || claiming || drained || queued.length + promised >= CONCURRENCY) return;
     woken = false;
     claiming = claim(CLAIM)
       .then((rows) => {
@@ -312,18 +319,26 @@ export function createDispatcher(deps: {
       drained = false;
       pump();
     },
-    lease(now) {
-      // Only a running dispatcher with room takes rows it was not the one to claim.
-      return stopped || queued.length >= CLAIM ? null : leaseFrom(now);
+    lease(now, rows) {
+      // Only a running dispatcher with room takes rows it did not claim: what waits for a slot
+      // stays under a claim's worth, so no lease runs out in the queue.
+      if (stopped || queued.length + promised + rows > CLAIM) return null;
+      promised += rows;
+      return leaseFrom(now);
     },
     offer(rows) {
-      if (stopped) return; // their leases run out and another round claims them
+      promised = Math.max(0, promised - rows.length);
+      if (stopped) return; // their leases run out and another dispatcher claims them
       queued.push(...rows);
       pump();
+    },
+    release(rows) {
+      promised = Math.max(0, promised - rows);
     },
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      if (idle) return idle.promise;
       let resolve: () => void = () => {};
       const promise = new Promise<void>((r) => {
         resolve = r;

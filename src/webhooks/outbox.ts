@@ -67,7 +67,11 @@ export interface EnqueueOptions {
   readonly test?: boolean;
   /** The payment the events report (a reorganisation that drops it cancels what is unsent). */
   readonly paymentId?: string;
-  readonly leasedUntil?: Date | null;
+  /**
+   * Asks this process's dispatcher to take the rows about to be written (their number); the
+   * lease to write them with, or null to leave them to be claimed.
+   */
+  readonly lease?: ((rows: number) => Date | null) | undefined;
 }
 
 type Events = readonly { readonly event: string; readonly payload: Record<string, unknown> }[];
@@ -81,8 +85,8 @@ export type WrittenDelivery = typeof webhookDeliveries.$inferInsert & {
 };
 
 /**
- * One delivery per (event, webhook); the body is fixed now, `event` first. With `leasedUntil`
- * the rows are written already claimed (their first attempt counted) by the dispatcher of this
+ * One delivery per (event, webhook); the body is fixed now, `event` first. Given a `lease`, the
+ * rows are written already claimed (their first attempt counted) by the dispatcher of this
  * process, which is handed them once the transaction commits: no other dispatcher takes them
  * before the lease ends, and after it they are sent like any other.
  */
@@ -103,7 +107,9 @@ export async function writeDeliveries(
   events: Events,
   options: EnqueueOptions = {},
 ): Promise<WrittenDelivery[]> {
-  const leased = options.leasedUntil ?? null;
+  const count = webhookIds.length * events.length;
+  if (count === 0) return [];
+  const leased = options.lease?.(count) ?? null;
   const rows = webhookIds.flatMap((webhookId) =>
     events.map(({ event, payload }) => ({
       id: ulid(now.getTime()),

@@ -116,12 +116,16 @@ function conversionFields(payment: PaidRequest['payment'], units: RequestUnits) 
 }
 
 /**
- * Writes the payment's events into the outbox. With `leasedUntil` they are written claimed by
- * this process's dispatcher and returned ready to send, for it to be handed them on commit.
+ * Writes the payment's events into the outbox. When `lease` grants one they are written claimed
+ * by this process's dispatcher and returned ready to send, for it to be handed them on commit.
  */
 export async function enqueuePaymentEvents(
   tx: Database,
-  deps: { readonly chains: ChainRegistry; readonly now: Date; readonly leasedUntil?: Date | null },
+  deps: {
+    readonly chains: ChainRegistry;
+    readonly now: Date;
+    readonly lease?: ((rows: number) => Date | null) | undefined;
+  },
   paid: PaidRequest,
 ): Promise<Claimed[]> {
   const { request } = paid;
@@ -142,12 +146,11 @@ export async function enqueuePaymentEvents(
   }
   const written = await writeDeliveries(tx, deps.now, webhookIds, events, {
     paymentId: paid.payment.id,
-    leasedUntil: deps.leasedUntil ?? null,
+    lease: deps.lease,
   });
-  if (!deps.leasedUntil) return [];
   return written.flatMap((row) => {
     const endpoint = endpoints.get(row.webhookId);
-    return endpoint
+    return endpoint && row.lockedUntil
       ? [
           {
             id: row.id,

@@ -507,7 +507,7 @@ describe('Tron payment detection', () => {
       await expect(indexer.tick()).rejects.toMatchObject({ name: 'TronGridError', status: 500 });
 
       expect(failNextCallTo).toBeNull();
-      // The payer and the checkpoint's block are asked for together: the failed call is among the last.
+      // The checkpoint's block is asked for alongside a database read: the failed call is among the last two.
       expect(fake.requests.slice(-2).map((r) => r.path)).toContain(path);
       expect(await paymentsOf(event.transaction_id)).toEqual([]);
       expect(await requestStatus(link.requestId)).toMatchObject({ status: 'pending' });
