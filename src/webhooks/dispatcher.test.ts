@@ -150,6 +150,20 @@ async function deliveryRow(id: string, app: TestApp = t) {
   return row;
 }
 
+/** `count` deliveries to one endpoint, due now, each body numbered. */
+function deliverMany(webhookId: string, count: number): Promise<string[]> {
+  return enqueue(
+    t.db,
+    t.clock.now(),
+    [webhookId],
+    Array.from({ length: count }, (_, n) => ({ event: 'payment.confirmed', payload: { n } })),
+  );
+}
+
+function deliveriesTo(webhookId: string) {
+  return t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId));
+}
+
 async function attemptLog(id: string, app: TestApp = t) {
   return app.db
     .select()
@@ -514,12 +528,7 @@ describe('two dispatchers on one outbox', () => {
   it('send 30 due deliveries exactly once between them', async () => {
     const endpoint = await receiver();
     const webhookId = await register(endpoint.url);
-    const ids = await enqueue(
-      t.db,
-      t.clock.now(),
-      [webhookId],
-      Array.from({ length: 30 }, (_, n) => ({ event: 'payment.confirmed', payload: { n } })),
-    );
+    const ids = await deliverMany(webhookId, 30);
     expect(new Set(ids).size).toBe(30);
     const [a, b] = [dispatcherFor(t), dispatcherFor(t)];
 
@@ -536,10 +545,7 @@ describe('two dispatchers on one outbox', () => {
     expect(endpoint.received.every((r) => r.headers['x-service-retry-count'] === '0')).toBe(true);
     expect(new Set(endpoint.received.map((r) => r.body.n)).size).toBe(30);
 
-    const rows = await t.db
-      .select()
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.webhookId, webhookId));
+    const rows = await deliveriesTo(webhookId);
     expect(rows.every((row) => row.status === 'delivered' && row.attempts === 1)).toBe(true);
     const attempts = await Promise.all(ids.map((id) => attemptLog(id)));
     expect(attempts.every((log) => log.length === 1)).toBe(true);
@@ -606,12 +612,7 @@ describe('a running dispatcher', () => {
       running.wake();
       await expect.poll(() => slow.paths.length).toBe(1);
       const pacedHook = await register(paced.url, owner);
-      const ids = await enqueue(
-        t.db,
-        t.clock.now(),
-        [pacedHook],
-        Array.from({ length: 60 }, (_, n) => ({ event: 'payment.confirmed', payload: { n } })),
-      );
+      const ids = await deliverMany(pacedHook, 60);
       running.wake();
       // All 60 go out while the first receiver still holds its request.
       await expect.poll(() => paced.paths.length, { timeout: 10_000 }).toBe(60);
@@ -619,10 +620,7 @@ describe('a running dispatcher', () => {
       expect(mostOpen).toBeGreaterThan(1);
       release();
       await running.stop();
-      const rows = await t.db
-        .select()
-        .from(webhookDeliveries)
-        .where(eq(webhookDeliveries.webhookId, pacedHook));
+      const rows = await deliveriesTo(pacedHook);
       expect(rows.map((row) => row.id).sort()).toEqual([...ids].sort());
       expect(rows.every((row) => row.status === 'delivered' && row.attempts === 1)).toBe(true);
       expect(rows.every((row) => row.lockedUntil === null && row.lastStatusCode === 204)).toBe(
@@ -641,19 +639,11 @@ describe('a running dispatcher', () => {
     const webhookId = await register(endpoint.url, owner);
     const running = dispatcherFor(t);
     running.start(3_600_000);
-    const ids = await enqueue(
-      t.db,
-      t.clock.now(),
-      [webhookId],
-      Array.from({ length: 25 }, (_, n) => ({ event: 'payment.confirmed', payload: { n } })),
-    );
+    const ids = await deliverMany(webhookId, 25);
     running.wake();
     await expect.poll(() => endpoint.received.length).toBeGreaterThan(0);
     await running.stop();
-    const rows = await t.db
-      .select()
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.webhookId, webhookId));
+    const rows = await deliveriesTo(webhookId);
     // Whatever was claimed is settled; nothing is left leased.
     const claimed = rows.filter((row) => row.attempts > 0);
     expect(claimed.length).toBe(endpoint.received.length);
