@@ -39,8 +39,8 @@ export interface NewRequest {
 
 /**
  * Inserts requests with fresh ids, salts and payment references. References are 64 random-ish
- * bits; the unique index on (network, reference) turns a collision into a failed insert rather
- * than two requests sharing payments.
+ * bits; the unique index on (network, keccak256 of the reference) turns a collision into a
+ * failed insert rather than two requests sharing payments.
  */
 export async function insertRequests(
   db: Database,
