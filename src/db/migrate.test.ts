@@ -108,6 +108,55 @@ describe('migrations on PGlite', () => {
     await handle.close();
   });
 
+  it('key attempts by delivery and attempt, keeping the first of an attempt logged twice (0021)', async () => {
+    const handle = wrapPglite(await PGlite.create());
+    await migrateDatabase(handle);
+    const { accountId } = await createAccount(handle.db, 'Old');
+    // The log as 0020 left it: its own uuid key, a foreign key and an index on the delivery.
+    for (const statement of [
+      'alter table webhook_attempts drop constraint webhook_attempts_delivery_id_attempt_pk',
+      'alter table webhook_attempts add column id uuid primary key default gen_random_uuid()',
+      `alter table webhook_attempts add constraint webhook_attempts_delivery_id_webhook_deliveries_id_fk
+         foreign key (delivery_id) references webhook_deliveries(id)`,
+      'create index webhook_attempts_delivery_id_index on webhook_attempts (delivery_id)',
+    ]) {
+      await handle.db.execute(sql.raw(statement));
+    }
+    await handle.db.execute(
+      sql`insert into webhooks (id, account_id, url, secret_sealed) values ('wh_1', ${accountId}, 'https://example.com/', 'sealed')`,
+    );
+    await handle.db.execute(
+      sql`insert into webhook_deliveries (id, webhook_id, event, body, next_attempt_at)
+          values ('d1', 'wh_1', 'payment.confirmed', '{}', now())`,
+    );
+    await handle.db.execute(
+      sql`insert into webhook_attempts (delivery_id, attempt, status_code, duration_ms, at) values
+            ('d1', 1, 500, 3, '2026-01-01T00:00:00Z'), ('d1', 1, 502, 4, '2026-01-01T00:00:01Z'),
+            ('d1', 2, 200, 5, '2026-01-01T00:01:00Z')`,
+    );
+    const migration = readFileSync(
+      join(MIGRATIONS_FOLDER, '0021_attempts_by_delivery.sql'),
+      'utf8',
+    );
+    for (const statement of migration.split('--> statement-breakpoint')) {
+      await handle.db.execute(sql.raw(statement));
+    }
+    const rows = await queryRows<{ attempt: number; status_code: number }>(
+      handle.db,
+      sql`select attempt, status_code from webhook_attempts order by attempt`,
+    );
+    expect(rows).toEqual([
+      { attempt: 1, status_code: 500 },
+      { attempt: 2, status_code: 200 },
+    ]);
+    await expect(
+      handle.db.execute(
+        sql`insert into webhook_attempts (delivery_id, attempt, duration_ms) values ('d1', 2, 1)`,
+      ),
+    ).rejects.toThrow();
+    await handle.close();
+  });
+
   it('keep data in DATA_DIR across restarts, and one process at a time owns it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'payreq-db-'));
     const first = await openDatabase({ databaseUrl: null, dataDir });

@@ -700,21 +700,22 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
-/** Every attempt of every delivery: the delivery log. */
+/**
+ * Every attempt of every delivery: the delivery log, keyed by delivery and attempt number (a
+ * claim numbers each attempt once). Written only with the outcome of a claimed delivery, in
+ * the dispatcher's one statement, so it carries no foreign key: one index, no trigger, per row.
+ */
 export const webhookAttempts = pgTable(
   'webhook_attempts',
   {
-    id: uuid().primaryKey().defaultRandom(),
-    deliveryId: text()
-      .notNull()
-      .references(() => webhookDeliveries.id),
+    deliveryId: text().notNull(),
     attempt: integer().notNull(),
     statusCode: integer(),
     error: text(),
     durationMs: integer().notNull(),
     at: createdAt(),
   },
-  (t) => [index().on(t.deliveryId)],
+  (t) => [primaryKey({ columns: [t.deliveryId, t.attempt] })],
 );
 
 export const walletType = pgEnum('wallet_type', ['evm', 'tron']);

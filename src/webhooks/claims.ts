@@ -96,7 +96,8 @@ const recordStatement = preparedStatement(
         as v(id, attempt, status, status_code, error, duration_ms, at, next_attempt_at)),
       logged as (
         insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, at)
-        select id, attempt, status_code, error, duration_ms, at from v)
+        select id, attempt, status_code, error, duration_ms, at from v
+        on conflict do nothing)
       update webhook_deliveries as d
       set status = v.status::webhook_delivery_status,
           locked_until = null,
@@ -110,9 +111,11 @@ const recordStatement = preparedStatement(
 
 /**
  * Writes attempts to the log and their outcome to the deliveries, in one statement (so both or
- * neither). Statuses travel as text: PGlite learns the array types it can send when it opens,
- * which on a new data dir is before the migrations create the enum. Until it runs the rows keep their leases: a crash before it means a resend (at
- * least once), never a lost delivery.
+ * neither). An attempt already logged (the same statement retried after a commit it did not
+ * hear of) is logged once. Statuses travel as text: PGlite learns the array types it can send
+ * when it opens, which on a new data dir is before the migrations create the enum. Until it
+ * runs the rows keep their leases: a crash before it means a resend (at least once), never a
+ * lost delivery.
  */
 export async function recordAttempts(
   db: Database,
