@@ -17,7 +17,8 @@ export interface Claimed {
   readonly test: boolean;
   /** Counting this one. */
   readonly attempts: number;
-  readonly created_at: Date | string;
+  /** When the event was written (ms since the epoch): retries stop a window after it. */
+  readonly created_ms: number;
   readonly url: string;
   readonly secret_sealed: string;
   /** False when the endpoint was switched off or deleted since the delivery was written. */
@@ -37,8 +38,8 @@ const claimStatement = preparedStatement<Claimed>(
           limit ${sql.placeholder('limit')}::integer
           for update skip locked))
         returning id, webhook_id, body, test, attempts, created_at)
-      select c.id, c.webhook_id, c.body, c.test, c.attempts, c.created_at,
-             w.url, w.secret_sealed, (w.active and w.deleted_at is null) as live
+      select c.id, c.webhook_id, c.body, c.test, c.attempts,
+             (extract(epoch from c.created_at) * 1000)::float8 as created_ms, w.url, w.secret_sealed, (w.active and w.deleted_at is null) as live
       from claimed c join webhooks w on w.id = c.webhook_id
       order by c.id`,
 );
@@ -87,13 +88,9 @@ export interface AttemptRecord {
 const recordStatement = preparedStatement(
   'record_webhook_attempts',
   sql`with v as (
-        select * from unnest(
-          ${sql.placeholder('ids')}::text[], ${sql.placeholder('attempts')}::integer[],
-          ${sql.placeholder('statuses')}::text[],
-          ${sql.placeholder('codes')}::integer[], ${sql.placeholder('errors')}::text[],
-          ${sql.placeholder('durations')}::integer[], ${sql.placeholder('ats')}::timestamptz[],
-          ${sql.placeholder('next')}::timestamptz[])
-        as v(id, attempt, status, status_code, error, duration_ms, at, next_attempt_at)),
+        select * from json_to_recordset(${sql.placeholder('attempts')}::json)
+        as v(id text, attempt integer, status text, status_code integer, error text,
+             duration_ms integer, at timestamptz, next_attempt_at timestamptz)),
       logged as (
         insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, at)
         select id, attempt, status_code, error, duration_ms, at from v
@@ -112,8 +109,9 @@ const recordStatement = preparedStatement(
 /**
  * Writes attempts to the log and their outcome to the deliveries, in one statement (so both or
  * neither). An attempt already logged (the same statement retried after a commit it did not
- * hear of) is logged once. Statuses travel as text: PGlite learns the array types it can send
- * when it opens, which on a new data dir is before the migrations create the enum. Until it
+ * hear of) is logged once. The rows travel as one JSON array: one parameter whatever the
+ * batch's size, serialised natively rather than element by element, and no enum array (which
+ * PGlite cannot send on a data dir it opened before the migrations created the enum). Until it
  * runs the rows keep their leases: a crash before it means a resend (at least once), never a
  * lost delivery.
  */
@@ -123,13 +121,17 @@ export async function recordAttempts(
 ): Promise<void> {
   if (attempts.length === 0) return;
   await recordStatement(db, {
-    ids: attempts.map((a) => a.deliveryId),
-    attempts: attempts.map((a) => a.attempt),
-    statuses: attempts.map((a) => a.status),
-    codes: attempts.map((a) => a.statusCode),
-    errors: attempts.map((a) => a.error),
-    durations: attempts.map((a) => a.durationMs),
-    ats: attempts.map((a) => a.at.toISOString()),
-    next: attempts.map((a) => a.nextAttemptAt?.toISOString() ?? null),
+    attempts: JSON.stringify(
+      attempts.map((a) => ({
+        id: a.deliveryId,
+        attempt: a.attempt,
+        status: a.status,
+        status_code: a.statusCode,
+        error: a.error,
+        duration_ms: a.durationMs,
+        at: a.at,
+        next_attempt_at: a.nextAttemptAt,
+      })),
+    ),
   });
 }

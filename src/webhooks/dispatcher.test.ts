@@ -22,8 +22,8 @@ const TIMEOUT_MS = 300;
 const RETRY_BASE_MS = 1_000;
 const RETRY_MAX_MS = 8_000;
 const RETRY_FOR_MS = 60_000;
-/** The claim's lease: four attempts' timeouts plus the dispatcher's margin. */
-const LEASE_MS = 4 * TIMEOUT_MS + 30_000;
+/** The claim's lease: nine attempts' timeouts plus the dispatcher's margin. */
+const LEASE_MS = 9 * TIMEOUT_MS + 30_000;
 
 const ENV = {
   WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),

@@ -17,17 +17,19 @@ import { literalRefusal, safeLookup } from './url-policy.ts';
 /** Sends in flight at most, and deliveries claimed by one `runOnce`. */
 const CONCURRENCY = 20;
 /**
- * A started dispatcher claims this many at once, as soon as fewer than `CONCURRENCY` claimed
- * rows wait for a slot: a claim is a write the database must flush, as slow as several sends,
- * so the next batch is asked for well before the queue runs dry.
+ * A started dispatcher claims this many at once, as soon as fewer than `REFILL` claimed rows
+ * wait for a slot: a claim is a write the database must flush, as slow as a hundred sends on
+ * loopback, so the next batch is asked for while three rounds still wait (with one round
+ * waiting, the sends stood idle for a third of the time, waiting for claims).
  */
-const CLAIM = 2 * CONCURRENCY;
+const CLAIM = 5 * CONCURRENCY;
+const REFILL = 3 * CONCURRENCY;
 /**
  * A claim outlives this many attempts' timeouts, plus a margin; after it another dispatcher may
- * retry. Fewer than `CONCURRENCY + CLAIM` rows wait for a slot, so a claimed row waits out at
- * most three timeouts before its own attempt starts.
+ * retry. Fewer than `REFILL + CLAIM` rows wait for a slot, so a claimed row waits out at most
+ * eight timeouts before its own attempt starts.
  */
-const LEASE_TIMEOUTS = 4;
+const LEASE_TIMEOUTS = (REFILL + CLAIM) / CONCURRENCY + 1;
 /** Finished attempts wait this long at most for others to be recorded with. */
 const RECORD_WAIT_MS = 20;
 const LEASE_MARGIN_MS = 30_000;
@@ -161,8 +163,7 @@ export function createDispatcher(deps: {
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
     const now = deps.clock.now();
     const next = new Date(now.getTime() + delayAfter(row.attempts));
-    const givingUp =
-      !delivered && next.getTime() - new Date(row.created_at).getTime() > deps.config.retryForMs;
+    const givingUp = !delivered && next.getTime() - row.created_ms > deps.config.retryForMs;
     const status = delivered ? 'delivered' : givingUp ? 'failed' : 'pending';
     const log = {
       deliveryId: row.id,
@@ -281,11 +282,13 @@ export function createDispatcher(deps: {
   const pump = () => {
     // Rows already claimed are sent even after stop: their leases would only delay them.
     while (inFlight < CONCURRENCY && queued.length > 0) launch(queued.shift() as Claimed);
-    if (stopped || claiming || drained || queued.length + promised >= CONCURRENCY) return;
+    if (stopped || claiming || drained || queued.length + promised >= REFILL) return;
     woken = false;
-    claiming = claim(CLAIM)
+    // From idle, a round's worth first: the sends start after a claim a fifth the size.
+    const size = inFlight === 0 && queued.length === 0 ? CONCURRENCY : CLAIM;
+    claiming = claim(size)
       .then((rows) => {
-        if (rows.length < CLAIM && !woken) drained = true;
+        if (rows.length < size && !woken) drained = true;
         queued.push(...rows.filter((row) => row.live));
       })
       .catch((error: unknown) => {

@@ -158,7 +158,7 @@ export async function enqueuePaymentEvents(
             body: row.body,
             test: row.test,
             attempts: 1,
-            created_at: row.createdAt,
+            created_ms: row.createdAt.getTime(),
             url: endpoint.url,
             secret_sealed: endpoint.secretSealed,
             live: true,
