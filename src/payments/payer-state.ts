@@ -2,7 +2,6 @@ import {
   type Abi,
   type Address,
   decodeFunctionResult,
-  encodeFunctionData,
   getAbiItem,
   type Hex,
   hexToBigInt,
@@ -16,6 +15,7 @@ import {
   decodeAggregate3,
   encodeAggregate3,
 } from './calldata/aggregate3.ts';
+import { encodeCall } from './transactions.ts';
 
 /**
  * Everything calldata needs to know about a payer, read in one Multicall3 `aggregate3` call:
@@ -101,11 +101,7 @@ export async function readPayerState(
     ...extra.map((call) => ({
       target: call.address,
       allowFailure: false as const,
-      callData: encodeFunctionData({
-        abi: call.abi as Abi,
-        functionName: call.functionName,
-        args: call.args ?? [],
-      }),
+      callData: encodeCall(call.abi as Abi, call.functionName, call.args ?? []),
     })),
   ];
   const answer = await client.request({

@@ -1,4 +1,12 @@
-import { type Address, encodeFunctionData, getAddress, type Hex, toHex } from 'viem';
+import {
+  type Abi,
+  type Address,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  prepareEncodeFunctionData,
+  toHex,
+} from 'viem';
 import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import { tronToEvm } from '../chains/tron-address.ts';
@@ -58,6 +66,38 @@ export interface TronTransaction {
 
 export type PaymentTransaction = EvmTransaction | TronTransaction;
 
+/**
+ * Calls to a contract function, ready to encode: its ABI item found and its selector hashed
+ * once per ABI and name, not on every call (a keccak and a walk of the ABI each time).
+ */
+const prepared = new WeakMap<readonly unknown[], Map<string, { abi: Abi; functionName: Hex }>>();
+
+/** `encodeFunctionData` of one of our literal ABIs, with the function looked up once. */
+export function encodeCall(
+  abi: readonly unknown[],
+  functionName: string,
+  args: readonly unknown[],
+): Hex {
+  let functions = prepared.get(abi);
+  if (functions === undefined) {
+    functions = new Map();
+    prepared.set(abi, functions);
+  }
+  let call = functions.get(functionName);
+  if (call === undefined) {
+    call = prepareEncodeFunctionData({ abi: abi as Abi, functionName }) as {
+      abi: Abi;
+      functionName: Hex;
+    };
+    functions.set(functionName, call);
+  }
+  // The ABIs are parsed from literal signatures; this helper trades their static types for one
+  // call site per contract function.
+  return encodeFunctionData({ ...call, args } as unknown as Parameters<
+    typeof encodeFunctionData
+  >[0]);
+}
+
 export function evmTransaction(
   to: string,
   abi: readonly unknown[],
@@ -68,11 +108,7 @@ export function evmTransaction(
 ): EvmTransaction {
   return {
     to: getAddress(to),
-    // The ABIs are parsed from literal signatures; this helper trades their static types for one
-    // call site per contract function.
-    data: encodeFunctionData({ abi, functionName, args } as unknown as Parameters<
-      typeof encodeFunctionData
-    >[0]),
+    data: encodeCall(abi, functionName, args),
     value: toHex(value),
     chainId,
   };
