@@ -1,5 +1,6 @@
 import {
   type Abi,
+  type AbiFunction,
   type Address,
   encodeFunctionData,
   getAddress,
@@ -10,6 +11,7 @@ import {
 import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import { tronToEvm } from '../chains/tron-address.ts';
+import { type FlatEncoder, flatEncoder } from './calldata/flat-abi.ts';
 
 /** One payment a payer owes: what the calldata builders turn into transactions. */
 export interface PaymentLeg {
@@ -68,9 +70,15 @@ export type PaymentTransaction = EvmTransaction | TronTransaction;
 
 /**
  * Calls to a contract function, ready to encode: its ABI item found and its selector hashed
- * once per ABI and name, not on every call (a keccak and a walk of the ABI each time).
+ * once per ABI and name, not on every call (a keccak and a walk of the ABI each time), and its
+ * arguments encoded directly when they are all flat (`flat-abi.ts`).
  */
-const prepared = new WeakMap<readonly unknown[], Map<string, { abi: Abi; functionName: Hex }>>();
+interface PreparedCall {
+  readonly abi: Abi;
+  readonly selector: Hex;
+  readonly flat: FlatEncoder | null;
+}
+const prepared = new WeakMap<readonly unknown[], Map<string, PreparedCall>>();
 
 /** `encodeFunctionData` of one of our literal ABIs, with the function looked up once. */
 export function encodeCall(
@@ -85,17 +93,26 @@ export function encodeCall(
   }
   let call = functions.get(functionName);
   if (call === undefined) {
-    call = prepareEncodeFunctionData({ abi: abi as Abi, functionName }) as {
-      abi: Abi;
+    const found = prepareEncodeFunctionData({ abi: abi as Abi, functionName }) as {
+      abi: readonly AbiFunction[];
       functionName: Hex;
+    };
+    const item = found.abi[0];
+    call = {
+      abi: found.abi as Abi,
+      selector: found.functionName,
+      flat: item ? flatEncoder(functionName, item.inputs) : null,
     };
     functions.set(functionName, call);
   }
+  if (call.flat) return `${call.selector}${call.flat(args)}`;
   // The ABIs are parsed from literal signatures; this helper trades their static types for one
   // call site per contract function.
-  return encodeFunctionData({ ...call, args } as unknown as Parameters<
-    typeof encodeFunctionData
-  >[0]);
+  return encodeFunctionData({
+    abi: call.abi,
+    functionName: call.selector,
+    args,
+  } as unknown as Parameters<typeof encodeFunctionData>[0]);
 }
 
 export function evmTransaction(
