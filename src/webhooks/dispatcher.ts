@@ -72,7 +72,7 @@ export interface Dispatcher extends DeliveryHandoff {
  * lets receivers drop the duplicate.
  *
  * Started, the dispatcher keeps up to `CONCURRENCY` sends in flight, fed from the rows it
- * claimed; it claims the next batch while a round's worth still waits, and records
+ * claimed; it claims the next batch while three rounds' worth still wait, and records
  * finished attempts, in batches, while others are still out: a slow receiver holds one slot,
  * not a round, and the database's work overlaps the network's.
  */
@@ -209,6 +209,8 @@ export function createDispatcher(deps: {
   /** Rows leased to transactions still open, to be offered (or released) when they end. */
   let promised = 0;
   let claiming: Promise<void> | undefined;
+  /** Rows the running claim may add to the queue. */
+  let claimingRows = 0;
   /** The last claim found less than it asked for: claim again only on a wake or a poll. */
   let drained = false;
   /** A wake came while a claim was running: the claim may have missed what it announced. */
@@ -286,6 +288,7 @@ export function createDispatcher(deps: {
     woken = false;
     // From idle, a round's worth first: the sends start after a claim a fifth the size.
     const size = inFlight === 0 && queued.length === 0 ? CONCURRENCY : CLAIM;
+    claimingRows = size;
     claiming = claim(size)
       .then((rows) => {
         if (rows.length < size && !woken) drained = true;
@@ -297,6 +300,7 @@ export function createDispatcher(deps: {
       })
       .finally(() => {
         claiming = undefined;
+        claimingRows = 0;
         pump();
         settleIdle();
       });
@@ -323,9 +327,10 @@ export function createDispatcher(deps: {
       pump();
     },
     lease(now, rows) {
-      // Only a running dispatcher with room takes rows it did not claim: what waits for a slot
-      // stays under a claim's worth, so no lease runs out in the queue.
-      if (stopped || queued.length + promised + rows > CLAIM) return null;
+      // Only a running dispatcher with room takes rows it did not claim, counting what a
+      // running claim may still add: the queue then never holds more than REFILL + CLAIM rows
+      // (a claim starts below REFILL), which the lease covers.
+      if (stopped || queued.length + promised + claimingRows + rows > CLAIM) return null;
       promised += rows;
       return leaseFrom(now);
     },
