@@ -75,3 +75,34 @@ it('claims and records attempts on a database migrated after it was opened', asy
   });
   expect(await db.select().from(webhookAttempts)).toHaveLength(2);
 });
+
+it('records an error text Postgres could not hold as it is, with replacement characters', async () => {
+  const { db } = database;
+  const { accountId } = await createAccount(db, 'Odd errors');
+  const id = `wh_${randomBytes(8).toString('hex')}`;
+  await db
+    .insert(webhooks)
+    .values({ id, accountId, url: 'http://127.0.0.1:1/', secretSealed: 'x' });
+  const now = new Date();
+  const [delivery] = await enqueue(db, now, [id], [{ event: 'payment.confirmed', payload: {} }]);
+  await claimDue(db, now, new Date(now.getTime() + 60_000), 10);
+  await recordAttempts(db, [
+    {
+      deliveryId: delivery ?? '',
+      attempt: 1,
+      status: 'pending',
+      statusCode: null,
+      // A lone surrogate and a NUL: neither is text Postgres stores.
+      error: 'socket \ud800 closed \u0000 "early"',
+      durationMs: 1,
+      at: now,
+      nextAttemptAt: new Date(now.getTime() + 10_000),
+    },
+  ]);
+  const [row] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, delivery ?? ''));
+  expect(row?.lastError).toBe('socket \ufffd closed \ufffd "early"');
+  expect(row?.lockedUntil).toBeNull();
+});

@@ -127,11 +127,20 @@ export async function recordAttempts(
         attempt: a.attempt,
         status: a.status,
         status_code: a.statusCode,
-        error: a.error,
+        error: a.error === null ? null : storable(a.error),
         duration_ms: a.durationMs,
         at: a.at,
         next_attempt_at: a.nextAttemptAt,
       })),
     ),
   });
+}
+
+/**
+ * Text Postgres can hold: a lone UTF-16 surrogate (which JSON carries but Postgres refuses) and
+ * NUL (which no Postgres text holds) become U+FFFD, so one odd error message cannot fail the
+ * record of a whole batch.
+ */
+function storable(text: string): string {
+  return text.toWellFormed().replaceAll('\u0000', '\ufffd');
 }
