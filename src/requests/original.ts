@@ -1,7 +1,9 @@
-import { and, eq, or, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
+import { PAYMENT_NETWORK_IDS, SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
 import { requestSchedules, requests } from '../db/schema.ts';
 import { AppError, ValidationError } from '../errors.ts';
+import { referenceTopic } from '../payments/references.ts';
 
 /**
  * `originalRequestId` / `originalRequestPaymentReference` on `POST /v2/request`: a client making
@@ -20,6 +22,7 @@ export interface OriginalRef {
 }
 
 const REFERENCE = /^(?:0x)?([0-9a-fA-F]{16})$/;
+const NETWORKS = [...PAYMENT_NETWORK_IDS, SANDBOX_NETWORK.id];
 
 export async function resolveOriginal(
   db: Database,
@@ -43,18 +46,7 @@ export async function resolveOriginal(
       ]);
     reference = match[1].toLowerCase();
   }
-  const names: SQL[] = [];
-  if (id !== undefined) names.push(eq(requests.requestId, id.toLowerCase()));
-  if (reference !== undefined) names.push(eq(requests.paymentReference, reference));
-  const found = await db
-    .select({
-      requestId: requests.requestId,
-      paymentReference: requests.paymentReference,
-      schedule: requestSchedules.requestRowId,
-    })
-    .from(requests)
-    .leftJoin(requestSchedules, eq(requestSchedules.requestRowId, requests.id))
-    .where(and(eq(requests.accountId, accountId), or(...names)));
+  const found = await originalCandidates(db, accountId, { id, reference });
   // By id: at most one row. By reference: one per network at most; the recurring one counts.
   const named =
     id !== undefined
@@ -77,4 +69,36 @@ export async function resolveOriginal(
     originalRequestId: named.requestId,
     originalRequestPaymentReference: named.paymentReference,
   };
+}
+
+/**
+ * The account's requests named by id or payment reference (16 hex digits, lower case), with
+ * whether each recurs; exported for the EXPLAIN test (each name is found through an index).
+ */
+export function originalCandidates(
+  db: Database,
+  accountId: string,
+  name: { readonly id?: string | undefined; readonly reference?: string | undefined },
+) {
+  const names: SQL[] = [];
+  if (name.id !== undefined) names.push(eq(requests.requestId, name.id.toLowerCase()));
+  if (name.reference !== undefined) {
+    // Through the (network, reference topic) index, whatever the network.
+    names.push(
+      and(
+        inArray(requests.network, NETWORKS),
+        eq(requests.referenceTopic, referenceTopic(name.reference)),
+        eq(requests.paymentReference, name.reference),
+      ) as SQL,
+    );
+  }
+  return db
+    .select({
+      requestId: requests.requestId,
+      paymentReference: requests.paymentReference,
+      schedule: requestSchedules.requestRowId,
+    })
+    .from(requests)
+    .leftJoin(requestSchedules, eq(requestSchedules.requestRowId, requests.id))
+    .where(and(eq(requests.accountId, accountId), or(...names)));
 }

@@ -5,6 +5,7 @@ import { encodeCursor, type KeysetPosition } from '../../src/db/keyset.ts';
 import { clientIds } from '../../src/db/schema.ts';
 import type { CallerScope } from '../../src/http/principal.ts';
 import { buildPaymentSearch, type SearchQuery } from '../../src/payments-search/search.ts';
+import { originalCandidates } from '../../src/requests/original.ts';
 import { requestListQuery } from '../../src/requests/requests.ts';
 import { linkListQuery } from '../../src/secure-payments/list.ts';
 import { deliveryPageQuery } from '../../src/webhooks/delivery-routes.ts';
@@ -179,6 +180,14 @@ describe.runIf(source.kind === 'postgres')('list plans at 100,000 rows', () => {
     expect(await problems(deliveryPageQuery(t.db, webhookId, undefined, 20))).toEqual([]);
     const before = `01${'100'.padStart(24, '0')}`;
     expect(await problems(deliveryPageQuery(t.db, webhookId, before, 20))).toEqual([]);
+  });
+
+  it('POST /v2/request naming its original: by id, by payment reference, by both', async () => {
+    const reference = 'aaaaaaaaaaaaaaaa';
+    const id = `01${'b'.repeat(64)}`;
+    for (const name of [{ id }, { reference }, { id, reference }]) {
+      expect(await problems(originalCandidates(t.db, scope.accountId, name))).toEqual([]);
+    }
   });
 
   it('the EXPLAIN check itself fails on a sequential scan and on a large sort', async () => {
