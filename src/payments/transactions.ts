@@ -105,7 +105,8 @@ export function encodeCall(
     };
     functions.set(functionName, call);
   }
-  if (call.flat) return `${call.selector}${call.flat(args)}`;
+  const flat = call.flat?.(args);
+  if (flat != null) return `${call.selector}${flat}`;
   // The ABIs are parsed from literal signatures; this helper trades their static types for one
   // call site per contract function.
   return encodeFunctionData({

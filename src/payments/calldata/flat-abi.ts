@@ -5,9 +5,12 @@ import { type AbiParameter, getAddress, type Hex } from 'viem';
  * `bytes` (the payment proxies' and ERC20's), encoded directly: the calls every `/pay` and
  * payout builds, where viem's general ABI coder was a twentieth of the request's CPU. Null for
  * any other list of parameters, which viem encodes. The layout is the ABI's (flat-abi.test.ts
- * holds it to viem's coder on random arguments); arguments are checked as viem checks them.
+ * holds it to viem's coder on random arguments); arguments are checked as viem checks them,
+ * except odd-length `bytes`, refused here (viem would encode malformed data). An encoder
+ * answers null for an integer given otherwise than as a bigint or a safe number (a numeric
+ * string, say), which viem then encodes as it always did.
  */
-export type FlatEncoder = (args: readonly unknown[]) => string;
+export type FlatEncoder = (args: readonly unknown[]) => string | null;
 
 const WORD = 64;
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -49,7 +52,7 @@ export function flatEncoder(name: string, inputs: readonly AbiParameter[]): Flat
     let head = '';
     let tail = '';
     const headBytes = slots.length * 32;
-    slots.forEach((slot, i) => {
+    for (const [i, slot] of slots.entries()) {
       const value = args[i];
       switch (slot.kind) {
         case 'address': {
@@ -61,23 +64,21 @@ export function flatEncoder(name: string, inputs: readonly AbiParameter[]): Flat
             refuse(i, value, 'a correctly checksummed address');
           }
           head += digits.toLowerCase().padStart(WORD, '0');
-          return;
+          break;
         }
         case 'uint': {
-          const number =
-            typeof value === 'bigint'
-              ? value
-              : typeof value === 'number' && Number.isSafeInteger(value)
-                ? BigInt(value)
-                : refuse(i, value, 'an integer');
+          let number: bigint;
+          if (typeof value === 'bigint') number = value;
+          else if (typeof value === 'number' && Number.isSafeInteger(value)) number = BigInt(value);
+          else return null;
           if (number < 0n || number > slot.max) refuse(i, value, 'in range');
           head += number.toString(16).padStart(WORD, '0');
-          return;
+          break;
         }
         case 'bool':
           if (typeof value !== 'boolean') refuse(i, value, 'a boolean');
           head += value ? '1'.padStart(WORD, '0') : '0'.padStart(WORD, '0');
-          return;
+          break;
         case 'bytes': {
           if (typeof value !== 'string' || !HEX_BYTES.test(value)) refuse(i, value, 'hex bytes');
           const data = (value as Hex).slice(2);
@@ -85,10 +86,10 @@ export function flatEncoder(name: string, inputs: readonly AbiParameter[]): Flat
           tail +=
             (data.length / 2).toString(16).padStart(WORD, '0') +
             data.padEnd(Math.ceil(data.length / WORD) * WORD, '0');
-          return;
+          break;
         }
       }
-    });
+    }
     return head + tail;
   };
 }
