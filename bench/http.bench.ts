@@ -23,7 +23,7 @@ import { erc20Abi } from '../src/payments/abis.ts';
 import { serveJsonRpc } from '../src/sandbox/rpc-server.ts';
 import { standIn } from '../test/chain.ts';
 import { type BenchRow, report } from './report.ts';
-import { ADMIN_URL, scratchDatabase } from './scratch.ts';
+import { ADMIN_URL, scratchDatabase, settle } from './scratch.ts';
 
 const SCRATCH = 'payreq_bench_http';
 const SCRATCH_URL = (() => {
@@ -188,6 +188,7 @@ try {
     const pgHandle = openPostgres(SCRATCH_URL);
     const tenant = await seed(pgHandle, chainEnv);
     await pgHandle.close();
+    await settle();
 
     const payreq = await startServer(
       [SERVER_ENTRY, 'serve'],

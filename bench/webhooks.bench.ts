@@ -33,7 +33,7 @@ import { createWorkers } from '../src/workers.ts';
 import { accountOf, sendAll } from '../test/chain.ts';
 import { startReceiver } from '../test/webhook-receiver.ts';
 import { type BenchRow, report } from './report.ts';
-import { scratchDatabase } from './scratch.ts';
+import { scratchDatabase, settle } from './scratch.ts';
 
 const LATENCY_RUNS = 10;
 const DELIVERIES = 1_000;
@@ -247,6 +247,7 @@ async function measure(database: DatabaseHandle): Promise<Measured> {
 const scratch = await scratchDatabase(SCRATCH);
 const onPostgres = openPostgres(scratch.url, 10);
 await migrateDatabase(onPostgres);
+await settle();
 const postgres = await measure(onPostgres);
 await onPostgres.close();
 await scratch.drop();
