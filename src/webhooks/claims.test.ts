@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { eq } from 'drizzle-orm';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../auth/accounts.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { wrapPglite } from '../db/pglite.ts';
@@ -16,16 +16,22 @@ import { enqueue } from './outbox.ts';
  */
 
 const database = wrapPglite(await PGlite.create());
+beforeAll(() => migrateDatabase(database));
 afterAll(() => database.close());
 
-it('claims and records attempts on a database migrated after it was opened', async () => {
-  await migrateDatabase(database);
-  const { db } = database;
-  const { accountId } = await createAccount(db, 'Fresh');
+/** A webhook of a new account; its id. */
+async function endpoint(account: string): Promise<string> {
+  const { accountId } = await createAccount(database.db, account);
   const id = `wh_${randomBytes(8).toString('hex')}`;
-  await db
+  await database.db
     .insert(webhooks)
     .values({ id, accountId, url: 'http://127.0.0.1:1/', secretSealed: 'x' });
+  return id;
+}
+
+it('claims and records attempts on a database migrated after it was opened', async () => {
+  const { db } = database;
+  const id = await endpoint('Fresh');
   const now = new Date();
   const ids = await enqueue(
     db,
@@ -78,11 +84,7 @@ it('claims and records attempts on a database migrated after it was opened', asy
 
 it('records an error text Postgres could not hold as it is, with replacement characters', async () => {
   const { db } = database;
-  const { accountId } = await createAccount(db, 'Odd errors');
-  const id = `wh_${randomBytes(8).toString('hex')}`;
-  await db
-    .insert(webhooks)
-    .values({ id, accountId, url: 'http://127.0.0.1:1/', secretSealed: 'x' });
+  const id = await endpoint('Odd errors');
   const now = new Date();
   const [delivery] = await enqueue(db, now, [id], [{ event: 'payment.confirmed', payload: {} }]);
   await claimDue(db, now, new Date(now.getTime() + 60_000), 10);
