@@ -24,16 +24,19 @@ export function preparedPerDatabase<T>(build: (db: Database) => T): (db: Databas
 const dialect = new PgDialect();
 
 /**
- * A hand-written statement with `sql.placeholder`s, rendered once and prepared under `name` on
- * each database handle: the call passes only its values.
+ * A hand-written statement with `sql.placeholder`s, rendered once: the call passes only its
+ * values. It is sent unnamed, so Postgres plans it at each execution against the tables' sizes
+ * of the moment. A named statement may settle on one generic plan per connection, made when it
+ * first ran; over a table that starts empty and grows (a queue), that plan is a sequential
+ * scan, kept until an ANALYZE of the table happens to discard it, and every run reads the whole
+ * table. Planning a statement that moves a batch of rows costs little next to the batch.
  */
-export function preparedStatement<Row>(
-  name: string,
+export function batchStatement<Row>(
   statement: SQL,
 ): (db: Database, params: Readonly<Record<string, unknown>>) => Promise<Row[]> {
   const query = dialect.sqlToQuery(statement);
   const prepared = preparedPerDatabase((db) =>
-    db._.session.prepareQuery(query, undefined, name, false),
+    db._.session.prepareQuery(query, undefined, undefined, false),
   );
   return async (db, params) => {
     const result = (await prepared(db).execute(params)) as unknown as { rows: Row[] };

@@ -1,12 +1,13 @@
 import { inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { preparedStatement } from '../db/prepared.ts';
+import { batchStatement } from '../db/prepared.ts';
 import { webhookDeliveries } from '../db/schema.ts';
 
 /**
  * The dispatcher's statements: a claim of due deliveries that brings their endpoints along, and
- * the record of a batch of attempts. One prepared statement each, the same text whatever the
- * batch's size (rows travel as arrays), so the database parses and plans each once.
+ * the record of a batch of attempts. One statement each, the same text whatever the batch's
+ * size (rows travel as one parameter), planned at each run (`batchStatement`): the outbox
+ * starts empty and grows, and a plan kept from its first minutes would read all of it.
  */
 
 /** A claimed delivery with what sending it needs from its endpoint. */
@@ -25,8 +26,7 @@ export interface Claimed {
   readonly live: boolean;
 }
 
-const claimStatement = preparedStatement<Claimed>(
-  'claim_webhook_deliveries',
+const claimStatement = batchStatement<Claimed>(
   sql`with claimed as (
         update webhook_deliveries
         set locked_until = ${sql.placeholder('leaseEnd')}::timestamptz, attempts = attempts + 1
@@ -47,8 +47,8 @@ const claimStatement = preparedStatement<Claimed>(
 /**
  * Claims up to `limit` due deliveries until `leaseEnd` with `FOR UPDATE SKIP LOCKED`, so
  * concurrent dispatchers (processes or loops) never take the same row. The ids are picked
- * first (`= any(array(…))`), so the update finds its rows by key, whatever the planner thinks
- * of the table's size.
+ * first (`= any(array(…))`), so the update looks its rows up by key once the table is larger
+ * than a few pages.
  */
 export function claimDue(
   db: Database,
@@ -85,8 +85,7 @@ export interface AttemptRecord {
   readonly nextAttemptAt: Date | null;
 }
 
-const recordStatement = preparedStatement(
-  'record_webhook_attempts',
+const recordStatement = batchStatement(
   sql`with v as (
         select * from json_to_recordset(${sql.placeholder('attempts')}::json)
         as v(id text, attempt integer, status text, status_code integer, error text,
@@ -103,7 +102,7 @@ const recordStatement = preparedStatement(
           delivered_at = case when v.status = 'delivered' then v.at else d.delivered_at end,
           next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at)
       from v
-      where d.id = v.id`,
+      where d.id = v.id and d.id = any(${sql.placeholder('ids')}::text[])`,
 );
 
 /**
@@ -121,6 +120,9 @@ export async function recordAttempts(
 ): Promise<void> {
   if (attempts.length === 0) return;
   await recordStatement(db, {
+    // The ids again, as an array: its length is what the planner counts, so it finds the rows
+    // by key (it takes the JSON for a hundred rows, and a small table for less than that).
+    ids: attempts.map((a) => a.deliveryId),
     attempts: JSON.stringify(
       attempts.map((a) => ({
         id: a.deliveryId,

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openTestDatabase } from '../../test/database.ts';
+import { createAccount } from '../auth/accounts.ts';
+import { type Database, type DatabaseHandle, queryRows } from '../db/client.ts';
+import { webhooks } from '../db/schema.ts';
+import { type AttemptRecord, claimDue, recordAttempts } from './claims.ts';
+import { enqueue } from './outbox.ts';
+
+/**
+ * The outbox starts empty and grows. The dispatcher's claim and record must find their rows by
+ * key once it is large, however small it was when they first ran on a connection: a plan made
+ * then and kept (a named statement's generic plan) reads the whole table on every batch, which
+ * made a dispatcher slower with every delivery it sent. Postgres only: the table's size and the
+ * statistics that count scans are a server's.
+ */
+
+const LARGE = 30_000;
+const source = inject('testDatabase');
+
+describe.runIf(source.kind === 'postgres')('dispatcher statements on a grown outbox', () => {
+  let database: DatabaseHandle;
+  let webhookId: string;
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    const { accountId } = await createAccount(database.db, 'Growing outbox');
+    webhookId = `whk_${randomBytes(8).toString('hex')}`;
+    await database.db
+      .insert(webhooks)
+      .values({ id: webhookId, accountId, url: 'http://127.0.0.1:1/', secretSealed: 'x' });
+  });
+  afterAll(() => database.close());
+
+  /** Claims what is due and records each claim as delivered; the number claimed. */
+  async function sendDue(db: Database, now: Date): Promise<number> {
+    const claimed = await claimDue(db, now, new Date(now.getTime() + 60_000), 100);
+    await recordAttempts(
+      db,
+      claimed.map(
+        (row): AttemptRecord => ({
+          deliveryId: row.id,
+          attempt: row.attempts,
+          status: 'delivered',
+          statusCode: 200,
+          error: null,
+          durationMs: 1,
+          at: now,
+          nextAttemptAt: null,
+        }),
+      ),
+    );
+    return claimed.length;
+  }
+
+  it('claims and records by key, not by reading the table', async () => {
+    const { db } = database;
+    const events = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ event: 'payment.confirmed', payload: { i } }));
+    // While the table is small, on the same pooled connection, more often than Postgres needs
+    // before it settles on a generic plan.
+    for (let run = 0; run < 12; run++) {
+      await enqueue(db, new Date(), [webhookId], events(3));
+      expect(await sendDue(db, new Date())).toBe(3);
+    }
+    // The table grows (delivered rows, as a running service leaves them), with no ANALYZE.
+    await db.execute(sql`
+      insert into webhook_deliveries (id, webhook_id, event, body, status, next_attempt_at, created_at)
+      select 'old_' || g, ${webhookId}, 'payment.confirmed', '{}', 'delivered', now(), now()
+      from generate_series(1, ${LARGE}) g`);
+    await enqueue(db, new Date(), [webhookId], events(50));
+
+    await db.transaction(async (tx) => {
+      // This backend's counts not yet flushed to the shared statistics: read before and after.
+      const scans = async () => {
+        const [row] = await queryRows<{ seq_scan: string; idx_scan: string }>(
+          tx,
+          sql`select seq_scan, idx_scan from pg_stat_xact_user_tables where relname = 'webhook_deliveries'`,
+        );
+        return { seq: Number(row?.seq_scan ?? 0), idx: Number(row?.idx_scan ?? 0) };
+      };
+      const before = await scans();
+      expect(await sendDue(tx, new Date())).toBe(50);
+      const after = await scans();
+      expect(after.seq - before.seq).toBe(0);
+      expect(after.idx - before.idx).toBeGreaterThan(0);
+    });
+  });
+});
