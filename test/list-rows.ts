@@ -79,7 +79,8 @@ export async function loadListRows(
       case when i % 50 = 0 then 'USD' when i % 10 = 0 then 'DAI-base' else 'USDC-base' end,
       case when i % 10 = 0 and i % 50 <> 0 then 'DAI-base' else 'USDC-base' end,
       1000000, ${payee}, 'order-' || i, lpad(to_hex(i), 16, '0'), lpad(to_hex(i), 16, '0'),
-      null, 'paid', ${at()}
+      -- Unique per network, as keccak256 of the reference is (Postgres cannot compute that).
+      '0x' || lpad(to_hex(i), 64, '0'), 'paid', ${at()}
     from generate_series(${from}::int, ${to}::int) i`);
   await db.execute(sql`
     insert into payments (account_id, request_row_id, network, tx_hash, log_index, block_number,

@@ -341,6 +341,11 @@ export const requests = pgTable(
     uniqueIndex().on(t.requestId),
     // keccak256 of the reference: unique per network as the reference is, one index for both.
     uniqueIndex().on(t.network, t.referenceTopic),
+    // The rows the start-up backfill (src/db/migrate.ts) looks for: none once it has run, so
+    // each start reads an empty index, not the table; new rows never enter it.
+    index('requests_missing_reference_topic_index')
+      .on(t.id)
+      .where(sql`${t.referenceTopic} is null`),
     index().on(t.securePaymentId),
     // Indexes on columns most requests leave null are partial: a request written without
     // them (a link's, made with an API key) updates three indexes fewer.

@@ -2,6 +2,7 @@ import { eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { encodeCursor, type KeysetPosition } from '../../src/db/keyset.ts';
+import { missingReferenceTopics } from '../../src/db/migrate.ts';
 import { clientIds } from '../../src/db/schema.ts';
 import type { CallerScope } from '../../src/http/principal.ts';
 import { buildPaymentSearch, type SearchQuery } from '../../src/payments-search/search.ts';
@@ -188,6 +189,19 @@ describe.runIf(source.kind === 'postgres')('list plans at 100,000 rows', () => {
     for (const name of [{ id }, { reference }, { id, reference }]) {
       expect(await problems(originalCandidates(t.db, scope.accountId, name))).toEqual([]);
     }
+  });
+
+  it('the start-up backfill of reference topics reads its empty index, not the requests', async () => {
+    const query = missingReferenceTopics(t.db);
+    expect(await problems(query)).toEqual([]);
+    // Not a full scan of another index either: the partial one holds only rows to backfill.
+    const [row] = await queryRows<{ 'QUERY PLAN': readonly { Plan: { 'Index Name'?: string } }[] }>(
+      t.db,
+      sql`explain (format json) ${query}`,
+    );
+    expect(row?.['QUERY PLAN'][0]?.Plan['Index Name']).toBe(
+      'requests_missing_reference_topic_index',
+    );
   });
 
   it('the EXPLAIN check itself fails on a sequential scan and on a large sort', async () => {

@@ -1,0 +1,1 @@
+CREATE INDEX "requests_missing_reference_topic_index" ON "requests" USING btree ("id") WHERE "requests"."reference_topic" is null;
