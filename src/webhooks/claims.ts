@@ -6,8 +6,9 @@ import { webhookDeliveries } from '../db/schema.ts';
 /**
  * The dispatcher's statements: a claim of due deliveries that brings their endpoints along, and
  * the record of a batch of attempts. One statement each, the same text whatever the batch's
- * size (rows travel as one parameter), planned at each run (`batchStatement`): the outbox
- * starts empty and grows, and a plan kept from its first minutes would read all of it.
+ * size (rows travel as parameters, not as statement text), planned at each run
+ * (`batchStatement`): the outbox starts empty and grows, and a plan kept from its first minutes
+ * would read all of it.
  */
 
 /** A claimed delivery with what sending it needs from its endpoint. */
@@ -108,9 +109,9 @@ const recordStatement = batchStatement(
 /**
  * Writes attempts to the log and their outcome to the deliveries, in one statement (so both or
  * neither). An attempt already logged (the same statement retried after a commit it did not
- * hear of) is logged once. The rows travel as one JSON array: one parameter whatever the
- * batch's size, serialised natively rather than element by element, and no enum array (which
- * PGlite cannot send on a data dir it opened before the migrations created the enum). Until it
+ * hear of) is logged once. The attempts travel as one JSON array, serialised natively rather
+ * than element by element, and no enum array (which PGlite cannot send on a data dir it opened
+ * before the migrations created the enum); their ids travel again as a text array. Until it
  * runs the rows keep their leases: a crash before it means a resend (at least once), never a
  * lost delivery.
  */
@@ -120,8 +121,9 @@ export async function recordAttempts(
 ): Promise<void> {
   if (attempts.length === 0) return;
   await recordStatement(db, {
-    // The ids again, as an array: its length is what the planner counts, so it finds the rows
-    // by key (it takes the JSON for a hundred rows, and a small table for less than that).
+    // The ids again, as an array, whose length the planner reads: it then finds the rows by
+    // key. From the JSON alone it assumes a hundred rows, and on an outbox of some thousands
+    // it chose to read the whole table and hash them.
     ids: attempts.map((a) => a.deliveryId),
     attempts: JSON.stringify(
       attempts.map((a) => ({
