@@ -30,6 +30,11 @@ const REFILL = 3 * CONCURRENCY;
  * eight timeouts before its own attempt starts.
  */
 const LEASE_TIMEOUTS = (REFILL + CLAIM) / CONCURRENCY + 1;
+/**
+ * While sends are out, finished attempts are recorded once this many wait (or after
+ * `RECORD_WAIT_MS`): a statement costs a round trip, a plan and a commit whatever its size.
+ */
+const RECORD_BATCH = CLAIM;
 /** Finished attempts wait this long at most for others to be recorded with. */
 const RECORD_WAIT_MS = 20;
 const LEASE_MARGIN_MS = 30_000;
@@ -228,8 +233,8 @@ export function createDispatcher(deps: {
   let recordTimer: NodeJS.Timeout | undefined;
   const record = () => {
     if (recording || finished.length === 0) return settleIdle();
-    // While sends are still out, wait for a round's worth (or a moment): fewer, larger writes.
-    if (inFlight > 0 && finished.length < CONCURRENCY) {
+    // While sends are still out, wait for a batch (or a moment): fewer, larger writes.
+    if (inFlight > 0 && finished.length < RECORD_BATCH) {
       recordTimer ??= setTimeout(() => {
         recordTimer = undefined;
         record();
