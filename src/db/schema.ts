@@ -699,7 +699,11 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index().on(t.status, t.nextAttemptAt),
+    // The queue: only pending rows, which claims take oldest first. A delivered or failed row
+    // leaves it, and its record writes no entry here.
+    index('webhook_deliveries_pending_index')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} = 'pending'`),
     // The delivery log pages newest first by id (a ULID, so in creation order).
     index().on(t.webhookId, t.id),
     index().on(t.paymentId),
