@@ -36,6 +36,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 // V8 a second in (perf: an eighth of its CPU in the optimising compiler then, under 1 % after
 // ten), and a steady state is what the ratios compare. Baselines warm up alike.
 const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 3);
+/** Slices each paired measurement alternates in. */
+const SLICES = 5;
 const BARE = new URL('./bare-server.ts', import.meta.url).pathname;
 const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
@@ -116,40 +118,75 @@ interface Load {
   readonly statuses: Record<string, number>;
 }
 
-async function load(
-  url: string,
-  options: { method?: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string> } & {
-    connections?: number;
-    seconds?: number;
-  } = {},
-): Promise<Load> {
-  const run = (seconds: number) =>
-    autocannon({
-      url,
-      method: options.method ?? 'GET',
-      connections: options.connections ?? 10,
-      duration: seconds,
-      headers: {
-        ...(options.body !== undefined && { 'content-type': 'application/json' }),
-        ...options.headers,
-      },
-      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
-    });
-  await run(WARM_SECONDS);
-  const result = await run(options.seconds ?? SECONDS);
+interface Target {
+  readonly url: string;
+  readonly method?: 'GET' | 'POST';
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  readonly connections?: number;
+}
+
+/** One autocannon run of `seconds` against `target`. */
+function run(target: Target, seconds: number) {
+  return autocannon({
+    url: target.url,
+    method: target.method ?? 'GET',
+    connections: target.connections ?? 10,
+    duration: seconds,
+    headers: {
+      ...(target.body !== undefined && { 'content-type': 'application/json' }),
+      ...target.headers,
+    },
+    ...(target.body !== undefined && { body: JSON.stringify(target.body) }),
+  });
+}
+
+/** Runs taken as one: requests over time, the worst slice's p99 and slowest answer. */
+function merge(results: readonly autocannon.Result[]): Load {
   const statuses: Record<string, number> = {};
-  for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) {
-    statuses[code] = (count as { count: number }).count;
+  let requests = 0;
+  let seconds = 0;
+  let errors = 0;
+  for (const result of results) {
+    requests += result.requests.total;
+    seconds += result.duration;
+    errors += result.errors + result.timeouts;
+    for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) {
+      statuses[code] = (statuses[code] ?? 0) + (count as { count: number }).count;
+    }
   }
-  if (result.errors > 0 || result.timeouts > 0) {
-    statuses.errors = result.errors + result.timeouts;
-  }
+  if (errors > 0) statuses.errors = errors;
   return {
-    rate: result.requests.average,
-    p99: result.latency.p99,
-    max: result.latency.max,
+    rate: requests / seconds,
+    p99: Math.max(...results.map((result) => result.latency.p99)),
+    max: Math.max(...results.map((result) => result.latency.max)),
     statuses,
   };
+}
+
+/** One load after a warm-up of its own (for rows with no baseline to alternate with). */
+async function load(target: Target, seconds = SECONDS): Promise<Load> {
+  await run(target, WARM_SECONDS);
+  return merge([await run(target, seconds)]);
+}
+
+/**
+ * payreq and its baseline, each warmed up, then measured in alternating slices (A B B A A B …)
+ * for `SECONDS` each: the machine's speed drifts over tens of seconds (the bare route's rate
+ * moved from 39k to 66k a second between runs while payreq's held), and measured one after the
+ * other the two would each catch a different part of the drift.
+ */
+async function paired(payreq: Target, baseline: Target): Promise<[Load, Load]> {
+  await run(payreq, WARM_SECONDS);
+  await run(baseline, WARM_SECONDS);
+  const slices: [autocannon.Result[], autocannon.Result[]] = [[], []];
+  for (let slice = 0; slice < SLICES; slice++) {
+    const order = slice % 2 === 0 ? [0, 1] : [1, 0];
+    for (const which of order) {
+      slices[which as 0 | 1].push(await run(which === 0 ? payreq : baseline, SECONDS / SLICES));
+    }
+  }
+  return [merge(slices[0]), merge(slices[1])];
 }
 
 const statusNote = (load: Load) =>
@@ -213,13 +250,11 @@ try {
       throw new Error(`creating a link: ${first.status} ${await first.text()}`);
     const link = (await first.json()) as { token: string };
 
-    const create = await load(`${api}/v2/secure-payments`, {
-      method: 'POST',
-      headers: key,
-      body: linkBody,
-    });
+    const [create, insert] = await paired(
+      { url: `${api}/v2/secure-payments`, method: 'POST', headers: key, body: linkBody },
+      { url: `${base}/insert`, method: 'POST', body: linkBody },
+    );
     expectOnly(create, '201', 'POST /v2/secure-payments');
-    const insert = await load(`${base}/insert`, { method: 'POST', body: linkBody });
     rows.push({
       bench: 'http',
       name: 'POST /v2/secure-payments, Postgres, c=10',
@@ -237,9 +272,11 @@ try {
       goal: { op: '<=', limit: 25 },
     });
 
-    const view = await load(`${api}/v2/secure-payments/${link.token}`, { headers: key });
+    const [view, select] = await paired(
+      { url: `${api}/v2/secure-payments/${link.token}`, headers: key },
+      { url: `${base}/select/seed` },
+    );
     expectOnly(view, '200', 'GET /v2/secure-payments/{token}');
-    const select = await load(`${base}/select/seed`);
     rows.push({
       bench: 'http',
       name: 'GET /v2/secure-payments/{token}, Postgres',
@@ -249,11 +286,11 @@ try {
       goal: { op: '>=', limit: 0.5 },
     });
 
-    const pay = await load(`${api}/v2/secure-payments/${link.token}/pay?wallet=${payer}`, {
-      headers: key,
-    });
+    const [pay, selectCall] = await paired(
+      { url: `${api}/v2/secure-payments/${link.token}/pay?wallet=${payer}`, headers: key },
+      { url: `${base}/select-call/seed` },
+    );
     expectOnly(pay, '200', 'GET /v2/secure-payments/{token}/pay');
-    const selectCall = await load(`${base}/select-call/seed`);
     rows.push({
       bench: 'http',
       name: 'GET /v2/secure-payments/{token}/pay?wallet=, Postgres',
@@ -263,9 +300,11 @@ try {
       goal: { op: '>=', limit: 0.4 },
     });
 
-    const currencies = await load(`${api}/v2/currencies?network=base`, { headers: key });
+    const [currencies, bareRoute] = await paired(
+      { url: `${api}/v2/currencies?network=base`, headers: key },
+      { url: `${base}/bare` },
+    );
     expectOnly(currencies, '200', 'GET /v2/currencies');
-    const bareRoute = await load(`${base}/bare`);
     rows.push({
       bench: 'http',
       name: 'GET /v2/currencies (API key, nothing else read)',
@@ -345,19 +384,25 @@ try {
     const embeddedBody = {
       requests: [{ destinationId: embeddedTenant.destinationId, amount: '12.5' }],
     };
-    const burst = await load(`http://127.0.0.1:${pglite.port}/v2/secure-payments`, {
-      method: 'POST',
-      headers: { 'x-api-key': embeddedTenant.apiKey },
-      body: embeddedBody,
-      connections: 100,
-      seconds: SECONDS * 2,
-    });
-    const bareBurst = await load(`http://127.0.0.1:${barePglite.port}/insert`, {
-      method: 'POST',
-      body: embeddedBody,
-      connections: 100,
-      seconds: SECONDS * 2,
-    });
+    const burst = await load(
+      {
+        url: `http://127.0.0.1:${pglite.port}/v2/secure-payments`,
+        method: 'POST',
+        headers: { 'x-api-key': embeddedTenant.apiKey },
+        body: embeddedBody,
+        connections: 100,
+      },
+      SECONDS * 2,
+    );
+    const bareBurst = await load(
+      {
+        url: `http://127.0.0.1:${barePglite.port}/insert`,
+        method: 'POST',
+        body: embeddedBody,
+        connections: 100,
+      },
+      SECONDS * 2,
+    );
     const served = burst.statuses['201'] ?? 0;
     const refused = burst.statuses['503'] ?? 0;
     rows.push({
