@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { decodeTime, isValid } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { ulid } from './ulid.ts';
+import { encodeRandom, ulid } from './ulid.ts';
 
 describe('ulid', () => {
   it('writes the time in the first 10 characters, as the ulid package reads it', () => {
@@ -31,5 +32,30 @@ describe('ulid', () => {
     // repeated pool would push some symbols far off.
     expect(counts.size).toBe(32);
     for (const count of counts.values()) expect(Math.abs(count - 25_000)).toBeLessThan(1_500);
+  });
+
+  it('writes 10 random bytes as their 80 bits, 5 at a time, most significant first', () => {
+    const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+    const reference = (bytes: Uint8Array) => {
+      let bits = BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
+      let text = '';
+      for (let i = 0; i < 16; i++) {
+        text = alphabet[Number(bits & 31n)] + text;
+        bits >>= 5n;
+      }
+      return text;
+    };
+    const samples = [
+      new Uint8Array(10),
+      new Uint8Array(10).fill(255),
+      Uint8Array.from([1, 2, 4, 8, 16, 32, 64, 128, 3, 7]),
+      ...Array.from({ length: 200 }, () => Uint8Array.from(randomBytes(10))),
+    ];
+    for (const bytes of samples) {
+      const padded = new Uint8Array(13);
+      padded.set(bytes, 3);
+      expect(encodeRandom(padded, 3)).toBe(reference(bytes));
+    }
+    expect(encodeRandom(new Uint8Array(10).fill(255), 0)).toBe('Z'.repeat(16));
   });
 });
