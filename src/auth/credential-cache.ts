@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { MaybePromise } from '../maybe.ts';
 
 /**
  * What the credential hook looked up, kept for a short while so that a busy caller costs one
@@ -18,8 +19,11 @@ export const CREDENTIAL_CACHE_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
 export interface CredentialCache {
-  /** `load()`'s answer for `key`, from the cache while fresh; kept only when `keep` says. */
-  get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): Promise<T>;
+  /**
+   * `load()`'s answer for `key`, from the cache while fresh (at once, without a promise: the
+   * credential hook runs on every request); kept only when `keep` says.
+   */
+  get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): MaybePromise<T>;
 }
 
 /** Changes made in this process so far: an entry stored before the latest change is stale. */
@@ -53,7 +57,7 @@ export function createCredentialCache(deps: {
   const entries = new Map<string, { value: unknown; until: number }>();
   let seen = changes;
   return {
-    async get(key, load, keep) {
+    get(key, load, keep) {
       if (seen !== changes) {
         entries.clear();
         seen = changes;
@@ -64,15 +68,16 @@ export function createCredentialCache(deps: {
       if (hit) entries.delete(key);
       // A lookup that started before a change must not keep what it read before it.
       const started = changes;
-      const value = await load();
-      if (keep(value) && started === changes) {
-        if (entries.size >= MAX_ENTRIES) {
-          const oldest = entries.keys().next().value;
-          if (oldest !== undefined) entries.delete(oldest);
+      return load().then((value) => {
+        if (keep(value) && started === changes) {
+          if (entries.size >= MAX_ENTRIES) {
+            const oldest = entries.keys().next().value;
+            if (oldest !== undefined) entries.delete(oldest);
+          }
+          entries.set(key, { value, until: now + ttlMs });
         }
-        entries.set(key, { value, until: now + ttlMs });
-      }
-      return value;
+        return value;
+      });
     },
   };
 }

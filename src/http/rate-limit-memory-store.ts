@@ -69,7 +69,10 @@ class Times {
   }
 }
 
-/** One process's logs. Sweeping runs on hits, so an idle limiter holds no timer. */
+/**
+ * One process's logs. Sweeping runs on hits, so an idle limiter holds no timer. A hit is
+ * answered at once, without a promise: it runs on every request.
+ */
 export function createMemoryStore(deps: { clock: Clock; maxKeys?: number }): MemoryStore {
   const maxKeys = deps.maxKeys ?? MEMORY_MAX_KEYS;
   // Re-inserted on every hit, so the first entries are the least recently seen.
@@ -82,7 +85,7 @@ export function createMemoryStore(deps: { clock: Clock; maxKeys?: number }): Mem
     nextSweepAt = now + MEMORY_SWEEP_INTERVAL_MS;
   };
   return {
-    async hit({ key, now, limit, windowMs, blockMs, peek }) {
+    hit({ key, now, limit, windowMs, blockMs, peek }) {
       if (now >= nextSweepAt) sweep(now);
       const blockedUntil = blocks.get(key);
       if (blockedUntil !== undefined && blockedUntil > now) {

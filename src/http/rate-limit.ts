@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
+import type { MaybePromise } from '../maybe.ts';
 import type { RateLimits } from './budgets.ts';
 import { createMemoryStore } from './rate-limit-memory-store.ts';
 
@@ -38,11 +39,12 @@ export interface HitResult {
   readonly blocked: boolean;
 }
 
+/** Answers are ready at once from the memory store, and a promise from Redis. */
 export interface RateLimiter {
   /** `blockMs`: block the key that long once it is refused `limit` times within a window. */
-  hit(key: string, limit: number, windowMs: number, blockMs?: number): Promise<HitResult>;
+  hit(key: string, limit: number, windowMs: number, blockMs?: number): MaybePromise<HitResult>;
   /** Whether a hit would be allowed now, counting nothing. */
-  peek(key: string, limit: number, windowMs: number): Promise<HitResult>;
+  peek(key: string, limit: number, windowMs: number): MaybePromise<HitResult>;
   close(): Promise<void>;
 }
 
@@ -64,7 +66,7 @@ export interface LogHit {
 }
 
 export interface LogStore {
-  hit(hit: LogHit): Promise<HitResult>;
+  hit(hit: LogHit): MaybePromise<HitResult>;
   close(): Promise<void>;
 }
 

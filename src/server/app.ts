@@ -132,8 +132,10 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const usage = createUsageRecorder({ db, clock: deps.clock, logger: deps.logger });
   const credentials = createCredentialCache({ clock: deps.clock });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // The hooks every request runs are callback-style where they never wait: no promise each.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
   // While closing, answers end their keep-alive connection: Fastify closes only connections
   // idle at the moment it starts closing, and one busy then would otherwise hold the process
@@ -142,8 +144,9 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   installErrorHandling(app);
   installHttpGuards(app);

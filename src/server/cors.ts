@@ -87,7 +87,8 @@ export async function installCors(
   await app.register(cors, {
     hook: 'onRequest',
     // A preflight without a grant is a route we do not serve to browsers: 404.
-    delegator: async (request: FastifyRequest) => options(request),
+    // Callback-style: no promise per request.
+    delegator: (request: FastifyRequest, callback) => callback(null, options(request)),
   });
 }
 

@@ -15,6 +15,7 @@ import {
   type Principal,
   requestOrigin,
 } from '../http/principal.ts';
+import { andThen, type MaybePromise, settle } from '../maybe.ts';
 import { checkOrchestratorKey, isLinked } from '../orchestrators/orchestrators.ts';
 
 interface Presented {
@@ -51,11 +52,14 @@ declare module 'fastify' {
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('credentialError', null);
-  app.addHook('onRequest', async (request) => {
+  // Callback-style, so a caller whose credential is cached passes without a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     const accepted = request.routeOptions.config.auth;
-    if (accepted === undefined) return;
-    try {
-      const principal = await authenticate(deps, accepted, presentedCredentials(request));
+    if (accepted === undefined) return done();
+    const refuse = (error: unknown) => {
+      request.credentialError = error;
+    };
+    const admit = (principal: Principal) => {
       if (
         principal.kind === 'clientId' &&
         principal.clientId.firstParty &&
@@ -67,15 +71,24 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
         );
       }
       request.principal = principal;
-    } catch (error) {
-      request.credentialError = error;
-    }
+    };
+    settle(done, () => {
+      try {
+        const resolved = andThen(
+          authenticate(deps, accepted, presentedCredentials(request)),
+          admit,
+        );
+        return resolved instanceof Promise ? resolved.catch(refuse) : resolved;
+      } catch (error) {
+        refuse(error);
+      }
+    });
   });
 }
 
 export function installAuthGate(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    if (request.credentialError !== null) throw request.credentialError;
+  app.addHook('onRequest', (request, _reply, done) => {
+    done((request.credentialError ?? undefined) as Error | undefined);
   });
 }
 
@@ -113,11 +126,11 @@ function presentedKinds(p: Presented): CredentialKind[] {
   return kinds;
 }
 
-async function authenticate(
+function authenticate(
   deps: AuthDeps,
   accepted: readonly CredentialKind[],
   presented: Presented,
-): Promise<Principal> {
+): MaybePromise<Principal> {
   const sent = presentedKinds(presented);
   if (sent.length === 0) {
     throw new AppError(
@@ -130,41 +143,57 @@ async function authenticate(
     // Validate what was sent first, so a bad credential still answers 401, not 403; a refused
     // one is not recorded as used.
     const first = sent[0] as CredentialKind;
-    await resolve({ ...deps, usage: { touch: () => {}, flush: async () => {} } }, first, presented);
-    throw new AppError(
-      'credential_not_accepted',
-      `This endpoint does not accept ${CREDENTIAL_HEADERS[first]}; use ${accepted.map((k) => CREDENTIAL_HEADERS[k]).join(' or ')}`,
-    );
+    const unrecorded = { ...deps, usage: { touch: () => {}, flush: async () => {} } };
+    return andThen(resolve(unrecorded, first, presented), () => {
+      throw new AppError(
+        'credential_not_accepted',
+        `This endpoint does not accept ${CREDENTIAL_HEADERS[first]}; use ${accepted.map((k) => CREDENTIAL_HEADERS[k]).join(' or ')}`,
+      );
+    });
   }
   return resolve(deps, chosen, presented);
 }
 
-async function resolve(
+/** Cached API keys and client IDs resolve at once; the rest wait for the database. */
+function resolve(
   deps: AuthDeps,
   kind: CredentialKind,
   presented: Presented,
-): Promise<Principal> {
+): MaybePromise<Principal> {
   switch (kind) {
     case 'apiKey': {
       const presentedKey = presented.apiKey ?? '';
-      const check = await deps.credentials.get(
+      const check = deps.credentials.get(
         `apiKey:${digestSecret(presentedKey)}`,
         () => checkApiKey(deps.db, presentedKey),
         (found) => found.status === 'valid',
       );
-      if (check.status === 'unknown') throw new AppError('invalid_api_key', 'Invalid API key');
-      if (check.status === 'revoked') {
-        throw new AppError('revoked_api_key', 'API key has been revoked');
-      }
-      deps.usage.touch('apiKey', check.id);
-      return { kind: 'apiKey', accountId: check.accountId, apiKeyId: check.id };
+      return andThen(check, (found): Principal => {
+        if (found.status === 'unknown') throw new AppError('invalid_api_key', 'Invalid API key');
+        if (found.status === 'revoked') {
+          throw new AppError('revoked_api_key', 'API key has been revoked');
+        }
+        deps.usage.touch('apiKey', found.id);
+        return { kind: 'apiKey', accountId: found.accountId, apiKeyId: found.id };
+      });
     }
-    case 'clientId': {
-      const clientId = await usableClientId(deps, presented.clientId ?? '');
-      checkOrigin(clientId, presented.origin);
-      deps.usage.touch('clientId', clientId.id);
-      return { kind: 'clientId', accountId: clientId.accountId, clientId };
-    }
+    case 'clientId':
+      return andThen(usableClientId(deps, presented.clientId ?? ''), (clientId): Principal => {
+        checkOrigin(clientId, presented.origin);
+        deps.usage.touch('clientId', clientId.id);
+        return { kind: 'clientId', accountId: clientId.accountId, clientId };
+      });
+    default:
+      return resolveAfterLookup(deps, kind, presented);
+  }
+}
+
+async function resolveAfterLookup(
+  deps: AuthDeps,
+  kind: 'orchestratorKey' | 'orchestratorPair' | 'session',
+  presented: Presented,
+): Promise<Principal> {
+  switch (kind) {
     case 'orchestratorKey': {
       const orchestratorId = await orchestratorOf(
         deps.db,
@@ -205,12 +234,16 @@ async function resolve(
   }
 }
 
-async function usableClientId(deps: AuthDeps, value: string): Promise<ClientIdRow> {
-  const clientId = await deps.credentials.get(
+function usableClientId(deps: AuthDeps, value: string): MaybePromise<ClientIdRow> {
+  const found = deps.credentials.get(
     `clientId:${value}`,
     () => findClientId(deps.db, value),
-    (found) => found !== null,
+    (row) => row !== null,
   );
+  return andThen(found, usable);
+}
+
+function usable(clientId: ClientIdRow | null): ClientIdRow {
   if (clientId === null) throw new AppError('invalid_client_id', 'Invalid client ID');
   switch (clientId.status) {
     // Known but refused for good: 403, the reference's "revoked/restricted Client ID", alone or

@@ -152,14 +152,13 @@ export function clientErrorHandler(
  * than `100-continue`, and `CONNECT` (no tunnels here).
  */
 export function installHttpGuards(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    if (
-      request.raw.httpVersionMajor === 1 &&
-      request.raw.httpVersionMinor >= 1 &&
-      !request.headers.host
-    ) {
-      throw new AppError('bad_request', 'Host header is required');
-    }
+  app.addHook('onRequest', (request, _reply, done) => {
+    const http11 = request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1;
+    done(
+      http11 && !request.headers.host
+        ? new AppError('bad_request', 'Host header is required')
+        : undefined,
+    );
   });
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     sendRawEnvelope(

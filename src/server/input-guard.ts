@@ -16,12 +16,12 @@ export const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired U
 const MAX_DEPTH = 64;
 
 export function installInputGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const errors: FieldError[] = [];
     findUnstorable(request.params, '', errors, 0);
     findUnstorable(request.query, '', errors, 0);
     findUnstorable(request.body, '', errors, 0);
-    if (errors.length > 0) throw new ValidationError(errors.slice(0, 20));
+    done(errors.length > 0 ? new ValidationError(errors.slice(0, 20)) : undefined);
   });
 }
 

@@ -8,6 +8,7 @@ import {
   type RateLimitOptions,
   rateLimitHeaders,
 } from '../http/rate-limit.ts';
+import { andThen, settle } from '../maybe.ts';
 
 /**
  * Budgets every authenticated request, and unauthenticated `/v1/auth/*` per IP (a brute-force
@@ -25,19 +26,22 @@ export function installRateLimit(
   options: RateLimitOptions = {},
 ): void {
   const limits: RateLimits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
-  app.addHook('onRequest', async (request, reply) => {
-    const budget = budgetOf(request, limits);
-    if (budget === null) return;
-    const result = await limiter.hit(
-      budget.key,
-      budget.limit,
-      RATE_LIMIT_WINDOW_MS,
-      budget.blocks ? BREACH_BLOCK_MS : undefined,
-    );
-    const headers = rateLimitHeaders(budget.limit, result);
-    if (!result.allowed) throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
-    reply.headers(headers);
-  });
+  app.addHook('onRequest', (request, reply, done) =>
+    settle(done, () => {
+      const budget = budgetOf(request, limits);
+      if (budget === null) return;
+      const blockMs = budget.blocks ? BREACH_BLOCK_MS : undefined;
+      return andThen(
+        limiter.hit(budget.key, budget.limit, RATE_LIMIT_WINDOW_MS, blockMs),
+        (result) => {
+          const headers = rateLimitHeaders(budget.limit, result);
+          if (!result.allowed)
+            throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
+          reply.headers(headers);
+        },
+      );
+    }),
+  );
 }
 
 /**
@@ -61,14 +65,16 @@ export function installFailedCredentialLimit(
 ): void {
   const limit = options.limits?.failedCredentials ?? DEFAULT_RATE_LIMITS.failedCredentials;
   const keyOf = (request: FastifyRequest) => `failed-credentials:${request.ip}`;
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config?.auth === undefined) return;
-    const state = await limiter.peek(keyOf(request), limit, RATE_LIMIT_WINDOW_MS);
-    if (!state.allowed) {
-      const headers = rateLimitHeaders(limit, state);
-      throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
-    }
-  });
+  app.addHook('onRequest', (request, _reply, done) =>
+    settle(done, () => {
+      if (request.routeOptions.config?.auth === undefined) return;
+      return andThen(limiter.peek(keyOf(request), limit, RATE_LIMIT_WINDOW_MS), (state) => {
+        if (state.allowed) return;
+        const headers = rateLimitHeaders(limit, state);
+        throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
+      });
+    }),
+  );
   // Counted before the answer leaves, so the caller's next request already sees it.
   app.addHook('onError', async (request, _reply, error) => {
     if (GUESS_CODES.has((error as { code?: unknown }).code as string)) {
