@@ -75,10 +75,12 @@ class Times {
  */
 export function createMemoryStore(deps: { clock: Clock; maxKeys?: number }): MemoryStore {
   const maxKeys = deps.maxKeys ?? MEMORY_MAX_KEYS;
-  // Re-inserted on every hit, so the first entries are the least recently seen.
+  // Moved to the end on every hit, so the first entries are the least recently seen.
   const logs = new Map<string, MemoryLog>();
   const blocks = new Map<string, number>();
   let nextSweepAt = 0;
+  /** The key at the end of `logs`, the most recently seen. */
+  let newest: string | undefined;
   const sweep = (now: number) => {
     for (const [key, log] of logs) if (log.lastHitAt <= now - log.windowMs) logs.delete(key);
     for (const [key, until] of blocks) if (until <= now) blocks.delete(key);
@@ -109,9 +111,15 @@ export function createMemoryStore(deps: { clock: Clock; maxKeys?: number }): Mem
         // forgetting the least recently seen only gives that caller a fresh budget.
         if (logs.size >= maxKeys) logs.delete(logs.keys().next().value ?? '');
         log = { allowed: new Times(), refused: new Times(), windowMs, lastHitAt: now };
+        logs.set(key, log);
+        newest = key;
+      } else if (key !== newest) {
+        // Moved to the end, unless it is there already: a delete and a set on every hit of a
+        // busy caller made the Map rebuild its table every few hits (a microsecond a request).
+        logs.delete(key);
+        logs.set(key, log);
+        newest = key;
       }
-      logs.delete(key);
-      logs.set(key, log);
       log.lastHitAt = now;
       log.windowMs = windowMs;
       log.allowed.prune(now, windowMs);

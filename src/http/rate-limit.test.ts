@@ -109,6 +109,20 @@ describe('memory store', () => {
     expect(await hit('a')).toBe(2);
     expect(await hit('b')).toBe(4);
   });
+
+  it('keeps counting a caller whose log was swept while it was the most recent', async () => {
+    const clock = createTestClock(ON_THE_MINUTE);
+    const store = createMemoryStore({ clock });
+    const hit = async (key: string) =>
+      (await store.hit({ key, now: clock.now().getTime(), limit: 5, windowMs: MINUTE, blockMs: 0 }))
+        .remaining;
+    expect(await hit('a')).toBe(4);
+    expect(await hit('a')).toBe(3);
+    clock.set(new Date(ON_THE_MINUTE.getTime() + MINUTE + MEMORY_SWEEP_INTERVAL_MS));
+    expect(await hit('a')).toBe(4); // swept, then counted afresh
+    expect(store.size()).toBe(1);
+    expect(await hit('a')).toBe(3);
+  });
 });
 
 /** A TCP relay to the local Redis that a test can cut and restore, as a network fault would. */
