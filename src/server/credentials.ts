@@ -15,7 +15,7 @@ import {
   type Principal,
   requestOrigin,
 } from '../http/principal.ts';
-import { andThen, type MaybePromise, settle } from '../maybe.ts';
+import { andThen, type MaybePromise } from '../maybe.ts';
 import { checkOrchestratorKey, isLinked } from '../orchestrators/orchestrators.ts';
 
 interface Presented {
@@ -72,17 +72,22 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
       }
       request.principal = principal;
     };
-    settle(done, () => {
-      try {
-        const resolved = andThen(
-          authenticate(deps, accepted, presentedCredentials(request)),
-          admit,
-        );
-        return resolved instanceof Promise ? resolved.catch(refuse) : resolved;
-      } catch (error) {
+    // A refusal is not the hook's error: it waits on the request for the gate.
+    let outcome: MaybePromise<void>;
+    try {
+      outcome = andThen(authenticate(deps, accepted, presentedCredentials(request)), admit);
+    } catch (error) {
+      refuse(error);
+      return done();
+    }
+    if (!(outcome instanceof Promise)) return done();
+    outcome.then(
+      () => done(),
+      (error: unknown) => {
         refuse(error);
-      }
-    });
+        done();
+      },
+    );
   });
 }
 
