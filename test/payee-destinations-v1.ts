@@ -6,6 +6,7 @@ import { tronMessageHash } from '../src/auth/siwe.ts';
 import { evmToTron } from '../src/chains/tron-address.ts';
 import { clientIds, destinationNonces, payeeDestinations } from '../src/db/schema.ts';
 import { createTestApp, type TestApp } from './app.ts';
+import { addSignedDestination } from './signed-destination.ts';
 
 /**
  * What the tests of the /v1/payee-destination routes share (src/destinations/v1-routes-*.test.ts):
@@ -228,35 +229,6 @@ export async function boundTo(session: Session, id: string): Promise<string | nu
 }
 
 /** The wallet's own EIP-712 signature, then POST /v2/payee-destination with the API key. */
-export async function addViaV2(account: PrivateKeyAccount, apiKey: string, tokenAddress: string) {
-  const headers = { 'x-api-key': apiKey };
-  const search = new URLSearchParams({
-    walletAddress: account.address,
-    action: 'add',
-    tokenAddress,
-    chainId: String(BASE),
-  });
-  const data = await t.app.inject({
-    method: 'GET',
-    url: `/v2/payee-destination/signing-data?${search}`,
-    headers,
-  });
-  expect(data.statusCode, data.body).toBe(200);
-  const { typedData, nonce } = data.json();
-  const signature = await account.signTypedData({
-    ...typedData,
-    message: {
-      ...typedData.message,
-      chainId: BigInt(typedData.message.chainId),
-      expiresAt: BigInt(typedData.message.expiresAt),
-    },
-  });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/v2/payee-destination',
-    headers,
-    payload: { signature, nonce },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json();
+export function addViaV2(account: PrivateKeyAccount, apiKey: string, tokenAddress: string) {
+  return addSignedDestination(t, { 'x-api-key': apiKey }, account, { tokenAddress, chainId: BASE });
 }

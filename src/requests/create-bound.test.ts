@@ -14,6 +14,7 @@ import {
   validationErrors,
   wallet,
 } from '../../test/requests.ts';
+import { addSignedDestination } from '../../test/signed-destination.ts';
 import { requests } from '../db/schema.ts';
 import {
   bindDestination,
@@ -35,29 +36,8 @@ describe('POST /v2/request with a client ID bound to a destination', () => {
     owner: PrivateKeyAccount,
     token: string = local.chain.addresses.usdc,
   ): Promise<string> {
-    const signing = await t.app.inject({
-      method: 'GET',
-      url: `/v2/payee-destination/signing-data?walletAddress=${owner.address}&action=add&tokenAddress=${token}&chainId=8453`,
-      headers: apiKey(tenant),
-    });
-    expect(signing.statusCode, signing.body).toBe(200);
-    const { typedData, nonce } = signing.json();
-    const signature = await owner.signTypedData({
-      ...typedData,
-      message: {
-        ...typedData.message,
-        chainId: BigInt(typedData.message.chainId),
-        expiresAt: BigInt(typedData.message.expiresAt),
-      },
-    });
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/v2/payee-destination',
-      headers: apiKey(tenant),
-      payload: { signature, nonce },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().destinationId;
+    const target = { tokenAddress: token, chainId: 8453 };
+    return (await addSignedDestination(t, apiKey(tenant), owner, target)).destinationId;
   }
 
   it('takes the payee from the bound destination when payee is omitted', async () => {
