@@ -32,7 +32,8 @@ export async function startReceiver(): Promise<Receiver> {
   const refused: Received[] = [];
   let secret: string | null = null;
   const queued: number[] = [];
-  const waiters: (() => void)[] = [];
+  /** Callers of `waitFor`, each woken once `received` holds its count. */
+  const waiters = new Set<{ readonly count: number; readonly wake: () => void }>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -53,7 +54,7 @@ export async function startReceiver(): Promise<Receiver> {
         return;
       }
       received.push(delivery);
-      for (const wake of waiters.splice(0)) wake();
+      for (const waiter of waiters) if (received.length >= waiter.count) waiter.wake();
       response.statusCode = queued.shift() ?? 200;
       response.end('ok');
     });
@@ -68,17 +69,23 @@ export async function startReceiver(): Promise<Receiver> {
     verifyWith: (value) => {
       secret = value;
     },
-    async waitFor(count, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline)
-          throw new Error(`only ${received.length} of ${count} deliveries arrived`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 50);
-        });
-      }
-      return received;
+    waitFor(count, timeoutMs = 10_000) {
+      if (received.length >= count) return Promise.resolve(received);
+      return new Promise<Received[]>((resolve, reject) => {
+        const waiter = {
+          count,
+          wake: () => {
+            waiters.delete(waiter);
+            clearTimeout(timer);
+            resolve(received);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`only ${received.length} of ${count} deliveries arrived`));
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
     },
     close: () =>
       new Promise<void>((resolve) => {
