@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { type Receiver, startReceiver } from '../../test/webhook-receiver.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
+import { queryRows } from '../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
 import { ulid } from '../ulid.ts';
 import { createDispatcher, type Dispatcher } from './dispatcher.ts';
@@ -632,6 +633,35 @@ describe('a running dispatcher', () => {
       release();
       await running.stop();
     }
+  });
+
+  it('records the rounds of sends that finish together in batches, not one statement each', async () => {
+    // Answers in rounds: nothing until 20 requests wait, then all of them at once.
+    const waiting: ServerResponse[] = [];
+    const rounds = await startServer((_request, response) => {
+      waiting.push(response);
+      if (waiting.length === 20) for (const held of waiting.splice(0)) held.writeHead(204).end();
+    });
+    const webhookId = await register(rounds.url, owner);
+    const running = dispatcherFor(t);
+    running.start(3_600_000);
+    try {
+      await deliverMany(webhookId, 100);
+      running.wake();
+      await expect.poll(() => rounds.paths.length, { timeout: 10_000 }).toBe(100);
+    } finally {
+      await running.stop();
+    }
+    const rows = await deliveriesTo(webhookId);
+    expect(rows.every((row) => row.status === 'delivered' && row.lockedUntil === null)).toBe(true);
+    // A row's xmin is the transaction that last wrote it: the statement recording its attempt.
+    // Recorded round by round, these were five statements.
+    const [statements] = await queryRows<{ count: number }>(
+      t.db,
+      sql`select count(distinct xmin::text)::integer as count from webhook_deliveries
+          where webhook_id = ${webhookId}`,
+    );
+    expect(statements?.count).toBeLessThanOrEqual(2);
   });
 
   it('records what was in flight before stop resolves', async () => {

@@ -271,8 +271,10 @@ export function createDispatcher(deps: {
   };
 
   /**
-   * After the sends that finished in this turn of the event loop: record them and refill their
-   * slots together, so their writes leave in one batch rather than one turn each.
+   * After the sends that finished in this turn of the event loop: refill their slots together,
+   * then record. Refilled first, the next sends are out when `record` looks, so it waits for a
+   * batch; the other way round, a round of sends that finished together found none in flight
+   * and was recorded on its own, a statement for every twenty deliveries.
    */
   let scheduled = false;
   const soon = () => {
@@ -280,8 +282,8 @@ export function createDispatcher(deps: {
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      record();
       pump();
+      record();
     });
   };
 
