@@ -88,9 +88,11 @@ export interface AttemptRecord {
 
 const recordStatement = batchStatement(
   sql`with v as (
-        select * from json_to_recordset(${sql.placeholder('attempts')}::json)
+        select id, attempt, status, status_code, error, duration_ms,
+               to_timestamp(at_ms / 1000.0) as at, to_timestamp(next_ms / 1000.0) as next_attempt_at
+        from json_to_recordset(${sql.placeholder('attempts')}::json)
         as v(id text, attempt integer, status text, status_code integer, error text,
-             duration_ms integer, at timestamptz, next_attempt_at timestamptz)),
+             duration_ms integer, at_ms float8, next_ms float8)),
       logged as (
         insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, at)
         select id, attempt, status_code, error, duration_ms, at from v
@@ -103,17 +105,18 @@ const recordStatement = batchStatement(
           delivered_at = case when v.status = 'delivered' then v.at else d.delivered_at end,
           next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at)
       from v
-      where d.id = v.id and d.id = any(${sql.placeholder('ids')}::text[])`,
+      where d.id = v.id and d.id = any(string_to_array(${sql.placeholder('ids')}, ','))`,
 );
 
 /**
  * Writes attempts to the log and their outcome to the deliveries, in one statement (so both or
  * neither). An attempt already logged (the same statement retried after a commit it did not
  * hear of) is logged once. The attempts travel as one JSON array, serialised natively rather
- * than element by element, and no enum array (which PGlite cannot send on a data dir it opened
- * before the migrations created the enum); their ids travel again as a text array. Until it
- * runs the rows keep their leases: a crash before it means a resend (at least once), never a
- * lost delivery.
+ * than element by element, with their times as milliseconds (a Date's JSON is its ISO text,
+ * dearer to write), and no enum array (which PGlite cannot send on a data dir it opened before
+ * the migrations created the enum); their ids travel again, joined by commas (a ULID has none).
+ * Until it runs the rows keep their leases: a crash before it means a resend (at least once),
+ * never a lost delivery.
  */
 export async function recordAttempts(
   db: Database,
@@ -121,10 +124,10 @@ export async function recordAttempts(
 ): Promise<void> {
   if (attempts.length === 0) return;
   await recordStatement(db, {
-    // The ids again, as an array, whose length the planner reads: it then finds the rows by
-    // key. From the JSON alone it assumes a hundred rows, and on an outbox of some thousands
-    // it chose to read the whole table and hash them.
-    ids: attempts.map((a) => a.deliveryId),
+    // The ids again, split into an array whose length the planner reads (the statement is
+    // planned with its values): it then finds the rows by key. From the JSON alone it assumes
+    // a hundred rows, and on an outbox of some thousands it chose to read the whole table.
+    ids: attempts.map((a) => a.deliveryId).join(','),
     attempts: JSON.stringify(
       attempts.map((a) => ({
         id: a.deliveryId,
@@ -133,8 +136,8 @@ export async function recordAttempts(
         status_code: a.statusCode,
         error: a.error === null ? null : storable(a.error),
         duration_ms: a.durationMs,
-        at: a.at,
-        next_attempt_at: a.nextAttemptAt,
+        at_ms: a.at.getTime(),
+        next_ms: a.nextAttemptAt?.getTime() ?? null,
       })),
     ),
   });
