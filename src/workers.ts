@@ -54,7 +54,7 @@ export function createWorkers(deps: {
 }): Workers {
   const db = deps.database.db;
   const dispatcher = createDispatcher({
-    db,
+    db: deps.database.queue,
     clock: deps.clock,
     logger: deps.logger.child({ worker: 'webhooks' }),
     secretBox: deps.secretBox,

@@ -26,6 +26,16 @@ export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {
 
 export interface DatabaseHandle {
   readonly db: Database;
+  /**
+   * The same database for the statements that walk a queue in order (the webhook dispatcher's
+   * claims and records): on Postgres through connections of their own that plan without bitmap
+   * scans. A claim must walk the queue's index: an index scan stops after the rows it takes and
+   * marks the entries of rows already sent as dead, which later scans skip. A bitmap scan reads
+   * every entry the index still holds (until a vacuum) and marks none; planned without
+   * statistics (a new outbox, or a burst after a quiet hour) the planner chose it, and each
+   * claim read more pages than the last. On PGlite, which has one connection, `db` itself.
+   */
+  readonly queue: Database;
   readonly kind: DatabaseKind;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;

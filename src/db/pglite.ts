@@ -102,6 +102,7 @@ export function wrapPglite(pglite: PGlite, onClose: () => void = () => {}): Data
   const db = drizzle({ client: takingTurns(pglite), schema, casing: 'snake_case' });
   return {
     db,
+    queue: db,
     kind: 'pglite',
     engine: { kind: 'pglite', pglite },
     ping: async () => {

@@ -9,24 +9,37 @@ import * as schema from './schema.ts';
  */
 
 const POSTGRES_POOL_SIZE = 10;
+/** The dispatcher's claim and record, and a claim for an endpoint gone dead. */
+const QUEUE_POOL_SIZE = 3;
 
 export function openPostgres(url: string, poolSize = POSTGRES_POOL_SIZE): DatabaseHandle {
-  // A request waits at most this long for a connection, then fails rather than queue forever.
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    connectionTimeoutMillis: 10_000,
-  });
-  // An idle client that loses its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
-  const db = drizzle({ client: pool, schema, casing: 'snake_case' });
+  const pool = openPool(url, poolSize);
+  // `DatabaseHandle.queue` says why. A pool connects on its first query, so a process that
+  // sends no webhooks opens none of these.
+  const queuePool = openPool(url, QUEUE_POOL_SIZE, '-c enable_bitmapscan=off');
   return {
-    db,
+    db: drizzle({ client: pool, schema, casing: 'snake_case' }),
+    queue: drizzle({ client: queuePool, schema, casing: 'snake_case' }),
     kind: 'postgres',
     engine: { kind: 'postgres', pool },
     ping: async () => {
       await pool.query('select 1');
     },
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), queuePool.end()]);
+    },
   };
+}
+
+function openPool(url: string, max: number, options?: string): pg.Pool {
+  // A request waits at most this long for a connection, then fails rather than queue forever.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: 10_000,
+    ...(options !== undefined && { options }),
+  });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  return pool;
 }

@@ -109,4 +109,39 @@ describe.runIf(source.kind === 'postgres')('dispatcher statements on a grown out
       expect(after.hot - before.hot).toBeGreaterThanOrEqual(45);
     });
   });
+  it('walks the queue through its index on the queue connections, with no statistics', async () => {
+    // The table as the test above left it: thousands of rows, none analyzed.
+    await enqueue(
+      database.db,
+      new Date(),
+      [webhookId],
+      [{ event: 'payment.confirmed', payload: {} }],
+    );
+    const plan = async (db: Database) =>
+      (
+        await queryRows<{ 'QUERY PLAN': string }>(
+          db,
+          sql`explain select id from webhook_deliveries
+              where status = 'pending' and next_attempt_at <= now()
+                and (locked_until is null or locked_until <= now())
+              order by next_attempt_at limit 100 for update skip locked`,
+        )
+      )
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+    const [setting] = await queryRows<{ enable_bitmapscan: string }>(
+      database.queue,
+      sql`show enable_bitmapscan`,
+    );
+    expect(setting?.enable_bitmapscan).toBe('off');
+    const walk = await plan(database.queue);
+    expect(walk).toContain('Index Scan using webhook_deliveries_pending_index');
+    expect(walk).not.toContain('Bitmap');
+    // The others plan as before: the lists' searches combine indexes with bitmaps.
+    const [other] = await queryRows<{ enable_bitmapscan: string }>(
+      database.db,
+      sql`show enable_bitmapscan`,
+    );
+    expect(other?.enable_bitmapscan).toBe('on');
+  });
 });

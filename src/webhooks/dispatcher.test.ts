@@ -41,7 +41,7 @@ const closers: (() => Promise<void>)[] = [];
 
 function dispatcherFor(app: TestApp, random: () => number = () => 0.5): Dispatcher {
   return createDispatcher({
-    db: app.db,
+    db: app.database.queue,
     clock: app.clock,
     logger: app.app.log as never,
     secretBox: app.secretBox,
