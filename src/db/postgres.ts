@@ -9,7 +9,7 @@ import * as schema from './schema.ts';
  */
 
 const POSTGRES_POOL_SIZE = 10;
-/** The dispatcher's claim and record, and a claim for an endpoint gone dead. */
+/** The dispatcher's claim, its record, and its failing of a dead endpoint's deliveries. */
 const QUEUE_POOL_SIZE = 3;
 
 export function openPostgres(url: string, poolSize = POSTGRES_POOL_SIZE): DatabaseHandle {
