@@ -34,7 +34,7 @@ export function checkBatchNetworks(
  * BatchConversionPayments (`batchCalldata` says how it is encoded). Plain requests and fiat
  * requests paid at the on-chain rate mix freely. Everything the chain is asked (the payer's
  * balances and allowances, the base fee, the contract's batch fee, and the rate of every
- * conversion, `getConversion` as a single conversion reads it) comes in one Multicall3 round
+ * conversion, `getConversion` as a single conversion reads it) comes in one `eth_call` round
  * trip; without a wallet, only the batch fee and the rates, and nothing at all for a batch
  * without conversions. Each request still emits its own proxy events, so detection is the same
  * as for single payments.

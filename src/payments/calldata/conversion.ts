@@ -140,7 +140,7 @@ export function quoteCall(deps: CalldataDeps, leg: ConversionLeg) {
 
 /**
  * Calldata for a conversion leg, reading the rate (`getConversion`) with the payer's balance
- * and allowance of the conversion proxy in one Multicall3 round trip, or alone without a
+ * and allowance of the conversion proxy in one `eth_call` (`readPayerState`), or alone without a
  * wallet.
  */
 export async function buildConversionCalldata(

@@ -57,7 +57,7 @@ export function allowanceMetadata(
 /**
  * What the payer of `row` must approve now: the payments this schedule has still to make (all
  * of them until it is signed) and its payer's other schedules', against the allowance read
- * from the chain in one Multicall3 round trip.
+ * from the chain in one `eth_call` (`readPayerState`).
  */
 export async function scheduleApproval(
   deps: { readonly db: Database; readonly chains: ChainRegistry; readonly clients: ChainClients },
@@ -87,7 +87,7 @@ export async function scheduleApproval(
   };
 }
 
-/** What the payer of `row` allows its proxy now, read in one Multicall3 round trip. */
+/** What the payer of `row` allows its proxy now, read in one `eth_call` (`readPayerState`). */
 export async function proxyAllowance(
   deps: { readonly chains: ChainRegistry; readonly clients: ChainClients },
   row: RecurringPayoutRow,

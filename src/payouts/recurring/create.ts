@@ -30,7 +30,7 @@ import {
  * `POST /v2/payouts` with `recurrence`: a schedule of `totalPayments` equal payments from
  * `payer` to `payee`, which the payer authorises once by signing the proxy's `SchedulePermit`
  * (contracts.md §4) and funds with one ERC-20 approval of the proxy. Checked in full, then the
- * payer's allowance is read (one Multicall3 round trip), then the schedule and index 1's
+ * payer's allowance is read (one `eth_call`, `readPayerState`), then the schedule and index 1's
  * request are written together: a refusal or an unreadable chain writes nothing.
  *
  * Permit choices: `periodSeconds` is the frequency's shortest gap (`shortestPeriodSeconds`), so
