@@ -1,153 +1,33 @@
-import type { Hex } from 'viem';
-import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/app.ts';
-import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  add,
+  apiKeyOf,
+  BASE,
+  clientIdOf,
+  DAI_BASE,
+  fetchSigningData,
+  getActive,
+  getOne,
+  ID_PATTERN,
+  NONCE_ERROR,
+  post,
+  setupPayeeDestinations,
+  sign,
+  signed,
+  signingData,
+  TRON,
+  t,
+  tenantA,
+  tenantB,
+  USDC_BASE,
+  USDT_TRON,
+  wallet,
+} from '../../test/payee-destinations.ts';
 import { evmToTron } from '../chains/tron-address.ts';
-import { interopChecksum } from './destination-id.ts';
 
-/**
- * The /v2/payee-destination routes over HTTP: a wallet proves it wants to be paid somewhere by
- * signing the EIP-712 typed data of GET /signing-data. Signatures are checked offline, so no
- * chain runs here.
- */
+/** Adding a payee destination: the signing data, then the wallet's signed POST. */
 
-const BASE = 8453;
-const TRON = 728126428;
-const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-const DAI_BASE = '0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb';
-const USDT_TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
-const NONCE_ERROR = 'Nonce is unknown, expired or already used; request new signing data';
-const ID_PATTERN = /^(0x[0-9a-fA-F]{40})@eip155:8453#([0-9A-F]{8}):(0x[0-9a-fA-F]{40})$/;
-
-/** Fixed test keys (0x0101…, 0x0202…); wallet 15 plays the intruder who signs for others. */
-const key = (n: number): Hex => `0x${n.toString(16).padStart(2, '0').repeat(32)}`;
-const wallets = Array.from({ length: 16 }, (_, i) => privateKeyToAccount(key(i + 1)));
-function wallet(n: number): PrivateKeyAccount {
-  const found = wallets[n];
-  if (!found) throw new Error(`no wallet ${n}`);
-  return found;
-}
-
-let t: TestApp;
-let tenantA: Tenant;
-let tenantB: Tenant;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  tenantA = await createTenant(t.db, 'Shop A');
-  tenantB = await createTenant(t.db, 'Shop B');
-});
-afterAll(() => t.close());
-
-type Credentials = Record<string, string>;
-const apiKeyOf = (tenant: Tenant): Credentials => ({ 'x-api-key': tenant.apiKey });
-const clientIdOf = (tenant: Tenant): Credentials => ({ 'x-client-id': tenant.backendClientId });
-
-interface SigningQuery {
-  walletAddress: string;
-  action: 'add' | 'deactivate';
-  tokenAddress?: string;
-  chainId?: number;
-}
-
-function signingData(query: Record<string, string | number>, headers = apiKeyOf(tenantA)) {
-  const search = new URLSearchParams(
-    Object.entries(query).map(([name, value]): [string, string] => [name, String(value)]),
-  );
-  return t.app.inject({
-    method: 'GET',
-    url: `/v2/payee-destination/signing-data?${search}`,
-    headers,
-  });
-}
-
-/** Fetches signing data; the typed data is as the route returns it (numbers, not bigints). */
-async function fetchSigningData(
-  query: SigningQuery,
-  headers = apiKeyOf(tenantA),
-): Promise<{ typedData: TypedDataJson; nonce: string }> {
-  const res = await signingData(
-    { tokenAddress: USDC_BASE, chainId: BASE, ...query } as Record<string, string | number>,
-    headers,
-  );
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
-interface TypedDataJson {
-  domain: { name: string; version: string; chainId: number };
-  types: Record<string, { name: string; type: string }[]>;
-  primaryType: 'PayeeDestination';
-  message: Record<string, unknown> & { chainId: number; expiresAt: number };
-}
-
-/** Signs the typed data as a wallet would, uint256 fields as bigints. */
-function sign(signer: PrivateKeyAccount, typedData: TypedDataJson): Promise<Hex> {
-  return signer.signTypedData({
-    ...typedData,
-    message: {
-      ...typedData.message,
-      chainId: BigInt(typedData.message.chainId),
-      expiresAt: BigInt(typedData.message.expiresAt),
-    },
-  });
-}
-
-/** Fetches signing data and signs it with `signer` (who need not own the wallet). */
-async function signed(
-  signer: PrivateKeyAccount,
-  query: SigningQuery,
-  headers = apiKeyOf(tenantA),
-): Promise<{ signature: Hex; nonce: string }> {
-  const { typedData, nonce } = await fetchSigningData(query, headers);
-  return { signature: await sign(signer, typedData), nonce };
-}
-
-function post(body: object, headers = apiKeyOf(tenantA)) {
-  return t.app.inject({ method: 'POST', url: '/v2/payee-destination', headers, payload: body });
-}
-
-function getOne(destinationId: string, headers = apiKeyOf(tenantA)) {
-  return t.app.inject({
-    method: 'GET',
-    url: `/v2/payee-destination/${encodeURIComponent(destinationId)}`,
-    headers,
-  });
-}
-
-function getActive(walletAddress: string, headers = apiKeyOf(tenantA)) {
-  return t.app.inject({
-    method: 'GET',
-    url: `/v2/payee-destination?walletAddress=${encodeURIComponent(walletAddress)}`,
-    headers,
-  });
-}
-
-function remove(destinationId: string, body: object, headers = apiKeyOf(tenantA)) {
-  return t.app.inject({
-    method: 'DELETE',
-    url: `/v2/payee-destination/${encodeURIComponent(destinationId)}`,
-    headers,
-    payload: body,
-  });
-}
-
-/** Adds the wallet's destination through the signed flow and returns the 201 body. */
-async function add(
-  owner: PrivateKeyAccount,
-  tokenAddress = USDC_BASE,
-  headers = apiKeyOf(tenantA),
-): Promise<Record<string, unknown> & { destinationId: string }> {
-  const body = await signed(
-    owner,
-    { walletAddress: owner.address, action: 'add', tokenAddress },
-    headers,
-  );
-  const res = await post(body, headers);
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json();
-}
+setupPayeeDestinations();
 
 describe('GET /v2/payee-destination/signing-data', () => {
   it('returns EIP-712 typed data with a single-use nonce for base USDC on chain 8453', async () => {
@@ -486,173 +366,3 @@ describe('POST /v2/payee-destination', () => {
     expect(res.json().message).toBe('Signature does not match the wallet address');
   });
 });
-
-describe('GET /v2/payee-destination?walletAddress=', () => {
-  it('finds the active destination whatever the case of an EVM wallet', async () => {
-    const owner = wallet(12);
-    const created = await add(owner);
-    for (const spelling of [owner.address, owner.address.toLowerCase(), upper(owner.address)]) {
-      const res = await getActive(spelling);
-      expect(res.statusCode, spelling).toBe(200);
-      expect(res.json(), spelling).toMatchObject({
-        destinationId: created.destinationId,
-        walletAddress: owner.address,
-      });
-    }
-  });
-
-  it('returns null for a wallet without a destination', async () => {
-    const res = await getActive('0x000000000000000000000000000000000000dEaD');
-    expect(res.statusCode).toBe(200);
-    expect(res.body).toBe('null');
-  });
-
-  it("does not show another account's destination", async () => {
-    const owner = wallet(12);
-    const res = await getActive(owner.address, apiKeyOf(tenantB));
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toBeNull();
-  });
-
-  it('requires walletAddress', async () => {
-    const res = await t.app.inject({
-      method: 'GET',
-      url: '/v2/payee-destination',
-      headers: apiKeyOf(tenantA),
-    });
-    expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ field: 'walletAddress', message: 'is required' }]);
-  });
-});
-
-describe('GET /v2/payee-destination/{destinationId}', () => {
-  it('returns the destination by its URL-encoded id', async () => {
-    const owner = wallet(13);
-    const created = await add(owner);
-    const res = await getOne(created.destinationId);
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual(created);
-  });
-
-  it('accepts the id with a lower-case wallet', async () => {
-    const owner = wallet(13);
-    const created = await add(owner);
-    const res = await getOne(
-      created.destinationId.replace(owner.address, owner.address.toLowerCase()),
-    );
-    expect(res.statusCode).toBe(200);
-    expect(res.json().destinationId).toBe(created.destinationId);
-  });
-
-  it("answers 404 for another account's destination", async () => {
-    const owner = wallet(13);
-    const created = await add(owner);
-    const res = await getOne(created.destinationId, apiKeyOf(tenantB));
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toMatchObject({ message: 'Payee destination not found' });
-  });
-
-  it.each([
-    ['garbage', 'not-a-destination'],
-    ['a wrong checksum', `${wallet(13).address}@eip155:8453#00000000:${USDC_BASE}`],
-    ['a bad wallet', `0x1234@eip155:8453#ABCDEF01:${USDC_BASE}`],
-  ])('answers 400 Invalid destination ID format for %s', async (_case, id) => {
-    const res = await getOne(id);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({
-      message: 'Invalid destination ID format',
-      code: 'invalid_destination_id',
-    });
-  });
-});
-
-describe('DELETE /v2/payee-destination/{destinationId}', () => {
-  it('deactivates with the wallet’s deactivate signature and keeps the record', async () => {
-    const owner = wallet(14);
-    const created = await add(owner);
-    const body = await signed(owner, { walletAddress: owner.address, action: 'deactivate' });
-    const res = await remove(created.destinationId, body);
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ ...created, active: false });
-
-    const kept = await getOne(created.destinationId);
-    expect(kept.statusCode).toBe(200);
-    expect(kept.json().active).toBe(false);
-    expect((await getActive(owner.address)).json()).toBeNull();
-    // The nonce is spent.
-    const again = await remove(created.destinationId, body);
-    expect(again.statusCode).toBe(400);
-    expect(again.json().message).toBe(NONCE_ERROR);
-  });
-
-  it('refuses a signed message that names another destination', async () => {
-    const owner = wallet(14);
-    const created = await add(owner, USDC_BASE);
-    const body = await signed(owner, {
-      walletAddress: owner.address,
-      action: 'deactivate',
-      tokenAddress: DAI_BASE,
-    });
-    const res = await remove(created.destinationId, body);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({
-      message: 'The signed message names another destination',
-      code: 'signature_mismatch',
-    });
-    expect((await getOne(created.destinationId)).json().active).toBe(true);
-  });
-
-  it('refuses an add nonce', async () => {
-    const owner = wallet(14);
-    const created = await add(owner, USDC_BASE);
-    const body = await signed(owner, { walletAddress: owner.address, action: 'add' });
-    const res = await remove(created.destinationId, body);
-    expect(res.statusCode).toBe(400);
-    expect(res.json().message).toBe('This nonce was issued for action add');
-  });
-
-  it('refuses a deactivate signature by another key', async () => {
-    const owner = wallet(14);
-    const created = await add(owner, USDC_BASE);
-    const body = await signed(wallet(15), { walletAddress: owner.address, action: 'deactivate' });
-    const res = await remove(created.destinationId, body);
-    expect(res.statusCode).toBe(400);
-    expect(res.json().message).toBe('Signature does not match the wallet address');
-    expect((await getOne(created.destinationId)).json().active).toBe(true);
-  });
-
-  it('answers 400 for a destination this account does not have', async () => {
-    const owner = wallet(15);
-    const body = await signed(owner, { walletAddress: owner.address, action: 'deactivate' });
-    const unknown = `${owner.address}@eip155:8453#${interopChecksum(owner.address, BASE)}:${USDC_BASE}`;
-    const res = await remove(unknown, body);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ message: 'Payee destination not found' });
-  });
-
-  it("answers 400 for another account's destination", async () => {
-    const owner = wallet(14);
-    const created = await add(owner, USDC_BASE);
-    const body = await signed(
-      owner,
-      { walletAddress: owner.address, action: 'deactivate' },
-      apiKeyOf(tenantB),
-    );
-    const res = await remove(created.destinationId, body, apiKeyOf(tenantB));
-    expect(res.statusCode).toBe(400);
-    expect(res.json().message).toBe('Payee destination not found');
-    expect((await getOne(created.destinationId)).json().active).toBe(true);
-  });
-
-  it('answers 400 Invalid destination ID format for garbage', async () => {
-    const owner = wallet(14);
-    const body = await signed(owner, { walletAddress: owner.address, action: 'deactivate' });
-    const res = await remove('garbage', body);
-    expect(res.statusCode).toBe(400);
-    expect(res.json().message).toBe('Invalid destination ID format');
-  });
-});
-
-function upper(address: string): string {
-  return `0x${address.slice(2).toUpperCase()}`;
-}
