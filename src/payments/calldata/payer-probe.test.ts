@@ -43,6 +43,14 @@ describe('payer probe', () => {
     expect(probeFits([call(4, MAX_PROBE_BYTES / 32 - 2)])).toBe(false);
     expect(() => encodePayerProbe(FUNDER, [call(4, MAX_PROBE_BYTES / 32 - 2)])).toThrow(/EIP-170/);
   });
+
+  it('refuses an address that is not 20 bytes, which would shift the program', () => {
+    const short = '0x1234' as const;
+    expect(() => encodePayerProbe(short, [])).toThrow(/20-byte/);
+    expect(() =>
+      encodePayerProbe(FUNDER, [{ target: short, callData: BALANCE_OF, words: 1 }]),
+    ).toThrow(/20-byte/);
+  });
 });
 
 describe('payer probe on a local chain', () => {

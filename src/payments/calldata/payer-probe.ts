@@ -29,7 +29,11 @@ const CALL_BYTES = 10 + 37 + 7;
 const TAIL_BYTES = 3 + 1 + 3 + 3 + 1;
 
 const push2 = (value: number) => `61${value.toString(16).padStart(4, '0')}`;
-const address = (value: Address) => value.slice(2).toLowerCase();
+/** An address as PUSH20's operand: exactly 20 bytes, or the program would read past it. */
+const address = (value: Address) => {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new Error(`not a 20-byte address: ${value}`);
+  return value.slice(2).toLowerCase();
+};
 
 /** The probe's size in bytes (code and call inputs) and its answer's, to see if it fits. */
 export function probeSize(calls: readonly ProbeCall[]): { code: number; answer: number } {
