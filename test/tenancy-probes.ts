@@ -1,0 +1,281 @@
+import type { Hex } from 'viem';
+
+/**
+ * The tenant isolation matrix (test/e2e/tenancy.test.ts): the credentials each tenant holds, the
+ * objects of A's that a probe names, and for every authenticated route what B must get when
+ * it names them.
+ */
+
+export const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+export const KINDS = [
+  'apiKey',
+  'clientId',
+  'session',
+  'orchestratorKey',
+  'orchestratorPair',
+  /** B's orchestrator key with A's client ID, which is not linked to it. */
+  'foreignPair',
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+export interface Tenant {
+  readonly name: string;
+  readonly accountId: string;
+  readonly wallet: string;
+  readonly walletKey: Hex;
+  readonly orchestratorId: string;
+  readonly headers: Record<Kind, Record<string, string>>;
+  /** The client ID of the `clientId` credential (webhooks registered with it are its own). */
+  readonly clientId: string;
+}
+
+/** A's objects that one probe names. Mutating probes get a fresh set each. */
+export interface Objects {
+  readonly token: string;
+  readonly requestId: string;
+  /** The original of A's recurring request (the only kind PATCH /v2/request changes). */
+  readonly recurringRequestId: string;
+  /** Two of A's pending payout links, to merge. */
+  readonly payoutTokens: readonly string[];
+  /** A's multicall payout of two other payout links. */
+  readonly multicallToken: string;
+  readonly destinationId: string;
+  readonly webhookId: string;
+  readonly webhookUrl: string;
+  readonly webhookClientId: string;
+  readonly deliveryId: string;
+  readonly clientIdRowId: string;
+  readonly clientIdLabel: string;
+  readonly apiKeyId: string;
+  /** A's client ID that A's orchestrator holds. */
+  readonly linkedClientId: string;
+  /** Nonces A fetched and A's wallet signed, to add and to deactivate the destination. */
+  readonly add: { readonly nonce: string; readonly signature: Hex };
+  readonly deactivate: { readonly nonce: string; readonly signature: Hex };
+  /** A's recurring payout (pending) and its payer's (A's wallet's) signature over its permit. */
+  readonly recurringPayoutId: string;
+  readonly recurringSignature: Hex;
+  /** Its pay token (`payUrl`): the payer's capability on the pay page. */
+  readonly recurringPayToken: string;
+}
+
+export type Expectation =
+  /** Names A's object: B gets 403 or 404, or one of `codes` (the reference's 400s and 409s). */
+  | { readonly kind: 'refused'; readonly codes?: readonly string[] }
+  /** Acts on the caller's own data (lists, creation, B's own wallet): B may succeed. */
+  | { readonly kind: 'own' }
+  /** Answers about anyone, by design (documented where the route is built). */
+  | { readonly kind: 'public' };
+
+export interface Probe {
+  readonly expect: Expectation;
+  readonly query?: (o: Objects, caller: Tenant) => string;
+  readonly body?: (o: Objects, caller: Tenant) => object;
+  /** Which of A's credentials proves the call works; default: the first the route takes. */
+  readonly as?: Kind;
+  /**
+   * A's own call cannot succeed with these fixtures (A's link is on Base): the code it answers
+   * instead, one the route gives only once it has found A's link.
+   */
+  readonly ownCode?: string;
+}
+
+export const refused = (...codes: string[]): Expectation => ({ kind: 'refused', codes });
+export const own: Expectation = { kind: 'own' };
+export let unique = 0;
+export const next = () => {
+  unique += 1;
+  return unique;
+};
+
+export const PROBES: Record<string, Probe> = {
+  'GET /v2/currencies': { expect: { kind: 'public' }, query: () => 'id=USDC-base' },
+  'GET /v2/currencies/:currencyId/conversion-routes': { expect: { kind: 'public' } },
+
+  'GET /v2/orchestrators/client-ids': { expect: own },
+  // Linking is by client ID value, as the reference API does; a client ID another
+  // orchestrator holds stays with it.
+  'POST /v2/orchestrators/client-ids': {
+    expect: refused('client_id_linked_elsewhere'),
+    body: (o) => ({ clientId: o.linkedClientId }),
+  },
+  'DELETE /v2/orchestrators/client-ids/:clientId': { expect: refused() },
+
+  'GET /v2/payee-destination/signing-data': {
+    expect: own,
+    query: (_o, caller) =>
+      `walletAddress=${caller.wallet}&action=add&tokenAddress=${USDC_BASE}&chainId=8453`,
+  },
+  'POST /v2/payee-destination': {
+    expect: refused('invalid_nonce'),
+    body: (o) => o.add,
+  },
+  'GET /v2/payee-destination': {
+    expect: own,
+    query: (_o, caller) => `walletAddress=${caller.wallet}`,
+  },
+  'GET /v2/payee-destination/:destinationId': { expect: refused() },
+  // The reference API answers 400 for a destination it does not find.
+  'DELETE /v2/payee-destination/:destinationId': {
+    expect: refused('unknown_destination'),
+    body: (o) => o.deactivate,
+  },
+
+  'POST /v1/payee-destination': {
+    expect: own,
+    body: () => ({ tokenAddress: USDC_BASE, chainId: 8453 }),
+  },
+  'PUT /v1/payee-destination': {
+    expect: own,
+    body: () => ({ tokenAddress: USDC_BASE, chainId: 8453 }),
+  },
+  'GET /v1/payee-destination': { expect: own },
+  'GET /v1/payee-destination/payout-lookup': {
+    expect: { kind: 'public' },
+    query: (_o, caller) => `walletAddress=${caller.wallet}`,
+  },
+  'GET /v1/payee-destination/lookup': {
+    expect: refused(),
+    query: (o) => `destinationId=${encodeURIComponent(o.destinationId)}`,
+  },
+  'PATCH /v1/payee-destination/deactivate': {
+    expect: refused(),
+    body: (o) => ({ destinationId: o.destinationId }),
+  },
+
+  // An occurrence of A's recurring request in B's account: as unknown to B as a missing one.
+  'POST /v2/request': {
+    expect: refused(),
+    body: (o, caller) => ({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: caller.wallet,
+      originalRequestId: o.recurringRequestId,
+    }),
+  },
+  'GET /v2/request': { expect: own, query: (_o, caller) => `walletAddress=${caller.wallet}` },
+  'GET /v2/request/:requestId': { expect: refused() },
+  'PATCH /v2/request/:requestId': {
+    expect: refused(),
+    body: () => ({ isRecurrenceStopped: true }),
+  },
+  'GET /v2/request/:requestId/pay': { expect: refused() },
+  'POST /v2/payouts': {
+    expect: own,
+    body: (_o, caller) => ({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: caller.wallet,
+    }),
+  },
+  'POST /v2/payouts/recurring/:id': {
+    expect: refused(),
+    body: (o) => ({ permitSignature: o.recurringSignature }),
+  },
+  'GET /v2/payouts/recurring/:id': { expect: refused() },
+  'PATCH /v2/payouts/recurring/:id': { expect: refused(), body: () => ({ action: 'cancel' }) },
+  // The pay page's routes by pay token: an account's credentials reach its own schedules only.
+  'GET /v2/payouts/recurring/token/:token': { expect: refused() },
+  'POST /v2/payouts/recurring/token/:token': {
+    expect: refused(),
+    body: (o) => ({ permitSignature: o.recurringSignature }),
+  },
+  // A's own call finds the schedule and goes on to read the allowance: this app has no RPC.
+  'GET /v2/payouts/recurring/token/:token/approval': {
+    expect: refused(),
+    ownCode: 'chain_unavailable',
+  },
+  // Paying A's requests in B's batch: they are as unknown to B as missing ones.
+  'POST /v2/payouts/batch': {
+    expect: refused(),
+    body: (o) => ({ requestIds: [o.requestId] }),
+  },
+
+  // A's destination in B's link: not one of B's (an orchestrator's pair is held to its bound one).
+  'POST /v2/secure-payments': {
+    expect: refused('unknown_destination'),
+    body: (o) => ({ requests: [{ destinationId: o.destinationId, amount: '1' }] }),
+    as: 'apiKey',
+  },
+  // The lookup of one request's link: another account's is as unknown as a missing one.
+  'GET /v2/secure-payments': { expect: refused(), query: (o) => `requestId=${o.requestId}` },
+  'POST /v2/secure-payments/payouts': {
+    expect: own,
+    body: (_o, caller) => ({
+      recipient: caller.wallet,
+      creatorWalletAddress: caller.wallet,
+      network: 'base',
+      currency: 'USDC-base',
+      amount: '1',
+    }),
+  },
+  // A's payout links in B's batch: as unknown as missing ones (the reference answers 400).
+  'POST /v2/secure-payments/batch-payouts': {
+    expect: refused('unknown_payout_link'),
+    body: (o) => ({ tokens: o.payoutTokens }),
+    as: 'apiKey',
+  },
+  // A's payout links in B's multicall: named as another account's, never described.
+  'POST /v2/secure-payments/multicall-payouts': {
+    expect: refused('multicall_validation_failed'),
+    body: (o) => ({ childTokens: o.payoutTokens }),
+    as: 'apiKey',
+  },
+  'GET /v2/secure-payments/multicall-payouts/:token': { expect: refused() },
+  'GET /v2/secure-payments/:token': { expect: refused() },
+  'GET /v2/secure-payments/:token/pay': { expect: refused() },
+  'POST /v2/secure-payments/:token/calldata': { expect: refused(), body: () => ({}) },
+  // Relaying to the node only for A's link; A's link is an EVM one, which the relay refuses.
+  'POST /v2/secure-payments/:token/tron/broadcast': {
+    expect: refused(),
+    body: () => ({
+      signedTransaction: {
+        raw_data_hex: '7b7d',
+        signature: ['00'.repeat(65)],
+        raw_data: { contract: [{}] },
+      },
+    }),
+    ownCode: 'tron_link_required',
+  },
+  // Telemetry about A's link: B's report would reach A's webhooks.
+  'POST /v2/secure-payments/:token/user-events': {
+    expect: refused(),
+    body: () => ({ userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00Z' }),
+  },
+
+  'GET /v2/payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
+
+  'GET /v1/auth/session': { expect: own },
+
+  'POST /v2/client-ids': {
+    expect: own,
+    body: () => ({ label: 'B', allowedDomains: ['https://b.example'] }),
+  },
+  'GET /v2/client-ids': { expect: own },
+  'GET /v2/client-ids/:id': { expect: refused() },
+  'PUT /v2/client-ids/:id': { expect: refused(), body: () => ({ label: 'taken over' }) },
+  'DELETE /v2/client-ids/:id': { expect: refused() },
+  'POST /v1/client-ids': { expect: own, body: () => ({ label: 'B', allowedDomains: [] }) },
+  'GET /v1/client-ids': { expect: own },
+  'GET /v1/client-ids/:id': { expect: refused() },
+  'PUT /v1/client-ids/:id': { expect: refused(), body: () => ({ label: 'taken over' }) },
+  'DELETE /v1/client-ids/:id': { expect: refused() },
+
+  'POST /v1/api-keys': { expect: own, body: () => ({ label: 'B' }) },
+  'GET /v1/api-keys': { expect: own },
+  'DELETE /v1/api-keys/:id': { expect: refused() },
+
+  'POST /v1/webhook': {
+    expect: own,
+    body: () => ({ url: `https://hooks.b.example/payreq/${next()}` }),
+  },
+  'GET /v1/webhook': { expect: own },
+  'PUT /v1/webhook/:id': { expect: refused(), as: 'apiKey', body: () => ({ active: false }) },
+  'DELETE /v1/webhook/:id': { expect: refused(), as: 'apiKey' },
+  'POST /v1/webhook/test': { expect: own, body: () => ({ eventType: 'payment.confirmed' }) },
+  'GET /v1/webhook/:id/deliveries': { expect: refused(), as: 'apiKey' },
+  'POST /v1/webhook/:id/deliveries/:deliveryId/redeliver': { expect: refused(), as: 'apiKey' },
+};
