@@ -13,7 +13,7 @@ import { a, b, call, makeObjects, setupTenancy, shared, t } from '../tenancy-wor
  * every refusal above is the ownership check and not a broken fixture.
  *
  * The matrix is generated from the route table: a route this file has no entry for fails the
- * test until one is added below.
+ * test until one is added to PROBES (test/tenancy-probes.ts).
  */
 
 setupTenancy();
