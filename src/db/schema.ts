@@ -706,7 +706,11 @@ export const webhookDeliveries = pgTable(
       .where(sql`${t.status} = 'pending'`),
     // The delivery log pages newest first by id (a ULID, so in creation order).
     index().on(t.webhookId, t.id),
-    index().on(t.paymentId),
+    // Read only to cancel what a reorganisation left unsent, so it holds only the queue: a
+    // record (which moves a row out of it) writes no entry here.
+    index('webhook_deliveries_pending_payment_index')
+      .on(t.paymentId)
+      .where(sql`${t.status} = 'pending'`),
   ],
 );
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openTestDatabase } from '../../test/database.ts';
@@ -7,6 +7,7 @@ import { type Database, type DatabaseHandle, queryRows } from '../db/client.ts';
 import { webhooks } from '../db/schema.ts';
 import { type AttemptRecord, claimDue, recordAttempts } from './claims.ts';
 import { enqueue } from './outbox.ts';
+import { cancelPaymentDeliveries } from './payment-events.ts';
 
 /**
  * The outbox starts empty and grows. The dispatcher's claim and record must find their rows by
@@ -108,6 +109,45 @@ describe.runIf(source.kind === 'postgres')('dispatcher statements on a grown out
       // entries for it. The record changes the status, which is indexed, so it cannot.
       expect(after.hot - before.hot).toBeGreaterThanOrEqual(45);
     });
+  });
+  it("cancels a reorganised payment's pending deliveries by key", async () => {
+    // The table as the first test left it: thousands of delivered rows, none analyzed.
+    const paymentId = randomUUID();
+    await enqueue(
+      database.db,
+      new Date(),
+      [webhookId],
+      [{ event: 'payment.confirmed', payload: {} }],
+      {
+        paymentId,
+      },
+    );
+    await database.db.transaction(async (tx) => {
+      const scans = async () => {
+        const [row] = await queryRows<{ seq_scan: string; idx_scan: string }>(
+          tx,
+          sql`select seq_scan, idx_scan from pg_stat_xact_user_tables
+              where relname = 'webhook_deliveries'`,
+        );
+        return { seq: Number(row?.seq_scan ?? 0), idx: Number(row?.idx_scan ?? 0) };
+      };
+      const before = await scans();
+      await cancelPaymentDeliveries(tx, [paymentId]);
+      const after = await scans();
+      expect(after.seq - before.seq).toBe(0);
+      expect(after.idx - before.idx).toBe(1);
+      const cancelled = await queryRows<{ status: string }>(
+        tx,
+        sql`select status from webhook_deliveries where payment_id = ${paymentId}`,
+      );
+      expect(cancelled).toEqual([{ status: 'failed' }]);
+    });
+    // The index holds the queue only: a delivered row has no entry to write or to skip.
+    const [index] = await queryRows<{ indexdef: string }>(
+      database.db,
+      sql`select indexdef from pg_indexes where indexname = 'webhook_deliveries_pending_payment_index'`,
+    );
+    expect(index?.indexdef).toContain("WHERE (status = 'pending'::webhook_delivery_status)");
   });
   it('walks the queue through its index on the queue connections, with no statistics', async () => {
     // The table as the test above left it: thousands of rows, none analyzed.
