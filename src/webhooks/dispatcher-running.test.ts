@@ -6,6 +6,7 @@ import {
   deliver,
   deliveriesTo,
   deliverMany,
+  deliveryRow,
   dispatcherFor,
   receiver,
   register,
@@ -16,6 +17,7 @@ import {
 } from '../../test/dispatcher.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { queryRows } from '../db/client.ts';
+import { createDispatcher } from './dispatcher.ts';
 
 /**
  * A started dispatcher against real loopback servers (test/dispatcher.ts): woken during a round,
@@ -133,6 +135,45 @@ describe('a running dispatcher', () => {
           where webhook_id = ${webhookId}`,
     );
     expect(statements?.count).toBeLessThanOrEqual(2);
+  });
+
+  it('records finished sends within a moment while a held receiver keeps its slot', async () => {
+    const { slow, release } = await heldServer();
+    const endpoint = await receiver();
+    // Sends wait this long for an answer: the held one stays out for the whole test.
+    const running = createDispatcher({
+      db: t.database.queue,
+      clock: t.clock,
+      logger: t.app.log as never,
+      secretBox: t.secretBox,
+      config: { ...t.config.webhooks, timeoutMs: 60_000 },
+    });
+    running.start(3_600_000);
+    try {
+      const held = await deliver(await register(slow.url, owner));
+      const fast = await deliverMany(await register(endpoint.url, owner), 5);
+      running.wake();
+      await expect.poll(() => slow.paths.length).toBe(1);
+      // Five finished, one still out and far fewer than a batch: recorded after the wait.
+      await expect
+        .poll(
+          async () => (await Promise.all(fast.map((id) => deliveryRow(id)))).map((r) => r.status),
+          {
+            timeout: 5_000,
+          },
+        )
+        .toEqual(['delivered', 'delivered', 'delivered', 'delivered', 'delivered']);
+      const out = await deliveryRow(held);
+      expect(out.status).toBe('pending');
+      expect(out.lockedUntil).not.toBeNull();
+      expect(out.lastStatusCode).toBeNull();
+      release();
+      await running.stop();
+      expect((await deliveryRow(held)).status).toBe('delivered');
+    } finally {
+      release();
+      await running.stop();
+    }
   });
 
   it('records what was in flight before stop resolves', async () => {

@@ -35,8 +35,13 @@ const LEASE_TIMEOUTS = (REFILL + CLAIM) / CONCURRENCY + 1;
  * `RECORD_WAIT_MS`): a statement costs a round trip, a plan and a commit whatever its size.
  */
 const RECORD_BATCH = CLAIM;
-/** Finished attempts wait this long at most for others to be recorded with. */
-const RECORD_WAIT_MS = 20;
+/**
+ * Finished attempts wait this long at most for others to be recorded with, while sends are
+ * still out (a receiver slow to answer holds its slot for up to the timeout).
+ */
+const RECORD_WAIT_MS = 100;
+/** Records at once at a burst's end (the queue pool keeps a connection for the claim). */
+const MAX_RECORDS = 2;
 const LEASE_MARGIN_MS = 30_000;
 const USER_AGENT = 'payreq-webhooks/1';
 /** Bound on opened secrets kept in memory. */
@@ -221,37 +226,49 @@ export function createDispatcher(deps: {
   /** A wake came while a claim was running: the claim may have missed what it announced. */
   let woken = false;
   let finished: AttemptRecord[] = [];
-  let recording: Promise<void> | undefined;
+  /** Records running. */
+  let recordings = 0;
   /** Settles when the pool is empty and everything is recorded (for `stop`). */
   let idle: { promise: Promise<void>; resolve: () => void } | undefined;
 
   const settleIdle = () => {
-    const busy = inFlight > 0 || queued.length > 0 || claiming || recording;
+    const busy = inFlight > 0 || queued.length > 0 || claiming || recordings > 0;
     if (!busy && finished.length === 0) idle?.resolve();
   };
 
   let recordTimer: NodeJS.Timeout | undefined;
+  /** What finished has waited `RECORD_WAIT_MS` for a batch: it is recorded as it is. */
+  let waited = false;
   const record = () => {
-    if (recording || finished.length === 0) return settleIdle();
+    if (finished.length === 0) return settleIdle();
+    // The last sends of a burst: nothing waits for a slot and no claim is coming.
+    const ending = queued.length === 0 && (drained || stopped) && !claiming;
     // While sends are still out, wait for a batch (or a moment): fewer, larger writes.
-    if (inFlight > 0 && finished.length < RECORD_BATCH) {
+    if (inFlight > 0 && !ending && !waited && finished.length < RECORD_BATCH) {
       recordTimer ??= setTimeout(() => {
         recordTimer = undefined;
+        waited = true;
         record();
       }, RECORD_WAIT_MS);
       return;
     }
+    // One record at a time while the queue still feeds sends: its work overlaps theirs. At a
+    // burst's end, what finished is recorded at once, beside a record still running, so the
+    // last sends wait for a statement of their own size, not for the one before as well.
+    if (recordings >= (ending ? MAX_RECORDS : 1)) return;
     clearTimeout(recordTimer);
     recordTimer = undefined;
     const batch = finished;
     finished = [];
-    recording = recordAttempts(deps.db, batch)
+    waited = false;
+    recordings += 1;
+    void recordAttempts(deps.db, batch)
       .catch((error: unknown) => {
         // The rows keep their leases and are sent again when these run out.
         deps.logger.error({ err: error }, 'recording webhook attempts failed');
       })
       .finally(() => {
-        recording = undefined;
+        recordings -= 1;
         record();
       });
   };
