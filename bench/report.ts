@@ -14,6 +14,11 @@ export interface BenchRow {
   /** `>= 0.5`: ratio at least 0.5; `<= 2`: at most 2; on `value` when there is no baseline. */
   readonly goal?: { readonly op: '>=' | '<='; readonly limit: number } | undefined;
   readonly note?: string | undefined;
+  /**
+   * The ratio when it is not `value ÷ baseline`: the median of each round's own ratio to the
+   * baseline's round beside it, where rounds are short and the machine's speed drifts.
+   */
+  readonly pairedRatio?: number | undefined;
 }
 
 export interface ReportedRow extends BenchRow {
@@ -24,7 +29,7 @@ export interface ReportedRow extends BenchRow {
 export const RESULTS_DIR = new URL('./results/', import.meta.url).pathname;
 
 export function withRatio(row: BenchRow): ReportedRow {
-  const ratio = row.baseline ? row.value / row.baseline.value : null;
+  const ratio = row.baseline ? (row.pairedRatio ?? row.value / row.baseline.value) : null;
   const measured = ratio ?? row.value;
   const met = row.goal
     ? row.goal.op === '>='
