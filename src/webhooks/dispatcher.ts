@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { WebhookConfig } from '../config.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/client.ts';
+import { createAttempt } from './attempt.ts';
 import {
   type AttemptRecord,
   type Claimed,
@@ -10,9 +11,6 @@ import {
   failOrphaned,
   recordAttempts,
 } from './claims.ts';
-import { type PostOutcome, postJson } from './post.ts';
-import { deliveryHeaders } from './signature.ts';
-import { literalRefusal, safeLookup } from './url-policy.ts';
 
 /** Sends in flight at most, and deliveries claimed by one `runOnce`. */
 const CONCURRENCY = 20;
@@ -43,9 +41,6 @@ const RECORD_WAIT_MS = 100;
 /** Records at once at a burst's end (the queue pool keeps a connection for the claim). */
 const MAX_RECORDS = 2;
 const LEASE_MARGIN_MS = 30_000;
-const USER_AGENT = 'payreq-webhooks/1';
-/** Bound on opened secrets kept in memory. */
-const MAX_CACHED_SECRETS = 10_000;
 
 /**
  * Deliveries written already claimed, handed straight to this process's dispatcher: a payment's
@@ -94,16 +89,6 @@ export function createDispatcher(deps: {
   config: WebhookConfig;
   random?: () => number;
 }): Dispatcher {
-  const random = deps.random ?? Math.random;
-
-  const delayAfter = (attempts: number): number => {
-    const exponential = Math.min(
-      deps.config.retryMaxMs,
-      deps.config.retryBaseMs * 2 ** Math.max(0, attempts - 1),
-    );
-    return Math.round(exponential * (0.8 + 0.4 * random()));
-  };
-
   const leaseFrom = (now: Date) =>
     new Date(now.getTime() + LEASE_TIMEOUTS * deps.config.timeoutMs + LEASE_MARGIN_MS);
 
@@ -118,89 +103,7 @@ export function createDispatcher(deps: {
     return claimed;
   };
 
-  /** Opened secrets, keyed by their sealed form (a rotated secret is a new key). */
-  const secrets = new Map<string, string>();
-  const openSecret = (row: Claimed): string => {
-    let secret = secrets.get(row.secret_sealed);
-    if (secret === undefined) {
-      secret = deps.secretBox.open(row.secret_sealed, row.webhook_id);
-      if (secrets.size > MAX_CACHED_SECRETS) secrets.clear();
-      secrets.set(row.secret_sealed, secret);
-    }
-    return secret;
-  };
-
-  const send = async (row: Claimed, sentAt: Date): Promise<PostOutcome> => {
-    const refused = literalRefusal(row.url, deps.config.allowLocal);
-    if (refused !== null) return { kind: 'failed', error: refused };
-    const headers: Record<string, string> = {
-      'user-agent': USER_AGENT,
-      ...deliveryHeaders({
-        body: row.body,
-        secret: openSecret(row),
-        deliveryId: row.id,
-        retryCount: row.attempts - 1,
-        test: row.test,
-        timestamp: Math.floor(sentAt.getTime() / 1000),
-      }),
-    };
-    return postJson(row.url, row.body, headers, {
-      timeoutMs: deps.config.timeoutMs,
-      lookup: safeLookup(deps.config.allowLocal),
-    });
-  };
-
-  /** Sends one claimed delivery and works out what to record; writes nothing. */
-  const attempt = async (row: Claimed): Promise<AttemptRecord> => {
-    const sentAt = deps.clock.now();
-    const started = performance.now();
-    // Whatever stops the send (a secret that no longer opens, a URL that no longer parses) is
-    // a failed attempt like any other: recorded, retried, given up on in time.
-    const outcome = await send(row, sentAt).catch(
-      (error: unknown): PostOutcome => ({
-        kind: 'failed',
-        error: `not sent: ${error instanceof Error ? error.message : String(error)}`,
-      }),
-    );
-    const durationMs = Math.round(performance.now() - started);
-    const statusCode = outcome.kind === 'answered' ? outcome.statusCode : null;
-    const error =
-      outcome.kind === 'failed'
-        ? outcome.error
-        : statusCode !== null && statusCode >= 300
-          ? `HTTP ${statusCode}`
-          : null;
-    const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
-    const now = deps.clock.now();
-    const next = new Date(now.getTime() + delayAfter(row.attempts));
-    const givingUp = !delivered && next.getTime() - row.created_ms > deps.config.retryForMs;
-    const status = delivered ? 'delivered' : givingUp ? 'failed' : 'pending';
-    const log = {
-      deliveryId: row.id,
-      webhookId: row.webhook_id,
-      attempt: row.attempts,
-      statusCode,
-      durationMs,
-    };
-    if (status === 'delivered') deps.logger.info(log, 'webhook delivered');
-    else if (status === 'failed')
-      deps.logger.warn({ ...log, error }, 'webhook delivery failed for good');
-    else
-      deps.logger.info(
-        { ...log, error, nextAttemptAt: next.toISOString() },
-        'webhook attempt failed; will retry',
-      );
-    return {
-      deliveryId: row.id,
-      attempt: row.attempts,
-      status,
-      statusCode,
-      error,
-      durationMs,
-      at: now,
-      nextAttemptAt: delivered ? null : next,
-    };
-  };
+  const attempt = createAttempt(deps);
 
   const runOnce = async (): Promise<number> => {
     const claimed = await claim(CONCURRENCY);

@@ -1,0 +1,121 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { WebhookConfig } from '../config.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { AttemptRecord, Claimed } from './claims.ts';
+import { type PostOutcome, postJson } from './post.ts';
+import { deliveryHeaders } from './signature.ts';
+import { literalRefusal, safeLookup } from './url-policy.ts';
+
+const USER_AGENT = 'payreq-webhooks/1';
+/** Bound on opened secrets kept in memory. */
+const MAX_CACHED_SECRETS = 10_000;
+
+/**
+ * One attempt at a claimed delivery: signs its body, POSTs it, and works out what to record
+ * (delivered, retried after a jittered exponential backoff, or given up on once the retry
+ * window has passed). Writes nothing: the dispatcher records attempts in batches.
+ */
+export function createAttempt(deps: {
+  clock: Clock;
+  logger: Logger;
+  secretBox: SecretBox;
+  config: WebhookConfig;
+  random?: () => number;
+}): (row: Claimed) => Promise<AttemptRecord> {
+  const random = deps.random ?? Math.random;
+
+  const delayAfter = (attempts: number): number => {
+    const exponential = Math.min(
+      deps.config.retryMaxMs,
+      deps.config.retryBaseMs * 2 ** Math.max(0, attempts - 1),
+    );
+    return Math.round(exponential * (0.8 + 0.4 * random()));
+  };
+
+  /** Opened secrets, keyed by their sealed form (a rotated secret is a new key). */
+  const secrets = new Map<string, string>();
+  const openSecret = (row: Claimed): string => {
+    let secret = secrets.get(row.secret_sealed);
+    if (secret === undefined) {
+      secret = deps.secretBox.open(row.secret_sealed, row.webhook_id);
+      if (secrets.size > MAX_CACHED_SECRETS) secrets.clear();
+      secrets.set(row.secret_sealed, secret);
+    }
+    return secret;
+  };
+
+  const send = async (row: Claimed, sentAt: Date): Promise<PostOutcome> => {
+    const refused = literalRefusal(row.url, deps.config.allowLocal);
+    if (refused !== null) return { kind: 'failed', error: refused };
+    const headers: Record<string, string> = {
+      'user-agent': USER_AGENT,
+      ...deliveryHeaders({
+        body: row.body,
+        secret: openSecret(row),
+        deliveryId: row.id,
+        retryCount: row.attempts - 1,
+        test: row.test,
+        timestamp: Math.floor(sentAt.getTime() / 1000),
+      }),
+    };
+    return postJson(row.url, row.body, headers, {
+      timeoutMs: deps.config.timeoutMs,
+      lookup: safeLookup(deps.config.allowLocal),
+    });
+  };
+
+  /** Sends one claimed delivery and works out what to record; writes nothing. */
+  const attempt = async (row: Claimed): Promise<AttemptRecord> => {
+    const sentAt = deps.clock.now();
+    const started = performance.now();
+    // Whatever stops the send (a secret that no longer opens, a URL that no longer parses) is
+    // a failed attempt like any other: recorded, retried, given up on in time.
+    const outcome = await send(row, sentAt).catch(
+      (error: unknown): PostOutcome => ({
+        kind: 'failed',
+        error: `not sent: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+    );
+    const durationMs = Math.round(performance.now() - started);
+    const statusCode = outcome.kind === 'answered' ? outcome.statusCode : null;
+    const error =
+      outcome.kind === 'failed'
+        ? outcome.error
+        : statusCode !== null && statusCode >= 300
+          ? `HTTP ${statusCode}`
+          : null;
+    const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const now = deps.clock.now();
+    const next = new Date(now.getTime() + delayAfter(row.attempts));
+    const givingUp = !delivered && next.getTime() - row.created_ms > deps.config.retryForMs;
+    const status = delivered ? 'delivered' : givingUp ? 'failed' : 'pending';
+    const log = {
+      deliveryId: row.id,
+      webhookId: row.webhook_id,
+      attempt: row.attempts,
+      statusCode,
+      durationMs,
+    };
+    if (status === 'delivered') deps.logger.info(log, 'webhook delivered');
+    else if (status === 'failed')
+      deps.logger.warn({ ...log, error }, 'webhook delivery failed for good');
+    else
+      deps.logger.info(
+        { ...log, error, nextAttemptAt: next.toISOString() },
+        'webhook attempt failed; will retry',
+      );
+    return {
+      deliveryId: row.id,
+      attempt: row.attempts,
+      status,
+      statusCode,
+      error,
+      durationMs,
+      at: now,
+      nextAttemptAt: delivered ? null : next,
+    };
+  };
+
+  return attempt;
+}
