@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { keccak256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { mintRequestId, mintSalt, paymentReference, referenceTopic } from './references.ts';
 
@@ -15,6 +17,18 @@ describe('payment references', () => {
     expect(paymentReference(id.toUpperCase(), 'ABCDEF0123456789', '0xAbC')).toBe(
       paymentReference(id, 'abcdef0123456789', '0xabc'),
     );
+  });
+
+  it('hash as viem does, over one block and several', () => {
+    for (const length of [0, 1, 135, 136, 137, 300]) {
+      const address = `0x${randomBytes(length).toString('hex')}`;
+      const id = mintRequestId();
+      const salt = mintSalt();
+      const input = new TextEncoder().encode(`${id}${salt}${address}`);
+      const reference = paymentReference(id, salt, address);
+      expect(reference).toBe(keccak256(input).slice(-16));
+      expect(referenceTopic(reference)).toBe(keccak256(`0x${reference}`));
+    }
   });
 
   it('mints ids and salts of the right shape', () => {
