@@ -104,18 +104,21 @@ export async function insertLinkWithRequests(
   assertShape(linkRow, statement.linkColumns);
   for (const [i, { values }] of rows.entries())
     assertShape(values, statement.requests[i]?.all ?? []);
-  const destinations = [...new Set(items.map((item) => item.destinationId))];
-  const params: Row = { accountId: link.caller.accountId, destinations };
-  for (const { key, placeholder, column } of statement.linkColumns) {
-    params[placeholder] = driverValue(column, linkRow[key]);
+  // Placeholders are named by their position: the values go in one array, not a dictionary of
+  // some forty names built per link (a twentieth of the server's work on it).
+  const params: unknown[] = new Array(statement.size);
+  params[ACCOUNT_ID] = link.caller.accountId;
+  params[DESTINATIONS] = [...new Set(items.map((item) => item.destinationId))];
+  for (const { key, index, column } of statement.linkColumns) {
+    params[index] = driverValue(column, linkRow[key]);
   }
   rows.forEach(({ values, destinationId }, i) => {
-    const names = statement.requests[i];
-    if (names === undefined) throw new Error(`statement for ${rows.length} has no row ${i}`);
-    for (const { key, placeholder, column } of names.columns) {
-      params[placeholder] = driverValue(column, values[key]);
+    const slots = statement.requests[i];
+    if (slots === undefined) throw new Error(`statement for ${rows.length} has no row ${i}`);
+    for (const { key, index, column } of slots.columns) {
+      params[index] = driverValue(column, values[key]);
     }
-    params[names.destination] = destinationId;
+    params[slots.destination] = destinationId;
   });
   const written = (await statement.query.execute(params)) as unknown as { rows: unknown[] };
   if (written.rows.length === 0) return null;
@@ -137,26 +140,33 @@ function driverValue(column: Column, value: unknown): unknown {
   return value === null || value === undefined ? null : column.mapToDriverValue(value);
 }
 
-/** A value the statement writes: the row property it comes from and its placeholder. */
+/** A value the statement writes: the row property it comes from and its placeholder's position. */
 interface Slot {
   readonly key: string;
-  readonly placeholder: string;
+  readonly index: number;
   readonly column: Column;
 }
+
+/** The positions of the statement's values that come from no row. */
+const ACCOUNT_ID = 0;
+const DESTINATIONS = 1;
 
 interface LinkStatement {
   readonly linkColumns: readonly Slot[];
   /**
    * Per request row: the slots of the columns it writes, of every key of the row it was built
    * from (`destinationId` included, which `dest` supplies instead), and its destination id's
-   * placeholder.
+   * placeholder's position.
    */
   readonly requests: readonly {
     readonly columns: readonly Slot[];
     readonly all: readonly Slot[];
-    readonly destination: string;
+    readonly destination: number;
   }[];
-  readonly query: { execute(params: Row): Promise<unknown> };
+  /** How many values the statement takes. */
+  readonly size: number;
+  /** Executed with the values in an array: drizzle reads placeholder `"3"` as `values[3]`. */
+  readonly query: { execute(params: readonly unknown[]): Promise<unknown> };
 }
 
 const linkStatements = preparedPerDatabase(() => new Map<number, LinkStatement>());
@@ -167,16 +177,20 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
   const prepared = linkStatements(db);
   const kept = prepared.get(count);
   if (kept) return kept;
-  const linkColumns = slotsOf(securePayments, link, 'link_');
+  let size = DESTINATIONS + 1;
+  const linkColumns = slotsOf(securePayments, link, size);
+  size += linkColumns.length;
   // A request's destination row id comes from `dest`, never from the caller's row.
-  const requestRows = Array.from({ length: count }, (_, i) => {
-    const all = slotsOf(requests, request, `r${i}_`);
+  const requestRows = Array.from({ length: count }, () => {
+    const all = slotsOf(requests, request, size);
+    size += all.length;
     return {
       columns: all.filter(({ key }) => key !== 'destinationId'),
       all,
-      destination: `r${i}_destination`,
+      destination: size++,
     };
   });
+  const at = (index: number) => sql.placeholder(String(index));
   const name = (table: Table) => sql.identifier(getTableName(table));
   const column = (c: Column) => sql.identifier(toSnakeCase(c.name));
   const list = (slots: readonly Slot[]) =>
@@ -187,9 +201,7 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
   // Typed placeholders: a union of rows gives Postgres no column to infer their types from.
   const values = (slots: readonly Slot[]): SQL =>
     sql.join(
-      slots.map(
-        (slot) => sql`${sql.placeholder(slot.placeholder)}::${sql.raw(slot.column.getSQLType())}`,
-      ),
+      slots.map((slot) => sql`${at(slot.index)}::${sql.raw(slot.column.getSQLType())}`),
       sql`, `,
     );
   const d = payeeDestinations;
@@ -197,40 +209,41 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
   if (firstRow === undefined) throw new Error('a link has at least one request');
   const statement = sql`with "dest" as (
       select ${column(d.id)}, ${column(d.destinationId)} from ${name(d)}
-      where ${column(d.accountId)} = ${sql.placeholder('accountId')}::uuid and ${column(d.active)}
-        and ${column(d.destinationId)} = any(${sql.placeholder('destinations')}::text[])
+      where ${column(d.accountId)} = ${at(ACCOUNT_ID)}::uuid and ${column(d.active)}
+        and ${column(d.destinationId)} = any(${at(DESTINATIONS)}::text[])
     ), "link" as (
       insert into ${name(securePayments)} (${list(linkColumns)})
       select ${values(linkColumns)}
-      where (select count(*) from "dest") = cardinality(${sql.placeholder('destinations')}::text[])
+      where (select count(*) from "dest") = cardinality(${at(DESTINATIONS)}::text[])
       returning ${column(securePayments.id)}
     )
     insert into ${name(requests)} (${list(firstRow.columns)}, ${column(requests.destinationId)})
     ${sql.join(
       requestRows.map(
         (row) =>
-          sql`select ${values(row.columns)}, (select "id" from "dest" where "destination_id" = ${sql.placeholder(row.destination)}::text) from "link"`,
+          sql`select ${values(row.columns)}, (select "id" from "dest" where "destination_id" = ${at(row.destination)}::text) from "link"`,
       ),
       sql` union all `,
     )}
     returning ${column(requests.id)}`;
+  // drizzle types the values as a dictionary; an array is one whose names are positions.
   const query = db._.session.prepareQuery(
     dialect.sqlToQuery(statement),
     undefined,
     `insert_link_with_${count}_requests`,
     false,
-  );
-  const built = { linkColumns, requests: requestRows, query };
+  ) as unknown as LinkStatement['query'];
+  const built = { linkColumns, requests: requestRows, size, query };
   prepared.set(count, built);
   return built;
 }
 
-/** The table's columns for the keys of a row, in the row's key order, with their placeholders. */
-function slotsOf(table: Table, row: Row, prefix: string): Slot[] {
+/** The table's columns for the keys of a row, in the row's key order, at positions from `from`. */
+function slotsOf(table: Table, row: Row, from: number): Slot[] {
   const columns = getTableColumns(table) as Record<string, Column>;
-  return Object.keys(row).map((key) => {
+  return Object.keys(row).map((key, i) => {
     const column = columns[key];
     if (column === undefined) throw new Error(`${getTableName(table)} has no column ${key}`);
-    return { key, placeholder: `${prefix}${key}`, column };
+    return { key, index: from + i, column };
   });
 }
