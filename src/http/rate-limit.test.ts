@@ -95,6 +95,37 @@ describe('memory store', () => {
     expect(peek.remaining).toBe(limit - (window - 1));
   });
 
+  it('counts every hit of a busy millisecond, and lets them all go together', async () => {
+    const store = createMemoryStore({ clock: createTestClock(ON_THE_MINUTE) });
+    const start = ON_THE_MINUTE.getTime();
+    const window = 1_000;
+    const limit = 50_000;
+    const hit = (now: number, peek = false) =>
+      store.hit({ key: 'k', now, limit, windowMs: window, blockMs: 0, peek });
+    // Ten hits in each millisecond for 3 s: the window holds 10,000 at a time.
+    for (let ms = 0; ms < 3_000; ms += 1) {
+      for (let i = 0; i < 10; i += 1) {
+        const result = await hit(start + ms);
+        const held = 10 * Math.min(ms, window - 1) + i + 1;
+        expect(result.remaining).toBe(limit - held);
+        expect(result.resetMs).toBe(ms < window ? window - ms : 1);
+      }
+    }
+    // A peek half a window on sees the hits of the last half only.
+    expect((await hit(start + 2_999 + 500, true)).remaining).toBe(limit - 10 * 500);
+    // Past the budget within one millisecond: the rest of that millisecond's hits are refused.
+    const small = createMemoryStore({ clock: createTestClock(ON_THE_MINUTE) });
+    const tight = (now: number) =>
+      small.hit({ key: 'k', now, limit: 3, windowMs: window, blockMs: 0 });
+    expect((await tight(start)).remaining).toBe(2);
+    expect((await tight(start)).remaining).toBe(1);
+    expect((await tight(start)).remaining).toBe(0);
+    expect((await tight(start)).allowed).toBe(false);
+    expect((await tight(start + window - 1)).allowed).toBe(false);
+    // All three leave at once, a window after the millisecond they came in.
+    expect((await tight(start + window)).remaining).toBe(2);
+  });
+
   it('forgets the least recently seen caller first when full', async () => {
     const clock = createTestClock(ON_THE_MINUTE);
     const store = createMemoryStore({ clock, maxKeys: 2 });
