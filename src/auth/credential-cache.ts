@@ -11,6 +11,10 @@ import type { MaybePromise } from '../maybe.ts';
  * holds; a change made by another process (another instance, the CLI) takes effect here within
  * `CREDENTIAL_CACHE_MS`, or at once when the processes share Redis (credential-broadcast.ts
  * tells the others, which call `forgetCredentials()`).
+ *
+ * Keys name the credential as it was sent, an API key included (a digest of it per request was
+ * the costliest step of an authenticated request): they live in this process's memory only,
+ * and entries past their lifetime are swept by the first lookup a lifetime after the last sweep.
  */
 
 /** How long a looked-up credential is trusted without asking the database again. */
@@ -24,6 +28,8 @@ export interface CredentialCache {
    * credential hook runs on every request); kept only when `keep` says.
    */
   get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): MaybePromise<T>;
+  /** Entries held, fresh or not (for tests of the sweeping). */
+  size(): number;
 }
 
 /** Changes made in this process so far: an entry stored before the latest change is stale. */
@@ -56,6 +62,7 @@ export function createCredentialCache(deps: {
   const ttlMs = deps.ttlMs ?? CREDENTIAL_CACHE_MS;
   const entries = new Map<string, { value: unknown; until: number }>();
   let seen = changes;
+  let nextSweepAt = 0;
   return {
     get(key, load, keep) {
       if (seen !== changes) {
@@ -63,6 +70,10 @@ export function createCredentialCache(deps: {
         seen = changes;
       }
       const now = deps.clock.now().getTime();
+      if (now >= nextSweepAt) {
+        for (const [held, entry] of entries) if (entry.until <= now) entries.delete(held);
+        nextSweepAt = now + ttlMs;
+      }
       const hit = entries.get(key);
       if (hit && hit.until > now) return hit.value as never;
       if (hit) entries.delete(key);
@@ -79,5 +90,6 @@ export function createCredentialCache(deps: {
         return value;
       });
     },
+    size: () => entries.size,
   };
 }

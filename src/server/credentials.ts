@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkApiKey } from '../auth/api-keys.ts';
 import { type ClientIdRow, findClientId } from '../auth/client-ids.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
-import { digestSecret } from '../auth/credentials.ts';
 import { originAllowed } from '../auth/origins.ts';
 import { checkSession, SESSION_COOKIE } from '../auth/sessions.ts';
 import type { UsageRecorder } from '../auth/usage.ts';
@@ -168,8 +167,10 @@ function resolve(
   switch (kind) {
     case 'apiKey': {
       const presentedKey = presented.apiKey ?? '';
+      // Keyed by the key as sent (the cache is this process's memory, never logged or shared):
+      // a digest per request was the costliest step of an authenticated request.
       const check = deps.credentials.get(
-        `apiKey:${digestSecret(presentedKey)}`,
+        `apiKey:${presentedKey}`,
         () => checkApiKey(deps.db, presentedKey),
         (found) => found.status === 'valid',
       );
