@@ -37,6 +37,9 @@ const ConversionRoutesBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A field of a kept answer's key: absent, or its length and text (so no two lookups share one). */
+const field = (value: string | undefined): string =>
+  value === undefined ? '-' : `${value.length}:${value}`;
 /** Distinct successful lookups whose answers are kept; past it the oldest is dropped. */
 const MAX_KEPT_ANSWERS = 1_000;
 
@@ -47,13 +50,12 @@ export function currencyRoutes(app: App, deps: { chains: ChainRegistry }): void 
   // answer to pick a branch.)
   const answers = new Map<string, string>();
   const answerOf = (query: CurrencyQuery): string => {
-    // Absent and the text "undefined" are different lookups; only what selected is kept.
-    const key = JSON.stringify([
-      query.network ?? null,
-      query.symbol?.toLowerCase() ?? null,
-      query.id ?? null,
-      query.firstOnly ?? null,
-    ]);
+    // Absent and empty are different lookups; only what selected is kept.
+    const key =
+      field(query.network) +
+      field(query.symbol?.toLowerCase()) +
+      field(query.id) +
+      field(query.firstOnly);
     const kept = answers.get(key);
     if (kept !== undefined) return kept;
     const selection = selectCurrencies(deps.chains, query);
