@@ -16,6 +16,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { Frequency } from '../recurrence.ts';
+import { uuidV7 } from '../uuid-v7.ts';
 
 /**
  * Tables. Column names are snake_case in SQL (the client is built with `casing: 'snake_case'`).
@@ -234,7 +235,11 @@ export const securePaymentStatus = pgEnum('secure_payment_status', [
 export const securePayments = pgTable(
   'secure_payments',
   {
-    id: uuid().primaryKey().defaultRandom(),
+    id: uuid()
+      .primaryKey()
+      .defaultRandom()
+      // Written by us in time order (uuid-v7.ts): inserts append to the key's B-tree.
+      .$defaultFn(() => uuidV7()),
     /** ULID, the public handle in URLs. */
     token: text().notNull(),
     // No foreign keys on the link write path (this table and `requests`): see `requests`.
@@ -287,7 +292,11 @@ export const multicallChildren = pgTable(
 export const requests = pgTable(
   'requests',
   {
-    id: uuid().primaryKey().defaultRandom(),
+    id: uuid()
+      .primaryKey()
+      .defaultRandom()
+      // Written by us in time order (uuid-v7.ts): inserts append to the key's B-tree.
+      .$defaultFn(() => uuidV7()),
     /** `01` + 64 hex digits. */
     requestId: text().notNull(),
     // No foreign keys here nor on `secure_payments`: a link and its requests are written by one
@@ -429,7 +438,11 @@ export const sandboxChains = pgTable('sandbox_chains', {
 export const payments = pgTable(
   'payments',
   {
-    id: uuid().primaryKey().defaultRandom(),
+    id: uuid()
+      .primaryKey()
+      .defaultRandom()
+      // Written by us in time order (uuid-v7.ts): inserts append to the key's B-tree.
+      .$defaultFn(() => uuidV7()),
     accountId: uuid()
       .notNull()
       .references(() => accounts.id),

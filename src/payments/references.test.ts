@@ -31,6 +31,14 @@ describe('payment references', () => {
     }
   });
 
+  it('mints ids that sort by the millisecond they were made', () => {
+    const ids = [1, 2, 4096, 1_700_000_000_000, 2 ** 48 - 1].map((time) => mintRequestId(time));
+    expect([...ids].sort()).toEqual(ids);
+    expect(mintRequestId(0x0123_4567_89ab)).toMatch(/^010123456789ab[0-9a-f]{52}$/);
+    // The rest is random: two ids of one millisecond differ.
+    expect(mintRequestId(5)).not.toBe(mintRequestId(5));
+  });
+
   it('mints ids and salts of the right shape', () => {
     expect(mintRequestId()).toMatch(/^01[0-9a-f]{64}$/);
     expect(mintSalt()).toMatch(/^[0-9a-f]{16}$/);

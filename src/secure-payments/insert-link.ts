@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type Column, getTableColumns, getTableName, type SQL, sql, type Table } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -6,6 +5,7 @@ import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
 import { type NewRequest, requestValues } from '../requests/requests.ts';
+import { uuidV7 } from '../uuid-v7.ts';
 import type { LinkCaller } from './create.ts';
 
 /** A link lives this long unless paid first (decisions.md). */
@@ -90,10 +90,12 @@ export async function insertLinkWithRequests(
   link: NewLink,
   items: readonly LinkItem[],
 ): Promise<{ id: string; requestIds: string[] } | null> {
-  const id = randomUUID();
+  // Ids in time order, as the schema's own default makes them (uuid-v7.ts says why).
+  const time = link.now.getTime();
+  const id = uuidV7(time);
   const linkRow: Row = linkValues(link, id);
   const rows = items.map(({ destinationId, ...item }) => ({
-    values: requestValues({ ...item, securePaymentId: id }) as Row,
+    values: { id: uuidV7(time), ...requestValues({ ...item, securePaymentId: id }) } as Row,
     destinationId,
   }));
   const [first] = rows;
