@@ -1,8 +1,8 @@
 // Lists at two sizes: every list and search filter's first page, and its last page reached by
 // cursor, timed through the real routes (app.inject: validation, queries, serialisation) at
-// 1,000 rows a table and again at 1,000,000, in one run, reported as the ratio (goal ≤ 2×).
-// Postgres only: a scratch database on 127.0.0.1:5432 (BENCH_POSTGRES_URL to change it),
-// created and dropped here.
+// 1,000 rows a table and at 1,000,000, each in a database of its own, the two timed in turns in
+// one run, reported as the ratio (goal ≤ 2×). Postgres only: scratch databases on
+// 127.0.0.1:5432 (BENCH_POSTGRES_URL to change it), created and dropped here.
 
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -13,11 +13,12 @@ import { createChainRegistry } from '../src/chains/registry.ts';
 import { systemClock } from '../src/clock.ts';
 import { parseConfig } from '../src/config.ts';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
-import { queryRows } from '../src/db/client.ts';
+import { type Database, queryRows } from '../src/db/client.ts';
 import { encodeCursor } from '../src/db/keyset.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { clientIds } from '../src/db/schema.ts';
+import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
 import { buildApp } from '../src/server/app.ts';
 import { createTenant } from '../test/fixtures.ts';
@@ -42,42 +43,79 @@ const TABLES = ['requests', 'payments', 'secure_payments', 'webhook_deliveries']
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
-const scratch = await scratchDatabase(SCRATCH);
-const database = openPostgres(scratch.url, 4);
-const { db } = database;
-await migrateDatabase(database);
+/**
+ * One size: a scratch database of its own with a tenant owning `size` rows of each table, and
+ * the real app over it. Both sizes are loaded first and then timed in alternation, run by run,
+ * so that the machine's drift over a minute (large on a shared VM) falls on both alike.
+ */
+interface World {
+  readonly size: number;
+  readonly db: Database;
+  readonly app: App;
+  readonly apiKey: string;
+  readonly accountId: string;
+  readonly webhookId: string;
+  close(): Promise<void>;
+}
 
-const config = parseConfig({
-  DATA_DIR: join(tmpdir(), 'payreq-bench-lists'),
-  DATABASE_URL: scratch.url,
-  SANDBOX: 'false',
-  LOG_LEVEL: 'silent',
-});
-const chains = createChainRegistry(config);
-const { app } = await buildApp({
-  config,
-  chains,
-  clients: createChainClients({ config, chains }),
-  database,
-  logger: createLogger('silent'),
-  clock: systemClock,
-  secretBox: createSecretBox(randomBytes(32)),
-});
-await app.ready();
-
-const tenant = await createTenant(db, 'Bench lists');
-const [client] = await db
-  .select({ id: clientIds.id })
-  .from(clientIds)
-  .where(eq(clientIds.clientId, tenant.backendClientId));
-const webhookId = await listOwnerWebhook(db, tenant.accountId);
-const owner = { accountId: tenant.accountId, clientIdRowId: client?.id ?? '', webhookId };
+async function openWorld(size: number): Promise<World> {
+  const scratch = await scratchDatabase(`${SCRATCH}_${size}`);
+  const database = openPostgres(scratch.url, 4);
+  const { db } = database;
+  await migrateDatabase(database);
+  const config = parseConfig({
+    DATA_DIR: join(tmpdir(), 'payreq-bench-lists'),
+    DATABASE_URL: scratch.url,
+    SANDBOX: 'false',
+    LOG_LEVEL: 'silent',
+  });
+  const chains = createChainRegistry(config);
+  const { app } = await buildApp({
+    config,
+    chains,
+    clients: createChainClients({ config, chains }),
+    database,
+    logger: createLogger('silent'),
+    clock: systemClock,
+    secretBox: createSecretBox(randomBytes(32)),
+  });
+  await app.ready();
+  const tenant = await createTenant(db, 'Bench lists');
+  const [client] = await db
+    .select({ id: clientIds.id })
+    .from(clientIds)
+    .where(eq(clientIds.clientId, tenant.backendClientId));
+  const webhookId = await listOwnerWebhook(db, tenant.accountId);
+  const owner = { accountId: tenant.accountId, clientIdRowId: client?.id ?? '', webhookId };
+  const started = performance.now();
+  await loadFast(db, owner, size);
+  print(
+    `loaded ${size.toLocaleString('en')} rows a table in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return {
+    size,
+    db,
+    app,
+    apiKey: tenant.apiKey,
+    accountId: tenant.accountId,
+    webhookId,
+    close: async () => {
+      await app.close();
+      await database.close();
+      await scratch.drop();
+    },
+  };
+}
 
 /**
  * Bulk loads build the list indexes once at the end rather than row by row: the rows and the
  * indexes are the same, in a fraction of the time. Primary keys and unique indexes stay.
  */
-async function loadFast(from: number, to: number): Promise<void> {
+async function loadFast(
+  db: Database,
+  owner: Parameters<typeof loadListRows>[1],
+  size: number,
+): Promise<void> {
   const indexes = await queryRows<{ name: string; definition: string }>(
     db,
     sql`select i.indexname as name, i.indexdef as definition from pg_indexes i
@@ -85,27 +123,27 @@ async function loadFast(from: number, to: number): Promise<void> {
         where i.schemaname = 'public' and i.tablename in ${TABLES} and not x.indisunique`,
   );
   for (const index of indexes) await db.execute(sql.raw(`drop index "${index.name}"`));
-  await loadListRows(db, owner, from, to);
+  await loadListRows(db, owner, 1, size);
   for (const index of indexes) await db.execute(sql.raw(index.definition));
   await db.execute(sql.raw(`vacuum analyze ${TABLES.join(', ')}`));
 }
 
 /** The cursor of the page before the last one: the (PAGE+1)-th oldest row of the list. */
-async function lastCursor(table: string, at: string): Promise<string> {
+async function lastCursor(world: World, table: string, at: string): Promise<string> {
   const [row] = await queryRows<{ at: string; id: string }>(
-    db,
+    world.db,
     sql.raw(`select to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, id
-      from ${table} where account_id = '${tenant.accountId}'
+      from ${table} where account_id = '${world.accountId}'
       order by ${at}, id offset ${PAGE} limit 1`),
   );
   if (!row) throw new Error(`no rows in ${table}`);
   return encodeCursor(row);
 }
 
-async function lastDelivery(): Promise<string> {
+async function lastDelivery(world: World): Promise<string> {
   const [row] = await queryRows<{ id: string }>(
-    db,
-    sql`select id from webhook_deliveries where webhook_id = ${webhookId}
+    world.db,
+    sql`select id from webhook_deliveries where webhook_id = ${world.webhookId}
         order by id offset ${PAGE} limit 1`,
   );
   return row?.id ?? '';
@@ -113,18 +151,20 @@ async function lastDelivery(): Promise<string> {
 
 interface Case {
   readonly list: string;
-  readonly path: string;
+  readonly path: (world: World) => string;
   readonly query: Record<string, string>;
-  readonly last: { readonly key: 'cursor' | 'before'; readonly value: () => Promise<string> };
-  readonly headers?: Record<string, string>;
+  readonly last: {
+    readonly key: 'cursor' | 'before';
+    readonly value: (world: World) => Promise<string>;
+  };
 }
 
 const facts = rowFacts(777);
 const payments = (name: string, query: Record<string, string>): Case => ({
   list: `GET /v2/payments ${name}`,
-  path: '/v2/payments',
+  path: () => '/v2/payments',
   query,
-  last: { key: 'cursor', value: () => lastCursor('payments', 'timestamp') },
+  last: { key: 'cursor', value: (world) => lastCursor(world, 'payments', 'timestamp') },
 });
 const cases: Case[] = [
   payments('txHash', { txHash: facts.txHash }),
@@ -142,64 +182,85 @@ const cases: Case[] = [
   payments('toDate', { toDate: '2030-01-01T00:00:00Z' }),
   {
     list: 'GET /v2/request',
-    path: '/v2/request',
+    path: () => '/v2/request',
     query: {},
-    last: { key: 'cursor', value: () => lastCursor('requests', 'created_at') },
+    last: { key: 'cursor', value: (world) => lastCursor(world, 'requests', 'created_at') },
   },
   {
     list: 'GET /v2/request walletAddress',
-    path: '/v2/request',
+    path: () => '/v2/request',
     query: { walletAddress: PAYEES[2] ?? '' },
-    last: { key: 'cursor', value: () => lastCursor('requests', 'created_at') },
+    last: { key: 'cursor', value: (world) => lastCursor(world, 'requests', 'created_at') },
   },
   {
     list: 'GET /v2/secure-payments (list)',
-    path: '/v2/secure-payments',
+    path: () => '/v2/secure-payments',
     query: { payout: 'false' },
-    last: { key: 'cursor', value: () => lastCursor('secure_payments', 'created_at') },
+    last: { key: 'cursor', value: (world) => lastCursor(world, 'secure_payments', 'created_at') },
   },
   {
     list: `GET /v1/webhook/:id/deliveries`,
-    path: `/v1/webhook/${webhookId}/deliveries`,
+    path: (world) => `/v1/webhook/${world.webhookId}/deliveries`,
     query: {},
     last: { key: 'before', value: lastDelivery },
   },
 ];
 
-async function median(path: string, query: Record<string, string>): Promise<number> {
+/** One timed call of the list through the app, in milliseconds. */
+async function timeOnce(world: World, path: string, query: Record<string, string>) {
   const url = `${path}?${new URLSearchParams({ ...query, limit: String(PAGE) })}`;
-  const headers = { 'x-api-key': tenant.apiKey };
-  const times: number[] = [];
-  for (let run = 0; run < WARM_UP + RUNS; run++) {
-    const started = performance.now();
-    const res = await app.inject({ method: 'GET', url, headers });
-    const elapsed = performance.now() - started;
-    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
-    if (run >= WARM_UP) times.push(elapsed);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+  const started = performance.now();
+  const res = await world.app.inject({
+    method: 'GET',
+    url,
+    headers: { 'x-api-key': world.apiKey },
+  });
+  const elapsed = performance.now() - started;
+  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+  return elapsed;
 }
 
-type Timings = Record<string, { first: number; last: number }>;
-const timings: Timings[] = [];
-let loaded = 0;
-for (const size of SIZES) {
-  const started = performance.now();
-  await loadFast(loaded + 1, size);
-  loaded = size;
-  print(
-    `loaded ${size.toLocaleString('en')} rows a table in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+const medianOf = (times: number[]) =>
+  [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)] ?? Number.NaN;
+
+/** The page at both sizes, alternating which goes first, run by run: the medians of each. */
+async function sideBySide(
+  worlds: readonly World[],
+  c: Case,
+  page: 'first' | 'last',
+): Promise<number[]> {
+  const queries = await Promise.all(
+    worlds.map(async (world) =>
+      page === 'first' ? c.query : { ...c.query, [c.last.key]: await c.last.value(world) },
+    ),
   );
-  const at: Timings = {};
-  for (const c of cases) {
-    const last = await c.last.value();
-    at[c.list] = {
-      first: await median(c.path, c.query),
-      last: await median(c.path, { ...c.query, [c.last.key]: last }),
-    };
+  const times: number[][] = worlds.map(() => []);
+  for (let run = 0; run < WARM_UP + RUNS; run++) {
+    const order = run % 2 === 0 ? [0, 1] : [1, 0];
+    for (const i of order) {
+      const world = worlds[i] as World;
+      const elapsed = await timeOnce(world, c.path(world), queries[i] ?? {});
+      if (run >= WARM_UP) times[i]?.push(elapsed);
+    }
   }
-  timings.push(at);
+  return times.map(medianOf);
+}
+
+const worlds: World[] = [];
+for (const size of SIZES) worlds.push(await openWorld(size));
+type Timings = Record<string, { first: number; last: number }>;
+const timings: Timings[] = SIZES.map(() => ({}));
+for (const c of cases) {
+  const [firstSmall, firstLarge] = await sideBySide(worlds, c, 'first');
+  const [lastSmall, lastLarge] = await sideBySide(worlds, c, 'last');
+  (timings[0] as Timings)[c.list] = {
+    first: firstSmall ?? Number.NaN,
+    last: lastSmall ?? Number.NaN,
+  };
+  (timings[1] as Timings)[c.list] = {
+    first: firstLarge ?? Number.NaN,
+    last: lastLarge ?? Number.NaN,
+  };
 }
 
 const rows = cases.flatMap((c) =>
@@ -230,6 +291,4 @@ report(
   })),
 );
 
-await app.close();
-await database.close();
-await scratch.drop();
+for (const world of worlds) await world.close();
