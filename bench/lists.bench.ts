@@ -4,23 +4,16 @@
 // one run, reported as the ratio (goal ≤ 2×). Postgres only: scratch databases on
 // 127.0.0.1:5432 (BENCH_POSTGRES_URL to change it), created and dropped here.
 
-import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import { createChainClients } from '../src/chains/clients.ts';
-import { createChainRegistry } from '../src/chains/registry.ts';
-import { systemClock } from '../src/clock.ts';
 import { parseConfig } from '../src/config.ts';
-import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { type Database, queryRows } from '../src/db/client.ts';
 import { encodeCursor } from '../src/db/keyset.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { clientIds } from '../src/db/schema.ts';
 import type { App } from '../src/http/types.ts';
-import { createLogger } from '../src/logger.ts';
-import { buildApp } from '../src/server/app.ts';
 import { createTenant } from '../test/fixtures.ts';
 import {
   EOA,
@@ -30,6 +23,7 @@ import {
   PAYERS,
   rowFacts,
 } from '../test/list-rows.ts';
+import { benchApp } from './app.ts';
 import { report } from './report.ts';
 import { scratchDatabase } from './scratch.ts';
 
@@ -69,16 +63,7 @@ async function openWorld(size: number): Promise<World> {
     SANDBOX: 'false',
     LOG_LEVEL: 'silent',
   });
-  const chains = createChainRegistry(config);
-  const { app } = await buildApp({
-    config,
-    chains,
-    clients: createChainClients({ config, chains }),
-    database,
-    logger: createLogger('silent'),
-    clock: systemClock,
-    secretBox: createSecretBox(randomBytes(32)),
-  });
+  const app = await benchApp(config, database);
   await app.ready();
   const tenant = await createTenant(db, 'Bench lists');
   const [client] = await db

@@ -1,22 +1,10 @@
-// npm run bench: the calldata of a multicall payout of 150 children (GET /{parent}/pay: the
-// parent and its children read, approvals of the batch contract and one batchPayments, the
-// payer's balances and allowances in one eth_call) against its baseline in the same run: the
-// same 150 payout links' calldata asked one by one (GET /{child}/pay each, one read each), as
-// a platform without multicall would. Through the real app on PGlite, with a local EVM running
-// the real Request contracts standing in for Base, in process.
-import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { createAccount } from '../src/auth/accounts.ts';
-import { createChainClients } from '../src/chains/clients.ts';
-import { createChainRegistry } from '../src/chains/registry.ts';
-import { systemClock } from '../src/clock.ts';
 import { parseConfig } from '../src/config.ts';
-import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
 import { wrapPglite } from '../src/db/pglite.ts';
-import { createLogger } from '../src/logger.ts';
-import { buildApp } from '../src/server/app.ts';
 import { accountOf, standIn } from '../test/chain.ts';
+import { benchApp } from './app.ts';
 import { type BenchRow, report } from './report.ts';
 
 const CHILDREN = 150;
@@ -35,16 +23,7 @@ const config = parseConfig({
 });
 const database = wrapPglite(await PGlite.create());
 await migrateDatabase(database);
-const chains = createChainRegistry(config);
-const { app } = await buildApp({
-  config,
-  chains,
-  clients: createChainClients({ config, chains, transports: local.transports }),
-  database,
-  logger: createLogger('silent'),
-  clock: systemClock,
-  secretBox: createSecretBox(randomBytes(32)),
-});
+const app = await benchApp(config, database, local.transports);
 const { apiKey } = await createAccount(database.db, 'Bench');
 const headers = { 'x-api-key': apiKey };
 const creator = accountOf(local.chain, 0).address;

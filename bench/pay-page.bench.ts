@@ -1,28 +1,18 @@
-// npm run bench: the hosted pay page's weight (compressed bytes of its first load, against the
-// 150 KB budget) and the time from navigation to a rendered summary (amount, payee, state) in
-// a real headless Chromium, each run in a fresh browser context (nothing cached). Baseline,
-// measured in the same run: the same browser loading a static HTML page of the same size,
-// with no script, from a plain node:http server on loopback.
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { buildPayPage, PAY_PAGE_DIST } from '../scripts/build-pay-page.ts';
 import { payPageWeight, WEIGHT_BUDGET_BYTES } from '../scripts/pay-page-weight.ts';
 import { createAccount } from '../src/auth/accounts.ts';
-import { createChainClients } from '../src/chains/clients.ts';
-import { createChainRegistry } from '../src/chains/registry.ts';
 import { systemClock } from '../src/clock.ts';
 import { parseConfig } from '../src/config.ts';
-import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
 import { wrapPglite } from '../src/db/pglite.ts';
 import { activateDestination } from '../src/destinations/destinations.ts';
 import { resolveTarget } from '../src/destinations/target.ts';
-import { createLogger } from '../src/logger.ts';
-import { buildApp } from '../src/server/app.ts';
 import { launchChromium } from '../test/browser.ts';
 import { freePort } from '../test/process.ts';
+import { benchApp } from './app.ts';
 import { type BenchRow, report } from './report.ts';
 
 const RUNS = 15;
@@ -61,16 +51,7 @@ const config = parseConfig({
 });
 const database = wrapPglite(await PGlite.create());
 await migrateDatabase(database);
-const chains = createChainRegistry(config);
-const { app } = await buildApp({
-  config,
-  chains,
-  clients: createChainClients({ config, chains }),
-  database,
-  logger: createLogger('silent'),
-  clock: systemClock,
-  secretBox: createSecretBox(randomBytes(32)),
-});
+const app = await benchApp(config, database);
 await app.listen({ port, host: '127.0.0.1' });
 const { accountId, apiKey } = await createAccount(database.db, 'Bench');
 const destination = await activateDestination(

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import type { Transport } from 'viem';
+import { createChainClients } from '../src/chains/clients.ts';
+import type { NetworkId } from '../src/chains/networks.ts';
+import { createChainRegistry } from '../src/chains/registry.ts';
+import { systemClock } from '../src/clock.ts';
+import type { Config } from '../src/config.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import type { DatabaseHandle } from '../src/db/client.ts';
+import { createLogger } from '../src/logger.ts';
+import { buildApp } from '../src/server/app.ts';
+
+/**
+ * The real app over `database`, as the benches that call it in-process use it: silent, on the
+ * system clock, with a secret key of its own; `transports` stand in for networks' RPC.
+ */
+export async function benchApp(
+  config: Config,
+  database: DatabaseHandle,
+  transports?: Partial<Record<NetworkId, Transport>>,
+) {
+  const chains = createChainRegistry(config);
+  const { app } = await buildApp({
+    config,
+    chains,
+    clients: createChainClients({ config, chains, ...(transports && { transports }) }),
+    database,
+    logger: createLogger('silent'),
+    clock: systemClock,
+    secretBox: createSecretBox(randomBytes(32)),
+  });
+  return app;
+}
