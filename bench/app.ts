@@ -12,7 +12,8 @@ import { buildApp } from '../src/server/app.ts';
 
 /**
  * The real app over `database`, as the benches that call it in-process use it: silent, on the
- * system clock, with a secret key of its own; `transports` stand in for networks' RPC.
+ * system clock, with a secret key of its own; `transports` stand in for networks' RPC. With it,
+ * the chain registry it was built on.
  */
 export async function benchApp(
   config: Config,
@@ -29,5 +30,5 @@ export async function benchApp(
     clock: systemClock,
     secretBox: createSecretBox(randomBytes(32)),
   });
-  return app;
+  return { app, chains };
 }

@@ -42,7 +42,8 @@ if (process.env.DATABASE_URL) {
   query = (text, params) => pool.query(text, params);
 } else {
   const { PGlite } = await import('@electric-sql/pglite');
-  const pglite = await PGlite.create({ dataDir: process.env.DATA_DIR });
+  const dataDir = process.env.DATA_DIR;
+  const pglite = await PGlite.create(dataDir === undefined ? {} : { dataDir });
   query = (text, params) => pglite.query(text, params);
 }
 await query(

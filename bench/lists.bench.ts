@@ -63,7 +63,7 @@ async function openWorld(size: number): Promise<World> {
     SANDBOX: 'false',
     LOG_LEVEL: 'silent',
   });
-  const app = await benchApp(config, database);
+  const { app } = await benchApp(config, database);
   await app.ready();
   const tenant = await createTenant(db, 'Bench lists');
   const [client] = await db

@@ -23,7 +23,7 @@ const config = parseConfig({
 });
 const database = wrapPglite(await PGlite.create());
 await migrateDatabase(database);
-const app = await benchApp(config, database, local.transports);
+const { app } = await benchApp(config, database, local.transports);
 const { apiKey } = await createAccount(database.db, 'Bench');
 const headers = { 'x-api-key': apiKey };
 const creator = accountOf(local.chain, 0).address;

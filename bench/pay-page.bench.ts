@@ -51,7 +51,7 @@ const config = parseConfig({
 });
 const database = wrapPglite(await PGlite.create());
 await migrateDatabase(database);
-const app = await benchApp(config, database);
+const { app, chains } = await benchApp(config, database);
 await app.listen({ port, host: '127.0.0.1' });
 const { accountId, apiKey } = await createAccount(database.db, 'Bench');
 const destination = await activateDestination(
