@@ -1,4 +1,4 @@
-import { readRandom } from './crypto/random-pool.ts';
+import { randomHex } from './crypto/random-pool.ts';
 
 /**
  * Version 7 UUIDs (RFC 9562): 48 bits of millisecond time, then 74 random bits from the pool of
@@ -26,7 +26,7 @@ export function uuidV7(time: number = Date.now()): string {
   const t = lastTimeHex;
   // 10 random bytes, 20 hex digits: the first is replaced by the version, and two bits of the
   // fifth by the variant, which leaves 74 random bits.
-  const r = readRandom(10, (bytes, at) => bytes.toString('hex', at, at + 10));
+  const r = randomHex(10);
   const variant = VARIANT[Number.parseInt(r[4] as string, 16) & 3];
   return `${t.slice(0, 8)}-${t.slice(8)}-7${r.slice(1, 4)}-${variant}${r.slice(5, 8)}-${r.slice(8)}`;
 }
