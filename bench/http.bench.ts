@@ -31,13 +31,21 @@ const SCRATCH_URL = (() => {
   url.pathname = `/${SCRATCH}`;
   return url.toString();
 })();
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Seconds each side of a paired row is measured, in `SLICES` slices. */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 // Each load is measured after a warm-up of its own: payreq's bundle is still being compiled by
 // V8 a second in (perf: an eighth of its CPU in the optimising compiler then, under 1 % after
 // ten), and a steady state is what the ratios compare. Baselines warm up alike.
 const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 3);
-/** Slices each paired measurement alternates in. */
-const SLICES = 5;
+/**
+ * Slices each paired measurement alternates in, a second each: on this kind of machine one
+ * slice's ratio ranged from 0.37 to 0.74 within a run, with the same code, so a row is taken
+ * over eight of them (five gave run-to-run swings of a tenth either way). The spread is
+ * printed with the row.
+ */
+const SLICES = 8;
+/** Seconds of the PGlite burst (not paired). */
+const BURST_SECONDS = 10;
 const BARE = new URL('./bare-server.ts', import.meta.url).pathname;
 const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
@@ -113,6 +121,8 @@ function rssMiB(pid: number): number {
 
 interface Load {
   readonly rate: number;
+  /** Per slice of a paired measurement: its rate over the baseline's slice beside it. */
+  readonly sliceRatios?: readonly number[];
   readonly p99: number;
   readonly max: number;
   readonly statuses: Record<string, number>;
@@ -126,9 +136,9 @@ interface Target {
   readonly connections?: number;
 }
 
-/** One autocannon run of `seconds` against `target`. */
-function run(target: Target, seconds: number) {
-  return autocannon({
+/** One autocannon run of `seconds` against `target`; each answer's time goes to `times`. */
+function run(target: Target, seconds: number, times?: number[]): Promise<autocannon.Result> {
+  const options: autocannon.Options = {
     url: target.url,
     method: target.method ?? 'GET',
     connections: target.connections ?? 10,
@@ -138,11 +148,30 @@ function run(target: Target, seconds: number) {
       ...target.headers,
     },
     ...(target.body !== undefined && { body: JSON.stringify(target.body) }),
+  };
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+    if (times) {
+      instance.on('response', (_client, _status, _bytes, ms) => {
+        times.push(ms);
+      });
+    }
   });
 }
 
-/** Runs taken as one: requests over time, the worst slice's p99 and slowest answer. */
-function merge(results: readonly autocannon.Result[]): Load {
+/** The 99th percentile of answer times, in whole milliseconds as autocannon reports them. */
+function p99Of(times: number[]): number {
+  const sorted = Float64Array.from(times).sort();
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? 0);
+}
+
+/**
+ * Runs taken as one: requests over time, the p99 of every answer when their times were kept
+ * (else the worst run's p99), and the slowest answer.
+ */
+function merge(results: readonly autocannon.Result[], times?: number[]): Load {
   const statuses: Record<string, number> = {};
   let requests = 0;
   let seconds = 0;
@@ -158,7 +187,10 @@ function merge(results: readonly autocannon.Result[]): Load {
   if (errors > 0) statuses.errors = errors;
   return {
     rate: requests / seconds,
-    p99: Math.max(...results.map((result) => result.latency.p99)),
+    p99:
+      times !== undefined && times.length > 0
+        ? p99Of(times)
+        : Math.max(...results.map((result) => result.latency.p99)),
     max: Math.max(...results.map((result) => result.latency.max)),
     statuses,
   };
@@ -180,14 +212,26 @@ async function paired(payreq: Target, baseline: Target): Promise<[Load, Load]> {
   await run(payreq, WARM_SECONDS);
   await run(baseline, WARM_SECONDS);
   const slices: [autocannon.Result[], autocannon.Result[]] = [[], []];
+  // Every answer's time, on both sides alike, for a p99 over all of a side's slices.
+  const times: [number[], number[]] = [[], []];
   for (let slice = 0; slice < SLICES; slice++) {
     const order = slice % 2 === 0 ? [0, 1] : [1, 0];
-    for (const which of order) {
-      slices[which as 0 | 1].push(await run(which === 0 ? payreq : baseline, SECONDS / SLICES));
+    for (const which of order as (0 | 1)[]) {
+      const target = which === 0 ? payreq : baseline;
+      slices[which].push(await run(target, SECONDS / SLICES, times[which]));
     }
   }
-  return [merge(slices[0]), merge(slices[1])];
+  const sliceRatios = slices[0].map(
+    (result, i) => result.requests.total / (slices[1][i]?.requests.total ?? Number.NaN),
+  );
+  return [{ ...merge(slices[0], times[0]), sliceRatios }, merge(slices[1], times[1])];
 }
+
+/** The lowest and highest of a paired row's slice ratios. */
+const spread = (load: Load) => {
+  const ratios = load.sliceRatios ?? [];
+  return `slices ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+};
 
 const statusNote = (load: Load) =>
   Object.entries(load.statuses)
@@ -262,7 +306,7 @@ try {
       unit: 'req/s',
       baseline: { name: 'bare Fastify + one INSERT', value: insert.rate },
       goal: { op: '>=', limit: 0.5 },
-      note: `p99 ${create.p99} ms (goal ≤ 25), baseline p99 ${insert.p99} ms`,
+      note: `p99 ${create.p99} ms (goal ≤ 25), baseline p99 ${insert.p99} ms; ${spread(create)}`,
     });
     rows.push({
       bench: 'http',
@@ -284,6 +328,7 @@ try {
       unit: 'req/s',
       baseline: { name: 'bare Fastify + one SELECT', value: select.rate },
       goal: { op: '>=', limit: 0.5 },
+      note: spread(view),
     });
 
     const [pay, selectCall] = await paired(
@@ -298,6 +343,7 @@ try {
       unit: 'req/s',
       baseline: { name: 'bare Fastify + one SELECT + one eth_call', value: selectCall.rate },
       goal: { op: '>=', limit: 0.4 },
+      note: spread(pay),
     });
 
     const [currencies, bareRoute] = await paired(
@@ -312,6 +358,7 @@ try {
       unit: 'req/s',
       baseline: { name: 'bare Fastify route', value: bareRoute.rate },
       goal: { op: '>=', limit: 0.5 },
+      note: spread(currencies),
     });
     payreq.child.kill();
     bare.child.kill();
@@ -392,7 +439,7 @@ try {
         body: embeddedBody,
         connections: 100,
       },
-      SECONDS * 2,
+      BURST_SECONDS,
     );
     const bareBurst = await load(
       {
@@ -401,7 +448,7 @@ try {
         body: embeddedBody,
         connections: 100,
       },
-      SECONDS * 2,
+      BURST_SECONDS,
     );
     const served = burst.statuses['201'] ?? 0;
     const refused = burst.statuses['503'] ?? 0;
