@@ -1,0 +1,193 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import type { Frequency } from '../../recurrence.ts';
+import { uuidV7 } from '../../uuid-v7.ts';
+import { addressKey, baseUnits, createdAt, nullableTime } from './columns.ts';
+import { accounts } from './tenants.ts';
+
+/** Secure payment links, their multicall children, payment requests and request schedules. */
+
+export const securePaymentStatus = pgEnum('secure_payment_status', [
+  'pending',
+  'completed',
+  'expired',
+  'invalidated',
+  'compliance_failed',
+]);
+
+/** A hosted link; its requests hang off it in `position` order. */
+export const securePayments = pgTable(
+  'secure_payments',
+  {
+    id: uuid()
+      .primaryKey()
+      .defaultRandom()
+      // Written by us in time order (uuid-v7.ts): inserts append to the key's B-tree.
+      .$defaultFn(() => uuidV7()),
+    /** ULID, the public handle in URLs. */
+    token: text().notNull(),
+    // No foreign keys on the link write path (this table and `requests`): see `requests`.
+    accountId: uuid().notNull(),
+    clientIdId: uuid(),
+    payout: boolean().notNull().default(false),
+    /** A payout's payer: the only wallet the link may be paid from. Null on incoming links. */
+    creatorWallet: text(),
+    /** A multicall parent: its requests are its children's (`multicall_children`), not its own. */
+    multicall: boolean().notNull().default(false),
+    /** A multicall's requested execution kind; null when the caller left it to pay time. */
+    executionKind: text().$type<'evm_same_chain' | 'evm_cross_chain' | 'tron_batch'>(),
+    status: securePaymentStatus().notNull().default('pending'),
+    network: text().notNull(),
+    reference: text(),
+    payerIdentifier: text(),
+    redirectUrl: text(),
+    redirectLabel: text(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    completedAt: nullableTime(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex().on(t.token),
+    // The list's order (newest first, id breaking ties), alone and narrowed to payouts or not.
+    index().on(t.accountId, t.createdAt, t.id),
+    index().on(t.accountId, t.payout, t.createdAt, t.id),
+  ],
+);
+
+/**
+ * The payout links a multicall parent pays, in `position` order. A child stays a link of its
+ * own (payable alone too); a parent only groups them.
+ */
+export const multicallChildren = pgTable(
+  'multicall_children',
+  {
+    parentId: uuid()
+      .notNull()
+      .references(() => securePayments.id),
+    childId: uuid()
+      .notNull()
+      .references(() => securePayments.id),
+    position: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.parentId, t.position] }), index().on(t.childId)],
+);
+
+/** A payment request: who is owed how much of what, and the reference that finds its payments. */
+export const requests = pgTable(
+  'requests',
+  {
+    id: uuid()
+      .primaryKey()
+      .defaultRandom()
+      // Written by us in time order (uuid-v7.ts): inserts append to the key's B-tree.
+      .$defaultFn(() => uuidV7()),
+    /** `01` + 64 hex digits. */
+    requestId: text().notNull(),
+    // No foreign keys here nor on `secure_payments`: a link and its requests are written by one
+    // statement that takes every id from a row it reads or writes in the same snapshot (the
+    // caller's account, its active destinations, the link it inserts), and accounts, client
+    // IDs, destinations and links are never deleted. The checks cost a fifth of the write's
+    // database time (docs/architecture.md, "Writing a link").
+    accountId: uuid().notNull(),
+    clientIdId: uuid(),
+    securePaymentId: uuid(),
+    position: integer(),
+    network: text().notNull(),
+    invoiceCurrency: text().notNull(),
+    paymentCurrency: text().notNull(),
+    /** In base units of the invoice currency (the payment currency's, unless it converts). */
+    expectedAmount: baseUnits().notNull(),
+    payee: text().notNull(),
+    payer: text(),
+    destinationId: uuid(),
+    reference: text(),
+    customerInfo: jsonb().$type<Record<string, unknown>>(),
+    /** The browser origin a client ID made the request from (checked against its domains). */
+    origin: text(),
+    salt: text().notNull(),
+    /** 16 hex digits (8 bytes), no 0x. */
+    paymentReference: text().notNull(),
+    /**
+     * keccak256 of the 8 reference bytes: topic 1 of the payment events, how logs find us.
+     * Null only on rows older than the column, until `backfillReferenceTopics` runs at start.
+     */
+    referenceTopic: text(),
+    status: text().$type<'pending' | 'partially_paid' | 'paid'>().notNull().default('pending'),
+    totalAmountPaid: baseUnits().notNull().default(sql`0`),
+    paidAt: nullableTime(),
+    createdAt: createdAt(),
+    /**
+     * Occurrences of a recurring request: the original's `requestId` and payment reference (16
+     * hex digits, no 0x). Null on originals and on requests that recur not at all.
+     */
+    originalRequestId: text(),
+    originalRequestPaymentReference: text(),
+    /**
+     * The index of an occurrence its schedule generated (the original is 0 and has a
+     * `request_schedules` row); null on requests a client made itself. Unique per original, so
+     * an occurrence is created once however many generators race.
+     */
+    occurrence: integer(),
+    payeeKey: addressKey('payee').notNull(),
+  },
+  (t) => [
+    uniqueIndex().on(t.requestId),
+    // keccak256 of the reference: unique per network as the reference is, one index for both.
+    uniqueIndex().on(t.network, t.referenceTopic),
+    // The rows the start-up backfill (src/db/migrate.ts) looks for: none once it has run, so
+    // each start reads an empty index, not the table; new rows never enter it.
+    index('requests_missing_reference_topic_index')
+      .on(t.id)
+      .where(sql`${t.referenceTopic} is null`),
+    index().on(t.securePaymentId),
+    // Indexes on columns most requests leave null are partial: a request written without
+    // them (a link's, made with an API key) updates three indexes fewer.
+    uniqueIndex()
+      .on(t.originalRequestId, t.occurrence)
+      .where(sql`${t.originalRequestId} is not null`),
+    // GET /v2/request: newest first (id breaking ties) for an account, a payee wallet of it, or
+    // a client ID (which belongs to one account).
+    index().on(t.accountId, t.createdAt, t.id),
+    index().on(t.accountId, t.payeeKey, t.createdAt, t.id),
+    index().on(t.clientIdId, t.createdAt, t.id).where(sql`${t.clientIdId} is not null`),
+    // GET /v2/payments?reference= (a merchant reference names few requests).
+    index().on(t.accountId, t.reference).where(sql`${t.reference} is not null`),
+  ],
+);
+
+/**
+ * The schedule of a recurring request (`POST /v2/request` with `recurrence`), one row per
+ * original. The generator creates occurrence `nextOccurrence` once `nextAt` (its calendar date,
+ * src/recurrence.ts) has passed, and advances both in the same transaction.
+ */
+export const requestSchedules = pgTable(
+  'request_schedules',
+  {
+    /** The original request (occurrence 0). */
+    requestRowId: uuid()
+      .primaryKey()
+      .references(() => requests.id),
+    accountId: uuid()
+      .notNull()
+      .references(() => accounts.id),
+    startDate: timestamp({ withTimezone: true }).notNull(),
+    frequency: text().$type<Frequency>().notNull(),
+    stopped: boolean().notNull().default(false),
+    nextOccurrence: integer().notNull().default(1),
+    nextAt: timestamp({ withTimezone: true }).notNull(),
+    updatedAt: createdAt(),
+  },
+  (t) => [index().on(t.nextAt).where(sql`${t.stopped} = false`)],
+);
