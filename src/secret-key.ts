@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Config, ConfigError, decodeSecretKey } from './config.ts';
+import type { Config } from './config.ts';
+import { ConfigError, decodeSecretKey } from './config-readers.ts';
 
 export const SECRET_KEY_FILE = 'secret.key';
 
