@@ -13,6 +13,7 @@ import {
   insertRequests,
   type NewRequest,
   type RequestRow,
+  unlessFailing,
 } from '../requests/requests.ts';
 import type { PayoutDeps } from './create.ts';
 import type { BatchPayoutBody } from './schemas.ts';
@@ -53,11 +54,15 @@ export async function createBatchPayout(
   for (const item of batch.items) fee(item.due);
 
   const requests = await batch.write();
-  const legs = requests.map((row) => {
-    const due = amountDue(row);
-    return requestLeg(deps.chains, row, due, fee(due) ?? undefined);
+  // New requests are deleted again if the calldata cannot be built (a chain that cannot be
+  // read): the client never learnt their ids, and a retry would leave twins.
+  const { legs, calldata } = await unlessFailing(deps.db, batch.fresh ? requests : [], async () => {
+    const legs = requests.map((row) => {
+      const due = amountDue(row);
+      return requestLeg(deps.chains, row, due, fee(due) ?? undefined);
+    });
+    return { legs, calldata: await buildBatchCalldata(deps, legs, payer) };
   });
-  const calldata = await buildBatchCalldata(deps, legs, payer);
   const transaction = referenceTransaction(calldata.batchPaymentTransaction);
   const onlyNative = legs.every((leg) => isNative(leg.currency));
   const { insufficientTokens, spending, conversions, ...metadata } = calldata.metadata;
@@ -84,12 +89,15 @@ export async function createBatchPayout(
 /** The requests a batch pays, before they are known to be written. */
 interface Batch {
   readonly items: readonly { readonly network: string; readonly due: bigint }[];
+  /** Whether `write` inserts the requests (or returns existing ones). */
+  readonly fresh: boolean;
   write(): Promise<RequestRow[]>;
 }
 
 function fresh(deps: PayoutDeps, prepared: readonly NewRequest[]): Batch {
   return {
     items: prepared.map((item) => ({ network: item.network.id, due: item.expectedAmount })),
+    fresh: true,
     write: () => insertRequests(deps.db, prepared),
   };
 }
@@ -97,6 +105,7 @@ function fresh(deps: PayoutDeps, prepared: readonly NewRequest[]): Batch {
 function known(rows: RequestRow[]): Batch {
   return {
     items: rows.map((row) => ({ network: row.network, due: amountDue(row) })),
+    fresh: false,
     write: async () => rows,
   };
 }

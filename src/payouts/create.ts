@@ -6,7 +6,7 @@ import type { Database } from '../db/client.ts';
 import { ValidationError } from '../errors.ts';
 import { prepareRequest, type RequestCaller } from '../requests/create.ts';
 import { type ClientFee, platformFee, requestCalldata } from '../requests/pay.ts';
-import { insertRequests } from '../requests/requests.ts';
+import { insertRequests, unlessFailing } from '../requests/requests.ts';
 import { createRecurringPayout } from './recurring/create.ts';
 import type { PayoutBody } from './schemas.ts';
 
@@ -24,8 +24,9 @@ export interface PayoutDeps {
 /**
  * `POST /v2/payouts`: a request from the caller to `payee`, and at once the calldata that pays
  * it from the payer's wallet (its allowance and balance read in the same single round trip as
- * `/pay`). Everything is checked before the request is written, so a 400 writes nothing; a
- * chain that cannot be read after the write leaves a request that `/v2/request/{id}/pay` pays.
+ * `/pay`). Everything is checked before the request is written, so a 400 writes nothing; when
+ * the chain cannot be read for the calldata, the request is deleted again before the error
+ * answers: the client never learnt its id, and a retry would leave a twin.
  * With `recurrence`, a recurring payout instead (`recurring/create.ts`).
  */
 export async function createPayout(
@@ -63,15 +64,17 @@ export async function createPayout(
   );
   const [row] = await insertRequests(deps.db, [prepared]);
   if (!row) throw new Error('request insert returned no row');
-  const calldata = await requestCalldata(
-    deps,
-    row,
-    {
-      ...(row.payer !== null && { wallet: row.payer }),
-      ...(body.feePercentage !== undefined && { feePercentage: body.feePercentage }),
-      ...(body.feeAddress !== undefined && { feeAddress: body.feeAddress }),
-    },
-    client,
+  const calldata = await unlessFailing(deps.db, [row], () =>
+    requestCalldata(
+      deps,
+      row,
+      {
+        ...(row.payer !== null && { wallet: row.payer }),
+        ...(body.feePercentage !== undefined && { feePercentage: body.feePercentage }),
+        ...(body.feeAddress !== undefined && { feeAddress: body.feeAddress }),
+      },
+      client,
+    ),
   );
   return {
     requestId: row.requestId,

@@ -150,6 +150,16 @@ describe('POST /v2/payouts', () => {
     expect(pay.parameters[1]).toEqual({ type: 'address', value: payee });
   });
 
+  it('writes nothing when the chain cannot be read for the calldata (503), so a retry makes no twin', async () => {
+    // Only base has a chain here: matic's balance and allowance reads find no node.
+    const onMatic = { invoiceCurrency: 'USDC-matic', paymentCurrency: 'USDC-matic' };
+    await refused(
+      () => post('/v2/payouts', payout({ ...onMatic, payerWallet: wallet(2).address })),
+      503,
+      'Network matic is not available on this server: no RPC is configured for it',
+    );
+  });
+
   it('needs an API key or a client ID', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/v2/payouts', payload: payout() });
     expect(res.statusCode).toBe(401);
@@ -163,6 +173,19 @@ describe('POST /v2/payouts/batch', () => {
     invoiceCurrency: 'USDC-base',
     paymentCurrency: 'USDC-base',
     ...extra,
+  });
+
+  it('writes none of its new requests when the chain cannot be read for the calldata (503)', async () => {
+    const onMatic = { invoiceCurrency: 'USDC-matic', paymentCurrency: 'USDC-matic' };
+    await refused(
+      () =>
+        post('/v2/payouts/batch', {
+          requests: [item(onMatic), item({ ...onMatic, amount: '2' })],
+          payer: wallet(2).address,
+        }),
+      503,
+      'Network matic is not available on this server: no RPC is configured for it',
+    );
   });
 
   it('answers approvals of the batch contract and one batch transaction under both names', async () => {

@@ -51,6 +51,25 @@ export async function insertRequests(
 }
 
 /**
+ * Runs `then` over requests just written by `insertRequests`, and deletes them if it throws: an
+ * answer that is not a success leaves nothing behind for a retry to duplicate. Nothing refers to
+ * a request this new (its payments come from a chain that has not seen its reference).
+ */
+export async function unlessFailing<T>(
+  db: Database,
+  written: readonly RequestRow[],
+  then: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await then();
+  } catch (error) {
+    const ids = written.map((row) => row.id);
+    if (ids.length > 0) await db.delete(requests).where(inArray(requests.id, ids));
+    throw error;
+  }
+}
+
+/**
  * The row of a new request: a fresh id, salt and payment reference (for `insertRequests`, or a
  * statement that writes requests along with something else).
  */
