@@ -2,7 +2,7 @@ import { createPublicClient, http } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { LogCapture } from '../test/app.ts';
 import { freePort } from '../test/process.ts';
-import { createLogger, scrubUrls } from './logger.ts';
+import { createLogger, loggedUrl, scrubUrls } from './logger.ts';
 
 /** What reaches the log: never a credential, even one inside a URL quoted by an error. */
 
@@ -81,5 +81,24 @@ describe('redaction', () => {
       sessionToken: '[redacted]',
     });
     expect(nested).toMatchObject({ request: { principal: { token: '[redacted]' } } });
+  });
+});
+
+describe('loggedUrl', () => {
+  it('masks the token after a link route, never a route word, and every query value', () => {
+    expect(loggedUrl('/v2/secure-payments/01JZZ/pay?wallet=0xabc&amount=')).toBe(
+      '/v2/secure-payments/…/pay?wallet=…&amount=',
+    );
+    expect(loggedUrl('/v2/secure-payments/payouts')).toBe('/v2/secure-payments/payouts');
+    expect(loggedUrl('/v2/secure-payments/batch-payouts')).toBe(
+      '/v2/secure-payments/batch-payouts',
+    );
+    expect(loggedUrl('/v2/secure-payments/multicall-payouts/01JZZ')).toBe(
+      '/v2/secure-payments/multicall-payouts/…',
+    );
+    expect(loggedUrl('/v2/secure-payments?requestId=01ab&flag')).toBe(
+      '/v2/secure-payments?requestId=…&flag',
+    );
+    expect(loggedUrl('/v2/request/01ab/pay')).toBe('/v2/request/01ab/pay');
   });
 });

@@ -148,10 +148,63 @@ export function statementPurpose(query: string): string {
   return sql.split(' ')[0]?.toLowerCase() ?? 'a statement';
 }
 
+/** Path segments after which a capability comes: a link's token, a recurring payout's. */
+const BEFORE_CAPABILITY = new Set(['secure-payments', 'multicall-payouts', 'token']);
+/** Routes under those names, not tokens. */
+const ROUTE_WORDS = new Set(['payouts', 'batch-payouts', 'multicall-payouts']);
+
+/**
+ * A request's URL as its log lines show it. A link's token (and a recurring payout's) is a
+ * capability: whoever reads it can open the link. Query values name wallets, references and
+ * tokens (`/?token=`). So those path segments and every query value are masked; the route and
+ * the query's names stay, for reading the log.
+ */
+export function loggedUrl(url: string): string {
+  const mark = url.indexOf('?');
+  const path = mark === -1 ? url : url.slice(0, mark);
+  const segments = path.split('/');
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i] ?? '';
+    if (BEFORE_CAPABILITY.has(segments[i - 1] ?? '') && segment !== '' && !ROUTE_WORDS.has(segment))
+      segments[i] = '…';
+  }
+  if (mark === -1) return segments.join('/');
+  const query = url
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      return equals === -1 || equals === pair.length - 1 ? pair : `${pair.slice(0, equals)}=…`;
+    });
+  return `${segments.join('/')}?${query.join('&')}`;
+}
+
+/**
+ * Fastify's request serializer, with the URL as `loggedUrl` shows it. Other objects logged as
+ * `req` pass through as they are (and through the redaction paths).
+ */
+function serializeRequest(request: {
+  raw?: unknown;
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number } | null;
+}) {
+  if (request?.raw === undefined) return request;
+  return {
+    method: request.method,
+    url: request.url === undefined ? undefined : loggedUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 export function loggerOptions(level: LogLevel): LoggerOptions {
   return {
     level,
-    serializers: { err: serializeError },
+    serializers: { err: serializeError, req: serializeRequest },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { service: 'payreq' },
   };

@@ -193,6 +193,32 @@ describe('logs', () => {
     expect(t.logs.text()).not.toContain('session-secret-value');
   });
 
+  it('mask link tokens and query values in logged URLs, keeping the route', async () => {
+    const token = '01JZZLOGGEDTOKENQ5N8XW2K3M';
+    const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+    const before = t.logs.lines.length;
+    for (const url of [
+      `/v2/secure-payments/${token}/pay?wallet=${wallet}&amount=1`,
+      `/v2/payouts/recurring/token/${token}`,
+      `/?token=${token}`,
+    ]) {
+      await t.app.inject({ method: 'GET', url, headers: { 'x-api-key': tenant.apiKey } });
+    }
+    const lines = t.logs.lines.slice(before).join('');
+    expect(lines).not.toContain(token);
+    expect(lines).not.toContain(wallet);
+    const urls = t.logs
+      .entries()
+      .slice(before)
+      .map((entry) => (entry.req as { url?: string } | undefined)?.url)
+      .filter((url) => url !== undefined);
+    expect([...new Set(urls)]).toEqual([
+      '/v2/secure-payments/…/pay?wallet=…&amount=…',
+      '/v2/payouts/recurring/token/…',
+      '/?token=…',
+    ]);
+  });
+
   it('redacts credential fields of logged objects', async () => {
     t.app.log.info(
       {
