@@ -68,9 +68,9 @@ describe('POST /v2/secure-payments with invoiceCurrency', () => {
     );
   });
 
-  it('refuses an invoiceCurrency that is not a fiat code', async () => {
+  it('refuses an invoiceCurrency that is not a fiat code or the destination’s token', async () => {
     const dest = await destination(shop);
-    for (const code of ['USDC-base', 'XYZ']) {
+    for (const code of ['DAI-base', 'XYZ']) {
       await expectRefused(
         apiKey(shop),
         { requests: [{ destinationId: dest.destinationId, amount: '5', invoiceCurrency: code }] },
@@ -78,7 +78,8 @@ describe('POST /v2/secure-payments with invoiceCurrency', () => {
         validationFailed([
           {
             field: 'requests[0].invoiceCurrency',
-            message: 'is not a fiat code (USD, EUR, GBP, CNY, JPY)',
+            message:
+              'is not a fiat code (USD, EUR, GBP, CNY, JPY) or the destination’s token (USDC-base)',
           },
         ]),
       );

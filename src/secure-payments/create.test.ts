@@ -230,7 +230,7 @@ describe('POST /v2/secure-payments: amounts and body', () => {
 
   it.each([
     ['a top-level field', { currency: 'USDC-base' }, 'currency'],
-    ['a field of an item', { requests: [{ amount: '1', payee: wallet(1) }] }, 'requests[0].payee'],
+    ['a field of an item', { requests: [{ amount: '1', memo: 'x' }] }, 'requests[0].memo'],
   ])('refuses an unknown field: %s', async (_case, extra, field) => {
     await expectRefused(
       apiKey(shop),

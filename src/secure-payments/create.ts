@@ -28,8 +28,14 @@ export interface CreateLinkInput {
   readonly requests: readonly {
     readonly destinationId?: string | undefined;
     readonly amount: string;
-    /** Ours: a fiat code; the amount is then in that fiat, paid in the destination's token. */
+    /**
+     * The destination's token, or (ours) a fiat code: the amount is then in that fiat, paid in
+     * the destination's token.
+     */
     readonly invoiceCurrency?: string | undefined;
+    /** As the integration guide sends them: what the destination already says. */
+    readonly payee?: string | undefined;
+    readonly paymentCurrency?: string | undefined;
   }[];
   readonly reference?: string | undefined;
   readonly payerIdentifier?: string | undefined;

@@ -1,3 +1,4 @@
+import { addressKey, parseAddress } from '../chains/address.ts';
 import { conversionPath } from '../chains/conversion-routes.ts';
 import { type Currency, isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
@@ -40,6 +41,11 @@ export function checkItems(
     const target = itemTarget(chains, bound, item.destinationId, index);
     const sent = item.destinationId ?? target.id.value;
     parsed.push({ target, sent });
+    const restated = restatedFields(chains, item, target, index);
+    if (restated.length > 0) {
+      errors.push(...restated);
+      continue;
+    }
     const invoice = invoiceCurrencyOf(chains, item.invoiceCurrency, target.currency, index);
     if (!invoice.ok) {
       errors.push(invoice.error);
@@ -70,8 +76,42 @@ export function checkItems(
 }
 
 /**
- * What an item's amount counts in: the destination's token, or the fiat the item names, which
- * needs a Chainlink feed path to that token on its network (as `POST /v2/request` checks).
+ * The reference's integration guide sends each item's `payee` and `paymentCurrency` beside its
+ * destination (seed-vs-docs §7.4): they must say what the destination says.
+ */
+function restatedFields(
+  chains: ChainRegistry,
+  item: CreateLinkInput['requests'][number],
+  target: ResolvedTarget,
+  index: number,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  if (item.payee !== undefined) {
+    const sent = parseAddress(item.payee, { allowZero: true });
+    const wallet = parseAddress(target.id.walletAddress, { allowZero: true });
+    if (!sent.ok || !wallet.ok || addressKey(sent) !== addressKey(wallet)) {
+      errors.push({
+        field: `requests[${index}].payee`,
+        message: `must be the destination’s wallet (${target.id.walletAddress})`,
+      });
+    }
+  }
+  if (
+    item.paymentCurrency !== undefined &&
+    chains.currency(item.paymentCurrency)?.id !== target.currency.id
+  ) {
+    errors.push({
+      field: `requests[${index}].paymentCurrency`,
+      message: `must be the destination’s token (${target.currency.id})`,
+    });
+  }
+  return errors;
+}
+
+/**
+ * What an item's amount counts in: the destination's token (named or not), or the fiat the item
+ * names, which needs a Chainlink feed path to that token on its network (as `POST /v2/request`
+ * checks).
  */
 function invoiceCurrencyOf(
   chains: ChainRegistry,
@@ -81,12 +121,13 @@ function invoiceCurrencyOf(
 ): { ok: true; currency: Currency } | { ok: false; error: FieldError } {
   if (code === undefined) return { ok: true, currency: token };
   const fiat = chains.currency(code);
+  if (fiat?.id === token.id) return { ok: true, currency: token };
   if (!fiat || !isFiat(fiat)) {
     return {
       ok: false,
       error: {
         field: `requests[${index}].invoiceCurrency`,
-        message: `is not a fiat code (${FIAT_CODES})`,
+        message: `is not a fiat code (${FIAT_CODES}) or the destination’s token (${token.id})`,
       },
     };
   }

@@ -160,9 +160,25 @@ export const CreateSecurePaymentBody = Type.Object(
           invoiceCurrency: Type.Optional(
             Type.String({
               minLength: 1,
-              maxLength: 16,
+              maxLength: 64,
               description:
-                'Ours: a fiat code (USD, EUR, GBP, CNY, JPY). The request is then written in that fiat (amount in its decimals: cents, yen) and paid in the destination’s token at the on-chain Chainlink rate when paid; 400 conversion_route_unavailable when the destination’s network has no feed path from that fiat to its token. One request per link: a fiat request among several answers 400 feature_unavailable.',
+                'The destination’s token (its currency id, as the integration guide sends it: the same as leaving it out), or, ours, a fiat code (USD, EUR, GBP, CNY, JPY). In a fiat the request is written in that fiat (amount in its decimals: cents, yen) and paid in the destination’s token at the on-chain Chainlink rate when paid; 400 conversion_route_unavailable when the destination’s network has no feed path from that fiat to its token. One request per link: a fiat request among several answers 400 feature_unavailable.',
+            }),
+          ),
+          payee: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 128,
+              description:
+                'As the integration guide sends it: the destination’s wallet, in any case; another wallet answers 400',
+            }),
+          ),
+          paymentCurrency: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 64,
+              description:
+                'As the integration guide sends it: the destination’s token (its currency id); another answers 400',
             }),
           ),
         },
