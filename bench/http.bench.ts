@@ -38,10 +38,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 // ten), and a steady state is what the ratios compare. Baselines warm up alike.
 const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 3);
 /**
- * Slices each paired measurement alternates in, a second each: on this kind of machine one
- * slice's ratio ranged from 0.37 to 0.74 within a run, with the same code, so a row is taken
- * over eight of them (five gave run-to-run swings of a tenth either way). The spread is
- * printed with the row.
+ * Slices each paired measurement alternates in, a second each at the default `SECONDS`
+ * (autocannon stops on its one-second sample tick, so shorter slices run a second anyway). On
+ * this kind of machine one slice's ratio ranged from 0.37 to 0.74 within a run, with the same
+ * code, so a row is taken over eight of them (five gave run-to-run swings of a tenth either
+ * way). The spread is printed with the row.
  */
 const SLICES = 8;
 /** Seconds of the PGlite burst (not paired). */

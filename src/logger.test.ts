@@ -101,4 +101,13 @@ describe('loggedUrl', () => {
     );
     expect(loggedUrl('/v2/request/01ab/pay')).toBe('/v2/request/01ab/pay');
   });
+
+  it('reads segments as the router does: decoded, past empty ones', () => {
+    expect(loggedUrl('/v2/secure%2Dpayments/01JZZ/pay')).toBe('/v2/secure%2Dpayments/…/pay');
+    expect(loggedUrl('/v2/payouts/recurring/%74oken/01JZZ')).toBe(
+      '/v2/payouts/recurring/%74oken/…',
+    );
+    expect(loggedUrl('/v2/secure-payments//01JZZ')).toBe('/v2/secure-payments//…');
+    expect(loggedUrl('/v2/secure-payments/%E0%A4%A')).toBe('/v2/secure-payments/…');
+  });
 });

@@ -163,10 +163,14 @@ export function loggedUrl(url: string): string {
   const mark = url.indexOf('?');
   const path = mark === -1 ? url : url.slice(0, mark);
   const segments = path.split('/');
+  // Compared as the router reads them: decoded (`secure%2Dpayments` is `secure-payments`), and
+  // past empty segments.
+  let previous = '';
   for (let i = 1; i < segments.length; i++) {
-    const segment = segments[i] ?? '';
-    if (BEFORE_CAPABILITY.has(segments[i - 1] ?? '') && segment !== '' && !ROUTE_WORDS.has(segment))
-      segments[i] = '…';
+    const segment = decodedSegment(segments[i] ?? '');
+    if (segment === '') continue;
+    if (BEFORE_CAPABILITY.has(previous) && !ROUTE_WORDS.has(segment)) segments[i] = '…';
+    previous = segment;
   }
   if (mark === -1) return segments.join('/');
   const query = url
@@ -177,6 +181,14 @@ export function loggedUrl(url: string): string {
       return equals === -1 || equals === pair.length - 1 ? pair : `${pair.slice(0, equals)}=…`;
     });
   return `${segments.join('/')}?${query.join('&')}`;
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { count, eq } from 'drizzle-orm';
+import { count, eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import {
   apiKey,
@@ -186,6 +186,26 @@ describe('POST /v2/payouts/batch', () => {
       503,
       'Network matic is not available on this server: no RPC is configured for it',
     );
+  });
+
+  it('keeps the existing requests it was given when the chain cannot be read (503)', async () => {
+    const onMatic = { invoiceCurrency: 'USDC-matic', paymentCurrency: 'USDC-matic' };
+    const requestIds: string[] = [];
+    for (const amount of ['1', '2']) {
+      const res = await post('/v2/request', item({ ...onMatic, amount }));
+      expect(res.statusCode, res.body).toBe(201);
+      requestIds.push(res.json().requestId);
+    }
+    await refused(
+      () => post('/v2/payouts/batch', { requestIds, payer: wallet(2).address }),
+      503,
+      'Network matic is not available on this server: no RPC is configured for it',
+    );
+    const kept = await t.db
+      .select({ id: requests.requestId })
+      .from(requests)
+      .where(inArray(requests.requestId, requestIds));
+    expect(kept).toHaveLength(2);
   });
 
   it('answers approvals of the batch contract and one batch transaction under both names', async () => {

@@ -64,7 +64,13 @@ export async function unlessFailing<T>(
     return await then();
   } catch (error) {
     const ids = written.map((row) => row.id);
-    if (ids.length > 0) await db.delete(requests).where(inArray(requests.id, ids));
+    // The first failure is the answer; one that also keeps the delete from running (the
+    // database gone) leaves the requests, as a crash at this point would.
+    if (ids.length > 0)
+      await db
+        .delete(requests)
+        .where(inArray(requests.id, ids))
+        .catch(() => {});
     throw error;
   }
 }

@@ -87,11 +87,14 @@ function restatedFields(
 ): FieldError[] {
   const errors: FieldError[] = [];
   if (item.payee !== undefined) {
+    const field = `requests[${index}].payee`;
     const sent = parseAddress(item.payee, { allowZero: true });
     const wallet = parseAddress(target.id.walletAddress, { allowZero: true });
-    if (!sent.ok || !wallet.ok || addressKey(sent) !== addressKey(wallet)) {
+    // A mixed-case address with a wrong checksum is refused for that, as everywhere.
+    if (!sent.ok && sent.problem === 'bad_checksum') errors.push({ field, message: sent.message });
+    else if (!sent.ok || !wallet.ok || addressKey(sent) !== addressKey(wallet)) {
       errors.push({
-        field: `requests[${index}].payee`,
+        field,
         message: `must be the destination’s wallet (${target.id.walletAddress})`,
       });
     }

@@ -162,7 +162,7 @@ export const CreateSecurePaymentBody = Type.Object(
               minLength: 1,
               maxLength: 64,
               description:
-                'The destination’s token (its currency id, as the integration guide sends it: the same as leaving it out), or, ours, a fiat code (USD, EUR, GBP, CNY, JPY). In a fiat the request is written in that fiat (amount in its decimals: cents, yen) and paid in the destination’s token at the on-chain Chainlink rate when paid; 400 conversion_route_unavailable when the destination’s network has no feed path from that fiat to its token. One request per link: a fiat request among several answers 400 feature_unavailable.',
+                'The destination’s token (its currency id, as the integration guide sends it: the same as leaving it out), or, ours, a fiat code (USD, EUR, GBP, CNY, JPY). In a fiat the request is written in that fiat (amount in its decimals: cents, yen) and paid in the destination’s token at the on-chain Chainlink rate when paid; 400 conversion_route_unavailable when the destination’s network has no feed path from that fiat to its token.',
             }),
           ),
           payee: Type.Optional(
@@ -170,7 +170,7 @@ export const CreateSecurePaymentBody = Type.Object(
               minLength: 1,
               maxLength: 128,
               description:
-                'As the integration guide sends it: the destination’s wallet, in any case; another wallet answers 400',
+                'As the integration guide sends it: the destination’s wallet (an EVM one in any case or with its checksum, a Tron one as written); another wallet answers 400',
             }),
           ),
           paymentCurrency: Type.Optional(

@@ -193,7 +193,7 @@ describe('logs', () => {
     expect(t.logs.text()).not.toContain('session-secret-value');
   });
 
-  it('mask link tokens and query values in logged URLs, keeping the route', async () => {
+  it('masks link tokens and query values in logged URLs, keeping the route', async () => {
     const token = '01JZZLOGGEDTOKENQ5N8XW2K3M';
     const wallet = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
     const before = t.logs.lines.length;
