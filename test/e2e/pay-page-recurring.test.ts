@@ -98,14 +98,6 @@ async function rowOf(id: string) {
 
 const methodsOf = (wallet: TestWallet | undefined) => wallet?.calls.map((c) => c.method) ?? [];
 
-/** How many times anyone asked the API for a schedule's approval (the server's request log). */
-function approvalReads(): number {
-  return rig.t.logs
-    .entries()
-    .filter((e) => String((e.req as { url?: string } | undefined)?.url).includes('/approval'))
-    .length;
-}
-
 describe('a recurring payout on the hosted page', () => {
   it('is approved and signed by its payer, and is then active with the allowance on chain', async () => {
     const schedule = await createSchedule(PAYER.signs);
@@ -213,7 +205,7 @@ describe('a recurring payout on the hosted page', () => {
 
   it('tells another wallet it is not the payer, and asks it for nothing', async () => {
     const schedule = await createSchedule(PAYER.refused);
-    const readsBefore = approvalReads();
+    const readsBefore = rig.asked('/approval');
     const { page, wallets, context } = await rig.openAt(queryOf(schedule), [spec(STRANGER)]);
     await screen(page, 'recurring-pending');
     await page.getByRole('button', { name: 'Approve with Test Wallet' }).click();
@@ -229,7 +221,7 @@ describe('a recurring payout on the hosted page', () => {
     ]) {
       expect(methodsOf(wallets[0])).not.toContain(method);
     }
-    expect(approvalReads()).toBe(readsBefore);
+    expect(rig.asked('/approval')).toBe(readsBefore);
     expect((await rowOf(schedule.id)).status).toBe('pending');
     await page.getByRole('button', { name: 'Approve with Test Wallet' }).waitFor();
     await context.close();

@@ -66,6 +66,11 @@ export interface PayPageRig {
   batchPayout(tokens: readonly string[]): Promise<string>;
   /** Groups payout links into a multicall payout (`POST /v2/secure-payments/multicall-payouts`). */
   multicall(childTokens: readonly string[]): Promise<string>;
+  /**
+   * How many requests the app received, from anyone, whose URL holds `fragment` (a link's
+   * calldata: `<token>/pay?`). Read from the URLs as sent: the log masks link tokens.
+   */
+  asked(fragment: string): number;
   /** `GET` on the API with the tenant's key: status code and body. */
   get(path: string): Promise<{ readonly status: number; readonly body: Record<string, unknown> }>;
   /** The page of `token` in a fresh browser context with these wallets installed. */
@@ -100,8 +105,16 @@ export async function startPayPageRig(
       : await standIn('base', { walletCount: WALLETS });
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  // Every URL asked for, as sent: the log masks link tokens.
+  const urls: string[] = [];
   const t = await createTestApp({
     env: { ...local.env, BASE_URL: origin, PAY_URL: origin, ALLOW_LOCAL_WEBHOOKS: 'true' },
+    extend: (app) => {
+      app.addHook('onRequest', (request, _reply, done) => {
+        urls.push(request.url);
+        done();
+      });
+    },
     transports: local.transports,
     clock: createRealClock(),
     ...(network === 'sandbox' && { sandbox: { provider: withSandboxMethods(local.chain) } }),
@@ -221,6 +234,9 @@ export async function startPayPageRig(
       });
       if (res.statusCode !== 201) throw new Error(`multicall: ${res.body}`);
       return res.json().token;
+    },
+    asked(fragment) {
+      return urls.filter((url) => url.includes(fragment)).length;
     },
     async get(path) {
       const res = await t.app.inject({
