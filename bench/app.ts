@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Transport } from 'viem';
+import { systemClock } from '../src/base/clock.ts';
+import { createLogger } from '../src/base/logger.ts';
+import { createSecretBox } from '../src/base/secret-box.ts';
 import { createChainClients } from '../src/chains/clients.ts';
 import type { NetworkId } from '../src/chains/networks.ts';
 import { createChainRegistry } from '../src/chains/registry.ts';
-import { systemClock } from '../src/clock.ts';
-import type { Config } from '../src/config.ts';
-import { createSecretBox } from '../src/crypto/secret-box.ts';
+import type { Config } from '../src/config/config.ts';
 import type { DatabaseHandle } from '../src/db/client.ts';
-import { createLogger } from '../src/logger.ts';
 import { buildApp } from '../src/server/app.ts';
 
 /**

@@ -5,7 +5,7 @@
 // The chain is a local EVM with the real Request contracts standing in for Base, in process.
 import { createChainClients } from '../src/chains/clients.ts';
 import { createChainRegistry } from '../src/chains/registry.ts';
-import { parseConfig } from '../src/config.ts';
+import { parseConfig } from '../src/config/config.ts';
 import { buildBatchCalldata } from '../src/payments/calldata/batch.ts';
 import { buildSingleCalldata } from '../src/payments/calldata/single.ts';
 import type { PaymentLeg } from '../src/payments/transactions.ts';

@@ -7,7 +7,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import { parseConfig } from '../src/config.ts';
+import { parseConfig } from '../src/config/config.ts';
 import { type Database, queryRows } from '../src/db/client.ts';
 import { encodeCursor } from '../src/db/keyset.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';

@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { createAccount } from '../src/auth/accounts.ts';
-import { parseConfig } from '../src/config.ts';
+import { parseConfig } from '../src/config/config.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
 import { wrapPglite } from '../src/db/pglite.ts';
 import { accountOf, standIn } from '../test/chain.ts';

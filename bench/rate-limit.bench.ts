@@ -3,7 +3,7 @@
 // Loopback only (Redis on 127.0.0.1:6379); the Redis half is skipped when none answers.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Clock } from '../src/clock.ts';
+import type { Clock } from '../src/base/clock.ts';
 import { createRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
 import { type BenchRow, report } from './report.ts';
 

@@ -3,7 +3,7 @@ import { enableCompileCache } from 'node:module';
 import { parseInvocation, USAGE, UsageError } from './cli/invocation.ts';
 import type { Output } from './cli/output.ts';
 import { registerResolveHook } from './cli/resolve-hook.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 
 /**
  * Operator CLI: `payreq <command>`. Works on the same DATA_DIR / DATABASE_URL as the server
@@ -64,7 +64,7 @@ export async function runCli(
 }
 
 async function loadConfig(env: Env): Promise<Config> {
-  const { ConfigError, parseConfig } = await import('./config.ts');
+  const { ConfigError, parseConfig } = await import('./config/config.ts');
   try {
     return parseConfig(env);
   } catch (error) {
@@ -79,7 +79,7 @@ async function describe(error: unknown): Promise<string> {
   if (error instanceof UsageError) {
     return `payreq: ${error.message}${error.showUsage ? `\n\n${USAGE}` : ''}`;
   }
-  const { AppError } = await import('./errors.ts');
+  const { AppError } = await import('./base/errors.ts');
   if (error instanceof AppError && error.errors) {
     const details = error.errors
       .map((e) => `${FLAG_OF_FIELD[e.field] ?? e.field} ${e.message}`)

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LogCapture, testConfig } from '../test/app.ts';
 import { copyMigratedDatabase } from '../test/process.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from './base/logger.ts';
 import { createService } from './main.ts';
 
 describe('graceful stop', () => {

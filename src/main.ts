@@ -2,20 +2,21 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { custom } from 'viem';
 import type { CredentialBroadcast } from './auth/credential-broadcast.ts';
+import { systemClock } from './base/clock.ts';
+import { createLogger } from './base/logger.ts';
+import { createSecretBox } from './base/secret-box.ts';
 import { createChainClients } from './chains/clients.ts';
 import { createChainRegistry } from './chains/registry.ts';
-import { systemClock } from './clock.ts';
-import { type Config, ConfigError, parseConfig } from './config.ts';
-import { createSecretBox } from './crypto/secret-box.ts';
-import { type DatabaseHandle, openDatabase } from './db/client.ts';
+import { type Config, ConfigError, parseConfig } from './config/config.ts';
+import { loadSecretKey } from './config/secret-key.ts';
+import type { DatabaseHandle } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
+import { openDatabase } from './db/open.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
-import { createLogger } from './logger.ts';
 import type { SandboxHost } from './sandbox/host.ts';
-import { loadSecretKey } from './secret-key.ts';
 import { buildApp } from './server/app.ts';
-import { createWorkers, type Workers } from './workers.ts';
+import { createWorkers, type Workers } from './workers/workers.ts';
 
 /** After a signal, in-flight requests get this long to finish before the process exits anyway. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -67,7 +68,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
     // serves its JSON-RPC on HOST (a port of its own) for the others.
     // The sandbox (a Hardhat EDR chain, its contracts and wallets) loads only when it runs.
     sandbox = config.sandbox ? await startSandbox(config, database, logger) : null;
-    const chains = createChainRegistry({ ...config, sandbox: sandbox !== null });
+    const chains = createChainRegistry(config, sandbox?.network);
     const clients = createChainClients({
       config,
       chains,

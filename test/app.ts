@@ -5,19 +5,21 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Transport } from 'viem';
 import type { UsageRecorder } from '../src/auth/usage.ts';
+import type { Clock } from '../src/base/clock.ts';
+import { createLogger } from '../src/base/logger.ts';
+import { createSecretBox, type SecretBox } from '../src/base/secret-box.ts';
 import { type ChainClients, createChainClients } from '../src/chains/clients.ts';
 import type { NetworkId } from '../src/chains/networks.ts';
 import { type ChainRegistry, createChainRegistry } from '../src/chains/registry.ts';
-import type { Clock } from '../src/clock.ts';
-import { type Config, parseConfig } from '../src/config.ts';
-import { createSecretBox, type SecretBox } from '../src/crypto/secret-box.ts';
+import { type Config, parseConfig } from '../src/config/config.ts';
 import type { Database, DatabaseHandle } from '../src/db/client.ts';
 import type { RateLimits } from '../src/http/budgets.ts';
-import type { RateLimiter, WarnLogger } from '../src/http/rate-limit.ts';
+import type { RateLimiter } from '../src/http/rate-limit.ts';
+import type { WarnLogger } from '../src/http/rate-limit-store.ts';
 import type { App } from '../src/http/types.ts';
-import { createLogger } from '../src/logger.ts';
 import type { RelayerHealth } from '../src/payouts/recurring/relayer-health.ts';
 import type { Eip1193Provider } from '../src/sandbox/chain.ts';
+import { sandboxNetwork } from '../src/sandbox/network.ts';
 import { buildApp } from '../src/server/app.ts';
 import type { RouteEntry } from '../src/server/route-table.ts';
 import { checkAnswer } from './conformance.ts';
@@ -138,7 +140,7 @@ export async function createTestApp(
   const database = await openTestDatabase();
   const logs = new LogCapture();
   const clock = options.clock ?? createTestClock();
-  const chains = createChainRegistry(config);
+  const chains = createChainRegistry(config, config.sandbox ? sandboxNetwork() : undefined);
   const clients = createChainClients({
     config,
     chains,

@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { ulid } from '../src/base/ulid.ts';
 import { webhookAttempts, webhookDeliveries } from '../src/db/schema.ts';
-import { ulid } from '../src/ulid.ts';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
 import { enqueue } from '../src/webhooks/outbox.ts';
 import { createTestApp, type TestApp } from './app.ts';

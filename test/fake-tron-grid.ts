@@ -1,4 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -144,7 +149,7 @@ export async function startFakeTronGrid(
     };
   }
 
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -186,6 +191,9 @@ export async function startFakeTronGrid(
     if (post && url.pathname === '/wallet/gettransactionbyid')
       return send(res, 200, transactionJson(String(field(body, 'value'))));
     return send(res, 404, { Error: 'not found' });
+  };
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => send(res, 500, { Error: String(error) }));
   });
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

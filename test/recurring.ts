@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Address, getAddress, type Hex, toHex, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { type Frequency, occurrenceDate, shortestPeriodSeconds } from '../src/base/recurrence.ts';
+import type { NetworkId } from '../src/chains/networks.ts';
 import type { ChainRegistry } from '../src/chains/registry.ts';
 import type { Database } from '../src/db/client.ts';
 import {
@@ -9,7 +11,6 @@ import {
   permitOf,
   type RecurringPayoutRow,
 } from '../src/payouts/recurring/store.ts';
-import { type Frequency, occurrenceDate, shortestPeriodSeconds } from '../src/recurrence.ts';
 
 /** The permit's deadline: a year after the last date, as the create route sets it. */
 const DEADLINE_GRACE_SECONDS = 365 * 86_400;
@@ -25,7 +26,7 @@ export interface ScheduleOptions {
   readonly payerKey: Hex;
   readonly payee: string;
   readonly clientIdId?: string | null;
-  readonly network?: string;
+  readonly network?: NetworkId;
   readonly currency?: string;
   /** Base units, per payment. */
   readonly amount?: bigint;
@@ -44,7 +45,7 @@ export async function insertSchedule(
   const network = chains.network(networkId);
   const currency = chains.currency(options.currency ?? 'USDC-base');
   if (!network || !currency) throw new Error('unknown network or currency');
-  const proxy = chains.contracts(networkId as never).recurringPaymentProxy;
+  const proxy = chains.contracts(networkId).recurringPaymentProxy;
   if (!proxy) throw new Error(`no recurring proxy on ${networkId}`);
   const payer = privateKeyToAccount(options.payerKey).address;
   const payee = getAddress(options.payee);

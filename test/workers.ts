@@ -1,16 +1,16 @@
 import type { PrivateKeyAccount, PublicClient } from 'viem';
-import type { PaymentNetworkId } from '../src/chains/networks.ts';
+import type { NetworkId } from '../src/chains/networks.ts';
 import type { DatabaseHandle } from '../src/db/client.ts';
+import { createLeaderLock, type LeaderLock } from '../src/db/leader-lock.ts';
 import { createEvmSource } from '../src/detection/evm-source.ts';
 import { createIndexer, type Indexer } from '../src/detection/indexer.ts';
-import { createLeaderLock, type LeaderLock } from '../src/detection/leader-lock.ts';
 import {
   createRecurringExecutor,
   type RecurringExecutor,
 } from '../src/payouts/recurring/executor.ts';
 import { relayerAccount } from '../src/payouts/recurring/relayer.ts';
-import { createSettlement } from '../src/settlement.ts';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
+import { createSettlement } from '../src/workers/settlement.ts';
 import type { TestApp } from './app.ts';
 
 /**
@@ -21,7 +21,7 @@ import type { TestApp } from './app.ts';
 export function testIndexer(
   t: TestApp,
   options: {
-    network?: PaymentNetworkId;
+    network?: NetworkId;
     confirmations: number;
     /** Another connection pool on the same database (a second process). */
     database?: DatabaseHandle;
@@ -69,7 +69,7 @@ let executorLocks = 0;
 export function testRecurringExecutor(
   t: TestApp,
   options: {
-    network?: PaymentNetworkId;
+    network?: NetworkId;
     relayer?: PrivateKeyAccount;
     client?: PublicClient;
     database?: DatabaseHandle;

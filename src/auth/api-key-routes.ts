@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError, ValidationError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
-import { AppError, ValidationError } from '../errors.ts';
 import { accountIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { issueApiKey, listApiKeys, revokeAccountApiKey } from './api-keys.ts';

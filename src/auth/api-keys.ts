@@ -1,9 +1,9 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
+import { isUuid } from '../base/ids.ts';
 import type { Database } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
-import { isUuid } from '../ids.ts';
-import { credentialsChanged } from './credential-cache.ts';
+import { credentialsChanged } from '../http/credential-cache.ts';
 import {
   API_KEY_PREFIX,
   digestSecret,

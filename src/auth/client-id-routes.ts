@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
 import type { Database } from '../db/client.ts';
 import { accountIdOf, type CredentialKind } from '../http/principal.ts';
 import type { App } from '../http/types.ts';

@@ -1,6 +1,6 @@
+import { type FieldError, ValidationError } from '../base/errors.ts';
 import { parseAddress } from '../chains/address.ts';
-import { type FieldError, ValidationError } from '../errors.ts';
-import { normaliseAllowedOrigin } from './origins.ts';
+import { normaliseAllowedOrigin } from '../http/origins.ts';
 
 /**
  * The rules a client ID's fields follow, whichever API sets them; pure, so both surfaces and

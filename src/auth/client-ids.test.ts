@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../test/database.ts';
+import { ValidationError } from '../base/errors.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import { ValidationError } from '../errors.ts';
 import { createAccount } from './accounts.ts';
 import { MAX_ALLOWED_DOMAINS } from './client-id-rules.ts';
 import { createClientId, findClientId } from './client-ids.ts';

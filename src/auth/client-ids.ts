@@ -1,13 +1,13 @@
 import { and, asc, eq, type SQL } from 'drizzle-orm';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
+import { isUuid } from '../base/ids.ts';
 import type { Database } from '../db/client.ts';
-import { clientIds, payeeDestinations } from '../db/schema.ts';
+import { type ClientIdRow, clientIds, payeeDestinations } from '../db/schema.ts';
 import { parseDestinationId } from '../destinations/destination-id.ts';
 import { findDestination, lockWalletDestinations } from '../destinations/destinations.ts';
-import { AppError, type FieldError, ValidationError } from '../errors.ts';
-import { isUuid } from '../ids.ts';
+import { credentialsChanged } from '../http/credential-cache.ts';
 import { type ClientIdSettings, checkClientIdFields, settingsOf } from './client-id-rules.ts';
-import { credentialsChanged } from './credential-cache.ts';
 import { CLIENT_ID_PREFIX, mintSecret } from './credentials.ts';
 
 /**
@@ -21,7 +21,6 @@ export const CLIENT_ID_NOT_FOUND = 'Client ID not found';
 export const CLIENT_ID_REVOKED_FINAL = 'A revoked client ID cannot be reactivated';
 export const CLIENT_ID_REVOKED_UNCHANGEABLE = 'A revoked client ID cannot be changed';
 
-export type ClientIdRow = typeof clientIds.$inferSelect;
 export type ClientIdStatus = ClientIdRow['status'];
 
 export interface NewClientId extends Partial<ClientIdSettings> {

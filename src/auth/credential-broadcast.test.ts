@@ -1,14 +1,14 @@
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../clock.ts';
-import { randomHex } from '../crypto/random-pool.ts';
+import { systemClock } from '../base/clock.ts';
+import { randomHex } from '../base/random-pool.ts';
+import { createCredentialCache, credentialsChanged } from '../http/credential-cache.ts';
 import {
   announceCredentialChange,
   type CredentialBroadcast,
   startCredentialBroadcast,
 } from './credential-broadcast.ts';
-import { createCredentialCache, credentialsChanged } from './credential-cache.ts';
 
 /**
  * The broadcast over a real Redis: what another process announces, this one forgets at once.

@@ -1,7 +1,7 @@
 import type { Redis as RedisClient } from 'ioredis';
 import type { Logger } from 'pino';
-import { randomHex } from '../crypto/random-pool.ts';
-import { forgetCredentials, onCredentialsChanged } from './credential-cache.ts';
+import { randomHex } from '../base/random-pool.ts';
+import { forgetCredentials, onCredentialsChanged } from '../http/credential-cache.ts';
 
 /** Where instances tell each other that a credential changed. */
 export const CREDENTIALS_CHANNEL = 'payreq:credentials-changed';

@@ -2,14 +2,14 @@ import { eq } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Hex } from 'viem';
+import type { Clock } from '../base/clock.ts';
+import { AppError, ValidationError } from '../base/errors.ts';
+import { LOOPBACK_HOSTS } from '../base/ids.ts';
 import type { ChainClients } from '../chains/clients.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { Database } from '../db/client.ts';
 import { accounts, sessions, users } from '../db/schema.ts';
-import { AppError, ValidationError } from '../errors.ts';
 import type { App } from '../http/types.ts';
-import { LOOPBACK_HOSTS } from '../ids.ts';
 import {
   checkPassword,
   hashDecoy,

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
 import type { Database } from '../db/client.ts';
 import { sessions } from '../db/schema.ts';
 import { digestSecret, mintSecret } from './credentials.ts';

@@ -9,13 +9,13 @@ import {
   stringToBytes,
   verifyMessage,
 } from 'viem';
-import { ADDRESS_MESSAGES, parseAddress } from '../chains/address.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError, ValidationError } from '../base/errors.ts';
+import { isUuid } from '../base/ids.ts';
+import { ADDRESS_MESSAGES, detectWallet } from '../chains/address.ts';
 import { evmToTron } from '../chains/tron-address.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { walletChallenges } from '../db/schema.ts';
-import { AppError, ValidationError } from '../errors.ts';
-import { isUuid } from '../ids.ts';
 
 /**
  * Sign-In with Ethereum (EIP-4361), for EVM and Tron wallets. The server writes the message,
@@ -37,12 +37,6 @@ export interface Challenge {
   readonly nonce: string;
   readonly message: string;
   readonly expiresAt: string;
-}
-
-/** The wallet type an address format says, with the address in its canonical form. */
-export function detectWallet(address: string): { address: string; walletType: WalletType } | null {
-  const parsed = parseAddress(address.trim());
-  return parsed.ok ? { address: parsed.address, walletType: parsed.kind } : null;
 }
 
 /** The domain and URI lines a message bound to this AUTH_URL carries. */

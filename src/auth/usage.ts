@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
 import type { Database } from '../db/client.ts';
 import { apiKeys, clientIds, orchestratorKeys } from '../db/schema.ts';
 

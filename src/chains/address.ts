@@ -82,3 +82,9 @@ export function canonicalAddress(value: string, options: ParseAddressOptions = {
 export function addressKey(address: ParsedAddress): string {
   return address.kind === 'evm' ? address.address.toLowerCase() : address.address;
 }
+
+/** The wallet type an address format says, with the address in its canonical form. */
+export function detectWallet(address: string): { address: string; walletType: AddressKind } | null {
+  const parsed = parseAddress(address.trim());
+  return parsed.ok ? { address: parsed.address, walletType: parsed.kind } : null;
+}

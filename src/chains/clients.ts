@@ -8,9 +8,9 @@ import {
   type Transport,
   webSocket,
 } from 'viem';
-import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
-import type { NetworkId, PaymentNetworkId } from './networks.ts';
+import { AppError } from '../base/errors.ts';
+import { type NetworkConfigs, networkConfig } from './network-config.ts';
+import type { NetworkId } from './networks.ts';
 import type { ChainRegistry } from './registry.ts';
 import { createRpcFetch } from './rpc-fetch.ts';
 
@@ -47,15 +47,14 @@ export interface ChainClients {
  * by the caller (the in-process sandbox chain, or a test's local chain standing in for one).
  */
 export function createChainClients(deps: {
-  config: Pick<Config, 'networks'>;
+  config: { readonly networks: NetworkConfigs };
   chains: ChainRegistry;
   transports?: Partial<Record<NetworkId, Transport>>;
 }): ChainClients {
   const clients = new Map<string, PublicClient>();
 
   const transportOf = (network: NetworkId): Transport | null =>
-    deps.transports?.[network] ??
-    fromUrl(deps.config.networks[network as PaymentNetworkId]?.rpcUrl);
+    deps.transports?.[network] ?? fromUrl(networkConfig(deps.config.networks, network)?.rpcUrl);
 
   const evm = (network: NetworkId): PublicClient => {
     const existing = clients.get(network);

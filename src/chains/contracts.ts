@@ -47,7 +47,12 @@ const ETH_FEE_PROXY = '0xfCFBcfc4f5A421089e3Df45455F7f4985FE2D6a8';
 const ETH_CONVERSION = '0x7Ebf48a26253810629C191b56C3212Fd0D211c26';
 const CONVERSION_PATH = '0x0818Ad7016138f0A40DFAe30F64a923c2A8F61bA';
 
-export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>> = {
+/**
+ * Typed as written, so the compiler knows which networks lack a contract (Tron has no
+ * Multicall3; Optimism and Tron no recurring proxy): `DEPLOYED_CONTRACTS.tron.multicall3` is
+ * `null`, not `string | null`.
+ */
+export const DEPLOYED_CONTRACTS = {
   mainnet: {
     erc20FeeProxy: '0x370DE27fdb7D1Ff1e1BaA7D11c5820a324Cf623C',
     ethFeeProxy: ETH_FEE_PROXY,
@@ -129,6 +134,6 @@ export const DEPLOYED_CONTRACTS: Readonly<Record<PaymentNetworkId, ContractSet>>
     chainlinkConversionPath: '0x7c285b9F2dA5E2c10feA25C00Ce1aCB107F85475',
     recurringPaymentProxy: '0xb6C7448458d8616B00eb8f93883d0081Fa2aDec9',
   },
-};
+} as const satisfies Readonly<Record<PaymentNetworkId, ContractSet>>;
 
 export { MULTICALL3 as MULTICALL3_ADDRESS };

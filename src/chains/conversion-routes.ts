@@ -35,8 +35,8 @@ export function conversionRoutes(
   const wanted = new Set(networks);
   const routes: Currency[] = [];
   for (const network of chains.networks) {
-    const graph = AGGREGATOR_GRAPH[network.id as NetworkId];
-    if (!wanted.has(network.id as NetworkId) || graph === undefined) continue;
+    const graph = AGGREGATOR_GRAPH[network.id];
+    if (!wanted.has(network.id) || graph === undefined) continue;
     if (!graph.fiat.includes(invoice.symbol)) continue;
     for (const symbol of graph.tokens) {
       const currency = chains.currency(`${symbol}-${network.id}`);

@@ -2,6 +2,7 @@ import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../test/app.ts';
 import { sandboxAddresses } from '../sandbox/addresses.ts';
+import { sandboxNetwork } from '../sandbox/network.ts';
 import { requestCurrencyHash } from './currencies.ts';
 import { NETWORKS } from './networks.ts';
 import { createChainRegistry } from './registry.ts';
@@ -99,7 +100,7 @@ describe('registry with overrides and the sandbox', () => {
   it('adds the sandbox network and its test tokens only when the sandbox runs', () => {
     expect(registry.network('sandbox')).toBeUndefined();
     expect(registry.currency('USDC-sandbox')).toBeUndefined();
-    const chains = createChainRegistry(testConfig({ SANDBOX: 'true' }));
+    const chains = createChainRegistry(testConfig(), sandboxNetwork());
     expect(chains.network('sandbox')?.chainId).toBe(31337);
     expect(chains.currencies.filter((c) => c.network === 'sandbox').map((c) => c.id)).toEqual([
       'ETH-sandbox',

@@ -1,5 +1,4 @@
 import { getAddress, keccak256, stringToHex } from 'viem';
-import { sandboxAddresses } from '../sandbox/addresses.ts';
 import type { Network, NetworkId, PaymentNetworkId } from './networks.ts';
 
 /**
@@ -209,17 +208,6 @@ export const TOKEN_SPECS: Readonly<Record<PaymentNetworkId, readonly TokenSpec[]
   ],
 };
 
-/** Test tokens of the sandbox chain, at their fixed addresses (src/sandbox/addresses.ts). */
-export function sandboxTokenSpecs(): TokenSpec[] {
-  const addresses = sandboxAddresses();
-  return [
-    { symbol: 'USDC', name: 'Sandbox USD Coin', address: addresses.usdc, decimals: 6 },
-    { symbol: 'USDT', name: 'Sandbox Tether USD', address: addresses.usdt, decimals: 6 },
-    { symbol: 'DAI', name: 'Sandbox Dai', address: addresses.dai, decimals: 18 },
-    { symbol: 'TST', name: 'Sandbox permit token', address: addresses.tst, decimals: 18 },
-  ];
-}
-
 /** Extra ids the token list uses for natives (it repeats the network, or keeps old symbols). */
 const NATIVE_ALIASES: Readonly<Partial<Record<NetworkId, readonly string[]>>> = {
   'arbitrum-one': ['AETH-arbitrum-one', 'ETH-arbitrum-one-arbitrum-one'],
@@ -283,12 +271,12 @@ export function buildCurrencies(
         symbol: native.symbol,
         decimals: native.decimals,
         address: nativeHash,
-        network: network.id as NetworkId,
+        network: network.id,
         type: 'ETH',
         hash: nativeHash,
         chainId: network.chainId,
       },
-      NATIVE_ALIASES[network.id as NetworkId],
+      NATIVE_ALIASES[network.id],
     );
     for (const token of tokensOf(network)) {
       const address = network.kind === 'evm' ? getAddress(token.address) : token.address;
@@ -299,7 +287,7 @@ export function buildCurrencies(
           symbol: token.symbol,
           decimals: token.decimals,
           address,
-          network: network.id as NetworkId,
+          network: network.id,
           type: network.kind === 'evm' ? 'ERC20' : 'TRC20',
           hash: address,
           chainId: network.chainId,

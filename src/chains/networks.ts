@@ -5,6 +5,22 @@
 
 export type ChainKind = 'evm' | 'tron';
 
+/** The eight real networks payments settle on, by Request's names. */
+export const PAYMENT_NETWORK_IDS = [
+  'mainnet',
+  'arbitrum-one',
+  'optimism',
+  'base',
+  'matic',
+  'bsc',
+  'tron',
+  'sepolia',
+] as const;
+export type PaymentNetworkId = (typeof PAYMENT_NETWORK_IDS)[number];
+
+/** A real network, or the local sandbox chain that `npm start` runs. */
+export type NetworkId = PaymentNetworkId | 'sandbox';
+
 export interface NativeCurrency {
   readonly symbol: string;
   readonly name: string;
@@ -17,7 +33,7 @@ export interface NativeCurrency {
 }
 
 export interface Network {
-  readonly id: string;
+  readonly id: NetworkId;
   readonly name: string;
   readonly chainId: number;
   readonly kind: ChainKind;
@@ -123,10 +139,7 @@ export const NETWORKS = [
     defaultConfirmations: 3,
     crossChainName: null,
   },
-] as const satisfies readonly Network[];
-
-/** The eight real networks payments settle on. */
-export type PaymentNetworkId = (typeof NETWORKS)[number]['id'];
+] as const satisfies readonly (Network & { readonly id: PaymentNetworkId })[];
 
 /**
  * A local chain that `npm start` runs for new users: the Request contracts and test tokens,
@@ -145,11 +158,7 @@ export const SANDBOX_NETWORK = {
   crossChainName: null,
 } as const satisfies Network;
 
-export type NetworkId = PaymentNetworkId | typeof SANDBOX_NETWORK.id;
-
 export const TRON_CHAIN_ID = 728126428;
-
-export const PAYMENT_NETWORK_IDS: readonly PaymentNetworkId[] = NETWORKS.map((n) => n.id);
 
 /** `arbitrum-one` → `ARBITRUM_ONE`: the suffix of the per-network environment variables. */
 export function networkEnvSuffix(id: string): string {

@@ -1,20 +1,18 @@
-import type { Config } from '../config.ts';
-import { sandboxAddresses } from '../sandbox/addresses.ts';
 import { type ContractSet, DEPLOYED_CONTRACTS } from './contracts.ts';
 import {
   buildCurrencies,
   type Currency,
   type CurrencyList,
   isNative,
-  sandboxTokenSpecs,
   TOKEN_SPECS,
   type TokenSpec,
 } from './currencies.ts';
-import { NETWORKS, type Network, type NetworkId, SANDBOX_NETWORK } from './networks.ts';
+import { type NetworkConfigs, networkConfig } from './network-config.ts';
+import { NETWORKS, type Network, type NetworkId } from './networks.ts';
 
 /**
  * The networks, contracts and currencies this deployment serves: the facts, with config's
- * overrides applied, plus the sandbox chain when it runs. Built once at start and passed down.
+ * overrides applied, plus a local chain when one runs. Built once at start and passed down.
  */
 export interface ChainRegistry {
   readonly networks: readonly Network[];
@@ -34,11 +32,24 @@ export interface ChainRegistry {
 
 export const NATIVE_SENTINEL = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
 
-export function createChainRegistry(config: Pick<Config, 'networks' | 'sandbox'>): ChainRegistry {
-  const networks: Network[] = [...NETWORKS, ...(config.sandbox ? [SANDBOX_NETWORK] : [])];
+/**
+ * A chain this process runs itself (the sandbox): its network, where its contracts are and
+ * which tokens it has. The entry point that starts it says so; nothing here knows of one.
+ */
+export interface LocalNetwork {
+  readonly network: Network & { readonly id: 'sandbox' };
+  readonly contracts: ContractSet;
+  readonly tokens: readonly TokenSpec[];
+}
+
+export function createChainRegistry(
+  config: { readonly networks: NetworkConfigs },
+  local?: LocalNetwork,
+): ChainRegistry {
+  const networks: Network[] = [...NETWORKS, ...(local ? [local.network] : [])];
   const explorers = new Map<string, string | null>(
     networks.map((network) => {
-      const configured = config.networks[network.id as keyof typeof config.networks];
+      const configured = networkConfig(config.networks, network.id);
       const template =
         configured?.explorerTxUrl === undefined ? network.explorerTxUrl : configured.explorerTxUrl;
       return [network.id, template];
@@ -51,24 +62,11 @@ export function createChainRegistry(config: Pick<Config, 'networks' | 'sandbox'>
       ...config.networks[network.id].contracts,
     });
   }
-  if (config.sandbox) {
-    const addresses = sandboxAddresses();
-    contracts.set(SANDBOX_NETWORK.id, {
-      erc20FeeProxy: addresses.erc20FeeProxy,
-      ethFeeProxy: addresses.ethFeeProxy,
-      batchPayments: addresses.batchPayments,
-      multicall3: addresses.multicall3,
-      erc20ConversionProxy: addresses.erc20ConversionProxy,
-      ethConversionProxy: addresses.ethConversionProxy,
-      chainlinkConversionPath: addresses.chainlinkConversionPath,
-      recurringPaymentProxy: addresses.recurringPaymentProxy,
-    });
-  }
+  if (local) contracts.set(local.network.id, local.contracts);
   const tokensOf = (network: Network): readonly TokenSpec[] => {
-    if (network.id === SANDBOX_NETWORK.id) return sandboxTokenSpecs();
-    const id = network.id as keyof typeof TOKEN_SPECS;
-    const overrides = config.networks[id].tokens;
-    return TOKEN_SPECS[id].map((token) => ({
+    if (network.id === 'sandbox') return local?.tokens ?? [];
+    const overrides = config.networks[network.id].tokens;
+    return TOKEN_SPECS[network.id].map((token) => ({
       ...token,
       address: overrides[token.symbol] ?? token.address,
     }));
@@ -82,12 +80,12 @@ export function createChainRegistry(config: Pick<Config, 'networks' | 'sandbox'>
     if (!byToken.has(`${currency.network}:${key}`))
       byToken.set(`${currency.network}:${key}`, currency);
   }
-  const byNetwork = new Map(networks.map((n) => [n.id, n]));
+  const byNetwork = new Map<string, Network>(networks.map((n) => [n.id, n]));
   const byChainId = new Map(networks.map((n) => [n.chainId, n]));
 
   return {
     networks,
-    networkIds: networks.map((n) => n.id as NetworkId),
+    networkIds: networks.map((n) => n.id),
     network: (id) => byNetwork.get(id),
     networkByChainId: (chainId) => byChainId.get(chainId),
     contracts: (id) => {

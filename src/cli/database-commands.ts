@@ -1,11 +1,12 @@
 import { eq } from 'drizzle-orm';
-import { CREDENTIAL_CACHE_MS, onCredentialsChanged } from '../auth/credential-cache.ts';
-import { systemClock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import { type DatabaseHandle, openDatabase } from '../db/client.ts';
+import { systemClock } from '../base/clock.ts';
+import { isUuid } from '../base/ids.ts';
+import type { Config } from '../config/config.ts';
+import type { DatabaseHandle } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
+import { openDatabase } from '../db/open.ts';
 import { accounts } from '../db/schema.ts';
-import { isUuid } from '../ids.ts';
+import { CREDENTIAL_CACHE_MS, onCredentialsChanged } from '../http/credential-cache.ts';
 import { type CommandName, UsageError, type Values } from './invocation.ts';
 import { type Output, print } from './output.ts';
 
@@ -131,14 +132,16 @@ async function run(
         { NATIVE_TOKEN_ADDRESS },
         { activateDestination, activeDestinationOf, bindDestination },
         { resolveTarget },
+        { sandboxNetwork },
       ] = await Promise.all([
         import('../chains/registry.ts'),
         import('../destinations/destination-id.ts'),
         import('../destinations/destinations.ts'),
         import('../destinations/target.ts'),
+        import('../sandbox/network.ts'),
       ]);
       const accountId = await existingAccount(db, given(values.account));
-      const chains = createChainRegistry(config);
+      const chains = createChainRegistry(config, config.sandbox ? sandboxNetwork() : undefined);
       const currency = values.currency === undefined ? undefined : chains.currency(values.currency);
       if (values.currency !== undefined && (!currency || currency.network === 'fiat')) {
         throw new UsageError(`unknown currency ${values.currency}`);

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
+import { AppError } from '../base/errors.ts';
 import { conversionRoutes } from '../chains/conversion-routes.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { CurrencyRef, CurrencySchema, currencyBody } from './schemas.ts';
 import { type CurrencyQuery, selectCurrencies, selectNetworks } from './select.ts';

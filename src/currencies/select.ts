@@ -1,7 +1,7 @@
+import { AppError, ValidationError } from '../base/errors.ts';
 import type { Currency } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { AppError, ValidationError } from '../errors.ts';
 
 export interface CurrencyQuery {
   readonly network?: string | undefined;

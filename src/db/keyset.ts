@@ -1,11 +1,6 @@
 import { type AnyColumn, type SQL, sql } from 'drizzle-orm';
-import { AppError, ValidationError } from '../errors.ts';
-import {
-  CURSOR_WITH_OFFSET_MESSAGE,
-  MAX_OFFSET,
-  OFFSET_LIMIT_MESSAGE,
-} from '../http/validation.ts';
-import { isUuid } from '../ids.ts';
+import { AppError } from '../base/errors.ts';
+import { isUuid } from '../base/ids.ts';
 
 /**
  * Keyset pagination over (time, id), newest first: a page ends at its last row's key and the
@@ -68,22 +63,4 @@ export function nextCursor(
 ): string | null {
   const last = page.at(-1);
   return hasMore && last ? encodeCursor({ at: last.cursorAt, id: last.id }) : null;
-}
-
-/**
- * Where a page of a list that takes both starts: `offset` (bounded at MAX_OFFSET) or `cursor`,
- * never both. A 400 names what to send instead.
- */
-export function pageStart(query: { offset?: number | undefined; cursor?: string | undefined }): {
-  offset: number;
-  after: KeysetPosition | undefined;
-} {
-  const offset = query.offset ?? 0;
-  if (offset > MAX_OFFSET) {
-    throw new ValidationError([{ field: 'offset', message: OFFSET_LIMIT_MESSAGE }]);
-  }
-  if (query.cursor !== undefined && offset > 0) {
-    throw new ValidationError([{ field: 'offset', message: CURSOR_WITH_OFFSET_MESSAGE }]);
-  }
-  return { offset, after: query.cursor === undefined ? undefined : decodeCursor(query.cursor) };
 }

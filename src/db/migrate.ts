@@ -29,12 +29,13 @@ export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
 async function backfillReferenceTopics(db: DatabaseHandle['db']): Promise<void> {
   const missing = await missingReferenceTopics(db);
   if (missing.length === 0) return;
-  // keccak256 comes with viem, which a migrated database (the usual case) need not load.
-  const { referenceTopic } = await import('../payments/references.ts');
+  // The hasher is WebAssembly compiled on load, which a migrated database (the usual case)
+  // need not wait for. A payment reference is logged as an indexed `bytes` argument.
+  const { bytesTopic } = await import('../base/keccak.ts');
   for (const row of missing) {
     await db
       .update(requests)
-      .set({ referenceTopic: referenceTopic(row.paymentReference) })
+      .set({ referenceTopic: bytesTopic(row.paymentReference) })
       .where(eq(requests.id, row.id));
   }
 }

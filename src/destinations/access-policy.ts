@@ -1,5 +1,5 @@
+import { ValidationError } from '../base/errors.ts';
 import type { payeeDestinations } from '../db/schema.ts';
-import { ValidationError } from '../errors.ts';
 
 /** Who may pay a destination and what the pay page hides (api-facts §2.3). */
 export type AccessPolicy = (typeof payeeDestinations.$inferSelect)['accessPolicy'];

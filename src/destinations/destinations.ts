@@ -1,10 +1,10 @@
 import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
-import { credentialsChanged } from '../auth/credential-cache.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { clientIds, payeeDestinations, users } from '../db/schema.ts';
-import { AppError } from '../errors.ts';
+import { credentialsChanged } from '../http/credential-cache.ts';
 import { type AccessPolicy, guardsAsWell } from './access-policy.ts';
 import { parseDestinationId } from './destination-id.ts';
 import type { ResolvedTarget } from './target.ts';

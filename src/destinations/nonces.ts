@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Hex } from 'viem';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { destinationNonces } from '../db/schema.ts';
-import { AppError } from '../errors.ts';
 import { type DestinationAction, type DestinationMessage, signedByWallet } from './signing.ts';
 import type { ResolvedTarget } from './target.ts';
 

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import type { Hex } from 'viem';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
 import { canonicalAddress } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { AppError } from '../errors.ts';
 import { accountIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { parseDestinationId } from './destination-id.ts';

@@ -1,7 +1,7 @@
+import { AppError, ValidationError } from '../base/errors.ts';
 import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { AppError, ValidationError } from '../errors.ts';
 import {
   buildDestinationId,
   type DestinationId,
@@ -53,7 +53,7 @@ export function resolveTarget(
         : { field: 'walletAddress', message: wallet.message },
     ]);
   }
-  const currency = chains.currencyByToken(network.id as never, id.tokenAddress);
+  const currency = chains.currencyByToken(network.id, id.tokenAddress);
   if (!currency) {
     throw new ValidationError([
       { field: 'tokenAddress', message: `is not a supported token on ${network.id}` },

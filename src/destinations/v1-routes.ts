@@ -1,13 +1,12 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { detectWallet } from '../auth/siwe.ts';
-import { ADDRESS_MESSAGES } from '../chains/address.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError, ValidationError } from '../base/errors.ts';
+import { ADDRESS_MESSAGES, detectWallet } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { users } from '../db/schema.ts';
-import { AppError, ValidationError } from '../errors.ts';
 import { accountIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { type AccessPolicy, accessPolicyFrom } from './access-policy.ts';

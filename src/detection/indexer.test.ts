@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
-import { createSettlement } from '../settlement.ts';
+import { createLeaderLock } from '../db/leader-lock.ts';
+import { createSettlement } from '../workers/settlement.ts';
 import { RangeTooLargeError } from './evm-source.ts';
 import { createIndexer } from './indexer.ts';
-import { createLeaderLock } from './leader-lock.ts';
 import type { BlockSource } from './types.ts';
 
 /**

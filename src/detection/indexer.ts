@@ -1,12 +1,12 @@
 import { and, desc, eq, lte } from 'drizzle-orm';
 import type { Logger } from 'pino';
+import type { Clock } from '../base/clock.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
+import type { LeaderLock } from '../db/leader-lock.ts';
 import { chainBlocks, chainCheckpoints } from '../db/schema.ts';
 import { RangeTooLargeError } from './evm-source.ts';
-import type { LeaderLock } from './leader-lock.ts';
 import { matchRequests, recordPayments, recurringPayers, rollBack } from './record.ts';
 import type { BlockSource, DetectedPayment, PaymentSink } from './types.ts';
 
@@ -49,7 +49,7 @@ export function createIndexer(deps: {
   source: BlockSource;
   confirmations: number;
   lock: LeaderLock;
-  /** What follows from payments (requests, links, webhooks); see src/settlement.ts. */
+  /** What follows from payments (requests, links, webhooks); see src/workers/settlement.ts. */
   sink: PaymentSink;
   /** Called after payments were recorded (to wake the webhook dispatcher). */
   onRecorded?: () => void;

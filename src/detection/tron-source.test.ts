@@ -6,8 +6,8 @@ import {
   type TronGridEventItem,
 } from '../../test/fake-tron-grid.ts';
 import { tronToEvm } from '../chains/tron-address.ts';
+import { createTronGridClient, TronGridError } from '../chains/tron-grid.ts';
 import { referenceTopic } from '../payments/references.ts';
-import { createTronGridClient, TronGridError } from './tron-grid.ts';
 import { createTronBlockSource } from './tron-source.ts';
 
 // Real mainnet facts (contracts.md §8).

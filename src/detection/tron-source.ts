@@ -1,6 +1,6 @@
 import { zeroAddress } from 'viem';
 import { evmToTron } from '../chains/tron-address.ts';
-import type { TronBlock, TronGridClient } from './tron-grid.ts';
+import type { TronBlock, TronGridClient } from '../chains/tron-grid.ts';
 import type { BlockSource, DetectedPayment } from './types.ts';
 
 /**

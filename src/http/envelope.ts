@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { type Static, Type } from 'typebox';
-import type { ErrorCode, FieldError } from '../errors.ts';
+import type { ErrorCode, FieldError } from '../base/errors.ts';
 
 /** The one error body of every non-2xx response: `{statusCode, message, error}` plus extras. */
 export const ERROR_ENVELOPE_ID = 'ErrorEnvelope';

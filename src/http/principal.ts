@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ClientIdRow } from '../auth/client-ids.ts';
+import type { ClientIdRow } from '../db/schema.ts';
 
 /**
  * Who is calling. A route lists the credentials it accepts in `config.auth`, in order of

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.ts';
-import type { LogStore } from './rate-limit.ts';
+import type { Clock } from '../base/clock.ts';
+import type { LogStore } from './rate-limit-store.ts';
 
 /** The rate limiter's store for one process: each caller's sliding log, in a Map. */
 

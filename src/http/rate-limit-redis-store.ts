@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Clock } from '../clock.ts';
-import type { LogStore, WarnLogger } from './rate-limit.ts';
+import type { Clock } from '../base/clock.ts';
+import type { LogStore, WarnLogger } from './rate-limit-store.ts';
 
 /**
  * The rate limiter's store shared by every instance of the service: the sliding logs in Redis,

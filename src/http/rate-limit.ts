@@ -1,8 +1,9 @@
-import type { Clock } from '../clock.ts';
-import { AppError } from '../errors.ts';
-import type { MaybePromise } from '../maybe.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
+import type { MaybePromise } from '../base/maybe.ts';
 import type { RateLimits } from './budgets.ts';
 import { createMemoryStore } from './rate-limit-memory-store.ts';
+import type { HitResult, LogStore, WarnLogger } from './rate-limit-store.ts';
 
 /**
  * Sliding-log request budgets: a hit is allowed while fewer than `limit` hits were allowed in
@@ -26,47 +27,12 @@ export interface RateLimitOptions {
   readonly limits?: Partial<RateLimits>;
 }
 
-export interface HitResult {
-  readonly allowed: boolean;
-  /** Hits the caller may still make now (0 once refused). */
-  readonly remaining: number;
-  /**
-   * Until the oldest counted hit leaves the window, so one more hit is allowed (a full window
-   * for a caller's first hit); for a blocked caller, until the block ends.
-   */
-  readonly resetMs: number;
-  /** The caller is serving a block for a sustained breach. */
-  readonly blocked: boolean;
-}
-
 /** Answers are ready at once from the memory store, and a promise from Redis. */
 export interface RateLimiter {
   /** `blockMs`: block the key that long once it is refused `limit` times within a window. */
   hit(key: string, limit: number, windowMs: number, blockMs?: number): MaybePromise<HitResult>;
   /** Whether a hit would be allowed now, counting nothing. */
   peek(key: string, limit: number, windowMs: number): MaybePromise<HitResult>;
-  close(): Promise<void>;
-}
-
-/** Pino's and Fastify's loggers both fit. */
-export interface WarnLogger {
-  warn(details: object, message: string): void;
-}
-
-/** One hit at `now` against a key's log; the same rule in every store. */
-export interface LogHit {
-  readonly key: string;
-  readonly now: number;
-  readonly limit: number;
-  readonly windowMs: number;
-  /** Block the key this long once it is refused `limit` times within a window; 0: never. */
-  readonly blockMs: number;
-  /** Only look: answer as for a hit, recording nothing. */
-  readonly peek?: boolean;
-}
-
-export interface LogStore {
-  hit(hit: LogHit): MaybePromise<HitResult>;
   close(): Promise<void>;
 }
 

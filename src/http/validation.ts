@@ -11,19 +11,6 @@ import type { FastifyServerOptions } from 'fastify';
  */
 const COMMON = { removeAdditional: false, allErrors: true, useDefaults: true } as const;
 
-/**
- * The largest offset any list takes. An offset is read past row by row, so page 10,000 costs
- * 10,000 times page 1; deeper pages are the cursor's job (`cursor` in, `pagination.nextCursor`
- * out), which costs the same at any depth. Checked by the handler, not the schema, so that the
- * 400 can say what to do instead.
- */
-export const MAX_OFFSET = 10_000;
-export const OFFSET_LIMIT_MESSAGE = `must be <= ${MAX_OFFSET}; page further with cursor (pagination.nextCursor)`;
-export const CURSOR_WITH_OFFSET_MESSAGE =
-  'must not be sent with cursor: a cursor already says where the page starts';
-/** The largest page number of page-numbered lists (pages of at most 100 items). */
-export const MAX_PAGE_NUMBER = 10_000;
-
 type BuildValidator = (
   externalSchemas: unknown,
   options: { customOptions?: object } | undefined,

@@ -1,9 +1,9 @@
 import { and, count, desc, eq } from 'drizzle-orm';
 import { findClientId } from '../auth/client-ids.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, orchestratorClientLinks } from '../db/schema.ts';
-import { AppError } from '../errors.ts';
 
 export type LinkStatus = 'active' | 'unlinked';
 

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
 import type { Database } from '../db/client.ts';
+import { MAX_PAGE_NUMBER } from '../http/pages.ts';
 import type { App } from '../http/types.ts';
-import { MAX_PAGE_NUMBER } from '../http/validation.ts';
 import { linkClientId, listLinks, unlinkClientId } from './links.ts';
 
 const AUTH = ['orchestratorKey'] as const;

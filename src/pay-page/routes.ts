@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
+import { AppError } from '../base/errors.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import type { Config } from '../config/config.ts';
 import type { App } from '../http/types.ts';
 import { type LoadedBuild, negotiateEncoding } from './assets.ts';
 import { pageConfig, renderShell } from './shell.ts';

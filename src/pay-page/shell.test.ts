@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createChainRegistry } from '../chains/registry.ts';
-import { parseConfig } from '../config.ts';
+import { parseConfig } from '../config/config.ts';
+import { sandboxNetwork } from '../sandbox/network.ts';
 import { payPagePath, shellHeaders } from './routes.ts';
 import { escapeAttribute, type PageConfig, pageConfig, renderShell } from './shell.ts';
 
@@ -61,7 +62,7 @@ describe('renderShell', () => {
 describe('pageConfig', () => {
   it('gives the sandbox, when it runs, the RPC this server serves; other networks none', () => {
     const config = parseConfig({ BASE_URL: 'https://api.example', SANDBOX: 'true' });
-    const chains = createChainRegistry(config);
+    const chains = createChainRegistry(config, sandboxNetwork());
     const page = pageConfig({ baseUrl: config.baseUrl, clientId: 'cli_x', chains });
     expect(page.networks.sandbox).toEqual({
       name: 'Sandbox (local chain)',

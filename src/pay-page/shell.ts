@@ -1,4 +1,4 @@
-import { type NetworkId, SANDBOX_NETWORK } from '../chains/networks.ts';
+import { SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { PayPageManifest } from './assets.ts';
 
@@ -45,7 +45,7 @@ export function pageConfig(deps: {
         symbol: network.native.symbol,
         decimals: network.native.decimals,
       },
-      explorerTxUrl: deps.chains.explorerTxUrl(network.id as NetworkId, '{txHash}'),
+      explorerTxUrl: deps.chains.explorerTxUrl(network.id, '{txHash}'),
       // The registry holds the sandbox only when this deployment runs it (and serves its RPC).
       rpcUrl: network.id === SANDBOX_NETWORK.id ? `${deps.baseUrl}/sandbox/rpc` : null,
     };

@@ -5,7 +5,7 @@ import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { listOwnerWebhook, loadListRows, PAYEES, PAYERS } from '../../test/list-rows.ts';
 import { queryRows } from '../db/client.ts';
 import { clientIds } from '../db/schema.ts';
-import { MAX_OFFSET } from '../http/validation.ts';
+import { MAX_OFFSET } from '../http/pages.ts';
 import { TOTAL_COUNT_CAP } from './query.ts';
 
 /**

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
+import { PAGE_QUERY, PAGINATION } from '../http/pages.ts';
 import { scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
-import { MAX_OFFSET } from '../http/validation.ts';
 import { PAYMENT_SCHEMA_ID } from '../payments/records.ts';
 import { TOTAL_COUNT_CAP } from './query.ts';
-import { MAX_LIMIT, PAYMENT_TYPES, searchPayments } from './search.ts';
+import { PAYMENT_TYPES, searchPayments } from './search.ts';
 
 const AUTH = ['apiKey', 'clientId', 'session'] as const;
 const TAGS = ['V2/Payments'];
@@ -45,21 +45,7 @@ const Query = Type.Object(
     toDate: Type.Optional(
       Type.String({ description: 'ISO 8601 UTC ending in Z, inclusive, not before fromDate' }),
     ),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT })),
-    offset: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        description: `At most ${MAX_OFFSET} (400 beyond); page deeper with cursor`,
-      }),
-    ),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 200,
-        description:
-          'Ours: pagination.nextCursor of the previous page; the next page starts after it, whatever was recorded since. Not with offset.',
-      }),
-    ),
+    ...PAGE_QUERY,
   },
   { additionalProperties: false },
 );
@@ -82,12 +68,7 @@ export function paymentSearchRoutes(app: App, deps: { db: Database; chains: Chai
               total: Type.Integer({
                 description: `Exact up to ${TOTAL_COUNT_CAP}; beyond, the database's estimate (totalExact false)`,
               }),
-              limit: Type.Integer(),
-              offset: Type.Integer(),
-              hasMore: Type.Boolean(),
-              nextCursor: Type.Union([Type.String(), Type.Null()], {
-                description: 'Ours: send as cursor for the next page; null on the last page',
-              }),
+              ...PAGINATION,
               totalExact: Type.Boolean({
                 description: `Ours: false when more than ${TOTAL_COUNT_CAP} payments match and total is an estimate`,
               }),

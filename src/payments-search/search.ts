@@ -1,12 +1,13 @@
 import { type AnyColumn, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { parseDateTime } from '../base/dates.ts';
+import { type FieldError, ValidationError } from '../base/errors.ts';
 import { addressKey, parseAddress } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { parseDateTime } from '../dates.ts';
 import { type Database, queryRows } from '../db/client.ts';
 import { plannedRows } from '../db/estimate.ts';
-import { nextCursor, pageStart } from '../db/keyset.ts';
+import { nextCursor } from '../db/keyset.ts';
 import { payments, requests } from '../db/schema.ts';
-import { type FieldError, ValidationError } from '../errors.ts';
+import { pageStart } from '../http/pages.ts';
 import type { CallerScope } from '../http/principal.ts';
 import { type PaymentBody, paymentBody } from '../payments/records.ts';
 import { paymentSearchSql, type SearchConditions, TOTAL_COUNT_CAP } from './query.ts';
@@ -19,7 +20,6 @@ import { paymentSearchSql, type SearchConditions, TOTAL_COUNT_CAP } from './quer
  */
 
 export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
 
 export const PAYMENT_TYPES = ['direct', 'conversion', 'crosschain', 'recurring'] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];

@@ -1,6 +1,6 @@
+import { type FieldError, ValidationError } from '../base/errors.ts';
 import { parseAddress } from '../chains/address.ts';
 import type { Network } from '../chains/networks.ts';
-import { type FieldError, ValidationError } from '../errors.ts';
 
 export interface Payer {
   /** Sends the transactions (and grants allowances). */

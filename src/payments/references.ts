@@ -1,24 +1,11 @@
-import { createKeccak } from 'hash-wasm';
-import { randomHex } from '../crypto/random-pool.ts';
+import { bytesTopic, keccak256 } from '../base/keccak.ts';
+import { randomHex } from '../base/random-pool.ts';
 
 /**
  * Request ids and payment references, derived the way Request Network does (contracts.md §7):
  * the reference is the last 8 bytes of keccak256(lowercase(requestId + salt + paymentAddress)).
  * On chain it travels as `bytes` and is indexed as keccak256 of those 8 bytes.
  */
-
-/**
- * One keccak256 hasher, compiled to WebAssembly once: every request created costs two keccaks,
- * which take a sixth of the time the pure-JavaScript one took (9 µs each, a twentieth of the
- * server's work per link on the bench machine). Synchronous once made; one at a time suffices.
- */
-const hasher = await createKeccak(256);
-
-function keccak256(input: Uint8Array): Uint8Array {
-  hasher.init();
-  hasher.update(input);
-  return hasher.digest('binary');
-}
 
 /**
  * `01` + 64 hex digits, the shape of a Request id. Ours name no on-chain request: 12 digits of
@@ -46,5 +33,5 @@ export function referenceBytes(reference: string): `0x${string}` {
 }
 
 export function referenceTopic(reference: string): `0x${string}` {
-  return `0x${Buffer.from(keccak256(Buffer.from(reference, 'hex'))).toString('hex')}`;
+  return bytesTopic(reference);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Abi, decodeFunctionData, type Hex, isAddressEqual, recoverAddress } from 'viem';
+import { AppError, ValidationError } from '../base/errors.ts';
 import { evmToTron, tronToEvm } from '../chains/tron-address.ts';
-import { AppError, ValidationError } from '../errors.ts';
 import { abiOfTronSelector } from './calldata/tron.ts';
 import type { TronTransaction } from './transactions.ts';
 import {

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { toHex } from 'viem';
+import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
 import { isNative } from '../chains/currencies.ts';
-import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { buildBatchCalldata, checkBatchNetworks } from '../payments/calldata/batch.ts';
 import { checkPayer } from '../payments/payer.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';

@@ -1,16 +1,13 @@
-import type { Static } from 'typebox';
+import type { Clock } from '../base/clock.ts';
+import { ValidationError } from '../base/errors.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { ValidationError } from '../errors.ts';
 import { prepareRequest, type RequestCaller } from '../requests/create.ts';
 import { type ClientFee, platformFee, requestCalldata } from '../requests/pay.ts';
 import { insertRequests, unlessFailing } from '../requests/requests.ts';
 import { createRecurringPayout } from './recurring/create.ts';
-import type { PayoutBody } from './schemas.ts';
-
-export type PayoutInput = Static<typeof PayoutBody>;
+import type { PayoutInput } from './schemas.ts';
 
 export interface PayoutDeps {
   readonly db: Database;

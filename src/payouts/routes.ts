@@ -1,6 +1,6 @@
+import type { Clock } from '../base/clock.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { BatchMetadata } from '../payments/schemas.ts';
 import { BigNumberJson, CustomerInfo } from '../requests/schemas.ts';
 import { RecurringPaymentPermit } from './recurring/schemas.ts';
@@ -56,6 +56,8 @@ export const PayoutBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export type PayoutInput = Static<typeof PayoutBody>;
 
 const EvmCall = Type.Object(
   { data: Type.String(), to: Type.String(), value: BigNumberJson },

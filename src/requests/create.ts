@@ -1,13 +1,13 @@
 import type { Static } from 'typebox';
-import type { ClientIdRow } from '../auth/client-ids.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError, type FieldError, featureUnavailable, ValidationError } from '../base/errors.ts';
 import { conversionPath } from '../chains/conversion-routes.ts';
 import { isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
+import type { ClientIdRow } from '../db/schema.ts';
 import { parseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
-import { AppError, type FieldError, featureUnavailable, ValidationError } from '../errors.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
 import { MAX_PADDED_FIAT, padFiat } from '../payments/calldata/conversion.ts';
 import { resolveOriginal } from './original.ts';

@@ -1,5 +1,5 @@
+import { AppError } from '../base/errors.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { AppError } from '../errors.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
 import type { RequestRow } from './requests.ts';
 

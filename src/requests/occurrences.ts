@@ -1,6 +1,7 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
+import { occurrenceDate } from '../base/recurrence.ts';
 import type { Database } from '../db/client.ts';
 import { requestSchedules, requests } from '../db/schema.ts';
 import {
@@ -9,8 +10,7 @@ import {
   paymentReference,
   referenceTopic,
 } from '../payments/references.ts';
-import { occurrenceDate } from '../recurrence.ts';
-import { enqueueRecurringEvent } from '../webhooks/recurring-event.ts';
+import { enqueueRecurringEvent } from './recurring-event.ts';
 import type { RequestRow } from './requests.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
+import { AppError, ValidationError } from '../base/errors.ts';
 import { PAYMENT_NETWORK_IDS, SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
 import { requestSchedules, requests } from '../db/schema.ts';
-import { AppError, ValidationError } from '../errors.ts';
 import { referenceTopic } from '../payments/references.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
 import { toHex } from 'viem';
 import { feeBasisPoints } from '../auth/client-id-rules.ts';
+import { AppError, featureUnavailable, ValidationError } from '../base/errors.ts';
 import { parseWallet } from '../destinations/destination-id.ts';
-import { AppError, featureUnavailable, ValidationError } from '../errors.ts';
 import {
   formatAmount,
   MAX_BASE_UNITS,

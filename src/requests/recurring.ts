@@ -1,14 +1,14 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { AppError, ValidationError } from '../base/errors.ts';
+import { dueCount, type Frequency, occurrenceDate } from '../base/recurrence.ts';
 import type { Database } from '../db/client.ts';
 import { requestSchedules, requests } from '../db/schema.ts';
-import { AppError, ValidationError } from '../errors.ts';
-import { dueCount, type Frequency, occurrenceDate } from '../recurrence.ts';
 import type { RequestRow } from './requests.ts';
 
 /**
  * Recurring requests: `POST /v2/request` with `recurrence` makes the original (occurrence 0,
  * dated `startDate`) and its schedule; the generator (occurrences.ts) makes the others on their
- * calendar dates (src/recurrence.ts); `PATCH /v2/request/{id}` stops and resumes the schedule.
+ * calendar dates (src/base/recurrence.ts); `PATCH /v2/request/{id}` stops and resumes the schedule.
  */
 
 /**

@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
 import { addressKey, parseAddress } from '../chains/address.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { nextCursor, pageStart } from '../db/keyset.ts';
-import { AppError } from '../errors.ts';
+import { nextCursor } from '../db/keyset.ts';
+import { PAGE_QUERY, PAGINATION, pageStart } from '../http/pages.ts';
 import { accountIdOf, browserOriginOf, clientIdOf, scopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
-import { MAX_OFFSET } from '../http/validation.ts';
 import { paymentsOfRequests } from '../payments/records.ts';
 import { createRequest } from './create.ts';
 import { requestCalldata } from './pay.ts';
@@ -27,7 +27,6 @@ import { requestStatusBody } from './status.ts';
 const AUTH = ['apiKey', 'clientId', 'session'] as const;
 const TAGS = ['V2/Request'];
 const DEFAULT_PAGE = 20;
-const MAX_PAGE = 100;
 
 const RequestParams = Type.Object({ requestId: Type.String({ minLength: 1, maxLength: 128 }) });
 
@@ -91,21 +90,7 @@ export function requestRoutes(
         querystring: Type.Object(
           {
             walletAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
-            offset: Type.Optional(
-              Type.Integer({
-                minimum: 0,
-                description: `At most ${MAX_OFFSET} (400 beyond); page deeper with cursor`,
-              }),
-            ),
-            cursor: Type.Optional(
-              Type.String({
-                minLength: 1,
-                maxLength: 200,
-                description:
-                  'pagination.nextCursor of the previous page: the next page starts after it, whatever was created since. Not with offset.',
-              }),
-            ),
+            ...PAGE_QUERY,
           },
           { additionalProperties: false },
         ),
@@ -113,12 +98,7 @@ export function requestRoutes(
           200: Type.Object({
             requests: Type.Array(RequestStatusRef),
             pagination: Type.Object({
-              limit: Type.Integer(),
-              offset: Type.Integer(),
-              hasMore: Type.Boolean(),
-              nextCursor: Type.Union([Type.String(), Type.Null()], {
-                description: 'Send as cursor for the next page; null on the last page',
-              }),
+              ...PAGINATION,
             }),
           }),
         },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
+import { FREQUENCIES } from '../base/recurrence.ts';
 import { PAYMENT_SCHEMA_ID } from '../payments/records.ts';
-import { FREQUENCIES } from '../recurrence.ts';
 
 /** Wire schemas of `/v2/request` (field names and limits as the reference API's). */
 

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
+import type { Clock } from '../base/clock.ts';
 import { SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { accounts } from '../db/schema.ts';
 import { activateDestination } from '../destinations/destinations.ts';

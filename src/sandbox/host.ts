@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EIP1193RequestFn } from 'viem';
 import { SANDBOX_NETWORK } from '../chains/networks.ts';
+import type { LocalNetwork } from '../chains/registry.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import { createLeaderLock } from '../detection/leader-lock.ts';
+import { createLeaderLock } from '../db/leader-lock.ts';
 import type { Eip1193Provider, LocalChain } from './chain.ts';
 import {
   forgetSandboxBlocks,
@@ -11,6 +12,7 @@ import {
   recordSandboxChain,
   sandboxChainUrl,
 } from './chain-record.ts';
+import { sandboxNetwork } from './network.ts';
 import { withSandboxMethods } from './rate-rpc.ts';
 import { createRemoteProvider } from './remote-provider.ts';
 
@@ -27,6 +29,8 @@ const SANDBOX_LOCK = 'payreq:sandbox';
  * database, the old chain's blocks are forgotten.
  */
 export interface SandboxHost {
+  /** The sandbox network as the chain registry serves it. */
+  readonly network: LocalNetwork;
   /** The chain, wherever it runs: this process's, or the owner's through its JSON-RPC. */
   readonly provider: Eip1193Provider;
   /** Starts watching for the owner to go, to take over (Postgres; a no-op on PGlite). */
@@ -100,7 +104,7 @@ export async function createSandboxHost(deps: {
       logger.warn({ err: error }, 'sandbox chain not started (set SANDBOX=false to silence this)');
       return null;
     }
-    return { provider: owned.provider, start() {}, close: stopChain };
+    return { network: sandboxNetwork(), provider: owned.provider, start() {}, close: stopChain };
   }
 
   const lock = createLeaderLock(database, SANDBOX_LOCK);
@@ -167,6 +171,7 @@ export async function createSandboxHost(deps: {
   };
 
   return {
+    network: sandboxNetwork(),
     provider,
     start() {
       if (started) return;

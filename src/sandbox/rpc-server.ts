@@ -25,23 +25,19 @@ export async function serveJsonRpc(
       if (size > MAX_BODY_BYTES) request.destroy();
       else chunks.push(chunk);
     });
-    request.on('end', async () => {
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        body = null;
-      }
+    request.on('end', () => {
       // For processes, not pages: a browser's call (it sends Origin) gets only what any page
       // may ask, as on /sandbox/rpc.
-      const answer =
-        body === null
-          ? { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }
-          : await answerJsonRpc(provider, body, {
-              fromBrowser: request.headers.origin !== undefined,
-            });
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(answer));
+      answerBody(provider, Buffer.concat(chunks), request.headers.origin !== undefined).then(
+        (answer) => {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(answer));
+        },
+        () => {
+          response.writeHead(500);
+          response.end();
+        },
+      );
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -58,4 +54,19 @@ export async function serveJsonRpc(
         server.close(() => resolve());
       }),
   };
+}
+
+async function answerBody(
+  provider: Eip1193Provider,
+  raw: Buffer,
+  fromBrowser: boolean,
+): Promise<unknown> {
+  let body: unknown = null;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {}
+  if (body === null) {
+    return { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
+  }
+  return answerJsonRpc(provider, body, { fromBrowser });
 }

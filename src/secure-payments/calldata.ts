@@ -1,8 +1,8 @@
+import type { Clock } from '../base/clock.ts';
+import { AppError, ValidationError } from '../base/errors.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
-import { AppError, ValidationError } from '../errors.ts';
 import type { LinkScope } from '../http/principal.ts';
 import { buildBatchCalldata } from '../payments/calldata/batch.ts';
 import type { BatchCalldata } from '../payments/calldata/batch-calldata.ts';

@@ -1,15 +1,15 @@
-import type { ClientIdRow } from '../auth/client-ids.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
+import { ulid } from '../base/ulid.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import {
   boundDestination,
   type DestinationRow,
   findCanonicalDestination,
 } from '../destinations/destinations.ts';
-import { AppError } from '../errors.ts';
-import { ulid } from '../ulid.ts';
 import { insertLinkWithRequests } from './insert-link.ts';
+import type { CreatedLink, CreateLinkInput, LinkCaller } from './link-caller.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
 
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
@@ -23,40 +23,6 @@ export const REDIRECT_LABEL_MESSAGE =
 
 const UNSAFE_URL_CHARACTERS = /[<>"'`\s\\]/;
 const UNSAFE_LABEL_CHARACTERS = /[<>&"'`]/;
-
-export interface CreateLinkInput {
-  readonly requests: readonly {
-    readonly destinationId?: string | undefined;
-    readonly amount: string;
-    /**
-     * The destination's token, or (ours) a fiat code: the amount is then in that fiat, paid in
-     * the destination's token.
-     */
-    readonly invoiceCurrency?: string | undefined;
-    /** As the integration guide sends them: what the destination already says. */
-    readonly payee?: string | undefined;
-    readonly paymentCurrency?: string | undefined;
-  }[];
-  readonly reference?: string | undefined;
-  readonly payerIdentifier?: string | undefined;
-  readonly redirectUrl?: string | undefined;
-  readonly redirectLabel?: string | undefined;
-}
-
-export interface CreatedLink {
-  readonly token: string;
-  readonly securePaymentUrl: string;
-  readonly requestIds: string[];
-}
-
-export interface LinkCaller {
-  readonly accountId: string;
-  readonly clientId: ClientIdRow | null;
-  /** An orchestrator acting for the client ID (`x-orchestrator-key` + `x-client-id`). */
-  readonly orchestrated: boolean;
-  /** The browser origin the client ID called from, if it is a browser's. */
-  readonly origin: string | null;
-}
 
 export const UNBOUND_ORCHESTRATED_MESSAGE =
   'A client ID used with an orchestrator key needs a bound payee destination';

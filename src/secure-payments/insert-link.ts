@@ -1,12 +1,12 @@
 import { type Column, getTableColumns, getTableName, type SQL, sql, type Table } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import { PgDialect } from 'drizzle-orm/pg-core';
+import { uuidV7 } from '../base/uuid-v7.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
 import { type NewRequest, requestValues } from '../requests/requests.ts';
-import { uuidV7 } from '../uuid-v7.ts';
-import type { LinkCaller } from './create.ts';
+import type { LinkCaller } from './link-caller.ts';
 
 /** A link lives this long unless paid first (decisions.md). */
 export const LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;

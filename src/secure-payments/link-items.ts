@@ -1,13 +1,13 @@
+import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
 import { addressKey, parseAddress } from '../chains/address.ts';
 import { conversionPath } from '../chains/conversion-routes.ts';
 import { type Currency, isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { DESTINATION_MISMATCH_MESSAGE, type DestinationRow } from '../destinations/destinations.ts';
 import { parseTarget, type ResolvedTarget } from '../destinations/target.ts';
-import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { checkBatchNetworks } from '../payments/calldata/batch.ts';
-import type { CreateLinkInput } from './create.ts';
+import type { CreateLinkInput } from './link-caller.ts';
 
 /** The items of `POST /v2/secure-payments`, checked as far as can be without the database. */
 

@@ -1,10 +1,10 @@
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { requests, securePayments } from '../db/schema.ts';
-import { AppError } from '../errors.ts';
 import type { LinkScope } from '../http/principal.ts';
 import { type PaymentRow, paymentsOfRequests } from '../payments/records.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';

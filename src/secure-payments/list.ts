@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
 import type { Database } from '../db/client.ts';
 import {
   decodeCursor,

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, requests, securePayments } from '../db/schema.ts';
-import { AppError } from '../errors.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
 import { destinationIdsOf, destinationOf } from './display.ts';
 import { type Link, linkPayments, loadLink } from './links.ts';

@@ -1,5 +1,5 @@
+import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
-import { AppError } from '../errors.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import { buildBatchCalldata } from '../payments/calldata/batch.ts';
 import type { CalldataDeps } from '../payments/calldata/shared.ts';

@@ -1,15 +1,16 @@
 import { inArray } from 'drizzle-orm';
+import type { Clock } from '../base/clock.ts';
+import { AppError, ValidationError } from '../base/errors.ts';
+import { ulid } from '../base/ulid.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { multicallChildren, securePayments } from '../db/schema.ts';
-import { AppError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
-import { ulid } from '../ulid.ts';
-import { type LinkCaller, securePaymentUrl } from './create.ts';
+import { securePaymentUrl } from './create.ts';
 import { insertLink } from './insert-link.ts';
+import type { LinkCaller } from './link-caller.ts';
 import type { LinkRow } from './link-row.ts';
 import {
   BLOCK_MESSAGES,
@@ -276,6 +277,6 @@ function payableInBatch(chains: ChainRegistry, child: Child): boolean {
   const network = chains.network(child.row.network);
   const currency = chains.currency(child.requests[0]?.paymentCurrency ?? '');
   if (!network || !currency) return false;
-  if (chains.contracts(network.id as never).batchPayments === null) return false;
+  if (chains.contracts(network.id).batchPayments === null) return false;
   return network.kind !== 'tron' || !isNative(currency);
 }

@@ -1,17 +1,18 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import type { Clock } from '../base/clock.ts';
+import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
+import { ulid } from '../base/ulid.ts';
 import { isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/client.ts';
 import { requests, securePayments } from '../db/schema.ts';
 import { parseWallet } from '../destinations/destination-id.ts';
-import { AppError, type FieldError, ValidationError } from '../errors.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { TRON_BATCH_MESSAGE } from '../payments/calldata/batch.ts';
 import { insertRequests } from '../requests/requests.ts';
-import { ulid } from '../ulid.ts';
-import { type CreatedLink, checkRedirect, type LinkCaller, securePaymentUrl } from './create.ts';
+import { checkRedirect, securePaymentUrl } from './create.ts';
 import { insertLink } from './insert-link.ts';
+import type { CreatedLink, LinkCaller } from './link-caller.ts';
 import { effectiveStatus } from './link-row.ts';
 import { parentsWaitingOn } from './multicall-children.ts';
 

@@ -1,16 +1,18 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
+import type { Clock } from '../base/clock.ts';
+import { parseDateTime } from '../base/dates.ts';
+import { AppError, featureUnavailable, ValidationError } from '../base/errors.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
-import { parseDateTime } from '../dates.ts';
 import type { Database } from '../db/client.ts';
-import { AppError, featureUnavailable, ValidationError } from '../errors.ts';
+import { CURSOR_PAGE_QUERY, CURSOR_PAGINATION } from '../http/pages.ts';
 import { accountIdOf, browserOriginOf, clientIdOf, linkScopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { checkPayerInputs, linkCalldata } from './calldata.ts';
-import { createSecurePayment, type LinkCaller } from './create.ts';
+import { createSecurePayment } from './create.ts';
 import { destinationIdsOf, displayBody } from './display.ts';
+import type { LinkCaller } from './link-caller.ts';
 import { assertPayable, loadLink } from './links.ts';
 import { listLinks } from './list.ts';
 import { lookupLink } from './lookup.ts';
@@ -38,7 +40,6 @@ import {
 const AUTH = ['clientId', 'apiKey', 'orchestratorPair', 'session'] as const;
 const TAGS = ['V2/Secure Payment'];
 const DEFAULT_PAGE = 20;
-const MAX_PAGE = 100;
 
 /** Only a policy that changes nothing is accepted until screening and payer rules exist. */
 function checkAccessPolicy(policy: Static<typeof AccessPolicy> | undefined): void {
@@ -210,8 +211,7 @@ export function securePaymentRoutes(
             payout: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
             createdFrom: Type.Optional(Type.String({ maxLength: 64 })),
             createdTo: Type.Optional(Type.String({ maxLength: 64 })),
-            cursor: Type.Optional(Type.String({ maxLength: 256 })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
+            ...CURSOR_PAGE_QUERY,
           },
           { additionalProperties: false },
         ),
@@ -222,11 +222,7 @@ export function securePaymentRoutes(
             }),
             Type.Object({
               securePayments: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-              pagination: Type.Object({
-                limit: Type.Integer(),
-                nextCursor: Type.Union([Type.String(), Type.Null()]),
-                hasMore: Type.Boolean(),
-              }),
+              pagination: Type.Object(CURSOR_PAGINATION),
             }),
           ]),
         },

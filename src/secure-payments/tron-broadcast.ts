@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Static } from 'typebox';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
 import { type ChainClients, ChainUnavailableError } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
+import { type TronGridClient, TronGridError } from '../chains/tron-grid.ts';
 import type { Database } from '../db/client.ts';
-import { type TronGridClient, TronGridError } from '../detection/tron-grid.ts';
-import { AppError } from '../errors.ts';
 import { type LinkScope, linkScopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { Clock } from '../clock.ts';
-import { parseDateTime } from '../dates.ts';
+import type { Clock } from '../base/clock.ts';
+import { parseDateTime } from '../base/dates.ts';
+import { type FieldError, ValidationError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
-import { type FieldError, ValidationError } from '../errors.ts';
 import { linkScopeOf } from '../http/principal.ts';
 import {
   RATE_LIMIT_WINDOW_MS,

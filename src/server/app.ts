@@ -3,20 +3,20 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import { apiKeyRoutes } from '../auth/api-key-routes.ts';
 import { clientIdRoutes } from '../auth/client-id-routes.ts';
-import { createCredentialCache } from '../auth/credential-cache.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
+import type { Clock } from '../base/clock.ts';
+import type { SecretBox } from '../base/secret-box.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { SecretBox } from '../crypto/secret-box.ts';
+import { createTronGridClient } from '../chains/tron-grid.ts';
+import type { Config } from '../config/config.ts';
 import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
-import { createTronGridClient } from '../detection/tron-grid.ts';
 import type { RateLimits } from '../http/budgets.ts';
+import { createCredentialCache } from '../http/credential-cache.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
@@ -44,11 +44,11 @@ import {
   installErrorHandling,
   installHttpGuards,
   sendRawEnvelope,
-} from './errors.ts';
+} from './error-handler.ts';
 import { healthRoutes } from './health.ts';
 import { installInputGuard } from './input-guard.ts';
 import { installOpenApi } from './openapi.ts';
-import { installFailedCredentialLimit, installRateLimit } from './rate-limit.ts';
+import { installFailedCredentialLimit, installRateLimit } from './rate-limit-hooks.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { type RouteEntry, recordRoutes } from './route-table.ts';

@@ -1,6 +1,6 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { originAllowed } from '../auth/origins.ts';
+import { originAllowed } from '../http/origins.ts';
 import type { CredentialKind } from '../http/principal.ts';
 import type { RouteEntry } from './route-table.ts';
 

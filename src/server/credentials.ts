@@ -1,20 +1,21 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkApiKey } from '../auth/api-keys.ts';
-import { type ClientIdRow, findClientId } from '../auth/client-ids.ts';
-import type { CredentialCache } from '../auth/credential-cache.ts';
-import { originAllowed } from '../auth/origins.ts';
+import { findClientId } from '../auth/client-ids.ts';
 import { checkSession, SESSION_COOKIE } from '../auth/sessions.ts';
 import type { UsageRecorder } from '../auth/usage.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
+import { andThen, type MaybePromise } from '../base/maybe.ts';
 import type { Database } from '../db/client.ts';
-import { AppError } from '../errors.ts';
+import type { ClientIdRow } from '../db/schema.ts';
+import type { CredentialCache } from '../http/credential-cache.ts';
+import { originAllowed } from '../http/origins.ts';
 import {
   CREDENTIAL_HEADERS,
   type CredentialKind,
   type Principal,
   requestOrigin,
 } from '../http/principal.ts';
-import { andThen, type MaybePromise } from '../maybe.ts';
 import { checkOrchestratorKey, isLinked } from '../orchestrators/orchestrators.ts';
 
 interface Presented {
@@ -29,7 +30,7 @@ type AuthDeps = {
   db: Database;
   usage: UsageRecorder;
   clock: Clock;
-  /** Looked-up API keys and client IDs, briefly (auth/credential-cache.ts). */
+  /** Looked-up API keys and client IDs, briefly (http/credential-cache.ts). */
   credentials: CredentialCache;
 };
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
+import { AppError } from '../base/errors.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
 

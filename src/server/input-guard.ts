@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { boundedField, type FieldError, ValidationError } from '../errors.ts';
+import { boundedField, type FieldError, ValidationError } from '../base/errors.ts';
 
 /**
  * Text no route can store or compare: the NUL character (Postgres text refuses it) and

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { ErrorEnvelopeRef, ErrorEnvelopeSchema } from '../http/envelope.ts';
 import { CREDENTIAL_HEADERS, type CredentialKind } from '../http/principal.ts';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ulid } from '../ulid.ts';
+import { ulid } from '../base/ulid.ts';
 
 /** A caller may name its request (`x-request-id`) if the name is short and plain; else we mint one. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;

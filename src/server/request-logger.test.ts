@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.ts';
+import { createLogger } from '../base/logger.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 
 function capture() {

@@ -5,9 +5,9 @@ import { openTestDatabase } from '../../test/database.ts';
 import { createAccount } from '../auth/accounts.ts';
 import { type Database, type DatabaseHandle, queryRows } from '../db/client.ts';
 import { webhooks } from '../db/schema.ts';
+import { cancelPaymentDeliveries } from '../requests/payment-events.ts';
 import { type AttemptRecord, claimDue, recordAttempts } from './claims.ts';
 import { enqueue } from './outbox.ts';
-import { cancelPaymentDeliveries } from './payment-events.ts';
 
 /**
  * The outbox starts empty and grows. The dispatcher's claim and record must find their rows by

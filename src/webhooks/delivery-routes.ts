@@ -1,10 +1,10 @@
 import { and, desc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../base/clock.ts';
+import { AppError, ValidationError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
-import { AppError, ValidationError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { EVENT_TYPES, isEventType, sampleEvent } from './events.ts';
 import { enqueue } from './outbox.ts';

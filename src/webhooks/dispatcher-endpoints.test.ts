@@ -18,8 +18,8 @@ import {
   tenant,
 } from '../../test/dispatcher.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import { ulid } from '../base/ulid.ts';
 import { webhooks } from '../db/schema.ts';
-import { ulid } from '../ulid.ts';
 import type { Dispatcher } from './dispatcher.ts';
 
 /**

@@ -21,7 +21,7 @@ import {
   t,
   tenant,
 } from '../../test/dispatcher.ts';
-import { createSecretBox } from '../crypto/secret-box.ts';
+import { createSecretBox } from '../base/secret-box.ts';
 import { webhookDeliveries } from '../db/schema.ts';
 import { createDispatcher } from './dispatcher.ts';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
-import type { WebhookConfig } from '../config.ts';
-import type { SecretBox } from '../crypto/secret-box.ts';
+import type { Clock } from '../base/clock.ts';
+import type { SecretBox } from '../base/secret-box.ts';
+import type { WebhookConfig } from '../config/config.ts';
 import type { Database } from '../db/client.ts';
 import { createAttempt } from './attempt.ts';
 import {

@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { ulid } from '../base/ulid.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, webhookDeliveries, webhooks } from '../db/schema.ts';
-import { ulid } from '../ulid.ts';
 
 /**
  * Writes deliveries into the outbox. Callers pass the transaction that records the change the

@@ -1,9 +1,9 @@
 import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { webhooks } from '../db/schema.ts';
-import { AppError } from '../errors.ts';
 import { scopeOf } from '../http/principal.ts';
 
 /** What the `/v1/webhook` routes share: who may call them, and which webhooks a caller owns. */

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { LOOPBACK_HOSTS } from '../ids.ts';
+import { LOOPBACK_HOSTS } from '../base/ids.ts';
 
 /**
  * Where webhooks may point. Public https endpoints only, unless `ALLOW_LOCAL_WEBHOOKS` is on,

@@ -32,7 +32,7 @@ beforeAll(async () => {
     transports: { sandbox: custom(chain.provider, { retryCount: 0 }) },
   });
   tenant = await createTenant(t.db);
-  indexer = testIndexer(t, { network: 'sandbox' as never, confirmations: 1 });
+  indexer = testIndexer(t, { network: 'sandbox', confirmations: 1 });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

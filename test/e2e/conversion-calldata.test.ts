@@ -11,6 +11,7 @@ import {
 import { referenceTopic } from '../../src/payments/references.ts';
 import type { EvmTransaction } from '../../src/payments/transactions.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
+import { sandboxNetwork } from '../../src/sandbox/network.ts';
 import { registerSandboxFeed, setSandboxRate } from '../../src/sandbox/rates.ts';
 import { testConfig } from '../app.ts';
 import { accountOf, sendAll } from '../chain.ts';
@@ -27,7 +28,7 @@ import { compileContract } from '../solidity.ts';
 
 const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
 const config = testConfig({ SANDBOX: 'true' });
-const chains = createChainRegistry(config);
+const chains = createChainRegistry(config, sandboxNetwork());
 let chain: LocalChain;
 let deps: Parameters<typeof buildConversionCalldata>[0];
 

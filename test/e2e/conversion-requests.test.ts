@@ -38,7 +38,7 @@ beforeAll(async () => {
   });
   tenant = await createTenant(t.db);
   receiver = await startReceiver();
-  indexer = testIndexer(t, { network: 'sandbox' as never, confirmations: 1 });
+  indexer = testIndexer(t, { network: 'sandbox', confirmations: 1 });
   dispatcher = testDispatcher(t);
   const registered = await t.app.inject({
     method: 'POST',

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/auth/api-keys.ts';
+import { statementPurpose } from '../../src/base/logger.ts';
 import { apiKeys, requests } from '../../src/db/schema.ts';
-import { statementPurpose } from '../../src/logger.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 

@@ -10,15 +10,15 @@ import {
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmToTron, tronToEvm } from '../../src/chains/tron-address.ts';
+import { createTronGridClient } from '../../src/chains/tron-grid.ts';
+import { createLeaderLock } from '../../src/db/leader-lock.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import { createIndexer, type Indexer } from '../../src/detection/indexer.ts';
-import { createLeaderLock } from '../../src/detection/leader-lock.ts';
-import { createTronGridClient } from '../../src/detection/tron-grid.ts';
 import { createTronBlockSource } from '../../src/detection/tron-source.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
-import { createSettlement } from '../../src/settlement.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
+import { createSettlement } from '../../src/workers/settlement.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import { launchChromium } from '../browser.ts';
 import { accountOf, sendAll } from '../chain.ts';

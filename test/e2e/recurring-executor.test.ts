@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { getAddress, parseAbi, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { PrivateKey } from '../../src/config.ts';
+import type { PrivateKey } from '../../src/config/config.ts';
 import { recurringExecutions } from '../../src/db/schema.ts';
 import { referenceTopic } from '../../src/payments/references.ts';
 import { relayerAccount } from '../../src/payouts/recurring/relayer.ts';

@@ -4,7 +4,7 @@ import { webhookDeliveries } from '../../src/db/schema.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
-import { REORGED } from '../../src/webhooks/payment-events.ts';
+import { REORGED } from '../../src/requests/payment-events.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';

@@ -8,6 +8,7 @@ import type { SchedulePermitValues } from '../../src/payouts/recurring/permit.ts
 import { triggerRecurringPayment } from '../../src/payouts/recurring/trigger.ts';
 import { sandboxRelayer } from '../../src/sandbox/addresses.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
+import { sandboxNetwork } from '../../src/sandbox/network.ts';
 import { testConfig } from '../app.ts';
 import { accountOf, sendAll, standIn } from '../chain.ts';
 import { chainTime, signPermit, TOKEN_ABI, WEEK } from '../recurring-proxy.ts';
@@ -41,7 +42,7 @@ const read = <const F extends 'owner' | 'erc20FeeProxy' | 'eip712Domain'>(functi
 
 describe('the sandbox chain’s ERC20RecurringPaymentProxy', () => {
   it('is the sandbox network’s recurring proxy, wired to its ERC20FeeProxy', async () => {
-    const registry = createChainRegistry(testConfig({ SANDBOX: 'true' }));
+    const registry = createChainRegistry(testConfig(), sandboxNetwork());
     expect(registry.contracts('sandbox').recurringPaymentProxy).toBe(proxy);
     expect(await read('erc20FeeProxy')).toBe(chain.addresses.erc20FeeProxy);
     expect(await read('owner')).toBe(accountOf(chain, 0).address);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.ts';
+import { createLeaderLock, type LeaderLock } from '../../src/db/leader-lock.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
-import { createLeaderLock, type LeaderLock } from '../../src/detection/leader-lock.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type Address, custom, getAddress, parseAbi } from 'viem';
-import type { PaymentNetworkId } from '../../src/chains/networks.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
@@ -131,7 +130,7 @@ export async function startPayPageRig(
   if (hook.statusCode !== 201) throw new Error(`webhook: ${hook.body}`);
   // The indexer runs on the sandbox as on any EVM network (main.ts starts one for it too).
   const indexer: Indexer = testIndexer(t, {
-    network: network as PaymentNetworkId,
+    network,
     confirmations: 0,
   });
   indexer.start(200);

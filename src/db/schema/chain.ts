@@ -11,7 +11,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { uuidV7 } from '../../uuid-v7.ts';
+import { uuidV7 } from '../../base/uuid-v7.ts';
 import { addressKey, baseUnits, createdAt } from './columns.ts';
 import { requests } from './links.ts';
 import { accounts, clientIds } from './tenants.ts';

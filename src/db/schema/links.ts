@@ -12,8 +12,8 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import type { Frequency } from '../../recurrence.ts';
-import { uuidV7 } from '../../uuid-v7.ts';
+import type { Frequency } from '../../base/recurrence.ts';
+import { uuidV7 } from '../../base/uuid-v7.ts';
 import { addressKey, baseUnits, createdAt, nullableTime } from './columns.ts';
 import { accounts } from './tenants.ts';
 
@@ -170,7 +170,7 @@ export const requests = pgTable(
 /**
  * The schedule of a recurring request (`POST /v2/request` with `recurrence`), one row per
  * original. The generator creates occurrence `nextOccurrence` once `nextAt` (its calendar date,
- * src/recurrence.ts) has passed, and advances both in the same transaction.
+ * src/base/recurrence.ts) has passed, and advances both in the same transaction.
  */
 export const requestSchedules = pgTable(
   'request_schedules',

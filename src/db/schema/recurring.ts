@@ -81,7 +81,7 @@ export const recurringPayouts = pgTable(
     /** Unix seconds. */
     deadline: baseUnits().notNull(),
     strictOrder: boolean().notNull(),
-    /** The calendar (src/recurrence.ts): occurrence n falls on `startDate` + n periods. */
+    /** The calendar (src/base/recurrence.ts): occurrence n falls on `startDate` + n periods. */
     frequency: text().$type<'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY'>().notNull(),
     startDate: timestamp({ withTimezone: true }).notNull(),
     /** The payer's EIP-712 signature over the permit, checked before it was stored. */

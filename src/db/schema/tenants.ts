@@ -86,6 +86,8 @@ export const clientIds = pgTable(
   ],
 );
 
+export type ClientIdRow = typeof clientIds.$inferSelect;
+
 /** Fee and branding partners, provisioned by the operator; they own no account. */
 export const orchestrators = pgTable('orchestrators', {
   id: uuid().primaryKey().defaultRandom(),

@@ -1,6 +1,7 @@
-import { type Api, createApi, type Display, type LinkState } from './api.ts';
+import { createApi, type Display, type LinkState } from './api.ts';
 import { applyBranding, brandingChrome } from './branding.ts';
-import { type NetworkFacts, type PageConfig, readConfig } from './config.ts';
+import { readConfig } from './config.ts';
+import type { PayContext } from './context.ts';
 import { fiatOf, quoteFacts, quoteOf, showQuote } from './conversion.ts';
 import { h, show } from './dom.ts';
 import { timeLeft } from './format.ts';
@@ -22,21 +23,6 @@ import { rememberSent, sentFromHere } from './sent.ts';
  */
 
 /** What the wallet code gets from the page. */
-export interface PayContext {
-  readonly config: PageConfig;
-  readonly api: Api;
-  readonly token: string;
-  readonly display: Display;
-  readonly network: NetworkFacts;
-  show(screen: HTMLElement): void;
-  /** Back to the summary, saying why the attempt failed; the wallets are offered again. */
-  retry(problem: string): void;
-  /** The link changed under the payer (paid, expired): read it again and show its state. */
-  reload(): void;
-  /** After the last transaction: follows the link until detection marks it completed. */
-  follow(txHashes: readonly string[]): void;
-}
-
 const FOLLOW_EVERY_MS = 2_000;
 const RATE_UNREAD =
   'The exchange rate could not be read just now; your wallet is quoted when you pay.';

@@ -4,6 +4,7 @@ import { testConfig } from '../../../test/app.ts';
 import { TEST_FEE_ADDRESS as FEE_ADDRESS, legMaker } from '../../../test/legs.ts';
 import { createChainClients } from '../../chains/clients.ts';
 import { createChainRegistry } from '../../chains/registry.ts';
+import { sandboxNetwork } from '../../sandbox/network.ts';
 import { batchPaymentsAbi } from '../abis.ts';
 import { batchCalldata } from './batch-calldata.ts';
 import type { ConversionQuote } from './conversion.ts';
@@ -11,7 +12,7 @@ import type { ConversionQuote } from './conversion.ts';
 // The part that reads nothing: fixed quotes (and payer state) in, the transactions out.
 // On the sandbox network, the one whose feeds reach the native currency too.
 const config = testConfig({ SANDBOX: 'true' });
-const chains = createChainRegistry(config);
+const chains = createChainRegistry(config, sandboxNetwork());
 const deps = { chains, clients: createChainClients({ config, chains }) };
 
 const BATCH = getAddress(chains.contracts('sandbox').batchPayments ?? '');

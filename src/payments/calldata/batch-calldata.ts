@@ -1,6 +1,6 @@
 import { type Address, getAddress } from 'viem';
+import { ValidationError } from '../../base/errors.ts';
 import { type Currency, isNative } from '../../chains/currencies.ts';
-import { ValidationError } from '../../errors.ts';
 import {
   BATCH_ERC20_CONVERSION,
   BATCH_ERC20_MULTI_TOKEN,

@@ -1,6 +1,6 @@
 import { type Address, getAddress, zeroAddress } from 'viem';
+import { AppError } from '../../base/errors.ts';
 import { isNative } from '../../chains/currencies.ts';
-import { AppError } from '../../errors.ts';
 import { evmForm, type PaymentLeg } from '../transactions.ts';
 
 /**

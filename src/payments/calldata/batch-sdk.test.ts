@@ -9,10 +9,11 @@ import {
 import { decodeFunctionData, getAddress, type Hex, zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../../test/app.ts';
+import { AppError } from '../../base/errors.ts';
 import { createChainClients } from '../../chains/clients.ts';
 import { isNative } from '../../chains/currencies.ts';
 import { createChainRegistry } from '../../chains/registry.ts';
-import { AppError } from '../../errors.ts';
+import { sandboxNetwork } from '../../sandbox/network.ts';
 import { batchPaymentsAbi } from '../abis.ts';
 import { paymentReference } from '../references.ts';
 import type { PaymentLeg } from '../transactions.ts';
@@ -314,7 +315,7 @@ describe('batch calldata, byte for byte as Request’s SDK', () => {
     // Our feeds reach the native currency on the sandbox network only, which the SDK does not
     // know: ours there against the SDK's on mainnet, the same in everything but the native
     // currency's hash ending the path (and the contract address).
-    const sandbox = createChainRegistry(testConfig({ SANDBOX: 'true' }));
+    const sandbox = createChainRegistry(testConfig(), sandboxNetwork());
     const quote: ConversionQuote = { converted: ETH / 40n, rateTimestamp: 1_795_000_000n };
     const fee = { amount: 25n, address: FEE_ADDRESS };
     const ethInvoice = {

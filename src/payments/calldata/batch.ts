@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
+import { AppError } from '../../base/errors.ts';
 import { isNative } from '../../chains/currencies.ts';
-import { AppError } from '../../errors.ts';
 import { batchPaymentsAbi } from '../abis.ts';
 import type { Payer } from '../payer.ts';
 import { readPayerState } from '../payer-state.ts';
@@ -50,7 +50,7 @@ export async function buildBatchCalldata(
   if (legs.some((leg) => leg.network.id !== network.id)) {
     throw new AppError('mixed_networks', SAME_NETWORK_MESSAGE);
   }
-  const contracts = deps.chains.contracts(network.id as never);
+  const contracts = deps.chains.contracts(network.id);
   if (network.kind !== 'evm' || !contracts.batchPayments || !contracts.multicall3) {
     throw new AppError('batch_not_supported', `Batch payments are not supported on ${network.id}`);
   }
@@ -72,7 +72,7 @@ export async function buildBatchCalldata(
     if (!owner || !funder) {
       // A batch of plain requests without a wallet reads nothing (its batch fee taken as 0).
       if (extra.length === 1) return { state: null, results: [] };
-      return deps.clients.read(network.id as never, async (client) => ({
+      return deps.clients.read(network.id, async (client) => ({
         state: null,
         results: (await client.multicall({
           contracts: extra as never,
@@ -81,7 +81,7 @@ export async function buildBatchCalldata(
         })) as unknown[],
       }));
     }
-    return deps.clients.read(network.id as never, async (client) => {
+    return deps.clients.read(network.id, async (client) => {
       const read = await readPayerState(client, multicall3, { funder, owner, tokens, extra });
       return { state: read, results: read.extra };
     });

@@ -112,7 +112,7 @@ describe('conversionCalldata for a token that refuses to move a non-zero allowan
       { converted: 102_500_000n, rateTimestamp: 1_795_000_000n },
       { balance: 1_000_000_000n, allowance: 200_000n, nativeBalance: 10n ** 18n, baseFee: 1n },
     );
-    const proxy = chains.contracts('mainnet' as never).erc20ConversionProxy as string;
+    const proxy = chains.contracts('mainnet').erc20ConversionProxy as string;
     const approve = (amount: bigint) =>
       encodeFunctionData({
         abi: erc20Abi,

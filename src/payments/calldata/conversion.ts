@@ -1,7 +1,7 @@
 import { type Address, getAddress } from 'viem';
+import { AppError } from '../../base/errors.ts';
 import { conversionPath } from '../../chains/conversion-routes.ts';
 import { type Currency, isNative } from '../../chains/currencies.ts';
-import { AppError } from '../../errors.ts';
 import {
   chainlinkConversionPathAbi,
   erc20Abi,
@@ -88,12 +88,7 @@ export function maxToSpendOf(converted: bigint): bigint {
 
 /** The leg's ChainlinkConversionPath path, or a 400 naming the route its network lacks. */
 export function pathOf(deps: CalldataDeps, leg: ConversionLeg): Address[] {
-  const path = conversionPath(
-    deps.chains,
-    leg.network.id as never,
-    leg.invoiceCurrency,
-    leg.currency,
-  );
+  const path = conversionPath(deps.chains, leg.network.id, leg.invoiceCurrency, leg.currency);
   if (!path) {
     throw new AppError(
       'conversion_route_unavailable',
@@ -109,7 +104,7 @@ export function conversionContract(
   leg: ConversionLeg,
   key: 'erc20' | 'eth' | 'path',
 ): Address {
-  const contracts = deps.chains.contracts(leg.network.id as never);
+  const contracts = deps.chains.contracts(leg.network.id);
   const address = {
     erc20: contracts.erc20ConversionProxy,
     eth: contracts.ethConversionProxy,
@@ -152,7 +147,7 @@ export async function buildConversionCalldata(
   const spender = conversionContract(deps, leg, native ? 'eth' : 'erc20');
   const conversion = quoteCall(deps, leg);
   const token = native ? null : getAddress(leg.currency.address);
-  const read = await deps.clients.read(leg.network.id as never, async (client) => {
+  const read = await deps.clients.read(leg.network.id, async (client) => {
     if (!payer.wallet) {
       const [converted, rateTimestamp] = (await client.readContract(conversion)) as [
         bigint,

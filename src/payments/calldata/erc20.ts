@@ -51,7 +51,7 @@ export async function buildErc20Calldata(
   }
   const owner = getAddress(payer.wallet);
   const funder = getAddress(payer.eoaWallet ?? payer.wallet);
-  const state = await deps.clients.read(leg.network.id as never, (client) =>
+  const state = await deps.clients.read(leg.network.id, (client) =>
     readPayerState(client, multicallOf(deps, leg.network), {
       funder,
       owner,

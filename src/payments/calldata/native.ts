@@ -37,7 +37,7 @@ export async function buildNativeCalldata(
   const requiredAmount = formatAmount(value, leg.currency.decimals);
   if (!payer.wallet) return single([payment], 0, { requiredAmount });
   const funder = getAddress(payer.eoaWallet ?? payer.wallet);
-  const state = await deps.clients.read(leg.network.id as never, (client) =>
+  const state = await deps.clients.read(leg.network.id, (client) =>
     readPayerState(client, multicallOf(deps, leg.network), { funder, owner: funder, tokens: [] }),
   );
   const fees = networkFee(state.baseFee, leg.network, { approvals: 0, payment: 'native' });

@@ -1,8 +1,8 @@
 import { type Address, getAddress, zeroAddress } from 'viem';
+import { AppError } from '../../base/errors.ts';
 import type { ChainClients } from '../../chains/clients.ts';
 import type { Network } from '../../chains/networks.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
-import { AppError } from '../../errors.ts';
 import type { PaymentLeg, PaymentTransaction } from '../transactions.ts';
 
 /** Tokens that refuse to change a non-zero allowance to another non-zero value (mainnet USDT). */
@@ -79,7 +79,7 @@ export function feeProxyOf(
   leg: PaymentLeg,
   key: 'erc20FeeProxy' | 'ethFeeProxy',
 ): string {
-  const address = deps.chains.contracts(leg.network.id as never)[key];
+  const address = deps.chains.contracts(leg.network.id)[key];
   if (!address) {
     throw new AppError(
       'network_not_supported',
@@ -95,7 +95,7 @@ export function feeArgs(leg: PaymentLeg): [bigint, Address] {
 }
 
 export function multicallOf(deps: CalldataDeps, network: Network): Address {
-  const address = deps.chains.contracts(network.id as never).multicall3;
+  const address = deps.chains.contracts(network.id).multicall3;
   if (!address) throw new AppError('chain_unavailable', `Network ${network.id} has no Multicall3`);
   return getAddress(address);
 }

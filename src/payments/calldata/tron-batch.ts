@@ -1,6 +1,6 @@
 import { zeroAddress } from 'viem';
+import { AppError } from '../../base/errors.ts';
 import { evmToTron } from '../../chains/tron-address.ts';
-import { AppError } from '../../errors.ts';
 import { formatAmount, MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../amounts.ts';
 import type { Payer } from '../payer.ts';
 import { referenceBytes } from '../references.ts';
@@ -38,7 +38,7 @@ export function buildTronBatchCalldata(
   const [first] = legs;
   if (!first) throw new Error('a batch needs at least one request');
   const network = first.network;
-  const batch = deps.chains.contracts(network.id as never).batchPayments;
+  const batch = deps.chains.contracts(network.id).batchPayments;
   if (network.kind !== 'tron' || legs.some((leg) => leg.network.id !== network.id) || !batch) {
     throw new AppError('batch_not_supported', `Batch payments are not supported on ${network.id}`);
   }

@@ -94,7 +94,7 @@ export async function proxyAllowance(
 ): Promise<bigint> {
   const network = deps.chains.network(row.network);
   if (!network) throw new Error(`schedule ${row.id}: unknown network ${row.network}`);
-  const state = await deps.clients.read(network.id as never, (chain) =>
+  const state = await deps.clients.read(network.id, (chain) =>
     readPayerState(chain, multicallOf(deps, network), {
       funder: row.payer as Address,
       owner: row.payer as Address,

@@ -1,21 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { type Address, getAddress, toHex, zeroAddress } from 'viem';
 import { feeBasisPoints } from '../../auth/client-id-rules.ts';
+import type { Clock } from '../../base/clock.ts';
+import { parseDateTime } from '../../base/dates.ts';
+import { AppError, ValidationError } from '../../base/errors.ts';
+import { occurrenceDate, shortestPeriodSeconds } from '../../base/recurrence.ts';
 import type { ChainClients } from '../../chains/clients.ts';
 import { isFiat, isNative } from '../../chains/currencies.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
-import type { Clock } from '../../clock.ts';
-import { parseDateTime } from '../../dates.ts';
 import type { Database } from '../../db/client.ts';
-import { AppError, ValidationError } from '../../errors.ts';
 import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
 import { multicallOf } from '../../payments/calldata/shared.ts';
 import { readPayerState } from '../../payments/payer-state.ts';
 import type { EvmTransaction } from '../../payments/transactions.ts';
-import { occurrenceDate, shortestPeriodSeconds } from '../../recurrence.ts';
 import { prepareRequest, type RequestCaller, walletOf } from '../../requests/create.ts';
 import { type ClientFee, platformFee } from '../../requests/pay.ts';
-import type { PayoutInput } from '../create.ts';
+import type { PayoutInput } from '../schemas.ts';
 import { allowanceMetadata, approvalsFor } from './approval.ts';
 import { schedulePermitBody } from './permit.ts';
 import type { RecurringPaymentPermitBody } from './schemas.ts';
@@ -106,7 +106,7 @@ export async function createRecurringPayout(
     ...(body.customerInfo !== undefined && { customerInfo: body.customerInfo }),
   });
   const { network, paymentCurrency: currency } = prepared;
-  const proxy = getAddress(deps.chains.contracts(network.id as never).recurringPaymentProxy ?? '');
+  const proxy = getAddress(deps.chains.contracts(network.id).recurringPaymentProxy ?? '');
   const now = deps.clock.now();
   const schedule = checkRecurrence(recurrence, network.chainId, prepared.payee, payerWallet, now);
 
@@ -129,7 +129,7 @@ export async function createRecurringPayout(
       { field: 'amount', message: `over all payments, ${TOTAL_TOO_LARGE_MESSAGE}` },
     ]);
   }
-  const state = await deps.clients.read(network.id as never, (chain) =>
+  const state = await deps.clients.read(network.id, (chain) =>
     readPayerState(chain, multicallOf(deps, network), {
       funder: schedule.payer,
       owner: schedule.payer,

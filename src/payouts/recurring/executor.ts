@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Address, Hex, PrivateKeyAccount, PublicClient } from 'viem';
+import type { Clock } from '../../base/clock.ts';
 import type { NetworkId } from '../../chains/networks.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
-import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/client.ts';
-import type { LeaderLock } from '../../detection/leader-lock.ts';
+import type { LeaderLock } from '../../db/leader-lock.ts';
 import {
   CLAIM_LEASE_MS,
   type Claim,

@@ -14,9 +14,9 @@ import {
   tenantB,
   wallet,
 } from '../../../test/requests.ts';
+import { occurrenceDate } from '../../base/recurrence.ts';
 import { recurringPayouts } from '../../db/schema.ts';
 import { ensurePayPageClientId } from '../../pay-page/client-id.ts';
-import { occurrenceDate } from '../../recurrence.ts';
 import { PAYER_MISMATCH_MESSAGE } from './page-routes.ts';
 import { MESSAGES } from './routes.ts';
 

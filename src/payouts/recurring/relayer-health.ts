@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { type Address, formatEther, type PublicClient } from 'viem';
-import type { Clock } from '../../clock.ts';
+import type { Clock } from '../../base/clock.ts';
 
 /**
  * Whether the relayer can pay for a trigger: its native balance against what one trigger may

@@ -1,8 +1,8 @@
+import type { Clock } from '../../base/clock.ts';
+import { AppError } from '../../base/errors.ts';
 import type { ChainClients } from '../../chains/clients.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
-import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/client.ts';
-import { AppError } from '../../errors.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { erc20Abi } from '../../payments/abis.ts';

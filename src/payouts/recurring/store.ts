@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
+import { isUuid } from '../../base/ids.ts';
+import { occurrenceDate } from '../../base/recurrence.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { recurringExecutions, recurringPayouts, requests } from '../../db/schema.ts';
 import type { LinkScope } from '../../http/principal.ts';
-import { isUuid } from '../../ids.ts';
-import { occurrenceDate } from '../../recurrence.ts';
 import { insertRequests, type NewRequest, type RequestRow } from '../../requests/requests.ts';
 import { type SchedulePermitTypedData, schedulePermitTypedData } from './permit.ts';
 

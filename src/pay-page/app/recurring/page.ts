@@ -1,7 +1,8 @@
-import type { NetworkFacts, PageConfig } from '../config.ts';
+import type { PageConfig } from '../config.ts';
 import { h, show } from '../dom.ts';
 import { errorScreen, loadingScreen, stateScreen } from '../screens.ts';
-import { createRecurringApi, type RecurringApi, type RecurringView } from './api.ts';
+import { createRecurringApi, type RecurringView } from './api.ts';
+import type { RecurringContext } from './context.ts';
 import { scheduleScreen } from './screens.ts';
 
 /**
@@ -12,19 +13,6 @@ import { scheduleScreen } from './screens.ts';
  */
 
 /** What the wallet code gets from the page. */
-export interface RecurringContext {
-  readonly config: PageConfig;
-  readonly api: RecurringApi;
-  readonly token: string;
-  readonly view: RecurringView;
-  readonly network: NetworkFacts;
-  show(screen: HTMLElement): void;
-  /** Back to the schedule, saying why the attempt failed; the wallets are offered again. */
-  retry(problem: string): void;
-  /** Reads the schedule again and shows where it stands (signed, or changed meanwhile). */
-  reload(): void;
-}
-
 /** Pay tokens are 64 hex digits: anything else (a URL copied in part) names no schedule. */
 const PAY_TOKEN = /^[0-9a-f]{64}$/;
 

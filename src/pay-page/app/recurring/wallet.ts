@@ -7,7 +7,7 @@ import { discoverWallets, type WalletChoice } from '../wallet/eip6963.ts';
 import { chainOf, ensureChain } from '../wallet/evm.ts';
 import { explain, Problem, REJECTED } from '../wallet/problems.ts';
 import type { Permit } from './api.ts';
-import type { RecurringContext } from './page.ts';
+import type { RecurringContext } from './context.ts';
 import { stepScreen } from './screens.ts';
 
 /**

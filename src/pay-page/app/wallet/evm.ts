@@ -9,9 +9,9 @@ import {
 } from 'viem/actions';
 import type { Calldata, EvmCall } from '../api.ts';
 import type { NetworkFacts } from '../config.ts';
+import type { PayContext } from '../context.ts';
 import { isStale, type Quote, quoteOf, requoteScreen } from '../conversion.ts';
 import { age, symbolOf } from '../format.ts';
-import type { PayContext } from '../main.ts';
 import { connectingScreen, payingScreen, switchingScreen } from '../screens.ts';
 import type { WalletChoice } from './eip6963.ts';
 import { assertPayoutWallet } from './payout.ts';

@@ -1,6 +1,6 @@
 import { ApiError } from '../api.ts';
+import type { PayContext } from '../context.ts';
 import { h } from '../dom.ts';
-import type { PayContext } from '../main.ts';
 import { discoverWallets, type WalletChoice } from './eip6963.ts';
 import { payWithEvm } from './evm.ts';
 import { explain } from './problems.ts';

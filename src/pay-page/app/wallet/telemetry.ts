@@ -1,5 +1,5 @@
 import type { UserEvent } from '../api.ts';
-import type { PayContext } from '../main.ts';
+import type { PayContext } from '../context.ts';
 
 /**
  * The payer's funnel, reported to the merchant as `secure_payment.user_event` webhooks: best

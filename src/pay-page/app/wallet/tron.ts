@@ -1,5 +1,5 @@
 import type { TronCall, TronParameter } from '../api.ts';
-import type { PayContext } from '../main.ts';
+import type { PayContext } from '../context.ts';
 import { connectingScreen, payingScreen } from '../screens.ts';
 import { assertPayoutWallet } from './payout.ts';
 import { codeOf, Problem } from './problems.ts';

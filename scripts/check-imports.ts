@@ -1,0 +1,200 @@
+/**
+ * The import rule of docs/architecture.md, checked over every source file of `src/` (tests
+ * aside): folders sit in layers and import only their own layer or the ones below; no two
+ * folders import each other, even through others; no file imports itself back through others
+ * (type-only imports count: they tie the files as tightly for a reader); only entry points and
+ * the wiring import the sandbox; the browser app of the pay page imports only itself.
+ * `node scripts/check-imports.ts` prints each breach with the import that makes it and exits 1.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseSync } from 'oxc-parser';
+
+/** Lowest first. A folder of `src/` (or an entry file at its root) in no layer is a breach. */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['base'],
+  ['chains', 'db', 'http', 'payments', 'config'],
+  [
+    'auth',
+    'orchestrators',
+    'currencies',
+    'destinations',
+    'requests',
+    'secure-payments',
+    'payouts',
+    'payments-search',
+    'detection',
+    'webhooks',
+    'pay-page',
+    'sandbox',
+  ],
+  ['server', 'workers'],
+  ['main.ts', 'cli.ts', 'cli'],
+];
+
+/** Who may import the sandbox (the local chain): the wiring and the entry points only. */
+const SANDBOX_IMPORTERS = new Set(['server', 'workers', 'main.ts', 'cli.ts', 'cli']);
+const BROWSER_APP = 'pay-page/app/';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src');
+
+interface Import {
+  readonly from: string;
+  readonly to: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** Every relative module a file names: imports, re-exports, `import()` and `typeof import()`. */
+function specifiersOf(path: string): string[] {
+  const code = readFileSync(path, 'utf8');
+  const { module, program } = parseSync(path, code);
+  const found = [
+    ...module.staticImports.map((entry) => entry.moduleRequest.value),
+    ...module.staticExports.flatMap((entry) =>
+      entry.entries.flatMap((item) => (item.moduleRequest ? [item.moduleRequest.value] : [])),
+    ),
+    ...module.dynamicImports.map((entry) =>
+      code.slice(entry.moduleRequest.start + 1, entry.moduleRequest.end - 1),
+    ),
+  ];
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    if (record.type === 'TSImportType') {
+      const literal = JSON.stringify(record.argument ?? record.source).match(/"value":"([^"]+)"/);
+      if (literal?.[1]) found.push(literal[1]);
+    }
+    for (const value of Object.values(record)) visit(value);
+  };
+  visit(program);
+  return found.filter((specifier) => specifier.startsWith('.'));
+}
+
+/** `src/auth/siwe.ts` → `auth`; `src/main.ts` → `main.ts`. */
+function folderOf(file: string): string {
+  return relative(SRC, file).split('/')[0] ?? '';
+}
+
+function layerOf(folder: string): number {
+  return LAYERS.findIndex((layer) => layer.includes(folder));
+}
+
+/** Strongly connected groups of more than one node (Tarjan). */
+function cycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const connect = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next);
+    next++;
+    stack.push(node);
+    onStack.add(node);
+    for (const target of graph.get(node) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        connect(target);
+        low.set(node, Math.min(low.get(node) ?? 0, low.get(target) ?? 0));
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node) ?? 0, index.get(target) ?? 0));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+      onStack.delete(member);
+      group.push(member);
+      if (member === node) break;
+    }
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) connect(node);
+  return found;
+}
+
+/** The shortest way from the group's first member back to itself, members only. */
+function shortestLoop(graph: ReadonlyMap<string, ReadonlySet<string>>, group: string[]): string[] {
+  const start = group[0] ?? '';
+  const paths = new Map<string, string[]>([[start, [start]]]);
+  const queue = [start];
+  for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
+    for (const target of graph.get(node) ?? []) {
+      if (target === start) return [...(paths.get(node) ?? []), start];
+      if (!group.includes(target) || paths.has(target)) continue;
+      paths.set(target, [...(paths.get(node) ?? []), target]);
+      queue.push(target);
+    }
+  }
+  return group;
+}
+
+export function checkImports(): string[] {
+  const files = sourceFiles(SRC);
+  const imports: Import[] = files.flatMap((from) =>
+    specifiersOf(from).map((specifier) => ({ from, to: resolve(dirname(from), specifier) })),
+  );
+  const problems: string[] = [];
+  const show = ({ from, to }: Import) => `${relative(ROOT, from)} → ${relative(ROOT, to)}`;
+
+  for (const folder of new Set(files.map(folderOf))) {
+    if (layerOf(folder) < 0) problems.push(`src/${folder} is in no layer of LAYERS`);
+  }
+  const folders = new Map<string, Set<string>>();
+  const byFile = new Map<string, Set<string>>();
+  for (const edge of imports) {
+    const from = folderOf(edge.from);
+    const to = folderOf(edge.to);
+    byFile.set(edge.from, (byFile.get(edge.from) ?? new Set()).add(edge.to));
+    const inApp = (file: string) => relative(SRC, file).startsWith(BROWSER_APP);
+    if (inApp(edge.from) !== inApp(edge.to)) {
+      problems.push(`the pay page's browser app and the server share no code: ${show(edge)}`);
+    }
+    if (from === to) continue;
+    folders.set(from, (folders.get(from) ?? new Set()).add(to));
+    if (layerOf(to) > layerOf(from)) {
+      problems.push(`imports up the layers (${from} is below ${to}): ${show(edge)}`);
+    }
+    if (to === 'sandbox' && !SANDBOX_IMPORTERS.has(from)) {
+      problems.push(`only the wiring and entry points import the sandbox: ${show(edge)}`);
+    }
+  }
+  for (const group of cycles(folders)) {
+    const loop = shortestLoop(folders, group);
+    const hops = loop.slice(1).map((to, i) => {
+      const from = loop[i] ?? '';
+      const example = imports.find(
+        (edge) => folderOf(edge.from) === from && folderOf(edge.to) === to,
+      );
+      return example ? show(example) : `${from} → ${to}`;
+    });
+    problems.push(`folders import each other (${loop.join(' → ')}): ${hops.join('; ')}`);
+  }
+  for (const group of cycles(byFile)) {
+    problems.push(
+      `files import each other: ${group.map((file) => relative(ROOT, file)).join(', ')}`,
+    );
+  }
+  return problems;
+}
+
+if (import.meta.main) {
+  const problems = checkImports();
+  for (const problem of problems) console.error(problem);
+  if (problems.length > 0) process.exit(1);
+}

@@ -1,0 +1,236 @@
+import { isAbsolute, resolve } from 'node:path';
+import { CONTRACT_KEYS } from '../chains/contracts.ts';
+import type { NetworkConfig, NetworkConfigs } from '../chains/network-config.ts';
+import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from '../chains/networks.ts';
+import {
+  type AdmissionLimits,
+  DEFAULT_RATE_LIMITS,
+  PGLITE_ADMISSION,
+  type RateLimits,
+} from '../http/budgets.ts';
+import {
+  ConfigError,
+  type Env,
+  nonEmpty,
+  type PrivateKey,
+  parseAddressMap,
+  parseBaseUrl,
+  parseBoolean,
+  parseExplorerTemplate,
+  parseFrameAncestors,
+  parseInteger,
+  parsePort,
+  parseRelayerKey,
+  parseSecretKey,
+  parseTrustProxy,
+  parseUrl,
+} from './readers.ts';
+
+export { ConfigError, type PrivateKey } from './readers.ts';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * Every setting the service reads, parsed once from the environment. Nothing else in the code
+ * reads `process.env`; entry points call `parseConfig(process.env)` and pass the result down.
+ */
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Public base URL of the request API (`/v2`). No trailing slash. */
+  readonly baseUrl: string;
+  /** Public base URL of the auth API (`/v1`). No trailing slash. */
+  readonly authUrl: string;
+  /** Public base URL of the hosted pay page. No trailing slash. */
+  readonly payUrl: string;
+  /**
+   * Who may frame the pay page (`PAY_FRAME_ANCESTORS`), as the CSP `frame-ancestors` source
+   * list: `'none'` (default), `'self'`, or origins (`'self'` may be among them).
+   */
+  readonly payFrameAncestors: string;
+  /**
+   * Where the dashboard is served (`DASHBOARD_URL`, default the hosted pages' `PAY_URL`): its
+   * origin may call the auth API and session routes from a browser, cookie included.
+   */
+  readonly dashboardUrl: string;
+  /** Postgres connection string; null means the embedded PGlite database in `dataDir`. */
+  readonly databaseUrl: string | null;
+  readonly redisUrl: string | null;
+  /** Absolute path of the folder for the embedded database and the generated secret key. */
+  readonly dataDir: string;
+  readonly logLevel: LogLevel;
+  /** 32-byte key that encrypts secrets at rest; null means "read or create `<dataDir>/secret.key`". */
+  readonly secretKey: Buffer | null;
+  readonly networks: NetworkConfigs;
+  /** Run the local sandbox chain (`SANDBOX`; on unless NODE_ENV=production). */
+  readonly sandbox: boolean;
+  /** The most children a same-chain or Tron multicall payout takes (`MULTICALL_MAX_CHILDREN`). */
+  readonly multicallMaxChildren: number;
+  readonly webhooks: WebhookConfig;
+  readonly workers: WorkerConfig;
+  /** Sent as TRON-PRO-API-KEY to the Tron full node (TronGrid) at RPC_URL_TRON. */
+  readonly tronApiKey: string | null;
+  /**
+   * The key of the account that triggers recurring payouts (`RECURRING_RELAYER_KEY`), null when
+   * unset; `relayerAccount` (src/payouts/recurring/relayer.ts) makes the signer. Held so that
+   * logging or serialising the configuration shows no secret.
+   */
+  readonly recurringRelayerKey: PrivateKey | null;
+  /** Fastify's trustProxy (`TRUST_PROXY`): false, true, a hop count, or addresses/CIDRs. */
+  readonly trustProxy: boolean | number | string;
+  /** Requests per minute by kind of caller (`RATE_LIMIT_*`, defaults `DEFAULT_RATE_LIMITS`). */
+  readonly rateLimits: RateLimits;
+  /**
+   * Admission control (`ADMISSION_MAX_IN_FLIGHT`, `_MAX_QUEUE`, `_MAX_WAIT_MS`): on by default
+   * with the embedded database, off with Postgres unless set; null is off.
+   */
+  readonly admission: AdmissionLimits | null;
+}
+
+/** The variable that sets each budget. */
+export const RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {
+  clientId: 'RATE_LIMIT_CLIENT_ID',
+  apiKey: 'RATE_LIMIT_API_KEY',
+  session: 'RATE_LIMIT_SESSION',
+  orchestratorKey: 'RATE_LIMIT_ORCHESTRATOR_KEY',
+  authEndpoint: 'RATE_LIMIT_AUTH',
+  failedCredentials: 'RATE_LIMIT_FAILED_CREDENTIALS',
+};
+/** The most any budget may be set to: a million requests a minute. */
+const MAX_RATE_LIMIT = 1_000_000;
+
+export interface WebhookConfig {
+  /** Accept http://localhost and private-network receivers (`ALLOW_LOCAL_WEBHOOKS`). */
+  readonly allowLocal: boolean;
+  /** First retry delay; each later one doubles, with jitter, up to `retryMaxMs`. */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** How long a delivery keeps being retried before it is marked failed. */
+  readonly retryForMs: number;
+  /** Per attempt. */
+  readonly timeoutMs: number;
+}
+
+export interface WorkerConfig {
+  /** Run the indexers and the webhook dispatcher in this process (`WORKERS`). */
+  readonly enabled: boolean;
+  readonly indexerPollMs: number;
+  readonly dispatcherPollMs: number;
+  /** How often the recurring payout executor looks for due payments (`RECURRING_POLL_MS`). */
+  readonly recurringPollMs: number;
+}
+
+const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_DATA_DIR = './.payreq';
+const DAY_MS = 24 * 60 * 60_000;
+
+export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
+  const port = parsePort(env, 'PORT') ?? DEFAULT_PORT;
+  const host = nonEmpty(env, 'HOST') ?? DEFAULT_HOST;
+  const baseUrl = parseBaseUrl(env, 'BASE_URL') ?? `http://localhost:${port}`;
+  const payUrl = parseBaseUrl(env, 'PAY_URL') ?? baseUrl;
+  const dataDirRaw = nonEmpty(env, 'DATA_DIR') ?? DEFAULT_DATA_DIR;
+
+  rejectUnknownNetworkVariables(env);
+
+  const networks = Object.fromEntries(
+    NETWORKS.map((network) => {
+      const suffix = networkEnvSuffix(network.id);
+      const rpcUrl = parseUrl(env, `RPC_URL_${suffix}`, ['http:', 'https:', 'ws:', 'wss:']);
+      const confirmations =
+        parseInteger(env, `CONFIRMATIONS_${suffix}`, 0, 10_000) ?? network.defaultConfirmations;
+      const contracts = parseAddressMap(env, `CONTRACTS_${suffix}`, CONTRACT_KEYS);
+      const tokens = parseAddressMap(env, `TOKENS_${suffix}`, null);
+      const explorerTxUrl = parseExplorerTemplate(env, `EXPLORER_TX_URL_${suffix}`);
+      return [
+        network.id,
+        {
+          rpcUrl,
+          confirmations,
+          contracts,
+          tokens,
+          ...(explorerTxUrl !== undefined && { explorerTxUrl }),
+        },
+      ];
+    }),
+  ) as Record<PaymentNetworkId, NetworkConfig>;
+  const production = env.NODE_ENV === 'production';
+  const databaseUrl = parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+
+  return {
+    port,
+    host,
+    baseUrl,
+    authUrl: parseBaseUrl(env, 'AUTH_URL') ?? baseUrl,
+    payUrl,
+    payFrameAncestors: parseFrameAncestors(env),
+    dashboardUrl: parseBaseUrl(env, 'DASHBOARD_URL') ?? payUrl,
+    databaseUrl,
+    redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw),
+    logLevel: parseLogLevel(env),
+    secretKey: parseSecretKey(env),
+    networks,
+    sandbox: parseBoolean(env, 'SANDBOX') ?? !production,
+    multicallMaxChildren: parseInteger(env, 'MULTICALL_MAX_CHILDREN', 2, 1000) ?? 150,
+    webhooks: {
+      allowLocal: parseBoolean(env, 'ALLOW_LOCAL_WEBHOOKS') ?? !production,
+      retryBaseMs: parseInteger(env, 'WEBHOOK_RETRY_BASE_MS', 1, DAY_MS) ?? 10_000,
+      retryMaxMs: parseInteger(env, 'WEBHOOK_RETRY_MAX_MS', 1, DAY_MS) ?? 6 * 60 * 60_000,
+      retryForMs: parseInteger(env, 'WEBHOOK_RETRY_FOR_MS', 0, 30 * DAY_MS) ?? 3 * DAY_MS,
+      timeoutMs: parseInteger(env, 'WEBHOOK_TIMEOUT_MS', 100, 60_000) ?? 5_000,
+    },
+    tronApiKey: nonEmpty(env, 'TRON_API_KEY') ?? null,
+    recurringRelayerKey: parseRelayerKey(env),
+    trustProxy: parseTrustProxy(env),
+    rateLimits: Object.fromEntries(
+      Object.entries(RATE_LIMIT_ENV).map(([kind, name]) => [
+        kind,
+        parseInteger(env, name, 1, MAX_RATE_LIMIT) ?? DEFAULT_RATE_LIMITS[kind as keyof RateLimits],
+      ]),
+    ) as unknown as RateLimits,
+    admission: parseAdmission(env, databaseUrl === null),
+    workers: {
+      enabled: parseBoolean(env, 'WORKERS') ?? true,
+      indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
+      dispatcherPollMs: parseInteger(env, 'DISPATCHER_POLL_MS', 10, 600_000) ?? 1_000,
+      recurringPollMs: parseInteger(env, 'RECURRING_POLL_MS', 10, 600_000) ?? 10_000,
+    },
+  };
+}
+
+/** ADMISSION_MAX_IN_FLIGHT=0 turns the gate off; the other two need it on. */
+function parseAdmission(env: Env, embedded: boolean): AdmissionLimits | null {
+  const maxInFlight = parseInteger(env, 'ADMISSION_MAX_IN_FLIGHT', 0, 100_000);
+  if (maxInFlight === 0 || (maxInFlight === undefined && !embedded)) return null;
+  return {
+    maxInFlight: maxInFlight ?? PGLITE_ADMISSION.maxInFlight,
+    maxQueue: parseInteger(env, 'ADMISSION_MAX_QUEUE', 0, 100_000) ?? PGLITE_ADMISSION.maxQueue,
+    maxWaitMs: parseInteger(env, 'ADMISSION_MAX_WAIT_MS', 0, 60_000) ?? PGLITE_ADMISSION.maxWaitMs,
+  };
+}
+
+function parseLogLevel(env: Env): LogLevel {
+  const raw = nonEmpty(env, 'LOG_LEVEL')?.toLowerCase();
+  if (raw === undefined) return 'info';
+  const level = LOG_LEVELS.find((l) => l === raw);
+  if (!level) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  return level;
+}
+
+/** A typo such as `RPC_URL_POLYGON` would otherwise be ignored silently. */
+function rejectUnknownNetworkVariables(env: Env): void {
+  const known = new Set(NETWORKS.map((n) => networkEnvSuffix(n.id)));
+  for (const name of Object.keys(env)) {
+    const match = /^(RPC_URL|CONFIRMATIONS|CONTRACTS|TOKENS|EXPLORER_TX_URL)_(.+)$/.exec(name);
+    if (match?.[2] !== undefined && !known.has(match[2])) {
+      throw new ConfigError(
+        name,
+        `names an unknown network (known: ${[...known].map((k) => `${match[1]}_${k}`).join(', ')})`,
+      );
+    }
+  }
+}

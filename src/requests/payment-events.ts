@@ -1,0 +1,189 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { NetworkId } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { webhookDeliveries } from '../db/schema.ts';
+import { conversionRate, formatAmount, formatUsd } from '../payments/amounts.ts';
+import type { Claimed } from '../webhooks/claims.ts';
+import type { PaymentEventPayload } from '../webhooks/events.ts';
+import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
+import type { RequestRow } from './requests.ts';
+import { type RequestUnits, requestUnits } from './units.ts';
+
+/**
+ * The payment events of the reference API (api-facts §1.6): `payment.confirmed` or
+ * `payment.partial` for every payment, plus the `.client_id` variant when the request was made
+ * with a client ID and the `.checkout` variant when it belongs to a secure payment link.
+ * Written into the outbox in the transaction that records the payment.
+ */
+
+/** One payment as detection recorded it, with the request it paid. */
+export interface PaidRequest {
+  /** The request after the payment was counted. */
+  readonly request: RequestRow;
+  readonly payment: {
+    readonly id: string;
+    readonly network: NetworkId;
+    readonly txHash: string;
+    /** Base units of the request's payment currency, fee excluded. */
+    readonly amount: bigint;
+    readonly feeAmount: bigint;
+    /** What it counts for, in the invoice currency's base units (`amount` unless converted). */
+    readonly requestAmount: bigint;
+    /** USD with 8 decimals, on conversion payments whose block had a feed to USD. */
+    readonly amountInUsd: bigint | null;
+    readonly payerAddress: string | null;
+    readonly payerEoaAddress: string | null;
+  };
+  /** The token of the request's secure payment link, if it has one. */
+  readonly linkToken: string | null;
+}
+
+/** Who made the request, as the `.client_id` events name them. */
+export interface RequestOrigin {
+  readonly clientId: string;
+  /** The browser origin the request was created from; null for server-side calls. */
+  readonly origin: string | null;
+}
+
+/**
+ * The body of `payment.confirmed` / `payment.partial` for one payment. `timestamp` is when we
+ * recorded it (our clock), never the block's: chains' clocks drift, and the sandbox's runs
+ * ahead of the wall clock.
+ */
+export function paymentEventPayload(
+  chains: ChainRegistry,
+  paid: PaidRequest,
+  origin: RequestOrigin | null,
+  recordedAt: Date,
+): PaymentEventPayload {
+  const { request, payment } = paid;
+  const units = requestUnits(chains, request);
+  const { invoice, decimals } = units;
+  const paymentDecimals = units.payment?.decimals ?? 0;
+  const excess = request.totalAmountPaid - request.expectedAmount;
+  return {
+    event: request.status === 'paid' ? 'payment.confirmed' : 'payment.partial',
+    requestId: request.requestId,
+    requestID: request.requestId,
+    paymentReference: `0x${request.paymentReference}`,
+    explorer: chains.explorerTxUrl(payment.network, payment.txHash),
+    amount: formatAmount(payment.requestAmount, decimals),
+    totalAmountPaid: formatAmount(request.totalAmountPaid, decimals),
+    expectedAmount: formatAmount(request.expectedAmount, decimals),
+    ...(excess > 0n && { excessAmount: formatAmount(excess, decimals) }),
+    timestamp: recordedAt.toISOString(),
+    txHash: payment.txHash,
+    payerAddress: payment.payerAddress,
+    payerEoaAddress: payment.payerEoaAddress,
+    payee: request.payee,
+    network: request.network,
+    currency: invoice?.symbol ?? request.invoiceCurrency,
+    paymentCurrency: request.paymentCurrency,
+    ...(units.converts && conversionFields(payment, units)),
+    isCryptoToFiat: false,
+    subStatus: '',
+    paymentProcessor: 'request-network',
+    fees:
+      payment.feeAmount > 0n
+        ? [
+            {
+              type: 'platform',
+              amount: formatAmount(payment.feeAmount, paymentDecimals),
+              currency: request.paymentCurrency,
+            },
+          ]
+        : [],
+    ...(origin && { clientId: origin.clientId, origin: origin.origin }),
+  };
+}
+
+/**
+ * Ours, on conversion payments: what the wallet sent (`paymentAmount`, in the payment
+ * currency) next to what it counted for (`amount`, in the invoice currency), and the rate.
+ */
+function conversionFields(payment: PaidRequest['payment'], units: RequestUnits) {
+  const paymentDecimals = units.payment?.decimals ?? 0;
+  return {
+    paymentAmount: formatAmount(payment.amount, paymentDecimals),
+    conversionRate: conversionRate(
+      { amount: payment.amount, decimals: paymentDecimals },
+      { amount: payment.requestAmount, decimals: units.decimals },
+    ),
+    rateSource: 'chainlink' as const,
+    amountInUsd: payment.amountInUsd === null ? null : formatUsd(payment.amountInUsd),
+  };
+}
+
+/**
+ * Writes the payment's events into the outbox. When `lease` grants one they are written claimed
+ * by this process's dispatcher and returned ready to send, for it to be handed them on commit.
+ */
+export async function enqueuePaymentEvents(
+  tx: Database,
+  deps: {
+    readonly chains: ChainRegistry;
+    readonly now: Date;
+    readonly lease?: ((rows: number) => Date | null) | undefined;
+  },
+  paid: PaidRequest,
+): Promise<Claimed[]> {
+  const { request } = paid;
+  const { webhookIds, endpoints, clientId } = await listeners(tx, {
+    accountId: request.accountId,
+    clientIdId: request.clientIdId,
+  });
+  if (webhookIds.length === 0) return [];
+  const origin = clientId === null ? null : { clientId, origin: request.origin };
+  const { event, ...base } = paymentEventPayload(deps.chains, paid, origin, deps.now);
+  const events: { event: string; payload: Record<string, unknown> }[] = [{ event, payload: base }];
+  if (origin !== null) events.push({ event: `${event}.client_id`, payload: base });
+  if (paid.linkToken !== null) {
+    events.push({
+      event: `${event}.checkout`,
+      payload: { ...base, securePaymentToken: paid.linkToken },
+    });
+  }
+  const written = await writeDeliveries(tx, deps.now, webhookIds, events, {
+    paymentId: paid.payment.id,
+    lease: deps.lease,
+  });
+  return written.flatMap((row) => {
+    const endpoint = endpoints.get(row.webhookId);
+    return endpoint && row.lockedUntil
+      ? [
+          {
+            id: row.id,
+            webhook_id: row.webhookId,
+            body: row.body,
+            test: row.test,
+            attempts: 1,
+            created_ms: row.createdAt.getTime(),
+            url: endpoint.url,
+            secret_sealed: endpoint.secretSealed,
+            live: true,
+          },
+        ]
+      : [];
+  });
+}
+
+/** Why a delivery was cancelled by a reorganisation, in its log. */
+export const REORGED = 'cancelled: the payment is no longer on the chain (reorganisation)';
+
+/** The unsent deliveries of payments a reorganisation dropped (those sent cannot be unsent). */
+export async function cancelPaymentDeliveries(
+  tx: Database,
+  paymentIds: readonly string[],
+): Promise<void> {
+  if (paymentIds.length === 0) return;
+  await tx
+    .update(webhookDeliveries)
+    .set({ status: 'failed', lockedUntil: null, lastError: REORGED })
+    .where(
+      and(
+        inArray(webhookDeliveries.paymentId, [...paymentIds]),
+        eq(webhookDeliveries.status, 'pending'),
+      ),
+    );
+}

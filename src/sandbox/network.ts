@@ -1,0 +1,34 @@
+import type { TokenSpec } from '../chains/currencies.ts';
+import { SANDBOX_NETWORK } from '../chains/networks.ts';
+import type { LocalNetwork } from '../chains/registry.ts';
+import { sandboxAddresses } from './addresses.ts';
+
+/** Test tokens of the sandbox chain, at their fixed addresses (addresses.ts). */
+export function sandboxTokenSpecs(): TokenSpec[] {
+  const addresses = sandboxAddresses();
+  return [
+    { symbol: 'USDC', name: 'Sandbox USD Coin', address: addresses.usdc, decimals: 6 },
+    { symbol: 'USDT', name: 'Sandbox Tether USD', address: addresses.usdt, decimals: 6 },
+    { symbol: 'DAI', name: 'Sandbox Dai', address: addresses.dai, decimals: 18 },
+    { symbol: 'TST', name: 'Sandbox permit token', address: addresses.tst, decimals: 18 },
+  ];
+}
+
+/** The sandbox chain as the chain registry serves it, every address known before it starts. */
+export function sandboxNetwork(): LocalNetwork {
+  const addresses = sandboxAddresses();
+  return {
+    network: SANDBOX_NETWORK,
+    contracts: {
+      erc20FeeProxy: addresses.erc20FeeProxy,
+      ethFeeProxy: addresses.ethFeeProxy,
+      batchPayments: addresses.batchPayments,
+      multicall3: addresses.multicall3,
+      erc20ConversionProxy: addresses.erc20ConversionProxy,
+      ethConversionProxy: addresses.ethConversionProxy,
+      chainlinkConversionPath: addresses.chainlinkConversionPath,
+      recurringPaymentProxy: addresses.recurringPaymentProxy,
+    },
+    tokens: sandboxTokenSpecs(),
+  };
+}

@@ -1,0 +1,37 @@
+import type { ClientIdRow } from '../db/schema.ts';
+
+/** Who creates a link and what they ask for, as every way of creating one takes it. */
+
+export interface CreateLinkInput {
+  readonly requests: readonly {
+    readonly destinationId?: string | undefined;
+    readonly amount: string;
+    /**
+     * The destination's token, or (ours) a fiat code: the amount is then in that fiat, paid in
+     * the destination's token.
+     */
+    readonly invoiceCurrency?: string | undefined;
+    /** As the integration guide sends them: what the destination already says. */
+    readonly payee?: string | undefined;
+    readonly paymentCurrency?: string | undefined;
+  }[];
+  readonly reference?: string | undefined;
+  readonly payerIdentifier?: string | undefined;
+  readonly redirectUrl?: string | undefined;
+  readonly redirectLabel?: string | undefined;
+}
+
+export interface CreatedLink {
+  readonly token: string;
+  readonly securePaymentUrl: string;
+  readonly requestIds: string[];
+}
+
+export interface LinkCaller {
+  readonly accountId: string;
+  readonly clientId: ClientIdRow | null;
+  /** An orchestrator acting for the client ID (`x-orchestrator-key` + `x-client-id`). */
+  readonly orchestrated: boolean;
+  /** The browser origin the client ID called from, if it is a browser's. */
+  readonly origin: string | null;
+}

@@ -1,0 +1,68 @@
+import { lt } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Clock } from '../base/clock.ts';
+import type { Database } from '../db/client.ts';
+import { destinationNonces, sessions, walletChallenges } from '../db/schema.ts';
+
+/** Rows kept this long past their expiry (to answer "why was I refused?"), then deleted. */
+export const KEEP_EXPIRED_MS = 24 * 60 * 60_000;
+const EVERY_MS = 10 * 60_000;
+
+export interface Purged {
+  readonly challenges: number;
+  readonly nonces: number;
+  readonly sessions: number;
+}
+
+/**
+ * Deletes what only matters until it expires: sign-in challenges (anyone may ask for one),
+ * destination signing nonces, and sessions past their hard end. Safe to run from several
+ * processes at once.
+ */
+export async function purgeExpired(db: Database, now: Date): Promise<Purged> {
+  const before = new Date(now.getTime() - KEEP_EXPIRED_MS);
+  const [challenges, nonces, ended] = await Promise.all([
+    db
+      .delete(walletChallenges)
+      .where(lt(walletChallenges.expiresAt, before))
+      .returning({ id: walletChallenges.id }),
+    db
+      .delete(destinationNonces)
+      .where(lt(destinationNonces.expiresAt, before))
+      .returning({ nonce: destinationNonces.nonce }),
+    db.delete(sessions).where(lt(sessions.expiresAt, before)).returning({ id: sessions.id }),
+  ]);
+  return { challenges: challenges.length, nonces: nonces.length, sessions: ended.length };
+}
+
+export interface Janitor {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createJanitor(deps: { db: Database; clock: Clock; logger: Logger }): Janitor {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  const round = () => {
+    running = purgeExpired(deps.db, deps.clock.now())
+      .then((purged) => {
+        if (purged.challenges + purged.nonces + purged.sessions > 0)
+          deps.logger.info(purged, 'expired rows purged');
+      })
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'purge failed; retrying later'))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  return {
+    start() {
+      round();
+      timer = setInterval(round, EVERY_MS);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import { type Receiver, startReceiver } from '../../test/webhook-receiver.ts';
+import { webhookDeliveries } from '../db/schema.ts';
+import { type Checkpoint, matchRequests, recordPayments } from '../detection/record.ts';
+import type { DetectedPayment, PaymentSink } from '../detection/types.ts';
+import { insertRequests } from '../requests/requests.ts';
+import { createDispatcher, type DeliveryHandoff } from '../webhooks/dispatcher.ts';
+import { createSettlement } from './settlement.ts';
+
+/**
+ * A payment's webhooks handed to this process's dispatcher as their transaction commits,
+ * written already claimed: sent without a claim, never when the transaction rolls back, and
+ * sent by any dispatcher once the lease runs out if this process never sends them.
+ */
+
+const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const TIMEOUT_MS = 300;
+/** The dispatcher's lease: nine attempts' timeouts plus its margin. */
+const LEASE_MS = 9 * TIMEOUT_MS + 30_000;
+let t: TestApp;
+let tenant: Tenant;
+let receiver: Receiver;
+let block = 0n;
+
+beforeAll(async () => {
+  t = await createTestApp({
+    env: { ALLOW_LOCAL_WEBHOOKS: 'true', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
+  });
+  tenant = await createTenant(t.db);
+  receiver = await startReceiver();
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/webhook',
+    headers: { 'x-api-key': tenant.apiKey },
+    payload: { url: receiver.url },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  receiver.verifyWith(res.json().secret);
+});
+afterAll(async () => {
+  await receiver?.close();
+  await t?.close();
+});
+
+const dispatcher = () =>
+  createDispatcher({
+    db: t.db,
+    clock: t.clock,
+    logger: t.app.log as never,
+    secretBox: t.secretBox,
+    config: t.config.webhooks,
+  });
+
+/** A payment in full of a new request, as detection would report it. */
+async function paid(): Promise<{ payment: DetectedPayment; checkpoint: Checkpoint }> {
+  const network = t.chains.network('base');
+  const usdc = t.chains.currency('USDC-base');
+  if (!network || !usdc) throw new Error('base');
+  const [row] = await insertRequests(t.db, [
+    {
+      accountId: tenant.accountId,
+      clientIdId: null,
+      network,
+      invoiceCurrency: usdc,
+      paymentCurrency: usdc,
+      expectedAmount: 10n,
+      payee: PAYEE,
+    },
+  ]);
+  if (!row?.referenceTopic) throw new Error('no row');
+  block += 1n;
+  const payment: DetectedPayment = {
+    network: 'base',
+    txHash: `0x${block.toString(16).padStart(64, '0')}`,
+    logIndex: 0,
+    blockNumber: block,
+    blockHash: `0x${'cd'.repeat(32)}`,
+    timestamp: new Date(0),
+    referenceTopic: row.referenceTopic,
+    tokenAddress: usdc.address,
+    payee: PAYEE,
+    amount: 10n,
+    feeAmount: 0n,
+    feeAddress: null,
+    payerAddress: PAYEE,
+  };
+  return { payment, checkpoint: { network: 'base', lastBlock: block, blocks: [] } };
+}
+
+async function record(sink: PaymentSink, detected: Awaited<ReturnType<typeof paid>>) {
+  const matched = await matchRequests(t.db, t.chains, 'base', [detected.payment]);
+  expect(matched).toHaveLength(1);
+  return recordPayments(t.db, { sink, now: t.clock.now() }, matched, detected.checkpoint);
+}
+
+const deliveriesOf = (requestTx: string) =>
+  t.db
+    .select()
+    .from(webhookDeliveries)
+    .then((rows) => rows.filter((row) => row.body.includes(requestTx)));
+
+describe('settling a payment with a running dispatcher', () => {
+  it('sends its webhook on commit, written claimed, with neither a claim nor a wake', async () => {
+    const running = dispatcher();
+    // Polls an hour apart and never woken: only the handoff can send it in this test.
+    running.start(3_600_000);
+    try {
+      const detected = await paid();
+      const before = receiver.received.length;
+      expect(await record(createSettlement({ chains: t.chains, handoff: running }), detected)).toBe(
+        1,
+      );
+      const [received] = (await receiver.waitFor(before + 1, 5_000)).slice(before);
+      expect(received?.body.event).toBe('payment.confirmed');
+      expect(received?.body.txHash).toBe(detected.payment.txHash);
+      expect(received?.headers['x-service-retry-count']).toBe('0');
+      await running.stop();
+      const [row] = await deliveriesOf(detected.payment.txHash);
+      expect(row).toMatchObject({ status: 'delivered', attempts: 1, lockedUntil: null });
+      expect(received?.headers['x-service-delivery']).toBe(row?.id);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('hands nothing over when the transaction rolls back', async () => {
+    const offered: unknown[] = [];
+    const released: number[] = [];
+    const handoff: DeliveryHandoff = {
+      lease: (now) => new Date(now.getTime() + LEASE_MS),
+      offer: (rows) => offered.push(...rows),
+      release: (rows) => released.push(rows),
+    };
+    const settlement = createSettlement({ chains: t.chains, handoff });
+    const failing: PaymentSink = {
+      ...settlement,
+      recorded: async (tx, payment, now) => {
+        await settlement.recorded(tx, payment, now);
+        throw new Error('the database went away');
+      },
+    };
+    const detected = await paid();
+    await expect(record(failing, detected)).rejects.toThrow('the database went away');
+    expect(offered).toEqual([]);
+    // The room leased for its one event is given back.
+    expect(released).toEqual([1]);
+    expect(await deliveriesOf(detected.payment.txHash)).toEqual([]);
+    // The same sink's next transaction hands over only its own rows.
+    const next = await paid();
+    expect(await record(settlement, next)).toBe(1);
+    expect(offered).toHaveLength(1);
+    expect(offered[0]).toMatchObject({ attempts: 1, url: receiver.url, live: true });
+  });
+
+  it('leaves rows handed to a process that died to any dispatcher once their lease ends', async () => {
+    // A process that wrote the rows claimed, committed, and died before sending them.
+    const died: DeliveryHandoff = {
+      lease: (now) => new Date(now.getTime() + LEASE_MS),
+      offer: () => {},
+      release: () => {},
+    };
+    const detected = await paid();
+    expect(await record(createSettlement({ chains: t.chains, handoff: died }), detected)).toBe(1);
+    const [row] = await deliveriesOf(detected.payment.txHash);
+    expect(row).toMatchObject({ status: 'pending', attempts: 1 });
+    const other = dispatcher();
+    expect(await other.runOnce()).toBe(0);
+    t.clock.advance(LEASE_MS + 1);
+    const before = receiver.received.length;
+    // This row, and the one the previous test left with a fake that never sent it.
+    expect(await other.runOnce()).toBe(2);
+    const received = (await receiver.waitFor(before + 2))
+      .slice(before)
+      .find((r) => r.headers['x-service-delivery'] === row?.id);
+    expect(received?.body.txHash).toBe(detected.payment.txHash);
+    // Its second attempt: the first was counted when the row was written.
+    expect(received?.headers['x-service-retry-count']).toBe('1');
+  });
+
+  it('writes rows unclaimed when the dispatcher has stopped, for the next claim to take', async () => {
+    const stopped = dispatcher();
+    const detected = await paid();
+    expect(await record(createSettlement({ chains: t.chains, handoff: stopped }), detected)).toBe(
+      1,
+    );
+    const [row] = await deliveriesOf(detected.payment.txHash);
+    expect(row).toMatchObject({ status: 'pending', attempts: 0, lockedUntil: null });
+    const before = receiver.received.length;
+    expect(await dispatcher().runOnce()).toBe(1);
+    await receiver.waitFor(before + 1);
+    const [sent] = await deliveriesOf(detected.payment.txHash);
+    expect(sent).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
+  it('leases no more than a claim of 100 rows waits for a slot, and gives back what rolled back', async () => {
+    const running = dispatcher();
+    running.start(3_600_000);
+    try {
+      const now = t.clock.now();
+      // Started, it claims a round's worth at once: what that claim may bring counts too.
+      expect(running.lease(now, 81)).toBeNull();
+      expect(running.lease(now, 80)).not.toBeNull();
+      running.release(80);
+      for (let waited = 0; running.lease(now, 100) === null; waited += 5) {
+        if (waited > 5_000) throw new Error('the first claim never ended');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      running.release(100);
+      expect(running.lease(now, 101)).toBeNull();
+      expect(running.lease(now, 70)?.getTime()).toBe(now.getTime() + LEASE_MS);
+      expect(running.lease(now, 31)).toBeNull();
+      expect(running.lease(now, 30)).not.toBeNull();
+      running.release(100);
+      expect(running.lease(now, 100)).not.toBeNull();
+      running.release(100);
+    } finally {
+      await running.stop();
+    }
+    expect(running.lease(t.clock.now(), 1)).toBeNull();
+  });
+});

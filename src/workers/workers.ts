@@ -1,0 +1,190 @@
+import type { Logger } from 'pino';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Clock } from '../base/clock.ts';
+import type { SecretBox } from '../base/secret-box.ts';
+import type { ChainClients } from '../chains/clients.ts';
+import { networkConfig } from '../chains/network-config.ts';
+import type { NetworkId } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import { createTronGridClient } from '../chains/tron-grid.ts';
+import type { Config } from '../config/config.ts';
+import type { DatabaseHandle } from '../db/client.ts';
+import { createLeaderLock } from '../db/leader-lock.ts';
+import { createEvmSource } from '../detection/evm-source.ts';
+import { createIndexer, type Indexer } from '../detection/indexer.ts';
+import { createTronBlockSource } from '../detection/tron-source.ts';
+import { createRecurringExecutor, type RecurringExecutor } from '../payouts/recurring/executor.ts';
+import { relayerAccount } from '../payouts/recurring/relayer.ts';
+import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
+import { createOccurrenceGenerator, type OccurrenceGenerator } from '../requests/occurrences.ts';
+import { sandboxRelayer } from '../sandbox/addresses.ts';
+import { createDispatcher, type Dispatcher } from '../webhooks/dispatcher.ts';
+import { createJanitor } from './janitor.ts';
+import { createSettlement } from './settlement.ts';
+
+export interface Workers {
+  readonly dispatcher: Dispatcher;
+  readonly indexers: readonly Indexer[];
+  readonly occurrences: OccurrenceGenerator;
+  readonly recurringExecutors: readonly RecurringExecutor[];
+  /** Each recurring executor's last relayer check (for `/readyz`). */
+  relayerHealth(): RelayerHealth[];
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The background work of a payreq process: one indexer per network it can read (an RPC is
+ * configured, or the sandbox runs), the webhook dispatcher, the generator of recurring
+ * requests' occurrences, the executor of recurring payouts (one per network with a recurring
+ * proxy, a transport and a relayer key), and the janitor that deletes expired challenges, nonces
+ * and sessions. With Postgres, several processes may run them: each network is indexed, and its
+ * recurring payouts triggered, by whichever process holds its lock, and dispatchers and
+ * generators share their work through row locks.
+ */
+export function createWorkers(deps: {
+  config: Config;
+  database: DatabaseHandle;
+  chains: ChainRegistry;
+  clients: ChainClients;
+  logger: Logger;
+  clock: Clock;
+  secretBox: SecretBox;
+  /** Networks that have a transport besides RPC_URL (the sandbox). */
+  transportNetworks?: readonly NetworkId[];
+}): Workers {
+  const db = deps.database.db;
+  const dispatcher = createDispatcher({
+    db: deps.database.queue,
+    clock: deps.clock,
+    logger: deps.logger.child({ worker: 'webhooks' }),
+    secretBox: deps.secretBox,
+    config: deps.config.webhooks,
+  });
+  const janitor = createJanitor({
+    db,
+    clock: deps.clock,
+    logger: deps.logger.child({ worker: 'janitor' }),
+  });
+  const occurrences = createOccurrenceGenerator({
+    db,
+    clock: deps.clock,
+    logger: deps.logger.child({ worker: 'recurring-requests' }),
+    onGenerated: () => dispatcher.wake(),
+  });
+  const indexers: Indexer[] = [];
+  for (const network of deps.chains.networks) {
+    const id = network.id;
+    const configured = networkConfig(deps.config.networks, id);
+    if (!configured?.rpcUrl && !deps.transportNetworks?.includes(id)) continue;
+    const contracts = deps.chains.contracts(id);
+    const source =
+      network.kind === 'tron'
+        ? createTronBlockSource({
+            client: createTronGridClient({
+              baseUrl: configured?.rpcUrl ?? '',
+              ...(deps.config.tronApiKey && { apiKey: deps.config.tronApiKey }),
+            }),
+            proxyAddress: contracts.erc20FeeProxy ?? '',
+            network: 'tron',
+          })
+        : createEvmSource({
+            network: id,
+            client: deps.clients.evm(id),
+            contracts,
+          });
+    indexers.push(
+      createIndexer({
+        db,
+        clock: deps.clock,
+        logger: deps.logger.child({ worker: 'indexer' }),
+        chains: deps.chains,
+        network: id,
+        source,
+        confirmations: configured?.confirmations ?? network.defaultConfirmations,
+        lock: createLeaderLock(deps.database, `payreq:indexer:${id}`),
+        sink: createSettlement({ chains: deps.chains, handoff: dispatcher }),
+        onRecorded: () => dispatcher.wake(),
+      }),
+    );
+  }
+  const recurringExecutors = createRecurringExecutors(deps, () => dispatcher.wake());
+  return {
+    dispatcher,
+    indexers,
+    occurrences,
+    recurringExecutors,
+    relayerHealth: () =>
+      recurringExecutors.flatMap((executor) => {
+        const health = executor.health();
+        return health ? [health] : [];
+      }),
+    start() {
+      dispatcher.start(deps.config.workers.dispatcherPollMs);
+      janitor.start();
+      occurrences.start();
+      for (const indexer of indexers) indexer.start(deps.config.workers.indexerPollMs);
+      for (const executor of recurringExecutors) {
+        executor.start(deps.config.workers.recurringPollMs);
+      }
+    },
+    async stop() {
+      // What writes deliveries stops first: a payment recorded during shutdown is handed to a
+      // dispatcher that still takes it, and sent before the process exits.
+      await Promise.all([
+        occurrences.stop(),
+        ...indexers.map((i) => i.stop()),
+        ...recurringExecutors.map((e) => e.stop()),
+      ]);
+      await Promise.all([dispatcher.stop(), janitor.stop()]);
+    },
+  };
+}
+
+/**
+ * One executor per EVM network that has a recurring payment proxy and a transport. The sandbox
+ * network's is triggered by the sandbox relayer (the account its proxy grants the role at
+ * deployment); every other network needs `RECURRING_RELAYER_KEY`, without which none runs
+ * there, as the log says once.
+ */
+function createRecurringExecutors(
+  deps: Parameters<typeof createWorkers>[0],
+  wake: () => void,
+): RecurringExecutor[] {
+  const executors: RecurringExecutor[] = [];
+  const keyless: string[] = [];
+  for (const network of deps.chains.networks) {
+    const id = network.id;
+    if (network.kind !== 'evm' || !deps.chains.contracts(id).recurringPaymentProxy) continue;
+    const configured = networkConfig(deps.config.networks, id);
+    if (!configured?.rpcUrl && !deps.transportNetworks?.includes(id)) continue;
+    const relayer =
+      id === 'sandbox'
+        ? privateKeyToAccount(sandboxRelayer().privateKey)
+        : deps.config.recurringRelayerKey && relayerAccount(deps.config.recurringRelayerKey);
+    if (!relayer) {
+      keyless.push(id);
+      continue;
+    }
+    executors.push(
+      createRecurringExecutor({
+        db: deps.database.db,
+        chains: deps.chains,
+        client: deps.clients.evm(id),
+        clock: deps.clock,
+        logger: deps.logger.child({ worker: 'recurring-payouts' }),
+        network: id,
+        relayer,
+        lock: createLeaderLock(deps.database, `payreq:recurring:${id}`),
+        onRecorded: wake,
+      }),
+    );
+  }
+  if (keyless.length > 0) {
+    deps.logger.info(
+      { networks: keyless },
+      `no RECURRING_RELAYER_KEY: recurring payouts are not executed on ${keyless.join(', ')} by this process`,
+    );
+  }
+  return executors;
+}
