@@ -20,9 +20,8 @@ import {
   TRIGGER_TYPE_URL,
   type TronRaw,
   type TronTrigger,
-  tronRawFromJson,
-  tronRawToJson,
 } from '../src/payments/tron-protobuf.ts';
+import { tronRawFromJson, tronRawToJson } from '../src/payments/tron-raw-json.ts';
 import type { LocalChain } from '../src/sandbox/chain.ts';
 import { type FakeTronGrid, startFakeTronGrid } from './fake-tron-grid.ts';
 

@@ -1,14 +1,8 @@
 import { type ContractSet, DEPLOYED_CONTRACTS } from './contracts.ts';
-import {
-  buildCurrencies,
-  type Currency,
-  type CurrencyList,
-  isNative,
-  TOKEN_SPECS,
-  type TokenSpec,
-} from './currencies.ts';
+import { buildCurrencies, type Currency, type CurrencyList, isNative } from './currencies.ts';
 import { type NetworkConfigs, networkConfig } from './network-config.ts';
 import { NETWORKS, type Network, type NetworkId } from './networks.ts';
+import { TOKEN_SPECS, type TokenSpec } from './tokens.ts';
 
 /**
  * The networks, contracts and currencies this deployment serves: the facts, with config's

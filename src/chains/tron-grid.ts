@@ -1,4 +1,5 @@
 import { evmToTron, isTronAddress } from './tron-address.ts';
+import { nodeText } from './tron-node-text.ts';
 
 /**
  * A client for the parts of a TronGrid-compatible API that payreq uses: the full-node
@@ -97,9 +98,6 @@ export type BroadcastAnswer =
       readonly message?: string;
     }
   | { readonly accepted: false; readonly code: string; readonly message: string };
-
-/** The longest node message we pass on: it reaches callers, so it is cut and kept to text. */
-const MAX_NODE_MESSAGE = 300;
 
 export interface TronGridDeps {
   readonly baseUrl: string;
@@ -228,16 +226,6 @@ export function createTronGridClient(deps: TronGridDeps): TronGridClient {
       return { accepted: false, code, message: nodeText(message ?? '') };
     },
   };
-}
-
-/** Node messages are hex-encoded text; anything else is passed on as it came. */
-export function nodeText(message: string): string {
-  const text = /^(?:[0-9a-fA-F]{2})+$/.test(message)
-    ? Buffer.from(message, 'hex').toString('utf8')
-    : message;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
-  const clean = text.replace(/[\u0000-\u001f\u007f\ufffd]/g, ' ').trim();
-  return clean.length > MAX_NODE_MESSAGE ? `${clean.slice(0, MAX_NODE_MESSAGE)}…` : clean;
 }
 
 function feeProxyEvent(item: unknown, path: string): TronFeeProxyEvent {

@@ -2,17 +2,14 @@ import { createHash } from 'node:crypto';
 import { recoverAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
-  addressBytes,
-  addressOfBytes,
   decodeTronRaw,
   decodeTronTrigger,
   encodeTronRaw,
   encodeTronTrigger,
   ProtobufError,
   type TronRaw,
-  tronRawFromJson,
-  tronRawToJson,
 } from './tron-protobuf.ts';
+import { addressBytes, addressOfBytes, tronRawFromJson, tronRawToJson } from './tron-raw-json.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const bytes = (text: string) => Uint8Array.from(Buffer.from(text, 'hex'));

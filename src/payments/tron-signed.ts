@@ -5,7 +5,6 @@ import { evmToTron, tronToEvm } from '../chains/tron-address.ts';
 import { abiOfTronSelector } from './calldata/tron.ts';
 import type { TronTransaction } from './transactions.ts';
 import {
-  addressOfBytes,
   CONTRACT_TYPES,
   decodeTronRaw,
   decodeTronTrigger,
@@ -15,8 +14,8 @@ import {
   TRIGGER_TYPE_URL,
   type TronContract,
   type TronRaw,
-  tronRawFromJson,
 } from './tron-protobuf.ts';
+import { addressOfBytes, tronRawFromJson } from './tron-raw-json.ts';
 
 /**
  * Signed Tron transactions a payer's wallet made from a link's calldata: what they say, checked

@@ -1,6 +1,6 @@
-import type { TokenSpec } from '../chains/currencies.ts';
 import { SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { LocalNetwork } from '../chains/registry.ts';
+import type { TokenSpec } from '../chains/tokens.ts';
 import { sandboxAddresses } from './addresses.ts';
 
 /** Test tokens of the sandbox chain, at their fixed addresses (addresses.ts). */

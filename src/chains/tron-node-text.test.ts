@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeText } from './tron-grid.ts';
+import { nodeText } from './tron-node-text.ts';
 
 describe('nodeText', () => {
   it('decodes the hex text full nodes send as a refusal message', () => {
