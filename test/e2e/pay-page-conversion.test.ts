@@ -27,7 +27,7 @@ const PAYEE = { quoted: 1, moved: 2 } as const;
 const PAYER = { quoted: 6, moved: 7 } as const;
 
 async function setUsdcRate(rate: string): Promise<void> {
-  // A script's call (no Origin), as the README's curl sends it.
+  // A script's call (no Origin), as the curl of docs/guides/sandbox.md sends it.
   const response = await fetch(`${rig.origin}/sandbox/rpc`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -8,11 +8,12 @@ import { installTestWallets } from '../pay-page/wallet.ts';
 import { freePort, processEnv, type ServerProcess, startServer } from '../process.ts';
 
 /**
- * The README's "Pay from a browser wallet", as a new user does it: `npm start` logs a demo
- * link; a browser wallet holding test wallet #2's key, on another network and not knowing the
- * sandbox, opens it; the page has the wallet add the sandbox network (its RPC URL on our
- * listener) and switch to it, then the payer approves and pays, the wallet sending to that
- * RPC URL; the server's own indexer confirms the payment and the page shows it paid.
+ * The README's "Pay from a browser wallet" (its steps in docs/guides/browser-wallet.md), as a
+ * new user does it: `npm start` logs a demo link; a browser wallet holding test wallet #2's
+ * key, on another network and not knowing the sandbox, opens it; the page has the wallet add
+ * the sandbox network (its RPC URL on our listener) and switch to it, then the payer approves
+ * and pays, the wallet sending to that RPC URL; the server's own indexer confirms the payment
+ * and the page shows it paid.
  */
 
 const balanceOf = parseAbi(['function balanceOf(address) view returns (uint256)']);

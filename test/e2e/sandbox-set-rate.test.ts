@@ -12,9 +12,9 @@ import { createTenant, type Tenant } from '../fixtures.ts';
 import { ROOT } from '../process.ts';
 
 /**
- * `sandbox_setRate` on `/sandbox/rpc`, as the README's curl sends it: the rate a fiat request
- * and a fiat link are quoted at (`/pay`'s conversionRate, requiredAmount, rateTimestamp)
- * follows it, and a browser page may not call it.
+ * `sandbox_setRate` on `/sandbox/rpc`, as the curl of docs/guides/sandbox.md sends it: the rate
+ * a fiat request and a fiat link are quoted at (`/pay`'s conversionRate, requiredAmount,
+ * rateTimestamp) follows it, and a browser page may not call it.
  */
 
 let chain: LocalChain;
@@ -51,13 +51,15 @@ async function send(payload: unknown, origin?: string) {
 const rpc = (method: string, params: unknown, origin?: string) =>
   send({ jsonrpc: '2.0', id: 1, method, params }, origin);
 
-/** The README's `sandbox_setRate` curl: its body, and the answer it shows. */
-function readmeExample(): { body: unknown; shows: string } {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const GUIDE = join(ROOT, 'docs', 'guides', 'sandbox.md');
+
+/** The sandbox guide's `sandbox_setRate` curl: its body, and the answer it shows. */
+function guideExample(): { body: unknown; shows: string } {
+  const guide = readFileSync(GUIDE, 'utf8');
   const match = /'(\{"jsonrpc":"2\.0","id":1,"method":"sandbox_setRate".*\})'\n#\s+(.*)\n/.exec(
-    readme,
+    guide,
   );
-  if (!match?.[1] || !match[2]) throw new Error('no sandbox_setRate example in the README');
+  if (!match?.[1] || !match[2]) throw new Error(`no sandbox_setRate example in ${GUIDE}`);
   return { body: JSON.parse(match[1]), shows: match[2] };
 }
 
@@ -122,8 +124,8 @@ describe('sandbox_setRate', () => {
     const pay = `/v2/secure-payments/${created.json().token}/pay`;
     expect(await quote(pay)).toMatchObject({ conversionRate: '1', requiredAmount: '25' });
 
-    // The README's call, as its curl sends it, answering what the README shows.
-    const example = readmeExample();
+    // The guide's call, as its curl sends it, answering what the guide shows.
+    const example = guideExample();
     const answer = await send(example.body);
     expect(JSON.stringify(answer)).toBe(
       example.shows.replace('"0x…"', JSON.stringify(answer.result.feed)),

@@ -1,4 +1,6 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxWallets } from '../../src/sandbox/addresses.ts';
@@ -7,10 +9,13 @@ import { freePort, processEnv, ROOT, run, type ServerProcess, startServer } from
 /**
  * The README's walk-through, read from README.md and run in the order written, as a new user
  * runs it: `npx payreq` for the account and destination, `npm start` with its sandbox chain,
- * each `curl` as the HTTP request it makes, `npx payreq sandbox pay` with a test wallet. Every
- * step must succeed, and every output the README shows (a `#    {…}` line under a command)
- * must match what the step printed, `<name>` standing for a value a later step uses and `…`
- * for anything. So the README cannot promise a step that fails, or drift from what runs.
+ * the one-line webhook receiver (`node -e`, which the reader leaves running in a terminal of
+ * its own: here a background process), each `curl` as the HTTP request it makes,
+ * `npx payreq sandbox pay` with a test wallet. Every step must succeed, and every output the
+ * README shows (a `#    {…}` line under a command) must match what the step printed, `<name>`
+ * standing for a value a later step uses and `…` for anything; under the receiver, one of the
+ * lines it prints once the payment is confirmed. So the README cannot promise a step that
+ * fails, or drift from what runs.
  */
 
 /** Commands of the walk-through block, in order, each with the output the README shows. */
@@ -110,14 +115,13 @@ async function curl(args: readonly string[]): Promise<{ status: number; body: st
 }
 
 /**
- * Matches a printed output against the README's: `<name>` captures a value (or must equal
- * the one already known), `…` stands for anything. Returns the values it captured.
+ * The README's shown output as a pattern: `<name>` captures a value (or must equal the one
+ * already known), `…` stands for anything within the line.
  */
-function matchShown(
+function shownPattern(
   shown: string,
-  printed: string,
   known: ReadonlyMap<string, string>,
-): Map<string, string> {
+): { pattern: RegExp; groups: string[] } {
   const groups: string[] = [];
   const pattern = shown
     .split(/(<[A-Za-z]+>|…)/)
@@ -132,34 +136,70 @@ function matchShown(
       return `(?<${name}>[^"]*)`;
     })
     .join('');
-  const match = new RegExp(`^${pattern}$`).exec(printed.trim());
+  return { pattern: new RegExp(`^${pattern}$`), groups };
+}
+
+/** Matches a printed output against the README's. Returns the values it captured. */
+function matchShown(
+  shown: string,
+  printed: string,
+  known: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const { pattern, groups } = shownPattern(shown, known);
+  const match = pattern.exec(printed.trim());
   expect(match, `README shows ${shown}\nbut it printed ${printed}`).not.toBeNull();
   return new Map(groups.map((name) => [`<${name}>`, match?.groups?.[name] ?? '']));
 }
 
+/** Resolves once something accepts connections on the loopback port. */
+async function listening(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 let server: ServerProcess | undefined;
+let receiver: ChildProcess | undefined;
 afterAll(async () => {
+  receiver?.kill();
   await server?.stop();
 });
 
 describe('the README walk-through', () => {
   it('runs in the order written, each step doing what the README shows', async () => {
     const port = await freePort();
-    // The README's port is 8080; ours is any free one, and everything else is as written.
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replaceAll(
-      'http://localhost:8080',
-      `http://localhost:${port}`,
-    );
+    const hookPort = await freePort();
+    // The README's ports are 8080 (the server) and 9000 (the webhook receiver); ours are any
+    // free ones, and everything else is as written.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+      .replaceAll('http://localhost:8080', `http://localhost:${port}`)
+      .replaceAll('http://127.0.0.1:9000', `http://127.0.0.1:${hookPort}`)
+      .replaceAll('.listen(9000,', `.listen(${hookPort},`);
     const steps = walkThrough(readme);
+    expect(steps.map((step) => step.command).join('\n')).not.toMatch(/\b9000\b/);
     const kinds = steps.map((step) => {
       const argv = words(step.command);
-      return argv[0] === 'curl' ? 'curl' : argv.slice(0, 3).join(' ');
+      if (argv[0] === 'curl') return 'curl';
+      return argv[0] === 'node' ? argv.slice(0, 2).join(' ') : argv.slice(0, 3).join(' ');
     });
     expect(kinds).toEqual([
       'npm install',
       'npx payreq account',
       'npx payreq destination',
       'npm start',
+      'node -e',
+      'curl',
       'curl',
       'curl',
       'npx payreq sandbox',
@@ -169,6 +209,8 @@ describe('the README walk-through', () => {
     const env = processEnv({ PORT: String(port), INDEXER_POLL_MS: '100' });
     delete env.SANDBOX; // unset, as for a user: on by default
     const known = new Map<string, string>();
+    let received = '';
+    let receiverShows: string | null = null;
     const fill = (command: string) =>
       command.replace(/<[A-Za-z]+>/g, (name) => {
         const value = known.get(name);
@@ -185,6 +227,16 @@ describe('the README walk-through', () => {
       } else if (argv[0] === 'npm' && argv[1] === 'start') {
         server = await startServer(env, { npmStart: true, timeoutMs: 90_000 });
         expect(server.output()).toContain('sandbox chain ready');
+        continue;
+      } else if (argv[0] === 'node' && argv[1] === '-e') {
+        // The receiver runs until stopped, as in the reader's second terminal: what it shows
+        // comes once the payment is confirmed, and is checked then.
+        receiver = spawn('node', argv.slice(1), { cwd: ROOT, env });
+        receiver.stdout?.on('data', (chunk: Buffer) => {
+          received += chunk.toString();
+        });
+        await listening(hookPort);
+        receiverShows = step.shows;
         continue;
       } else if (argv[0] === 'npx') {
         const result = await run('npx', argv.slice(1), env);
@@ -222,6 +274,20 @@ describe('the README walk-through', () => {
     expect(status).toBe(409);
     const request = await fetch(`${base}/v2/request/${known.get('<requestId>')}`, { headers });
     expect(await request.json()).toMatchObject({ status: 'paid' });
+
+    // The receiver the README registered before the link was made hears of the payment: one
+    // of the lines it prints is the delivery the README shows under it.
+    expect(receiverShows, 'the README shows nothing under the webhook receiver').not.toBeNull();
+    const { pattern } = shownPattern(receiverShows ?? '', known);
+    const hookDeadline = Date.now() + 20_000;
+    const heard = () => received.split('\n').some((line) => pattern.test(line.trim()));
+    while (!heard() && Date.now() < hookDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(heard(), `README shows ${receiverShows}\nbut the receiver printed ${received}`).toBe(
+      true,
+    );
+    expect(received).toContain('"event":"payment.confirmed.checkout"');
     expect(server?.output()).toContain(sandboxWallets()[2]?.privateKey);
 
     // Beside the walk-through: the sandbox is a listed network, and its RPC answers errors.
