@@ -5,8 +5,8 @@ import type { Database } from '../db/client.ts';
 import { accountIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { issueApiKey, listApiKeys, revokeAccountApiKey } from './api-keys.ts';
-import { nullableDate } from './client-id-routes.ts';
 import { LABEL_MAX_LENGTH } from './client-id-rules.ts';
+import { nullableDate } from './schemas.ts';
 
 const AUTH = ['session'] as const;
 const TAGS = ['V1/API Keys'];

@@ -21,3 +21,7 @@ export const SessionBody = Type.Object({
   /** The session token again, for clients that send `Authorization: Bearer` instead of the cookie. */
   sessionToken: Type.String(),
 });
+
+/** A timestamp that may not exist yet (never used, never revoked). */
+export const nullableDate = () =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
