@@ -4,13 +4,16 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
 import { V1_CLIENT_IDS, V2_CLIENT_IDS } from './client-id-schemas.ts';
+import { registerCreateApiKey } from './routes/create-api-key.ts';
 import { registerCreateClientId } from './routes/create-client-id.ts';
 import { registerCreateWalletChallenge } from './routes/create-wallet-challenge.ts';
 import { registerGetClientId } from './routes/get-client-id.ts';
 import { registerGetSession } from './routes/get-session.ts';
+import { registerListApiKeys } from './routes/list-api-keys.ts';
 import { registerListClientIds } from './routes/list-client-ids.ts';
 import { registerLogIn } from './routes/log-in.ts';
 import { registerLogOut } from './routes/log-out.ts';
+import { registerRevokeApiKey } from './routes/revoke-api-key.ts';
 import { registerRevokeClientId } from './routes/revoke-client-id.ts';
 import { registerSignUp } from './routes/sign-up.ts';
 import { registerUpdateClientId } from './routes/update-client-id.ts';
@@ -50,4 +53,11 @@ export function clientIdRoutes(app: App, deps: { db: Database; clock: Clock }): 
   registerGetClientId(app, { ...deps, surface: V1_CLIENT_IDS });
   registerUpdateClientId(app, { ...deps, surface: V1_CLIENT_IDS });
   registerRevokeClientId(app, { ...deps, surface: V1_CLIENT_IDS });
+}
+
+/** API keys of the dashboard's signed-in user's account. */
+export function apiKeyRoutes(app: App, deps: { db: Database; clock: Clock }): void {
+  registerCreateApiKey(app, deps);
+  registerListApiKeys(app, deps);
+  registerRevokeApiKey(app, deps);
 }

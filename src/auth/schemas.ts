@@ -4,6 +4,9 @@ import { PASSWORD_MAX, PASSWORD_MIN } from './passwords.ts';
 /** Schemas several auth routes share. */
 
 export const AUTH_TAGS = ['V1/Authentication'];
+/** API keys are managed by the dashboard's signed-in user. */
+export const API_KEY_AUTH = ['session'] as const;
+export const API_KEY_TAGS = ['V1/API Keys'];
 
 /** An e-mail and password, for registering and for logging in. */
 export const Credentials = Type.Object(
