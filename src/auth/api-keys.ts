@@ -1,9 +1,11 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Clock } from '../base/clock.ts';
+import { ValidationError } from '../base/errors.ts';
 import { isUuid } from '../base/ids.ts';
 import type { Database } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
 import { credentialsChanged } from '../http/credential-cache.ts';
+import { LABEL_MAX_LENGTH } from './client-id-rules.ts';
 import {
   API_KEY_PREFIX,
   digestSecret,
@@ -12,6 +14,8 @@ import {
   matchDigest,
   mintSecret,
 } from './credentials.ts';
+
+export const API_KEY_NOT_FOUND = 'API key not found';
 
 /** A row id; anything else names no key, and must not reach a uuid column (a 500). */
 
@@ -60,6 +64,17 @@ export async function issueApiKey(
     .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt });
   if (!row) throw new Error('api key insert returned no row');
   return { id: row.id, apiKey, prefix, label, createdAt: row.createdAt };
+}
+
+/** A label as the dashboard's user sent it: trimmed, 1 to LABEL_MAX_LENGTH characters, or none. */
+export function apiKeyLabel(label: string | undefined): string | null {
+  const trimmed = label?.trim();
+  if (trimmed !== undefined && (trimmed.length === 0 || trimmed.length > LABEL_MAX_LENGTH)) {
+    throw new ValidationError([
+      { field: 'label', message: `must be 1 to ${LABEL_MAX_LENGTH} characters` },
+    ]);
+  }
+  return trimmed ?? null;
 }
 
 export async function listApiKeys(db: Database, accountId: string): Promise<ApiKeySummary[]> {

@@ -1,7 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
-import { sessions } from '../db/schema.ts';
+import { sessions, users } from '../db/schema.ts';
 import { digestSecret, mintSecret } from './credentials.ts';
 
 /**
@@ -92,6 +93,20 @@ export async function checkSession(
     return { status: 'valid', session: { ...row, lastSeenAt: now } };
   }
   return { status: 'valid', session: row };
+}
+
+/** A session and its user, by session id; `invalid_session` when there is no such session. */
+export async function sessionWithUser(
+  db: Database,
+  sessionId: string,
+): Promise<{ session: SessionRow; user: typeof users.$inferSelect }> {
+  const [row] = await db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.id, sessionId));
+  if (!row) throw new AppError('invalid_session', 'Invalid session');
+  return row;
 }
 
 /** Ends the token's session, expired or not; a token of no session changes nothing. */

@@ -1,9 +1,7 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
-import { apiKeyRoutes } from '../auth/api-key-routes.ts';
-import { clientIdRoutes } from '../auth/client-id-routes.ts';
-import { authRoutes } from '../auth/routes.ts';
+import { apiKeyRoutes, authRoutes, clientIdRoutes } from '../auth/routes.ts';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
 import type { Clock } from '../base/clock.ts';
 import type { SecretBox } from '../base/secret-box.ts';

@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+import type { Database } from '../../db/client.ts';
+import { accountIdOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { boundTo, type ClientIdSurface, iso, ListItem } from '../client-id-schemas.ts';
+import { listClientIds } from '../client-ids.ts';
+
+export function registerListClientIds(
+  app: App,
+  deps: { db: Database; surface: ClientIdSurface },
+): void {
+  const { surface } = deps;
+  app.get(
+    surface.prefix,
+    {
+      config: { auth: surface.auth },
+      schema: {
+        tags: surface.tags,
+        summary: 'The account’s client IDs, revoked ones included',
+        response: { 200: Type.Array(Type.Object({ ...ListItem, ...boundTo(surface) })) },
+      },
+    },
+    async (request) =>
+      (await listClientIds(deps.db, accountIdOf(request))).map(({ row, payeeDestinationId }) => ({
+        id: row.id,
+        clientId: row.clientId,
+        label: row.label,
+        allowedDomains: row.allowedDomains,
+        status: row.status,
+        createdAt: row.createdAt.toISOString(),
+        lastUsedAt: iso(row.lastUsedAt),
+        ...(surface.binding && { payeeDestinationId }),
+      })),
+  );
+}

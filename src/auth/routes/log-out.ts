@@ -1,0 +1,31 @@
+import { Type } from 'typebox';
+import type { Clock } from '../../base/clock.ts';
+import type { Database } from '../../db/client.ts';
+import type { App } from '../../http/types.ts';
+import { AUTH_TAGS } from '../schemas.ts';
+import { clearSessionCookie, presentedSession } from '../session-cookie.ts';
+import { endSession } from '../sessions.ts';
+
+// Public, not `auth: ['session']`: the auth hook would answer 401 to an expired or unknown
+// session and leave its cookie in the browser. As a public /v1/auth/* route it is rate
+// limited per IP (src/http/rate-limit.ts).
+export function registerLogOut(app: App, deps: { db: Database; clock: Clock }): void {
+  app.post(
+    '/v1/auth/logout',
+    {
+      schema: {
+        tags: AUTH_TAGS,
+        summary: 'End the session and clear its cookie',
+        description:
+          'Takes the session_token cookie or Authorization: Bearer. Answers success and clears the cookie whatever the session: live, expired, ended, unknown or absent.',
+        response: { 200: Type.Object({ success: Type.Literal(true) }) },
+      },
+    },
+    async (request, reply) => {
+      const token = presentedSession(request);
+      if (token !== undefined) await endSession(deps.db, deps.clock, token);
+      clearSessionCookie(reply);
+      return { success: true as const };
+    },
+  );
+}
