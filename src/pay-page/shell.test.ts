@@ -2,8 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createChainRegistry } from '../chains/registry.ts';
 import { parseConfig } from '../config/config.ts';
 import { sandboxNetwork } from '../sandbox/network.ts';
-import { payPagePath, shellHeaders } from './routes.ts';
-import { escapeAttribute, type PageConfig, pageConfig, renderShell } from './shell.ts';
+import {
+  escapeAttribute,
+  type PageConfig,
+  pageConfig,
+  payPagePath,
+  renderShell,
+  shellHeaders,
+} from './shell.ts';
 
 const MANIFEST = {
   main: 'main-A.js',

@@ -1,5 +1,6 @@
 import { SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { Config } from '../config/config.ts';
 import type { PayPageManifest } from './assets.ts';
 
 /**
@@ -92,4 +93,42 @@ export function renderShell(input: {
     '</html>',
     '',
   ].join('\n');
+}
+
+export type PageSettings = Pick<Config, 'baseUrl' | 'payUrl' | 'payFrameAncestors'>;
+
+/** PAY_URL's path without its trailing slash: '' when the page is at the root. */
+export function payPagePath(payUrl: string): string {
+  return new URL(payUrl).pathname.replace(/\/+$/, '');
+}
+
+/**
+ * The shell's headers. The CSP allows scripts and styles from the page's origin only (no
+ * inline code), images from it (branding is served beside the page) and as data: URIs (the
+ * icons wallets announce), API calls to the page's origin and the API's, and framing per
+ * PAY_FRAME_ANCESTORS. The link's token is in the page's URL, so no referrer leaves it.
+ */
+export function shellHeaders(config: PageSettings): Record<string, string> {
+  const payOrigin = new URL(config.payUrl).origin;
+  const apiOrigin = new URL(config.baseUrl).origin;
+  const connect = apiOrigin === payOrigin ? "'self'" : `'self' ${apiOrigin}`;
+  const policy = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src ${connect}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${config.payFrameAncestors}`,
+  ];
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    // For browsers that predate frame-ancestors; it can only say none (or same origin).
+    ...(config.payFrameAncestors === "'none'" && { 'x-frame-options': 'DENY' }),
+    'content-security-policy': policy.join('; '),
+  };
 }

@@ -4,7 +4,16 @@ import { PAYMENT_SCHEMA_ID } from '../payments/records.ts';
 
 /** Wire schemas of `/v2/request` (field names and limits as the reference API's). */
 
+export const AUTH = ['apiKey', 'clientId', 'session'] as const;
+export const TAGS = ['V2/Request'];
+
 export const REQUEST_STATUS_ID = 'RequestStatus';
+/** Where a route answers a request's status: RequestStatusSchema, added once by requestRoutes. */
+export const RequestStatusRef = Type.Ref(REQUEST_STATUS_ID);
+
+export const RequestParams = Type.Object({
+  requestId: Type.String({ minLength: 1, maxLength: 128 }),
+});
 
 export const CustomerInfo = Type.Object(
   {

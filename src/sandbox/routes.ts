@@ -1,6 +1,6 @@
 import type { App } from '../http/types.ts';
 import type { Eip1193Provider } from './chain.ts';
-import { answerJsonRpc } from './json-rpc.ts';
+import { registerSandboxRpc } from './routes/serve-rpc.ts';
 
 /**
  * The sandbox chain's JSON-RPC on the service's own listener, so a browser wallet or a script
@@ -9,9 +9,5 @@ import { answerJsonRpc } from './json-rpc.ts';
  * json-rpc.ts's to say.
  */
 export function sandboxRoutes(app: App, deps: { provider: Eip1193Provider }): void {
-  app.post('/sandbox/rpc', { schema: { hide: true } }, async (request) =>
-    answerJsonRpc(deps.provider, request.body, {
-      fromBrowser: request.headers.origin !== undefined,
-    }),
-  );
+  registerSandboxRpc(app, deps);
 }

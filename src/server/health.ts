@@ -1,84 +1,13 @@
-import { Type } from 'typebox';
-import { AppError } from '../base/errors.ts';
-import type { DatabaseHandle } from '../db/client.ts';
 import type { App } from '../http/types.ts';
-import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
-
-const Status = (value: string) =>
-  Type.Object({ status: Type.Literal(value) }, { additionalProperties: false });
-
-const Decimal = Type.Union([Type.String(), Type.Null()]);
-
-/** `/readyz`: `status` as ever, plus what this process's recurring executors last found. */
-const Readiness = Type.Object(
-  {
-    status: Type.Literal('ready'),
-    recurringRelayers: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            network: Type.String(),
-            address: Type.String(),
-            status: Type.Union([
-              Type.Literal('ok'),
-              Type.Literal('low_balance'),
-              Type.Literal('unknown'),
-            ]),
-            balance: Decimal,
-            minimumBalance: Decimal,
-            checkedAt: Type.String({ format: 'date-time' }),
-          },
-          { additionalProperties: false },
-        ),
-        {
-          description:
-            'Present when this process triggers recurring payouts: per network, the relayer’s native balance and what one trigger may cost. `low_balance` means payouts wait until it is funded; the process stays ready for everything else.',
-        },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
+import { registerLiveness } from './routes/get-liveness.ts';
+import { type ReadinessDeps, registerReadiness } from './routes/get-readiness.ts';
 
 /**
  * Liveness says the process answers; readiness says it can reach its database, and carries
  * the recurring relayers' balance check as a detail (a relayer short of gas does not take the
  * process out of a load balancer: every other route still works).
  */
-export function healthRoutes(
-  app: App,
-  deps: { database: DatabaseHandle; relayerHealth?: (() => readonly RelayerHealth[]) | undefined },
-): void {
-  app.get(
-    '/healthz',
-    {
-      config: { admission: false },
-      schema: { tags: ['Health'], summary: 'Liveness', response: { 200: Status('ok') } },
-    },
-    async () => ({ status: 'ok' as const }),
-  );
-
-  app.get(
-    '/readyz',
-    {
-      schema: {
-        tags: ['Health'],
-        summary: 'Readiness: the database answers',
-        response: { 200: Readiness },
-      },
-    },
-    async (request) => {
-      try {
-        await deps.database.ping();
-      } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed');
-        throw new AppError('database_unavailable', 'Database unreachable');
-      }
-      const relayers = deps.relayerHealth?.() ?? [];
-      return {
-        status: 'ready' as const,
-        ...(relayers.length > 0 && { recurringRelayers: [...relayers] }),
-      };
-    },
-  );
+export function healthRoutes(app: App, deps: ReadinessDeps): void {
+  registerLiveness(app);
+  registerReadiness(app, deps);
 }

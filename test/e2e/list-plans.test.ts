@@ -9,7 +9,7 @@ import { buildPaymentSearch, type SearchQuery } from '../../src/payments-search/
 import { originalCandidates } from '../../src/requests/original.ts';
 import { requestListQuery } from '../../src/requests/requests.ts';
 import { linkListQuery } from '../../src/secure-payments/list.ts';
-import { deliveryPageQuery } from '../../src/webhooks/delivery-routes.ts';
+import { deliveryPageQuery } from '../../src/webhooks/deliveries.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { createTenant } from '../fixtures.ts';
 import {

@@ -1,0 +1,29 @@
+import type { Database } from '../../db/client.ts';
+import { accountIdOf, clientIdOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import type { CalldataDeps } from '../../payments/calldata/shared.ts';
+import { requestCalldata } from '../pay.ts';
+import { ownRequest } from '../read.ts';
+import { AUTH, PayQuery, PayResponse, RequestParams, TAGS } from '../schemas.ts';
+
+export function registerPayRequest(app: App, deps: CalldataDeps & { db: Database }): void {
+  app.get(
+    '/v2/request/:requestId/pay',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'Calldata to pay a request (all of what is still due, or `amount` of it)',
+        description:
+          'Without `wallet` nothing is read from the chain: an approval is always included, and hasEnoughBalance and hasEnoughGas read true.',
+        params: RequestParams,
+        querystring: PayQuery,
+        response: { 200: PayResponse },
+      },
+    },
+    async (request) => {
+      const row = await ownRequest(deps.db, accountIdOf(request), request.params.requestId);
+      return requestCalldata(deps, row, request.query, clientIdOf(request));
+    },
+  );
+}
