@@ -1,6 +1,7 @@
 import { and, desc, eq, lte } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.ts';
+import { createPoller } from '../base/poller.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
@@ -58,9 +59,6 @@ export function createIndexer(deps: {
   let span = INITIAL_SPAN;
   /** Never grow back past a range the RPC refused. */
   let ceiling = MAX_SPAN;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
 
   /** The last recorded block, and the hash we recorded for it, in one read. */
   const checkpoint = async (): Promise<{ number: bigint; hash: string | null } | null> => {
@@ -184,32 +182,20 @@ export function createIndexer(deps: {
     return { scannedTo: target, recorded, rolledBack };
   };
 
-  const loop = (pollMs: number) => {
-    if (stopped) return;
-    running = (async () => {
-      try {
-        if (await deps.lock.acquire()) await tick();
-      } catch (error) {
-        log.warn({ err: error }, 'indexer pass failed; retrying');
-      }
-    })().finally(() => {
-      running = undefined;
-      if (!stopped) timer = setTimeout(() => loop(pollMs), pollMs);
-    });
-  };
+  const poller = createPoller({
+    logger: log,
+    lock: deps.lock,
+    round: async () => {
+      await tick();
+      return false;
+    },
+    failure: { level: 'warn', message: 'indexer pass failed; retrying' },
+  });
 
   return {
     network: deps.network,
     tick,
-    start(pollMs) {
-      stopped = false;
-      loop(pollMs);
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-      await deps.lock.release();
-    },
+    start: (pollMs) => poller.start(pollMs),
+    stop: () => poller.stop(),
   };
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.ts';
+import { createPoller } from '../base/poller.ts';
 import { occurrenceDate } from '../base/recurrence.ts';
 import type { Database } from '../db/client.ts';
 import { requestSchedules, requests } from '../db/schema.ts';
@@ -148,10 +149,6 @@ export function createOccurrenceGenerator(deps: {
   /** Called after a tick that wrote deliveries (wakes the dispatcher). */
   onGenerated?: () => void;
 }): OccurrenceGenerator {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
-
   const tick = async (): Promise<Tick> => {
     const made: Generated[] = [];
     let more = true;
@@ -169,34 +166,16 @@ export function createOccurrenceGenerator(deps: {
     return { generated: made, more };
   };
 
-  const loop = () => {
-    if (running || stopped) return;
-    const round = tick()
-      .then(({ more }) => more)
-      .catch((error: unknown) => {
-        deps.logger.error({ err: error }, 'recurring request round failed; retrying later');
-        return false;
-      });
-    running = round.finally(() => {
-      running = undefined;
-    });
-    void round.then((more) => {
-      if (stopped) return;
-      timer = setTimeout(loop, more ? 0 : POLL_MS);
-      timer.unref();
-    });
-  };
+  const poller = createPoller({
+    logger: deps.logger,
+    pollMs: POLL_MS,
+    round: async () => (await tick()).more,
+    failure: { level: 'error', message: 'recurring request round failed; retrying later' },
+  });
 
   return {
     tick,
-    start() {
-      stopped = false;
-      loop();
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
+    start: () => poller.start(),
+    stop: () => poller.stop(),
   };
 }

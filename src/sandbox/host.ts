@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EIP1193RequestFn } from 'viem';
+import { createPoller, type Poller } from '../base/poller.ts';
 import { SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { LocalNetwork } from '../chains/registry.ts';
 import type { DatabaseHandle } from '../db/client.ts';
@@ -12,6 +13,7 @@ import {
   recordSandboxChain,
   sandboxChainUrl,
 } from './chain-record.ts';
+import { createIdleMiner } from './idle-miner.ts';
 import { sandboxNetwork } from './network.ts';
 import { withSandboxMethods } from './rate-rpc.ts';
 import { createRemoteProvider } from './remote-provider.ts';
@@ -33,7 +35,10 @@ export interface SandboxHost {
   readonly network: LocalNetwork;
   /** The chain, wherever it runs: this process's, or the owner's through its JSON-RPC. */
   readonly provider: Eip1193Provider;
-  /** Starts watching for the owner to go, to take over (Postgres; a no-op on PGlite). */
+  /**
+   * Starts mining a block whenever this process's chain has had none for a while, and (on
+   * Postgres) watching for the owner to go, to take over.
+   */
   start(): void;
   close(): Promise<void>;
 }
@@ -46,6 +51,8 @@ interface OwnedChain {
   readonly provider: Eip1193Provider;
   readonly rpc: { readonly url: string; close(): Promise<void> } | null;
   readonly instance: string;
+  /** Mines when the chain is idle, while the host is started. */
+  readonly miner: Poller;
 }
 
 /**
@@ -59,6 +66,8 @@ export async function createSandboxHost(deps: {
   baseUrl: string;
   /** Serves a chain's JSON-RPC where the other processes reach it (main.ts does the listening). */
   serveRpc(provider: Eip1193Provider): Promise<{ url: string; close(): Promise<void> }>;
+  /** A block is mined after this long without one, in ms (IDLE_BLOCK_MS unless given). */
+  idleBlockMs?: number;
 }): Promise<SandboxHost | null> {
   const { database, logger } = deps;
   const db = database.db;
@@ -66,6 +75,7 @@ export async function createSandboxHost(deps: {
   if (!startLocalChain) return null;
 
   let owned: OwnedChain | null = null;
+  let started = false;
 
   /** Starts a fresh chain; on Postgres, serves it and records where. */
   const startChain = async (shared: boolean): Promise<OwnedChain> => {
@@ -87,12 +97,19 @@ export async function createSandboxHost(deps: {
       throw error;
     }
     logReady(logger, deps.baseUrl, chain, rpc?.url);
-    return { chain, provider, rpc, instance };
+    const miner = createIdleMiner({
+      provider: chain.provider,
+      logger,
+      ...(deps.idleBlockMs !== undefined && { idleMs: deps.idleBlockMs }),
+    });
+    if (started) miner.start();
+    return { chain, provider, rpc, instance, miner };
   };
 
   const stopChain = async () => {
     const stopping = owned;
     owned = null;
+    await stopping?.miner.stop();
     await stopping?.rpc?.close();
     await stopping?.chain.close();
   };
@@ -104,7 +121,16 @@ export async function createSandboxHost(deps: {
       logger.warn({ err: error }, 'sandbox chain not started (set SANDBOX=false to silence this)');
       return null;
     }
-    return { network: sandboxNetwork(), provider: owned.provider, start() {}, close: stopChain };
+    const chain = owned;
+    return {
+      network: sandboxNetwork(),
+      provider: chain.provider,
+      start() {
+        started = true;
+        chain.miner.start();
+      },
+      close: stopChain,
+    };
   }
 
   const lock = createLeaderLock(database, SANDBOX_LOCK);
@@ -148,19 +174,15 @@ export async function createSandboxHost(deps: {
     );
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let started = false;
-  let stopped = false;
-  const loop = () => {
-    if (stopped) return;
-    running = check()
-      .catch((error: unknown) => logger.warn({ err: error }, 'sandbox takeover check failed'))
-      .finally(() => {
-        running = undefined;
-        if (!stopped) timer = setTimeout(loop, TAKEOVER_POLL_MS);
-      });
-  };
+  const takeover = createPoller({
+    logger,
+    pollMs: TAKEOVER_POLL_MS,
+    round: async () => {
+      await check();
+      return false;
+    },
+    failure: { level: 'warn', message: 'sandbox takeover check failed' },
+  });
 
   const provider: Eip1193Provider = {
     // Decided per call: the process may take the chain over (or lose it) while it runs.
@@ -174,14 +196,13 @@ export async function createSandboxHost(deps: {
     network: sandboxNetwork(),
     provider,
     start() {
-      if (started) return;
       started = true;
-      timer = setTimeout(loop, TAKEOVER_POLL_MS);
+      owned?.miner.start();
+      takeover.start();
     },
     async close() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      started = false;
+      await takeover.stop();
       // Each step runs even if one before it failed; the lock goes last, so no process takes
       // over while this one still serves the chain.
       const instance = owned?.instance;

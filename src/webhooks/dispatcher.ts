@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.ts';
+import { createPoller } from '../base/poller.ts';
 import type { SecretBox } from '../base/secret-box.ts';
 import type { WebhookConfig } from '../config/config.ts';
 import type { Database } from '../db/client.ts';
@@ -114,8 +115,6 @@ export function createDispatcher(deps: {
 
   // The started dispatcher: a pool of sends fed by claims into a queue, drained by records.
   let stopped = true;
-  let pollMs = 1_000;
-  let timer: NodeJS.Timeout | undefined;
   let inFlight = 0;
   /** Claimed, waiting for a free slot. */
   const queued: Claimed[] = [];
@@ -233,20 +232,23 @@ export function createDispatcher(deps: {
       });
   };
 
-  const poll = () => {
-    if (stopped) return;
-    drained = false;
-    pump();
-    timer = setTimeout(poll, pollMs);
-  };
+  // A poll claims again even after a claim that came back short: retries come due, and other
+  // processes write deliveries this one is not woken for.
+  const poller = createPoller({
+    logger: deps.logger,
+    round: async () => {
+      drained = false;
+      pump();
+      return false;
+    },
+    failure: { level: 'error', message: 'polling webhook deliveries failed' },
+  });
 
   return {
     runOnce,
-    start(ms) {
-      pollMs = ms;
+    start(pollMs) {
       stopped = false;
-      clearTimeout(timer);
-      poll();
+      poller.start(pollMs);
     },
     wake() {
       woken = true;
@@ -272,7 +274,7 @@ export function createDispatcher(deps: {
     },
     async stop() {
       stopped = true;
-      clearTimeout(timer);
+      await poller.stop();
       if (idle) return idle.promise;
       let resolve: () => void = () => {};
       const promise = new Promise<void>((r) => {

@@ -1,6 +1,7 @@
 import { lt } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.ts';
+import { createPoller } from '../base/poller.ts';
 import type { Database } from '../db/client.ts';
 import { destinationNonces, sessions, walletChallenges } from '../db/schema.ts';
 
@@ -41,28 +42,16 @@ export interface Janitor {
 }
 
 export function createJanitor(deps: { db: Database; clock: Clock; logger: Logger }): Janitor {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  const round = () => {
-    running = purgeExpired(deps.db, deps.clock.now())
-      .then((purged) => {
-        if (purged.challenges + purged.nonces + purged.sessions > 0)
-          deps.logger.info(purged, 'expired rows purged');
-      })
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'purge failed; retrying later'))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  return {
-    start() {
-      round();
-      timer = setInterval(round, EVERY_MS);
-      timer.unref();
+  const poller = createPoller({
+    logger: deps.logger,
+    pollMs: EVERY_MS,
+    round: async () => {
+      const purged = await purgeExpired(deps.db, deps.clock.now());
+      if (purged.challenges + purged.nonces + purged.sessions > 0)
+        deps.logger.info(purged, 'expired rows purged');
+      return false;
     },
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+    failure: { level: 'warn', message: 'purge failed; retrying later' },
+  });
+  return { start: () => poller.start(), stop: () => poller.stop() };
 }

@@ -1,52 +1,18 @@
 import type { Logger } from 'pino';
-import type { Address, Hex, PrivateKeyAccount, PublicClient } from 'viem';
+import type { PrivateKeyAccount, PublicClient } from 'viem';
 import type { Clock } from '../../base/clock.ts';
+import { createPoller } from '../../base/poller.ts';
 import type { NetworkId } from '../../chains/networks.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import type { LeaderLock } from '../../db/leader-lock.ts';
-import {
-  CLAIM_LEASE_MS,
-  type Claim,
-  claimDue,
-  recordFailure,
-  recordSent,
-  recordSuccess,
-  releaseClaim,
-} from './executions.ts';
-import {
-  broadcast,
-  isIndexPaid,
-  payerFunds,
-  type Revert,
-  scheduleDigest,
-  signTrigger,
-  simulate,
-  transactionStatus,
-  waitForOutcome,
-} from './on-chain.ts';
+import { claimKey, createClaimExecutor, type Outcome } from './claim-executor.ts';
+import { CLAIM_LEASE_MS, claimDue, releaseClaim } from './executions.ts';
 import { createRelayerHealth, type RelayerHealth } from './relayer-health.ts';
-import { triggerRecurringPayment } from './trigger.ts';
-import { type Verdict, verdictOf } from './verdict.ts';
 
 /**
- * The executor of recurring payouts on one network: it pays each due index of each active
- * schedule with `triggerRecurringPayment`, signed by the relayer, following the data-layer
- * rules of `executions.ts`. For each claim:
- *
- * 1. A hash handed over by an executor that lost its lease is looked up first: mined and
- *    successful is the index paid; still pending is waited for (then left to the next lease);
- *    reverted or unknown (never broadcast, or dropped) goes on to step 2.
- * 2. The contract's bitmap (`triggeredPaymentsBitmap`) answers whether the index is paid
- *    already; if so it is a success, without sending anything.
- * 3. The trigger is simulated (`eth_call` from the relayer): a revert becomes a verdict
- *    (`verdict.ts`) without spending gas: a failure pauses the schedule, a retry gives the
- *    index back.
- * 4. The trigger is signed locally, its hash recorded (`recordSent`), then broadcast; the
- *    receipt decides. A reverted trigger whose index the bitmap shows paid is a success (the
- *    contract refuses a second payment of an index, with `__AlreadyPaid`, or under strict order
- *    `__PaymentOutOfOrder`), so an index is paid at most once even when a lost executor's
- *    transaction lands after all.
+ * The executor of recurring payouts on one network: it claims each due index of each active
+ * schedule and pays it (claim-executor.ts), one claim at a time.
  *
  * Nonces: one executor per network sends for the relayer at a time, across processes, by
  * holding the network's leader lock (`payreq:recurring:<network>`, as the indexers do); it
@@ -55,31 +21,8 @@ import { type Verdict, verdictOf } from './verdict.ts';
  * simply reused.
  */
 
-/** How long a broadcast trigger's receipt is waited for before the lease decides. */
-const RECEIPT_TIMEOUT_MS = 120_000;
-const RECEIPT_POLL_MS = 1_000;
 /** Claims in one run at most; a run that pays as many is followed by the next at once. */
 const MAX_CLAIMS_PER_RUN = 100;
-
-export type OutcomeKind =
-  /** Paid (now, or found paid). */
-  | 'succeeded'
-  /** Refused for the payer or the permit: schedule paused, `payment.failed` queued. */
-  | 'failed'
-  /** Given back untouched, to be tried again (chain clock, RPC, relayer funds). */
-  | 'retry'
-  /** A transaction is out and unresolved: the next claim after the lease looks it up. */
-  | 'pending'
-  /** The claim was taken over meanwhile: nothing sent. */
-  | 'lost';
-
-export interface Outcome {
-  readonly scheduleId: string;
-  readonly index: number;
-  readonly kind: OutcomeKind;
-  readonly txHash: Hex | null;
-  readonly reason?: string;
-}
 
 export interface RunResult {
   /** False when another process holds this network's executor lock. */
@@ -110,151 +53,28 @@ export function createRecurringExecutor(deps: {
   leaseMs?: number;
   receiptTimeoutMs?: number;
 }): RecurringExecutor {
-  const { db, client, relayer } = deps;
+  const { db, client } = deps;
   const log = deps.logger.child({ network: deps.network });
   const leaseMs = deps.leaseMs ?? CLAIM_LEASE_MS;
-  const receiptTimeoutMs = deps.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS;
   const relayerHealth = createRelayerHealth({
     network: deps.network,
-    address: relayer.address,
+    address: deps.relayer.address,
     clock: deps.clock,
     logger: log,
   });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
-
-  const decimalsOf = (claim: Claim) => deps.chains.currency(claim.schedule.currency)?.decimals ?? 0;
-
-  const outcome = (claim: Claim, kind: OutcomeKind, txHash: Hex | null, reason?: string) => {
-    const fields = { scheduleId: claim.schedule.id, index: claim.index, txHash, reason };
-    if (kind === 'failed') log.warn(fields, 'recurring payment failed; schedule paused');
-    else if (kind === 'succeeded') log.info(fields, 'recurring payment executed');
-    else log.warn(fields, `recurring payment ${kind}`);
-    return {
-      scheduleId: claim.schedule.id,
-      index: claim.index,
-      kind,
-      txHash,
-      ...(reason !== undefined && { reason }),
-    };
-  };
-
-  const key = (claim: Claim) => ({
-    recurringPayoutId: claim.schedule.id,
-    index: claim.index,
-    claimToken: claim.claimToken,
+  const execute = createClaimExecutor({
+    db,
+    chains: deps.chains,
+    client,
+    clock: deps.clock,
+    logger: log,
+    relayer: deps.relayer,
+    relayerHealth,
+    ...(deps.receiptTimeoutMs !== undefined && { receiptTimeoutMs: deps.receiptTimeoutMs }),
   });
 
-  const succeed = async (claim: Claim, txHash: Hex | null): Promise<Outcome> => {
-    await recordSuccess(db, { ...key(claim), txHash, now: deps.clock.now() });
-    return outcome(claim, 'succeeded', txHash);
-  };
-
-  /** Applies a verdict; `sent` says a transaction of this claim is recorded (no release then). */
-  const apply = async (
-    claim: Claim,
-    verdict: Verdict,
-    txHash: Hex | null,
-    sent: boolean,
-  ): Promise<Outcome> => {
-    switch (verdict.kind) {
-      case 'paid':
-        return succeed(claim, txHash);
-      case 'failed': {
-        const now = deps.clock.now();
-        const recorded = await recordFailure(db, { ...key(claim), reason: verdict.reason, now });
-        return outcome(claim, recorded ? 'failed' : 'lost', txHash, verdict.reason);
-      }
-      case 'retry':
-        // A reverted transaction stays recorded: the next claim after the lease starts over.
-        if (!sent) await releaseClaim(db, key(claim));
-        return outcome(claim, sent ? 'pending' : 'retry', txHash, verdict.reason);
-    }
-  };
-
-  const judge = async (claim: Claim, revert: Revert) =>
-    verdictOf(revert, claim.schedule, await payerFunds(client, claim), decimalsOf(claim));
-
-  const execute = async (claim: Claim): Promise<Outcome> => {
-    const proxy = claim.schedule.proxy as Address;
-    const digest = scheduleDigest(claim);
-    const tx = triggerRecurringPayment({
-      chainId: claim.schedule.chainId,
-      proxy,
-      permit: claim.permit.message,
-      signature: claim.signature,
-      index: claim.index,
-      paymentReference: claim.request.paymentReference,
-    });
-
-    // 1. What an executor that lost its lease sent may have landed, or may still.
-    const previous = claim.previousTxHash;
-    if (previous !== null) {
-      let status = await transactionStatus(client, previous);
-      if (status === 'pending') {
-        status = await waitForOutcome(client, previous, {
-          timeoutMs: receiptTimeoutMs,
-          pollMs: RECEIPT_POLL_MS,
-        });
-      }
-      if (status === 'success') return succeed(claim, previous);
-      if (status === 'pending') return outcome(claim, 'pending', previous, 'still pending');
-    }
-
-    // 2. The contract's own record.
-    if (await isIndexPaid(client, proxy, digest, claim.index)) return succeed(claim, null);
-
-    // 3. A refusal costs nothing when found by a call.
-    const revert = await simulate(client, relayer.address, tx);
-    if (revert !== null) return apply(claim, await judge(claim, revert), null, false);
-
-    // 4. Sign, record, send, and let the receipt decide.
-    const signed = await signTrigger(client, relayer, tx);
-    const balance = await client.getBalance({ address: relayer.address });
-    if (balance < signed.maxCost) {
-      relayerHealth.short(balance, signed.maxCost);
-      await releaseClaim(db, key(claim));
-      return outcome(claim, 'retry', null, 'the relayer cannot pay the gas');
-    }
-    const now = deps.clock.now();
-    if (!(await recordSent(db, { ...key(claim), txHash: signed.hash, now }))) {
-      return outcome(claim, 'lost', null);
-    }
-    let refused = false;
-    try {
-      await broadcast(client, signed.serialized);
-    } catch (error) {
-      // The node may have taken it anyway (some answer a reverting transaction with an error
-      // and mine it): the receipt says, at once, and otherwise the lease hands it on.
-      refused = true;
-      log.warn({ err: error, txHash: signed.hash }, 'recurring trigger broadcast failed');
-    }
-    const status = refused
-      ? await transactionStatus(client, signed.hash)
-      : await waitForOutcome(client, signed.hash, {
-          timeoutMs: receiptTimeoutMs,
-          pollMs: RECEIPT_POLL_MS,
-        });
-    switch (status) {
-      case 'success':
-        return succeed(claim, signed.hash);
-      case 'pending':
-      case 'unknown':
-        return outcome(claim, 'pending', signed.hash, `transaction ${status}`);
-      case 'reverted': {
-        if (await isIndexPaid(client, proxy, digest, claim.index)) return succeed(claim, null);
-        const again = await simulate(client, relayer.address, tx);
-        const verdict: Verdict = again
-          ? await judge(claim, again)
-          : { kind: 'failed', reason: `The payment transaction ${signed.hash} reverted` };
-        return apply(claim, verdict, signed.hash, true);
-      }
-    }
-  };
-
-  const runOnce = async (): Promise<RunResult> => {
-    if (!(await deps.lock.acquire())) return { leader: false, outcomes: [] };
+  /** One run, the lock held. */
+  const run = async (): Promise<RunResult> => {
     if (!(await relayerHealth.check(client))) return { leader: true, outcomes: [] };
     const outcomes: Outcome[] = [];
     for (let n = 0; n < MAX_CLAIMS_PER_RUN; n++) {
@@ -273,7 +93,7 @@ export function createRecurringExecutor(deps: {
           { err: error, scheduleId: claim.schedule.id, index: claim.index },
           'recurring payment attempt failed; retrying later',
         );
-        await releaseClaim(db, key(claim)).catch(() => false);
+        await releaseClaim(db, claimKey(claim)).catch(() => false);
         result = { scheduleId: claim.schedule.id, index: claim.index, kind: 'retry', txHash: null };
       }
       outcomes.push(result);
@@ -284,37 +104,18 @@ export function createRecurringExecutor(deps: {
     return { leader: true, outcomes };
   };
 
-  const loop = (pollMs: number) => {
-    if (running || stopped) return;
-    const run = runOnce()
-      .then((result) => result.outcomes.length >= MAX_CLAIMS_PER_RUN)
-      .catch((error: unknown) => {
-        log.error({ err: error }, 'recurring payout run failed; retrying later');
-        return false;
-      });
-    running = run.finally(() => {
-      running = undefined;
-    });
-    void run.then((more) => {
-      if (stopped) return;
-      timer = setTimeout(() => loop(pollMs), more ? 0 : pollMs);
-      timer.unref();
-    });
-  };
+  const poller = createPoller({
+    logger: log,
+    lock: deps.lock,
+    round: async () => (await run()).outcomes.length >= MAX_CLAIMS_PER_RUN,
+    failure: { level: 'error', message: 'recurring payout run failed; retrying later' },
+  });
 
   return {
     network: deps.network,
-    runOnce,
-    start(pollMs) {
-      stopped = false;
-      loop(pollMs);
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-      await deps.lock.release();
-    },
+    runOnce: async () => ((await deps.lock.acquire()) ? run() : { leader: false, outcomes: [] }),
+    start: (pollMs) => poller.start(pollMs),
+    stop: () => poller.stop(),
     health: () => relayerHealth.current(),
   };
 }
