@@ -44,6 +44,7 @@ async function startSandbox(
     database,
     logger,
     baseUrl: config.baseUrl,
+    idleBlockMs: config.sandboxIdleBlockMs,
     serveRpc: (provider) => serveJsonRpc(provider, { host: config.host }),
   });
 }

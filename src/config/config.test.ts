@@ -103,6 +103,17 @@ describe('parseConfig', () => {
     }
   });
 
+  it("reads SANDBOX_IDLE_BLOCK_MS: unset leaves the sandbox's default, 0 turns it off", () => {
+    expect(parseConfig({}, CWD).sandboxIdleBlockMs).toBeUndefined();
+    expect(parseConfig({ SANDBOX_IDLE_BLOCK_MS: '0' }, CWD).sandboxIdleBlockMs).toBe(0);
+    expect(parseConfig({ SANDBOX_IDLE_BLOCK_MS: '500' }, CWD).sandboxIdleBlockMs).toBe(500);
+    for (const bad of ['-1', 'soon', '3600001']) {
+      expect(() => parseConfig({ SANDBOX_IDLE_BLOCK_MS: bad }, CWD)).toThrow(
+        /SANDBOX_IDLE_BLOCK_MS/,
+      );
+    }
+  });
+
   it("reads each request budget from RATE_LIMIT_*, today's figures by default", () => {
     expect(parseConfig({}, CWD).rateLimits).toEqual(DEFAULT_RATE_LIMITS);
     const raised = parseConfig({ RATE_LIMIT_API_KEY: '100000', RATE_LIMIT_AUTH: '5' }, CWD);

@@ -66,6 +66,11 @@ export interface Config {
   readonly networks: NetworkConfigs;
   /** Run the local sandbox chain (`SANDBOX`; on unless NODE_ENV=production). */
   readonly sandbox: boolean;
+  /**
+   * `SANDBOX_IDLE_BLOCK_MS`: the sandbox chain mines a block after this long without one, so
+   * its time moves while nobody transacts; 0 turns it off; unset, the sandbox's own default.
+   */
+  readonly sandboxIdleBlockMs: number | undefined;
   /** The most children a same-chain or Tron multicall payout takes (`MULTICALL_MAX_CHILDREN`). */
   readonly multicallMaxChildren: number;
   readonly webhooks: WebhookConfig;
@@ -175,6 +180,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     secretKey: parseSecretKey(env),
     networks,
     sandbox: parseBoolean(env, 'SANDBOX') ?? !production,
+    sandboxIdleBlockMs: parseInteger(env, 'SANDBOX_IDLE_BLOCK_MS', 0, 3_600_000),
     multicallMaxChildren: parseInteger(env, 'MULTICALL_MAX_CHILDREN', 2, 1000) ?? 150,
     webhooks: {
       allowLocal: parseBoolean(env, 'ALLOW_LOCAL_WEBHOOKS') ?? !production,

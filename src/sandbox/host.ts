@@ -52,7 +52,8 @@ interface OwnedChain {
   readonly rpc: { readonly url: string; close(): Promise<void> } | null;
   readonly instance: string;
   /** Mines when the chain is idle, while the host is started. */
-  readonly miner: Poller;
+  /** Null when idle mining is off (`idleBlockMs` 0). */
+  readonly miner: Poller | null;
 }
 
 /**
@@ -66,8 +67,8 @@ export async function createSandboxHost(deps: {
   baseUrl: string;
   /** Serves a chain's JSON-RPC where the other processes reach it (main.ts does the listening). */
   serveRpc(provider: Eip1193Provider): Promise<{ url: string; close(): Promise<void> }>;
-  /** A block is mined after this long without one, in ms (IDLE_BLOCK_MS unless given). */
-  idleBlockMs?: number;
+  /** A block is mined after this long without one, in ms (IDLE_BLOCK_MS unless given; 0: never). */
+  idleBlockMs?: number | undefined;
 }): Promise<SandboxHost | null> {
   const { database, logger } = deps;
   const db = database.db;
@@ -97,19 +98,22 @@ export async function createSandboxHost(deps: {
       throw error;
     }
     logReady(logger, deps.baseUrl, chain, rpc?.url);
-    const miner = createIdleMiner({
-      provider: chain.provider,
-      logger,
-      ...(deps.idleBlockMs !== undefined && { idleMs: deps.idleBlockMs }),
-    });
-    if (started) miner.start();
+    const miner =
+      deps.idleBlockMs === 0
+        ? null
+        : createIdleMiner({
+            provider: chain.provider,
+            logger,
+            ...(deps.idleBlockMs !== undefined && { idleMs: deps.idleBlockMs }),
+          });
+    if (started) miner?.start();
     return { chain, provider, rpc, instance, miner };
   };
 
   const stopChain = async () => {
     const stopping = owned;
     owned = null;
-    await stopping?.miner.stop();
+    await stopping?.miner?.stop();
     await stopping?.rpc?.close();
     await stopping?.chain.close();
   };
@@ -127,7 +131,7 @@ export async function createSandboxHost(deps: {
       provider: chain.provider,
       start() {
         started = true;
-        chain.miner.start();
+        chain.miner?.start();
       },
       close: stopChain,
     };
@@ -197,7 +201,7 @@ export async function createSandboxHost(deps: {
     provider,
     start() {
       started = true;
-      owned?.miner.start();
+      owned?.miner?.start();
       takeover.start();
     },
     async close() {

@@ -6,7 +6,7 @@ import { SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { type LocalChain, startLocalChain } from './chain.ts';
 import { createSandboxHost } from './host.ts';
-import { createIdleMiner } from './idle-miner.ts';
+import { createIdleMiner, IDLE_BLOCK_MS } from './idle-miner.ts';
 import { serveJsonRpc } from './rpc-server.ts';
 
 /**
@@ -111,5 +111,26 @@ describe('the sandbox host', () => {
     // The chain is gone: a miner still running would log its failures.
     await sleep(3 * IDLE_MS);
     expect(text()).not.toContain('idle sandbox block failed');
+  });
+
+  it('mines nothing with idleBlockMs 0 (SANDBOX_IDLE_BLOCK_MS=0)', async () => {
+    const host = await createSandboxHost({
+      database,
+      logger: capture().logger,
+      baseUrl: 'http://127.0.0.1:0',
+      serveRpc: (provider) => serveJsonRpc(provider),
+      idleBlockMs: 0,
+    });
+    if (!host) throw new Error('no sandbox host');
+    const head = async () =>
+      BigInt(String(await host.provider.request({ method: 'eth_blockNumber' })));
+    try {
+      host.start();
+      const before = await head();
+      await sleep(IDLE_BLOCK_MS + IDLE_MS);
+      expect(await head()).toBe(before);
+    } finally {
+      await host.close();
+    }
   });
 });

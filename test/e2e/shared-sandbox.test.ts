@@ -95,6 +95,8 @@ describe.runIf(source.kind === 'postgres')(
       env = processEnv({
         DATABASE_URL: database.url,
         SANDBOX: 'true',
+        // Blocks come only from what the test sends, so it can count them.
+        SANDBOX_IDLE_BLOCK_MS: '0',
         SECRET_KEY: randomBytes(32).toString('hex'),
         INDEXER_POLL_MS: '100',
       });
