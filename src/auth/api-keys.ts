@@ -5,7 +5,6 @@ import { isUuid } from '../base/ids.ts';
 import type { Database } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
 import { credentialsChanged } from '../http/credential-cache.ts';
-import { LABEL_MAX_LENGTH } from './client-id-rules.ts';
 import {
   API_KEY_PREFIX,
   digestSecret,
@@ -14,6 +13,7 @@ import {
   matchDigest,
   mintSecret,
 } from './credentials.ts';
+import { LABEL_MESSAGE, labelFits } from './labels.ts';
 
 export const API_KEY_NOT_FOUND = 'API key not found';
 
@@ -66,13 +66,11 @@ export async function issueApiKey(
   return { id: row.id, apiKey, prefix, label, createdAt: row.createdAt };
 }
 
-/** A label as the dashboard's user sent it: trimmed, 1 to LABEL_MAX_LENGTH characters, or none. */
+/** A label as the dashboard's user sent it: trimmed, and fitting (labels.ts), or none. */
 export function apiKeyLabel(label: string | undefined): string | null {
   const trimmed = label?.trim();
-  if (trimmed !== undefined && (trimmed.length === 0 || trimmed.length > LABEL_MAX_LENGTH)) {
-    throw new ValidationError([
-      { field: 'label', message: `must be 1 to ${LABEL_MAX_LENGTH} characters` },
-    ]);
+  if (trimmed !== undefined && !labelFits(trimmed)) {
+    throw new ValidationError([{ field: 'label', message: LABEL_MESSAGE }]);
   }
   return trimmed ?? null;
 }

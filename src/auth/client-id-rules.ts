@@ -1,6 +1,7 @@
 import { type FieldError, ValidationError } from '../base/errors.ts';
 import { parseAddress } from '../chains/address.ts';
 import { normaliseAllowedOrigin } from '../http/origins.ts';
+import { LABEL_MESSAGE, labelFits } from './labels.ts';
 
 /**
  * The rules a client ID's fields follow, whichever API sets them; pure, so both surfaces and
@@ -8,7 +9,6 @@ import { normaliseAllowedOrigin } from '../http/origins.ts';
  */
 
 export const MAX_ALLOWED_DOMAINS = 10;
-export const LABEL_MAX_LENGTH = 100;
 /** The published per-client-ID tiers of the rate limiter, requests per minute; null is the default tier. */
 export const RATE_LIMIT_TIERS: readonly number[] = [120, 300, 600, 1200];
 /** `feePercentage` as sent: up to 3 integer digits and 2 decimals (numeric(5,2) in SQL). */
@@ -93,8 +93,8 @@ export function canonicalFeePercentage(text: string): string | null {
 export function checkClientIdFields(fields: ClientIdFields, minDomains: number) {
   const errors: FieldError[] = [];
   const label = fields.label.trim();
-  if (label.length === 0 || label.length > LABEL_MAX_LENGTH) {
-    errors.push({ field: 'label', message: `must be 1 to ${LABEL_MAX_LENGTH} characters` });
+  if (!labelFits(label)) {
+    errors.push({ field: 'label', message: LABEL_MESSAGE });
   }
   const domains = checkAllowedDomains(fields.allowedDomains, minDomains, 'allowedDomains');
   errors.push(...domains.errors);

@@ -2,11 +2,11 @@ import { Type } from 'typebox';
 import type { CredentialKind } from '../http/principal.ts';
 import {
   canonicalFeePercentage,
-  LABEL_MAX_LENGTH,
   MAX_ALLOWED_DOMAINS,
   RATE_LIMIT_TIERS,
 } from './client-id-rules.ts';
 import type { ClientIdRecord } from './client-ids.ts';
+import { LABEL_MAX_LENGTH } from './labels.ts';
 import { nullableDate } from './schemas.ts';
 
 /**

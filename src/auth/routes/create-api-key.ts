@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { apiKeyLabel, issueApiKey } from '../api-keys.ts';
-import { LABEL_MAX_LENGTH } from '../client-id-rules.ts';
+import { LABEL_MAX_LENGTH } from '../labels.ts';
 import { API_KEY_AUTH, API_KEY_TAGS } from '../schemas.ts';
 
 const Body = Type.Object(
