@@ -11,8 +11,8 @@ import {
 import { requests, securePayments } from '../db/schema.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
+import { childrenOfParents, multicallCompletedAt, multicallStatus } from './link-children.ts';
 import { effectiveStatus } from './link-row.ts';
-import { childrenOfParents, multicallCompletedAt, multicallStatus } from './multicall-children.ts';
 
 export interface ListFilter {
   readonly requestId?: string | undefined;

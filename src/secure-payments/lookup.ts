@@ -6,8 +6,8 @@ import type { Database } from '../db/client.ts';
 import { clientIds, requests, securePayments } from '../db/schema.ts';
 import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
 import { destinationIdsOf, destinationOf } from './display.ts';
+import { childBlock, parentsWaitingOn } from './link-children.ts';
 import { type Link, linkPayments, loadLink } from './links.ts';
-import { childBlock, parentsWaitingOn } from './multicall-children.ts';
 
 /**
  * `GET /v2/secure-payments?requestId=` alone: the link of one request, as the reference's

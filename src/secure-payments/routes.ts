@@ -1,37 +1,27 @@
-import type { FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Clock } from '../base/clock.ts';
 import { parseDateTime } from '../base/dates.ts';
-import { AppError, featureUnavailable, ValidationError } from '../base/errors.ts';
+import { ValidationError } from '../base/errors.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { CURSOR_PAGE_QUERY, CURSOR_PAGINATION } from '../http/pages.ts';
-import { accountIdOf, browserOriginOf, clientIdOf, linkScopeOf } from '../http/principal.ts';
+import { accountIdOf, linkScopeOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
 import { checkPayerInputs, linkCalldata } from './calldata.ts';
 import { createSecurePayment } from './create.ts';
 import { destinationIdsOf, displayBody } from './display.ts';
-import type { LinkCaller } from './link-caller.ts';
+import { linkCallerOf } from './link-caller.ts';
+import { checkAccessPolicy } from './link-options.ts';
 import { assertPayable, loadLink } from './links.ts';
 import { listLinks } from './list.ts';
 import { lookupLink } from './lookup.ts';
-import { createMulticall } from './multicall.ts';
+import type { ParentLinks } from './parent-links.ts';
 import {
-  CreatedMulticallResponse,
-  CreateMulticallBody,
-  MulticallFailureResponse,
-} from './multicall-schemas.ts';
-import { multicallBody } from './multicall-view.ts';
-import { createBatchPayoutLink, createPayoutLink } from './payouts.ts';
-import {
-  type AccessPolicy,
-  BatchPayoutBody,
   CalldataInput,
   CalldataResponse,
   CompletedResponse,
   CreatedLinkResponse,
-  CreatePayoutBody,
   CreateSecurePaymentBody,
   DisplayResponse,
   TokenParams,
@@ -40,28 +30,6 @@ import {
 const AUTH = ['clientId', 'apiKey', 'orchestratorPair', 'session'] as const;
 const TAGS = ['V2/Secure Payment'];
 const DEFAULT_PAGE = 20;
-
-/** Only a policy that changes nothing is accepted until screening and payer rules exist. */
-function checkAccessPolicy(policy: Static<typeof AccessPolicy> | undefined): void {
-  if (policy === undefined) return;
-  if (policy.mode === 'kyt_all_wallets' || (policy.screeningProvider ?? null) !== null)
-    throw featureUnavailable('KYT screening of payers (accessPolicy.mode, screeningProvider)');
-  if (policy.hideUntilApproved === true || policy.hidePayeeAddress === true)
-    throw featureUnavailable(
-      'Hiding link details (accessPolicy.hideUntilApproved, hidePayeeAddress)',
-    );
-  if ((policy.allowedPayerAddresses ?? []).length > 0)
-    throw featureUnavailable('Payer allowlists (accessPolicy.allowedPayerAddresses)');
-}
-
-function caller(request: FastifyRequest): LinkCaller {
-  return {
-    accountId: accountIdOf(request),
-    clientId: clientIdOf(request),
-    orchestrated: request.principal?.kind === 'orchestratorPair',
-    origin: browserOriginOf(request),
-  };
-}
 
 function isoDate(value: string | undefined, field: string): Date | undefined {
   if (value === undefined) return undefined;
@@ -84,8 +52,8 @@ export function securePaymentRoutes(
     chains: ChainRegistry;
     clients: ChainClients;
     payUrl: string;
-    /** The most children a multicall payout takes (`MULTICALL_MAX_CHILDREN`). */
-    maxChildren: number;
+    /** How multicall parents are shown and paid (payouts). */
+    parents: ParentLinks;
   },
 ): void {
   app.post(
@@ -107,91 +75,8 @@ export function securePaymentRoutes(
         ...input
       } = request.body;
       checkAccessPolicy(accessPolicy);
-      const created = await createSecurePayment(deps, caller(request), input);
+      const created = await createSecurePayment(deps, linkCallerOf(request), input);
       return reply.code(201).send({ ...created, feePlan: null });
-    },
-  );
-
-  app.post(
-    '/v2/secure-payments/payouts',
-    {
-      config: { auth: AUTH },
-      schema: {
-        tags: TAGS,
-        summary:
-          'Create a hosted payout link: one recipient, paid from creatorWalletAddress only (EVM or Tron)',
-        body: CreatePayoutBody,
-        response: { 201: CreatedLinkResponse },
-      },
-    },
-    async (request, reply) => {
-      const {
-        feePercentage: _ignored,
-        feeAddress: _alsoIgnored,
-        accessPolicy,
-        ...input
-      } = request.body;
-      checkAccessPolicy(accessPolicy);
-      const created = await createPayoutLink(deps, caller(request), input);
-      return reply.code(201).send({ ...created, feePlan: null });
-    },
-  );
-
-  app.post(
-    '/v2/secure-payments/batch-payouts',
-    {
-      config: { auth: ['clientId', 'apiKey', 'session'] },
-      schema: {
-        tags: TAGS,
-        summary:
-          'Merge pending payout links of one network and creator wallet into one batch payout link; the merged links are invalidated',
-        body: BatchPayoutBody,
-        response: { 201: CreatedLinkResponse },
-      },
-    },
-    async (request, reply) => {
-      const created = await createBatchPayoutLink(deps, caller(request), request.body);
-      return reply.code(201).send({ ...created, feePlan: null });
-    },
-  );
-
-  app.post(
-    '/v2/secure-payments/multicall-payouts',
-    {
-      config: { auth: AUTH },
-      schema: {
-        tags: TAGS,
-        summary:
-          'Pay several pending payout links of one network in one transaction: a multicall parent link',
-        description:
-          'Every child is checked; refused children are all listed in a 400 `multicall_validation_failed` (`failures`, and `cap` past MULTICALL_MAX_CHILDREN). Cross-chain (evm_cross_chain, or children on several networks) answers 400 until it is built.',
-        body: CreateMulticallBody,
-        response: { 201: CreatedMulticallResponse, 400: MulticallFailureResponse },
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await createMulticall(deps, caller(request), request.body)),
-  );
-
-  app.get(
-    '/v2/secure-payments/multicall-payouts/:token',
-    {
-      // Server-side credentials (the reference takes a session only).
-      config: { auth: ['apiKey', 'session'] },
-      schema: {
-        tags: TAGS,
-        summary:
-          'A multicall payout: each child with whether it can be paid now (blockReason), and the totals',
-        params: TokenParams,
-        response: { 200: Type.Ref('MulticallView') },
-      },
-    },
-    async (request) => {
-      const link = await loadLink(deps.db, deps.clock, linkScopeOf(request), request.params.token);
-      if (!link.children) {
-        throw new AppError('secure_payment_not_found', 'Multicall payout not found');
-      }
-      return multicallBody(deps.chains, link, deps.clock.now());
     },
   );
 
@@ -267,7 +152,7 @@ export function securePaymentRoutes(
       const link = await loadLink(deps.db, deps.clock, linkScopeOf(request), request.params.token);
       await assertPayable(deps.db, link);
       checkPayerInputs(link, request.query);
-      if (link.children) return multicallBody(deps.chains, link, deps.clock.now());
+      if (link.children) return deps.parents.display(link, deps.clock.now());
       return displayBody(deps.chains, link, await destinationIdsOf(deps.db, link));
     },
   );

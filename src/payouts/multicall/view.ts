@@ -1,9 +1,10 @@
-import type { ChainRegistry } from '../chains/registry.ts';
-import { formatAmount } from '../payments/amounts.ts';
-import { amountDue } from '../requests/legs.ts';
-import { DEFAULT_REDIRECT_LABEL } from './create.ts';
-import { type Link, NO_BRANDING } from './links.ts';
-import { childBlock, childContext, messageKeyOf, recoveryActionOf } from './multicall-children.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
+import { formatAmount } from '../../payments/amounts.ts';
+import { amountDue } from '../../requests/legs.ts';
+import { DEFAULT_REDIRECT_LABEL } from '../../secure-payments/create.ts';
+import { childBlock } from '../../secure-payments/link-children.ts';
+import { type Link, NO_BRANDING } from '../../secure-payments/links.ts';
+import { childContext, messageKeyOf, recoveryActionOf } from './reasons.ts';
 
 /**
  * What a multicall parent looks like (`GET /v2/secure-payments/multicall-payouts/{token}`, and

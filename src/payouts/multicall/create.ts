@@ -1,27 +1,24 @@
 import { inArray } from 'drizzle-orm';
-import type { Clock } from '../base/clock.ts';
-import { AppError, ValidationError } from '../base/errors.ts';
-import { ulid } from '../base/ulid.ts';
-import { isNative } from '../chains/currencies.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
-import type { Database } from '../db/client.ts';
-import { multicallChildren, securePayments } from '../db/schema.ts';
-import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
-import { requestsOfLinks } from '../requests/requests.ts';
-import { securePaymentUrl } from './create.ts';
-import { insertLink } from './insert-link.ts';
-import type { LinkCaller } from './link-caller.ts';
-import type { LinkRow } from './link-row.ts';
+import type { Clock } from '../../base/clock.ts';
+import { AppError, ValidationError } from '../../base/errors.ts';
+import { ulid } from '../../base/ulid.ts';
+import { isNative } from '../../chains/currencies.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
+import type { Database } from '../../db/client.ts';
+import { multicallChildren, securePayments } from '../../db/schema.ts';
+import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
+import { requestsOfLinks } from '../../requests/requests.ts';
+import { securePaymentUrl } from '../../secure-payments/create.ts';
+import { insertLink } from '../../secure-payments/insert-link.ts';
+import type { LinkCaller } from '../../secure-payments/link-caller.ts';
 import {
-  BLOCK_MESSAGES,
   type BlockReason,
   type Child,
   childBlock,
-  childContext,
-  messageKeyOf,
   parentsWaitingOn,
-  recoveryActionOf,
-} from './multicall-children.ts';
+} from '../../secure-payments/link-children.ts';
+import type { LinkRow } from '../../secure-payments/link-row.ts';
+import { BLOCK_MESSAGES, childContext, messageKeyOf, recoveryActionOf } from './reasons.ts';
 
 /**
  * `POST /v2/secure-payments/multicall-payouts`: one parent link that pays several pending

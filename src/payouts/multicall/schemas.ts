@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
-import { BatchMetadata, STEP_METADATA } from '../payments/schemas.ts';
-import { EXECUTION_KINDS, type ExecutionKind } from './multicall.ts';
-import { BLOCK_REASONS, RECOVERY_ACTIONS } from './multicall-children.ts';
+import { BatchMetadata, STEP_METADATA } from '../../payments/schemas.ts';
+import { BLOCK_REASONS } from '../../secure-payments/link-children.ts';
+import { EXECUTION_KINDS, type ExecutionKind } from './create.ts';
+import { RECOVERY_ACTIONS } from './reasons.ts';
 
 /** Wire schemas of multicall payouts (api-facts §2.10 and Variant C). */
 

@@ -1,30 +1,21 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Clock } from '../base/clock.ts';
-import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
-import { ulid } from '../base/ulid.ts';
-import { isFiat } from '../chains/currencies.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
-import type { Database } from '../db/client.ts';
-import { requests, securePayments } from '../db/schema.ts';
-import { parseWallet } from '../destinations/destination-id.ts';
-import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
-import { TRON_BATCH_MESSAGE } from '../payments/calldata/batch.ts';
-import { insertRequests } from '../requests/requests.ts';
-import { checkRedirect, securePaymentUrl } from './create.ts';
-import { insertLink } from './insert-link.ts';
-import type { CreatedLink, LinkCaller } from './link-caller.ts';
-import { effectiveStatus } from './link-row.ts';
-import { parentsWaitingOn } from './multicall-children.ts';
+import { AppError, ValidationError } from '../../base/errors.ts';
+import { ulid } from '../../base/ulid.ts';
+import { requests, securePayments } from '../../db/schema.ts';
+import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
+import { TRON_BATCH_MESSAGE } from '../../payments/calldata/batch.ts';
+import { checkRedirect, securePaymentUrl } from '../../secure-payments/create.ts';
+import { insertLink } from '../../secure-payments/insert-link.ts';
+import type { CreatedLink, LinkCaller } from '../../secure-payments/link-caller.ts';
+import { parentsWaitingOn } from '../../secure-payments/link-children.ts';
+import { effectiveStatus } from '../../secure-payments/link-row.ts';
+import type { PayoutLinkDeps } from './create.ts';
 
 /**
- * Hosted payout links: money going out of `creatorWalletAddress` to one recipient
- * (`POST /v2/secure-payments/payouts`), and several of them merged into one batch link that
- * invalidates them (`POST /v2/secure-payments/batch-payouts`). A payout link is an ordinary
- * link whose request names the creator as payer; only that wallet is offered the payment.
+ * Batch payout links: several pending payout links merged into one link that pays them all
+ * and invalidates them (`POST /v2/secure-payments/batch-payouts`).
  */
 
-export const PAYOUT_WALLET_MESSAGE =
-  'Only the wallet that created this payout (creatorWalletAddress) can pay it';
 export const PAYOUT_NETWORKS_MESSAGE = 'All payout links of a batch must be on the same network';
 export const PAYOUT_CREATORS_MESSAGE =
   'All payout links of a batch must have the same creatorWalletAddress';
@@ -35,102 +26,6 @@ export const inMulticallMessage = (token: string) =>
   `Payout link ${token} is part of a pending multicall payout; it cannot be batched`;
 export const notPendingPayoutMessage = (token: string, status: string) =>
   `Payout link ${token} is ${status}; only pending payout links can be batched`;
-
-export interface CreatePayoutInput {
-  readonly recipient: string;
-  readonly creatorWalletAddress: string;
-  readonly network: string;
-  readonly currency: string;
-  readonly amount: string;
-  readonly reference?: string | undefined;
-  readonly recipientIdentifier?: string | undefined;
-  readonly redirectUrl?: string | undefined;
-  readonly redirectLabel?: string | undefined;
-}
-
-interface Deps {
-  readonly db: Database;
-  readonly clock: Clock;
-  readonly chains: ChainRegistry;
-  readonly payUrl: string;
-}
-
-/**
- * `POST /v2/secure-payments/payouts`: one request from the creator's wallet to the recipient,
- * in a currency of the named network, written with its link in one transaction. Every field
- * problem is reported at once, before anything is written.
- */
-export async function createPayoutLink(
-  deps: Deps,
-  caller: LinkCaller,
-  input: CreatePayoutInput,
-): Promise<CreatedLink> {
-  checkRedirect(input.redirectUrl, input.redirectLabel);
-  const errors: FieldError[] = [];
-  const network = deps.chains.network(input.network);
-  if (!network) {
-    errors.push({
-      field: 'network',
-      message: `must be one of ${deps.chains.networkIds.join(', ')}`,
-    });
-  }
-  const currency = deps.chains.currency(input.currency);
-  if (!currency || isFiat(currency)) {
-    errors.push({ field: 'currency', message: 'is not a supported currency id' });
-  } else if (network && currency.network !== network.id) {
-    errors.push({ field: 'currency', message: `must be a currency of ${network.id}` });
-  }
-  const wallet = (field: 'recipient' | 'creatorWalletAddress'): string | null => {
-    if (!network) return null;
-    const parsed = parseWallet(input[field], network.chainId);
-    if (parsed.ok) return parsed.address;
-    errors.push({ field, message: parsed.message });
-    return null;
-  };
-  const recipient = wallet('recipient');
-  const creator = wallet('creatorWalletAddress');
-  const amount =
-    currency && !isFiat(currency) ? parseAmount(input.amount, currency.decimals) : null;
-  if (amount && !amount.ok) errors.push({ field: 'amount', message: amount.message });
-  if (errors.length > 0) throw new ValidationError(errors);
-  if (!network || !currency || !recipient || !creator || !amount?.ok) {
-    throw new Error('payout inputs passed validation without values');
-  }
-
-  const now = deps.clock.now();
-  const token = ulid(now.getTime());
-  const requestIds = await deps.db.transaction(async (tx) => {
-    const link = await insertLink(tx, {
-      token,
-      caller,
-      network: network.id,
-      now,
-      creatorWallet: creator,
-      reference: input.reference ?? null,
-      payerIdentifier: input.recipientIdentifier ?? null,
-      redirectUrl: input.redirectUrl ?? null,
-      redirectLabel: input.redirectLabel ?? null,
-    });
-    const rows = await insertRequests(tx, [
-      {
-        accountId: caller.accountId,
-        clientIdId: caller.clientId?.id ?? null,
-        securePaymentId: link.id,
-        position: 0,
-        network,
-        invoiceCurrency: currency,
-        paymentCurrency: currency,
-        expectedAmount: amount.value,
-        payee: recipient,
-        payer: creator,
-        reference: input.reference ?? null,
-        origin: caller.origin,
-      },
-    ]);
-    return rows.map((row) => row.requestId);
-  });
-  return { token, securePaymentUrl: securePaymentUrl(deps.payUrl, token), requestIds };
-}
 
 export interface BatchPayoutInput {
   readonly tokens: readonly string[];
@@ -145,7 +40,7 @@ export interface BatchPayoutInput {
  * checked inside it, so two merges of the same link cannot both succeed.
  */
 export async function createBatchPayoutLink(
-  deps: Deps,
+  deps: PayoutLinkDeps,
   caller: LinkCaller,
   input: BatchPayoutInput,
 ): Promise<CreatedLink> {
