@@ -34,8 +34,6 @@ import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
-import { tronBroadcastRoutes } from '../secure-payments/tron-broadcast.ts';
-import { userEventRoutes } from '../secure-payments/user-events.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { installAdmission } from './admission.ts';
 import { installCors } from './cors.ts';
@@ -184,24 +182,17 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     payUrl: deps.config.payUrl,
     maxChildren: deps.config.multicallMaxChildren,
   });
+  const tronRpc = deps.config.networks.tron.rpcUrl;
   securePaymentRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
     parents: createMulticallParents(chainDeps),
-  });
-  const tronRpc = deps.config.networks.tron.rpcUrl;
-  tronBroadcastRoutes(app, {
-    ...chainDeps,
     tronNode: tronRpc
       ? createTronGridClient({
           baseUrl: tronRpc,
           ...(deps.config.tronApiKey && { apiKey: deps.config.tronApiKey }),
         })
       : null,
-  });
-  userEventRoutes(app, {
-    db,
-    clock: deps.clock,
     rateLimiter: deps.rateLimiter,
     wakeDispatcher: deps.wakeDispatcher,
   });

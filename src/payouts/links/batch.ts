@@ -40,7 +40,7 @@ export interface BatchPayoutInput {
  * checked inside it, so two merges of the same link cannot both succeed.
  */
 export async function createBatchPayoutLink(
-  deps: PayoutLinkDeps,
+  deps: Pick<PayoutLinkDeps, 'db' | 'clock' | 'payUrl'>,
   caller: LinkCaller,
   input: BatchPayoutInput,
 ): Promise<CreatedLink> {

@@ -12,19 +12,12 @@ import type { Database } from '../../db/client.ts';
 import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
 import { multicallOf } from '../../payments/calldata/shared.ts';
 import { readPayerState } from '../../payments/payer-state.ts';
-import type { EvmTransaction } from '../../payments/transactions.ts';
 import { prepareRequest, type RequestCaller, walletOf } from '../../requests/create.ts';
 import { type ClientFee, platformFee } from '../../requests/pay.ts';
 import type { PayoutInput } from '../schemas.ts';
 import { allowanceMetadata, approvalsFor } from './approval.ts';
-import { schedulePermitBody } from './permit.ts';
-import type { RecurringPaymentPermitBody } from './schemas.ts';
-import {
-  committedElsewhere,
-  insertRecurringPayout,
-  permitOf,
-  type RecurringPayoutRow,
-} from './store.ts';
+import { committedElsewhere, insertRecurringPayout } from './store.ts';
+import { payUrlOf, permitBody, referenceTransaction } from './wire.ts';
 
 /**
  * `POST /v2/payouts` with `recurrence`: a schedule of `totalPayments` equal payments from
@@ -187,27 +180,6 @@ export async function createRecurringPayout(
     ),
     payUrl: payUrlOf(payUrl, row.payToken),
   };
-}
-
-/** The hosted page where the payer approves and signs: `PAY_URL/?recurring=<payToken>`. */
-export function payUrlOf(payUrl: string, payToken: string): string {
-  return `${payUrl}/?recurring=${payToken}`;
-}
-
-/** The permit as the create answer carries it (`schedulePermitBody`), typed for its schema. */
-export function permitBody(row: RecurringPayoutRow): RecurringPaymentPermitBody {
-  const body = schedulePermitBody(permitOf(row));
-  return {
-    domain: body.domain,
-    types: { SchedulePermit: [...body.types.SchedulePermit] },
-    // schedulePermitBody writes each value in the JSON type this schema gives it.
-    values: body.values as RecurringPaymentPermitBody['values'],
-  };
-}
-
-/** `{data, to, value: {type: 'BigNumber', hex}}`, as every payout answers its calls. */
-export function referenceTransaction(tx: EvmTransaction) {
-  return { data: tx.data, to: tx.to, value: { type: 'BigNumber' as const, hex: tx.value } };
 }
 
 interface CheckedRecurrence {
