@@ -47,3 +47,12 @@ export function linkCallerOf(request: FastifyRequest): LinkCaller {
     origin: browserOriginOf(request),
   };
 }
+
+/** What a new link's requests record of who created them. */
+export function requestOwnerOf(caller: LinkCaller) {
+  return {
+    accountId: caller.accountId,
+    clientIdId: caller.clientId?.id ?? null,
+    origin: caller.origin,
+  };
+}

@@ -1,15 +1,17 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { AppError, ValidationError } from '../../base/errors.ts';
-import { ulid } from '../../base/ulid.ts';
+import { AppError } from '../../base/errors.ts';
+import type { Database } from '../../db/client.ts';
 import { requests, securePayments } from '../../db/schema.ts';
-import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
 import { TRON_BATCH_MESSAGE } from '../../payments/calldata/batch.ts';
-import { checkRedirect, securePaymentUrl } from '../../secure-payments/create.ts';
+import type { RequestRow } from '../../requests/requests.ts';
+import { checkRedirect } from '../../secure-payments/create.ts';
 import { insertLink } from '../../secure-payments/insert-link.ts';
 import type { CreatedLink, LinkCaller } from '../../secure-payments/link-caller.ts';
 import { parentsWaitingOn } from '../../secure-payments/link-children.ts';
-import { effectiveStatus } from '../../secure-payments/link-row.ts';
+import { effectiveStatus, type LinkRow } from '../../secure-payments/link-row.ts';
+import { mintLink } from '../../secure-payments/new-link.ts';
 import type { PayoutLinkDeps } from './create.ts';
+import { checkTotalsFit, distinctTokens } from './grouping.ts';
 
 /**
  * Batch payout links: several pending payout links merged into one link that pays them all
@@ -44,123 +46,114 @@ export async function createBatchPayoutLink(
   caller: LinkCaller,
   input: BatchPayoutInput,
 ): Promise<CreatedLink> {
-  checkRedirect(input.redirectUrl, input.redirectLabel);
-  const tokens = input.tokens.map((token) => token.toUpperCase());
-  const seen = new Set<string>();
-  for (const [index, token] of tokens.entries()) {
-    if (seen.has(token)) {
-      throw new ValidationError([{ field: `tokens[${index}]`, message: 'repeats a token' }]);
-    }
-    seen.add(token);
-  }
-
-  const now = deps.clock.now();
-  const token = ulid(now.getTime());
-  const requestIds = await deps.db.transaction(async (tx) => {
-    // Requests before links, in the order settlement takes them (a payment updates its request,
-    // then completes its link), so a merge and a payment of the same link cannot deadlock.
-    const owned = and(
-      eq(securePayments.accountId, caller.accountId),
-      inArray(securePayments.token, tokens),
-    );
-    const children = await tx
-      .select()
-      .from(requests)
-      .where(
-        inArray(
-          requests.securePaymentId,
-          tx.select({ id: securePayments.id }).from(securePayments).where(owned),
-        ),
-      )
-      .for('update');
-    const links = await tx.select().from(securePayments).where(owned).for('update');
-    const byToken = new Map(links.map((link) => [link.token, link]));
-    // Checked in the order sent, so the first bad token is the one named.
-    for (const [index, wanted] of tokens.entries()) {
-      const link = byToken.get(wanted);
-      const name = input.tokens[index] ?? wanted;
-      if (!link) throw new AppError('unknown_payout_link', unknownPayoutMessage(name));
-      if (!link.payout || link.creatorWallet === null) {
-        throw new AppError('not_single_payout', notSinglePayoutMessage(name));
+  const redirect = checkRedirect(input);
+  const tokens = distinctTokens(input.tokens, 'tokens');
+  return mintLink(deps, caller, (draft) =>
+    deps.db.transaction(async (tx) => {
+      const { links, merged } = await lockMergeable(tx, caller.accountId, tokens, input, draft.now);
+      const [first] = links;
+      if (!first) throw new Error('batch payout without links');
+      const batch = await insertLink(tx, {
+        ...draft,
+        network: first.network,
+        creatorWallet: first.creatorWallet,
+        ...redirect,
+      });
+      for (const [position, request] of merged.entries()) {
+        await tx
+          .update(requests)
+          .set({ securePaymentId: batch.id, position })
+          .where(eq(requests.id, request.id));
       }
-      // Before the count: a merged link has handed its request to the batch.
-      const status = effectiveStatus(link, now);
-      if (status !== 'pending') {
-        throw new AppError('payout_link_not_pending', notPendingPayoutMessage(name, status));
-      }
-      if (children.filter((r) => r.securePaymentId === link.id).length !== 1) {
-        throw new AppError('not_single_payout', notSinglePayoutMessage(name));
-      }
-    }
-    // A link a pending multicall waits on stays its own: merged, it would drop out of it.
-    const waitedOn = await parentsWaitingOn(
-      tx,
-      links.map((link) => link.id),
-      now,
-    );
-    for (const [index, wanted] of tokens.entries()) {
-      const link = byToken.get(wanted);
-      if (link && waitedOn.has(link.id)) {
-        throw new AppError(
-          'payout_link_in_multicall',
-          inMulticallMessage(input.tokens[index] ?? wanted),
-        );
-      }
-    }
-    if (links.some((link) => link.network === 'tron')) {
-      throw new AppError('tron_batch_not_supported', TRON_BATCH_MESSAGE);
-    }
-    if (new Set(links.map((link) => link.network)).size > 1) {
-      throw new AppError('payout_networks_differ', PAYOUT_NETWORKS_MESSAGE);
-    }
-    if (new Set(links.map((link) => link.creatorWallet)).size > 1) {
-      throw new AppError('payout_creators_differ', PAYOUT_CREATORS_MESSAGE);
-    }
-    // A batch pays each token's total in one approval and one transfer: it must fit a uint256.
-    const totals = new Map<string, bigint>();
-    for (const request of children) {
-      totals.set(
-        request.paymentCurrency,
-        (totals.get(request.paymentCurrency) ?? 0n) + request.expectedAmount,
-      );
-    }
-    if ([...totals.values()].some((total) => total > MAX_BASE_UNITS)) {
-      throw new ValidationError([{ field: 'tokens', message: TOTAL_TOO_LARGE_MESSAGE }]);
-    }
-
-    const [first] = links;
-    if (!first) throw new Error('batch payout without links');
-    const batch = await insertLink(tx, {
-      token,
-      caller,
-      network: first.network,
-      now,
-      creatorWallet: first.creatorWallet,
-      redirectUrl: input.redirectUrl ?? null,
-      redirectLabel: input.redirectLabel ?? null,
-    });
-    const ordered = tokens.map((wanted) => {
-      const link = byToken.get(wanted);
-      const request = children.find((r) => r.securePaymentId === link?.id);
-      if (!request) throw new Error('payout link lost its request');
-      return request;
-    });
-    for (const [position, request] of ordered.entries()) {
       await tx
-        .update(requests)
-        .set({ securePaymentId: batch.id, position })
-        .where(eq(requests.id, request.id));
+        .update(securePayments)
+        .set({ status: 'invalidated' })
+        .where(
+          inArray(
+            securePayments.id,
+            links.map((link) => link.id),
+          ),
+        );
+      return merged.map((request) => request.requestId);
+    }),
+  );
+}
+
+/**
+ * The account's payout links of `tokens` (as sent: `input.tokens`), locked and each checked,
+ * the first bad one named: all pending single payout links that no multicall waits on, on one
+ * network other than Tron, of one creator, whose totals fit one batch. With their requests in
+ * the order the tokens were sent, the order of the batch.
+ */
+async function lockMergeable(
+  tx: Database,
+  accountId: string,
+  tokens: readonly string[],
+  input: BatchPayoutInput,
+  now: Date,
+): Promise<{ links: LinkRow[]; merged: RequestRow[] }> {
+  // Requests before links, in the order settlement takes them (a payment updates its request,
+  // then completes its link), so a merge and a payment of the same link cannot deadlock.
+  const owned = and(eq(securePayments.accountId, accountId), inArray(securePayments.token, tokens));
+  const children = await tx
+    .select()
+    .from(requests)
+    .where(
+      inArray(
+        requests.securePaymentId,
+        tx.select({ id: securePayments.id }).from(securePayments).where(owned),
+      ),
+    )
+    .for('update');
+  const links = await tx.select().from(securePayments).where(owned).for('update');
+  const byToken = new Map(links.map((link) => [link.token, link]));
+  // Checked in the order sent, so the first bad token is the one named.
+  for (const [index, wanted] of tokens.entries()) {
+    const link = byToken.get(wanted);
+    const name = input.tokens[index] ?? wanted;
+    if (!link) throw new AppError('unknown_payout_link', unknownPayoutMessage(name));
+    if (!link.payout || link.creatorWallet === null) {
+      throw new AppError('not_single_payout', notSinglePayoutMessage(name));
     }
-    await tx
-      .update(securePayments)
-      .set({ status: 'invalidated' })
-      .where(
-        inArray(
-          securePayments.id,
-          links.map((link) => link.id),
-        ),
+    // Before the count: a merged link has handed its request to the batch.
+    const status = effectiveStatus(link, now);
+    if (status !== 'pending') {
+      throw new AppError('payout_link_not_pending', notPendingPayoutMessage(name, status));
+    }
+    if (children.filter((r) => r.securePaymentId === link.id).length !== 1) {
+      throw new AppError('not_single_payout', notSinglePayoutMessage(name));
+    }
+  }
+  // A link a pending multicall waits on stays its own: merged, it would drop out of it.
+  const waitedOn = await parentsWaitingOn(
+    tx,
+    links.map((link) => link.id),
+    now,
+  );
+  for (const [index, wanted] of tokens.entries()) {
+    const link = byToken.get(wanted);
+    if (link && waitedOn.has(link.id)) {
+      throw new AppError(
+        'payout_link_in_multicall',
+        inMulticallMessage(input.tokens[index] ?? wanted),
       );
-    return ordered.map((request) => request.requestId);
+    }
+  }
+  if (links.some((link) => link.network === 'tron')) {
+    throw new AppError('tron_batch_not_supported', TRON_BATCH_MESSAGE);
+  }
+  if (new Set(links.map((link) => link.network)).size > 1) {
+    throw new AppError('payout_networks_differ', PAYOUT_NETWORKS_MESSAGE);
+  }
+  if (new Set(links.map((link) => link.creatorWallet)).size > 1) {
+    throw new AppError('payout_creators_differ', PAYOUT_CREATORS_MESSAGE);
+  }
+  checkTotalsFit(children, 'tokens');
+  const merged = tokens.map((wanted) => {
+    const link = byToken.get(wanted);
+    const request = children.find((r) => r.securePaymentId === link?.id);
+    if (!request) throw new Error('payout link lost its request');
+    return request;
   });
-  return { token, securePaymentUrl: securePaymentUrl(deps.payUrl, token), requestIds };
+  return { links, merged };
 }

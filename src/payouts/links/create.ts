@@ -1,15 +1,19 @@
 import type { Clock } from '../../base/clock.ts';
 import { type FieldError, ValidationError } from '../../base/errors.ts';
-import { ulid } from '../../base/ulid.ts';
 import { isFiat } from '../../chains/currencies.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { parseWallet } from '../../destinations/destination-id.ts';
 import { parseAmount } from '../../payments/amounts.ts';
 import { insertRequests } from '../../requests/requests.ts';
-import { checkRedirect, securePaymentUrl } from '../../secure-payments/create.ts';
+import { checkRedirect } from '../../secure-payments/create.ts';
 import { insertLink } from '../../secure-payments/insert-link.ts';
-import type { CreatedLink, LinkCaller } from '../../secure-payments/link-caller.ts';
+import {
+  type CreatedLink,
+  type LinkCaller,
+  requestOwnerOf,
+} from '../../secure-payments/link-caller.ts';
+import { mintLink } from '../../secure-payments/new-link.ts';
 
 /**
  * Hosted payout links: money going out of `creatorWalletAddress` to one recipient. A payout
@@ -46,7 +50,7 @@ export async function createPayoutLink(
   caller: LinkCaller,
   input: CreatePayoutInput,
 ): Promise<CreatedLink> {
-  checkRedirect(input.redirectUrl, input.redirectLabel);
+  const redirect = checkRedirect(input);
   const errors: FieldError[] = [];
   const network = deps.chains.network(input.network);
   if (!network) {
@@ -78,37 +82,31 @@ export async function createPayoutLink(
     throw new Error('payout inputs passed validation without values');
   }
 
-  const now = deps.clock.now();
-  const token = ulid(now.getTime());
-  const requestIds = await deps.db.transaction(async (tx) => {
-    const link = await insertLink(tx, {
-      token,
-      caller,
-      network: network.id,
-      now,
-      creatorWallet: creator,
-      reference: input.reference ?? null,
-      payerIdentifier: input.recipientIdentifier ?? null,
-      redirectUrl: input.redirectUrl ?? null,
-      redirectLabel: input.redirectLabel ?? null,
-    });
-    const rows = await insertRequests(tx, [
-      {
-        accountId: caller.accountId,
-        clientIdId: caller.clientId?.id ?? null,
-        securePaymentId: link.id,
-        position: 0,
-        network,
-        invoiceCurrency: currency,
-        paymentCurrency: currency,
-        expectedAmount: amount.value,
-        payee: recipient,
-        payer: creator,
+  return mintLink(deps, caller, (draft) =>
+    deps.db.transaction(async (tx) => {
+      const link = await insertLink(tx, {
+        ...draft,
+        network: network.id,
+        creatorWallet: creator,
         reference: input.reference ?? null,
-        origin: caller.origin,
-      },
-    ]);
-    return rows.map((row) => row.requestId);
-  });
-  return { token, securePaymentUrl: securePaymentUrl(deps.payUrl, token), requestIds };
+        payerIdentifier: input.recipientIdentifier ?? null,
+        ...redirect,
+      });
+      const rows = await insertRequests(tx, [
+        {
+          ...requestOwnerOf(caller),
+          securePaymentId: link.id,
+          position: 0,
+          network,
+          invoiceCurrency: currency,
+          paymentCurrency: currency,
+          expectedAmount: amount.value,
+          payee: recipient,
+          payer: creator,
+          reference: input.reference ?? null,
+        },
+      ]);
+      return rows.map((row) => row.requestId);
+    }),
+  );
 }

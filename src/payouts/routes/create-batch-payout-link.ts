@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
-import { linkCallerOf } from '../../secure-payments/link-caller.ts';
+import { createLinkFor } from '../../secure-payments/created-link.ts';
 import {
   CreatedLinkResponse,
   LINK_TAGS,
@@ -40,8 +40,10 @@ export function registerCreateBatchPayoutLink(
       },
     },
     async (request, reply) => {
-      const created = await createBatchPayoutLink(deps, linkCallerOf(request), request.body);
-      return reply.code(201).send({ ...created, feePlan: null });
+      const created = await createLinkFor(request, (caller) =>
+        createBatchPayoutLink(deps, caller, request.body),
+      );
+      return reply.code(201).send(created);
     },
   );
 }

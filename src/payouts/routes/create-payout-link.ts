@@ -3,8 +3,7 @@ import type { Clock } from '../../base/clock.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
-import { linkCallerOf } from '../../secure-payments/link-caller.ts';
-import { checkAccessPolicy } from '../../secure-payments/link-options.ts';
+import { createLinkFor, linkInputOf } from '../../secure-payments/created-link.ts';
 import {
   CreatedLinkResponse,
   LINK_AUTH,
@@ -48,15 +47,11 @@ export function registerCreatePayoutLink(
       },
     },
     async (request, reply) => {
-      const {
-        feePercentage: _ignored,
-        feeAddress: _alsoIgnored,
-        accessPolicy,
-        ...input
-      } = request.body;
-      checkAccessPolicy(accessPolicy);
-      const created = await createPayoutLink(deps, linkCallerOf(request), input);
-      return reply.code(201).send({ ...created, feePlan: null });
+      const input = linkInputOf(request.body);
+      const created = await createLinkFor(request, (caller) =>
+        createPayoutLink(deps, caller, input),
+      );
+      return reply.code(201).send(created);
     },
   );
 }

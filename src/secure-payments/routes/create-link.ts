@@ -4,8 +4,7 @@ import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { createSecurePayment } from '../create.ts';
-import { linkCallerOf } from '../link-caller.ts';
-import { checkAccessPolicy } from '../link-options.ts';
+import { createLinkFor, linkInputOf } from '../created-link.ts';
 import {
   CreatedLinkResponse,
   LINK_AUTH,
@@ -78,15 +77,11 @@ export function registerCreateLink(
       },
     },
     async (request, reply) => {
-      const {
-        feePercentage: _ignored,
-        feeAddress: _alsoIgnored,
-        accessPolicy,
-        ...input
-      } = request.body;
-      checkAccessPolicy(accessPolicy);
-      const created = await createSecurePayment(deps, linkCallerOf(request), input);
-      return reply.code(201).send({ ...created, feePlan: null });
+      const input = linkInputOf(request.body);
+      const created = await createLinkFor(request, (caller) =>
+        createSecurePayment(deps, caller, input),
+      );
+      return reply.code(201).send(created);
     },
   );
 }
