@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { multicallChildren } from '../src/db/schema.ts';
-import { MULTICALL_VALIDATION_MESSAGE } from '../src/secure-payments/multicall.ts';
-import { BLOCK_MESSAGES } from '../src/secure-payments/multicall-children.ts';
+import { MULTICALL_VALIDATION_MESSAGE } from '../src/payouts/multicall/create.ts';
+import { BLOCK_MESSAGES } from '../src/payouts/multicall/reasons.ts';
 import type { Tenant } from './fixtures.ts';
 import { apiKey, type Body, type Headers, rowCounts, shop, t, wallet } from './secure-payments.ts';
 

@@ -2,16 +2,19 @@ import type { Clock } from '../base/clock.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
 import type { App } from '../http/types.ts';
-import { createBatchPayout } from './batch.ts';
-import { createPayout } from './create.ts';
-import { payerPageRoutes } from './recurring/page-routes.ts';
-import { recurringPayoutRoutes } from './recurring/routes.ts';
-import { BatchPayoutBody, BatchPayoutResponse, PayoutBody, PayoutResponse } from './schemas.ts';
-
-const AUTH = ['apiKey', 'clientId'] as const;
-const TAGS = ['V2/Payouts'];
+import { registerActivateByPayToken } from './routes/activate-by-pay-token.ts';
+import { registerActivateRecurringPayout } from './routes/activate-recurring-payout.ts';
+import { registerCreateBatchPayout } from './routes/create-batch-payout.ts';
+import { registerCreateBatchPayoutLink } from './routes/create-batch-payout-link.ts';
+import { registerCreateMulticallPayout } from './routes/create-multicall-payout.ts';
+import { registerCreatePayout } from './routes/create-payout.ts';
+import { registerCreatePayoutLink } from './routes/create-payout-link.ts';
+import { registerGetMulticallPayout } from './routes/get-multicall-payout.ts';
+import { registerGetPayerApproval } from './routes/get-payer-approval.ts';
+import { registerGetPayerView } from './routes/get-payer-view.ts';
+import { registerGetRecurringPayout } from './routes/get-recurring-payout.ts';
+import { registerUpdateRecurringPayout } from './routes/update-recurring-payout.ts';
 
 export function payoutRoutes(
   app: App,
@@ -21,51 +24,23 @@ export function payoutRoutes(
     chains: ChainRegistry;
     clients: ChainClients;
     payUrl: string;
+    /** The most children a multicall payout takes (`MULTICALL_MAX_CHILDREN`). */
+    maxChildren: number;
   },
 ): void {
-  const callerOf = (request: Parameters<typeof accountIdOf>[0]) => ({
-    accountId: accountIdOf(request),
-    clientId: clientIdOf(request),
-    origin: browserOriginOf(request),
-  });
-
-  app.post(
-    '/v2/payouts',
-    {
-      config: { auth: AUTH },
-      schema: {
-        tags: TAGS,
-        summary: 'Pay someone: a request to `payee` and the calldata that pays it',
-        description:
-          'With a payer wallet (`payerWallet`, or `payerAddress` or `payer`), its balance and allowance are read and the approval is left out when it is not needed. With `recurrence`, a recurring payout: `id`, the approval of the recurring payment proxy for every payment (when the allowance is short), the `recurringPaymentPermit` to sign and `metadata {stepsRequired, totalNeededAllowance, currentAllowance, additionalAllowanceNeeded, existingPaymentsAmount}`.',
-        body: PayoutBody,
-        response: { 201: PayoutResponse },
-      },
-    },
-    async (request, reply) => {
-      const body = await createPayout(deps, callerOf(request), request.body, clientIdOf(request));
-      return reply.code(201).send(body);
-    },
-  );
-
-  app.post(
-    '/v2/payouts/batch',
-    {
-      config: { auth: AUTH },
-      schema: {
-        tags: TAGS,
-        summary: 'Pay several requests in one transaction on one EVM network',
-        description:
-          'New requests (`requests`) or existing ones (`requestIds`), up to 200, ERC20 of several tokens and the native currency mixed. Send the approvals, then the batch transaction.',
-        body: BatchPayoutBody,
-        response: { 201: BatchPayoutResponse },
-      },
-    },
-    async (request, reply) => {
-      return reply.code(201).send(await createBatchPayout(deps, callerOf(request), request.body));
-    },
-  );
-
-  recurringPayoutRoutes(app, deps);
-  payerPageRoutes(app, deps);
+  registerCreatePayout(app, deps);
+  registerCreateBatchPayout(app, deps);
+  // A recurring payout by its id: the account's calls.
+  registerActivateRecurringPayout(app, deps);
+  registerGetRecurringPayout(app, deps);
+  registerUpdateRecurringPayout(app, deps);
+  // By its pay token: the payer's page.
+  registerGetPayerView(app, deps);
+  registerGetPayerApproval(app, deps);
+  registerActivateByPayToken(app, deps);
+  // Payout links and multicall payouts: links under /v2/secure-payments, paid from the creator.
+  registerCreatePayoutLink(app, deps);
+  registerCreateBatchPayoutLink(app, deps);
+  registerCreateMulticallPayout(app, deps);
+  registerGetMulticallPayout(app, deps);
 }

@@ -1,9 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { BatchMetadata } from '../payments/schemas.ts';
-import { BigNumberJson, CustomerInfo } from '../requests/schemas.ts';
-import { RecurringPaymentPermit } from './recurring/schemas.ts';
+import { CustomerInfo } from '../requests/schemas.ts';
 
-/** Wire schemas of `/v2/payouts` (field names and limits as the reference API's, §4.1, §4.3). */
+/**
+ * Wire schemas of `/v2/payouts` that its services read too (field names and limits as the
+ * reference API's, §4.1, §4.3), and what the payout routes share.
+ */
+
+export const PAYOUT_AUTH = ['apiKey', 'clientId'] as const;
+export const PAYOUT_TAGS = ['V2/Payouts'];
 
 /** The most requests one batch transaction pays (api-facts §15). */
 export const MAX_BATCH_ITEMS = 200;
@@ -59,32 +63,6 @@ export const PayoutBody = Type.Object(
 
 export type PayoutInput = Static<typeof PayoutBody>;
 
-const EvmCall = Type.Object(
-  { data: Type.String(), to: Type.String(), value: BigNumberJson },
-  { additionalProperties: true, description: 'Tron calls add their trigger parameters' },
-);
-
-export const PayoutResponse = Type.Object({
-  id: Type.Optional(
-    Type.String({
-      description: 'With `recurrence`: the recurring payout, for `/v2/payouts/recurring/{id}`',
-    }),
-  ),
-  requestId: Type.String({
-    description: 'The request of the payment (with `recurrence`: of its first payment)',
-  }),
-  paymentReference: Type.String(),
-  transactions: Type.Array(EvmCall),
-  recurringPaymentPermit: Type.Optional(RecurringPaymentPermit),
-  metadata: Type.Record(Type.String(), Type.Unknown()),
-  payUrl: Type.Optional(
-    Type.String({
-      description:
-        'With `recurrence` (payreq’s addition): the hosted page where the payer approves the proxy and signs the permit with their wallet, `PAY_URL/?recurring=<token>`. The token is the payer’s capability: send the URL to the payer only.',
-    }),
-  ),
-});
-
 export const BatchPayoutBody = Type.Object(
   {
     requests: Type.Optional(
@@ -116,39 +94,3 @@ export const BatchPayoutBody = Type.Object(
     description: 'Either `requests` (new requests) or `requestIds` (existing ones), not both',
   },
 );
-
-const Approval = Type.Object({
-  data: Type.String(),
-  to: Type.String(),
-  value: Type.Integer({ description: 'Always 0' }),
-});
-
-export const BatchPayoutResponse = Type.Object({
-  ERC20ApprovalTransactions: Type.Array(Approval),
-  batchPaymentTransaction: Type.Object(
-    { data: Type.String(), to: Type.String(), value: BigNumberJson },
-    { description: 'The one transaction that pays every request (BatchConversionPayments)' },
-  ),
-  ERC20BatchPaymentTransaction: Type.Optional(
-    Type.Object(
-      { data: Type.String(), to: Type.String(), value: BigNumberJson },
-      {
-        description:
-          'The reference schema’s name for the batch transaction when it pays any token: the same transaction as batchPaymentTransaction; send one of them',
-      },
-    ),
-  ),
-  ETHBatchPaymentTransaction: Type.Optional(
-    Type.Object(
-      { data: Type.String(), to: Type.String(), value: BigNumberJson },
-      {
-        description:
-          'The reference schema’s name for the batch transaction when it pays only the native currency: the same transaction as batchPaymentTransaction',
-      },
-    ),
-  ),
-  requestIds: Type.Array(Type.String(), {
-    description: 'The requests the batch pays, in the order of the body',
-  }),
-  metadata: BatchMetadata,
-});

@@ -10,8 +10,10 @@ import type { SingleCalldata } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer, type Payer } from '../payments/payer.ts';
 import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
-import { multicallCalldata } from './multicall-calldata.ts';
-import { PAYOUT_WALLET_MESSAGE } from './payouts.ts';
+import type { ParentLinks } from './parent-links.ts';
+
+export const PAYOUT_WALLET_MESSAGE =
+  'Only the wallet that created this payout (creatorWalletAddress) can pay it';
 
 export interface CalldataQuery {
   readonly wallet?: string | undefined;
@@ -26,6 +28,8 @@ export interface CalldataDeps {
   readonly clock: Clock;
   readonly chains: ChainRegistry;
   readonly clients: ChainClients;
+  /** A multicall parent's calldata. */
+  readonly parents: ParentLinks;
 }
 
 /**
@@ -86,13 +90,13 @@ export async function linkCalldata(
   scope: LinkScope,
   token: string,
   query: CalldataQuery,
-): Promise<SingleCalldata | BatchCalldata | Awaited<ReturnType<typeof multicallCalldata>>> {
+): Promise<SingleCalldata | BatchCalldata | object> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
   await assertPayable(deps.db, link);
   const payer = checkPayerInputs(link, query);
   assertPayoutWallet(link, payer);
   const now = deps.clock.now();
-  if (link.children) return multicallCalldata(deps, link, payer, now);
+  if (link.children) return deps.parents.calldata(link, payer, now);
   const legs = linkLegs(deps.chains, link, now);
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.

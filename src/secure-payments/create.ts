@@ -1,6 +1,5 @@
 import type { Clock } from '../base/clock.ts';
 import { AppError } from '../base/errors.ts';
-import { ulid } from '../base/ulid.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import {
@@ -9,8 +8,14 @@ import {
   findCanonicalDestination,
 } from '../destinations/destinations.ts';
 import { insertLinkWithRequests } from './insert-link.ts';
-import type { CreatedLink, CreateLinkInput, LinkCaller } from './link-caller.ts';
+import {
+  type CreatedLink,
+  type CreateLinkInput,
+  type LinkCaller,
+  requestOwnerOf,
+} from './link-caller.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
+import { mintLink } from './new-link.ts';
 
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
 
@@ -27,15 +32,15 @@ const UNSAFE_LABEL_CHARACTERS = /[<>&"'`]/;
 export const UNBOUND_ORCHESTRATED_MESSAGE =
   'A client ID used with an orchestrator key needs a bound payee destination';
 
-export function securePaymentUrl(payUrl: string, token: string): string {
-  return `${payUrl}/?token=${token}`;
-}
-
-/** Checks the redirect pair; throws 400 with the reference API's exact messages. */
-export function checkRedirect(
-  redirectUrl: string | undefined,
-  redirectLabel: string | undefined,
-): void {
+/**
+ * Checks the redirect pair, throwing 400 with the reference API's exact messages; the pair as
+ * the link stores it.
+ */
+export function checkRedirect(input: {
+  readonly redirectUrl?: string | undefined;
+  readonly redirectLabel?: string | undefined;
+}): { readonly redirectUrl: string | null; readonly redirectLabel: string | null } {
+  const { redirectUrl, redirectLabel } = input;
   if (redirectUrl !== undefined) {
     let url: URL | null = null;
     try {
@@ -62,6 +67,7 @@ export function checkRedirect(
       throw new AppError('invalid_redirect_label', REDIRECT_LABEL_MESSAGE);
     }
   }
+  return { redirectUrl: redirectUrl ?? null, redirectLabel: redirectLabel ?? null };
 }
 
 /**
@@ -75,7 +81,7 @@ export async function createSecurePayment(
   caller: LinkCaller,
   input: CreateLinkInput,
 ): Promise<CreatedLink> {
-  checkRedirect(input.redirectUrl, input.redirectLabel);
+  const redirect = checkRedirect(input);
   const bound = await boundDestination(deps.db, caller.clientId);
   // An orchestrator is another party than the account: it may only ever have the account paid
   // where the account bound the client ID, never at a destination of its choosing.
@@ -96,41 +102,32 @@ export async function createSecurePayment(
     throw error;
   }
 
-  const now = deps.clock.now();
-  const token = ulid(now.getTime());
-  const written = await insertLinkWithRequests(
-    deps.db,
-    {
-      token,
-      caller,
-      network: items[0]?.target.network.id ?? '',
-      now,
-      reference: input.reference ?? null,
-      payerIdentifier: input.payerIdentifier ?? null,
-      redirectUrl: input.redirectUrl ?? null,
-      redirectLabel: input.redirectLabel ?? null,
-    },
-    // A destination id names its wallet, chain and token: the parsed id says what its row says.
-    items.map(({ target, invoice, amount }, position) => ({
-      accountId: caller.accountId,
-      clientIdId: caller.clientId?.id ?? null,
-      position,
-      network: target.network,
-      invoiceCurrency: invoice,
-      paymentCurrency: target.currency,
-      expectedAmount: amount,
-      payee: target.id.walletAddress,
-      destinationId: target.id.value,
-      reference: input.reference ?? null,
-      origin: caller.origin,
-    })),
-  );
-  if (written === null) throw await missingDestination(deps.db, caller, bound, items);
-  return {
-    token,
-    securePaymentUrl: securePaymentUrl(deps.payUrl, token),
-    requestIds: written.requestIds,
-  };
+  return mintLink(deps, caller, async (draft) => {
+    const written = await insertLinkWithRequests(
+      deps.db,
+      {
+        ...draft,
+        network: items[0]?.target.network.id ?? '',
+        reference: input.reference ?? null,
+        payerIdentifier: input.payerIdentifier ?? null,
+        ...redirect,
+      },
+      // A destination id names its wallet, chain and token: the parsed id says what its row says.
+      items.map(({ target, invoice, amount }, position) => ({
+        ...requestOwnerOf(caller),
+        position,
+        network: target.network,
+        invoiceCurrency: invoice,
+        paymentCurrency: target.currency,
+        expectedAmount: amount,
+        payee: target.id.walletAddress,
+        destinationId: target.id.value,
+        reference: input.reference ?? null,
+      })),
+    );
+    if (written === null) throw await missingDestination(deps.db, caller, bound, items);
+    return written.requestIds;
+  });
 }
 
 /** The first of the items whose destination is not an active one of the account, as a 400. */

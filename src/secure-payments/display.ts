@@ -1,14 +1,40 @@
 import { inArray } from 'drizzle-orm';
+import type { Clock } from '../base/clock.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { payeeDestinations } from '../db/schema.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
+import type { LinkScope } from '../http/principal.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
+import { type CalldataQuery, checkPayerInputs } from './calldata.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
-import { type Link, NO_BRANDING } from './links.ts';
+import { assertPayable, type Link, loadLink, NO_BRANDING } from './links.ts';
+import type { ParentLinks } from './parent-links.ts';
+
+/**
+ * `GET /v2/secure-payments/{token}`: a payable link as its page shows it, once the payer inputs
+ * that /pay takes are checked the same way; a multicall parent as payouts shows it.
+ */
+export async function linkDisplay(
+  deps: {
+    readonly db: Database;
+    readonly clock: Clock;
+    readonly chains: ChainRegistry;
+    readonly parents: ParentLinks;
+  },
+  scope: LinkScope,
+  token: string,
+  query: CalldataQuery,
+) {
+  const link = await loadLink(deps.db, deps.clock, scope, token);
+  await assertPayable(deps.db, link);
+  checkPayerInputs(link, query);
+  if (link.children) return deps.parents.display(link, deps.clock.now());
+  return displayBody(deps.chains, link, await destinationIdsOf(deps.db, link));
+}
 
 /** Destination row ids whose public ids a process keeps; past it the oldest is dropped. */
 const MAX_KEPT_DESTINATION_IDS = 10_000;

@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { ClientIdRow } from '../db/schema.ts';
+import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
 
 /** Who creates a link and what they ask for, as every way of creating one takes it. */
 
@@ -34,4 +36,23 @@ export interface LinkCaller {
   readonly orchestrated: boolean;
   /** The browser origin the client ID called from, if it is a browser's. */
   readonly origin: string | null;
+}
+
+/** The caller as the request's principal names it. */
+export function linkCallerOf(request: FastifyRequest): LinkCaller {
+  return {
+    accountId: accountIdOf(request),
+    clientId: clientIdOf(request),
+    orchestrated: request.principal?.kind === 'orchestratorPair',
+    origin: browserOriginOf(request),
+  };
+}
+
+/** What a new link's requests record of who created them. */
+export function requestOwnerOf(caller: LinkCaller) {
+  return {
+    accountId: caller.accountId,
+    clientIdId: caller.clientId?.id ?? null,
+    origin: caller.origin,
+  };
 }

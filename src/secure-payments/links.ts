@@ -11,14 +11,14 @@ import type { PaymentLeg } from '../payments/transactions.ts';
 import { amountDue, requestLeg } from '../requests/legs.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
-import { effectiveStatus, type LinkRow, type LinkStatus } from './link-row.ts';
 import {
   type Child,
   childBlock,
   childrenOf,
   type MulticallStatus,
   multicallStatus,
-} from './multicall-children.ts';
+} from './link-children.ts';
+import { effectiveStatus, type LinkRow, type LinkStatus } from './link-row.ts';
 
 export interface Link {
   readonly row: LinkRow;

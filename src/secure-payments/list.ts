@@ -10,9 +10,10 @@ import {
 } from '../db/keyset.ts';
 import { requests, securePayments } from '../db/schema.ts';
 import { requestsOfLinks } from '../requests/requests.ts';
-import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
+import { DEFAULT_REDIRECT_LABEL } from './create.ts';
+import { childrenOfParents, multicallCompletedAt, multicallStatus } from './link-children.ts';
 import { effectiveStatus } from './link-row.ts';
-import { childrenOfParents, multicallCompletedAt, multicallStatus } from './multicall-children.ts';
+import { securePaymentUrl } from './new-link.ts';
 
 export interface ListFilter {
   readonly requestId?: string | undefined;

@@ -4,10 +4,11 @@ import { AppError } from '../base/errors.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, requests, securePayments } from '../db/schema.ts';
-import { DEFAULT_REDIRECT_LABEL, securePaymentUrl } from './create.ts';
+import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 import { destinationIdsOf, destinationOf } from './display.ts';
+import { childBlock, parentsWaitingOn } from './link-children.ts';
 import { type Link, linkPayments, loadLink } from './links.ts';
-import { childBlock, parentsWaitingOn } from './multicall-children.ts';
+import { securePaymentUrl } from './new-link.ts';
 
 /**
  * `GET /v2/secure-payments?requestId=` alone: the link of one request, as the reference's

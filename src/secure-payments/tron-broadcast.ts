@@ -1,26 +1,21 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Static } from 'typebox';
 import type { Clock } from '../base/clock.ts';
 import { AppError } from '../base/errors.ts';
 import { type ChainClients, ChainUnavailableError } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { type TronGridClient, TronGridError } from '../chains/tron-grid.ts';
+import {
+  type SignedTronTransaction,
+  type TronGridClient,
+  TronGridError,
+} from '../chains/tron-grid.ts';
 import type { Database } from '../db/client.ts';
-import { type LinkScope, linkScopeOf } from '../http/principal.ts';
-import type { App } from '../http/types.ts';
+import type { LinkScope } from '../http/principal.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { buildTronBatchCalldata, tronBatchSteps } from '../payments/calldata/tron-batch.ts';
 import type { TronTransaction } from '../payments/transactions.ts';
-import { matchExpected, readSignedTrigger } from '../payments/tron-signed.ts';
+import { matchExpected, readSignedTrigger, type SignedInput } from '../payments/tron-signed.ts';
 import { assertPayoutWallet } from './calldata.ts';
 import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
-import {
-  CompletedResponse,
-  TokenParams,
-  TronBroadcastBody,
-  TronBroadcastResponse,
-  TronRelayFailure,
-} from './schemas.ts';
 
 export interface TronBroadcastDeps {
   readonly db: Database;
@@ -31,7 +26,16 @@ export interface TronBroadcastDeps {
   readonly tronNode: TronGridClient | null;
 }
 
-type Body = Static<typeof TronBroadcastBody>;
+/** A transaction as TronWeb signs it, its id left out or not (it is computed). */
+export type SignedTransaction = SignedInput & Omit<SignedTronTransaction, 'txID'>;
+
+/** What the node answered when it took the transaction. */
+export interface RelayAnswer {
+  readonly result: true;
+  readonly txid: string;
+  readonly code?: string;
+  readonly message?: string;
+}
 
 /**
  * The payer's wallet signed one of the link's Tron calls; we relay it to the network only if it
@@ -43,8 +47,8 @@ export async function relayTronTransaction(
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>,
   scope: LinkScope,
   token: string,
-  signed: Body['signedTransaction'],
-): Promise<Static<typeof TronBroadcastResponse>> {
+  signed: SignedTransaction,
+): Promise<RelayAnswer> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
   await assertPayable(deps.db, link);
   if (link.row.network !== 'tron')
@@ -103,45 +107,4 @@ export async function relayTronTransaction(
     ...(answer.code !== undefined && { code: answer.code }),
     ...(answer.message !== undefined && { message: answer.message }),
   };
-}
-
-export function tronBroadcastRoutes(app: App, deps: TronBroadcastDeps): void {
-  app.post(
-    '/v2/secure-payments/:token/tron/broadcast',
-    {
-      // As the link's other token-scoped calls; the pay page may relay what its payer signed.
-      config: { auth: ['clientId', 'apiKey', 'orchestratorPair', 'session'], payPage: true },
-      schema: {
-        tags: ['V2/Secure Payment'],
-        summary: 'Relay a Tron transaction the payer signed, if it is one the link expects',
-        description:
-          'The approval or the payment of the link’s Tron calldata, for the transaction’s owner, exactly (contract, selector and arguments, call value; fee_limit at most the expected one), read from raw_data_hex (the protobuf Transaction.raw that was signed), with a txID that hashes it, raw_data describing the same fields, and the owner’s signature. Anything else answers 400 naming what differs, and nothing is relayed.',
-        params: TokenParams,
-        body: TronBroadcastBody,
-        response: {
-          200: TronBroadcastResponse,
-          403: {
-            description:
-              'Expired or no longer payable, or a payout signed by a wallet other than its creatorWalletAddress',
-            $ref: 'ErrorEnvelope',
-          },
-          409: { ...CompletedResponse, description: 'Already completed' },
-          502: {
-            ...TronRelayFailure,
-            description:
-              'The Tron node refused the transaction (nodeCode, nodeMessage) or did not answer',
-          },
-          503: { description: 'No Tron node is configured', $ref: 'ErrorEnvelope' },
-        },
-      },
-    },
-    async (request) =>
-      relayTronTransaction(
-        deps,
-        request.log,
-        linkScopeOf(request),
-        request.params.token,
-        request.body.signedTransaction,
-      ),
-  );
 }

@@ -1,20 +1,17 @@
-import { Type } from 'typebox';
 import type { Clock } from '../base/clock.ts';
 import { parseDateTime } from '../base/dates.ts';
 import { type FieldError, ValidationError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
-import { linkScopeOf } from '../http/principal.ts';
+import type { LinkScope } from '../http/principal.ts';
 import {
   RATE_LIMIT_WINDOW_MS,
   RateLimitedError,
   type RateLimiter,
   rateLimitHeaders,
 } from '../http/rate-limit.ts';
-import type { App } from '../http/types.ts';
 import { orchestratorOfClientId } from '../orchestrators/orchestrators.ts';
-import { enqueueUserEvent, USER_EVENTS, userEventPayload } from '../webhooks/user-event.ts';
+import { enqueueUserEvent, type UserEvent, userEventPayload } from '../webhooks/user-event.ts';
 import { loadLink } from './links.ts';
-import { TokenParams } from './schemas.ts';
 
 /**
  * `POST /v2/secure-payments/{token}/user-events`: payreq's own endpoint (the reference API
@@ -24,9 +21,6 @@ import { TokenParams } from './schemas.ts';
 
 /** Reports per link per minute: a page reports a handful per payment. */
 export const USER_EVENTS_PER_MINUTE = 30;
-const MAX_PROPERTIES = 16;
-const MAX_PROPERTY_LENGTH = 256;
-const PROPERTY_NAME = '^[a-z][a-z0-9_]{0,63}$';
 
 /**
  * A wallet address in clear: EVM (40 hex digits, with or without 0x, not part of a longer hex
@@ -39,92 +33,61 @@ export const CLEAR_ADDRESS_MESSAGE =
 const DATE_TIME_MESSAGE =
   'must be an ISO 8601 date-time with a time zone, such as 2026-01-31T00:00:00Z';
 
-const UserEventBody = Type.Object(
-  {
-    userEvent: Type.Enum([...USER_EVENTS]),
-    occurredAt: Type.String({ maxLength: 64, description: 'When it happened, by the browser' }),
-    properties: Type.Optional(
-      Type.Record(
-        Type.String({ pattern: PROPERTY_NAME }),
-        Type.String({ maxLength: MAX_PROPERTY_LENGTH }),
-        {
-          maxProperties: MAX_PROPERTIES,
-          additionalProperties: false,
-          description:
-            'Up to 16 strings, such as wallet_provider; a wallet address only hashed, as wallet_address_hashed',
-        },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
+export interface UserEventDeps {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly rateLimiter?: RateLimiter | undefined;
+  readonly wakeDispatcher?: (() => void) | undefined;
+}
 
-export function userEventRoutes(
-  app: App,
-  deps: {
-    db: Database;
-    clock: Clock;
-    rateLimiter?: RateLimiter | undefined;
-    wakeDispatcher?: (() => void) | undefined;
-  },
-): void {
-  app.post(
-    '/v2/secure-payments/:token/user-events',
-    {
-      config: { auth: ['clientId', 'apiKey', 'orchestratorPair', 'session'], payPage: true },
-      schema: {
-        tags: ['V2/Secure Payment'],
-        summary: 'Report what the payer did in their wallet (pay-page telemetry)',
-        description:
-          'payreq’s own, not in the reference API. Emits one secure_payment.user_event to the webhooks of the link’s account; best effort, never a settlement signal. Any link status is accepted; 30 reports per link per minute.',
-        params: TokenParams,
-        body: UserEventBody,
-        response: {
-          202: Type.Object({ accepted: Type.Literal(true) }),
-          429: { description: 'Too many reports for this link', $ref: 'ErrorEnvelope' },
-        },
-      },
-    },
-    async (request, reply) => {
-      const { userEvent, occurredAt, properties = {} } = request.body;
-      const errors: FieldError[] = [];
-      const occurred = parseDateTime(occurredAt);
-      if (occurred === null) errors.push({ field: 'occurredAt', message: DATE_TIME_MESSAGE });
-      // Names too: a name is free text within its pattern, and reaches the webhook as well.
-      for (const [name, value] of Object.entries(properties)) {
-        if ([name, value].some((text) => EVM_ADDRESS.test(text) || TRON_ADDRESS.test(text))) {
-          errors.push({ field: `properties.${name}`, message: CLEAR_ADDRESS_MESSAGE });
-        }
-      }
-      if (occurred === null || errors.length > 0) throw new ValidationError(errors);
+export interface UserEventInput {
+  readonly userEvent: UserEvent;
+  readonly occurredAt: string;
+  readonly properties?: Readonly<Record<string, string>> | undefined;
+}
 
-      const link = await loadLink(deps.db, deps.clock, linkScopeOf(request), request.params.token);
-      if (deps.rateLimiter) {
-        const result = await deps.rateLimiter.hit(
-          `user-events:${link.row.id}`,
-          USER_EVENTS_PER_MINUTE,
-          RATE_LIMIT_WINDOW_MS,
-        );
-        if (!result.allowed) {
-          const headers = rateLimitHeaders(USER_EVENTS_PER_MINUTE, result);
-          throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
-        }
-      }
-      const now = deps.clock.now();
-      const clientIdId = link.row.clientIdId;
-      const payload = userEventPayload({
-        userEvent,
-        token: link.row.token,
-        requestIds: link.requests.map((r) => r.requestId),
-        orchestratorId:
-          clientIdId === null ? null : await orchestratorOfClientId(deps.db, clientIdId),
-        occurredAt: occurred,
-        receivedAt: now,
-        properties,
-      });
-      await enqueueUserEvent(deps.db, now, { accountId: link.row.accountId, clientIdId }, payload);
-      deps.wakeDispatcher?.();
-      return reply.code(202).send({ accepted: true });
-    },
-  );
+/** Checks the report, then queues its event for the link's account, at most 30 a minute. */
+export async function recordUserEvent(
+  deps: UserEventDeps,
+  scope: LinkScope,
+  token: string,
+  input: UserEventInput,
+): Promise<void> {
+  const { userEvent, occurredAt, properties = {} } = input;
+  const errors: FieldError[] = [];
+  const occurred = parseDateTime(occurredAt);
+  if (occurred === null) errors.push({ field: 'occurredAt', message: DATE_TIME_MESSAGE });
+  // Names too: a name is free text within its pattern, and reaches the webhook as well.
+  for (const [name, value] of Object.entries(properties)) {
+    if ([name, value].some((text) => EVM_ADDRESS.test(text) || TRON_ADDRESS.test(text))) {
+      errors.push({ field: `properties.${name}`, message: CLEAR_ADDRESS_MESSAGE });
+    }
+  }
+  if (occurred === null || errors.length > 0) throw new ValidationError(errors);
+
+  const link = await loadLink(deps.db, deps.clock, scope, token);
+  if (deps.rateLimiter) {
+    const result = await deps.rateLimiter.hit(
+      `user-events:${link.row.id}`,
+      USER_EVENTS_PER_MINUTE,
+      RATE_LIMIT_WINDOW_MS,
+    );
+    if (!result.allowed) {
+      const headers = rateLimitHeaders(USER_EVENTS_PER_MINUTE, result);
+      throw new RateLimitedError(Number(headers['ratelimit-reset']), headers);
+    }
+  }
+  const now = deps.clock.now();
+  const clientIdId = link.row.clientIdId;
+  const payload = userEventPayload({
+    userEvent,
+    token: link.row.token,
+    requestIds: link.requests.map((r) => r.requestId),
+    orchestratorId: clientIdId === null ? null : await orchestratorOfClientId(deps.db, clientIdId),
+    occurredAt: occurred,
+    receivedAt: now,
+    properties,
+  });
+  await enqueueUserEvent(deps.db, now, { accountId: link.row.accountId, clientIdId }, payload);
+  deps.wakeDispatcher?.();
 }

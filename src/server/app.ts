@@ -24,15 +24,14 @@ import { ensurePayPageClientId } from '../pay-page/client-id.ts';
 import { payPageRoutes } from '../pay-page/routes.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
+import { createMulticallParents } from '../payouts/multicall/parents.ts';
+import { MULTICALL_SCHEMAS } from '../payouts/multicall/schemas.ts';
 import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
-import { MULTICALL_SCHEMAS } from '../secure-payments/multicall-schemas.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
-import { tronBroadcastRoutes } from '../secure-payments/tron-broadcast.ts';
-import { userEventRoutes } from '../secure-payments/user-events.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { installAdmission } from './admission.ts';
 import { installCors } from './cors.ts';
@@ -176,25 +175,22 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
   requestRoutes(app, chainDeps);
-  payoutRoutes(app, { ...chainDeps, payUrl: deps.config.payUrl });
-  securePaymentRoutes(app, {
+  payoutRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
     maxChildren: deps.config.multicallMaxChildren,
   });
   const tronRpc = deps.config.networks.tron.rpcUrl;
-  tronBroadcastRoutes(app, {
+  securePaymentRoutes(app, {
     ...chainDeps,
+    payUrl: deps.config.payUrl,
+    parents: createMulticallParents(chainDeps),
     tronNode: tronRpc
       ? createTronGridClient({
           baseUrl: tronRpc,
           ...(deps.config.tronApiKey && { apiKey: deps.config.tronApiKey }),
         })
       : null,
-  });
-  userEventRoutes(app, {
-    db,
-    clock: deps.clock,
     rateLimiter: deps.rateLimiter,
     wakeDispatcher: deps.wakeDispatcher,
   });

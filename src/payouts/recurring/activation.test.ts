@@ -20,7 +20,7 @@ import {
 } from '../../../test/requests.ts';
 import { recurringPayouts } from '../../db/schema.ts';
 import { SCHEDULE_PERMIT_TYPES } from './permit.ts';
-import { MESSAGES } from './routes.ts';
+import { MESSAGES } from './refusals.ts';
 
 /**
  * `POST` and `GET /v2/payouts/recurring/{id}` on the real app: a schedule created over HTTP,

@@ -1,4 +1,5 @@
 import type { Address } from 'viem';
+import { AppError } from '../../base/errors.ts';
 import type { ChainClients } from '../../chains/clients.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
@@ -7,7 +8,9 @@ import { formatAmount } from '../../payments/amounts.ts';
 import { multicallOf, RESETS_ALLOWANCE } from '../../payments/calldata/shared.ts';
 import { readPayerState } from '../../payments/payer-state.ts';
 import { type EvmTransaction, evmTransaction } from '../../payments/transactions.ts';
+import { PAYER_MISMATCH_MESSAGE, refuseEnded } from './refusals.ts';
 import { committedElsewhere, perPayment, type RecurringPayoutRow } from './store.ts';
+import { referenceTransaction } from './wire.ts';
 
 /**
  * The ERC-20 approval a recurring payout needs: the proxy may pull every payment still to
@@ -102,4 +105,21 @@ export async function proxyAllowance(
     }),
   );
   return state.tokens.get(row.tokenAddress.toLowerCase())?.allowance ?? 0n;
+}
+
+/**
+ * `GET /v2/payouts/recurring/token/{token}/approval`: the approvals the payer still needs,
+ * refused for another wallet than the payer and for a schedule that has ended.
+ */
+export async function payerApproval(
+  deps: { chains: ChainRegistry; clients: ChainClients; db: Database },
+  row: RecurringPayoutRow,
+  wallet: string | undefined,
+) {
+  if (wallet !== undefined && wallet.toLowerCase() !== row.payer.toLowerCase()) {
+    throw new AppError('recurring_payer_mismatch', PAYER_MISMATCH_MESSAGE);
+  }
+  refuseEnded(row);
+  const { approvals, metadata } = await scheduleApproval(deps, row);
+  return { transactions: approvals.map(referenceTransaction), metadata };
 }

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type Address, getAddress, toHex, zeroAddress } from 'viem';
+import { getAddress, toHex, zeroAddress } from 'viem';
 import { feeBasisPoints } from '../../auth/client-id-rules.ts';
 import type { Clock } from '../../base/clock.ts';
-import { parseDateTime } from '../../base/dates.ts';
 import { AppError, ValidationError } from '../../base/errors.ts';
-import { occurrenceDate, shortestPeriodSeconds } from '../../base/recurrence.ts';
+import { shortestPeriodSeconds } from '../../base/recurrence.ts';
 import type { ChainClients } from '../../chains/clients.ts';
 import { isFiat, isNative } from '../../chains/currencies.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
@@ -12,19 +11,13 @@ import type { Database } from '../../db/client.ts';
 import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
 import { multicallOf } from '../../payments/calldata/shared.ts';
 import { readPayerState } from '../../payments/payer-state.ts';
-import type { EvmTransaction } from '../../payments/transactions.ts';
-import { prepareRequest, type RequestCaller, walletOf } from '../../requests/create.ts';
+import { prepareRequest, type RequestCaller } from '../../requests/create.ts';
 import { type ClientFee, platformFee } from '../../requests/pay.ts';
 import type { PayoutInput } from '../schemas.ts';
 import { allowanceMetadata, approvalsFor } from './approval.ts';
-import { schedulePermitBody } from './permit.ts';
-import type { RecurringPaymentPermitBody } from './schemas.ts';
-import {
-  committedElsewhere,
-  insertRecurringPayout,
-  permitOf,
-  type RecurringPayoutRow,
-} from './store.ts';
+import { checkRecurrence, type Recurrence } from './recurrence.ts';
+import { committedElsewhere, insertRecurringPayout } from './store.ts';
+import { payUrlOf, permitBody, referenceTransaction } from './wire.ts';
 
 /**
  * `POST /v2/payouts` with `recurrence`: a schedule of `totalPayments` equal payments from
@@ -35,23 +28,12 @@ import {
  *
  * Permit choices: `periodSeconds` is the frequency's shortest gap (`shortestPeriodSeconds`), so
  * the contract finds every calendar date due (a month is at least 28 days); the executor keeps
- * to the calendar. `deadline` is the last calendar date plus `DEADLINE_GRACE_SECONDS`, so a
- * schedule paused near its end can still catch up for a year. `strictOrder` is true: indexes
+ * to the calendar. `deadline` is the last calendar date plus `DEADLINE_GRACE_SECONDS`
+ * (`recurrence.ts`), so a schedule paused near its end can still catch up for a year. `strictOrder` is true: indexes
  * are paid in order, as the executor pays them. `relayerFee` is 0: the service pays the gas.
  */
 
-/**
- * How far before now `startDate` may lie and still count as "not in the past": a client's
- * "start now" reaches us a moment later, and its clock may be a little behind ours.
- */
-export const START_DATE_GRACE_MS = 5 * 60_000;
-
-/** How long after its last date a permit stays valid (catching up after a pause): 365 days. */
-export const DEADLINE_GRACE_SECONDS = 365 * 86_400;
-/** The contract's `totalPayments` is a uint8. */
-export const MAX_TOTAL_PAYMENTS = 255;
 const MAX_UINT128 = 2n ** 128n - 1n;
-const MAX_UINT32 = 2 ** 32 - 1;
 
 export interface RecurringDeps {
   readonly db: Database;
@@ -59,8 +41,6 @@ export interface RecurringDeps {
   readonly clients: ChainClients;
   readonly clock: Clock;
 }
-
-type Recurrence = NonNullable<PayoutInput['recurrence']>;
 
 export async function createRecurringPayout(
   deps: RecurringDeps,
@@ -186,95 +166,6 @@ export async function createRecurringPayout(
       approvals.length,
     ),
     payUrl: payUrlOf(payUrl, row.payToken),
-  };
-}
-
-/** The hosted page where the payer approves and signs: `PAY_URL/?recurring=<payToken>`. */
-export function payUrlOf(payUrl: string, payToken: string): string {
-  return `${payUrl}/?recurring=${payToken}`;
-}
-
-/** The permit as the create answer carries it (`schedulePermitBody`), typed for its schema. */
-export function permitBody(row: RecurringPayoutRow): RecurringPaymentPermitBody {
-  const body = schedulePermitBody(permitOf(row));
-  return {
-    domain: body.domain,
-    types: { SchedulePermit: [...body.types.SchedulePermit] },
-    // schedulePermitBody writes each value in the JSON type this schema gives it.
-    values: body.values as RecurringPaymentPermitBody['values'],
-  };
-}
-
-/** `{data, to, value: {type: 'BigNumber', hex}}`, as every payout answers its calls. */
-export function referenceTransaction(tx: EvmTransaction) {
-  return { data: tx.data, to: tx.to, value: { type: 'BigNumber' as const, hex: tx.value } };
-}
-
-interface CheckedRecurrence {
-  readonly payer: Address;
-  readonly frequency: Recurrence['frequency'];
-  readonly startDate: Date;
-  readonly firstPayment: number;
-  readonly totalPayments: number;
-  readonly deadline: bigint;
-}
-
-/** The rules of `recurrence` beyond its schema; every problem in one 400. */
-function checkRecurrence(
-  recurrence: Recurrence,
-  chainId: number,
-  payee: string,
-  payerWallet: string | undefined,
-  now: Date,
-): CheckedRecurrence {
-  const errors: { field: string; message: string }[] = [];
-  const parsed = parseDateTime(recurrence.startDate);
-  // Whole seconds: the permit's firstPayment is in seconds, and the calendar counts from it.
-  const startDate = parsed && new Date(Math.floor(parsed.getTime() / 1000) * 1000);
-  if (!startDate) {
-    errors.push({
-      field: 'recurrence.startDate',
-      message: 'must be an ISO 8601 date-time with a time zone',
-    });
-  } else if (parsed.getTime() < now.getTime() - START_DATE_GRACE_MS) {
-    errors.push({ field: 'recurrence.startDate', message: 'must not be in the past' });
-  } else if (startDate.getTime() / 1000 > MAX_UINT32) {
-    errors.push({ field: 'recurrence.startDate', message: 'must be before 2106-02-07' });
-  }
-  const totalPayments = recurrence.totalPayments;
-  if (!Number.isInteger(totalPayments) || totalPayments < 2 || totalPayments > MAX_TOTAL_PAYMENTS) {
-    errors.push({
-      field: 'recurrence.totalPayments',
-      message: `must be a whole number from 2 to ${MAX_TOTAL_PAYMENTS}`,
-    });
-  }
-  let payer: string | null = null;
-  try {
-    payer = walletOf(recurrence.payer, chainId, 'recurrence.payer');
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    errors.push(...(error.errors ?? []));
-  }
-  if (payer !== null && payer.toLowerCase() === payee.toLowerCase()) {
-    errors.push({ field: 'recurrence.payer', message: 'must not be the payee' });
-  }
-  if (payer !== null && payerWallet !== undefined) {
-    if (payerWallet.toLowerCase() !== payer.toLowerCase()) {
-      errors.push({
-        field: 'recurrence.payer',
-        message: 'names another wallet than the payer wallet of the body; send one of them',
-      });
-    }
-  }
-  if (errors.length > 0 || !startDate || payer === null) throw new ValidationError(errors);
-  const last = occurrenceDate(startDate, recurrence.frequency, totalPayments - 1);
-  return {
-    payer: getAddress(payer),
-    frequency: recurrence.frequency,
-    startDate,
-    firstPayment: startDate.getTime() / 1000,
-    totalPayments,
-    deadline: BigInt(last.getTime() / 1000 + DEADLINE_GRACE_SECONDS),
   };
 }
 

@@ -1,7 +1,10 @@
 import { type Static, Type } from 'typebox';
 import { BigNumberJson } from '../../requests/schemas.ts';
 
-/** Wire schemas of recurring payouts (api-facts §4.2). */
+/** Wire schemas that recurring payouts' routes share (api-facts §4.2). */
+
+/** The credentials of the pay-token routes: those of a link's token-scoped calls. */
+export const PAY_TOKEN_AUTH = ['clientId', 'apiKey', 'orchestratorPair', 'session'] as const;
 
 const Field = Type.Object({ name: Type.String(), type: Type.String() });
 
@@ -39,7 +42,7 @@ export const RecurringPaymentPermit = Type.Object(
   },
 );
 
-const Status = Type.Union([
+export const Status = Type.Union([
   Type.Literal('pending'),
   Type.Literal('active'),
   Type.Literal('paused'),
@@ -68,130 +71,16 @@ export const ActivateResponse = Type.Object({
   status: Type.Literal('active'),
 });
 
-export const RecurringStatusResponse = Type.Object({
-  id: Type.String(),
-  status: Status,
-  processedPayments: Type.Integer(),
-  totalPayments: Type.Integer(),
-  frequency: Type.String(),
-  startDate: Type.String(),
-  amount: Type.String({ description: 'Each payment, fee excluded' }),
-  currency: Type.String(),
-  network: Type.String(),
-  payer: Type.String(),
-  payee: Type.String(),
-  lastPaymentDate: Type.Union([Type.String(), Type.Null()]),
-  nextPaymentDate: Type.Union([Type.String(), Type.Null()], {
-    description: 'Null unless the schedule is pending or active',
-  }),
-  failureCount: Type.Integer(),
-  failureReason: Type.Union([Type.String(), Type.Null()]),
-  requests: Type.Array(Type.Object({ paymentReference: Type.String(), requestId: Type.String() })),
-  payments: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      amount: Type.String(),
-      timestamp: Type.String(),
-      txHash: Type.String(),
-    }),
-  ),
-  createdAt: Type.String(),
-  payUrl: Type.String({
-    description:
-      'The hosted page where the payer approves and signs (payreq’s addition); its token is the payer’s capability',
-  }),
+/** A call as payouts answer it (`wire.ts`'s `referenceTransaction`). */
+export const Approval = Type.Object({
+  data: Type.String(),
+  to: Type.String(),
+  value: BigNumberJson,
 });
-
-export const PatchBody = Type.Object(
-  {
-    action: Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description: '`cancel` or `unpause`; anything else answers 400 `Invalid action: <value>`',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-const Approval = Type.Object({ data: Type.String(), to: Type.String(), value: BigNumberJson });
-
-export const PatchResponse = Type.Union([
-  Type.Object({
-    id: Type.String(),
-    status: Type.Literal('cancelled'),
-    transactions: Type.Array(Approval, {
-      description:
-        'The approval that lowers the proxy’s allowance to what the payer’s other schedules of this token may still pull; empty when the allowance is already no more than that',
-    }),
-    metadata: Type.Object({
-      remainingPayments: Type.Integer(),
-      remainingAmount: Type.String(),
-      processedPayments: Type.Integer(),
-      totalPayments: Type.Integer(),
-    }),
-  }),
-  Type.Object({
-    id: Type.String(),
-    status: Type.Literal('active'),
-    metadata: Type.Object({
-      processedPayments: Type.Integer(),
-      totalPayments: Type.Integer(),
-      nextPaymentDate: Type.Union([Type.String(), Type.Null()]),
-    }),
-  }),
-]);
 
 export type RecurringPaymentPermitBody = Static<typeof RecurringPaymentPermit>;
 
 /** The pay page's routes: a schedule by its pay token (`PAY_URL/?recurring=<token>`). */
 export const PayTokenParams = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 128, description: 'The pay token of `payUrl`' }),
-});
-
-export const PayerViewResponse = Type.Object({
-  id: Type.String(),
-  status: Status,
-  network: Type.String(),
-  chainId: Type.Integer(),
-  currency: Type.String(),
-  amount: Type.String({ description: 'Each payment, to the payee' }),
-  feeAmount: Type.String({ description: 'Each payment’s platform fee, on top of `amount`' }),
-  frequency: Type.String(),
-  startDate: Type.String(),
-  paymentDates: Type.Array(Type.String(), {
-    description: 'The calendar date of every payment, the first (index 1) first',
-  }),
-  totalPayments: Type.Integer(),
-  processedPayments: Type.Integer(),
-  lastPaymentDate: Type.Union([Type.String(), Type.Null()]),
-  nextPaymentDate: Type.Union([Type.String(), Type.Null()]),
-  payer: Type.String({ description: 'The only wallet that may approve and sign' }),
-  payee: Type.String(),
-  recurringPaymentPermit: RecurringPaymentPermit,
-});
-
-export const PayerApprovalQuery = Type.Object(
-  {
-    wallet: Type.Optional(
-      Type.String({
-        maxLength: 100,
-        description: 'The connected wallet: anything but the schedule’s payer is refused (403)',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const PayerApprovalResponse = Type.Object({
-  transactions: Type.Array(Approval, {
-    description:
-      'The approvals that let the proxy pull every payment still to come (none when the allowance is enough)',
-  }),
-  metadata: Type.Object({
-    stepsRequired: Type.Integer(),
-    totalNeededAllowance: Type.String(),
-    currentAllowance: Type.String(),
-    additionalAllowanceNeeded: Type.String(),
-    existingPaymentsAmount: Type.String(),
-  }),
 });

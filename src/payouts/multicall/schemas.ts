@@ -1,46 +1,18 @@
 import { Type } from 'typebox';
-import { BatchMetadata, STEP_METADATA } from '../payments/schemas.ts';
-import { EXECUTION_KINDS, type ExecutionKind } from './multicall.ts';
-import { BLOCK_REASONS, RECOVERY_ACTIONS } from './multicall-children.ts';
+import { BatchMetadata, STEP_METADATA } from '../../payments/schemas.ts';
+import { BLOCK_REASONS } from '../../secure-payments/link-children.ts';
+import { EXECUTION_KINDS } from './create.ts';
+import { RECOVERY_ACTIONS } from './reasons.ts';
 
-/** Wire schemas of multicall payouts (api-facts §2.10 and Variant C). */
+/**
+ * Wire schemas of multicall payouts (api-facts §2.10 and Variant C): a parent's view and its
+ * calldata, which the link routes answer too.
+ */
 
-const literals = <T extends string>(values: readonly T[]) =>
+export const literals = <T extends string>(values: readonly T[]) =>
   Type.Union(values.map((value) => Type.Literal(value)));
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
   Type.Union([schema, Type.Null()]);
-
-export const CreateMulticallBody = Type.Object(
-  {
-    childTokens: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
-      minItems: 2,
-      maxItems: 1000,
-      description:
-        'Pending single payout links of the account; at most MULTICALL_MAX_CHILDREN (150) are accepted, 20 for cross-chain',
-    }),
-    requestedExecutionKind: Type.Optional(
-      Type.Unsafe<ExecutionKind>({ type: 'string', enum: [...EXECUTION_KINDS] }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const CreatedMulticallResponse = Type.Object({
-  type: Type.Literal('multicall'),
-  token: Type.String(),
-  securePaymentUrl: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('expired')]),
-  expiresAt: Type.String({ format: 'date-time' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  items: Type.Array(
-    Type.Object({
-      securePaymentToken: Type.String(),
-      requestId: Type.String(),
-      position: Type.Integer({ minimum: 0 }),
-      eligibility: Type.Literal('eligible'),
-    }),
-  ),
-});
 
 const Context = Type.Object({
   requestId: Type.String(),
@@ -52,35 +24,6 @@ const Context = Type.Object({
   expiresAt: Type.Optional(Type.String()),
   network: Type.Optional(Type.String()),
   currency: Type.Optional(Type.String()),
-});
-
-/** 400 of the create route: the envelope, and for refused children `failures` (and `cap`). */
-export const MulticallFailureResponse = Type.Object({
-  statusCode: Type.Integer(),
-  message: Type.String(),
-  error: Type.String(),
-  code: Type.String(),
-  errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-  failures: Type.Optional(
-    Type.Array(
-      Type.Object({
-        securePaymentToken: Type.String({ description: '"*" for a failure of the whole list' }),
-        reason: Type.Union([literals(BLOCK_REASONS), Type.Literal('too_many_children')]),
-        message: Type.String({ description: 'Ours: the reason in English' }),
-        messageKey: Type.String(),
-        context: Type.Record(Type.String(), Type.Unknown()),
-        recoveryAction: literals(RECOVERY_ACTIONS),
-      }),
-    ),
-  ),
-  cap: Type.Optional(
-    Type.Object({
-      type: Type.Literal('child_count'),
-      maximum: Type.Integer(),
-      actual: Type.Integer(),
-      reduceBy: Type.Integer(),
-    }),
-  ),
 });
 
 const ChildView = Type.Object({

@@ -1,27 +1,23 @@
 import { inArray } from 'drizzle-orm';
-import type { Clock } from '../base/clock.ts';
-import { AppError, ValidationError } from '../base/errors.ts';
-import { ulid } from '../base/ulid.ts';
-import { isNative } from '../chains/currencies.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
-import type { Database } from '../db/client.ts';
-import { multicallChildren, securePayments } from '../db/schema.ts';
-import { MAX_BASE_UNITS, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
-import { requestsOfLinks } from '../requests/requests.ts';
-import { securePaymentUrl } from './create.ts';
-import { insertLink } from './insert-link.ts';
-import type { LinkCaller } from './link-caller.ts';
-import type { LinkRow } from './link-row.ts';
+import type { Clock } from '../../base/clock.ts';
+import { AppError } from '../../base/errors.ts';
+import { isNative } from '../../chains/currencies.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
+import type { Database } from '../../db/client.ts';
+import { multicallChildren, securePayments } from '../../db/schema.ts';
+import { requestsOfLinks } from '../../requests/requests.ts';
+import { insertLink } from '../../secure-payments/insert-link.ts';
+import type { LinkCaller } from '../../secure-payments/link-caller.ts';
 import {
-  BLOCK_MESSAGES,
   type BlockReason,
   type Child,
   childBlock,
-  childContext,
-  messageKeyOf,
   parentsWaitingOn,
-  recoveryActionOf,
-} from './multicall-children.ts';
+} from '../../secure-payments/link-children.ts';
+import type { LinkRow } from '../../secure-payments/link-row.ts';
+import { draftLink, securePaymentUrl } from '../../secure-payments/new-link.ts';
+import { checkTotalsFit, distinctTokens } from '../links/grouping.ts';
+import { BLOCK_MESSAGES, childContext, messageKeyOf, recoveryActionOf } from './reasons.ts';
 
 /**
  * `POST /v2/secure-payments/multicall-payouts`: one parent link that pays several pending
@@ -125,22 +121,15 @@ export async function createMulticall(
   caller: LinkCaller,
   input: MulticallInput,
 ): Promise<CreatedMulticall> {
-  const tokens = input.childTokens.map((token) => token.toUpperCase());
-  const seen = new Set<string>();
-  for (const [index, token] of tokens.entries()) {
-    if (seen.has(token)) {
-      throw new ValidationError([{ field: `childTokens[${index}]`, message: 'repeats a token' }]);
-    }
-    seen.add(token);
-  }
+  const tokens = distinctTokens(input.childTokens, 'childTokens');
   if (input.requestedExecutionKind === 'evm_cross_chain') {
     checkCap(tokens.length, CROSS_CHAIN_MAX_CHILDREN);
     throw new AppError('crosschain_unavailable', CROSS_CHAIN_MULTICALL_MESSAGE);
   }
   checkCap(tokens.length, deps.maxChildren);
 
-  const now = deps.clock.now();
-  const token = ulid(now.getTime());
+  const draft = draftLink(deps.clock, caller);
+  const { now } = draft;
   const created = await deps.db.transaction(async (tx) => {
     // Locked, so a child cannot be merged, paid alone into a completed state, or joined to
     // another parent between the checks and the insert.
@@ -200,23 +189,16 @@ export async function createMulticall(
       );
     }
     if (!anchor) throw new Error('multicall without children');
-    // One approval and one transfer carry each token's total: as for batch payouts, it must
-    // fit a uint256, or the parent could never be paid while holding its children.
-    const totals = new Map<string, bigint>();
-    for (const request of children.flatMap((child) => child.requests)) {
-      const total = (totals.get(request.paymentCurrency) ?? 0n) + request.expectedAmount;
-      totals.set(request.paymentCurrency, total);
-    }
-    if ([...totals.values()].some((total) => total > MAX_BASE_UNITS)) {
-      throw new ValidationError([{ field: 'childTokens', message: TOTAL_TOO_LARGE_MESSAGE }]);
-    }
+    // As for batch payouts: else the parent could never be paid while holding its children.
+    checkTotalsFit(
+      children.flatMap((child) => child.requests),
+      'childTokens',
+    );
 
     const expiresAt = new Date(Math.min(...children.map((child) => child.row.expiresAt.getTime())));
     const parent = await insertLink(tx, {
-      token,
-      caller,
+      ...draft,
       network: anchor.network,
-      now,
       creatorWallet: anchor.creatorWallet,
       multicall: { executionKind: input.requestedExecutionKind ?? null, expiresAt },
     });
@@ -231,8 +213,8 @@ export async function createMulticall(
   });
   return {
     type: 'multicall',
-    token,
-    securePaymentUrl: securePaymentUrl(deps.payUrl, token),
+    token: draft.token,
+    securePaymentUrl: securePaymentUrl(deps.payUrl, draft.token),
     status: 'pending',
     expiresAt: created.expiresAt.toISOString(),
     createdAt: now.toISOString(),

@@ -12,7 +12,7 @@ import {
   state,
   TRON_CREATOR,
   TRON_RECIPIENT,
-} from '../../test/multicall.ts';
+} from '../../../test/multicall.ts';
 import {
   type Body,
   createLink,
@@ -25,10 +25,10 @@ import {
   shop,
   t,
   validationFailed,
-} from '../../test/secure-payments.ts';
-import { requests, securePayments } from '../db/schema.ts';
-import { TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
-import { CROSS_CHAIN_MULTICALL_MESSAGE } from './multicall.ts';
+} from '../../../test/secure-payments.ts';
+import { requests, securePayments } from '../../db/schema.ts';
+import { TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
+import { CROSS_CHAIN_MULTICALL_MESSAGE } from './create.ts';
 
 /**
  * `POST /v2/secure-payments/multicall-payouts` over HTTP on the real app: the parent it writes,

@@ -1,9 +1,27 @@
-import type { ChainRegistry } from '../chains/registry.ts';
-import { formatAmount } from '../payments/amounts.ts';
-import { amountDue } from '../requests/legs.ts';
-import { DEFAULT_REDIRECT_LABEL } from './create.ts';
-import { type Link, NO_BRANDING } from './links.ts';
-import { childBlock, childContext, messageKeyOf, recoveryActionOf } from './multicall-children.ts';
+import type { Clock } from '../../base/clock.ts';
+import { AppError } from '../../base/errors.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
+import type { Database } from '../../db/client.ts';
+import type { LinkScope } from '../../http/principal.ts';
+import { formatAmount } from '../../payments/amounts.ts';
+import { amountDue } from '../../requests/legs.ts';
+import { DEFAULT_REDIRECT_LABEL } from '../../secure-payments/create.ts';
+import { childBlock } from '../../secure-payments/link-children.ts';
+import { type Link, loadLink, NO_BRANDING } from '../../secure-payments/links.ts';
+import { childContext, messageKeyOf, recoveryActionOf } from './reasons.ts';
+
+/** `GET /v2/secure-payments/multicall-payouts/{token}`: a multicall parent of the caller's. */
+export async function multicallView(
+  deps: { readonly db: Database; readonly clock: Clock; readonly chains: ChainRegistry },
+  scope: LinkScope,
+  token: string,
+) {
+  const link = await loadLink(deps.db, deps.clock, scope, token);
+  if (!link.children) {
+    throw new AppError('secure_payment_not_found', 'Multicall payout not found');
+  }
+  return multicallBody(deps.chains, link, deps.clock.now());
+}
 
 /**
  * What a multicall parent looks like (`GET /v2/secure-payments/multicall-payouts/{token}`, and

@@ -17,8 +17,7 @@ import {
 import { occurrenceDate } from '../../base/recurrence.ts';
 import { recurringPayouts } from '../../db/schema.ts';
 import { ensurePayPageClientId } from '../../pay-page/client-id.ts';
-import { PAYER_MISMATCH_MESSAGE } from './page-routes.ts';
-import { MESSAGES } from './routes.ts';
+import { MESSAGES, PAYER_MISMATCH_MESSAGE } from './refusals.ts';
 
 /**
  * The payer's routes of a recurring payout, by the pay token of its `payUrl`, on the real app

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { decodeFunctionData, getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { createTestApp } from '../../test/app.ts';
-import { createTenant } from '../../test/fixtures.ts';
+import { createTestApp } from '../../../test/app.ts';
+import { createTenant } from '../../../test/fixtures.ts';
 import {
   BASE_BATCH,
   CREATOR,
@@ -11,7 +11,7 @@ import {
   payout,
   post,
   state,
-} from '../../test/multicall.ts';
+} from '../../../test/multicall.ts';
 import {
   apiKey,
   BASE_DAI,
@@ -25,12 +25,12 @@ import {
   shop,
   t,
   wallet,
-} from '../../test/secure-payments.ts';
-import { requests } from '../db/schema.ts';
-import { batchPaymentsAbi } from '../payments/abis.ts';
-import { referenceBytes } from '../payments/references.ts';
-import { NOT_EXECUTABLE_MESSAGE } from './multicall-calldata.ts';
-import { inMulticallMessage } from './payouts.ts';
+} from '../../../test/secure-payments.ts';
+import { requests } from '../../db/schema.ts';
+import { batchPaymentsAbi } from '../../payments/abis.ts';
+import { referenceBytes } from '../../payments/references.ts';
+import { inMulticallMessage } from '../links/batch.ts';
+import { NOT_EXECUTABLE_MESSAGE } from './calldata.ts';
 
 /**
  * A multicall parent over HTTP on the real app: its view and status as its children change,

@@ -1,13 +1,13 @@
-import { AppError } from '../base/errors.ts';
-import type { Database } from '../db/client.ts';
-import { formatAmount } from '../payments/amounts.ts';
-import { buildBatchCalldata } from '../payments/calldata/batch.ts';
-import type { CalldataDeps } from '../payments/calldata/shared.ts';
-import { buildTronBatchCalldata } from '../payments/calldata/tron-batch.ts';
-import type { Payer } from '../payments/payer.ts';
-import type { PaymentTransaction } from '../payments/transactions.ts';
-import { completedError, type Link, linkLegs } from './links.ts';
-import { executionKindOf } from './multicall-view.ts';
+import { AppError } from '../../base/errors.ts';
+import type { Database } from '../../db/client.ts';
+import { formatAmount } from '../../payments/amounts.ts';
+import { buildBatchCalldata } from '../../payments/calldata/batch.ts';
+import type { CalldataDeps } from '../../payments/calldata/shared.ts';
+import { buildTronBatchCalldata } from '../../payments/calldata/tron-batch.ts';
+import type { Payer } from '../../payments/payer.ts';
+import type { PaymentTransaction } from '../../payments/transactions.ts';
+import { completedError, type Link, linkLegs } from '../../secure-payments/links.ts';
+import { executionKindOf } from './view.ts';
 
 export const NOT_EXECUTABLE_MESSAGE =
   'No child of this multicall payout can be paid now; each child’s blockReason says why';

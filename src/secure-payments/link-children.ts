@@ -6,9 +6,12 @@ import { requestsOfLinks } from '../requests/requests.ts';
 import { effectiveStatus, type LinkRow } from './link-row.ts';
 
 /**
- * The children of a multicall parent and why each can or cannot be paid (api-facts §2.10).
- * Creation and every later read ask the same question of a child; creation adds the reasons
- * that depend on the other children (linkage) and on other parents (processing).
+ * A link that groups other links: a multicall parent (made by payouts, `src/payouts/multicall/`)
+ * whose requests are its children's and whose status follows theirs. Loading, listing and
+ * paying a link read this, so it is part of the link core; why a child is blocked is named
+ * here, how that is told to a caller is the payouts' (api-facts §2.10). Creation and every
+ * later read ask the same question of a child; creation adds the reasons that depend on the
+ * other children (linkage) and on other parents (processing).
  */
 
 export const BLOCK_REASONS = [
@@ -25,49 +28,6 @@ export const BLOCK_REASONS = [
   'not_payable_child',
 ] as const;
 export type BlockReason = (typeof BLOCK_REASONS)[number];
-
-export const RECOVERY_ACTIONS = [
-  'remove_child',
-  'recreate_reduced',
-  'wait_for_quote_refresh',
-  'switch_route',
-  'recreate_after_cooldown',
-  'support_required',
-] as const;
-export type RecoveryAction = (typeof RECOVERY_ACTIONS)[number];
-
-/** What the caller can do about a blocked child: drop it, except where waiting helps. */
-export function recoveryActionOf(reason: BlockReason): RecoveryAction {
-  switch (reason) {
-    case 'request_processing':
-      return 'recreate_after_cooldown';
-    case 'compliance_failed':
-      return 'support_required';
-    default:
-      return 'remove_child';
-  }
-}
-
-/** Stable keys a client can translate; the English text is `BLOCK_MESSAGES`. */
-export function messageKeyOf(reason: BlockReason): string {
-  return `multicall.child.${reason}`;
-}
-
-export const BLOCK_MESSAGES: Readonly<Record<BlockReason, string>> = {
-  not_found: 'No secure payment has this token',
-  not_owned: 'This secure payment belongs to another account',
-  not_outgoing: 'This secure payment is an incoming link, not a payout',
-  not_single_payment: 'This secure payment is not a single payout link (a batch or a multicall)',
-  invalid_child_linkage:
-    'This payout cannot be paid together with the first child (another network kind, network or creatorWalletAddress)',
-  already_paid: 'This payout has already been paid',
-  request_processing: 'This payout is already part of another pending multicall payout',
-  secure_payment_expired: 'This payout link has expired',
-  secure_payment_not_pending: 'This payout link is no longer pending (invalidated or merged)',
-  compliance_failed: 'This payout link was blocked by compliance screening',
-  not_payable_child:
-    'This payout cannot be paid in a batch (TRX on Tron, or a network this server no longer serves)',
-};
 
 /** One child link with its request (a single payout link has exactly one). */
 export interface Child {
@@ -176,26 +136,4 @@ export function multicallCompletedAt(status: string, children: readonly Child[])
   if (status !== 'completed') return null;
   const times = children.flatMap((child) => (child.row.completedAt ? [child.row.completedAt] : []));
   return times.length === 0 ? null : new Date(Math.max(...times.map((at) => at.getTime())));
-}
-
-/** The reference's context of a child: what it is and where it stands. */
-export function childContext(
-  token: string,
-  position: number,
-  child: Pick<Child, 'row' | 'requests'> | null,
-  now: Date,
-): Record<string, unknown> {
-  const request = child?.requests[0];
-  return {
-    requestId: request?.requestId ?? '',
-    securePaymentToken: token,
-    position,
-    hasBeenPaid: request?.status === 'paid' || child?.row.status === 'completed',
-    ...(child && {
-      securePaymentStatus: effectiveStatus(child.row, now),
-      expiresAt: child.row.expiresAt.toISOString(),
-      network: child.row.network,
-    }),
-    ...(request && { requestStatus: request.status, currency: request.paymentCurrency }),
-  };
 }

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createMulticall, multicall, payout, post } from '../../test/multicall.ts';
+import { createMulticall, multicall, payout, post } from '../../../test/multicall.ts';
 import {
   apiKey,
   type Body,
@@ -10,10 +10,10 @@ import {
   setupSecurePaymentsApp,
   shop,
   t,
-} from '../../test/secure-payments.ts';
-import { requests } from '../db/schema.ts';
-import { applyPayment, reversePayment } from '../requests/settle.ts';
-import { completeLinkIfPaid, reopenLinkIfUnpaid } from './completion.ts';
+} from '../../../test/secure-payments.ts';
+import { requests } from '../../db/schema.ts';
+import { applyPayment, reversePayment } from '../../requests/settle.ts';
+import { completeLinkIfPaid, reopenLinkIfUnpaid } from '../../secure-payments/completion.ts';
 
 /**
  * Multicall payouts at their edges: a reorganisation taking a child's payment back, creations

@@ -9,7 +9,7 @@ import {
   postPayout,
   RECIPIENT,
   TRON_CREATOR,
-} from '../../test/payouts.ts';
+} from '../../../test/payouts.ts';
 import {
   apiKey,
   BASE_USDC,
@@ -27,8 +27,8 @@ import {
   TRON_WALLET,
   t,
   validationFailed,
-} from '../../test/secure-payments.ts';
-import { PAYOUT_WALLET_MESSAGE } from './payouts.ts';
+} from '../../../test/secure-payments.ts';
+import { PAYOUT_WALLET_MESSAGE } from '../../secure-payments/calldata.ts';
 
 /**
  * Hosted payout links over HTTP on the real app: `POST /v2/secure-payments/payouts` and the

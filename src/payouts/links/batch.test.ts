@@ -1,6 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import { createTenant, type Tenant } from '../../../test/fixtures.ts';
 import {
   CREATOR,
   expectBatchRefused,
@@ -10,7 +10,7 @@ import {
   postBatch,
   RECIPIENT,
   TRON_CREATOR,
-} from '../../test/payouts.ts';
+} from '../../../test/payouts.ts';
 import {
   apiKey,
   backend,
@@ -29,16 +29,16 @@ import {
   TRON_WALLET,
   t,
   validationFailed,
-} from '../../test/secure-payments.ts';
-import { securePayments } from '../db/schema.ts';
-import { TRON_BATCH_MESSAGE } from '../payments/calldata/batch.ts';
+} from '../../../test/secure-payments.ts';
+import { securePayments } from '../../db/schema.ts';
+import { TRON_BATCH_MESSAGE } from '../../payments/calldata/batch.ts';
 import {
   notPendingPayoutMessage,
   notSinglePayoutMessage,
   PAYOUT_CREATORS_MESSAGE,
   PAYOUT_NETWORKS_MESSAGE,
   unknownPayoutMessage,
-} from './payouts.ts';
+} from './batch.ts';
 
 /**
  * Batches of hosted payout links over HTTP on the real app: `POST

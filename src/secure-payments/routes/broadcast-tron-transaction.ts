@@ -1,0 +1,98 @@
+import { Type } from 'typebox';
+import { linkScopeOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { CompletedResponse, LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
+import { relayTronTransaction, type TronBroadcastDeps } from '../tron-broadcast.ts';
+
+const HEX = '^[a-fA-F0-9]+$';
+
+/**
+ * `POST /{token}/tron/broadcast`: the reference's body, a transaction as TronWeb signs it.
+ * `raw_data_hex` is what was signed: the protobuf `Transaction.raw`, whose SHA-256 is the txID.
+ * `raw_data` is its JSON form, with whatever else the node put in it (block reference,
+ * expiration, timestamp); it must describe the same fields as the bytes, all of them.
+ */
+const TronBroadcastBody = Type.Object(
+  {
+    signedTransaction: Type.Object(
+      {
+        raw_data_hex: Type.String({ pattern: HEX, maxLength: 100_000 }),
+        signature: Type.Array(Type.String({ pattern: HEX, maxLength: 1_000 }), {
+          minItems: 1,
+          maxItems: 32,
+        }),
+        txID: Type.Optional(Type.String({ pattern: '^[a-fA-F0-9]{64}$' })),
+        raw_data: Type.Object(
+          {
+            contract: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 32 }),
+            fee_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+          },
+          { additionalProperties: true },
+        ),
+        // TronWeb's flag for base58 (true) or `41…` hex (false) addresses in raw_data.
+        visible: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** What the node answered when it took the transaction. */
+const TronBroadcastResponse = Type.Object({
+  result: Type.Boolean(),
+  txid: Type.String(),
+  code: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+
+/** 502: the envelope, and when the node refused, what it said (its message decoded). */
+const TronRelayFailure = Type.Object({
+  statusCode: Type.Integer(),
+  message: Type.String(),
+  error: Type.String(),
+  code: Type.String(),
+  nodeCode: Type.Optional(Type.String({ description: 'The node’s refusal code' })),
+  nodeMessage: Type.Optional(Type.String({ description: 'The node’s message, as text' })),
+});
+
+export function registerBroadcastTronTransaction(app: App, deps: TronBroadcastDeps): void {
+  app.post(
+    '/v2/secure-payments/:token/tron/broadcast',
+    {
+      // As the link's other token-scoped calls; the pay page may relay what its payer signed.
+      config: { auth: LINK_AUTH, payPage: true },
+      schema: {
+        tags: LINK_TAGS,
+        summary: 'Relay a Tron transaction the payer signed, if it is one the link expects',
+        description:
+          'The approval or the payment of the link’s Tron calldata, for the transaction’s owner, exactly (contract, selector and arguments, call value; fee_limit at most the expected one), read from raw_data_hex (the protobuf Transaction.raw that was signed), with a txID that hashes it, raw_data describing the same fields, and the owner’s signature. Anything else answers 400 naming what differs, and nothing is relayed.',
+        params: TokenParams,
+        body: TronBroadcastBody,
+        response: {
+          200: TronBroadcastResponse,
+          403: {
+            description:
+              'Expired or no longer payable, or a payout signed by a wallet other than its creatorWalletAddress',
+            $ref: 'ErrorEnvelope',
+          },
+          409: { ...CompletedResponse, description: 'Already completed' },
+          502: {
+            ...TronRelayFailure,
+            description:
+              'The Tron node refused the transaction (nodeCode, nodeMessage) or did not answer',
+          },
+          503: { description: 'No Tron node is configured', $ref: 'ErrorEnvelope' },
+        },
+      },
+    },
+    async (request) =>
+      relayTronTransaction(
+        deps,
+        request.log,
+        linkScopeOf(request),
+        request.params.token,
+        request.body.signedTransaction,
+      ),
+  );
+}

@@ -1,0 +1,87 @@
+import { Type } from 'typebox';
+import type { Clock } from '../../base/clock.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
+import type { Database } from '../../db/client.ts';
+import type { App } from '../../http/types.ts';
+import { createSecurePayment } from '../create.ts';
+import { createLinkFor, linkInputOf } from '../created-link.ts';
+import {
+  CreatedLinkResponse,
+  LINK_AUTH,
+  LINK_OPTION_FIELDS,
+  LINK_TAGS,
+  MAX_LINK_REQUESTS,
+  REDIRECT_FIELDS,
+} from '../schemas.ts';
+
+const CreateSecurePaymentBody = Type.Object(
+  {
+    requests: Type.Array(
+      Type.Object(
+        {
+          destinationId: Type.Optional(Type.String({ minLength: 1 })),
+          amount: Type.String({
+            description:
+              'In the destination’s token; in invoiceCurrency when the request names one',
+          }),
+          invoiceCurrency: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 64,
+              description:
+                'The destination’s token (its currency id, as the integration guide sends it: the same as leaving it out), or, ours, a fiat code (USD, EUR, GBP, CNY, JPY). In a fiat the request is written in that fiat (amount in its decimals: cents, yen) and paid in the destination’s token at the on-chain Chainlink rate when paid; 400 conversion_route_unavailable when the destination’s network has no feed path from that fiat to its token.',
+            }),
+          ),
+          payee: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 128,
+              description:
+                'As the integration guide sends it: the destination’s wallet (an EVM one in any case or with its checksum, a Tron one as written); another wallet answers 400',
+            }),
+          ),
+          paymentCurrency: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 64,
+              description:
+                'As the integration guide sends it: the destination’s token (its currency id); another answers 400',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: MAX_LINK_REQUESTS },
+    ),
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    payerIdentifier: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    ...REDIRECT_FIELDS,
+    ...LINK_OPTION_FIELDS,
+  },
+  { additionalProperties: false },
+);
+
+export function registerCreateLink(
+  app: App,
+  deps: { db: Database; clock: Clock; chains: ChainRegistry; payUrl: string },
+): void {
+  app.post(
+    '/v2/secure-payments',
+    {
+      config: { auth: LINK_AUTH },
+      schema: {
+        tags: LINK_TAGS,
+        summary: 'Create a secure payment link (one request, or several on one EVM network)',
+        body: CreateSecurePaymentBody,
+        response: { 201: CreatedLinkResponse },
+      },
+    },
+    async (request, reply) => {
+      const input = linkInputOf(request.body);
+      const created = await createLinkFor(request, (caller) =>
+        createSecurePayment(deps, caller, input),
+      );
+      return reply.code(201).send(created);
+    },
+  );
+}

@@ -1,0 +1,112 @@
+import { Type } from 'typebox';
+import type { Clock } from '../../base/clock.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
+import type { Database } from '../../db/client.ts';
+import { linkScopeOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { linkDisplay } from '../display.ts';
+import type { ParentLinks } from '../parent-links.ts';
+import { CalldataInput, CompletedResponse, LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
+
+const Destination = Type.Union([
+  Type.Object({
+    destinationId: Type.Optional(Type.String()),
+    payeeAddress: Type.String(),
+    tokenAddress: Type.String(),
+    walletAddress: Type.String(),
+    network: Type.String(),
+    isMasked: Type.Boolean(),
+  }),
+  Type.Null(),
+]);
+
+const DisplayCommon = {
+  status: Type.String(),
+  token: Type.String(),
+  redirectUrl: Type.Union([Type.String(), Type.Null()]),
+  redirectLabel: Type.String(),
+  branding: Type.Null({
+    description: 'Null until the link is branded: the page uses its defaults',
+  }),
+  requestIds: Type.Array(Type.String()),
+  network: Type.String(),
+  reference: Type.Union([Type.String(), Type.Null()]),
+  feePlan: Type.Null(),
+  expiresAt: Type.String({ format: 'date-time' }),
+  payout: Type.Optional(
+    Type.Literal(true, { description: 'Ours: present on payout links (money going out)' }),
+  ),
+  creatorWalletAddress: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'Ours, on payout links: the only wallet that may pay the link',
+    }),
+  ),
+};
+
+const DisplayResponse = Type.Union([
+  Type.Object({
+    paymentType: Type.Literal('single'),
+    ...DisplayCommon,
+    payee: Type.String(),
+    amount: Type.String({
+      description:
+        'What the request is for: in paymentCurrency, or in invoiceCurrency when the link is in fiat (its decimals: "25.5" USD, "15000" JPY)',
+    }),
+    paymentCurrency: Type.String(),
+    isNativeCurrency: Type.Boolean(),
+    destination: Destination,
+    invoiceCurrency: Type.Optional(
+      Type.String({
+        description:
+          'Ours, on links written in fiat: the fiat code (USD, EUR, GBP, CNY, JPY). The payer pays in paymentCurrency at the on-chain Chainlink rate; /pay quotes it (metadata.requiredAmount, conversionRate, rateTimestamp)',
+      }),
+    ),
+    invoiceAmount: Type.Optional(
+      Type.String({
+        description: 'Ours, on links written in fiat: the amount in invoiceCurrency (its decimals)',
+      }),
+    ),
+  }),
+  Type.Object({
+    paymentType: Type.Literal('batch'),
+    ...DisplayCommon,
+    payees: Type.Array(Type.String()),
+    amounts: Type.Array(Type.String()),
+    paymentCurrencies: Type.Array(Type.String()),
+    invoiceCurrencies: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Ours, when a request is written in fiat: what each amount is in (its paymentCurrency for the others)',
+      }),
+    ),
+    isNativeCurrency: Type.Array(Type.Boolean()),
+    destinations: Type.Array(Destination),
+  }),
+  Type.Ref('MulticallView'),
+]);
+
+export function registerGetLink(
+  app: App,
+  deps: { db: Database; clock: Clock; chains: ChainRegistry; parents: ParentLinks },
+): void {
+  app.get(
+    '/v2/secure-payments/:token',
+    {
+      config: { auth: LINK_AUTH, payPage: true },
+      schema: {
+        tags: LINK_TAGS,
+        summary: 'What the pay page shows: amounts, payees, status, branding',
+        description:
+          'Takes the payer inputs of /pay, checked the same way; balances per source (paymentOptions) are not given yet.',
+        params: TokenParams,
+        querystring: Type.Object(CalldataInput, { additionalProperties: false }),
+        response: {
+          200: DisplayResponse,
+          403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
+          409: { ...CompletedResponse, description: 'Already completed' },
+        },
+      },
+    },
+    async (request) => linkDisplay(deps, linkScopeOf(request), request.params.token, request.query),
+  );
+}

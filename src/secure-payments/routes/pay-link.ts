@@ -1,0 +1,75 @@
+import { Type } from 'typebox';
+import type { Clock } from '../../base/clock.ts';
+import type { ChainClients } from '../../chains/clients.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
+import type { Database } from '../../db/client.ts';
+import { linkScopeOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { linkCalldata } from '../calldata.ts';
+import type { ParentLinks } from '../parent-links.ts';
+import { CalldataInput, CompletedResponse, LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
+
+const CalldataResponse = Type.Union([
+  Type.Ref('SingleCalldata'),
+  Type.Ref('BatchCalldata'),
+  Type.Ref('MulticallCalldata'),
+]);
+
+const calldataSchema = {
+  tags: LINK_TAGS,
+  params: TokenParams,
+  response: {
+    200: CalldataResponse,
+    403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
+    409: { ...CompletedResponse, description: 'Already completed' },
+    502: { description: 'The network’s RPC failed', $ref: 'ErrorEnvelope' },
+    503: { description: 'The network is not configured', $ref: 'ErrorEnvelope' },
+  },
+};
+
+/**
+ * A link's calldata for a payer wallet: `GET /{token}/pay` with the payer inputs in the query,
+ * and its twin `POST /{token}/calldata` with them in a JSON body.
+ */
+export function registerPayLink(
+  app: App,
+  deps: {
+    db: Database;
+    clock: Clock;
+    chains: ChainRegistry;
+    clients: ChainClients;
+    parents: ParentLinks;
+  },
+): void {
+  app.get(
+    '/v2/secure-payments/:token/pay',
+    {
+      config: { auth: LINK_AUTH, payPage: true },
+      schema: {
+        ...calldataSchema,
+        summary: 'Executable calldata (single or batch) for a payer wallet',
+        querystring: Type.Object(CalldataInput, { additionalProperties: false }),
+      },
+    },
+    async (request) =>
+      linkCalldata(deps, linkScopeOf(request), request.params.token, request.query),
+  );
+
+  app.post(
+    '/v2/secure-payments/:token/calldata',
+    {
+      config: { auth: LINK_AUTH, payPage: true },
+      schema: {
+        ...calldataSchema,
+        summary: 'The same calldata, with the inputs in a JSON body',
+        body: Type.Object(CalldataInput, { additionalProperties: false }),
+      },
+      // Every input is optional, so a POST without a body asks for the same as `{}`.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) =>
+      linkCalldata(deps, linkScopeOf(request), request.params.token, request.body ?? {}),
+  );
+}
