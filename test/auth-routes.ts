@@ -148,7 +148,7 @@ export function expectSessionCookie(
   expect(cookie.attributes.has('Max-Age')).toBe(false);
 }
 
-export const REFUSED =
+const REFUSED =
   'Sign-in refused: the challenge is unknown, expired or used, or the signature does not match';
 
 /** The one answer every refusal gets, the reason the log gives, and nothing secret logged. */

@@ -17,10 +17,10 @@ import { createTestApp, type TestApp } from './app.ts';
  * a snapshot of every row they may write.
  */
 
-export const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 export const WALLET = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 export const OTHER_WALLET = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
-export const B_WALLET = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const B_WALLET = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 export const TRON_FEE = evmToTron(WALLET);
 export const SHOP = 'https://shop.example';
 export const CURRENCY = '/v2/currencies?id=USDC-base';
@@ -36,12 +36,12 @@ export interface Caller {
 
 export let t: TestApp;
 export let a: Caller;
-export let b: Caller;
+let b: Caller;
 export let destination: DestinationRow;
 export let inactiveDestination: DestinationRow;
 export let bDestination: DestinationRow;
 
-export async function register(email: string): Promise<Caller> {
+async function register(email: string): Promise<Caller> {
   const registered = await t.app.inject({
     method: 'POST',
     url: '/v1/auth/register',
@@ -60,7 +60,7 @@ export async function register(email: string): Promise<Caller> {
   return { accountId, session, apiKey: { 'x-api-key': key.json().apiKey } };
 }
 
-export async function destinationOf(accountId: string, walletAddress: string) {
+async function destinationOf(accountId: string, walletAddress: string) {
   const target = resolveTarget(t.chains, { walletAddress, chainId: 8453, tokenAddress: USDC_BASE });
   return activateDestination(t.db, t.clock, accountId, target);
 }
@@ -116,7 +116,7 @@ export async function snapshot() {
   };
 }
 
-export const REASONS: Record<number, string> = {
+const REASONS: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',

@@ -134,12 +134,6 @@ function openApiToJsonSchema(schema: unknown): unknown {
   return out;
 }
 
-/** The reference operation a route implements, by method and path shape; null if none. */
-export function referenceOperation(method: string, routeUrl: string): string | null {
-  operations ??= load();
-  return operations.get(`${method.toUpperCase()} ${pathShape(routeUrl)}`)?.name ?? null;
-}
-
 /** Every operation of the reference, by name (`GET /v2/request/{requestId}`). */
 export function referenceOperations(): readonly {
   readonly name: string;

@@ -76,7 +76,7 @@ export const FACTORY_RUNTIME: Hex = concat([
   '0x60206000f3', // PUSH1 32 PUSH1 0 RETURN
 ]);
 
-export const ZERO_SALT: Hex = `0x${'00'.repeat(32)}`;
+const ZERO_SALT: Hex = `0x${'00'.repeat(32)}`;
 
 /** Where FACTORY_RUNTIME at `factory` puts a wallet built from `creation`. */
 export function counterfactualAddress(factory: Address, creation: Hex): Address {

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 200;
 
-export interface FakeBlock {
+interface FakeBlock {
   readonly number: number;
   /** ms since the epoch, as full nodes report it. */
   readonly timestamp: number;
@@ -38,7 +38,7 @@ export interface TronGridEventItem {
   readonly result_type: Readonly<Record<string, string>>;
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   readonly method: string;
   readonly path: string;
   readonly query: Readonly<Record<string, string>>;

@@ -59,7 +59,7 @@ export interface Session {
   readonly address: string;
 }
 
-export async function signIn(address: string, signMessage: (message: string) => Promise<Hex>) {
+async function signIn(address: string, signMessage: (message: string) => Promise<Hex>) {
   const challenge = await t.app.inject({
     method: 'POST',
     url: '/v1/auth/wallet/challenge',
@@ -187,7 +187,7 @@ export function validationErrors(res: { statusCode: number; json<T>(): T }): Fie
  * Every row the destination routes may write: destinations, /v2 signing nonces, and client IDs
  * (which follow a changed destination), minus `lastUsedAt`, which the auth hook records.
  */
-export async function snapshot() {
+async function snapshot() {
   const destinations = await t.db
     .select()
     .from(payeeDestinations)

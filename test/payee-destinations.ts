@@ -20,8 +20,8 @@ export const NONCE_ERROR = 'Nonce is unknown, expired or already used; request n
 export const ID_PATTERN = /^(0x[0-9a-fA-F]{40})@eip155:8453#([0-9A-F]{8}):(0x[0-9a-fA-F]{40})$/;
 
 /** Fixed test keys (0x0101…, 0x0202…); wallet 15 plays the intruder who signs for others. */
-export const key = (n: number): Hex => `0x${n.toString(16).padStart(2, '0').repeat(32)}`;
-export const wallets = Array.from({ length: 16 }, (_, i) => privateKeyToAccount(key(i + 1)));
+const key = (n: number): Hex => `0x${n.toString(16).padStart(2, '0').repeat(32)}`;
+const wallets = Array.from({ length: 16 }, (_, i) => privateKeyToAccount(key(i + 1)));
 export function wallet(n: number): PrivateKeyAccount {
   const found = wallets[n];
   if (!found) throw new Error(`no wallet ${n}`);

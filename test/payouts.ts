@@ -48,7 +48,7 @@ export async function linkRow(token: string) {
 }
 
 /** Statuses of every link, so a refusal can be shown to have changed none. */
-export async function statuses(): Promise<Record<string, string>> {
+async function statuses(): Promise<Record<string, string>> {
   const rows = await t.db
     .select({ token: securePayments.token, status: securePayments.status })
     .from(securePayments);

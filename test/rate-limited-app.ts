@@ -5,10 +5,10 @@ import { createTestApp, type TestApp, type TestClock } from './app.ts';
 
 /** Rate-limit test helpers: the real app with a limiter, wired in as the server wires it. */
 
-export const REDIS_URL = 'redis://127.0.0.1:6379/15';
+const REDIS_URL = 'redis://127.0.0.1:6379/15';
 /** Every key this run writes starts with it, so runs never share a budget and cleanup is exact. */
 const RUN_PREFIX = `payreq-test:ratelimit:${randomBytes(6).toString('hex')}:`;
-export const CURRENCY = '/v2/currencies?id=USDC-base';
+const CURRENCY = '/v2/currencies?id=USDC-base';
 export const MINUTE = 60_000;
 export const ON_THE_MINUTE = new Date('2026-11-22T12:00:00Z');
 

@@ -15,7 +15,7 @@ import { apiKey, t, tenantA, wallet } from './requests.ts';
  */
 
 export const DAY = 86_400_000;
-export const url = (id: string) => `/v2/payouts/recurring/${id}`;
+const url = (id: string) => `/v2/payouts/recurring/${id}`;
 export const call = (
   method: 'GET' | 'POST' | 'PATCH',
   id: string,

@@ -180,7 +180,7 @@ export async function createSchedule(
 }
 
 /** Sends the approvals a create or cancel answered, as the payer's wallet would. */
-export async function approve(
+async function approve(
   world: World,
   payer: Account,
   transactions: readonly { to: Hex; data: Hex; value: { hex: Hex } }[],

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Address, getAddress, type Hex, toHex, zeroAddress } from 'viem';
+import { getAddress, type Hex, toHex, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type Frequency, occurrenceDate, shortestPeriodSeconds } from '../src/base/recurrence.ts';
 import type { NetworkId } from '../src/chains/networks.ts';
@@ -109,5 +109,3 @@ export async function activeSchedule(
   if (!active) throw new Error('activation failed');
   return active;
 }
-
-export const payerAddressOf = (key: Hex): Address => privateKeyToAccount(key).address;

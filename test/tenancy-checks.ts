@@ -127,7 +127,7 @@ export async function snapshotOfA(): Promise<unknown> {
   };
 }
 
-export function pathFor(route: RouteEntry, o: Objects): string {
+function pathFor(route: RouteEntry, o: Objects): string {
   return route.url.replace(/:([A-Za-z]+)/g, (_match, param: string) => {
     const value = (() => {
       switch (param) {

@@ -60,7 +60,7 @@ export interface Objects {
   readonly recurringPayToken: string;
 }
 
-export type Expectation =
+type Expectation =
   /** Names A's object: B gets 403 or 404, or one of `codes` (the reference's 400s and 409s). */
   | { readonly kind: 'refused'; readonly codes?: readonly string[] }
   /** Acts on the caller's own data (lists, creation, B's own wallet): B may succeed. */
@@ -81,9 +81,9 @@ export interface Probe {
   readonly ownCode?: string;
 }
 
-export const refused = (...codes: string[]): Expectation => ({ kind: 'refused', codes });
-export const own: Expectation = { kind: 'own' };
-export let unique = 0;
+const refused = (...codes: string[]): Expectation => ({ kind: 'refused', codes });
+const own: Expectation = { kind: 'own' };
+let unique = 0;
 export const next = () => {
   unique += 1;
   return unique;

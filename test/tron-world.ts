@@ -24,7 +24,7 @@ import { type FakeTronNode, startFakeTronNode } from './fake-tron-node.ts';
 export const TRON_CHAIN_ID = 728126428;
 export const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 export const TRON_PROXY = 'TCUDPYnS9dH3WvFEaE7wN7vnDa51J4R4fd';
-export const TOKEN_ABI = parseAbi([
+const TOKEN_ABI = parseAbi([
   'function mint(address to, uint256 amount)',
   'function balanceOf(address) view returns (uint256)',
 ]);

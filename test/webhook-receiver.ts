@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A real HTTP endpoint on loopback that records what payreq delivers to it. */
-export interface Received {
+interface Received {
   readonly headers: IncomingHttpHeaders;
   readonly rawBody: string;
   readonly body: Record<string, unknown>;

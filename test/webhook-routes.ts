@@ -29,7 +29,7 @@ export const DELIVERY_NOT_FOUND = {
 export let t: TestApp; // ALLOW_LOCAL_WEBHOOKS on
 let strict: TestApp | undefined; // ALLOW_LOCAL_WEBHOOKS off, when asked for
 export let dispatcher: Dispatcher;
-export const receivers: Receiver[] = [];
+const receivers: Receiver[] = [];
 
 /**
  * Registers the file's app (ALLOW_LOCAL_WEBHOOKS on) and its dispatcher; with `strict`, also an

@@ -1,4 +1,4 @@
-import { type FieldError, ValidationError } from '../base/errors.ts';
+import type { FieldError } from '../base/errors.ts';
 import { parseAddress } from '../chains/address.ts';
 import { normaliseAllowedOrigin } from '../http/origins.ts';
 import { LABEL_MESSAGE, labelFits } from './labels.ts';
@@ -41,17 +41,7 @@ export function settingsOf(input: Partial<ClientIdSettings>): ClientIdSettings {
   };
 }
 
-/** Validates and normalises a list of allowed domains; throws a 400 naming each bad entry. */
-export function normaliseAllowedDomains(
-  domains: readonly string[],
-  field = 'allowedDomains',
-): string[] {
-  const { origins, errors } = checkAllowedDomains(domains, 0, field);
-  if (errors.length > 0) throw new ValidationError(errors);
-  return origins;
-}
-
-export function checkAllowedDomains(domains: readonly string[], minimum: number, field: string) {
+function checkAllowedDomains(domains: readonly string[], minimum: number, field: string) {
   const errors: FieldError[] = [];
   if (domains.length < minimum) {
     errors.push({ field, message: `must contain at least ${minimum} origin` });

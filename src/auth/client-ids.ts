@@ -17,11 +17,11 @@ import { CLIENT_ID_PREFIX, mintSecret } from './credentials.ts';
  */
 
 const CLIENT_ID_BYTES = 24;
-export const CLIENT_ID_NOT_FOUND = 'Client ID not found';
-export const CLIENT_ID_REVOKED_FINAL = 'A revoked client ID cannot be reactivated';
-export const CLIENT_ID_REVOKED_UNCHANGEABLE = 'A revoked client ID cannot be changed';
+const CLIENT_ID_NOT_FOUND = 'Client ID not found';
+const CLIENT_ID_REVOKED_FINAL = 'A revoked client ID cannot be reactivated';
+const CLIENT_ID_REVOKED_UNCHANGEABLE = 'A revoked client ID cannot be changed';
 
-export type ClientIdStatus = ClientIdRow['status'];
+type ClientIdStatus = ClientIdRow['status'];
 
 export interface NewClientId extends Partial<ClientIdSettings> {
   readonly accountId: string;

@@ -4,7 +4,7 @@ import { randomHex } from '../base/random-pool.ts';
 import { forgetCredentials, onCredentialsChanged } from '../http/credential-cache.ts';
 
 /** Where instances tell each other that a credential changed. */
-export const CREDENTIALS_CHANNEL = 'payreq:credentials-changed';
+const CREDENTIALS_CHANNEL = 'payreq:credentials-changed';
 /** While Redis is unreachable, its outage is logged at most this often. */
 const OUTAGE_LOG_INTERVAL_MS = 60_000;
 

@@ -38,7 +38,7 @@ export function looksLikeSecret(value: string, prefix: string, bytes = SECRET_BY
 }
 
 /** Constant-time comparison of two hex digests of equal length. */
-export function digestsEqual(a: string, b: string): boolean {
+function digestsEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && timingSafeEqual(left, right);

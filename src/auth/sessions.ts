@@ -12,7 +12,7 @@ import { digestSecret, mintSecret } from './credentials.ts';
  */
 
 export const SESSION_COOKIE = 'session_token';
-export const SESSION_PREFIX = 'ses_';
+const SESSION_PREFIX = 'ses_';
 export const WALLET_IDLE_MS = 15 * 60_000;
 export const WALLET_MAX_MS = 24 * 60 * 60_000;
 export const EMAIL_SESSION_MS = 30 * 24 * 60 * 60_000;

@@ -40,7 +40,7 @@ export interface Challenge {
 }
 
 /** The domain and URI lines a message bound to this AUTH_URL carries. */
-export function siweOrigin(authUrl: string): { domain: string; uri: string } {
+function siweOrigin(authUrl: string): { domain: string; uri: string } {
   return { domain: new URL(authUrl).host, uri: authUrl };
 }
 
@@ -52,7 +52,7 @@ function boundTo(message: string, origin: { domain: string; uri: string }): bool
   return lines[0] === header(origin.domain) && lines.includes(`URI: ${origin.uri}`);
 }
 
-export function siweMessage(input: {
+function siweMessage(input: {
   domain: string;
   uri: string;
   address: string;

@@ -10,7 +10,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const MAX_TRACKED = 10_000;
 
 const TABLES = { apiKey: apiKeys, clientId: clientIds, orchestratorKey: orchestratorKeys } as const;
-export type UsageKind = keyof typeof TABLES;
+type UsageKind = keyof typeof TABLES;
 
 export interface UsageRecorder {
   /** Records that a credential was used now; never throws and never delays the request. */

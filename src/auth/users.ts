@@ -10,7 +10,7 @@ import type { WalletType } from './siwe.ts';
  * (e-mail) or on a wallet's first sign-in.
  */
 
-export const LOGIN_REFUSED = 'Invalid email or password';
+const LOGIN_REFUSED = 'Invalid email or password';
 const EMAIL_TAKEN = 'An account with this e-mail already exists';
 
 type UserRow = typeof users.$inferSelect;

@@ -121,10 +121,6 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export function isErrorCode(value: string): value is ErrorCode {
-  return Object.hasOwn(ERROR_STATUS, value);
-}
-
 export interface FieldError {
   readonly field: string;
   readonly message: string;

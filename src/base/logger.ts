@@ -9,7 +9,7 @@ import pino, {
  * Credentials never reach the log: the headers and body fields that carry them are censored
  * wherever they appear in a logged object.
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-api-key"]',
@@ -217,7 +217,7 @@ function serializeRequest(request: {
   };
 }
 
-export function loggerOptions(level: LevelWithSilent): LoggerOptions {
+function loggerOptions(level: LevelWithSilent): LoggerOptions {
   return {
     level,
     serializers: { err: serializeError, req: serializeRequest },

@@ -16,7 +16,7 @@ export type ParsedAddress =
   | { readonly kind: 'evm'; readonly address: Address }
   | { readonly kind: 'tron'; readonly address: string };
 
-export type AddressProblem = 'malformed' | 'bad_checksum' | 'zero_address';
+type AddressProblem = 'malformed' | 'bad_checksum' | 'zero_address';
 
 export type AddressResult =
   | ({ readonly ok: true } & ParsedAddress)

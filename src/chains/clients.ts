@@ -25,7 +25,7 @@ export class ChainUnavailableError extends AppError {
 }
 
 /** The RPC failed or did not answer: transient, the caller may retry. */
-export class ChainRpcError extends AppError {
+class ChainRpcError extends AppError {
   constructor(network: string) {
     super('chain_rpc_failed', `Network ${network} did not answer; try again shortly`);
   }

@@ -8,7 +8,7 @@ import type { TokenSpec } from './tokens.ts';
  * list (`USDCn-matic`, `fUSDC-sepolia`, `ETH-sepolia-sepolia`, …) resolve as aliases.
  */
 
-export type CurrencyType = 'ERC20' | 'ETH' | 'TRC20' | 'ISO4217';
+type CurrencyType = 'ERC20' | 'ETH' | 'TRC20' | 'ISO4217';
 
 export interface Currency {
   readonly id: string;

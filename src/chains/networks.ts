@@ -3,7 +3,7 @@
  * `polygon`); chain ids are the real ones (Tron's is the 0x2b6653dc id TronLink reports).
  */
 
-export type ChainKind = 'evm' | 'tron';
+type ChainKind = 'evm' | 'tron';
 
 /** The eight real networks payments settle on, by Request's names. */
 export const PAYMENT_NETWORK_IDS = [
@@ -21,7 +21,7 @@ export type PaymentNetworkId = (typeof PAYMENT_NETWORK_IDS)[number];
 /** A real network, or the local sandbox chain that `npm start` runs. */
 export type NetworkId = PaymentNetworkId | 'sandbox';
 
-export interface NativeCurrency {
+interface NativeCurrency {
   readonly symbol: string;
   readonly name: string;
   readonly decimals: number;

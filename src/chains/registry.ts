@@ -24,7 +24,7 @@ export interface ChainRegistry {
   explorerTxUrl(network: NetworkId, txHash: string): string | null;
 }
 
-export const NATIVE_SENTINEL = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
+const NATIVE_SENTINEL = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
 
 /**
  * A chain this process runs itself (the sandbox): its network, where its contracts are and

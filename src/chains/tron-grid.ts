@@ -10,9 +10,9 @@ import { nodeText } from './tron-node-text.ts';
  */
 
 /** Per request, body included. */
-export const TRONGRID_TIMEOUT_MS = 10_000;
+const TRONGRID_TIMEOUT_MS = 10_000;
 /** Events per page: TronGrid's maximum. */
-export const EVENTS_PAGE_LIMIT = 200;
+const EVENTS_PAGE_LIMIT = 200;
 
 export type TronGridFailure = 'http' | 'timeout' | 'network' | 'bad_response';
 
@@ -40,7 +40,7 @@ export interface TronBlock {
 }
 
 /** One `TransferWithReferenceAndFee` event of the ERC20FeeProxy, as TronGrid indexed it. */
-export interface TronFeeProxyEvent {
+interface TronFeeProxyEvent {
   readonly transactionId: string;
   readonly blockNumber: bigint;
   readonly blockTimestamp: Date;
@@ -57,7 +57,7 @@ export interface TronFeeProxyEvent {
   readonly feeAddress: string;
 }
 
-export interface ContractEventsQuery {
+interface ContractEventsQuery {
   readonly eventName: string;
   readonly minBlockTimestamp: Date;
   readonly maxBlockTimestamp: Date;
@@ -90,7 +90,7 @@ export interface SignedTronTransaction {
 }
 
 /** What the node said; a refusal's message comes decoded (nodes send it as hex text). */
-export type BroadcastAnswer =
+type BroadcastAnswer =
   | {
       readonly accepted: true;
       readonly txid: string;

@@ -28,8 +28,8 @@ import {
 
 export { ConfigError, type PrivateKey } from './readers.ts';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Every setting the service reads, parsed once from the environment. Nothing else in the code
@@ -118,7 +118,7 @@ export interface WebhookConfig {
   readonly timeoutMs: number;
 }
 
-export interface WorkerConfig {
+interface WorkerConfig {
   /** Run the indexers and the webhook dispatcher in this process (`WORKERS`). */
   readonly enabled: boolean;
   readonly indexerPollMs: number;

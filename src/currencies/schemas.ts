@@ -4,7 +4,7 @@ import type { Currency } from '../chains/currencies.ts';
 export const AUTH = ['apiKey', 'clientId'] as const;
 export const TAGS = ['V2/Currencies'];
 
-export const CURRENCY_SCHEMA_ID = 'Currency';
+const CURRENCY_SCHEMA_ID = 'Currency';
 
 export const CurrencySchema = Type.Object(
   {

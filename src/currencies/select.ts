@@ -14,7 +14,7 @@ export type CurrencySelection =
   | { readonly kind: 'one'; readonly currency: Currency }
   | { readonly kind: 'many'; readonly currencies: readonly Currency[] };
 
-export const TOKEN_NOT_FOUND = 'Token not found';
+const TOKEN_NOT_FOUND = 'Token not found';
 
 /**
  * `GET /v2/currencies` filters, ANDed. `id` or `firstOnly=true` answer one object, anything

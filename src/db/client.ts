@@ -11,10 +11,10 @@ import type * as schema from './schema.ts';
  * only when it opens one: a process loads one driver, not both.
  */
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 
-export type DatabaseKind = 'pglite' | 'postgres';
+type DatabaseKind = 'pglite' | 'postgres';
 
 /** Rows of a raw SQL query; both drivers return them under `rows`. */
 export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {

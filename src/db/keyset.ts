@@ -18,7 +18,7 @@ export interface KeysetPosition {
   readonly id: string;
 }
 
-export const INVALID_CURSOR_MESSAGE = 'cursor is not one this API returned';
+const INVALID_CURSOR_MESSAGE = 'cursor is not one this API returned';
 
 /** Six fraction digits as we write them; three still read, as cursors were first written. */
 const AT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(?:\d{3})?Z$/;

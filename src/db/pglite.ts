@@ -33,7 +33,7 @@ export function startParamsWithSharedBuffers(size: string): string[] {
 }
 
 /** The longest turn statements take, in milliseconds of the main thread. */
-export const TURN_MAX_MS = 16;
+const TURN_MAX_MS = 16;
 
 export type Turns = <T>(work: () => Promise<T>) => Promise<T>;
 

@@ -14,7 +14,7 @@ export function guardsAsWell(next: AccessPolicy, previous: AccessPolicy): boolea
 }
 
 /** What a destination gets when no policy is given: anyone may pay, nothing hidden. */
-export const DEFAULT_ACCESS_POLICY: AccessPolicy = {
+const DEFAULT_ACCESS_POLICY: AccessPolicy = {
   mode: 'off',
   screeningProvider: null,
   hideUntilApproved: false,

@@ -9,7 +9,7 @@ import {
 } from './destinations.ts';
 import { INVALID_DESTINATION_ID } from './target.ts';
 
-export const DESTINATION_NOT_FOUND = 'Payee destination not found';
+const DESTINATION_NOT_FOUND = 'Payee destination not found';
 
 /**
  * A destination of the account by id, for /v2's read and /v1's lookup alike. Only the format is

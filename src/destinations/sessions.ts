@@ -20,8 +20,8 @@ import type { TargetBody } from './v1-schemas.ts';
  * per-change signature is asked for, unlike /v2. The records are the same as /v2's.
  */
 
-export const WALLET_SESSION_REQUIRED = 'A wallet session is required';
-export const NO_ACTIVE_DESTINATION = 'No active payee destination';
+const WALLET_SESSION_REQUIRED = 'A wallet session is required';
+const NO_ACTIVE_DESTINATION = 'No active payee destination';
 
 export interface SessionDeps {
   readonly db: Database;

@@ -10,7 +10,7 @@ import { evmToTron } from '../chains/tron-address.ts';
 
 export type DestinationAction = 'add' | 'deactivate';
 
-export const DESTINATION_TYPES = {
+const DESTINATION_TYPES = {
   PayeeDestination: [
     { name: 'action', type: 'string' },
     { name: 'walletAddress', type: 'string' },
@@ -31,7 +31,7 @@ export interface DestinationMessage {
   readonly expiresAt: number;
 }
 
-export function destinationTypedData(message: DestinationMessage) {
+function destinationTypedData(message: DestinationMessage) {
   return {
     domain: { name: 'payreq payee destinations', version: '1', chainId: message.chainId },
     types: DESTINATION_TYPES,

@@ -19,7 +19,7 @@ const MAX_SPAN = 10_000n;
 /** Stored hashes compared, newest first, to find a fork. */
 const FORK_SEARCH_DEPTH = 512;
 
-export interface TickResult {
+interface TickResult {
   /** Last confirmed block now recorded (null when the chain is shorter than the depth). */
   readonly scannedTo: bigint | null;
   readonly recorded: number;

@@ -54,7 +54,7 @@ export interface BlockSource {
 }
 
 /** A payment detection recorded: the event, its row, and the request it was matched to. */
-export interface RecordedPayment {
+interface RecordedPayment {
   /** The payment row's id. */
   readonly id: string;
   readonly requestRowId: string;
@@ -64,7 +64,7 @@ export interface RecordedPayment {
 }
 
 /** A payment a reorganisation took off the chain, as it was recorded. */
-export interface DroppedPayment {
+interface DroppedPayment {
   readonly id: string;
   readonly requestRowId: string;
   /** What it counted for, in the request's invoice currency. */

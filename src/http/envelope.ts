@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox';
 import type { ErrorCode, FieldError } from '../base/errors.ts';
 
 /** The one error body of every non-2xx response: `{statusCode, message, error}` plus extras. */
-export const ERROR_ENVELOPE_ID = 'ErrorEnvelope';
+const ERROR_ENVELOPE_ID = 'ErrorEnvelope';
 
 export const ErrorEnvelopeSchema = Type.Object(
   {
@@ -24,7 +24,7 @@ export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
 
 export const ErrorEnvelopeRef = Type.Ref(ERROR_ENVELOPE_ID);
 
-export function reasonPhrase(statusCode: number): string {
+function reasonPhrase(statusCode: number): string {
   return STATUS_CODES[statusCode] ?? 'Error';
 }
 

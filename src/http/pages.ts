@@ -16,8 +16,8 @@ export const MAX_PAGE_SIZE = 100;
 /** The largest page number of page-numbered lists (pages of at most 100 items). */
 export const MAX_PAGE_NUMBER = 10_000;
 
-export const OFFSET_LIMIT_MESSAGE = `must be <= ${MAX_OFFSET}; page further with cursor (pagination.nextCursor)`;
-export const CURSOR_WITH_OFFSET_MESSAGE =
+const OFFSET_LIMIT_MESSAGE = `must be <= ${MAX_OFFSET}; page further with cursor (pagination.nextCursor)`;
+const CURSOR_WITH_OFFSET_MESSAGE =
   'must not be sent with cursor: a cursor already says where the page starts';
 
 const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE }));

@@ -7,7 +7,7 @@ import type { ClientIdRow } from '../db/schema.ts';
  * leaves the result on `request.principal`. Features read it through the helpers here.
  */
 
-export const CREDENTIAL_KINDS = [
+const CREDENTIAL_KINDS = [
   'apiKey',
   'clientId',
   'orchestratorKey',

@@ -9,7 +9,7 @@ export const MEMORY_SWEEP_INTERVAL_MS = 10_000;
  * Past this many callers the memory store forgets the least recently seen first, so memory
  * stays bounded (a log holds at most a budget of allowed and a budget of refused hits).
  */
-export const MEMORY_MAX_KEYS = 10_000;
+const MEMORY_MAX_KEYS = 10_000;
 
 export interface MemoryStore extends LogStore {
   /** Callers held, idle or not (for tests of the sweeping). */

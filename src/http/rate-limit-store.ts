@@ -24,7 +24,7 @@ export interface WarnLogger {
 }
 
 /** One hit at `now` against a key's log; the same rule in every store. */
-export interface LogHit {
+interface LogHit {
   readonly key: string;
   readonly now: number;
   readonly limit: number;

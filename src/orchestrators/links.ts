@@ -5,7 +5,7 @@ import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, orchestratorClientLinks } from '../db/schema.ts';
 
-export type LinkStatus = 'active' | 'unlinked';
+type LinkStatus = 'active' | 'unlinked';
 
 export interface Link {
   readonly clientId: string;

@@ -33,7 +33,7 @@ export async function createOrchestrator(db: Database, name: string): Promise<Cr
   });
 }
 
-export async function issueOrchestratorKey(db: Database, orchestratorId: string): Promise<string> {
+async function issueOrchestratorKey(db: Database, orchestratorId: string): Promise<string> {
   const key = mintSecret(ORCHESTRATOR_KEY_PREFIX);
   await db.insert(orchestratorKeys).values({
     orchestratorId,

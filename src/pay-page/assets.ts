@@ -55,7 +55,7 @@ export interface PayPageManifest {
   readonly encoded?: Readonly<Record<string, readonly Encoding[]>>;
 }
 
-export interface Asset {
+interface Asset {
   readonly contentType: string;
   readonly body: Buffer;
   /**
@@ -67,7 +67,7 @@ export interface Asset {
   ): Promise<{ readonly body: Buffer; readonly encoding: Encoding | null }>;
 }
 
-export interface PayPageBuild {
+interface PayPageBuild {
   readonly manifest: PayPageManifest;
   readonly assets: ReadonlyMap<string, Asset>;
 }

@@ -13,7 +13,7 @@ import type { PayPageManifest } from './assets.ts';
  * What the page reads from `<meta name="payreq-config">`. The browser side declares the same
  * shape in src/pay-page/app/config.ts (compiled apart, for the DOM); nothing in it is secret.
  */
-export interface PageNetwork {
+interface PageNetwork {
   readonly name: string;
   readonly chainId: number;
   readonly kind: 'evm' | 'tron';

@@ -19,10 +19,10 @@ import { paymentSearchSql, type SearchConditions, TOTAL_COUNT_CAP } from './quer
  * TOTAL_COUNT_CAP and estimated beyond.
  */
 
-export const DEFAULT_LIMIT = 20;
+const DEFAULT_LIMIT = 20;
 
 export const PAYMENT_TYPES = ['direct', 'conversion', 'crosschain', 'recurring'] as const;
-export type PaymentType = (typeof PAYMENT_TYPES)[number];
+type PaymentType = (typeof PAYMENT_TYPES)[number];
 
 /** The query as the route receives it: strings, except the coerced page numbers. */
 export interface SearchQuery {

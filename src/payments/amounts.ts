@@ -3,18 +3,16 @@
  * integers of base units (bigint). No float ever touches a money path.
  */
 
-export const MAX_DECIMALS = 36;
 /**
  * The most a token contract can move in one call: amounts are uint256 on chain (numeric(78,0)
  * holds anything below 10^78; uint256 tops out near 1.16e77).
  */
 export const MAX_BASE_UNITS = 2n ** 256n - 1n;
-export const AMOUNT_TOO_LARGE_MESSAGE =
-  'is more than a token contract can move (2^256 - 1 base units)';
+const AMOUNT_TOO_LARGE_MESSAGE = 'is more than a token contract can move (2^256 - 1 base units)';
 export const TOTAL_TOO_LARGE_MESSAGE =
   'add up to more than a token contract can move in one payment (2^256 - 1 base units)';
 
-export type AmountProblem = 'not_a_decimal' | 'not_positive' | 'too_many_decimals' | 'too_large';
+type AmountProblem = 'not_a_decimal' | 'not_positive' | 'too_many_decimals' | 'too_large';
 
 export type ParsedAmount =
   | { readonly ok: true; readonly value: bigint }
@@ -22,7 +20,7 @@ export type ParsedAmount =
 
 const DECIMAL = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
 /** 78 digits, a dot and 21 decimals: longer input is refused before any parsing work. */
-export const MAX_AMOUNT_LENGTH = 100;
+const MAX_AMOUNT_LENGTH = 100;
 
 /**
  * Parses a strictly positive decimal with at most `decimals` fractional digits. Refused:

@@ -7,15 +7,15 @@ import { formatAmount } from './amounts.ts';
  * at the current base fee plus a tip. `limit` prices the same gas at twice the base fee, what a
  * wallet reserves, so `hasEnoughGas` errs on the safe side.
  */
-export const APPROVE_GAS = 65_000n;
-export const ERC20_PAYMENT_GAS = 130_000n;
-export const NATIVE_PAYMENT_GAS = 60_000n;
+const APPROVE_GAS = 65_000n;
+const ERC20_PAYMENT_GAS = 130_000n;
+const NATIVE_PAYMENT_GAS = 60_000n;
 /** A conversion proxy's payment: the fee-proxy transfer plus up to two feed reads. */
-export const CONVERSION_PAYMENT_GAS = 250_000n;
-export const BATCH_BASE_GAS = 100_000n;
-export const BATCH_PER_PAYMENT_GAS = 90_000n;
+const CONVERSION_PAYMENT_GAS = 250_000n;
+const BATCH_BASE_GAS = 100_000n;
+const BATCH_PER_PAYMENT_GAS = 90_000n;
 /** Wei per gas offered to the block producer on top of the base fee. */
-export const PRIORITY_FEE_WEI = 1_000_000_000n;
+const PRIORITY_FEE_WEI = 1_000_000_000n;
 
 export type PaymentKind = 'erc20' | 'native' | 'conversion' | { readonly batch: number };
 

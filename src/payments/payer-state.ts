@@ -38,7 +38,7 @@ export interface TokenQuery {
   readonly spender: Address;
 }
 
-export interface TokenState {
+interface TokenState {
   readonly balance: bigint;
   readonly allowance: bigint;
 }

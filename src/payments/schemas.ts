@@ -5,7 +5,7 @@ import { PaymentSchema } from './records.ts';
 
 const Hex = Type.String({ pattern: '^0x[0-9a-fA-F]*$' });
 
-export const EvmTransactionSchema = Type.Object(
+const EvmTransactionSchema = Type.Object(
   {
     to: Type.String({ description: 'Checksummed contract address' }),
     data: Hex,
@@ -15,7 +15,7 @@ export const EvmTransactionSchema = Type.Object(
   { $id: 'EvmTransaction', additionalProperties: false },
 );
 
-export const TronTransactionSchema = Type.Object(
+const TronTransactionSchema = Type.Object(
   {
     type: Type.Literal('tron'),
     contractAddress: Type.String({ description: 'Base58 contract address' }),
@@ -72,7 +72,7 @@ const CONVERSION_METADATA = {
   ),
 };
 
-export const SingleCalldataSchema = Type.Object(
+const SingleCalldataSchema = Type.Object(
   {
     paymentType: Type.Literal('single'),
     transactions: Type.Array(Transaction),
@@ -151,7 +151,7 @@ export const BatchMetadata = Type.Object(
   { additionalProperties: false },
 );
 
-export const BatchCalldataSchema = Type.Object(
+const BatchCalldataSchema = Type.Object(
   {
     ERC20ApprovalTransactions: Type.Array(Type.Ref('EvmTransaction')),
     batchPaymentTransaction: Type.Ref('EvmTransaction'),

@@ -34,7 +34,7 @@ export const CONTRACT_TYPES: Readonly<Record<number, string>> = {
   46: 'AccountPermissionUpdateContract',
 };
 
-export interface TronAny {
+interface TronAny {
   readonly typeUrl: string;
   readonly value: Uint8Array;
 }

@@ -20,7 +20,7 @@ export interface JsonIssue {
   readonly message: string;
 }
 
-export const ADDRESS_MESSAGE = 'must be a Tron address (41 and 40 hex digits, or base58)';
+const ADDRESS_MESSAGE = 'must be a Tron address (41 and 40 hex digits, or base58)';
 
 /**
  * The raw data `raw_data` describes, to compare with the signed bytes or to encode them;

@@ -55,7 +55,7 @@ const mismatch = (message: string) => new AppError('tron_transaction_mismatch', 
  * read) says something else than `raw_data_hex` (the protobuf bytes that were signed), as
  * `<field> is <in raw_data>; raw_data_hex holds <in the bytes>`; null when they agree.
  */
-export function rawDataDifference(signed: TronRaw, described: TronRaw): string | null {
+function rawDataDifference(signed: TronRaw, described: TronRaw): string | null {
   const a = fieldsOf(signed);
   const b = fieldsOf(described);
   for (const [field, value] of a) {
@@ -112,7 +112,7 @@ function fieldsOf(raw: TronRaw): Map<string, string> {
 }
 
 /** A transaction's id: the SHA-256 of its raw data's bytes, lower-case hex. */
-export function transactionId(rawDataHex: string): string {
+function transactionId(rawDataHex: string): string {
   return createHash('sha256').update(Buffer.from(rawDataHex, 'hex')).digest('hex');
 }
 

@@ -81,7 +81,7 @@ export async function createPayout(
 }
 
 /** `payerWallet`, or its other names `payerAddress` and `payer`: one wallet, however named. */
-export function payerOf(body: {
+function payerOf(body: {
   readonly payerWallet?: string | undefined;
   readonly payerAddress?: string | undefined;
   readonly payer?: string | undefined;

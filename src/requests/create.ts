@@ -60,7 +60,7 @@ export async function createRequest(
   });
 }
 
-export const RECURRENCE_WITH_ORIGINAL_MESSAGE =
+const RECURRENCE_WITH_ORIGINAL_MESSAGE =
   'cannot be sent with originalRequestId or originalRequestPaymentReference: an occurrence follows its original’s schedule';
 
 /**

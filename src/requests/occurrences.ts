@@ -42,13 +42,13 @@ const MAX_ROUNDS_PER_TICK = 20;
 /** How often a process looks for due occurrences. */
 const POLL_MS = 30_000;
 
-export interface Generated {
+interface Generated {
   readonly originalRequestId: string;
   readonly requestId: string;
   readonly occurrence: number;
 }
 
-export interface Tick {
+interface Tick {
   /** What this process made. */
   readonly generated: readonly Generated[];
   /** Whether the tick stopped at its bound with work left. */

@@ -13,7 +13,7 @@ import { referenceTopic } from '../payments/references.ts';
  * and its series answers `PATCH`. Another account's request is as unknown as a missing one.
  */
 
-export const ORIGINAL_NOT_FOUND_MESSAGE = 'Original request not found';
+const ORIGINAL_NOT_FOUND_MESSAGE = 'Original request not found';
 
 export interface OriginalRef {
   readonly originalRequestId: string;

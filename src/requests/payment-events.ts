@@ -40,7 +40,7 @@ export interface PaidRequest {
 }
 
 /** Who made the request, as the `.client_id` events name them. */
-export interface RequestOrigin {
+interface RequestOrigin {
   readonly clientId: string;
   /** The browser origin the request was created from; null for server-side calls. */
   readonly origin: string | null;
@@ -51,7 +51,7 @@ export interface RequestOrigin {
  * recorded it (our clock), never the block's: chains' clocks drift, and the sandbox's runs
  * ahead of the wall clock.
  */
-export function paymentEventPayload(
+function paymentEventPayload(
   chains: ChainRegistry,
   paid: PaidRequest,
   origin: RequestOrigin | null,

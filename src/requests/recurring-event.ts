@@ -8,7 +8,7 @@ import { enqueue, targetWebhooks } from '../webhooks/outbox.ts';
  * and `paymentReference`. It goes to the endpoints that hear of the original's payments.
  */
 
-export interface RecurringEventPayload {
+interface RecurringEventPayload {
   readonly event: 'request.recurring';
   /** The new occurrence. */
   readonly requestId: string;
@@ -29,7 +29,7 @@ interface StoredRequest {
   readonly clientIdId: string | null;
 }
 
-export function recurringEventPayload(
+function recurringEventPayload(
   original: StoredRequest,
   occurrence: StoredRequest,
   createdAt: Date,

@@ -15,11 +15,11 @@ import type { RequestRow } from './requests.ts';
  * How far before now `startDate` may lie and still count as "not in the past": a client that
  * sends today's date as its own local midnight is up to a day behind UTC (UTC+14 at 23:59).
  */
-export const START_DATE_GRACE_MS = 24 * 60 * 60_000;
+const START_DATE_GRACE_MS = 24 * 60 * 60_000;
 
-export const START_DATE_FORMAT_MESSAGE =
+const START_DATE_FORMAT_MESSAGE =
   'must be an ISO 8601 date or date-time with a time zone, such as 2026-12-01 or 2026-12-01T09:00:00Z';
-export const START_DATE_PAST_MESSAGE = 'must not be in the past';
+const START_DATE_PAST_MESSAGE = 'must not be in the past';
 
 /** `YYYY-MM-DD`, or that with a time and a zone (`Z` or `±hh:mm`). */
 const ISO_DATE_TIME =

@@ -7,7 +7,7 @@ import { PAYMENT_SCHEMA_ID } from '../payments/records.ts';
 export const AUTH = ['apiKey', 'clientId', 'session'] as const;
 export const TAGS = ['V2/Request'];
 
-export const REQUEST_STATUS_ID = 'RequestStatus';
+const REQUEST_STATUS_ID = 'RequestStatus';
 /** Where a route answers a request's status: RequestStatusSchema, added once by requestRoutes. */
 export const RequestStatusRef = Type.Ref(REQUEST_STATUS_ID);
 

@@ -9,8 +9,8 @@ import { MULTICALL3_ADDRESS } from '../chains/contracts.ts';
  */
 
 /** The well-known development mnemonic: its keys are public and hold value on no real chain. */
-export const SANDBOX_MNEMONIC = 'test test test test test test test test test test test junk';
-export const SANDBOX_WALLET_COUNT = 5;
+const SANDBOX_MNEMONIC = 'test test test test test test test test test test test junk';
+const SANDBOX_WALLET_COUNT = 5;
 
 export interface SandboxWallet {
   readonly index: number;
@@ -46,7 +46,7 @@ export const SANDBOX_AGGREGATORS = [
 ] as const;
 
 /** Deployment order: each entry is deployed by wallet 0 at the nonce of its position. */
-export const SANDBOX_DEPLOYMENTS = [
+const SANDBOX_DEPLOYMENTS = [
   'erc20FeeProxy',
   'ethFeeProxy',
   'batchPayments',
@@ -62,7 +62,7 @@ export const SANDBOX_DEPLOYMENTS = [
   'recurringPaymentProxy',
 ] as const;
 
-export type SandboxContract = (typeof SANDBOX_DEPLOYMENTS)[number];
+type SandboxContract = (typeof SANDBOX_DEPLOYMENTS)[number];
 
 export type SandboxAddresses = Readonly<Record<SandboxContract | 'multicall3', Address>>;
 
@@ -73,7 +73,7 @@ export type SandboxAddresses = Readonly<Record<SandboxContract | 'multicall3', A
  * no test wallet (at most the first 16) shares it, so its nonces are the executor's alone.
  * Address 0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199.
  */
-export const SANDBOX_RELAYER_INDEX = 19;
+const SANDBOX_RELAYER_INDEX = 19;
 
 export function sandboxRelayer(): SandboxWallet {
   return mnemonicWallet(SANDBOX_RELAYER_INDEX);

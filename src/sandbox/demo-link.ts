@@ -13,7 +13,7 @@ import { sandboxWallets } from './addresses.ts';
 const DEMO_ACCOUNT = 'Sandbox demo (payreq)';
 export const DEMO_AMOUNT = '10';
 /** Test wallet 1 is paid; a payer imports test wallet 2's key into a browser wallet. */
-export const DEMO_PAYEE_WALLET = 1;
+const DEMO_PAYEE_WALLET = 1;
 export const DEMO_PAYER_WALLET = 2;
 
 /**

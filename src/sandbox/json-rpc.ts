@@ -2,7 +2,7 @@ import type { Eip1193Provider } from './chain.ts';
 
 /** JSON-RPC 2.0 over an EIP-1193 provider: what /sandbox/rpc and the loopback RPC server answer. */
 
-export interface RpcCall {
+interface RpcCall {
   readonly jsonrpc?: string;
   readonly id?: string | number | null;
   readonly method?: unknown;
@@ -10,7 +10,7 @@ export interface RpcCall {
 }
 
 /** Largest JSON-RPC batch answered. */
-export const MAX_RPC_BATCH = 100;
+const MAX_RPC_BATCH = 100;
 
 /**
  * What any web page may ask of the sandbox chain through a browser (its JSON-RPC answers every

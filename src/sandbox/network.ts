@@ -4,7 +4,7 @@ import type { TokenSpec } from '../chains/tokens.ts';
 import { sandboxAddresses } from './addresses.ts';
 
 /** Test tokens of the sandbox chain, at their fixed addresses (addresses.ts). */
-export function sandboxTokenSpecs(): TokenSpec[] {
+function sandboxTokenSpecs(): TokenSpec[] {
   const addresses = sandboxAddresses();
   return [
     { symbol: 'USDC', name: 'Sandbox USD Coin', address: addresses.usdc, decimals: 6 },

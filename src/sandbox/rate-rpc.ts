@@ -14,7 +14,7 @@ import { setSandboxRate } from './rates.ts';
  * own state-changing methods, browser pages may not call it (json-rpc.ts).
  */
 
-export const SET_RATE_METHOD = 'sandbox_setRate';
+const SET_RATE_METHOD = 'sandbox_setRate';
 /** Chainlink's answers, and so these rates, carry 8 decimals. */
 const RATE_DECIMALS = 8;
 const INVALID_PARAMS = -32602;

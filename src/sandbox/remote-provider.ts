@@ -8,7 +8,7 @@ const RPC_TIMEOUT_MS = 10_000;
  * A JSON-RPC error, passed on as the chain answered it (so /sandbox/rpc on any process answers
  * what the chain itself would), or -32603 when the chain could not be reached.
  */
-export class SandboxRpcError extends Error {
+class SandboxRpcError extends Error {
   readonly code: number;
   readonly data: unknown;
   constructor(code: number, message: string, data?: unknown) {
@@ -19,7 +19,7 @@ export class SandboxRpcError extends Error {
   }
 }
 
-export const SANDBOX_UNREACHABLE =
+const SANDBOX_UNREACHABLE =
   'The sandbox chain did not answer: the process that runs it may be stopping or another taking over; try again shortly';
 
 /**

@@ -102,7 +102,7 @@ export function destinationOf(
 }
 
 /** Display data (`GET /v2/secure-payments/{token}`): the single or the batch shape. */
-export function displayBody(
+function displayBody(
   chains: ChainRegistry,
   link: Link,
   destinationIds: ReadonlyMap<string, string> = new Map(),

@@ -43,7 +43,7 @@ export async function insertLink(db: Database, link: NewLink): Promise<{ id: str
 }
 
 /** The row of a new link, with its id when the caller names it (to write its requests along). */
-export function linkValues(link: NewLink, id?: string) {
+function linkValues(link: NewLink, id?: string) {
   return {
     ...(id !== undefined && { id }),
     token: link.token,

@@ -37,7 +37,7 @@ export interface Child {
 }
 
 /** Paid: the link completed, or its one request paid in full. */
-export function isChildPaid(child: Child): boolean {
+function isChildPaid(child: Child): boolean {
   return (
     child.row.status === 'completed' ||
     (child.requests.length > 0 && child.requests.every((r) => r.status === 'paid'))

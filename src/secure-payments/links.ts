@@ -168,7 +168,7 @@ export function linkLegs(chains: ChainRegistry, link: Link, now: Date): PaymentL
  * The requests a payment may cover now: all of a link's; of a multicall parent, those of the
  * children that are not blocked (a child expired or invalidated since is left out).
  */
-export function payableRequests(link: Link, now: Date): readonly RequestRow[] {
+function payableRequests(link: Link, now: Date): readonly RequestRow[] {
   if (!link.children) return link.requests;
   return link.children.flatMap((child) => (childBlock(child, now) ? [] : child.requests));
 }

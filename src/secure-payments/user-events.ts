@@ -20,7 +20,7 @@ import { loadLink } from './links.ts';
  */
 
 /** Reports per link per minute: a page reports a handful per payment. */
-export const USER_EVENTS_PER_MINUTE = 30;
+const USER_EVENTS_PER_MINUTE = 30;
 
 /**
  * A wallet address in clear: EVM (40 hex digits, with or without 0x, not part of a longer hex

@@ -11,7 +11,7 @@ import { errorEnvelope } from '../http/envelope.ts';
  * Postgres needs no such gate (its own pool queues), so it is off there unless configured.
  */
 /** Seconds a refused caller is told to wait. */
-export const ADMISSION_RETRY_AFTER_SECONDS = 1;
+const ADMISSION_RETRY_AFTER_SECONDS = 1;
 
 export interface AdmissionGate {
   /** Resolves true once the caller may run (call `release` when done), false when refused. */

@@ -14,7 +14,7 @@ import { errorEnvelope } from '../http/envelope.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 
 /** What a caller sees for any failure we did not anticipate; the details go to the log only. */
-export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
+const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 
 /** Our codes for Fastify's own client errors; any other is `bad_request`. */
 const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {

@@ -10,7 +10,7 @@ import { boundedField, type FieldError, ValidationError } from '../base/errors.t
  */
 const storable = (text: string): boolean => text.isWellFormed() && !text.includes('\u0000');
 
-export const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 
 /** Deeper JSON than this is not walked further (the body limit bounds the work anyway). */
 const MAX_DEPTH = 64;

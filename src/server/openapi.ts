@@ -6,7 +6,7 @@ import { ErrorEnvelopeRef, ErrorEnvelopeSchema } from '../http/envelope.ts';
 import { CREDENTIAL_HEADERS, type CredentialKind } from '../http/principal.ts';
 
 /** The version of the reference API whose wire format we serve. */
-export const API_VERSION = '0.13.0';
+const API_VERSION = '0.13.0';
 
 const SECURITY_SCHEMES = {
   ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },

@@ -19,7 +19,7 @@ import { checkWebhookUrl } from './url-policy.ts';
 const SECRET_PREFIX = 'whsec_';
 const MAX_WEBHOOKS_PER_OWNER = 20;
 
-export function webhookBody(row: WebhookRow) {
+function webhookBody(row: WebhookRow) {
   return { id: row.id, url: row.url, active: row.active, createdAt: row.createdAt.toISOString() };
 }
 

@@ -12,8 +12,8 @@ export const SIGNATURE_HEADER = 'x-service-signature';
 export const SIGNATURE_V2_HEADER = 'x-service-signature-v2';
 export const TIMESTAMP_HEADER = 'x-service-timestamp';
 export const DELIVERY_HEADER = 'x-service-delivery';
-export const RETRY_COUNT_HEADER = 'x-service-retry-count';
-export const TEST_HEADER = 'x-service-test';
+const RETRY_COUNT_HEADER = 'x-service-retry-count';
+const TEST_HEADER = 'x-service-test';
 
 /** The reference API's names for the same values. */
 export const REFERENCE_HEADERS = {

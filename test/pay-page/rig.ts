@@ -24,7 +24,7 @@ import { installTestWallets, type TestWallet, type TestWalletSpec } from './wall
  * dispatcher sending to a real receiver, and a headless Chromium.
  */
 
-export const CHAIN_ID = 8453;
+const CHAIN_ID = 8453;
 const SANDBOX_CHAIN_ID = 31337;
 const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
@@ -32,7 +32,7 @@ const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)'
 /** Where tests write screenshots: a build artifact, never committed. */
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'pay-page');
 
-export type Currency = 'USDC' | 'DAI' | 'ETH';
+type Currency = 'USDC' | 'DAI' | 'ETH';
 
 export interface LinkItem {
   readonly currency: Currency;
@@ -43,7 +43,7 @@ export interface LinkItem {
   readonly invoiceCurrency?: string;
 }
 
-export interface Opened {
+interface Opened {
   readonly context: BrowserContext;
   readonly page: Page;
   readonly wallets: TestWallet[];

@@ -35,7 +35,7 @@ export interface TestWalletSpec {
   readonly knownChainIds?: readonly number[];
 }
 
-export interface WalletCall {
+interface WalletCall {
   readonly method: string;
   readonly params: unknown;
 }

@@ -7,7 +7,7 @@ import { deactivateDestination } from '../destinations.ts';
 import { ownDestination } from '../lookups.ts';
 import { AUTH, TAGS } from '../v1-schemas.ts';
 
-export const DESTINATION_DEACTIVATED = 'Payee destination deactivated';
+const DESTINATION_DEACTIVATED = 'Payee destination deactivated';
 
 export function registerDeactivateDestination(
   app: App,

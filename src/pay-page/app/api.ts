@@ -2,7 +2,7 @@ import type { PageConfig } from './config.ts';
 
 /** The public API's answers the page reads, as far as it reads them. */
 
-export interface Destination {
+interface Destination {
   readonly destinationId?: string;
   readonly payeeAddress: string;
   readonly walletAddress: string;
@@ -113,7 +113,7 @@ export type Display =
 /** A link that pays its own requests: one, or a batch of them. */
 export type SingleOrBatchDisplay = Exclude<Display, MulticallDisplay>;
 
-export interface Completed {
+interface Completed {
   /** The network of the transactions (payreq's addition to the reference's body). */
   readonly network?: string;
   /** The merchant's way back (payreq's additions too). */
@@ -155,7 +155,7 @@ export interface TronCall {
   readonly callValue: number;
 }
 
-export interface CalldataMetadata {
+interface CalldataMetadata {
   readonly hasEnoughBalance?: boolean | null;
   readonly hasEnoughGas?: boolean | null;
   readonly balance?: string;

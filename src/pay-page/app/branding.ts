@@ -8,7 +8,7 @@ import { h } from './dom.ts';
  * text on white, so muted text reads in the primary text color unless a brand's passes.)
  */
 
-export const DEFAULT_BRANDING = {
+const DEFAULT_BRANDING = {
   pageBackgroundColor: '#f3f4f6',
   cardBackgroundColor: '#ffffff',
   primaryActionColor: '#00d395',
@@ -35,14 +35,14 @@ function luminance(hex: string): number {
 }
 
 /** WCAG 2 contrast ratio of two hex colors, 1 to 21. */
-export function contrast(a: string, b: string): number {
+function contrast(a: string, b: string): number {
   const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
   return (light + 0.05) / (dark + 0.05);
 }
 
-export type Palette = { -readonly [K in keyof typeof DEFAULT_BRANDING]: string };
+type Palette = { -readonly [K in keyof typeof DEFAULT_BRANDING]: string };
 
-export function palette(branding: Branding | null): Palette {
+function palette(branding: Branding | null): Palette {
   const pick = (key: keyof Palette): string => {
     const value = branding?.[key];
     return typeof value === 'string' && HEX.test(value) ? value : DEFAULT_BRANDING[key];
@@ -67,7 +67,7 @@ export function palette(branding: Branding | null): Palette {
 }
 
 /** The button's label: whichever of near-black and white reads better on the action color. */
-export function actionTextColor(action: string): string {
+function actionTextColor(action: string): string {
   return contrast('#0f172a', action) >= contrast('#ffffff', action) ? '#0f172a' : '#ffffff';
 }
 
@@ -87,7 +87,7 @@ export function applyBranding(root: HTMLElement, branding: Branding | null): voi
  */
 const ASSET = /^\/branding\/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
-export function brandingAsset(path: unknown, extensions: RegExp): string | null {
+function brandingAsset(path: unknown, extensions: RegExp): string | null {
   if (typeof path !== 'string' || !ASSET.test(path) || path.includes('..')) return null;
   if (!extensions.test(path)) return null;
   const base = location.pathname.replace(/\/[^/]*$/, '');

@@ -26,7 +26,7 @@ import type { CalldataDeps } from './shared.ts';
 /** The batch fee is in basis points of the summed amounts (contracts.md §2.3). */
 const BATCH_FEE_DENOMINATOR = 10_000n;
 
-export interface InsufficientToken {
+interface InsufficientToken {
   readonly tokenAddress: string;
   readonly tokenSymbol: string;
   readonly paymentCurrencyId: string;
@@ -35,7 +35,7 @@ export interface InsufficientToken {
 }
 
 /** What the batch takes of one payment currency: at today's rates, and at most. */
-export interface TokenSpend {
+interface TokenSpend {
   readonly tokenAddress: string;
   readonly tokenSymbol: string;
   readonly paymentCurrencyId: string;
@@ -45,7 +45,7 @@ export interface TokenSpend {
 }
 
 /** The rate one invoice currency is converted at into one payment currency. */
-export interface BatchConversion {
+interface BatchConversion {
   readonly invoiceCurrency: string;
   readonly paymentCurrencyId: string;
   /** Payment currency per unit of the invoice currency. */

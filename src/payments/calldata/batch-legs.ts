@@ -29,7 +29,7 @@ export interface Spend {
   capped: bigint;
 }
 
-export interface RateSum {
+interface RateSum {
   readonly invoice: Currency;
   readonly payment: Currency;
   invoiced: bigint;

@@ -32,7 +32,7 @@ import {
  */
 
 /** How far the rate may move against the payer between the quote and the transaction. */
-export const CONVERSION_SLIPPAGE_BPS = 200n;
+const CONVERSION_SLIPPAGE_BPS = 200n;
 /**
  * The oldest rate the proxies accept, in seconds. Chainlink's fiat feeds are refreshed at
  * least daily (their heartbeat); two days leaves a missed update room without paying at a
@@ -99,7 +99,7 @@ export function pathOf(deps: CalldataDeps, leg: ConversionLeg): Address[] {
 }
 
 /** A conversion contract of the leg's network, or a 400 when the network has none. */
-export function conversionContract(
+function conversionContract(
   deps: CalldataDeps,
   leg: ConversionLeg,
   key: 'erc20' | 'eth' | 'path',

@@ -86,7 +86,7 @@ export function encodePayerProbe(funder: Address, calls: readonly ProbeCall[]): 
 }
 
 /** A viem error, as a decoder of viem's would throw: the chain client reports an RPC failure. */
-export class PayerProbeError extends BaseError {
+class PayerProbeError extends BaseError {
   constructor(reason: string) {
     super(`the payer probe's answer is not what it asked for: ${reason}`, {
       name: 'PayerProbeError',

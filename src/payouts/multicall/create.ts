@@ -31,7 +31,7 @@ export const EXECUTION_KINDS = ['evm_same_chain', 'evm_cross_chain', 'tron_batch
 export type ExecutionKind = (typeof EXECUTION_KINDS)[number];
 
 /** The most children a cross-chain multicall may have (api-facts §15). */
-export const CROSS_CHAIN_MAX_CHILDREN = 20;
+const CROSS_CHAIN_MAX_CHILDREN = 20;
 export const MULTICALL_VALIDATION_MESSAGE = 'Multicall validation failed';
 export const CROSS_CHAIN_MULTICALL_MESSAGE =
   'Cross-chain multicall payouts (evm_cross_chain) are not available on this server yet; pay children of one network together';
@@ -50,7 +50,7 @@ export interface MulticallDeps {
   readonly maxChildren: number;
 }
 
-export interface Failure {
+interface Failure {
   readonly securePaymentToken: string;
   readonly reason: BlockReason | 'too_many_children';
   readonly message: string;

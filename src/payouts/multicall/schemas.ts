@@ -44,7 +44,7 @@ const ChildView = Type.Object({
   due: Nullable(Type.String({ description: 'Ours: what the child still wants' })),
 });
 
-export const MulticallViewSchema = Type.Object(
+const MulticallViewSchema = Type.Object(
   {
     paymentType: Type.Literal('multicall'),
     status: literals(['pending', 'expired', 'completed', 'partially_settled'] as const),
@@ -94,7 +94,7 @@ export const MulticallViewSchema = Type.Object(
 
 const Transaction = Type.Union([Type.Ref('EvmTransaction'), Type.Ref('TronTransaction')]);
 
-export const MulticallCalldataSchema = Type.Object(
+const MulticallCalldataSchema = Type.Object(
   {
     paymentType: Type.Literal('multicall'),
     executionKind: Type.Union([Type.Literal('evm_same_chain'), Type.Literal('tron_batch')]),

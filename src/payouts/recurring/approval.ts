@@ -62,7 +62,7 @@ export function allowanceMetadata(
  * of them until it is signed) and its payer's other schedules', against the allowance read
  * from the chain in one `eth_call` (`readPayerState`).
  */
-export async function scheduleApproval(
+async function scheduleApproval(
   deps: { readonly db: Database; readonly chains: ChainRegistry; readonly clients: ChainClients },
   row: RecurringPayoutRow,
 ) {

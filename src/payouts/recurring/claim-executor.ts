@@ -48,7 +48,7 @@ import { type Verdict, verdictOf } from './verdict.ts';
 const RECEIPT_TIMEOUT_MS = 120_000;
 const RECEIPT_POLL_MS = 1_000;
 
-export type OutcomeKind =
+type OutcomeKind =
   /** Paid (now, or found paid). */
   | 'succeeded'
   /** Refused for the payer or the permit: schedule paused, `payment.failed` queued. */

@@ -24,7 +24,7 @@ import { createRelayerHealth, type RelayerHealth } from './relayer-health.ts';
 /** Claims in one run at most; a run that pays as many is followed by the next at once. */
 const MAX_CLAIMS_PER_RUN = 100;
 
-export interface RunResult {
+interface RunResult {
   /** False when another process holds this network's executor lock. */
   readonly leader: boolean;
   readonly outcomes: readonly Outcome[];

@@ -84,7 +84,7 @@ export async function simulate(
  * included); `EmptyRevert` for a revert without data (a token's bare `require`); undefined
  * when the error is not a revert at all (the RPC failed).
  */
-export function revertOf(error: unknown): Revert | undefined {
+function revertOf(error: unknown): Revert | undefined {
   if (!(error instanceof BaseError)) return undefined;
   let data: Hex | undefined;
   let reverted = false;

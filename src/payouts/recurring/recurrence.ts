@@ -14,12 +14,12 @@ import type { PayoutInput } from '../schemas.ts';
  * How far before now `startDate` may lie and still count as "not in the past": a client's
  * "start now" reaches us a moment later, and its clock may be a little behind ours.
  */
-export const START_DATE_GRACE_MS = 5 * 60_000;
+const START_DATE_GRACE_MS = 5 * 60_000;
 
 /** How long after its last date a permit stays valid (catching up after a pause): 365 days. */
 export const DEADLINE_GRACE_SECONDS = 365 * 86_400;
 /** The contract's `totalPayments` is a uint8. */
-export const MAX_TOTAL_PAYMENTS = 255;
+const MAX_TOTAL_PAYMENTS = 255;
 const MAX_UINT32 = 2 ** 32 - 1;
 
 export type Recurrence = NonNullable<PayoutInput['recurrence']>;

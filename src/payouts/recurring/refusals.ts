@@ -22,7 +22,7 @@ export const MESSAGES = {
 export const PAYER_MISMATCH_MESSAGE =
   'Only the payer of this recurring payout (recurrence.payer) can approve and sign it';
 
-export const notFound = () => new AppError('recurring_payout_not_found', MESSAGES.notFound);
+const notFound = () => new AppError('recurring_payout_not_found', MESSAGES.notFound);
 export const notPaused = () => new AppError('recurring_payout_not_paused', MESSAGES.notPaused);
 
 /** The account's schedule by its id; another account's answers the same 404 as none. */

@@ -9,7 +9,7 @@ import type { Clock } from '../../base/clock.ts';
  */
 
 /** Gas one trigger is budgeted (about 110,000 used on the local chain), with room to spare. */
-export const TRIGGER_GAS_BUDGET = 250_000n;
+const TRIGGER_GAS_BUDGET = 250_000n;
 /** While the balance stays too low, the warning is repeated this often. */
 const LOW_BALANCE_LOG_EVERY_MS = 10 * 60_000;
 

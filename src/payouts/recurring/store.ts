@@ -17,7 +17,7 @@ import { type SchedulePermitTypedData, schedulePermitTypedData } from './permit.
  */
 
 export type RecurringPayoutRow = typeof recurringPayouts.$inferSelect;
-export type RecurringStatus = RecurringPayoutRow['status'];
+type RecurringStatus = RecurringPayoutRow['status'];
 export type ExecutionRow = typeof recurringExecutions.$inferSelect;
 
 /** A schedule about to be written: everything but what the database fills in. */
@@ -129,11 +129,11 @@ export async function findRecurringPayout(
 }
 
 /** A pay token: 256 random bits as 64 hex digits, the payer's capability on the pay page. */
-export function newPayToken(): string {
+function newPayToken(): string {
   return randomBytes(32).toString('hex');
 }
 
-export const PAY_TOKEN = /^[0-9a-f]{64}$/;
+const PAY_TOKEN = /^[0-9a-f]{64}$/;
 
 /**
  * The schedule of a pay token: the caller's account's, or any account's for the pay page's

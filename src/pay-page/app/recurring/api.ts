@@ -41,12 +41,12 @@ export interface RecurringView {
   readonly recurringPaymentPermit: Permit;
 }
 
-export type RecurringState =
+type RecurringState =
   | { readonly kind: 'found'; readonly view: RecurringView }
   | { readonly kind: 'not_found' }
   | { readonly kind: 'error'; readonly message: string };
 
-export interface Approval {
+interface Approval {
   readonly to: `0x${string}`;
   readonly data: `0x${string}`;
   readonly value: { readonly hex: `0x${string}` };

@@ -4,7 +4,7 @@
  * injects as `window.ethereum`. A few lines of our own: the protocol is two events.
  */
 
-export interface Eip1193Provider {
+interface Eip1193Provider {
   request(args: { method: string; params?: unknown }): Promise<unknown>;
 }
 

@@ -14,7 +14,7 @@ async function sha256Hex(text: string): Promise<string | null> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-export function hashAddress(address: string): Promise<string | null> {
+function hashAddress(address: string): Promise<string | null> {
   return sha256Hex(address.startsWith('0x') ? address.toLowerCase() : address);
 }
 

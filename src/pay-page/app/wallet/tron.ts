@@ -17,7 +17,7 @@ interface TronTransaction {
 }
 
 /** The part of TronWeb (the object TronLink injects) the page uses. */
-export interface TronWebLike {
+interface TronWebLike {
   readonly defaultAddress: { readonly base58: string | false };
   readonly transactionBuilder: {
     triggerSmartContract(
@@ -39,7 +39,7 @@ export interface TronWebLike {
   };
 }
 
-export interface TronLinkLike {
+interface TronLinkLike {
   request(args: {
     method: string;
   }): Promise<{ code?: number; message?: string } | null | undefined>;
