@@ -94,7 +94,7 @@ async function measure(database: DatabaseHandle): Promise<Measured> {
   let awaited: bigint | null = null;
   let seenAt: number | null = null;
   const request: EIP1193RequestFn = async (args) => {
-    const result = await chain.provider.request(args as never);
+    const result = await chain.provider.request(args);
     if (args.method === 'eth_blockNumber' && awaited !== null && seenAt === null) {
       if (BigInt(result as string) >= awaited) seenAt = performance.now();
     }
@@ -195,7 +195,7 @@ async function measure(database: DatabaseHandle): Promise<Measured> {
     seenAt = null;
     recordedAt = null;
     awaited = (await chain.client.getBlockNumber({ cacheTime: 0 })) + 1n;
-    await chain.provider.request({ method: 'evm_mine' } as never); // the confirming block
+    await chain.provider.request({ method: 'evm_mine' }); // the confirming block
     await receiver.waitFor(before + 2); // payment.confirmed + .checkout
     const received = receiver.received[before]?.at ?? Number.NaN;
     latency.seen.push(received - (seenAt ?? Number.NaN));

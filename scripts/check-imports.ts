@@ -3,7 +3,8 @@
  * aside): folders sit in layers and import only their own layer or the ones below; no two
  * folders import each other, even through others; no file imports itself back through others
  * (type-only imports count: they tie the files as tightly for a reader); only entry points and
- * the wiring import the sandbox; the browser app of the pay page imports only itself.
+ * the wiring import the sandbox; the browser app of the pay page imports only itself; nothing
+ * reaches outside `src/` (the test harness), and every relative import names a `.ts` file.
  * `node scripts/check-imports.ts` prints each breach with the import that makes it and exits 1.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -158,6 +159,12 @@ export function checkImports(): string[] {
   const folders = new Map<string, Set<string>>();
   const byFile = new Map<string, Set<string>>();
   for (const edge of imports) {
+    // Node runs the sources by stripping types: a relative import names the .ts file itself.
+    if (!edge.to.endsWith('.ts')) problems.push(`import a .ts file by its own name: ${show(edge)}`);
+    if (relative(SRC, edge.to).startsWith('..')) {
+      problems.push(`the sources import only the sources: ${show(edge)}`);
+      continue;
+    }
     const from = folderOf(edge.from);
     const to = folderOf(edge.to);
     byFile.set(edge.from, (byFile.get(edge.from) ?? new Set()).add(edge.to));

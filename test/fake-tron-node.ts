@@ -257,7 +257,7 @@ export async function startFakeTronNode(options: {
     await chain.provider.request({
       method: 'hardhat_impersonateAccount',
       params: [owner],
-    } as never);
+    });
     try {
       const hash = (await chain.provider.request({
         method: 'eth_sendTransaction',
@@ -270,7 +270,7 @@ export async function startFakeTronNode(options: {
             gas: toHex(GAS),
           },
         ],
-      } as never)) as Hex;
+      })) as Hex;
       const receipt = await chain.client.getTransactionReceipt({ hash });
       const events = parseEventLogs({
         abi: erc20FeeProxyAbi,
@@ -285,7 +285,7 @@ export async function startFakeTronNode(options: {
       await chain.provider.request({
         method: 'hardhat_stopImpersonatingAccount',
         params: [owner],
-      } as never);
+      });
     }
   }
 

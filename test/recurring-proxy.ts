@@ -36,8 +36,8 @@ export async function mineAt(chain: LocalChain, timestamp: number): Promise<void
   await chain.provider.request({
     method: 'evm_setNextBlockTimestamp',
     params: [timestamp],
-  } as never);
-  await chain.provider.request({ method: 'evm_mine' } as never);
+  });
+  await chain.provider.request({ method: 'evm_mine' });
 }
 
 /**

@@ -107,7 +107,7 @@ export async function at(world: World, date: Date | string): Promise<void> {
 
 /** Mines a block over the executor's transactions and lets the indexer record them. */
 export async function detect(world: World): Promise<number> {
-  await world.local.chain.provider.request({ method: 'evm_mine' } as never);
+  await world.local.chain.provider.request({ method: 'evm_mine' });
   return (await world.indexer.tick()).recorded;
 }
 

@@ -42,7 +42,7 @@ export async function startTronWorld(
     await chain.provider.request({
       method: 'hardhat_setCode',
       params: [tronToEvm(tron), code],
-    } as never);
+    });
   }
   for (const payer of payers) {
     await sendAll(chain, accountOf(chain, payer), [
@@ -130,8 +130,7 @@ export const TRON_BATCH = 'TRZbXXuLd3HW5utzVysA3rpLgU7sVBrd1D';
  * address, and set to no batch fee, as the Tron contract has none.
  */
 export async function placeTronBatch(chain: LocalChain): Promise<void> {
-  const request = (method: string, params: unknown[]) =>
-    chain.provider.request({ method, params } as never);
+  const request = (method: string, params: unknown[]) => chain.provider.request({ method, params });
   const owner = accountOf(chain, 0);
   const wallet = createWalletClient({
     account: owner,

@@ -65,7 +65,11 @@ export function createPoller(deps: {
   /** The wait before the next round, once this one ends. */
   const attempt = async (): Promise<number> => {
     try {
-      if (deps.lock && !(await deps.lock.acquire())) return interval();
+      if (deps.lock && !(await deps.lock.acquire())) {
+        // Another process does the work: a back-off this one built up no longer applies.
+        failures = 0;
+        return interval();
+      }
       const more = await deps.round();
       failures = 0;
       return more ? 0 : interval();

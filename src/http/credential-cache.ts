@@ -64,7 +64,7 @@ export function createCredentialCache(deps: {
   let seen = changes;
   let nextSweepAt = 0;
   return {
-    get(key, load, keep) {
+    get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): MaybePromise<T> {
       if (seen !== changes) {
         entries.clear();
         seen = changes;
@@ -75,7 +75,8 @@ export function createCredentialCache(deps: {
         nextSweepAt = now + ttlMs;
       }
       const hit = entries.get(key);
-      if (hit && hit.until > now) return hit.value as never;
+      // Kept under its key by this same get: the value `load` made for that key.
+      if (hit && hit.until > now) return hit.value as T;
       if (hit) entries.delete(key);
       // A lookup that started before a change must not keep what it read before it.
       const started = changes;

@@ -21,16 +21,13 @@ const CURSOR_WITH_OFFSET_MESSAGE =
   'must not be sent with cursor: a cursor already says where the page starts';
 
 const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE }));
+const CURSOR_TEXT =
+  'Ours: pagination.nextCursor of the previous page: the next page starts after it, whatever was added since.';
 const Cursor = Type.Optional(
-  Type.String({
-    minLength: 1,
-    maxLength: 200,
-    description:
-      'pagination.nextCursor of the previous page: the next page starts after it, whatever was added since. Not with offset.',
-  }),
+  Type.String({ minLength: 1, maxLength: 200, description: `${CURSOR_TEXT} Not with offset.` }),
 );
 const NextCursor = Type.Union([Type.String(), Type.Null()], {
-  description: 'Send as cursor for the next page; null on the last page',
+  description: 'Ours: send as cursor for the next page; null on the last page',
 });
 
 /** The query fields of a list that pages by offset or cursor; spread into its querystring. */
@@ -53,8 +50,14 @@ export const PAGINATION = {
   nextCursor: NextCursor,
 };
 
-/** A list that pages by cursor alone (the reference's links list). */
-export const CURSOR_PAGE_QUERY = { limit: Limit, cursor: Cursor };
+/**
+ * A list that pages by cursor alone (the links list). Its cursor has always taken up to 256
+ * characters and the empty string, which the list refuses as `invalid_cursor`.
+ */
+export const CURSOR_PAGE_QUERY = {
+  limit: Limit,
+  cursor: Type.Optional(Type.String({ maxLength: 256, description: CURSOR_TEXT })),
+};
 export const CURSOR_PAGINATION = {
   limit: Type.Integer(),
   nextCursor: NextCursor,

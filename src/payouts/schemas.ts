@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { FREQUENCIES } from '../base/recurrence.ts';
 import { CustomerInfo } from '../requests/schemas.ts';
 
 /**
@@ -12,9 +13,7 @@ export const PAYOUT_TAGS = ['V2/Payouts'];
 /** The most requests one batch transaction pays (api-facts §15). */
 export const MAX_BATCH_ITEMS = 200;
 
-const Frequency = Type.Union(
-  ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'].map((value) => Type.Literal(value)),
-);
+const Frequency = Type.Union(FREQUENCIES.map((value) => Type.Literal(value)));
 
 const Wallet = (description: string) => Type.Optional(Type.String({ minLength: 1, description }));
 

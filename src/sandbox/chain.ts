@@ -96,9 +96,9 @@ export async function startLocalChain(options: {
     client,
     addresses,
     wallets,
-    snapshot: async () => (await provider.request({ method: 'evm_snapshot' } as never)) as Hex,
+    snapshot: async () => (await provider.request({ method: 'evm_snapshot' })) as Hex,
     revert: async (id) => {
-      const ok = await provider.request({ method: 'evm_revert', params: [id] } as never);
+      const ok = await provider.request({ method: 'evm_revert', params: [id] });
       if (ok !== true) throw new Error(`could not revert to snapshot ${id}`);
     },
     close: async () => {
@@ -160,7 +160,7 @@ async function deploy(
   await provider.request({
     method: 'hardhat_setCode',
     params: [MULTICALL3_ADDRESS, code],
-  } as never);
+  });
 
   const send = async (request: Parameters<typeof wallet.writeContract>[0]) => {
     const receipt = await client.waitForTransactionReceipt({

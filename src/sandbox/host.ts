@@ -51,8 +51,7 @@ interface OwnedChain {
   readonly provider: Eip1193Provider;
   readonly rpc: { readonly url: string; close(): Promise<void> } | null;
   readonly instance: string;
-  /** Mines when the chain is idle, while the host is started. */
-  /** Null when idle mining is off (`idleBlockMs` 0). */
+  /** Mines when the chain is idle, while the host is started; null when that is off (0). */
   readonly miner: Poller | null;
 }
 
@@ -191,9 +190,7 @@ export async function createSandboxHost(deps: {
   const provider: Eip1193Provider = {
     // Decided per call: the process may take the chain over (or lose it) while it runs.
     request: ((args: { method: string; params?: unknown }) =>
-      owned
-        ? owned.provider.request(args as never)
-        : remote.request(args as never)) as EIP1193RequestFn,
+      owned ? owned.provider.request(args) : remote.request(args)) as EIP1193RequestFn,
   };
 
   return {

@@ -46,7 +46,7 @@ async function answerOne(provider: Eip1193Provider, call: RpcCall, options: RpcO
     };
   }
   try {
-    const result = await provider.request({ method: call.method, params: call.params } as never);
+    const result = await provider.request({ method: call.method, params: call.params });
     return { jsonrpc: '2.0', id, result };
   } catch (error) {
     const { code, message, data } = error as { code?: number; message?: string; data?: unknown };

@@ -103,6 +103,6 @@ export function withSandboxMethods(chain: LocalChain): Eip1193Provider {
   const request = ((args: { method: string; params?: unknown }) =>
     args.method === SET_RATE_METHOD
       ? setRate(args.params)
-      : chain.provider.request(args as never)) as EIP1193RequestFn;
+      : chain.provider.request(args)) as EIP1193RequestFn;
   return { request };
 }

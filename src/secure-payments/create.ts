@@ -15,7 +15,7 @@ import {
   requestOwnerOf,
 } from './link-caller.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
-import { mintLink } from './new-link.ts';
+import { mintLink } from './mint-link.ts';
 
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
 

@@ -254,6 +254,8 @@ describe('GET /v2/secure-payments: the account’s list', () => {
       'a cursor with a bad id',
       Buffer.from(`${new Date().toISOString()}|1; drop`).toString('base64url'),
     ],
+    ['empty', ''],
+    ['256 characters long', 'a'.repeat(256)],
   ])('answers 400 for a cursor that is %s', async (_case, cursor) => {
     const res = await list({ cursor });
     expect(res.statusCode, res.body).toBe(400);

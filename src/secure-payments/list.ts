@@ -13,7 +13,7 @@ import { requestsOfLinks } from '../requests/requests.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 import { childrenOfParents, multicallCompletedAt, multicallStatus } from './link-children.ts';
 import { effectiveStatus } from './link-row.ts';
-import { securePaymentUrl } from './new-link.ts';
+import { securePaymentUrl } from './mint-link.ts';
 
 export interface ListFilter {
   readonly requestId?: string | undefined;

@@ -8,7 +8,7 @@ import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 import { destinationIdsOf, destinationOf } from './display.ts';
 import { childBlock, parentsWaitingOn } from './link-children.ts';
 import { type Link, linkPayments, loadLink } from './links.ts';
-import { securePaymentUrl } from './new-link.ts';
+import { securePaymentUrl } from './mint-link.ts';
 
 /**
  * `GET /v2/secure-payments?requestId=` alone: the link of one request, as the reference's

@@ -76,7 +76,7 @@ export const REDIRECT_FIELDS = {
   redirectLabel: Type.Optional(Type.String()),
 };
 
-/** What a creation body may carry beside what the link is for (`created-link.ts`), last in it. */
+/** What a creation body may carry beside what the link is for (`creation-route.ts`), last in it. */
 export const LINK_OPTION_FIELDS = {
   feePercentage: Type.Optional(
     Type.String({ deprecated: true, description: 'Ignored: fees come from the server' }),

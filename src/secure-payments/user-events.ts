@@ -10,8 +10,8 @@ import {
   rateLimitHeaders,
 } from '../http/rate-limit.ts';
 import { orchestratorOfClientId } from '../orchestrators/orchestrators.ts';
-import { enqueueUserEvent, type UserEvent, userEventPayload } from '../webhooks/user-event.ts';
 import { loadLink } from './links.ts';
+import { enqueueUserEvent, type UserEvent, userEventPayload } from './user-event-payload.ts';
 
 /**
  * `POST /v2/secure-payments/{token}/user-events`: payreq's own endpoint (the reference API

@@ -99,7 +99,7 @@ async function status(requestId: string) {
 
 /** One block on top (the indexer records what is behind the head), then detection. */
 async function detect() {
-  await chain.provider.request({ method: 'evm_mine' } as never);
+  await chain.provider.request({ method: 'evm_mine' });
   await indexer.tick();
 }
 

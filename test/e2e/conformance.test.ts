@@ -221,7 +221,7 @@ describe('conformance with the reference API', () => {
     );
 
     await sendAll(local.chain, payer, calldata.json().transactions);
-    await local.chain.provider.request({ method: 'evm_mine' } as never);
+    await local.chain.provider.request({ method: 'evm_mine' });
     expect((await indexer.tick()).recorded).toBe(1);
 
     // Paid: the status record, the lookup and the search carry the payment.

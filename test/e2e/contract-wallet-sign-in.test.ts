@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 function setCode(address: Address, code: Hex) {
-  return chain.provider.request({ method: 'hardhat_setCode', params: [address, code] } as never);
+  return chain.provider.request({ method: 'hardhat_setCode', params: [address, code] });
 }
 
 const challenge = (address: string) => signInChallenge(t, address);

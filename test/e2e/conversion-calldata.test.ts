@@ -217,8 +217,8 @@ describe('conversion payments on the real bytecode', () => {
   it('is found by detection as a payment with its conversion, ERC20 and native alike', async () => {
     const source = createEvmSource({
       network: 'sandbox',
-      client: deps.clients.evm('sandbox' as never),
-      contracts: chains.contracts('sandbox' as never),
+      client: deps.clients.evm('sandbox'),
+      contracts: chains.contracts('sandbox'),
     });
     const from = (await chain.client.getBlockNumber({ cacheTime: 0 })) + 1n;
     const euros = leg('EUR', 'USDC-sandbox', 10_000n, 500n);

@@ -103,7 +103,7 @@ async function sendAndDetect(transactions: readonly ReferenceTransaction[]) {
   }));
   await sendAll(chain, payer(), sent);
   // One block on top: the indexer records what is behind the head.
-  await chain.provider.request({ method: 'evm_mine' } as never);
+  await chain.provider.request({ method: 'evm_mine' });
   await indexer.tick();
 }
 
@@ -265,7 +265,7 @@ describe('a fiat invoice whose payment a reorganisation takes back', () => {
 
     // The block holding the second payment is replaced by longer, empty ones.
     await chain.revert(forkPoint);
-    for (let i = 0; i < 4; i++) await chain.provider.request({ method: 'evm_mine' } as never);
+    for (let i = 0; i < 4; i++) await chain.provider.request({ method: 'evm_mine' });
     expect(await indexer.tick()).toMatchObject({ rolledBack: 1 });
     expect(await status(requestId)).toMatchObject({
       status: 'partially_paid',
@@ -333,7 +333,7 @@ describe('one transaction holding a conversion and other transfers of the same r
   async function batchFromPayer(
     metaDetails: { paymentNetworkId: bigint; requestDetails: (typeof details)[] }[],
   ) {
-    const batch = getAddress(t.chains.contracts('sandbox' as never).batchPayments as string);
+    const batch = getAddress(t.chains.contracts('sandbox').batchPayments as string);
     const usdc = getAddress(t.chains.currency('USDC-sandbox')?.address as string);
     const sent: EvmTransaction[] = [
       {
@@ -358,7 +358,7 @@ describe('one transaction holding a conversion and other transfers of the same r
       },
     ];
     await sendAll(chain, payer(), sent);
-    await chain.provider.request({ method: 'evm_mine' } as never);
+    await chain.provider.request({ method: 'evm_mine' });
     await indexer.tick();
   }
   const eurToUsdc = () => [

@@ -24,7 +24,7 @@ beforeAll(async () => {
     {
       request: (args: { method: string; params?: unknown }) => {
         calls.push(args.method);
-        return provider.request(args as never);
+        return provider.request(args);
       },
     },
     { retryCount: 0 },

@@ -108,7 +108,7 @@ describe('paying a link written in fiat on the hosted page', () => {
 
     // The payment (to the conversion proxy), once estimated: 1 USDC falls to 0.95 USD, so
     // 25 USD takes 26.315789 USDC, past the 25.5 the quote let the proxy take.
-    const proxy = rig.t.chains.contracts('sandbox' as never).erc20ConversionProxy?.toLowerCase();
+    const proxy = rig.t.chains.contracts('sandbox').erc20ConversionProxy?.toLowerCase();
     wallet.beforeSend = async (call) => {
       if (call.to.toLowerCase() !== proxy) return;
       wallet.beforeSend = null;

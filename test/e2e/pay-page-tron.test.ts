@@ -74,7 +74,7 @@ beforeAll(async () => {
     await evm.provider.request({
       method: 'hardhat_setCode',
       params: [tronToEvm(tron), code],
-    } as never);
+    });
   }
   for (const payer of Object.values(PAYERS)) {
     await sendAll(evm, accountOf(evm, payer), [

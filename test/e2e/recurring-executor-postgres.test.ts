@@ -67,7 +67,7 @@ describe.runIf(source.kind === 'postgres')('two executors on one Postgres', () =
     await world.local.chain.provider.request({
       method: 'hardhat_setBalance',
       params: [other.address, `0x${parseEther('10').toString(16)}`],
-    } as never);
+    });
     await sendAll(world.local.chain, accountOf(world.local.chain, 0), [
       {
         to: world.local.chain.addresses.recurringPaymentProxy,

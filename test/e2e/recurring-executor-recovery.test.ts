@@ -37,7 +37,7 @@ const relayer = () => sandboxRelayer().address;
 const nonceOf = (address: Address) =>
   world.local.chain.client.getTransactionCount({ address, blockTag: 'pending' });
 const rpc = (method: string, params: unknown[] = []) =>
-  world.local.chain.provider.request({ method, params } as never);
+  world.local.chain.provider.request({ method, params });
 
 /**
  * The base chain as a process sees it that dies at `eth_sendRawTransaction`: after the node
@@ -54,10 +54,10 @@ function dyingClient(dies: 'after-broadcast' | 'before-broadcast'): PublicClient
           if (dead) throw new Error('the executor process is gone');
           if (args.method === 'eth_sendRawTransaction') {
             dead = true;
-            if (dies === 'after-broadcast') await provider.request(args as never);
+            if (dies === 'after-broadcast') await provider.request(args);
             throw new Error('the executor process is gone');
           }
-          return provider.request(args as never);
+          return provider.request(args);
         },
       },
       { retryCount: 0 },
@@ -163,7 +163,7 @@ describe('an RPC that fails before anything is sent', () => {
           async request(args: { method: string; params?: unknown }) {
             // The node is down for calls: no revert data, just a failed request.
             if (args.method === 'eth_call') throw new Error('connect ECONNREFUSED');
-            return provider.request(args as never);
+            return provider.request(args);
           },
         },
         { retryCount: 0 },

@@ -163,7 +163,7 @@ describe('recurring requests', () => {
         chainId: 8453,
       })),
     );
-    await local.chain.provider.request({ method: 'evm_mine' } as never);
+    await local.chain.provider.request({ method: 'evm_mine' });
     expect((await indexer.tick()).recorded).toBe(1);
     expect((await status(second?.requestId ?? '')).status).toBe('paid');
     expect((await status(occurrences[0]?.requestId ?? '')).status).toBe('pending');

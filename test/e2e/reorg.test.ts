@@ -92,7 +92,7 @@ describe('a reorganisation below the checkpoint', () => {
 
     // The blocks holding the payment are replaced by longer, empty ones.
     await local.chain.revert(forkPoint);
-    for (let i = 0; i < 4; i++) await local.chain.provider.request({ method: 'evm_mine' } as never);
+    for (let i = 0; i < 4; i++) await local.chain.provider.request({ method: 'evm_mine' });
     const afterReorg = await indexer.tick();
     expect(afterReorg).toMatchObject({ rolledBack: 1, recorded: 0 });
     // What was not sent yet about the vanished payment never will be.

@@ -89,7 +89,7 @@ describe.runIf(source.kind === 'postgres')('two workers on one Postgres', () => 
       });
       await sendAll(local.chain, payer, pay.json().transactions);
     }
-    await local.chain.provider.request({ method: 'evm_mine' } as never);
+    await local.chain.provider.request({ method: 'evm_mine' });
 
     // The lock: exactly one of the two takes the network.
     const held = await Promise.all(locks.map((lock) => lock.acquire()));

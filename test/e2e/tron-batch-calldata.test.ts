@@ -36,8 +36,7 @@ let evm: LocalChain;
 
 beforeAll(async () => {
   evm = await startLocalChain({ chainId: 31337, walletCount: 6 });
-  const request = (method: string, params: unknown[]) =>
-    evm.provider.request({ method, params } as never);
+  const request = (method: string, params: unknown[]) => evm.provider.request({ method, params });
   for (const [tron, from] of [
     [USDT, evm.addresses.usdt],
     [USDC, evm.addresses.usdc],

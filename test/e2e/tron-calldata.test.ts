@@ -142,7 +142,7 @@ describe('Tron calldata', () => {
       [proxy, chain.addresses.erc20FeeProxy],
     ] as const) {
       const code = await chain.client.getCode({ address: from });
-      await chain.provider.request({ method: 'hardhat_setCode', params: [at, code] } as never);
+      await chain.provider.request({ method: 'hardhat_setCode', params: [at, code] });
     }
     await sendAll(chain, payer, [
       {

@@ -122,8 +122,7 @@ async function linkFor(
 }
 
 async function mine(blocks: number): Promise<void> {
-  for (let i = 0; i < blocks; i++)
-    await local.chain.provider.request({ method: 'evm_mine' } as never);
+  for (let i = 0; i < blocks; i++) await local.chain.provider.request({ method: 'evm_mine' });
 }
 
 /** The receiver's own check, written here with node:crypto only: both header versions. */

@@ -188,7 +188,7 @@ export async function installTestWallets(
       }
       default:
         // Reads (receipts, blocks, estimates) go to the chain, as a wallet's node answers them.
-        return providerOf(wallet.chainId).request({ method, params: list } as never);
+        return providerOf(wallet.chainId).request({ method, params: list });
     }
   };
 

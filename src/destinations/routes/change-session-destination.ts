@@ -1,7 +1,7 @@
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { destinationV1Body } from '../destination-body.ts';
-import { changeSessionDestination, type SessionDeps, sessionWallet } from '../sessions.ts';
+import { changeSessionDestination, type SessionDeps, sessionWallet } from '../session-wallet.ts';
 import { AUTH, DestinationV1, TAGS, TargetBody } from '../v1-schemas.ts';
 
 export function registerChangeSessionDestination(app: App, deps: SessionDeps): void {

@@ -4,7 +4,7 @@ import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { destinationV1Body } from '../destination-body.ts';
 import { activeDestinationOf } from '../destinations.ts';
-import { sessionWallet } from '../sessions.ts';
+import { sessionWallet } from '../session-wallet.ts';
 import { AUTH, DestinationV1, TAGS } from '../v1-schemas.ts';
 
 export function registerGetSessionDestination(app: App, deps: { db: Database }): void {

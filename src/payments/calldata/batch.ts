@@ -75,7 +75,7 @@ export async function buildBatchCalldata(
       return deps.clients.read(network.id, async (client) => ({
         state: null,
         results: (await client.multicall({
-          contracts: extra as never,
+          contracts: extra,
           allowFailure: false,
           multicallAddress: multicall3,
         })) as unknown[],

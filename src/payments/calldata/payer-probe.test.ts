@@ -65,7 +65,7 @@ describe('payer probe on a local chain', () => {
     (await chain.provider.request({
       method: 'eth_call',
       params: [{ data: encodePayerProbe(FUNDER, calls) }, 'latest'],
-    } as never)) as Hex;
+    })) as Hex;
 
   it('answers the flag, the balance, the base fee and each call’s words', async () => {
     const usdc = chain.addresses.usdc;

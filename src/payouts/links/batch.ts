@@ -9,7 +9,7 @@ import { insertLink } from '../../secure-payments/insert-link.ts';
 import type { CreatedLink, LinkCaller } from '../../secure-payments/link-caller.ts';
 import { parentsWaitingOn } from '../../secure-payments/link-children.ts';
 import { effectiveStatus, type LinkRow } from '../../secure-payments/link-row.ts';
-import { mintLink } from '../../secure-payments/new-link.ts';
+import { mintLink } from '../../secure-payments/mint-link.ts';
 import type { PayoutLinkDeps } from './create.ts';
 import { checkTotalsFit, distinctTokens } from './grouping.ts';
 
@@ -29,7 +29,7 @@ export const inMulticallMessage = (token: string) =>
 export const notPendingPayoutMessage = (token: string, status: string) =>
   `Payout link ${token} is ${status}; only pending payout links can be batched`;
 
-export interface BatchPayoutInput {
+export interface BatchPayoutLinkInput {
   readonly tokens: readonly string[];
   readonly redirectUrl?: string | undefined;
   readonly redirectLabel?: string | undefined;
@@ -44,7 +44,7 @@ export interface BatchPayoutInput {
 export async function createBatchPayoutLink(
   deps: Pick<PayoutLinkDeps, 'db' | 'clock' | 'payUrl'>,
   caller: LinkCaller,
-  input: BatchPayoutInput,
+  input: BatchPayoutLinkInput,
 ): Promise<CreatedLink> {
   const redirect = checkRedirect(input);
   const tokens = distinctTokens(input.tokens, 'tokens');
@@ -89,7 +89,7 @@ async function lockMergeable(
   tx: Database,
   accountId: string,
   tokens: readonly string[],
-  input: BatchPayoutInput,
+  input: BatchPayoutLinkInput,
   now: Date,
 ): Promise<{ links: LinkRow[]; merged: RequestRow[] }> {
   // Requests before links, in the order settlement takes them (a payment updates its request,

@@ -33,7 +33,7 @@ import { PAYOUT_WALLET_MESSAGE } from '../../secure-payments/calldata.ts';
 /**
  * Hosted payout links over HTTP on the real app: `POST /v2/secure-payments/payouts` and the
  * creator-only `/pay`, with every refusal's status and exact message, and nothing written when
- * refused. Batches of them: batch-payouts.test.ts.
+ * refused. Batches of them: batch.test.ts.
  */
 
 setupSecurePaymentsApp();

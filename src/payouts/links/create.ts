@@ -13,7 +13,7 @@ import {
   type LinkCaller,
   requestOwnerOf,
 } from '../../secure-payments/link-caller.ts';
-import { mintLink } from '../../secure-payments/new-link.ts';
+import { mintLink } from '../../secure-payments/mint-link.ts';
 
 /**
  * Hosted payout links: money going out of `creatorWalletAddress` to one recipient. A payout

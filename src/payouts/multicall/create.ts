@@ -15,7 +15,7 @@ import {
   parentsWaitingOn,
 } from '../../secure-payments/link-children.ts';
 import type { LinkRow } from '../../secure-payments/link-row.ts';
-import { draftLink, securePaymentUrl } from '../../secure-payments/new-link.ts';
+import { draftLink, securePaymentUrl } from '../../secure-payments/mint-link.ts';
 import { checkTotalsFit, distinctTokens } from '../links/grouping.ts';
 import { BLOCK_MESSAGES, childContext, messageKeyOf, recoveryActionOf } from './reasons.ts';
 

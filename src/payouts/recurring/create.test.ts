@@ -15,7 +15,7 @@ import { evmToTron } from '../../chains/tron-address.ts';
 import { recurringPayouts, requests } from '../../db/schema.ts';
 import { erc20Abi } from '../../payments/abis.ts';
 import { evmTransaction } from '../../payments/transactions.ts';
-import { DEADLINE_GRACE_SECONDS } from './recurrence.ts';
+import { DEADLINE_GRACE_SECONDS } from './schedule-rules.ts';
 
 /**
  * `POST /v2/payouts` with `recurrence` on the real app, the payer's allowance read from a local

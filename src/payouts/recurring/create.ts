@@ -15,7 +15,7 @@ import { prepareRequest, type RequestCaller } from '../../requests/create.ts';
 import { type ClientFee, platformFee } from '../../requests/pay.ts';
 import type { PayoutInput } from '../schemas.ts';
 import { allowanceMetadata, approvalsFor } from './approval.ts';
-import { checkRecurrence, type Recurrence } from './recurrence.ts';
+import { checkRecurrence, type PayoutRecurrence } from './schedule-rules.ts';
 import { committedElsewhere, insertRecurringPayout } from './store.ts';
 import { payUrlOf, permitBody, referenceTransaction } from './wire.ts';
 
@@ -45,7 +45,7 @@ export interface RecurringDeps {
 export async function createRecurringPayout(
   deps: RecurringDeps,
   caller: RequestCaller,
-  body: PayoutInput & { readonly recurrence: Recurrence },
+  body: PayoutInput & { readonly recurrence: PayoutRecurrence },
   payerWallet: string | undefined,
   client: ClientFee | null,
   payUrl: string,

@@ -10,6 +10,7 @@ import {
   type PublicClient,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
+  type TransactionSerializable,
 } from 'viem';
 import { prepareTransactionRequest, sendRawTransaction } from 'viem/actions';
 import { erc20Abi } from '../../payments/abis.ts';
@@ -179,7 +180,9 @@ export async function signTrigger(
     value: 0n,
     gas: (gas * GAS_HEADROOM_PERCENT) / 100n,
   });
-  const serialized = await relayer.signTransaction(prepared as never);
+  // viem types what it prepared with an unsigned authorization list, which signing refuses;
+  // a trigger sets none, so what was prepared is what is signed.
+  const serialized = await relayer.signTransaction(prepared as TransactionSerializable);
   const price = prepared.maxFeePerGas ?? prepared.gasPrice ?? 0n;
   return { hash: keccak256(serialized), serialized, maxCost: (prepared.gas ?? gas) * price };
 }

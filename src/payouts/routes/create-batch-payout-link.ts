@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
-import { createLinkFor } from '../../secure-payments/created-link.ts';
+import { createLinkFor } from '../../secure-payments/creation-route.ts';
 import {
   CreatedLinkResponse,
   LINK_TAGS,

@@ -3,7 +3,7 @@ import type { Clock } from '../../base/clock.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
-import { createLinkFor, linkInputOf } from '../../secure-payments/created-link.ts';
+import { createLinkFor, linkInputOf } from '../../secure-payments/creation-route.ts';
 import {
   CreatedLinkResponse,
   LINK_AUTH,

@@ -4,7 +4,7 @@ import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { createSecurePayment } from '../create.ts';
-import { createLinkFor, linkInputOf } from '../created-link.ts';
+import { createLinkFor, linkInputOf } from '../creation-route.ts';
 import {
   CreatedLinkResponse,
   LINK_AUTH,

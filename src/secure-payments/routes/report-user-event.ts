@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
-import { USER_EVENTS } from '../../webhooks/user-event.ts';
 import { LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
+import { USER_EVENTS } from '../user-event-payload.ts';
 import { recordUserEvent, type UserEventDeps } from '../user-events.ts';
 
 const MAX_PROPERTIES = 16;

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
+import { MAX_PAGE_SIZE } from '../../http/pages.ts';
 import type { App } from '../../http/types.ts';
 import { deliveryLog } from '../deliveries.ts';
 import { AUTH, findWebhook, IdParams, TAGS } from '../ownership.ts';
@@ -37,7 +38,7 @@ export function registerListDeliveries(app: App, deps: { db: Database }): void {
         params: IdParams,
         querystring: Type.Object(
           {
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
             before: Type.Optional(Type.String({ description: 'A delivery id: return older ones' })),
           },
           { additionalProperties: false },

@@ -22,11 +22,11 @@ export const DEADLINE_GRACE_SECONDS = 365 * 86_400;
 const MAX_TOTAL_PAYMENTS = 255;
 const MAX_UINT32 = 2 ** 32 - 1;
 
-export type Recurrence = NonNullable<PayoutInput['recurrence']>;
+export type PayoutRecurrence = NonNullable<PayoutInput['recurrence']>;
 
 interface CheckedRecurrence {
   readonly payer: Address;
-  readonly frequency: Recurrence['frequency'];
+  readonly frequency: PayoutRecurrence['frequency'];
   readonly startDate: Date;
   readonly firstPayment: number;
   readonly totalPayments: number;
@@ -35,7 +35,7 @@ interface CheckedRecurrence {
 
 /** The rules of `recurrence` beyond its schema; every problem in one 400. */
 export function checkRecurrence(
-  recurrence: Recurrence,
+  recurrence: PayoutRecurrence,
   chainId: number,
   payee: string,
   payerWallet: string | undefined,

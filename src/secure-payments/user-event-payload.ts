@@ -1,5 +1,5 @@
 import type { Database } from '../db/client.ts';
-import { type Audience, enqueue, targetWebhooks } from './outbox.ts';
+import { type Audience, enqueue, targetWebhooks } from '../webhooks/outbox.ts';
 
 /**
  * `secure_payment.user_event` (api-facts §1.6): what the payer did in their wallet on the pay
