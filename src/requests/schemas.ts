@@ -225,23 +225,3 @@ export const PayQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const PayResponse = Type.Object({
-  transactions: Type.Array(
-    Type.Object(
-      { data: Type.String(), to: Type.String(), value: BigNumberJson },
-      { additionalProperties: true, description: 'Tron calls add their trigger parameters' },
-    ),
-  ),
-  metadata: Type.Record(Type.String(), Type.Unknown()),
-});
-
-export const UpdateRequestBody = Type.Object(
-  {
-    isRecurrenceStopped: Type.Boolean({
-      description:
-        'true stops the series; false resumes it from the first occurrence dated after now (none of those skipped meanwhile is made)',
-    }),
-  },
-  { additionalProperties: false },
-);

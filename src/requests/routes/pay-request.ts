@@ -1,10 +1,21 @@
+import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf, clientIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import type { CalldataDeps } from '../../payments/calldata/shared.ts';
 import { requestCalldata } from '../pay.ts';
 import { ownRequest } from '../read.ts';
-import { AUTH, PayQuery, PayResponse, RequestParams, TAGS } from '../schemas.ts';
+import { AUTH, BigNumberJson, PayQuery, RequestParams, TAGS } from '../schemas.ts';
+
+const PayResponse = Type.Object({
+  transactions: Type.Array(
+    Type.Object(
+      { data: Type.String(), to: Type.String(), value: BigNumberJson },
+      { additionalProperties: true, description: 'Tron calls add their trigger parameters' },
+    ),
+  ),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+});
 
 export function registerPayRequest(app: App, deps: CalldataDeps & { db: Database }): void {
   app.get(

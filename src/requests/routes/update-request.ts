@@ -1,9 +1,20 @@
+import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { ownRequest, requestStatus, type StatusDeps } from '../read.ts';
 import { setRecurrenceStopped } from '../recurring.ts';
-import { AUTH, RequestParams, RequestStatusRef, TAGS, UpdateRequestBody } from '../schemas.ts';
+import { AUTH, RequestParams, RequestStatusRef, TAGS } from '../schemas.ts';
+
+const UpdateRequestBody = Type.Object(
+  {
+    isRecurrenceStopped: Type.Boolean({
+      description:
+        'true stops the series; false resumes it from the first occurrence dated after now (none of those skipped meanwhile is made)',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 export function registerUpdateRequest(app: App, deps: StatusDeps & { clock: Clock }): void {
   app.patch(
