@@ -162,6 +162,10 @@ export const PROBES: Record<string, Probe> = {
     body: () => ({ isRecurrenceStopped: true }),
   },
   'GET /v2/request/:requestId/pay': { expect: refused() },
+  'GET /v2/request/:requestId/routes': {
+    expect: refused(),
+    query: (_o, caller) => `wallet=${caller.wallet}`,
+  },
   'POST /v2/payouts': {
     expect: own,
     body: (_o, caller) => ({

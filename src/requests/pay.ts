@@ -12,7 +12,7 @@ import {
 import type { CalldataDeps } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer } from '../payments/payer.ts';
-import type { PaymentTransaction } from '../payments/transactions.ts';
+import type { PaymentLeg, PaymentTransaction } from '../payments/transactions.ts';
 import { amountDue, requestLeg } from './legs.ts';
 import type { RequestRow } from './requests.ts';
 import type { PayQuery } from './schemas.ts';
@@ -26,27 +26,26 @@ export interface ClientFee {
   readonly feeAddress: string | null;
 }
 
+/** What paying a request now comes to, before any chain is read. */
+export interface PayPlan {
+  /** Of what the request counts in (its invoice currency), fee excluded. */
+  readonly amount: bigint;
+  /** The platform fee on it, in the same units, and what it was asked as. */
+  readonly fee: { amount: bigint; address: string; percentage: string } | null;
+  readonly leg: PaymentLeg;
+}
+
 /**
- * `GET /v2/request/{id}/pay`: calldata for all of what is still due, or `amount` of it, with an
- * optional platform fee, in the reference API's shape: `value` as ethers' BigNumber JSON and
- * the balance and gas checks always present (true when no wallet was given to check). A client
- * ID with a fee of its own overrides the call's `feePercentage`/`feeAddress`; its fee `"0"`
- * lets the call's apply.
+ * The amount (all of what is still due, or `amount` of it) and the platform fee that a payment
+ * of `row` would carry now. A client ID with a fee of its own overrides the call's
+ * `feePercentage`/`feeAddress`; its fee `"0"` lets the call's apply.
  */
-export async function requestCalldata(
-  deps: CalldataDeps,
+export function payPlan(
+  deps: Pick<CalldataDeps, 'chains'>,
   row: RequestRow,
-  query: PayInput,
-  client: ClientFee | null = null,
-) {
-  if (query.chain !== undefined || query.token !== undefined) {
-    throw new AppError(
-      'crosschain_unavailable',
-      'Cross-chain payments are not available on this server yet; pay on the request’s network',
-    );
-  }
-  if (query.clientUserId !== undefined || query.paymentDetailsId !== undefined)
-    throw featureUnavailable('Crypto-to-fiat payments (clientUserId, paymentDetailsId)');
+  query: Pick<PayInput, 'amount' | 'feePercentage' | 'feeAddress'>,
+  client: ClientFee | null,
+): PayPlan {
   if (row.status === 'paid') throw new AppError('request_paid', 'Request has already been paid');
   const due = amountDue(row);
   const { network } = requestLeg(deps.chains, row, 0n);
@@ -84,7 +83,29 @@ export async function requestCalldata(
       { field: 'feePercentage', message: `with the amount, ${TOTAL_TOO_LARGE_MESSAGE}` },
     ]);
   }
-  const leg = requestLeg(deps.chains, row, amount, fee ?? undefined);
+  return { amount, fee, leg: requestLeg(deps.chains, row, amount, fee ?? undefined) };
+}
+
+/**
+ * `GET /v2/request/{id}/pay`: calldata for the plan (`payPlan`), in the reference API's shape:
+ * `value` as ethers' BigNumber JSON and the balance and gas checks always present (true when
+ * no wallet was given to check).
+ */
+export async function requestCalldata(
+  deps: CalldataDeps,
+  row: RequestRow,
+  query: PayInput,
+  client: ClientFee | null = null,
+) {
+  if (query.chain !== undefined || query.token !== undefined) {
+    throw new AppError(
+      'crosschain_unavailable',
+      'Cross-chain payments are not available on this server yet; pay on the request’s network',
+    );
+  }
+  if (query.clientUserId !== undefined || query.paymentDetailsId !== undefined)
+    throw featureUnavailable('Crypto-to-fiat payments (clientUserId, paymentDetailsId)');
+  const { leg } = payPlan(deps, row, query, client);
   const payer = checkPayer(leg.network, { wallet: query.wallet });
   const calldata = await buildSingleCalldata(deps, leg, payer);
   return {
@@ -117,7 +138,7 @@ export function platformFee(
   percentage: string | undefined,
   address: string | undefined,
   whose?: string,
-): { amount: bigint; address: string } | null {
+): { amount: bigint; address: string; percentage: string } | null {
   if (percentage === undefined && address === undefined) return null;
   if (percentage === undefined || address === undefined) {
     throw new ValidationError([
@@ -140,5 +161,5 @@ export function platformFee(
       { field: 'feeAddress', message: whose ? `${whose}: ${parsed.message}` : parsed.message },
     ]);
   }
-  return { amount: (amount * BigInt(bps)) / 10_000n, address: parsed.address };
+  return { amount: (amount * BigInt(bps)) / 10_000n, address: parsed.address, percentage };
 }

@@ -5,6 +5,7 @@ import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
 import { registerCreateRequest } from './routes/create-request.ts';
 import { registerGetRequest } from './routes/get-request.ts';
+import { registerGetRequestRoutes } from './routes/get-request-routes.ts';
 import { registerListRequests } from './routes/list-requests.ts';
 import { registerPayRequest } from './routes/pay-request.ts';
 import { registerUpdateRequest } from './routes/update-request.ts';
@@ -21,4 +22,5 @@ export function requestRoutes(
   registerGetRequest(app, deps);
   registerUpdateRequest(app, deps);
   registerPayRequest(app, deps);
+  registerGetRequestRoutes(app, deps);
 }

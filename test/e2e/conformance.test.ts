@@ -161,6 +161,13 @@ describe('conformance with the reference API', () => {
     ok(requestPay);
     ok(
       await t.app.inject({
+        method: 'GET',
+        url: `/v2/request/${requestId}/routes?wallet=${payer.address}&feePercentage=1&feeAddress=${payee}`,
+        headers: headers(),
+      }),
+    );
+    ok(
+      await t.app.inject({
         method: 'POST',
         url: '/v2/payouts',
         headers: headers(),
