@@ -25,7 +25,7 @@ export function authRoutes(
   deps: {
     db: Database;
     clock: Clock;
-    config: Pick<Config, 'authUrl' | 'networks'>;
+    config: Pick<Config, 'authUrl' | 'networks' | 'dashboardUrl' | 'baseUrl'>;
     clients: ChainClients;
   },
 ): void {

@@ -46,9 +46,15 @@ export function clearSessionCookie(reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { path: '/' });
 }
 
-/** The session token sent the way the auth hook reads it: Bearer first, else the cookie. */
-export function presentedSession(request: FastifyRequest): string | undefined {
+/**
+ * The session token sent the way the auth hook reads it: Bearer first, else the cookie, which
+ * `fromCookie` says (the cookie is ambient, so what it may do depends on the page's origin).
+ */
+export function presentedSession(
+  request: FastifyRequest,
+): { token: string; fromCookie: boolean } | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? '')?.[1];
+  if (bearer !== undefined) return { token: bearer, fromCookie: false };
   const cookie = request.cookies[SESSION_COOKIE];
-  return bearer ?? (cookie === undefined || cookie === '' ? undefined : cookie);
+  return cookie === undefined || cookie === '' ? undefined : { token: cookie, fromCookie: true };
 }

@@ -14,6 +14,7 @@ import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
 import type { RateLimits } from '../http/budgets.ts';
+import { cookieWriteOrigins } from '../http/cookie-writes.ts';
 import { createCredentialCache } from '../http/credential-cache.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
@@ -158,7 +159,13 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   // The configured budgets (RATE_LIMIT_*), with a caller's overrides (tests) on top.
   const limitOptions = { limits: { ...deps.config.rateLimits, ...deps.rateLimits } };
   if (deps.rateLimiter) installFailedCredentialLimit(app, deps.rateLimiter, limitOptions);
-  installAuth(app, { db, usage, clock: deps.clock, credentials });
+  installAuth(app, {
+    db,
+    usage,
+    clock: deps.clock,
+    credentials,
+    cookieWriteOrigins: cookieWriteOrigins(deps.config),
+  });
   // Between resolving the caller and refusing a bad one: the grant depends on the client ID,
   // and a browser must still be able to read a refusal (the dashboard's 401, say).
   await installCors(app, { routes, dashboardUrl: deps.config.dashboardUrl });

@@ -8,6 +8,7 @@ import { AppError } from '../base/errors.ts';
 import { andThen, type MaybePromise } from '../base/maybe.ts';
 import type { Database } from '../db/client.ts';
 import type { ClientIdRow } from '../db/schema.ts';
+import { CROSS_SITE_COOKIE_MESSAGE, cookieWriteAllowed } from '../http/cookie-writes.ts';
 import type { CredentialCache } from '../http/credential-cache.ts';
 import { originAllowed } from '../http/origins.ts';
 import {
@@ -24,6 +25,8 @@ interface Presented {
   readonly orchestratorKey: string | undefined;
   readonly origin: string | undefined;
   readonly session: string | undefined;
+  /** The session came in the cookie (ambient), not as a Bearer token. */
+  readonly sessionFromCookie: boolean;
 }
 
 type AuthDeps = {
@@ -32,6 +35,8 @@ type AuthDeps = {
   clock: Clock;
   /** Looked-up API keys and client IDs, briefly (http/credential-cache.ts). */
   credentials: CredentialCache;
+  /** Origins whose pages may change things with the session cookie (http/cookie-writes.ts). */
+  cookieWriteOrigins: ReadonlySet<string>;
 };
 
 declare module 'fastify' {
@@ -59,7 +64,15 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     const refuse = (error: unknown) => {
       request.credentialError = error;
     };
+    const presented = presentedCredentials(request);
     const admit = (principal: Principal) => {
+      if (
+        principal.kind === 'session' &&
+        presented.sessionFromCookie &&
+        !cookieWriteAllowed(request.method, presented.origin, deps.cookieWriteOrigins)
+      ) {
+        throw new AppError('origin_not_allowed', CROSS_SITE_COOKIE_MESSAGE);
+      }
       if (
         principal.kind === 'clientId' &&
         principal.clientId.firstParty &&
@@ -75,7 +88,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     // A refusal is not the hook's error: it waits on the request for the gate.
     let outcome: MaybePromise<void>;
     try {
-      outcome = andThen(authenticate(deps, accepted, presentedCredentials(request)), admit);
+      outcome = andThen(authenticate(deps, accepted, presented), admit);
     } catch (error) {
       refuse(error);
       return done();
@@ -115,6 +128,7 @@ function presentedCredentials(request: FastifyRequest): Presented {
     orchestratorKey: header(request, 'x-orchestrator-key'),
     origin: requestOrigin(request),
     session: bearer ?? (cookie === undefined || cookie === '' ? undefined : cookie),
+    sessionFromCookie: bearer === undefined && cookie !== undefined && cookie !== '',
   };
 }
 
