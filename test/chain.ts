@@ -1,4 +1,12 @@
-import { type Account, createWalletClient, custom, type Hex, type Transport } from 'viem';
+import {
+  type Account,
+  type Address,
+  createWalletClient,
+  custom,
+  getAddress,
+  type Hex,
+  type Transport,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEPLOYED_CONTRACTS } from '../src/chains/contracts.ts';
 import {
@@ -7,6 +15,7 @@ import {
   networkEnvSuffix,
   type PaymentNetworkId,
 } from '../src/chains/networks.ts';
+import { erc20Abi } from '../src/payments/abis.ts';
 import type { EvmTransaction } from '../src/payments/transactions.ts';
 import { type LocalChain, startLocalChain } from '../src/sandbox/chain.ts';
 
@@ -84,4 +93,14 @@ export async function sendAll(
     hashes.push(hash);
   }
   return hashes;
+}
+
+/** An account's balance of the chain's test USDC, in base units. */
+export function usdcBalance(chain: LocalChain, owner: Address): Promise<bigint> {
+  return chain.client.readContract({
+    address: getAddress(chain.addresses.usdc),
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
 }

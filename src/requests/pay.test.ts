@@ -7,7 +7,7 @@ import {
   parseEventLogs,
 } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { sendAll } from '../../test/chain.ts';
+import { sendAll, usdcBalance } from '../../test/chain.ts';
 import {
   apiKey,
   created,
@@ -63,14 +63,6 @@ function sendable(transactions: PayTransaction[]): EvmTransaction[] {
   }));
 }
 
-function usdcBalance(owner: Address): Promise<bigint> {
-  return local.chain.client.readContract({
-    address: getAddress(local.chain.addresses.usdc),
-    abi: erc20,
-    functionName: 'balanceOf',
-    args: [owner],
-  });
-}
 describe('GET /v2/request/{requestId}/pay', () => {
   it('returns an approval and the payment, each value as a BigNumber, without a wallet', async () => {
     const { requestId } = await created({ amount: '3' });
@@ -142,9 +134,9 @@ describe('GET /v2/request/{requestId}/pay', () => {
       hasEnoughAllowance: true,
       hasEnoughBalance: true,
     });
-    const before = await usdcBalance(wallet(1).address);
+    const before = await usdcBalance(local.chain, wallet(1).address);
     await sendAll(local.chain, payer, sendable(body.transactions));
-    expect((await usdcBalance(wallet(1).address)) - before).toBe(5_000_000n);
+    expect((await usdcBalance(local.chain, wallet(1).address)) - before).toBe(5_000_000n);
   });
 
   it('pays the whole amount with the request’s payment reference', async () => {
@@ -152,9 +144,9 @@ describe('GET /v2/request/{requestId}/pay', () => {
     const { requestId, paymentReference } = await created({ amount: '12.5' });
     const body = (await pay(requestId, { wallet: payer.address })).json();
     expect(body.metadata).toMatchObject({ needsApproval: true, approvalTransactionIndex: 0 });
-    const before = await usdcBalance(wallet(1).address);
+    const before = await usdcBalance(local.chain, wallet(1).address);
     const hashes = await sendAll(local.chain, payer, sendable(body.transactions));
-    expect((await usdcBalance(wallet(1).address)) - before).toBe(12_500_000n);
+    expect((await usdcBalance(local.chain, wallet(1).address)) - before).toBe(12_500_000n);
     const receipt = await local.chain.client.getTransactionReceipt({
       hash: hashes.at(-1) as Hex,
     });
@@ -170,11 +162,11 @@ describe('GET /v2/request/{requestId}/pay', () => {
     const res = await pay(requestId, { wallet: payer.address, amount: '4.2' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().metadata.requiredAmount).toBe('4.2');
-    const payeeBefore = await usdcBalance(payee);
-    const payerBefore = await usdcBalance(payer.address);
+    const payeeBefore = await usdcBalance(local.chain, payee);
+    const payerBefore = await usdcBalance(local.chain, payer.address);
     await sendAll(local.chain, payer, sendable(res.json().transactions));
-    expect((await usdcBalance(payee)) - payeeBefore).toBe(4_200_000n);
-    expect(payerBefore - (await usdcBalance(payer.address))).toBe(4_200_000n);
+    expect((await usdcBalance(local.chain, payee)) - payeeBefore).toBe(4_200_000n);
+    expect(payerBefore - (await usdcBalance(local.chain, payer.address))).toBe(4_200_000n);
   });
 
   it('refuses an amount above what is due, and malformed amounts', async () => {
@@ -204,14 +196,14 @@ describe('GET /v2/request/{requestId}/pay', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().metadata).toMatchObject({ requiredAmount: '10.25', needsApproval: true });
     const before = {
-      payee: await usdcBalance(payee),
-      fee: await usdcBalance(feeAddress),
-      payer: await usdcBalance(payer.address),
+      payee: await usdcBalance(local.chain, payee),
+      fee: await usdcBalance(local.chain, feeAddress),
+      payer: await usdcBalance(local.chain, payer.address),
     };
     const hashes = await sendAll(local.chain, payer, sendable(res.json().transactions));
-    expect((await usdcBalance(payee)) - before.payee).toBe(10_000_000n);
-    expect((await usdcBalance(feeAddress)) - before.fee).toBe(250_000n);
-    expect(before.payer - (await usdcBalance(payer.address))).toBe(10_250_000n);
+    expect((await usdcBalance(local.chain, payee)) - before.payee).toBe(10_000_000n);
+    expect((await usdcBalance(local.chain, feeAddress)) - before.fee).toBe(250_000n);
+    expect(before.payer - (await usdcBalance(local.chain, payer.address))).toBe(10_250_000n);
     const receipt = await local.chain.client.getTransactionReceipt({
       hash: hashes.at(-1) as Hex,
     });
@@ -231,11 +223,11 @@ describe('GET /v2/request/{requestId}/pay', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().metadata.requiredAmount).toBe('4.02');
-    const before = await usdcBalance(feeAddress);
-    const payeeBefore = await usdcBalance(wallet(1).address);
+    const before = await usdcBalance(local.chain, feeAddress);
+    const payeeBefore = await usdcBalance(local.chain, wallet(1).address);
     await sendAll(local.chain, payer, sendable(res.json().transactions));
-    expect((await usdcBalance(feeAddress)) - before).toBe(20_000n);
-    expect((await usdcBalance(wallet(1).address)) - payeeBefore).toBe(4_000_000n);
+    expect((await usdcBalance(local.chain, feeAddress)) - before).toBe(20_000n);
+    expect((await usdcBalance(local.chain, wallet(1).address)) - payeeBefore).toBe(4_000_000n);
   });
 
   it('wants feePercentage and feeAddress together', async () => {

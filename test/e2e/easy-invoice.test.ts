@@ -1,8 +1,8 @@
-import { type Address, getAddress, type Hex, parseAbi } from 'viem';
+import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import { createTestApp, type TestApp } from '../app.ts';
-import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
+import { accountOf, type StandIn, sendAll, standIn, usdcBalance } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { testIndexer } from '../workers.ts';
 
@@ -25,8 +25,6 @@ const CHAIN_TO_ID: Readonly<Record<string, number>> = {
   OPTIMISM: 10,
   POLYGON: 137,
 };
-
-const erc20 = parseAbi(['function balanceOf(address) view returns (uint256)']);
 
 let local: StandIn;
 let t: TestApp;
@@ -51,15 +49,6 @@ const api = (method: 'GET' | 'POST', url: string, payload?: object) =>
     headers: { 'x-api-key': tenant.apiKey },
     ...(payload && { payload }),
   });
-
-function usdcBalance(owner: Address): Promise<bigint> {
-  return local.chain.client.readContract({
-    address: getAddress(local.chain.addresses.usdc),
-    abi: erc20,
-    functionName: 'balanceOf',
-    args: [owner],
-  });
-}
 
 describe('easy-invoice pays an invoice', () => {
   it('routes, then the chosen route’s /pay, the transactions sent, and the request paid', async () => {
@@ -101,10 +90,10 @@ describe('easy-invoice pays an invoice', () => {
     const payment = paymentData.transactions[index];
     if (!payment) throw new Error('no payment at paymentTransactionIndex');
 
-    const before = await usdcBalance(payee);
+    const before = await usdcBalance(local.chain, payee);
     await sendAll(local.chain, payer, approvals);
     await sendAll(local.chain, payer, [asSent(payment)]);
-    expect((await usdcBalance(payee)) - before).toBe(125_500_000n);
+    expect((await usdcBalance(local.chain, payee)) - before).toBe(125_500_000n);
 
     expect((await indexer.tick()).recorded).toBe(1);
     const status = await api('GET', `/v2/request/${requestId}`);

@@ -1,13 +1,10 @@
 import { Type } from 'typebox';
-import type { Clock } from '../../base/clock.ts';
-import type { ChainClients } from '../../chains/clients.ts';
-import type { ChainRegistry } from '../../chains/registry.ts';
-import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { BatchMetadata } from '../../payments/schemas.ts';
 import { BigNumberJson } from '../../requests/schemas.ts';
 import { createBatchPayout } from '../batch.ts';
 import { payoutCallerOf } from '../caller.ts';
+import type { PayoutDeps } from '../create.ts';
 import { BatchPayoutBody, PAYOUT_AUTH, PAYOUT_TAGS } from '../schemas.ts';
 
 const Approval = Type.Object({
@@ -46,16 +43,7 @@ const BatchPayoutResponse = Type.Object({
   metadata: BatchMetadata,
 });
 
-export function registerCreateBatchPayout(
-  app: App,
-  deps: {
-    db: Database;
-    clock: Clock;
-    chains: ChainRegistry;
-    clients: ChainClients;
-    payUrl: string;
-  },
-): void {
+export function registerCreateBatchPayout(app: App, deps: PayoutDeps): void {
   app.post(
     '/v2/payouts/batch',
     {

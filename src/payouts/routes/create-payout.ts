@@ -1,13 +1,9 @@
 import { Type } from 'typebox';
-import type { Clock } from '../../base/clock.ts';
-import type { ChainClients } from '../../chains/clients.ts';
-import type { ChainRegistry } from '../../chains/registry.ts';
-import type { Database } from '../../db/client.ts';
 import { clientIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { BigNumberJson } from '../../requests/schemas.ts';
 import { payoutCallerOf } from '../caller.ts';
-import { createPayout } from '../create.ts';
+import { createPayout, type PayoutDeps } from '../create.ts';
 import { RecurringPaymentPermit } from '../recurring/schemas.ts';
 import { PAYOUT_AUTH, PAYOUT_TAGS, PayoutBody } from '../schemas.ts';
 
@@ -37,16 +33,7 @@ const PayoutResponse = Type.Object({
   ),
 });
 
-export function registerCreatePayout(
-  app: App,
-  deps: {
-    db: Database;
-    clock: Clock;
-    chains: ChainRegistry;
-    clients: ChainClients;
-    payUrl: string;
-  },
-): void {
+export function registerCreatePayout(app: App, deps: PayoutDeps): void {
   app.post(
     '/v2/payouts',
     {
