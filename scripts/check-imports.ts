@@ -29,6 +29,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'webhooks',
     'pay-page',
     'sandbox',
+    'v1',
   ],
   ['server', 'workers'],
   ['main.ts', 'cli.ts', 'cli'],

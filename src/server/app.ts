@@ -33,6 +33,7 @@ import { requestRoutes } from '../requests/routes.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
+import { v1Routes } from '../v1/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { installAdmission } from './admission.ts';
 import { installCors } from './cors.ts';
@@ -182,6 +183,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
   requestRoutes(app, chainDeps);
+  v1Routes(app, chainDeps);
   payoutRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,

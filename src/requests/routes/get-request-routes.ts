@@ -7,7 +7,7 @@ import { paymentRoutes } from '../payment-routes.ts';
 import { ownRequest } from '../read.ts';
 import { AUTH, RequestParams, TAGS } from '../schemas.ts';
 
-const RoutesQuery = Type.Object(
+export const RoutesQuery = Type.Object(
   {
     wallet: Type.String({ minLength: 1, description: 'The wallet that will pay' }),
     amount: Type.Optional(Type.String()),
@@ -27,7 +27,7 @@ const FeeItem = Type.Object({
   network: Type.String(),
 });
 
-const RoutesResponse = Type.Object({
+export const RoutesResponse = Type.Object({
   routes: Type.Array(
     Type.Object({
       id: Type.String({

@@ -1,0 +1,37 @@
+import type { ChainRegistry } from '../../chains/registry.ts';
+import type { Database } from '../../db/client.ts';
+import { accountIdOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { paymentRoutes } from '../../requests/payment-routes.ts';
+import { RoutesQuery, RoutesResponse } from '../../requests/routes/get-request-routes.ts';
+import { requestByReference } from '../lookup.ts';
+import { AUTH, ReferenceParams, TAGS } from '../schemas.ts';
+
+export function registerGetV1RequestRoutes(
+  app: App,
+  deps: { db: Database; chains: ChainRegistry },
+): void {
+  app.get(
+    '/v1/request/:paymentReference/routes',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'The routes a wallet can pay a request by, by its payment reference (v1)',
+        description:
+          'As GET /v2/request/{requestId}/routes. Pay the route named REQUEST_NETWORK_PAYMENT with GET /v1/request/{paymentReference}/pay, without chain and token.',
+        params: ReferenceParams,
+        querystring: RoutesQuery,
+        response: { 200: RoutesResponse },
+      },
+    },
+    async (request) => {
+      const row = await requestByReference(
+        deps.db,
+        accountIdOf(request),
+        request.params.paymentReference,
+      );
+      return paymentRoutes(deps, row, request.query, null);
+    },
+  );
+}

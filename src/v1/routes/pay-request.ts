@@ -1,0 +1,46 @@
+import { Type } from 'typebox';
+import type { Database } from '../../db/client.ts';
+import { accountIdOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import type { CalldataDeps } from '../../payments/calldata/shared.ts';
+import { PayQuery } from '../../requests/schemas.ts';
+import { requestByReference } from '../lookup.ts';
+import { v1Calldata } from '../pay.ts';
+import { AUTH, ReferenceParams, TAGS, V1PayAnswer } from '../schemas.ts';
+
+/** v1's query: v2's without the fee and crypto-to-fiat parameters v1 does not declare. */
+const V1PayQuery = Type.Object(
+  {
+    wallet: PayQuery.properties.wallet,
+    chain: PayQuery.properties.chain,
+    token: PayQuery.properties.token,
+    amount: PayQuery.properties.amount,
+  },
+  { additionalProperties: false },
+);
+
+export function registerPayV1Request(app: App, deps: CalldataDeps & { db: Database }): void {
+  app.get(
+    '/v1/request/:paymentReference/pay',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: TAGS,
+        summary: 'Calldata to pay a request, by its payment reference (v1)',
+        description:
+          'As GET /v2/request/{requestId}/pay: all of what is still due, or `amount` of it. Without `wallet` nothing is read from the chain: an approval is always included, and hasEnoughBalance and hasEnoughGas read true.',
+        params: ReferenceParams,
+        querystring: V1PayQuery,
+        response: { 200: V1PayAnswer },
+      },
+    },
+    async (request) => {
+      const row = await requestByReference(
+        deps.db,
+        accountIdOf(request),
+        request.params.paymentReference,
+      );
+      return v1Calldata(deps, row, request.query);
+    },
+  );
+}
