@@ -8,6 +8,7 @@ import { registerGetRequest } from './routes/get-request.ts';
 import { registerGetRequestRoutes } from './routes/get-request-routes.ts';
 import { registerListRequests } from './routes/list-requests.ts';
 import { registerPayRequest } from './routes/pay-request.ts';
+import { registerSendPaymentIntent } from './routes/send-payment-intent.ts';
 import { registerUpdateRequest } from './routes/update-request.ts';
 import { RequestStatusSchema } from './schemas.ts';
 
@@ -23,4 +24,5 @@ export function requestRoutes(
   registerUpdateRequest(app, deps);
   registerPayRequest(app, deps);
   registerGetRequestRoutes(app, deps);
+  registerSendPaymentIntent(app);
 }
