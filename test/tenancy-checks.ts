@@ -30,6 +30,7 @@ export function secretsOf(o: Objects): string[] {
     o.multicallToken,
     o.requestId,
     o.recurringRequestId,
+    o.recurringPaymentReference,
     o.destinationId,
     o.webhookId,
     o.webhookUrl,
@@ -148,6 +149,10 @@ function pathFor(route: RouteEntry, o: Objects): string {
           return route.method === 'PATCH' ? o.recurringRequestId : o.requestId;
         case 'destinationId':
           return o.destinationId;
+        case 'paymentReference':
+          return o.recurringPaymentReference;
+        case 'paymentIntentId':
+          return 'pi_0195f1a2';
         case 'deliveryId':
           return o.deliveryId;
         default:

@@ -36,6 +36,8 @@ export interface Objects {
   readonly requestId: string;
   /** The original of A's recurring request (the only kind PATCH /v2/request changes). */
   readonly recurringRequestId: string;
+  /** Its payment reference (0x and 16 hex digits): the v1 operations' key. */
+  readonly recurringPaymentReference: string;
   /** Two of A's pending payout links, to merge. */
   readonly payoutTokens: readonly string[];
   /** A's multicall payout of two other payout links. */
@@ -166,6 +168,39 @@ export const PROBES: Record<string, Probe> = {
     expect: refused(),
     query: (_o, caller) => `wallet=${caller.wallet}`,
   },
+  // Removed in 0.31.0: the same 410 to anyone, naming /pay; nothing of A's is read.
+  'POST /v2/request/payment-intents/:paymentIntentId': {
+    expect: { kind: 'public' },
+    body: () => ({ signedPaymentIntent: { signature: '0x00', nonce: '1', deadline: '1' } }),
+  },
+
+  // v1: A's requests by payment reference, as unknown to B as v2's by id.
+  'POST /v1/request': {
+    expect: own,
+    body: (_o, caller) => ({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: caller.wallet,
+    }),
+  },
+  'GET /v1/request/:paymentReference': { expect: refused() },
+  'PATCH /v1/request/:paymentReference/stop-recurrence': { expect: refused() },
+  'GET /v1/request/:paymentReference/pay': { expect: refused() },
+  'GET /v1/request/:paymentReference/routes': {
+    expect: refused(),
+    query: (_o, caller) => `wallet=${caller.wallet}`,
+  },
+  'POST /v1/pay': {
+    expect: own,
+    body: (_o, caller) => ({
+      amount: '1',
+      invoiceCurrency: 'USDC-base',
+      paymentCurrency: 'USDC-base',
+      payee: caller.wallet,
+    }),
+  },
+
   'POST /v2/payouts': {
     expect: own,
     body: (_o, caller) => ({

@@ -206,6 +206,7 @@ export async function makeObjects(): Promise<Objects> {
     multicallToken: multicall.json().token,
     requestId: link.json().requestIds[0],
     recurringRequestId: recurring.json().requestId,
+    recurringPaymentReference: recurring.json().paymentReference,
     destinationId: destination.destinationId,
     webhookId: webhook.json().id,
     webhookUrl,
