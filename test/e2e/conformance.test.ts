@@ -508,12 +508,77 @@ describe('conformance with the reference API', () => {
     );
   });
 
+  it('answers the v1 request operations: by payment reference, paid on chain, and /v1/pay', async () => {
+    const payee = accountOf(local.chain, 1).address;
+    const payer = accountOf(local.chain, 2);
+    const body = {
+      payee,
+      amount: '2',
+      invoiceCurrency: USDC_BASE_ID,
+      paymentCurrency: USDC_BASE_ID,
+    };
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/request',
+      headers: headers(),
+      payload: body,
+    });
+    ok(created, 201);
+    const ref = created.json().paymentReference as string;
+    const v1 = (method: 'GET' | 'PATCH', path: string) =>
+      t.app.inject({ method, url: `/v1/request/${ref}${path}`, headers: headers() });
+    ok(await v1('GET', ''));
+    ok(await v1('GET', `/routes?wallet=${payer.address}`));
+    const pay = await v1('GET', `/pay?wallet=${payer.address}`);
+    ok(pay);
+    await sendAll(
+      local.chain,
+      payer,
+      pay
+        .json()
+        .transactions.map(
+          (tx: { to: `0x${string}`; data: `0x${string}`; value: { hex: `0x${string}` } }) => ({
+            to: tx.to,
+            data: tx.data,
+            value: tx.value.hex,
+            chainId: local.chain.chainId,
+          }),
+        ),
+    );
+    await local.chain.provider.request({ method: 'evm_mine' });
+    expect((await indexer.tick()).recorded).toBe(1);
+    const paid = await v1('GET', '');
+    ok(paid);
+    expect(paid.json().payments).toHaveLength(1);
+
+    const recurring = await t.app.inject({
+      method: 'POST',
+      url: '/v1/request',
+      headers: headers(),
+      payload: { ...body, recurrence: { startDate: '2026-12-01', frequency: 'MONTHLY' } },
+    });
+    ok(recurring, 201);
+    ok(
+      await t.app.inject({
+        method: 'PATCH',
+        url: `/v1/request/${recurring.json().paymentReference}/stop-recurrence`,
+        headers: headers(),
+      }),
+    );
+    ok(
+      await t.app.inject({ method: 'POST', url: '/v1/pay', headers: headers(), payload: body }),
+      201,
+    );
+  });
+
   it('has a conforming success answer for every reference operation we serve', () => {
     const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const answers = capturedAnswers();
     const missing: string[] = [];
     for (const operation of referenceOperations()) {
       if (!served.has(`${operation.method} ${operation.shape}`)) continue;
+      // Served only to refuse: 0.31.0 removed it; it answers 410 naming /pay (docs/errors.md).
+      if (operation.name === 'POST /v2/request/payment-intents/{paymentIntentId}') continue;
       const successes = operation.statuses.filter((status) => status < 300);
       const conforming = answers.some(
         (answer) =>
