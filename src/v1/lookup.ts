@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { AppError } from '../base/errors.ts';
 import { PAYMENT_NETWORK_IDS, SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
@@ -27,22 +27,33 @@ export async function requestByReference(
 ): Promise<RequestRow> {
   const digits = REFERENCE.exec(reference)?.[1]?.toLowerCase();
   if (digits === undefined) throw notFound();
-  const [row] = await db
+  const rows = await referenceLookup(db, accountId, digits);
+  const newest = rows.reduce<RequestRow | undefined>(
+    (found, row) => (found === undefined || row.createdAt > found.createdAt ? row : found),
+    undefined,
+  );
+  if (newest === undefined) throw notFound();
+  return newest;
+}
+
+/**
+ * The account's requests with payment reference `digits` (16 hex digits, lower case): at most
+ * one per network. Through the unique (network, reference topic) index, whatever the network;
+ * no ORDER BY, which would tempt the planner to walk the account's requests by creation.
+ * Exported for the EXPLAIN test.
+ */
+export function referenceLookup(db: Database, accountId: string, digits: string) {
+  return db
     .select()
     .from(requests)
     .where(
       and(
-        // Through the (network, reference topic) index, whatever the network.
         inArray(requests.network, NETWORKS),
         eq(requests.referenceTopic, referenceTopic(digits)),
         eq(requests.paymentReference, digits),
         eq(requests.accountId, accountId),
       ),
-    )
-    .orderBy(desc(requests.createdAt), desc(requests.id))
-    .limit(1);
-  if (!row) throw notFound();
-  return row;
+    );
 }
 
 function notFound(): AppError {

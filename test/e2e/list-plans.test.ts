@@ -9,6 +9,7 @@ import { buildPaymentSearch, type SearchQuery } from '../../src/payments-search/
 import { originalCandidates } from '../../src/requests/original.ts';
 import { requestListQuery } from '../../src/requests/requests.ts';
 import { linkListQuery } from '../../src/secure-payments/list.ts';
+import { referenceLookup } from '../../src/v1/lookup.ts';
 import { deliveryPageQuery } from '../../src/webhooks/deliveries.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { createTenant } from '../fixtures.ts';
@@ -189,6 +190,10 @@ describe.runIf(source.kind === 'postgres')('list plans at 100,000 rows', () => {
     for (const name of [{ id }, { reference }, { id, reference }]) {
       expect(await problems(originalCandidates(t.db, scope.accountId, name))).toEqual([]);
     }
+  });
+
+  it('the v1 operations: a request by its payment reference', async () => {
+    expect(await problems(referenceLookup(t.db, scope.accountId, 'aaaaaaaaaaaaaaaa'))).toEqual([]);
   });
 
   it('the start-up backfill of reference topics reads its empty index, not the requests', async () => {
