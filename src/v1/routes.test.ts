@@ -1,5 +1,5 @@
 import { count, eq } from 'drizzle-orm';
-import type { Address, Hex } from 'viem';
+import { type Address, custom, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { accountOf, type StandIn, sendAll, standIn, usdcBalance } from '../../test/chain.ts';
@@ -317,5 +317,42 @@ describe('POST /v1/pay', () => {
     expect((await indexer.tick()).recorded).toBe(1);
     const paid = await api('GET', `/v1/request/${body.paymentReference}`);
     expect(paid.json()).toMatchObject({ hasBeenPaid: true, isListening: false });
+  });
+});
+
+describe('POST /v1/pay when no calldata can be made', () => {
+  it('keeps no request: the chain that a fiat invoice’s rate is read from is down', async () => {
+    // A fault injected where the chain is reached: every JSON-RPC call fails.
+    const down = await createTestApp({
+      transports: {
+        base: custom({
+          request: async () => {
+            throw new Error('connection refused');
+          },
+        }),
+      },
+    });
+    try {
+      const tenant = await createTenant(down.db, 'Shop C');
+      const res = await down.app.inject({
+        method: 'POST',
+        url: '/v1/pay',
+        headers: { 'x-api-key': tenant.apiKey },
+        payload: {
+          payee: accountOf(local.chain, 1).address,
+          amount: '20',
+          invoiceCurrency: 'USD',
+          paymentCurrency: 'USDC-base',
+        },
+      });
+      expect(res.statusCode, res.body).toBeGreaterThanOrEqual(500);
+      const [row] = await down.db
+        .select({ n: count() })
+        .from(requests)
+        .where(eq(requests.accountId, tenant.accountId));
+      expect(row?.n).toBe(0);
+    } finally {
+      await down.close();
+    }
   });
 });
