@@ -5,6 +5,7 @@ import type { CredentialBroadcast } from './auth/credential-broadcast.ts';
 import { systemClock } from './base/clock.ts';
 import { createLogger } from './base/logger.ts';
 import { createSecretBox } from './base/secret-box.ts';
+import { StartError } from './base/start-error.ts';
 import { createChainClients } from './chains/clients.ts';
 import { createChainRegistry } from './chains/registry.ts';
 import { type Config, ConfigError, parseConfig } from './config/config.ts';
@@ -35,7 +36,7 @@ async function startSandbox(
   config: Config,
   database: DatabaseHandle,
   logger: Logger,
-): Promise<SandboxHost | null> {
+): Promise<SandboxHost> {
   const [{ createSandboxHost }, { serveJsonRpc }] = await Promise.all([
     import('./sandbox/host.ts'),
     import('./sandbox/rpc-server.ts'),
@@ -210,6 +211,31 @@ export function configFromEnvironment(): Config {
   }
 }
 
+/** The port cannot be had: one line naming it and the fix, rather than a stack. */
+function listenError(error: unknown, config: Config): StartError | null {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  const where = `port ${config.port} on ${config.host}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new StartError(
+        `${where} is in use (another payreq, or another server); stop it, or set PORT to a free port`,
+        { cause: error },
+      );
+    case 'EACCES':
+      return new StartError(
+        `not allowed to listen on ${where}; set PORT to 1024 or above, or run with the right to bind it`,
+        { cause: error },
+      );
+    case 'EADDRNOTAVAIL':
+      return new StartError(
+        `cannot listen on ${config.host}: not an address of this machine; set HOST (127.0.0.1, or 0.0.0.0 for every interface)`,
+        { cause: error },
+      );
+    default:
+      return null;
+  }
+}
+
 export async function serve(): Promise<void> {
   const config = configFromEnvironment();
   const logger = createLogger(config.logLevel);
@@ -220,8 +246,12 @@ export async function serve(): Promise<void> {
     await service.listen();
   } catch (error) {
     await service?.stop().catch(() => {});
+    const startError = error instanceof StartError ? error : listenError(error, config);
     if (error instanceof ConfigError) {
       console.error(`payreq: invalid configuration: ${error.message}`);
+    } else if (startError) {
+      // One line, the cause and the fix, for the operator: no JSON, no stack.
+      console.error(`payreq: ${startError.message}`);
     } else {
       logger.fatal({ err: error }, 'could not start');
     }
