@@ -7,7 +7,9 @@ import { createLogger } from './base/logger.ts';
 import { createSecretBox } from './base/secret-box.ts';
 import { StartError } from './base/start-error.ts';
 import { createChainClients } from './chains/clients.ts';
+import { createNetworkProbe, type NetworkProbe } from './chains/network-probe.ts';
 import { createChainRegistry } from './chains/registry.ts';
+import { createTronGridClient } from './chains/tron-grid.ts';
 import { type Config, ConfigError, parseConfig } from './config/config.ts';
 import { loadSecretKey } from './config/secret-key.ts';
 import type { DatabaseHandle } from './db/client.ts';
@@ -59,6 +61,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
   let demoLink: { url: string; message: string } | null = null;
   let sandbox: SandboxHost | null = null;
   let workers: Workers | null = null;
+  let probe: NetworkProbe | null = null;
   try {
     // With Redis, a credential revoked on one instance is forgotten by all at once.
     if (config.redisUrl !== null) {
@@ -76,6 +79,20 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       chains,
       ...(sandbox && { transports: { sandbox: custom(sandbox.provider, { retryCount: 0 }) } }),
     });
+    const tronRpc = config.networks.tron.rpcUrl;
+    probe = createNetworkProbe({
+      chains,
+      clients,
+      tron: tronRpc
+        ? createTronGridClient({
+            baseUrl: tronRpc,
+            ...(config.tronApiKey && { apiKey: config.tronApiKey }),
+          })
+        : null,
+      logger,
+      clock: systemClock,
+    });
+    const networkReadiness = probe.status;
     workers = config.workers.enabled
       ? createWorkers({
           config,
@@ -101,6 +118,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       wakeDispatcher: dispatcher ? () => dispatcher.wake() : undefined,
       sandbox: sandbox ?? undefined,
       relayerHealth: workers ? () => workers?.relayerHealth() ?? [] : undefined,
+      networkReadiness,
     }));
     if (sandbox) {
       // A link to try the pay page with at once; a failure here must not stop the service.
@@ -148,6 +166,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       if (demoLink) logger.info({ demoLink: demoLink.url }, demoLink.message);
       workers?.start();
       sandbox?.start();
+      probe?.start();
       return port;
     },
     stop() {
@@ -158,6 +177,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
         for (const step of [
           () => app.close(),
           () => rateLimiter.close(),
+          async () => probe?.stop(),
           async () => broadcast?.close(),
           async () => workers?.stop(),
           async () => sandbox?.close(),
