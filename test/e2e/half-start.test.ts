@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { emptyPostgresDatabase } from '../database.ts';
 import { freePort, processEnv, run, runCli, type ServerProcess, startServer } from '../process.ts';
 
 /**
@@ -76,6 +77,24 @@ describe('the sandbox on, its EVM module missing', () => {
     expect(lines[0]).toMatch(EVM_MISSING);
     expect(result.stdout).not.toContain('payreq listening');
   }, 180_000);
+
+  // On Postgres every process loads the EVM at start, even one that leaves the chain to another.
+  it.runIf(inject('testDatabase').kind === 'postgres')(
+    '`payreq serve` on Postgres exits 1 with the same line',
+    async () => {
+      const database = await emptyPostgresDatabase();
+      try {
+        const result = await runCli(
+          ['serve'],
+          withoutNativeEvm({ PORT: String(await freePort()), DATABASE_URL: database.url }),
+        );
+        expect(result.code, result.stdout).toBe(1);
+        expect(result.stderr.trim()).toMatch(EVM_MISSING);
+      } finally {
+        await database.drop();
+      }
+    },
+  );
 
   it('starts without the sandbox when SANDBOX=false says so', async () => {
     server = await startServer(withoutNativeEvm({ SANDBOX: 'false' }));
