@@ -47,6 +47,13 @@ const withoutNativeEvm = (extra: Record<string, string> = {}) =>
 const EVM_MISSING =
   /^payreq: the sandbox cannot start: its EVM module \(@nomicfoundation\/edr\) has no native build installed for this machine \([a-z0-9]+-[a-z0-9]+, Node v24\.[0-9.]+\); run `PATH=\$PWD\/node_modules\/\.bin:\$PATH npm install` so that npm installs it on Node 24, or set SANDBOX=false to run without the sandbox$/;
 
+/**
+ * A start that should fail but serves is killed by then (the test fails on its code, null),
+ * before the test's own time runs out (`ENDING`).
+ */
+const ENDS = { timeoutMs: 25_000 };
+const ENDING = { timeout: 40_000 };
+
 /** The lines of `text` that payreq wrote as its own (`payreq: …`), not JSON logs or npm's. */
 const payreqLines = (text: string) => text.split('\n').filter((line) => line.startsWith('payreq:'));
 
@@ -58,8 +65,12 @@ afterAll(async () => {
 });
 
 describe('the sandbox on, its EVM module missing', () => {
-  it('`payreq serve` exits 1 with one line naming the module and the fix', async () => {
-    const result = await runCli(['serve'], withoutNativeEvm({ PORT: String(await freePort()) }));
+  it('`payreq serve` exits 1 with one line naming the module and the fix', ENDING, async () => {
+    const result = await runCli(
+      ['serve'],
+      withoutNativeEvm({ PORT: String(await freePort()) }),
+      ENDS,
+    );
     expect(result.code, result.stdout).toBe(1);
     expect(result.stderr.trim()).toMatch(EVM_MISSING);
     expect(result.stdout).not.toContain('payreq listening');
@@ -70,8 +81,10 @@ describe('the sandbox on, its EVM module missing', () => {
       'npm',
       ['start'],
       withoutNativeEvm({ PORT: String(await freePort()) }),
+      { timeoutMs: 150_000 },
     );
     expect(result.code).not.toBe(0);
+    expect(result.code).not.toBeNull();
     const lines = payreqLines(result.stderr);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(EVM_MISSING);
@@ -81,12 +94,14 @@ describe('the sandbox on, its EVM module missing', () => {
   // On Postgres every process loads the EVM at start, even one that leaves the chain to another.
   it.runIf(inject('testDatabase').kind === 'postgres')(
     '`payreq serve` on Postgres exits 1 with the same line',
+    ENDING,
     async () => {
       const database = await emptyPostgresDatabase();
       try {
         const result = await runCli(
           ['serve'],
           withoutNativeEvm({ PORT: String(await freePort()), DATABASE_URL: database.url }),
+          ENDS,
         );
         expect(result.code, result.stdout).toBe(1);
         expect(result.stderr.trim()).toMatch(EVM_MISSING);
@@ -105,7 +120,7 @@ describe('the sandbox on, its EVM module missing', () => {
 });
 
 describe('the port taken', () => {
-  it('`payreq serve` exits 1 with one line naming the port and the fix', async () => {
+  it('`payreq serve` exits 1 with one line naming the port and the fix', ENDING, async () => {
     blocker = createServer();
     const port = await new Promise<number>((resolve) => {
       blocker?.listen(0, '127.0.0.1', () => {
@@ -116,6 +131,7 @@ describe('the port taken', () => {
     const result = await runCli(
       ['serve'],
       processEnv({ PORT: String(port), HOST: '127.0.0.1' }, { migrated: true }),
+      ENDS,
     );
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
