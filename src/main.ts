@@ -5,8 +5,11 @@ import type { CredentialBroadcast } from './auth/credential-broadcast.ts';
 import { systemClock } from './base/clock.ts';
 import { createLogger } from './base/logger.ts';
 import { createSecretBox } from './base/secret-box.ts';
+import { StartError } from './base/start-error.ts';
 import { createChainClients } from './chains/clients.ts';
+import { createNetworkProbe, type NetworkProbe } from './chains/network-probe.ts';
 import { createChainRegistry } from './chains/registry.ts';
+import { createTronGridClient } from './chains/tron-grid.ts';
 import { type Config, ConfigError, parseConfig } from './config/config.ts';
 import { loadSecretKey } from './config/secret-key.ts';
 import type { DatabaseHandle } from './db/client.ts';
@@ -35,7 +38,7 @@ async function startSandbox(
   config: Config,
   database: DatabaseHandle,
   logger: Logger,
-): Promise<SandboxHost | null> {
+): Promise<SandboxHost> {
   const [{ createSandboxHost }, { serveJsonRpc }] = await Promise.all([
     import('./sandbox/host.ts'),
     import('./sandbox/rpc-server.ts'),
@@ -58,6 +61,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
   let demoLink: { url: string; message: string } | null = null;
   let sandbox: SandboxHost | null = null;
   let workers: Workers | null = null;
+  let probe: NetworkProbe | null = null;
   try {
     // With Redis, a credential revoked on one instance is forgotten by all at once.
     if (config.redisUrl !== null) {
@@ -75,6 +79,20 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       chains,
       ...(sandbox && { transports: { sandbox: custom(sandbox.provider, { retryCount: 0 }) } }),
     });
+    const tronRpc = config.networks.tron.rpcUrl;
+    probe = createNetworkProbe({
+      chains,
+      clients,
+      tron: tronRpc
+        ? createTronGridClient({
+            baseUrl: tronRpc,
+            ...(config.tronApiKey && { apiKey: config.tronApiKey }),
+          })
+        : null,
+      logger,
+      clock: systemClock,
+    });
+    const networkReadiness = probe.status;
     workers = config.workers.enabled
       ? createWorkers({
           config,
@@ -100,6 +118,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       wakeDispatcher: dispatcher ? () => dispatcher.wake() : undefined,
       sandbox: sandbox ?? undefined,
       relayerHealth: workers ? () => workers?.relayerHealth() ?? [] : undefined,
+      networkReadiness,
     }));
     if (sandbox) {
       // A link to try the pay page with at once; a failure here must not stop the service.
@@ -147,6 +166,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       if (demoLink) logger.info({ demoLink: demoLink.url }, demoLink.message);
       workers?.start();
       sandbox?.start();
+      probe?.start();
       return port;
     },
     stop() {
@@ -157,6 +177,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
         for (const step of [
           () => app.close(),
           () => rateLimiter.close(),
+          async () => probe?.stop(),
           async () => broadcast?.close(),
           async () => workers?.stop(),
           async () => sandbox?.close(),
@@ -210,6 +231,31 @@ export function configFromEnvironment(): Config {
   }
 }
 
+/** The port cannot be had: one line naming it and the fix, rather than a stack. */
+function listenError(error: unknown, config: Config): StartError | null {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  const where = `port ${config.port} on ${config.host}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new StartError(
+        `${where} is in use (another payreq, or another server); stop it, or set PORT to a free port`,
+        { cause: error },
+      );
+    case 'EACCES':
+      return new StartError(
+        `not allowed to listen on ${where}; set PORT to 1024 or above, or run with the right to bind it`,
+        { cause: error },
+      );
+    case 'EADDRNOTAVAIL':
+      return new StartError(
+        `cannot listen on ${config.host}: not an address of this machine; set HOST (127.0.0.1, or 0.0.0.0 for every interface)`,
+        { cause: error },
+      );
+    default:
+      return null;
+  }
+}
+
 export async function serve(): Promise<void> {
   const config = configFromEnvironment();
   const logger = createLogger(config.logLevel);
@@ -220,8 +266,12 @@ export async function serve(): Promise<void> {
     await service.listen();
   } catch (error) {
     await service?.stop().catch(() => {});
+    const startError = error instanceof StartError ? error : listenError(error, config);
     if (error instanceof ConfigError) {
       console.error(`payreq: invalid configuration: ${error.message}`);
+    } else if (startError) {
+      // One line, the cause and the fix, for the operator: no JSON, no stack.
+      console.error(`payreq: ${startError.message}`);
     } else {
       logger.fatal({ err: error }, 'could not start');
     }

@@ -49,19 +49,33 @@ export interface Result {
 export function runCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  options: { readonly nodeArgs?: readonly string[] } = {},
+  options: { readonly nodeArgs?: readonly string[]; readonly timeoutMs?: number } = {},
 ): Promise<Result> {
-  return run(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], env);
+  return run(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], env, {
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  });
 }
 
-/** Any program (`npx`, `npm`), from the repository root, without a shell. */
+/**
+ * Any program (`npx`, `npm`), from the repository root, without a shell. With `timeoutMs`, the
+ * program and all it started (a group of its own) are killed if it has not ended by then, and
+ * the result's code is null: for a test that expects a process to end, which must not leave
+ * it running when it does not.
+ */
 export function run(
   file: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
+  options: { readonly timeoutMs?: number } = {},
 ): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: ROOT, env });
+    const child = spawn(file, args, { cwd: ROOT, env, detached: options.timeoutMs !== undefined });
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+          }, options.timeoutMs);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -71,7 +85,10 @@ export function run(
       stderr += chunk;
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

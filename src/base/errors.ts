@@ -117,6 +117,7 @@ export const ERROR_STATUS = {
   tron_node_unreachable: 502,
   chain_unavailable: 503,
   database_unavailable: 503,
+  networks_not_ready: 503,
   server_busy: 503,
   pay_page_not_built: 503,
 } as const satisfies Record<string, number>;

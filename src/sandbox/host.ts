@@ -14,6 +14,7 @@ import {
   sandboxChainUrl,
 } from './chain-record.ts';
 import { createIdleMiner } from './idle-miner.ts';
+import { chainStartError, loadChainStarter } from './load-chain.ts';
 import { sandboxNetwork } from './network.ts';
 import { withSandboxMethods } from './rate-rpc.ts';
 import { createRemoteProvider } from './remote-provider.ts';
@@ -43,8 +44,6 @@ export interface SandboxHost {
   close(): Promise<void>;
 }
 
-type StartLocalChain = typeof import('./chain.ts')['startLocalChain'];
-
 interface OwnedChain {
   readonly chain: LocalChain;
   /** The chain's JSON-RPC with our sandbox methods (`sandbox_setRate`). */
@@ -56,8 +55,9 @@ interface OwnedChain {
 }
 
 /**
- * Null when the chain cannot run here: its dev dependencies (Hardhat's EDR, the Request
- * contract artifacts) are missing, as in a production install, or it failed to start.
+ * Throws a StartError (one line: the cause and the fix) when the chain cannot run here: its
+ * dev dependencies or the native build of its EVM are missing, or it failed to start. A
+ * service started with the sandbox on never runs without it.
  */
 export async function createSandboxHost(deps: {
   database: DatabaseHandle;
@@ -68,11 +68,10 @@ export async function createSandboxHost(deps: {
   serveRpc(provider: Eip1193Provider): Promise<{ url: string; close(): Promise<void> }>;
   /** A block is mined after this long without one, in ms (IDLE_BLOCK_MS unless given; 0: never). */
   idleBlockMs?: number | undefined;
-}): Promise<SandboxHost | null> {
+}): Promise<SandboxHost> {
   const { database, logger } = deps;
   const db = database.db;
-  const startLocalChain = await loadChainStarter(logger);
-  if (!startLocalChain) return null;
+  const startLocalChain = await loadChainStarter();
 
   let owned: OwnedChain | null = null;
   let started = false;
@@ -121,8 +120,7 @@ export async function createSandboxHost(deps: {
     try {
       owned = await startChain(false);
     } catch (error) {
-      logger.warn({ err: error }, 'sandbox chain not started (set SANDBOX=false to silence this)');
-      return null;
+      throw chainStartError(error);
     }
     const chain = owned;
     return {
@@ -151,15 +149,19 @@ export async function createSandboxHost(deps: {
     },
   });
 
-  /** Takes the chain over when its lock is free; lets it go if the lock was lost. */
-  const check = async () => {
+  /**
+   * Takes the chain over when its lock is free; lets it go if the lock was lost. A chain that
+   * fails to start at the service's start ends the start; later, another process may run it.
+   */
+  const check = async (atStart = false) => {
     const held = await lock.acquire();
     if (held && !owned) {
       try {
         owned = await startChain(true);
       } catch (error) {
-        logger.warn({ err: error }, 'could not start the sandbox chain; another process may');
         await lock.release();
+        if (atStart) throw chainStartError(error);
+        logger.warn({ err: error }, 'could not start the sandbox chain; another process may');
       }
     } else if (!held && owned) {
       // Our lock connection broke: another process may run a chain now, and two must not.
@@ -168,7 +170,7 @@ export async function createSandboxHost(deps: {
     }
   };
 
-  await check();
+  await check(true);
   if (!owned) {
     const url = await sandboxChainUrl(db);
     logger.info(
@@ -212,17 +214,6 @@ export async function createSandboxHost(deps: {
       await lock.release();
     },
   };
-}
-
-/** Hardhat is a dev dependency: absent from a production install, where the sandbox stays off. */
-async function loadChainStarter(logger: Logger): Promise<StartLocalChain | null> {
-  try {
-    const [{ startLocalChain }] = await Promise.all([import('./chain.ts'), import('hardhat/hre')]);
-    return startLocalChain;
-  } catch (error) {
-    logger.warn({ err: error }, 'sandbox chain not started (set SANDBOX=false to silence this)');
-    return null;
-  }
 }
 
 /** The wallets' keys are the well-known development keys, printed for a browser wallet. */

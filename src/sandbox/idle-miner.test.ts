@@ -95,7 +95,6 @@ describe('the sandbox host', () => {
       serveRpc: (provider) => serveJsonRpc(provider),
       idleBlockMs: IDLE_MS,
     });
-    if (!host) throw new Error(`no sandbox host: ${text()}`);
     const head = async () =>
       BigInt(String(await host.provider.request({ method: 'eth_blockNumber' })));
     try {
@@ -121,7 +120,6 @@ describe('the sandbox host', () => {
       serveRpc: (provider) => serveJsonRpc(provider),
       idleBlockMs: 0,
     });
-    if (!host) throw new Error('no sandbox host');
     const head = async () =>
       BigInt(String(await host.provider.request({ method: 'eth_blockNumber' })));
     try {

@@ -6,6 +6,7 @@ import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
 import type { Clock } from '../base/clock.ts';
 import type { SecretBox } from '../base/secret-box.ts';
 import type { ChainClients } from '../chains/clients.ts';
+import type { NetworkReadiness } from '../chains/network-probe.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
 import type { Config } from '../config/config.ts';
@@ -71,6 +72,8 @@ export interface AppDeps {
   readonly sandbox?: { readonly provider: Eip1193Provider } | undefined;
   /** The recurring executors' relayer checks, shown by `/readyz` (when this process runs them). */
   readonly relayerHealth?: (() => readonly RelayerHealth[]) | undefined;
+  /** The networks' start check, shown by `/readyz` (main.ts runs it). */
+  readonly networkReadiness?: (() => readonly NetworkReadiness[]) | undefined;
   /** Where the built pay page is (tests); dist/pay-page by default. */
   readonly payPageDir?: string | undefined;
 }
@@ -176,7 +179,11 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   await installOpenApi(app, deps.config);
 
   for (const schema of [...SHARED_SCHEMAS, ...MULTICALL_SCHEMAS]) app.addSchema(schema);
-  healthRoutes(app, { database: deps.database, relayerHealth: deps.relayerHealth });
+  healthRoutes(app, {
+    database: deps.database,
+    relayerHealth: deps.relayerHealth,
+    networks: deps.networkReadiness,
+  });
   currencyRoutes(app, { chains: deps.chains });
   orchestratorRoutes(app, { db, clock: deps.clock });
   const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
