@@ -249,6 +249,10 @@ export const PROBES: Record<string, Probe> = {
     expect: refused(),
     body: () => ({ userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00Z' }),
   },
+  'POST /v2/secure-payments/:token/events': {
+    expect: refused(),
+    body: () => ({ userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00Z' }),
+  },
 
   'GET /v2/payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
 
