@@ -42,10 +42,13 @@ export interface ReadinessDeps {
   readonly relayerHealth?: (() => readonly RelayerHealth[]) | undefined;
 }
 
-/** `/readyz`: the database answers; the relayers' check is a detail, never a condition. */
-export function registerReadiness(app: App, deps: ReadinessDeps): void {
+/**
+ * `/readyz`: the database answers; the relayers' check is a detail, never a condition. Also
+ * served, the same, as the reference's health checks (`/v2/health`, the Auth API's `/v1/health`).
+ */
+export function registerReadiness(app: App, deps: ReadinessDeps, path = '/readyz'): void {
   app.get(
-    '/readyz',
+    path,
     {
       schema: {
         tags: ['Health'],
