@@ -255,6 +255,11 @@ export const PROBES: Record<string, Probe> = {
   },
 
   'GET /v2/payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
+  // Filters the caller's own payments by wallet: B naming any wallet reads only B's.
+  'GET /v2/transaction-history': {
+    expect: own,
+    query: (_o, caller) => `address=${caller.wallet}`,
+  },
 
   'GET /v1/auth/session': { expect: own },
 
