@@ -256,6 +256,8 @@ export const PROBES: Record<string, Probe> = {
 
   'GET /v2/payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
   // Filters the caller's own payments by wallet: B naming any wallet reads only B's.
+  // The signed-in account's own requests, whatever B asks.
+  'GET /v2/dashboard/requests/export': { expect: own, query: () => 'flow=incoming' },
   'GET /v2/transaction-history': {
     expect: own,
     query: (_o, caller) => `address=${caller.wallet}`,
