@@ -93,6 +93,8 @@ export const PROBES: Record<string, Probe> = {
   'GET /v2/currencies': { expect: { kind: 'public' }, query: () => 'id=USDC-base' },
   'GET /v2/currencies/:currencyId/conversion-routes': { expect: { kind: 'public' } },
 
+  // Makes B's own account an orchestrator: nothing of A's is named.
+  'POST /v2/orchestrators': { expect: own, body: () => ({ orchestratorName: `B ${next()}` }) },
   'GET /v2/orchestrators/client-ids': { expect: own },
   // Linking is by client ID value, as the reference API does; a client ID another
   // orchestrator holds stays with it.

@@ -98,6 +98,7 @@ export const ERROR_STATUS = {
   client_id_unlinked: 409,
   email_taken: 409,
   delivery_in_flight: 409,
+  orchestrator_exists: 409,
   // 405, 408, 413, 414, 415, 417, 431
   method_not_allowed: 405,
   request_timeout: 408,
