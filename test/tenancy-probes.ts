@@ -256,6 +256,12 @@ export const PROBES: Record<string, Probe> = {
     body: () => ({ userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00Z' }),
   },
 
+  // No change is ever pending (changes take effect at once): A's own call answers the same.
+  'PATCH /v1/payee-destination/wallet-change/cancel': {
+    expect: refused(),
+    body: () => ({ changeRequestId: 'wcr_0000000000000000' }),
+    ownCode: 'wallet_change_not_found',
+  },
   'GET /v2/payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
   // Filters the caller's own payments by wallet: B naming any wallet reads only B's.
   // The signed-in account's own requests, whatever B asks.

@@ -92,6 +92,7 @@ export const ERROR_STATUS = {
   delivery_not_found: 404,
   original_request_not_found: 404,
   recurring_payout_not_found: 404,
+  wallet_change_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,
