@@ -63,7 +63,7 @@ export interface UserEventReporter {
 }
 
 /** The documented properties of a report, in the order the page sent them; the rest dropped. */
-export function documentedProperties(properties: UserEventProperties): UserEventProperties {
+function documentedProperties(properties: UserEventProperties): UserEventProperties {
   const documented: ReadonlySet<string> = new Set(USER_EVENT_PROPERTIES);
   return Object.fromEntries(Object.entries(properties).filter(([name]) => documented.has(name)));
 }
