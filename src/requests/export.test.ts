@@ -267,8 +267,8 @@ describe('GET /v2/dashboard/requests/export', () => {
     const pages: string[] = [];
     for await (const chunk of exportRequestsCsv(t, shop.accountId, 'incoming', 97))
       pages.push(chunk);
-    // The header, then one chunk per page of 97 rows.
-    expect(pages).toHaveLength(1 + Math.ceil(INCOMING_ROWS / 97));
+    // The header, then one chunk per page of 97 of the account's requests (both flows).
+    expect(pages).toHaveLength(1 + Math.ceil((INCOMING_ROWS + OUTGOING_ROWS) / 97));
     expect(pages.join('')).toBe(whole.body);
   });
 
