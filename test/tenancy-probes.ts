@@ -95,6 +95,8 @@ export const PROBES: Record<string, Probe> = {
   'GET /v2/currencies': { expect: { kind: 'public' }, query: () => 'id=USDC-base' },
   'GET /v2/currencies/:currencyId/conversion-routes': { expect: { kind: 'public' } },
 
+  // Makes B's own account an orchestrator: nothing of A's is named.
+  'POST /v2/orchestrators': { expect: own, body: () => ({ orchestratorName: `B ${next()}` }) },
   'GET /v2/orchestrators/client-ids': { expect: own },
   // Linking is by client ID value, as the reference API does; a client ID another
   // orchestrator holds stays with it.
@@ -284,8 +286,25 @@ export const PROBES: Record<string, Probe> = {
     expect: refused(),
     body: () => ({ userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00Z' }),
   },
+  'POST /v2/secure-payments/:token/events': {
+    expect: refused(),
+    body: () => ({ userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00Z' }),
+  },
 
+  // No change is ever pending (changes take effect at once): A's own call answers the same.
+  'PATCH /v1/payee-destination/wallet-change/cancel': {
+    expect: refused(),
+    body: () => ({ changeRequestId: 'wcr_0000000000000000' }),
+    ownCode: 'wallet_change_not_found',
+  },
   'GET /v2/payments': { expect: own, query: (o) => `requestId=${o.requestId}` },
+  // Filters the caller's own payments by wallet: B naming any wallet reads only B's.
+  // The signed-in account's own requests, whatever B asks.
+  'GET /v2/dashboard/requests/export': { expect: own, query: () => 'flow=incoming' },
+  'GET /v2/transaction-history': {
+    expect: own,
+    query: (_o, caller) => `address=${caller.wallet}`,
+  },
 
   'GET /v1/auth/session': { expect: own },
 

@@ -92,6 +92,7 @@ export const ERROR_STATUS = {
   delivery_not_found: 404,
   original_request_not_found: 404,
   recurring_payout_not_found: 404,
+  wallet_change_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,
@@ -100,6 +101,7 @@ export const ERROR_STATUS = {
   delivery_in_flight: 409,
   // 410: an operation the reference API removed.
   payment_intents_removed: 410,
+  orchestrator_exists: 409,
   // 405, 408, 413, 414, 415, 417, 431
   method_not_allowed: 405,
   request_timeout: 408,

@@ -2,6 +2,7 @@ import type { Clock } from '../base/clock.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
+import { registerCancelWalletChange } from './routes/cancel-wallet-change.ts';
 import { registerChangeSessionDestination } from './routes/change-session-destination.ts';
 import { registerCreateSessionDestination } from './routes/create-session-destination.ts';
 import { registerDeactivateDestination } from './routes/deactivate-destination.ts';
@@ -27,4 +28,5 @@ export function payeeDestinationV1Routes(
   // On the session's account, as an API key acts on /v2: any session of the account may.
   registerLookupDestination(app, deps);
   registerDeactivateDestination(app, deps);
+  registerCancelWalletChange(app);
 }

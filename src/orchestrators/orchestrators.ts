@@ -28,19 +28,39 @@ export async function createOrchestrator(db: Database, name: string): Promise<Cr
       .values({ name })
       .returning({ id: orchestrators.id });
     if (!row) throw new Error('orchestrator insert returned no row');
-    const orchestratorKey = await issueOrchestratorKey(tx, row.id);
-    return { orchestratorId: row.id, orchestratorKey };
+    const { key } = await issueOrchestratorKey(tx, row.id);
+    return { orchestratorId: row.id, orchestratorKey: key };
   });
 }
 
-async function issueOrchestratorKey(db: Database, orchestratorId: string): Promise<string> {
+export interface IssuedOrchestratorKey {
+  /** The key itself: shown once, only its digest is kept. */
+  readonly key: string;
+  readonly id: string;
+  /** What is stored to find it: the key's first characters. */
+  readonly prefix: string;
+  readonly createdAt: Date;
+}
+
+export async function issueOrchestratorKey(
+  db: Database,
+  orchestratorId: string,
+): Promise<IssuedOrchestratorKey> {
   const key = mintSecret(ORCHESTRATOR_KEY_PREFIX);
-  await db.insert(orchestratorKeys).values({
-    orchestratorId,
-    prefix: lookupPrefix(key, ORCHESTRATOR_KEY_PREFIX),
-    keyHash: digestSecret(key),
-  });
-  return key;
+  const [row] = await db
+    .insert(orchestratorKeys)
+    .values({
+      orchestratorId,
+      prefix: lookupPrefix(key, ORCHESTRATOR_KEY_PREFIX),
+      keyHash: digestSecret(key),
+    })
+    .returning({
+      id: orchestratorKeys.id,
+      prefix: orchestratorKeys.prefix,
+      createdAt: orchestratorKeys.createdAt,
+    });
+  if (!row) throw new Error('orchestrator key insert returned no row');
+  return { key, ...row };
 }
 
 export async function checkOrchestratorKey(

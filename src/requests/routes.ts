@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
 import { registerCreateRequest } from './routes/create-request.ts';
+import { registerExportRequests } from './routes/export-requests.ts';
 import { registerGetRequest } from './routes/get-request.ts';
 import { registerGetRequestRoutes } from './routes/get-request-routes.ts';
 import { registerListRequests } from './routes/list-requests.ts';
@@ -25,4 +26,5 @@ export function requestRoutes(
   registerPayRequest(app, deps);
   registerGetRequestRoutes(app, deps);
   registerSendPaymentIntent(app);
+  registerExportRequests(app, deps);
 }

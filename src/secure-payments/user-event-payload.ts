@@ -2,9 +2,10 @@ import type { Database } from '../db/client.ts';
 import { type Audience, enqueue, targetWebhooks } from '../webhooks/outbox.ts';
 
 /**
- * `secure_payment.user_event` (api-facts §1.6): what the payer did in their wallet on the pay
- * page, as the page reports it. Best effort and unverified: the browser says it, so it is never
- * a settlement signal; payments are still known only from the chain.
+ * `secure_payment.user_event` (api-facts §1.6, webhooks-0.31 `SecurePaymentUserEvent`): what
+ * the payer did in their wallet on the pay page, as the page reports it. Best effort and
+ * unverified: the browser says it, so it is never a settlement signal; payments are still
+ * known only from the chain.
  */
 
 export const USER_EVENTS = [
@@ -14,6 +15,24 @@ export const USER_EVENTS = [
 ] as const;
 export type UserEvent = (typeof USER_EVENTS)[number];
 
+/**
+ * The properties the reference documents for this event (api-facts §1.6 and the contract's
+ * fixture); any other name a page sends is dropped before anything is stored or forwarded, so
+ * a link token is not a way to push free text to every merchant endpoint.
+ */
+export const USER_EVENT_PROPERTIES = [
+  'wallet_provider',
+  'payment_submission_id',
+  'payment_submission_id_type',
+  'selected_source_chain',
+  'payment_type',
+  'wallet_address_hashed',
+] as const;
+
+/** A property's value, as 0.31.0's `/events` body allows it. */
+export type UserEventValue = string | number | boolean | readonly string[] | null;
+export type UserEventProperties = Readonly<Record<string, UserEventValue>>;
+
 export interface UserEventPayload {
   readonly event: 'secure_payment.user_event';
   readonly userEvent: UserEvent;
@@ -21,24 +40,30 @@ export interface UserEventPayload {
   /** Only when the link holds exactly one request. */
   readonly requestId?: string;
   readonly requestIds: readonly string[];
-  /** The orchestrator linked to the client ID the link was made with, if any. */
-  readonly orchestratorId: string | null;
-  /** When it happened, by the browser's clock. */
+  /**
+   * The client ID the link was made with, else the one the report came with (the reference
+   * requires one on `/events`); absent only for a report by API key on a link made without.
+   */
+  readonly clientId?: string;
+  /** The orchestrator linked to the link's client ID; absent when none (a string when sent). */
+  readonly orchestratorId?: string;
+  /** When it happened, by the browser's clock (payreq's receipt time when it sent none). */
   readonly occurredAt: string;
   /** When payreq received it, by its own clock. */
   readonly timestamp: string;
-  /** As the page sent them; never a wallet address in clear (`wallet_address_hashed`). */
-  readonly properties: Readonly<Record<string, string>>;
+  /** The documented ones only; never a wallet address in clear (`wallet_address_hashed`). */
+  readonly properties: UserEventProperties;
 }
 
 export function userEventPayload(input: {
   readonly userEvent: UserEvent;
   readonly token: string;
   readonly requestIds: readonly string[];
+  readonly clientId: string | null;
   readonly orchestratorId: string | null;
   readonly occurredAt: Date;
   readonly receivedAt: Date;
-  readonly properties: Readonly<Record<string, string>>;
+  readonly properties: UserEventProperties;
 }): UserEventPayload {
   const [only] = input.requestIds;
   return {
@@ -47,7 +72,8 @@ export function userEventPayload(input: {
     securePaymentToken: input.token,
     ...(input.requestIds.length === 1 && only !== undefined && { requestId: only }),
     requestIds: input.requestIds,
-    orchestratorId: input.orchestratorId,
+    ...(input.clientId !== null && { clientId: input.clientId }),
+    ...(input.orchestratorId !== null && { orchestratorId: input.orchestratorId }),
     occurredAt: input.occurredAt.toISOString(),
     timestamp: input.receivedAt.toISOString(),
     properties: input.properties,

@@ -14,9 +14,10 @@ import { ensurePayPageClientId } from '../pay-page/client-id.ts';
 import { CLEAR_ADDRESS_MESSAGE } from './user-events.ts';
 
 /**
- * `POST /v2/secure-payments/{token}/user-events` on the real app with a memory rate limiter:
- * each report becomes one `secure_payment.user_event` delivery to the webhooks that hear of
- * the link's payments, and to no one else.
+ * `POST /v2/secure-payments/{token}/events` (and its alias `/user-events`) on the real app with
+ * a memory rate limiter: each report becomes one `secure_payment.user_event` delivery to the
+ * webhooks that hear of the link's payments, and to no one else, carrying only the documented
+ * properties.
  */
 
 type Headers = Record<string, string>;
@@ -84,10 +85,12 @@ async function createLink(
   return res.json();
 }
 
-function report(token: string, payload: unknown, headers: Headers = page) {
+type Path = 'events' | 'user-events';
+
+function report(token: string, payload: unknown, headers: Headers = page, path: Path = 'events') {
   return t.app.inject({
     method: 'POST',
-    url: `/v2/secure-payments/${token}/user-events`,
+    url: `/v2/secure-payments/${token}/${path}`,
     headers,
     payload: payload as object,
   });
@@ -108,7 +111,7 @@ async function deliveryCount(): Promise<number> {
   return row?.n ?? -1;
 }
 
-describe('POST /v2/secure-payments/{token}/user-events', () => {
+describe('POST /v2/secure-payments/{token}/events', () => {
   it.each(['wallet_connected', 'payment_sent_to_wallet', 'payment_approved_in_wallet'])(
     'turns %s into one secure_payment.user_event for the link’s account',
     async (userEvent) => {
@@ -122,7 +125,7 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
         properties,
       });
       expect(res.statusCode, res.body).toBe(202);
-      expect(res.json()).toEqual({ accepted: true });
+      expect(res.json()).toEqual({ received: true });
 
       const added = await bodiesTo(hooks.shop, link.token);
       expect(added).toEqual([
@@ -132,7 +135,8 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
           securePaymentToken: link.token,
           requestId: link.requestIds[0],
           requestIds: link.requestIds,
-          orchestratorId: null,
+          // Made with an API key: the client ID the report came with (the page's).
+          clientId: page['x-client-id'],
           occurredAt: '2026-11-22T11:59:58.000Z',
           timestamp: t.clock.now().toISOString(),
           properties,
@@ -182,14 +186,19 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
     });
     expect(sent.statusCode, sent.body).toBe(202);
     const [body] = await bodiesTo(hooks.shop, res.json().token);
-    expect(body).toMatchObject({ orchestratorId: platform.orchestratorId });
+    expect(body).toMatchObject({
+      clientId: bound.clientId,
+      orchestratorId: platform.orchestratorId,
+    });
   });
 
   it('takes reports for any account’s link from the pay page, and for the account’s own from its credentials', async () => {
     const rivals = await createLink(rival);
     const event = { userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00Z' };
     expect((await report(rivals.token, event)).statusCode).toBe(202);
-    expect((await report(rivals.token, event, { 'x-api-key': rival.apiKey })).statusCode).toBe(202);
+    expect(
+      (await report(rivals.token, event, { 'x-api-key': rival.apiKey }, 'user-events')).statusCode,
+    ).toBe(202);
     expect(await bodiesTo(hooks.rival, rivals.token)).toHaveLength(2);
   });
 
@@ -200,11 +209,14 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().code).toBe('secure_payment_not_found');
     const shops = await createLink(shop);
+    expect(
+      (await report(shops.token, event, { 'x-client-id': rival.backendClientId })).statusCode,
+    ).toBe(404);
     for (const headers of [
       { 'x-api-key': rival.apiKey },
       { 'x-client-id': rival.backendClientId },
     ]) {
-      expect((await report(shops.token, event, headers)).statusCode).toBe(404);
+      expect((await report(shops.token, event, headers, 'user-events')).statusCode).toBe(404);
     }
     expect(await deliveryCount()).toBe(before);
   });
@@ -224,7 +236,6 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
 
   it.each([
     ['an unknown event', { userEvent: 'payment_confirmed', occurredAt: '2026-11-22T12:00:00Z' }],
-    ['no occurredAt', { userEvent: 'wallet_connected' }],
     ['a date without a zone', { userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00' }],
     [
       'a date that does not exist',
@@ -234,13 +245,12 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
       'an unknown field',
       { userEvent: 'wallet_connected', occurredAt: '2026-11-22T12:00:00Z', x: 1 },
     ],
-    ['a number among the properties', { properties: { wallet_provider: 5 } }],
-    ['a property name in capitals', { properties: { Wallet: 'x' } }],
-    ['a property of 257 characters', { properties: { wallet_provider: 'x'.repeat(257) } }],
-    [
-      '17 properties',
-      { properties: Object.fromEntries([...Array(17).keys()].map((i) => [`p${i}`, 'x'])) },
-    ],
+    ['a text of 2,049 characters', { properties: { wallet_provider: 'x'.repeat(2049) } }],
+    ['a list of 1,001 texts', { properties: { payment_type: Array(1001).fill('x') } }],
+    ['a number in a list', { properties: { payment_type: ['x', 5] } }],
+    ['an object as a value', { properties: { wallet_provider: { name: 'x' } } }],
+    // Even under a name that is dropped: the whole body is 0.31.0's schema.
+    ['an object under an undocumented name', { properties: { html: { b: '<b>' } } }],
     ['properties as a list', { properties: ['wallet_connected'] }],
   ])('answers 400 for %s, and sends nothing', async (_name, body) => {
     const link = await createLink(shop);
@@ -267,29 +277,136 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
     const res = await report(link.token, {
       userEvent: 'wallet_connected',
       occurredAt: '2026-11-22T12:00:00Z',
-      properties: { wallet_provider: 'TronLink', payer: value },
+      properties: { payment_type: 'single', wallet_provider: value },
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([
-      { field: 'properties.payer', message: CLEAR_ADDRESS_MESSAGE },
+      { field: 'properties.wallet_provider', message: CLEAR_ADDRESS_MESSAGE },
     ]);
     expect(await deliveryCount()).toBe(before);
   });
 
-  it('refuses a wallet address in clear in a property’s name', async () => {
+  it('refuses a wallet address in clear inside a list value', async () => {
     const link = await createLink(shop);
     const before = await deliveryCount();
-    const name = 'paid_by_0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
     const res = await report(link.token, {
       userEvent: 'wallet_connected',
-      occurredAt: '2026-11-22T12:00:00Z',
-      properties: { [name]: 'yes' },
+      properties: { selected_source_chain: ['base', '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'] },
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([
-      { field: `properties.${name}`, message: CLEAR_ADDRESS_MESSAGE },
+      { field: 'properties.selected_source_chain', message: CLEAR_ADDRESS_MESSAGE },
     ]);
     expect(await deliveryCount()).toBe(before);
+  });
+
+  it('keeps only the documented properties, of every type 0.31.0 allows, and forwards nothing else', async () => {
+    const link = await createLink(shop);
+    const res = await report(link.token, {
+      userEvent: 'payment_sent_to_wallet',
+      occurredAt: '2026-11-22T12:00:00Z',
+      properties: {
+        wallet_provider: 'MetaMask',
+        payment_submission_id: TX_HASH,
+        payment_submission_id_type: 'tx_hash',
+        selected_source_chain: ['base', 'arbitrum'],
+        payment_type: null,
+        wallet_address_hashed: HASHED,
+        email: 'victim@example.com',
+        note: '<img src=x onerror=alert(1)>',
+        // Dropped even when it holds an address: nothing of it is kept.
+        payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        amount: 12.5,
+        retried: true,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const [body] = await bodiesTo(hooks.shop, link.token);
+    expect(body?.properties).toEqual({
+      wallet_provider: 'MetaMask',
+      payment_submission_id: TX_HASH,
+      payment_submission_id_type: 'tx_hash',
+      selected_source_chain: ['base', 'arbitrum'],
+      payment_type: null,
+      wallet_address_hashed: HASHED,
+    });
+    expect(JSON.stringify(body)).not.toMatch(/victim|onerror|70997970/i);
+  });
+
+  it('takes a number and a boolean under documented names, and a report without occurredAt (receipt time)', async () => {
+    const link = await createLink(shop);
+    const res = await report(link.token, {
+      userEvent: 'wallet_connected',
+      properties: {
+        wallet_provider: 'x'.repeat(2048),
+        payment_type: 3,
+        selected_source_chain: false,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const [body] = await bodiesTo(hooks.shop, link.token);
+    expect(body).toMatchObject({
+      occurredAt: t.clock.now().toISOString(),
+      timestamp: t.clock.now().toISOString(),
+      properties: {
+        wallet_provider: 'x'.repeat(2048),
+        payment_type: 3,
+        selected_source_chain: false,
+      },
+    });
+  });
+
+  it('carries every field of webhooks-0.31’s SecurePaymentUserEvent, of its type', async () => {
+    const link = await createLink(shop, ['1', '2']);
+    expect(
+      (await report(link.token, { userEvent: 'wallet_connected', properties: {} })).statusCode,
+    ).toBe(202);
+    const [body] = await bodiesTo(hooks.shop, link.token);
+    // {event*, userEvent*, securePaymentToken*, requestId, requestIds*, clientId*, orchestratorId,
+    // occurredAt*, timestamp*, properties*}: required present, none null.
+    for (const field of [
+      'event',
+      'userEvent',
+      'securePaymentToken',
+      'clientId',
+      'occurredAt',
+      'timestamp',
+    ]) {
+      expect(typeof body?.[field], field).toBe('string');
+    }
+    expect(Array.isArray(body?.requestIds)).toBe(true);
+    expect(typeof body?.properties).toBe('object');
+    expect(body).not.toHaveProperty('orchestratorId');
+    expect(Object.values(body ?? {})).not.toContain(null);
+  });
+
+  it('serves the /user-events alias with the same checks, answering {accepted: true}', async () => {
+    const link = await createLink(shop);
+    const before = await deliveryCount();
+    const bad = await report(link.token, { userEvent: 'x' }, page, 'user-events');
+    expect(bad.statusCode).toBe(400);
+    expect(await deliveryCount()).toBe(before);
+    const res = await report(
+      link.token,
+      { userEvent: 'wallet_connected', properties: { wallet_provider: 'Rabby', html: '<b>' } },
+      page,
+      'user-events',
+    );
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json()).toEqual({ accepted: true });
+    const [body] = await bodiesTo(hooks.shop, link.token);
+    expect(body?.properties).toEqual({ wallet_provider: 'Rabby' });
+  });
+
+  it('refuses an API key on the reference path, as 0.31.0 asks for a client ID', async () => {
+    const link = await createLink(shop);
+    const res = await report(
+      link.token,
+      { userEvent: 'wallet_connected' },
+      { 'x-api-key': shop.apiKey },
+    );
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('credential_not_accepted');
   });
 
   it('lets a transaction hash and a hashed address through', async () => {
@@ -304,6 +421,18 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
       },
     });
     expect(res.statusCode, res.body).toBe(202);
+  });
+
+  it('counts both paths in one budget: 15 + 15 pass, the 31st on either is refused', async () => {
+    const link = await createLink(shop);
+    const event = { userEvent: 'wallet_connected' };
+    for (let i = 0; i < 30; i++) {
+      const path = i % 2 === 0 ? 'events' : 'user-events';
+      expect((await report(link.token, event, page, path)).statusCode, `report ${i + 1}`).toBe(202);
+    }
+    expect((await report(link.token, event, page, 'events')).statusCode).toBe(429);
+    expect((await report(link.token, event, page, 'user-events')).statusCode).toBe(429);
+    t.clock.advance(60_000);
   });
 
   it('refuses the 31st report for one link in a minute with 429, and takes reports again after', async () => {
@@ -321,6 +450,10 @@ describe('POST /v2/secure-payments/{token}/user-events', () => {
     expect(refused.headers['retry-after']).toBe('60');
     expect(refused.headers['ratelimit-limit']).toBe('30');
     expect(refused.headers['ratelimit-remaining']).toBe('0');
+    expect(await deliveryCount()).toBe(before);
+    // One budget over both paths: the alias is refused as well.
+    const alias = await report(link.token, event, page, 'user-events');
+    expect(alias.statusCode).toBe(429);
     expect(await deliveryCount()).toBe(before);
     // Per link: another link's reports still go through.
     expect((await report(other.token, event)).statusCode).toBe(202);

@@ -1,7 +1,9 @@
+import { eq } from 'drizzle-orm';
 import type { Clock } from '../base/clock.ts';
 import { parseDateTime } from '../base/dates.ts';
 import { type FieldError, ValidationError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
+import { clientIds } from '../db/schema.ts';
 import type { LinkScope } from '../http/principal.ts';
 import {
   RATE_LIMIT_WINDOW_MS,
@@ -11,12 +13,20 @@ import {
 } from '../http/rate-limit.ts';
 import { orchestratorOfClientId } from '../orchestrators/orchestrators.ts';
 import { loadLink } from './links.ts';
-import { enqueueUserEvent, type UserEvent, userEventPayload } from './user-event-payload.ts';
+import {
+  enqueueUserEvent,
+  USER_EVENT_PROPERTIES,
+  type UserEvent,
+  type UserEventProperties,
+  type UserEventValue,
+  userEventPayload,
+} from './user-event-payload.ts';
 
 /**
- * `POST /v2/secure-payments/{token}/user-events`: payreq's own endpoint (the reference API
- * emits the event but publishes no way in). The pay page reports what the payer did in their
- * wallet; each report becomes one `secure_payment.user_event` for the link's account.
+ * `POST /v2/secure-payments/{token}/events` (0.31.0's `recordUserEvent`; payreq's older
+ * `/user-events` is its alias): the pay page reports what the payer did in their wallet; each
+ * report becomes one `secure_payment.user_event` for the link's account, carrying only the
+ * documented properties.
  */
 
 /** Reports per link per minute: a page reports a handful per payment. */
@@ -42,30 +52,47 @@ export interface UserEventDeps {
 
 export interface UserEventInput {
   readonly userEvent: UserEvent;
-  readonly occurredAt: string;
-  readonly properties?: Readonly<Record<string, string>> | undefined;
+  readonly occurredAt?: string | undefined;
+  readonly properties?: UserEventProperties | undefined;
+}
+
+/** Who reports: the link scope, and the client ID the report came with, if any. */
+export interface UserEventReporter {
+  readonly scope: LinkScope;
+  readonly clientId: string | null;
+}
+
+/** The documented properties of a report, in the order the page sent them; the rest dropped. */
+function documentedProperties(properties: UserEventProperties): UserEventProperties {
+  const documented: ReadonlySet<string> = new Set(USER_EVENT_PROPERTIES);
+  return Object.fromEntries(Object.entries(properties).filter(([name]) => documented.has(name)));
+}
+
+function holdsClearAddress(value: UserEventValue): boolean {
+  const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+  return texts.some((text) => EVM_ADDRESS.test(text) || TRON_ADDRESS.test(text));
 }
 
 /** Checks the report, then queues its event for the link's account, at most 30 a minute. */
 export async function recordUserEvent(
   deps: UserEventDeps,
-  scope: LinkScope,
+  reporter: UserEventReporter,
   token: string,
   input: UserEventInput,
 ): Promise<void> {
-  const { userEvent, occurredAt, properties = {} } = input;
+  const { userEvent, occurredAt } = input;
+  const properties = documentedProperties(input.properties ?? {});
   const errors: FieldError[] = [];
-  const occurred = parseDateTime(occurredAt);
+  const occurred = occurredAt === undefined ? deps.clock.now() : parseDateTime(occurredAt);
   if (occurred === null) errors.push({ field: 'occurredAt', message: DATE_TIME_MESSAGE });
-  // Names too: a name is free text within its pattern, and reaches the webhook as well.
   for (const [name, value] of Object.entries(properties)) {
-    if ([name, value].some((text) => EVM_ADDRESS.test(text) || TRON_ADDRESS.test(text))) {
+    if (holdsClearAddress(value)) {
       errors.push({ field: `properties.${name}`, message: CLEAR_ADDRESS_MESSAGE });
     }
   }
   if (occurred === null || errors.length > 0) throw new ValidationError(errors);
 
-  const link = await loadLink(deps.db, deps.clock, scope, token);
+  const link = await loadLink(deps.db, deps.clock, reporter.scope, token);
   if (deps.rateLimiter) {
     const result = await deps.rateLimiter.hit(
       `user-events:${link.row.id}`,
@@ -83,6 +110,7 @@ export async function recordUserEvent(
     userEvent,
     token: link.row.token,
     requestIds: link.requests.map((r) => r.requestId),
+    clientId: (await publicClientId(deps.db, clientIdId)) ?? reporter.clientId,
     orchestratorId: clientIdId === null ? null : await orchestratorOfClientId(deps.db, clientIdId),
     occurredAt: occurred,
     receivedAt: now,
@@ -90,4 +118,14 @@ export async function recordUserEvent(
   });
   await enqueueUserEvent(deps.db, now, { accountId: link.row.accountId, clientIdId }, payload);
   deps.wakeDispatcher?.();
+}
+
+/** The public `cli_…` of a client ID row, or null for none. */
+async function publicClientId(db: Database, clientIdId: string | null): Promise<string | null> {
+  if (clientIdId === null) return null;
+  const [row] = await db
+    .select({ clientId: clientIds.clientId })
+    .from(clientIds)
+    .where(eq(clientIds.id, clientIdId));
+  return row?.clientId ?? null;
 }

@@ -142,7 +142,7 @@ export function sampleEvent(event: EventType, now: Date): Record<string, unknown
         securePaymentToken: '00000000000000000000000000',
         requestId: base.requestId,
         requestIds: [base.requestId],
-        orchestratorId: null,
+        clientId: 'cli_test',
         occurredAt: now.toISOString(),
         timestamp: now.toISOString(),
         properties: { wallet_provider: 'test' },

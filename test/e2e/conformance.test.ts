@@ -571,6 +571,85 @@ describe('conformance with the reference API', () => {
     );
   });
 
+  it('answers the operations new in 0.31.0: health, history, export, funnel events, orchestrator creation', async () => {
+    ok(await t.app.inject({ method: 'GET', url: '/v2/health' }));
+    const user = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/register',
+      payload: { email: 'conformance@example.com', password: 'a long enough password' },
+    });
+    ok(user, 201);
+    const session = { authorization: `Bearer ${user.json().sessionToken}` };
+    const exported = await t.app.inject({
+      method: 'GET',
+      url: '/v2/dashboard/requests/export?flow=incoming',
+      headers: session,
+    });
+    ok(exported);
+    expect(exported.headers['content-type']).toBe('text/csv; charset=utf-8');
+    ok(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v2/orchestrators',
+        headers: session,
+        payload: { orchestratorName: 'Conformance', orchestratorContactEmail: 'ops@example.com' },
+      }),
+      201,
+    );
+    // A link made with the client ID, paid: the wallet's history has an item of each side.
+    const clientId = { 'x-client-id': tenant.backendClientId };
+    const payee = accountOf(local.chain, 1).address;
+    const payer = accountOf(local.chain, 2);
+    const target = resolveTarget(t.chains, {
+      walletAddress: payee,
+      chainId: 8453,
+      tokenAddress: local.chain.addresses.usdc,
+    });
+    const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const link = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: clientId,
+      payload: { requests: [{ destinationId, amount: '1' }] },
+    });
+    ok(link, 201);
+    const token = link.json().token as string;
+    ok(
+      await t.app.inject({
+        method: 'POST',
+        url: `/v2/secure-payments/${token}/events`,
+        headers: clientId,
+        payload: {
+          userEvent: 'wallet_connected',
+          occurredAt: t.clock.now().toISOString(),
+          properties: { wallet_provider: 'MetaMask', payment_type: 'single' },
+        },
+      }),
+      202,
+    );
+    const calldata = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}`,
+      headers: clientId,
+    });
+    ok(calldata);
+    await sendAll(local.chain, payer, calldata.json().transactions);
+    await local.chain.provider.request({ method: 'evm_mine' });
+    expect((await indexer.tick()).recorded).toBe(1);
+    for (const [wallet, type] of [
+      [payer.address, 'outgoing'],
+      [payee, 'incoming'],
+    ]) {
+      const history = await t.app.inject({
+        method: 'GET',
+        url: `/v2/transaction-history?address=${wallet}&limit=10&offset=0`,
+        headers: clientId,
+      });
+      ok(history);
+      expect(history.json()).toMatchObject([{ type, amountReceived: '1' }]);
+    }
+  });
+
   it('has a conforming success answer for every reference operation we serve', () => {
     const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const answers = capturedAnswers();

@@ -6,6 +6,7 @@ import { missingReferenceTopics } from '../../src/db/migrate.ts';
 import { clientIds } from '../../src/db/schema.ts';
 import type { CallerScope } from '../../src/http/principal.ts';
 import { buildPaymentSearch, type SearchQuery } from '../../src/payments-search/search.ts';
+import { EXPORT_PAGE_ROWS, exportPageQuery } from '../../src/requests/export.ts';
 import { originalCandidates } from '../../src/requests/original.ts';
 import { requestListQuery } from '../../src/requests/requests.ts';
 import { linkListQuery } from '../../src/secure-payments/list.ts';
@@ -162,6 +163,11 @@ describe.runIf(source.kind === 'postgres')('list plans at 100,000 rows', () => {
       ]) {
         expect(await problems(statement)).toEqual([]);
       }
+    });
+
+    it(`GET /v2/dashboard/requests/export, ${page}: the account's requests and their links`, async () => {
+      const statement = exportPageQuery(t.db, scope.accountId, EXPORT_PAGE_ROWS, after);
+      expect(await problems(statement)).toEqual([]);
     });
 
     it(`GET /v2/secure-payments list, ${page}: all, payouts, incoming, created range`, async () => {

@@ -89,11 +89,22 @@ export const clientIds = pgTable(
 export type ClientIdRow = typeof clientIds.$inferSelect;
 
 /** Fee and branding partners, provisioned by the operator; they own no account. */
-export const orchestrators = pgTable('orchestrators', {
-  id: uuid().primaryKey().defaultRandom(),
-  name: text().notNull(),
-  createdAt: createdAt(),
-});
+export const orchestrators = pgTable(
+  'orchestrators',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    name: text().notNull(),
+    createdAt: createdAt(),
+    /**
+     * The account whose signed-in user created it (`POST /v2/orchestrators`), at most one per
+     * account; null for those the operator creates with the CLI.
+     */
+    accountId: uuid().references(() => accounts.id),
+    /** `orchestratorContactEmail` at creation: whom the platform's payers may write to. */
+    supportEmail: text(),
+  },
+  (t) => [uniqueIndex().on(t.accountId).where(sql`${t.accountId} is not null`)],
+);
 
 export const orchestratorKeys = pgTable(
   'orchestrator_keys',

@@ -282,7 +282,7 @@ export function createApi(config: PageConfig): Api {
     },
     async userEvent(token, event) {
       try {
-        await fetch(url(`${tokenPath(token)}/user-events`), {
+        await fetch(url(`${tokenPath(token)}/events`), {
           method: 'POST',
           headers: { ...headers, 'content-type': 'application/json' },
           body: JSON.stringify(event),

@@ -1,27 +1,38 @@
 import { Type } from 'typebox';
-import { linkScopeOf } from '../../http/principal.ts';
+import { clientIdOf, linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
-import { USER_EVENTS } from '../user-event-payload.ts';
+import { USER_EVENT_PROPERTIES, USER_EVENTS } from '../user-event-payload.ts';
 import { recordUserEvent, type UserEventDeps } from '../user-events.ts';
 
-const MAX_PROPERTIES = 16;
-const MAX_PROPERTY_LENGTH = 256;
-const PROPERTY_NAME = '^[a-z][a-z0-9_]{0,63}$';
+/** 0.31.0's bounds on a property's value. */
+const MAX_TEXT_LENGTH = 2048;
+const MAX_LIST_ITEMS = 1000;
 
+const Text = Type.String({ maxLength: MAX_TEXT_LENGTH });
+
+/** 0.31.0's `/events` body. */
 const UserEventBody = Type.Object(
   {
     userEvent: Type.Enum([...USER_EVENTS]),
-    occurredAt: Type.String({ maxLength: 64, description: 'When it happened, by the browser' }),
+    occurredAt: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: 'When it happened, by the browser; when it is left out, when payreq got it',
+      }),
+    ),
     properties: Type.Optional(
       Type.Record(
-        Type.String({ pattern: PROPERTY_NAME }),
-        Type.String({ maxLength: MAX_PROPERTY_LENGTH }),
+        Type.String(),
+        Type.Union([
+          Text,
+          Type.Number(),
+          Type.Boolean(),
+          Type.Array(Text, { maxItems: MAX_LIST_ITEMS }),
+          Type.Null(),
+        ]),
         {
-          maxProperties: MAX_PROPERTIES,
-          additionalProperties: false,
-          description:
-            'Up to 16 strings, such as wallet_provider; a wallet address only hashed, as wallet_address_hashed',
+          description: `Only ${USER_EVENT_PROPERTIES.join(', ')} are kept and forwarded; others are dropped. A wallet address only hashed, as wallet_address_hashed.`,
         },
       ),
     ),
@@ -29,26 +40,64 @@ const UserEventBody = Type.Object(
   { additionalProperties: false },
 );
 
+const RATE_LIMITED = { description: 'Too many reports for this link', $ref: 'ErrorEnvelope' };
+
+/**
+ * The reference's `POST /v2/secure-payments/{token}/events` (x-client-id + Origin, 202
+ * `{received: true}`) and payreq's older `/user-events` alias (any link credential, 202
+ * `{accepted: true}` as it always answered). One service, one per-link budget of 30 a minute
+ * shared by both paths.
+ */
 export function registerReportUserEvent(app: App, deps: UserEventDeps): void {
+  const description =
+    'Emits one secure_payment.user_event to the webhooks of the link’s account; best effort, never a settlement signal. Any link status is accepted; 30 reports per link per minute, over both paths.';
+  app.post(
+    '/v2/secure-payments/:token/events',
+    {
+      config: { auth: ['clientId'], payPage: true },
+      schema: {
+        tags: LINK_TAGS,
+        summary: 'Report what the payer did in their wallet (pay-page telemetry)',
+        description,
+        params: TokenParams,
+        body: UserEventBody,
+        response: {
+          202: Type.Object({ received: Type.Literal(true) }),
+          429: RATE_LIMITED,
+        },
+      },
+    },
+    async (request, reply) => {
+      const reporter = {
+        scope: linkScopeOf(request),
+        clientId: clientIdOf(request)?.clientId ?? null,
+      };
+      await recordUserEvent(deps, reporter, request.params.token, request.body);
+      return reply.code(202).send({ received: true });
+    },
+  );
   app.post(
     '/v2/secure-payments/:token/user-events',
     {
       config: { auth: LINK_AUTH, payPage: true },
       schema: {
         tags: LINK_TAGS,
-        summary: 'Report what the payer did in their wallet (pay-page telemetry)',
-        description:
-          'payreq’s own, not in the reference API. Emits one secure_payment.user_event to the webhooks of the link’s account; best effort, never a settlement signal. Any link status is accepted; 30 reports per link per minute.',
+        summary: 'Report what the payer did in their wallet (alias of …/events)',
+        description: `payreq’s older path for POST /v2/secure-payments/{token}/events, with the same body. ${description}`,
         params: TokenParams,
         body: UserEventBody,
         response: {
           202: Type.Object({ accepted: Type.Literal(true) }),
-          429: { description: 'Too many reports for this link', $ref: 'ErrorEnvelope' },
+          429: RATE_LIMITED,
         },
       },
     },
     async (request, reply) => {
-      await recordUserEvent(deps, linkScopeOf(request), request.params.token, request.body);
+      const reporter = {
+        scope: linkScopeOf(request),
+        clientId: clientIdOf(request)?.clientId ?? null,
+      };
+      await recordUserEvent(deps, reporter, request.params.token, request.body);
       return reply.code(202).send({ accepted: true });
     },
   );

@@ -68,11 +68,12 @@ export interface ReadinessDeps {
 
 /**
  * `/readyz`: the database answers, and every network with an RPC answered as itself since the
- * start; the relayers' check is a detail, never a condition.
+ * start; the relayers' check is a detail, never a condition. Also served, the same, as the
+ * reference's health checks (`/v2/health`, the Auth API's `/v1/health`).
  */
-export function registerReadiness(app: App, deps: ReadinessDeps): void {
+export function registerReadiness(app: App, deps: ReadinessDeps, path = '/readyz'): void {
   app.get(
-    '/readyz',
+    path,
     {
       schema: {
         tags: ['Health'],
