@@ -1,91 +1,40 @@
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
-import { custom, type Hex } from 'viem';
+import {
+  type Address,
+  concat,
+  custom,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  type Hex,
+  zeroAddress,
+} from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
+import { erc20FeeProxyAbi } from '../../src/payments/abis.ts';
 import { type LocalChain, startLocalChain } from '../../src/sandbox/chain.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, sendAll } from '../chain.ts';
+import { FORWARDER_RUNTIME } from '../contract-wallet.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
+import { STRICT_PAYMENT_EVENT } from '../strict-payment-event.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 import { testDispatcher, testIndexer } from '../workers.ts';
 
 /**
- * A receiver written against the reference's payment payload with a strict schema (as clients
- * generate from webhooks-0.31.md): every field of the `payment-confirmed.json` fixture required
- * and typed as the fixture has it, `payerAddress` and `payerEoaAddress` strings, `explorer` a
- * URI, `timestamp` a date-time, fee items closed. A delivery it rejects would be refused and
- * retried for days. Run on the sandbox network, whose `explorer` was null before it had a page
- * of its own: every delivery of a paid link, and of a request paid in two parts, must pass.
+ * A receiver written against the reference's payment payload with a strict schema
+ * (test/strict-payment-event.ts). A delivery it rejects would be refused and retried for days.
+ * Run on the sandbox network, whose `explorer` was null before it had a page of its own: every
+ * delivery of a paid link, of a request paid in two parts, and of one paid from a contract
+ * wallet must pass.
  */
 
 const SANDBOX_CHAIN_ID = 31337;
 const BASE_URL = 'http://127.0.0.1:8080';
-
-const STRICT_PAYMENT_EVENT = {
-  type: 'object',
-  required: [
-    'event',
-    'requestId',
-    'requestID',
-    'paymentReference',
-    'clientId',
-    'explorer',
-    'amount',
-    'totalAmountPaid',
-    'expectedAmount',
-    'timestamp',
-    'txHash',
-    'payerAddress',
-    'payerEoaAddress',
-    'network',
-    'currency',
-    'paymentCurrency',
-    'isCryptoToFiat',
-    'subStatus',
-    'paymentProcessor',
-    'fees',
-  ],
-  properties: {
-    event: { type: 'string', pattern: '^payment\\.(confirmed|partial)' },
-    requestId: { type: 'string', minLength: 1 },
-    requestID: { type: 'string', minLength: 1 },
-    paymentReference: { type: 'string', minLength: 1 },
-    clientId: { type: 'string', minLength: 1 },
-    explorer: { type: 'string', format: 'uri', pattern: '^https?://' },
-    amount: { type: 'string' },
-    totalAmountPaid: { type: 'string' },
-    expectedAmount: { type: 'string' },
-    timestamp: { type: 'string', format: 'date-time' },
-    txHash: { type: 'string', minLength: 1 },
-    payerAddress: { type: 'string', minLength: 1 },
-    payerEoaAddress: { type: 'string', minLength: 1 },
-    network: { type: 'string' },
-    currency: { type: 'string' },
-    paymentCurrency: { type: 'string' },
-    isCryptoToFiat: { type: 'boolean' },
-    subStatus: { type: 'string' },
-    paymentProcessor: { type: 'string' },
-    fees: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['type', 'amount', 'currency'],
-        properties: {
-          type: { type: 'string' },
-          amount: { type: 'string' },
-          currency: { type: 'string' },
-        },
-        additionalProperties: false,
-      },
-    },
-  },
-  // WebhookBase is open: extra fields (payee, origin, securePaymentToken…) are allowed.
-  additionalProperties: true,
-};
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 formats.default(ajv);
@@ -252,6 +201,88 @@ describe('payment events against a strict client schema', () => {
       'payment.partial.client_id',
     ]);
     expect(bodies.every((b) => b.payerEoaAddress === payer.address)).toBe(true);
+  });
+
+  it('names the EOA that sent the transaction when a contract wallet pays', async () => {
+    receiver.received.length = 0;
+    const owner = accountOf(chain, 4);
+    const wallet: Address = getAddress('0x00000000000000000000000000000000c0ffee01');
+    await chain.provider.request({
+      method: 'hardhat_setCode',
+      params: [wallet, FORWARDER_RUNTIME],
+    });
+    const usdc = getAddress(chain.addresses.usdc);
+    const proxy = getAddress(chain.addresses.erc20FeeProxy);
+    const payee = accountOf(chain, 1).address;
+    const tx = (to: Address, data: Hex) => ({
+      to,
+      data,
+      value: '0x0' as const,
+      chainId: SANDBOX_CHAIN_ID,
+    });
+    // The wallet holds the tokens; its owner, an EOA, funds it and then drives it.
+    const transfer = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [wallet, 2_000_000n],
+    });
+    await sendAll(chain, owner, [tx(usdc, transfer)]);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: clientHeaders(),
+      payload: {
+        payee,
+        amount: '2',
+        invoiceCurrency: 'USDC-sandbox',
+        paymentCurrency: 'USDC-sandbox',
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const status = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${created.json().requestId}`,
+      headers: clientHeaders(),
+    });
+    const reference = status.json().paymentReference as Hex;
+    const approve = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'approve',
+      args: [proxy, 2_000_000n],
+    });
+    const pay = encodeFunctionData({
+      abi: erc20FeeProxyAbi,
+      functionName: 'transferFromWithReferenceAndFee',
+      args: [usdc, payee, 2_000_000n, reference, 0n, zeroAddress],
+    });
+    const balance = (address: Address) =>
+      chain.client.readContract({
+        address: usdc,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [address],
+      });
+    const ownerBefore = await balance(owner.address);
+    const [, paymentTx] = await sendAll(chain, owner, [
+      tx(wallet, concat([usdc, approve])),
+      tx(wallet, concat([proxy, pay])),
+    ]);
+    await settle(2);
+
+    const bodies = strictlyValid();
+    expect(bodies.map((b) => b.event).sort()).toEqual([
+      'payment.confirmed',
+      'payment.confirmed.client_id',
+    ]);
+    expect(bodies.every((b) => b.payerEoaAddress === owner.address)).toBe(true);
+    // The tokens left the wallet, not the EOA that sent the transaction.
+    const page = await t.app.inject({ method: 'GET', url: `/sandbox/tx/${paymentTx}` });
+    expect(page.json()).toMatchObject({
+      from: owner.address.toLowerCase(),
+      to: wallet.toLowerCase(),
+    });
+    expect(await balance(wallet)).toBe(0n);
+    expect(await balance(owner.address)).toBe(ownerBefore);
   });
 
   it('passes for the test deliveries of every payment kind', async () => {
