@@ -140,7 +140,10 @@ export async function createTestApp(
   const database = await openTestDatabase();
   const logs = new LogCapture();
   const clock = options.clock ?? createTestClock();
-  const chains = createChainRegistry(config, config.sandbox ? sandboxNetwork() : undefined);
+  const chains = createChainRegistry(
+    config,
+    config.sandbox ? sandboxNetwork(config.baseUrl) : undefined,
+  );
   const clients = createChainClients({
     config,
     chains,

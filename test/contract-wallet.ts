@@ -87,3 +87,22 @@ export function counterfactualAddress(factory: Address, creation: Hex): Address 
     bytecode: creation,
   });
 }
+
+/**
+ * The least a smart-contract wallet does: calldata `target (20 bytes) ++ call data` makes it
+ * CALL `target` with that data, as itself, and revert if the call does. No owner check: tests
+ * put it at an address of their own (`hardhat_setCode`) to pay from a contract, where the
+ * transaction's sender (an EOA) is not the account whose tokens move.
+ */
+export const FORWARDER_RUNTIME: Hex = concat([
+  '0x60006000', // PUSH1 0 PUSH1 0: retSize, retOffset
+  '0x60143603', // PUSH1 20 CALLDATASIZE SUB: argsSize = CALLDATASIZE - 20
+  '0x806014600037', // DUP1 PUSH1 20 PUSH1 0 CALLDATACOPY(0, 20, argsSize)
+  '0x60006000', // PUSH1 0 PUSH1 0: argsOffset, value
+  '0x60003560601c', // PUSH1 0 CALLDATALOAD PUSH1 96 SHR: the target
+  '0x5af1', // GAS CALL
+  '0x602657', // PUSH1 0x26 JUMPI: on success, to the STOP
+  '0x3d6000803e', // RETURNDATACOPY(0, 0, RETURNDATASIZE)
+  '0x3d6000fd', // REVERT(0, RETURNDATASIZE)
+  '0x5b00', // JUMPDEST STOP
+]);

@@ -18,9 +18,10 @@ import { type Receiver, startReceiver } from './webhook-receiver.ts';
  */
 
 export const TIMEOUT_MS = 300;
-export const RETRY_BASE_MS = 1_000;
-export const RETRY_MAX_MS = 8_000;
-export const RETRY_FOR_MS = 60_000;
+/** After the reference's three retries (1 s, 5 s, 15 s): 30 s, doubling up to 2 min, for 10 min. */
+const RETRY_BASE_MS = 30_000;
+export const RETRY_MAX_MS = 120_000;
+export const RETRY_FOR_MS = 600_000;
 /** The claim's lease: nine attempts' timeouts plus the dispatcher's margin. */
 export const LEASE_MS = 9 * TIMEOUT_MS + 30_000;
 
@@ -125,12 +126,16 @@ export async function receiver(): Promise<Receiver> {
   return started;
 }
 
-export async function register(url: string, owner: Tenant = tenant): Promise<string> {
+export async function register(
+  url: string,
+  owner: Tenant = tenant,
+  retryPolicy?: Record<string, number | null>,
+): Promise<string> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/v1/webhook',
     headers: { 'x-api-key': owner.apiKey },
-    payload: { url },
+    payload: { url, ...(retryPolicy && { retryPolicy }) },
   });
   expect(res.statusCode, res.body).toBe(201);
   receiversByUrl.get(url)?.verifyWith(res.json().secret);

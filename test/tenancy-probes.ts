@@ -326,14 +326,26 @@ export const PROBES: Record<string, Probe> = {
   'GET /v1/api-keys': { expect: own },
   'DELETE /v1/api-keys/:id': { expect: refused() },
 
+  // Naming A's client ID (Auth API 0.14.0's `clientId`): B's session or key finds no such
+  // client ID, B's client ID is not the one named.
   'POST /v1/webhook': {
-    expect: own,
-    body: () => ({ url: `https://hooks.b.example/payreq/${next()}` }),
+    expect: refused(),
+    as: 'session',
+    body: (o) => ({ url: `https://hooks.b.example/payreq/${next()}`, clientId: o.webhookClientId }),
   },
   'GET /v1/webhook': { expect: own },
   'PUT /v1/webhook/:id': { expect: refused(), as: 'apiKey', body: () => ({ active: false }) },
+  'PATCH /v1/webhook/:id': {
+    expect: refused(),
+    as: 'apiKey',
+    body: () => ({ retryPolicy: { backoffSeconds: 60 } }),
+  },
   'DELETE /v1/webhook/:id': { expect: refused(), as: 'apiKey' },
-  'POST /v1/webhook/test': { expect: own, body: () => ({ eventType: 'payment.confirmed' }) },
+  'POST /v1/webhook/test': {
+    expect: refused(),
+    as: 'session',
+    body: (o) => ({ eventType: 'payment.confirmed', clientId: o.webhookClientId }),
+  },
   'GET /v1/webhook/:id/deliveries': { expect: refused(), as: 'apiKey' },
   'POST /v1/webhook/:id/deliveries/:deliveryId/redeliver': { expect: refused(), as: 'apiKey' },
 };

@@ -174,7 +174,7 @@ export async function makeObjects(): Promise<Objects> {
   const sent = await call('POST', '/v1/webhook/test', asHooks, {
     eventType: 'payment.confirmed',
   });
-  expect(sent.statusCode, sent.body).toBe(200);
+  expect(sent.statusCode, sent.body).toBe(201);
   const [delivery] = await t.db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)

@@ -77,7 +77,7 @@ export const asBrowser = (tenant: Tenant): Headers => ({
 });
 
 export function call(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   url: string,
   headers: Headers,
   payload?: object,

@@ -70,6 +70,7 @@ export const ERROR_STATUS = {
   origin_not_allowed: 403,
   client_id_not_linked: 403,
   client_id_not_bound: 403,
+  client_id_mismatch: 403,
   destination_mismatch: 403,
   secure_payment_expired: 403,
   secure_payment_invalidated: 403,
@@ -93,6 +94,7 @@ export const ERROR_STATUS = {
   original_request_not_found: 404,
   recurring_payout_not_found: 404,
   wallet_change_not_found: 404,
+  transaction_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,

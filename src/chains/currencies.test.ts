@@ -100,7 +100,7 @@ describe('registry with overrides and the sandbox', () => {
   it('adds the sandbox network and its test tokens only when the sandbox runs', () => {
     expect(registry.network('sandbox')).toBeUndefined();
     expect(registry.currency('USDC-sandbox')).toBeUndefined();
-    const chains = createChainRegistry(testConfig(), sandboxNetwork());
+    const chains = createChainRegistry(testConfig(), sandboxNetwork('http://127.0.0.1:8080'));
     expect(chains.network('sandbox')?.chainId).toBe(31337);
     expect(chains.currencies.filter((c) => c.network === 'sandbox').map((c) => c.id)).toEqual([
       'ETH-sandbox',

@@ -40,8 +40,9 @@ export interface Network {
   readonly testnet: boolean;
   readonly native: NativeCurrency;
   /**
-   * Where a transaction can be seen, `{txHash}` standing for its hash; null where no public
-   * explorer exists (the sandbox). `EXPLORER_TX_URL_<NETWORK>` replaces it.
+   * Where a transaction can be seen, `{txHash}` standing for its hash; null here only for the
+   * sandbox, whose page is the service's own, set where it runs. `EXPLORER_TX_URL_<NETWORK>`
+   * replaces it.
    */
   readonly explorerTxUrl: string | null;
   /** Blocks to wait before a payment counts as final, unless `CONFIRMATIONS_<NETWORK>` says otherwise. */
@@ -152,6 +153,7 @@ export const SANDBOX_NETWORK = {
   kind: 'evm',
   testnet: true,
   native: { symbol: 'ETH', name: 'Sandbox Ether', decimals: 18, hashValue: 'ETH-sandbox' },
+  // Set where it runs, to the service's own page of a transaction (sandbox/network.ts).
   explorerTxUrl: null,
   // Nothing reorganises a local chain that mines one block per transaction.
   defaultConfirmations: 0,

@@ -141,7 +141,10 @@ async function run(
         import('../sandbox/network.ts'),
       ]);
       const accountId = await existingAccount(db, given(values.account));
-      const chains = createChainRegistry(config, config.sandbox ? sandboxNetwork() : undefined);
+      const chains = createChainRegistry(
+        config,
+        config.sandbox ? sandboxNetwork(config.baseUrl) : undefined,
+      );
       const currency = values.currency === undefined ? undefined : chains.currency(values.currency);
       if (values.currency !== undefined && (!currency || currency.network === 'fiat')) {
         throw new UsageError(`unknown currency ${values.currency}`);

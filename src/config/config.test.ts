@@ -186,12 +186,12 @@ describe('parseConfig', () => {
     expect(parseConfig({ PAY_URL: 'https://pay.example' }, CWD).dashboardUrl).toBe(
       'https://pay.example',
     );
-    const chains = createChainRegistry(config, sandboxNetwork());
+    const chains = createChainRegistry(config, sandboxNetwork(config.baseUrl));
     expect(chains.explorerTxUrl('base', '0xabc')).toBe('https://explorer.example/base/tx/0xabc');
     expect(chains.explorerTxUrl('sepolia', '0xabc')).toBeNull();
     expect(chains.explorerTxUrl('mainnet', '0xabc')).toBe('https://etherscan.io/tx/0xabc');
     expect(chains.explorerTxUrl('tron', 'ab12')).toBe('https://tronscan.org/#/transaction/ab12');
-    expect(chains.explorerTxUrl('sandbox', '0xabc')).toBeNull();
+    expect(chains.explorerTxUrl('sandbox', '0xabc')).toBe(`${config.baseUrl}/sandbox/tx/0xabc`);
   });
 
   it('accepts the secret key as base64 too', () => {

@@ -109,10 +109,13 @@ const MAX_RATE_LIMIT = 1_000_000;
 export interface WebhookConfig {
   /** Accept http://localhost and private-network receivers (`ALLOW_LOCAL_WEBHOOKS`). */
   readonly allowLocal: boolean;
-  /** First retry delay; each later one doubles, with jitter, up to `retryMaxMs`. */
+  /**
+   * The first delay after the reference's three retries (1 s, 5 s, 15 s); each later one
+   * doubles, with jitter, up to `retryMaxMs`. An endpoint's retry policy may replace each.
+   */
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
-  /** How long a delivery keeps being retried before it is marked failed. */
+  /** How long after the event retries go on (the reference's three always happen). */
   readonly retryForMs: number;
   /** Per attempt. */
   readonly timeoutMs: number;
@@ -184,7 +187,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     multicallMaxChildren: parseInteger(env, 'MULTICALL_MAX_CHILDREN', 2, 1000) ?? 150,
     webhooks: {
       allowLocal: parseBoolean(env, 'ALLOW_LOCAL_WEBHOOKS') ?? !production,
-      retryBaseMs: parseInteger(env, 'WEBHOOK_RETRY_BASE_MS', 1, DAY_MS) ?? 10_000,
+      retryBaseMs: parseInteger(env, 'WEBHOOK_RETRY_BASE_MS', 1, DAY_MS) ?? 30_000,
       retryMaxMs: parseInteger(env, 'WEBHOOK_RETRY_MAX_MS', 1, DAY_MS) ?? 6 * 60 * 60_000,
       retryForMs: parseInteger(env, 'WEBHOOK_RETRY_FOR_MS', 0, 30 * DAY_MS) ?? 3 * DAY_MS,
       timeoutMs: parseInteger(env, 'WEBHOOK_TIMEOUT_MS', 100, 60_000) ?? 5_000,

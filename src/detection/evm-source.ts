@@ -168,6 +168,7 @@ export function createEvmSource(deps: {
               ? null
               : getAddress(args.feeAddress),
           payerAddress: null,
+          payerEoaAddress: null,
           ...(conversion && { conversion }),
         });
       }

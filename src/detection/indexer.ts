@@ -149,14 +149,13 @@ export function createIndexer(deps: {
         ),
         deps.source.blockHash(to),
       ]);
+      // A recurring execution's sender is our relayer: the payer is the subscriber, whose
+      // signed permit it ran (their own wallet too). Otherwise the sender paid, and signed.
       const withPayers = await Promise.all(
-        matched.map(async (m) => ({
-          ...m,
-          event: {
-            ...m.event,
-            payerAddress: recurring.get(m.request.id) ?? (await deps.source.sender(m.event.txHash)),
-          },
-        })),
+        matched.map(async (m) => {
+          const payer = recurring.get(m.request.id) ?? (await deps.source.sender(m.event.txHash));
+          return { ...m, event: { ...m.event, payerAddress: payer, payerEoaAddress: payer } };
+        }),
       );
       const paymentBlocks = new Map(
         withPayers.map((m) => [m.event.blockNumber, m.event.blockHash]),

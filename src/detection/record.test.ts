@@ -60,6 +60,7 @@ function event(row: RequestRow, conversion?: DetectedPayment['conversion']): Det
     feeAmount: 0n,
     feeAddress: null,
     payerAddress: null,
+    payerEoaAddress: null,
     ...(conversion && { conversion }),
   };
 }

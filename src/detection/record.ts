@@ -161,7 +161,7 @@ async function recordIn(
         tokenAddress: event.tokenAddress,
         payee: event.payee,
         payerAddress: event.payerAddress,
-        payerEoaAddress: null,
+        payerEoaAddress: event.payerEoaAddress,
         paymentReference: request.paymentReference,
         timestamp: event.timestamp,
         ...searchColumnsOf(request),

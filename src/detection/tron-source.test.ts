@@ -137,6 +137,7 @@ describe('Tron block source over TronGrid', () => {
         feeAmount: 5_000_000n,
         feeAddress: FEE_TAKER,
         payerAddress: null,
+        payerEoaAddress: null,
       },
       {
         network: 'tron',
@@ -152,6 +153,7 @@ describe('Tron block source over TronGrid', () => {
         feeAmount: 0n,
         feeAddress: FEE_TAKER,
         payerAddress: null,
+        payerEoaAddress: null,
       },
     ]);
     expect(TOPIC).toMatch(/^0x[0-9a-f]{64}$/);

@@ -88,6 +88,7 @@ export function createTronBlockSource(deps: TronBlockSourceDeps): BlockSource {
           feeAmount: e.feeAmount,
           feeAddress: e.feeAddress === ZERO_ADDRESS ? null : e.feeAddress,
           payerAddress: null,
+          payerEoaAddress: null,
         };
       });
     },

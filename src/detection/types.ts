@@ -23,8 +23,14 @@ export interface DetectedPayment {
   readonly amount: bigint;
   readonly feeAmount: bigint;
   readonly feeAddress: string | null;
-  /** The transaction's sender, when the source knows it. */
+  /** The resolved payer: the transaction's sender, or a recurring schedule's subscriber. */
   readonly payerAddress: string | null;
+  /**
+   * The payer's own wallet, the one that signed: the transaction's sender (for a contract
+   * wallet, the EOA that sent its call), or a recurring schedule's subscriber, whose signed
+   * permit a relayer executed. Null only where the chain does not name a sender.
+   */
+  readonly payerEoaAddress: string | null;
   /**
    * A conversion payment (contracts.md §3): the conversion proxy's
    * `TransferWithConversionAndReference` of the same transaction and reference, in the request
@@ -47,7 +53,8 @@ export interface BlockSource {
   head(): Promise<bigint>;
   /** The hash the chain now has at a height (to detect reorganisations). */
   blockHash(number: bigint): Promise<string>;
-  /** Every payment-proxy event in [from, to], inclusive, with `payerAddress` still null. */
+  /** Every payment-proxy event in [from, to], inclusive, with `payerAddress` and `payerEoaAddress`
+   * still null. */
   events(from: bigint, to: bigint): Promise<DetectedPayment[]>;
   /** The sender of a transaction, asked only for events that matched a request. */
   sender(txHash: string): Promise<string | null>;

@@ -66,16 +66,16 @@ describe('renderShell', () => {
 });
 
 describe('pageConfig', () => {
-  it('gives the sandbox, when it runs, the RPC this server serves; other networks none', () => {
+  it('gives the sandbox, when it runs, the RPC and explorer page this server serves; other networks no RPC', () => {
     const config = parseConfig({ BASE_URL: 'https://api.example', SANDBOX: 'true' });
-    const chains = createChainRegistry(config, sandboxNetwork());
+    const chains = createChainRegistry(config, sandboxNetwork(config.baseUrl));
     const page = pageConfig({ baseUrl: config.baseUrl, clientId: 'cli_x', chains });
     expect(page.networks.sandbox).toEqual({
       name: 'Sandbox (local chain)',
       chainId: 31337,
       kind: 'evm',
       native: { name: 'Sandbox Ether', symbol: 'ETH', decimals: 18 },
-      explorerTxUrl: null,
+      explorerTxUrl: 'https://api.example/sandbox/tx/{txHash}',
       rpcUrl: 'https://api.example/sandbox/rpc',
     });
     expect(Object.values(page.networks).filter((n) => n.rpcUrl !== null)).toHaveLength(1);

@@ -162,6 +162,9 @@ export async function enqueuePaymentEvents(
             url: endpoint.url,
             secret_sealed: endpoint.secretSealed,
             live: true,
+            retry_backoff_seconds: endpoint.retryBackoffSeconds,
+            retry_max_delay_seconds: endpoint.retryMaxDelaySeconds,
+            retry_for_seconds: endpoint.retryForSeconds,
           },
         ]
       : [];

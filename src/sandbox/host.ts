@@ -124,7 +124,7 @@ export async function createSandboxHost(deps: {
     }
     const chain = owned;
     return {
-      network: sandboxNetwork(),
+      network: sandboxNetwork(deps.baseUrl),
       provider: chain.provider,
       start() {
         started = true;
@@ -196,7 +196,7 @@ export async function createSandboxHost(deps: {
   };
 
   return {
-    network: sandboxNetwork(),
+    network: sandboxNetwork(deps.baseUrl),
     provider,
     start() {
       started = true;

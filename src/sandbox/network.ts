@@ -14,11 +14,15 @@ function sandboxTokenSpecs(): TokenSpec[] {
   ];
 }
 
-/** The sandbox chain as the chain registry serves it, every address known before it starts. */
-export function sandboxNetwork(): LocalNetwork {
+/**
+ * The sandbox chain as the chain registry serves it, every address known before it starts. Its
+ * explorer is our own page of a transaction at `baseUrl` (routes/get-transaction.ts), so the
+ * `explorer` of its webhooks is a URL that answers, as on any other network.
+ */
+export function sandboxNetwork(baseUrl: string): LocalNetwork {
   const addresses = sandboxAddresses();
   return {
-    network: SANDBOX_NETWORK,
+    network: { ...SANDBOX_NETWORK, explorerTxUrl: sandboxExplorerTemplate(baseUrl) },
     contracts: {
       erc20FeeProxy: addresses.erc20FeeProxy,
       ethFeeProxy: addresses.ethFeeProxy,
@@ -31,4 +35,9 @@ export function sandboxNetwork(): LocalNetwork {
     },
     tokens: sandboxTokenSpecs(),
   };
+}
+
+/** Where the sandbox's transactions are shown: `{txHash}` stands for the hash. */
+function sandboxExplorerTemplate(baseUrl: string): string {
+  return `${baseUrl}/sandbox/tx/{txHash}`;
 }

@@ -10,11 +10,50 @@ import { literalRefusal, safeLookup } from './url-policy.ts';
 const USER_AGENT = 'payreq-webhooks/1';
 /** Bound on opened secrets kept in memory. */
 const MAX_CACHED_SECRETS = 10_000;
+/**
+ * The reference's retries (api-facts §1.5): 1 s, 5 s and 15 s after the first, second and third
+ * failed attempt, exactly (no jitter), so receivers written for it recover as they expect.
+ */
+const REFERENCE_RETRY_DELAYS_MS = [1_000, 5_000, 15_000] as const;
+const SECOND_MS = 1_000;
+
+/**
+ * When the attempt after `attempts` failed ones is due, `delay` ms from now, and whether to
+ * try at all. The reference's three retries always happen; after them, an exponential
+ * back-off from the endpoint's `retryBackoffSeconds` (doubling, capped at
+ * `retryMaxDelaySeconds`, each delay varied by ±20 %) until `retryForSeconds` after the event,
+ * each null field taking the deployment's `WEBHOOK_RETRY_*`.
+ */
+function retryDelayMs(
+  config: WebhookConfig,
+  row: Pick<Claimed, 'retry_backoff_seconds' | 'retry_max_delay_seconds'>,
+  attempts: number,
+  random: () => number,
+): number {
+  const reference = REFERENCE_RETRY_DELAYS_MS[attempts - 1];
+  if (reference !== undefined) return reference;
+  const base = secondsOr(row.retry_backoff_seconds, config.retryBaseMs);
+  const max = secondsOr(row.retry_max_delay_seconds, config.retryMaxMs);
+  const step = attempts - 1 - REFERENCE_RETRY_DELAYS_MS.length;
+  const exponential = Math.min(max, base * 2 ** step);
+  return Math.round(exponential * (0.8 + 0.4 * random()));
+}
+
+/** Whether an attempt due at `next` is past the endpoint's retry window (never the first 3). */
+function pastWindow(config: WebhookConfig, row: Claimed, next: Date): boolean {
+  if (row.attempts <= REFERENCE_RETRY_DELAYS_MS.length) return false;
+  const window = secondsOr(row.retry_for_seconds, config.retryForMs);
+  return next.getTime() - row.created_ms > window;
+}
+
+function secondsOr(seconds: number | null, fallbackMs: number): number {
+  return seconds === null ? fallbackMs : seconds * SECOND_MS;
+}
 
 /**
  * One attempt at a claimed delivery: signs its body, POSTs it, and works out what to record
- * (delivered, retried after a jittered exponential backoff, or given up on once the retry
- * window has passed). Writes nothing: the dispatcher records attempts in batches.
+ * (delivered, retried on the schedule of `retryDelayMs`, or given up on once the endpoint's
+ * retry window has passed). Writes nothing: the dispatcher records attempts in batches.
  */
 export function createAttempt(deps: {
   clock: Clock;
@@ -24,14 +63,6 @@ export function createAttempt(deps: {
   random?: () => number;
 }): (row: Claimed) => Promise<AttemptRecord> {
   const random = deps.random ?? Math.random;
-
-  const delayAfter = (attempts: number): number => {
-    const exponential = Math.min(
-      deps.config.retryMaxMs,
-      deps.config.retryBaseMs * 2 ** Math.max(0, attempts - 1),
-    );
-    return Math.round(exponential * (0.8 + 0.4 * random()));
-  };
 
   /** Opened secrets, keyed by their sealed form (a rotated secret is a new key). */
   const secrets = new Map<string, string>();
@@ -87,8 +118,8 @@ export function createAttempt(deps: {
           : null;
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
     const now = deps.clock.now();
-    const next = new Date(now.getTime() + delayAfter(row.attempts));
-    const givingUp = !delivered && next.getTime() - row.created_ms > deps.config.retryForMs;
+    const next = new Date(now.getTime() + retryDelayMs(deps.config, row, row.attempts, random));
+    const givingUp = !delivered && pastWindow(deps.config, row, next);
     const status = delivered ? 'delivered' : givingUp ? 'failed' : 'pending';
     const log = {
       deliveryId: row.id,

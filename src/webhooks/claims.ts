@@ -25,6 +25,10 @@ export interface Claimed {
   readonly secret_sealed: string;
   /** False when the endpoint was switched off or deleted since the delivery was written. */
   readonly live: boolean;
+  /** The endpoint's retry policy (`EndpointRetry`); null fields take the deployment's. */
+  readonly retry_backoff_seconds: number | null;
+  readonly retry_max_delay_seconds: number | null;
+  readonly retry_for_seconds: number | null;
 }
 
 const claimStatement = batchStatement<Claimed>(
@@ -40,7 +44,8 @@ const claimStatement = batchStatement<Claimed>(
           for update skip locked))
         returning id, webhook_id, body, test, attempts, created_at)
       select c.id, c.webhook_id, c.body, c.test, c.attempts,
-             (extract(epoch from c.created_at) * 1000)::float8 as created_ms, w.url, w.secret_sealed, (w.active and w.deleted_at is null) as live
+             (extract(epoch from c.created_at) * 1000)::float8 as created_ms, w.url, w.secret_sealed, (w.active and w.deleted_at is null) as live,
+             w.retry_backoff_seconds, w.retry_max_delay_seconds, w.retry_for_seconds
       from claimed c join webhooks w on w.id = c.webhook_id
       order by c.id`,
 );

@@ -4,7 +4,7 @@ import { AppError, ValidationError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
 import type { CallerScope } from '../http/principal.ts';
-import { EVENT_TYPES, isEventType, sampleEvent } from './events.ts';
+import { isTestEventType, sampleEvent, TEST_EVENT_TYPES } from './events.ts';
 import { enqueue } from './outbox.ts';
 import { ownedBy, type WebhookRow } from './ownership.ts';
 
@@ -19,15 +19,19 @@ export interface DeliveryDeps {
   readonly wake?: () => void;
 }
 
-/** A sample `eventType` to every active endpoint of `scope`, flagged as a test. */
+/**
+ * A sample `eventType` to every active endpoint of `scope`, flagged as a test; `clientId` (the
+ * public id of the scope's client ID, when it has one) fills the sample's `clientId`.
+ */
 export async function sendTestEvent(
   deps: DeliveryDeps,
   scope: CallerScope,
   eventType: string,
+  clientId?: string,
 ): Promise<{ sent: number; deliveryIds: string[] }> {
-  if (!isEventType(eventType)) {
+  if (!isTestEventType(eventType)) {
     throw new ValidationError([
-      { field: 'eventType', message: `must be one of ${EVENT_TYPES.join(', ')}` },
+      { field: 'eventType', message: `must be one of ${TEST_EVENT_TYPES.join(', ')}` },
     ]);
   }
   const now = deps.clock.now();
@@ -39,7 +43,7 @@ export async function sendTestEvent(
     deps.db,
     now,
     rows.map((r) => r.id),
-    [{ event: eventType, payload: sampleEvent(eventType, now) }],
+    [{ event: eventType, payload: sampleEvent(eventType, now, clientId) }],
     {
       test: true,
     },

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
@@ -11,7 +10,6 @@ import {
   dispatcherFor,
   fromNow,
   LEASE_MS,
-  RETRY_BASE_MS,
   RETRY_MAX_MS,
   receiver,
   register,
@@ -19,15 +17,12 @@ import {
   startServer,
   TIMEOUT_MS,
   t,
-  tenant,
 } from '../../test/dispatcher.ts';
-import { createSecretBox } from '../base/secret-box.ts';
 import { webhookDeliveries } from '../db/schema.ts';
-import { createDispatcher } from './dispatcher.ts';
 
 /**
  * The dispatcher against real loopback servers that misbehave (test/dispatcher.ts): silence,
- * refused connections, redirects, and endless failure, retried until it gives up.
+ * refused connections, redirects (the retry schedule itself: dispatcher-retries.test.ts).
  */
 
 setupDispatcherApps();
@@ -58,7 +53,7 @@ describe('a receiver that does not answer', () => {
       lastStatusCode: null,
       lastError: `no answer within ${TIMEOUT_MS} ms`,
       lockedUntil: null,
-      nextAttemptAt: fromNow(RETRY_BASE_MS),
+      nextAttemptAt: fromNow(1_000),
     });
     const [first] = await attemptLog(id);
     expect(first).toMatchObject({
@@ -69,7 +64,7 @@ describe('a receiver that does not answer', () => {
     expect(first?.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
 
     expect(await dispatcher.runOnce()).toBe(0); // not due yet
-    t.clock.advance(RETRY_BASE_MS);
+    t.clock.advance(1_000);
     expect(await dispatcher.runOnce()).toBe(1);
     expect(silent.paths).toEqual(['/hooks', '/hooks']);
     expect(await deliveryRow(id)).toMatchObject({ status: 'pending', attempts: 2 });
@@ -133,15 +128,15 @@ describe('a receiver that cannot be reached or refuses', () => {
       status: 'pending',
       attempts: 1,
       lastStatusCode: null,
-      nextAttemptAt: fromNow(RETRY_BASE_MS),
+      nextAttemptAt: fromNow(1_000),
     });
     expect(row.lastError).toContain('ECONNREFUSED');
-    t.clock.advance(RETRY_BASE_MS);
+    t.clock.advance(1_000);
     expect(await dispatcher.runOnce()).toBe(1);
     expect(await deliveryRow(id)).toMatchObject({
       status: 'pending',
       attempts: 2,
-      nextAttemptAt: fromNow(2 * RETRY_BASE_MS),
+      nextAttemptAt: fromNow(5_000),
     });
     expect((await attemptLog(id)).map((a) => a.statusCode)).toEqual([null, null]);
   });
@@ -191,107 +186,5 @@ describe('a receiver that cannot be reached or refuses', () => {
         deliveredAt: t.clock.now(),
       });
     }
-  });
-});
-
-describe('retries', () => {
-  it('doubles the delay after each failure, up to WEBHOOK_RETRY_MAX_MS', async () => {
-    const failing = await startServer((_request, response) => response.writeHead(500).end());
-    const id = await deliver(await register(failing.url));
-    const delays: number[] = [];
-    for (let attempt = 1; attempt <= 6; attempt++) {
-      expect(await dispatcher.runOnce()).toBe(1);
-      const row = await deliveryRow(id);
-      expect(row.attempts).toBe(attempt);
-      delays.push(row.nextAttemptAt.getTime() - t.clock.now().getTime());
-      t.clock.set(row.nextAttemptAt);
-    }
-    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 8_000, 8_000]);
-  });
-
-  it('keeps the jitter within 20% either side of the backoff', async () => {
-    const failing = await startServer((_request, response) => response.writeHead(503).end());
-    const webhookId = await register(failing.url);
-    for (const [random, delay] of [
-      [0, 800],
-      [0.25, 900],
-      [0.999_999, 1_200],
-    ] as const) {
-      const id = await deliver(webhookId);
-      expect(await dispatcherFor(t, () => random).runOnce()).toBe(1);
-      expect((await deliveryRow(id)).nextAttemptAt, String(random)).toEqual(fromNow(delay));
-    }
-  });
-
-  it('records a send that cannot start (a secret sealed under another key) and gives up in time', async () => {
-    const endpoint = await receiver();
-    const id = await deliver(await register(endpoint.url));
-    // As after SECRET_KEY changed: the sealed secret no longer opens.
-    const rekeyed = createDispatcher({
-      db: t.db,
-      clock: t.clock,
-      logger: t.app.log as never,
-      secretBox: createSecretBox(randomBytes(32)),
-      config: t.config.webhooks,
-      random: () => 0.5,
-    });
-    expect(await rekeyed.runOnce()).toBe(1);
-    const first = await deliveryRow(id);
-    expect(first).toMatchObject({ status: 'pending', attempts: 1, lockedUntil: null });
-    expect(first.lastError).toMatch(/^not sent: /);
-    expect(first.nextAttemptAt.getTime()).toBe(fromNow(RETRY_BASE_MS).getTime());
-    for (let round = 0; round < 20 && (await deliveryRow(id)).status === 'pending'; round++) {
-      t.clock.set((await deliveryRow(id)).nextAttemptAt);
-      expect(await rekeyed.runOnce()).toBe(1);
-    }
-    expect(await deliveryRow(id)).toMatchObject({ status: 'failed', attempts: 10 });
-    expect(await attemptLog(id)).toHaveLength(10);
-    expect(endpoint.received).toHaveLength(0);
-  });
-
-  it('marks a delivery failed once WEBHOOK_RETRY_FOR_MS has passed, and stops retrying', async () => {
-    const endpoint = await receiver();
-    endpoint.respondWith(...Array<number>(20).fill(500));
-    const webhookId = await register(endpoint.url);
-    const id = await deliver(webhookId);
-    const created = t.clock.now().getTime();
-
-    const retryAt: number[] = [];
-    for (let round = 0; round < 20; round++) {
-      expect(await dispatcher.runOnce()).toBe(1);
-      const row = await deliveryRow(id);
-      if (row.status !== 'pending') break;
-      retryAt.push(row.nextAttemptAt.getTime() - created);
-      t.clock.set(row.nextAttemptAt);
-    }
-    // 1, 2, 4, 8 s, then 8 s each (the cap), until the next try would fall past 60 s.
-    expect(retryAt).toEqual([1_000, 3_000, 7_000, 15_000, 23_000, 31_000, 39_000, 47_000, 55_000]);
-    const row = await deliveryRow(id);
-    expect(row).toMatchObject({
-      status: 'failed',
-      attempts: 10,
-      lastStatusCode: 500,
-      lastError: 'HTTP 500',
-      deliveredAt: null,
-    });
-    expect(endpoint.received.map((r) => r.headers['x-service-retry-count'])).toEqual(
-      Array.from({ length: 10 }, (_, i) => String(i)),
-    );
-    expect(await attemptLog(id)).toHaveLength(10);
-    expect(
-      t.logs
-        .entries()
-        .filter((e) => e.msg === 'webhook delivery failed for good' && e.deliveryId === id),
-    ).toHaveLength(1);
-
-    t.clock.advance(24 * 60 * 60_000);
-    expect(await dispatcher.runOnce()).toBe(0);
-    expect(endpoint.received).toHaveLength(10);
-    const log = await t.app.inject({
-      method: 'GET',
-      url: `/v1/webhook/${webhookId}/deliveries`,
-      headers: { 'x-api-key': tenant.apiKey },
-    });
-    expect(log.json().deliveries[0]).toMatchObject({ id, status: 'failed', nextAttemptAt: null });
   });
 });

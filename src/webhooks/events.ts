@@ -5,7 +5,7 @@
  * the pay page's telemetry `secure_payment.user_event`; the others have their payload shape
  * here and can be sent with `POST /v1/webhook/test` until their emitters land.
  */
-export const EVENT_TYPES = [
+const EVENT_TYPES = [
   'payment.confirmed',
   'payment.partial',
   'payment.failed',
@@ -22,11 +22,27 @@ export const EVENT_TYPES = [
   'secure_payment.access_rejected',
 ] as const;
 
-export type EventType = (typeof EVENT_TYPES)[number];
+type EventType = (typeof EVENT_TYPES)[number];
 
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
+/**
+ * What `POST /v1/webhook/test` sends: every kind above, and the reference's two orchestrator
+ * events, which its Auth API 0.14.0 test operation accepts too (webhooks-0.31.md) though
+ * nothing here emits them.
+ */
+export const TEST_EVENT_TYPES = [
+  ...EVENT_TYPES,
+  'client_id.linked',
+  'kyt.screening.completed',
+] as const;
+
+export type TestEventType = (typeof TEST_EVENT_TYPES)[number];
+
+export function isTestEventType(value: string): value is TestEventType {
+  return (TEST_EVENT_TYPES as readonly string[]).includes(value);
 }
+
+/** The wallet test deliveries name as the payer (sender and signer). */
+const SAMPLE_PAYER = '0x0000000000000000000000000000000000000001';
 
 /** Fields of `payment.confirmed` / `payment.partial` (api-facts §1.6). */
 export interface PaymentEventPayload {
@@ -35,6 +51,7 @@ export interface PaymentEventPayload {
   /** The reference API repeats the id under this spelling too. */
   readonly requestID: string;
   readonly paymentReference: string;
+  /** The transaction on the network's explorer (the sandbox's is our own page). */
   readonly explorer: string | null;
   /** This transaction's amount, human-readable. */
   readonly amount: string;
@@ -63,8 +80,16 @@ export interface PaymentEventPayload {
   readonly securePaymentToken?: string;
 }
 
-/** A sample body for each kind, for test deliveries (marked with the test header). */
-export function sampleEvent(event: EventType, now: Date): Record<string, unknown> {
+/**
+ * A sample body for each kind, for test deliveries (marked with the test header). The payment
+ * kinds carry every field a real delivery does, filled (`clientId` is the caller's when it
+ * called with one), so a receiver with a strict schema can be tried on them.
+ */
+export function sampleEvent(
+  event: TestEventType,
+  now: Date,
+  clientId = 'cli_test',
+): Record<string, unknown> {
   const base = {
     event,
     requestId: `01${'0'.repeat(64)}`,
@@ -86,8 +111,8 @@ export function sampleEvent(event: EventType, now: Date): Record<string, unknown
         totalAmountPaid: event.startsWith('payment.partial') ? '10' : '20',
         expectedAmount: '20',
         txHash: `0x${'0'.repeat(64)}`,
-        payerAddress: null,
-        payerEoaAddress: null,
+        payerAddress: SAMPLE_PAYER,
+        payerEoaAddress: SAMPLE_PAYER,
         payee: '0x0000000000000000000000000000000000000000',
         network: 'sepolia',
         currency: 'USDC',
@@ -96,7 +121,8 @@ export function sampleEvent(event: EventType, now: Date): Record<string, unknown
         subStatus: '',
         paymentProcessor: 'request-network',
         fees: [],
-        ...(event.endsWith('.client_id') && { clientId: 'cli_test', origin: null }),
+        clientId,
+        origin: null,
         ...(event.endsWith('.checkout') && { securePaymentToken: '00000000000000000000000000' }),
       };
     case 'payment.failed':
@@ -152,6 +178,34 @@ export function sampleEvent(event: EventType, now: Date): Record<string, unknown
         event,
         requestId: base.requestId,
         attemptedPayerWalletAddress: '0x0000000000000000000000000000000000000001',
+        timestamp: now.toISOString(),
+      };
+    case 'client_id.linked':
+      return {
+        event,
+        clientId,
+        orchestratorId: 'orc_test',
+        linkId: 'test',
+        intentId: 'test',
+        externalId: 'test',
+        destinationId: `${SAMPLE_PAYER}@eip155:11155111#00000000:0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238`,
+        destinationWalletAddress: SAMPLE_PAYER,
+        chain: 'sepolia',
+        currency: 'USDC',
+        timestamp: now.toISOString(),
+      };
+    case 'kyt.screening.completed':
+      return {
+        event,
+        paymentToken: '00000000000000000000000000',
+        clientId,
+        orchestratorId: 'orc_test',
+        walletAddress: SAMPLE_PAYER,
+        eoaAddress: SAMPLE_PAYER,
+        smartAccountAddress: null,
+        status: 'approved',
+        provider: 'test',
+        policyId: null,
         timestamp: now.toISOString(),
       };
   }

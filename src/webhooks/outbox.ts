@@ -24,6 +24,15 @@ export async function targetWebhooks(db: Database, audience: Audience): Promise<
   return (await listeners(db, audience)).webhookIds;
 }
 
+/** What sending to an endpoint needs. */
+export interface Endpoint {
+  readonly url: string;
+  readonly secretSealed: string;
+  readonly retryBackoffSeconds: number | null;
+  readonly retryMaxDelaySeconds: number | null;
+  readonly retryForSeconds: number | null;
+}
+
 /** The endpoints that hear of the audience's events, and the public id of its client ID. */
 export async function listeners(
   db: Database,
@@ -31,7 +40,7 @@ export async function listeners(
 ): Promise<{
   readonly webhookIds: string[];
   /** What sending to them needs, by id. */
-  readonly endpoints: Map<string, { readonly url: string; readonly secretSealed: string }>;
+  readonly endpoints: Map<string, Endpoint>;
   readonly clientId: string | null;
 }> {
   const rows = await db
@@ -39,6 +48,9 @@ export async function listeners(
       id: webhooks.id,
       url: webhooks.url,
       secretSealed: webhooks.secretSealed,
+      retryBackoffSeconds: webhooks.retryBackoffSeconds,
+      retryMaxDelaySeconds: webhooks.retryMaxDelaySeconds,
+      retryForSeconds: webhooks.retryForSeconds,
       clientId: clientIds.clientId,
     })
     .from(webhooks)
@@ -58,7 +70,18 @@ export async function listeners(
     );
   return {
     webhookIds: rows.map((row) => row.id),
-    endpoints: new Map(rows.map(({ id, url, secretSealed }) => [id, { url, secretSealed }])),
+    endpoints: new Map(
+      rows.map((row) => [
+        row.id,
+        {
+          url: row.url,
+          secretSealed: row.secretSealed,
+          retryBackoffSeconds: row.retryBackoffSeconds,
+          retryMaxDelaySeconds: row.retryMaxDelaySeconds,
+          retryForSeconds: row.retryForSeconds,
+        },
+      ]),
+    ),
     clientId: rows[0]?.clientId ?? null,
   };
 }

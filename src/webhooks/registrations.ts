@@ -6,9 +6,10 @@ import type { SecretBox } from '../base/secret-box.ts';
 import { ulid } from '../base/ulid.ts';
 import type { WebhookConfig } from '../config/config.ts';
 import type { Database } from '../db/client.ts';
-import { webhooks } from '../db/schema.ts';
+import { clientIds, webhooks } from '../db/schema.ts';
 import type { CallerScope } from '../http/principal.ts';
 import { ownedBy, type WebhookRow } from './ownership.ts';
+import { type RetryPolicyInput, retryColumns, retryPolicyOf } from './retry-policy.ts';
 import { checkWebhookUrl } from './url-policy.ts';
 
 /**
@@ -19,8 +20,34 @@ import { checkWebhookUrl } from './url-policy.ts';
 const SECRET_PREFIX = 'whsec_';
 const MAX_WEBHOOKS_PER_OWNER = 20;
 
-function webhookBody(row: WebhookRow) {
-  return { id: row.id, url: row.url, active: row.active, createdAt: row.createdAt.toISOString() };
+/** Characters of the secret's end shown in its masked form. */
+const SECRET_HINT_CHARS = 4;
+
+/**
+ * The secret as lists show it after creation: masked, only its last characters in clear, so an
+ * operator can tell which secret a receiver holds without it ever being shown again (the
+ * Auth API's list item has a `secret` field; a receiver's secret is never in it).
+ */
+function maskSecret(secret: string): string {
+  return `${SECRET_PREFIX}${'*'.repeat(8)}${secret.slice(-SECRET_HINT_CHARS)}`;
+}
+
+/** An endpoint as the list and the switch answer it (schemas.ts `WebhookSchema`). */
+function webhookBody(
+  deps: { readonly secretBox: SecretBox },
+  row: WebhookRow,
+  clientId: string | null,
+) {
+  return {
+    id: row.id,
+    url: row.url,
+    secret: maskSecret(deps.secretBox.open(row.secretSealed, row.id)),
+    isActive: row.active,
+    active: row.active,
+    clientId,
+    retryPolicy: retryPolicyOf(row),
+    createdAt: row.createdAt.toISOString(),
+  };
 }
 
 export interface CreateWebhookDeps {
@@ -35,9 +62,11 @@ export async function createWebhook(
   deps: CreateWebhookDeps,
   scope: CallerScope,
   url: string,
+  retryPolicy: RetryPolicyInput = {},
 ): Promise<{ id: string; secret: string }> {
   const check = checkWebhookUrl(url, deps.config.allowLocal);
   if (!check.ok) throw new ValidationError([{ field: 'url', message: check.reason }]);
+  const retry = retryColumns(retryPolicy);
   const existing = await deps.db
     .select({ id: webhooks.id })
     .from(webhooks)
@@ -59,20 +88,29 @@ export async function createWebhook(
     clientIdId: scope.clientIdId,
     url: check.url,
     secretSealed: deps.secretBox.seal(secret, id),
+    ...retry,
     createdAt: now,
     updatedAt: now,
   });
   return { id, secret };
 }
 
-/** The endpoints `scope` owns, oldest first. */
-export async function listWebhooks(db: Database, scope: CallerScope) {
-  const rows = await db.select().from(webhooks).where(ownedBy(scope)).orderBy(webhooks.createdAt);
-  return rows.map(webhookBody);
+/** The endpoints `scope` owns, oldest first, each with the public id of its client ID. */
+export async function listWebhooks(
+  deps: { readonly db: Database; readonly secretBox: SecretBox },
+  scope: CallerScope,
+) {
+  const rows = await deps.db
+    .select({ webhook: webhooks, clientId: clientIds.clientId })
+    .from(webhooks)
+    .leftJoin(clientIds, eq(clientIds.id, webhooks.clientIdId))
+    .where(ownedBy(scope))
+    .orderBy(webhooks.createdAt, webhooks.id);
+  return rows.map((row) => webhookBody(deps, row.webhook, row.clientId));
 }
 
 export async function setWebhookActive(
-  deps: { readonly db: Database; readonly clock: Clock },
+  deps: { readonly db: Database; readonly clock: Clock; readonly secretBox: SecretBox },
   row: WebhookRow,
   active: boolean,
 ) {
@@ -81,7 +119,30 @@ export async function setWebhookActive(
     .set({ active, updatedAt: deps.clock.now() })
     .where(eq(webhooks.id, row.id))
     .returning();
-  return webhookBody(updated ?? row);
+  return webhookBody(deps, updated ?? row, await publicClientId(deps.db, row.clientIdId));
+}
+
+/** Sets the endpoint's retry policy: fields sent replace, null resets, absent ones stay. */
+export async function setRetryPolicy(
+  deps: { readonly db: Database; readonly clock: Clock; readonly secretBox: SecretBox },
+  row: WebhookRow,
+  input: RetryPolicyInput,
+) {
+  const [updated] = await deps.db
+    .update(webhooks)
+    .set({ ...retryColumns(input, row), updatedAt: deps.clock.now() })
+    .where(eq(webhooks.id, row.id))
+    .returning();
+  return webhookBody(deps, updated ?? row, await publicClientId(deps.db, row.clientIdId));
+}
+
+async function publicClientId(db: Database, clientIdId: string | null): Promise<string | null> {
+  if (clientIdId === null) return null;
+  const [row] = await db
+    .select({ clientId: clientIds.clientId })
+    .from(clientIds)
+    .where(eq(clientIds.id, clientIdId));
+  return row?.clientId ?? null;
 }
 
 /** Deleted for good: the row stays, inactive and marked, so its delivery log does too. */

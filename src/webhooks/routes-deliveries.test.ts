@@ -43,9 +43,10 @@ describe('the delivery log and redelivery', () => {
     endpoint.respondWith(500);
     ids.push(await sendTest('payment.confirmed'));
     expect(await dispatcher.runOnce()).toBe(1);
-    t.clock.advance(1_000);
+    // Within the first retry's second, so the first is not due again yet.
+    t.clock.advance(300);
     ids.push(await sendTest('payment.partial'));
-    t.clock.advance(1_000);
+    t.clock.advance(300);
     ids.push(await sendTest('payment.failed'));
     expect(await dispatcher.runOnce()).toBe(2); // the first is not due again yet
   });
@@ -78,7 +79,7 @@ describe('the delivery log and redelivery', () => {
       attempts: 1,
       lastStatusCode: 500,
       lastError: 'HTTP 500',
-      nextAttemptAt: iso(t.config.webhooks.retryBaseMs),
+      nextAttemptAt: iso(1_000), // the reference's first retry
       deliveredAt: null,
       createdAt: iso(0),
       attemptLog: [
@@ -100,15 +101,15 @@ describe('the delivery log and redelivery', () => {
       lastStatusCode: 200,
       lastError: null,
       nextAttemptAt: null,
-      deliveredAt: iso(2_000),
-      createdAt: iso(2_000),
+      deliveredAt: iso(600),
+      createdAt: iso(600),
       attemptLog: [
         {
           attempt: 1,
           statusCode: 200,
           error: null,
           durationMs: expect.any(Number),
-          at: iso(2_000),
+          at: iso(600),
         },
       ],
     });
@@ -165,7 +166,7 @@ describe('the delivery log and redelivery', () => {
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.id, failedId));
 
-    t.clock.advance(1_000);
+    t.clock.advance(100); // the first delivery's retry is still not due
     const res = await call(
       'POST',
       `/v1/webhook/${hookId}/deliveries/${failedId}/redeliver`,

@@ -17,7 +17,7 @@ import {
   WEBHOOK_NOT_FOUND,
 } from '../../test/webhook-routes.ts';
 import { webhookDeliveries, webhooks } from '../db/schema.ts';
-import { EVENT_TYPES, sampleEvent } from './events.ts';
+import { sampleEvent, TEST_EVENT_TYPES } from './events.ts';
 import { verifyWebhook } from './verify.ts';
 
 /**
@@ -44,18 +44,25 @@ describe('PUT and DELETE /v1/webhook/:id', () => {
     expect(off.json()).toEqual({
       id,
       url: 'https://hooks.example.com/switch',
+      secret: expect.stringMatching(/^whsec_\*{8}[A-Za-z0-9_-]{4}$/),
+      isActive: false,
       active: false,
+      clientId: tenant.backendClientId,
+      retryPolicy: { backoffSeconds: null, maxDelaySeconds: null, retryForSeconds: null },
       createdAt,
     });
     const listed = (await call('GET', '/v1/webhook', asBackend(tenant))).json();
-    expect(listed.find((w: { id: string }) => w.id === id).active).toBe(false);
+    expect(listed.find((w: { id: string }) => w.id === id)).toMatchObject({
+      active: false,
+      isActive: false,
+    });
     const [row] = await t.db.select().from(webhooks).where(eq(webhooks.id, id));
     expect(row?.active).toBe(false);
     expect(row?.updatedAt.toISOString()).toBe(t.clock.now().toISOString());
 
     const on = await call('PUT', `/v1/webhook/${id}`, asBackend(tenant), { active: true });
     expect(on.statusCode).toBe(200);
-    expect(on.json().active).toBe(true);
+    expect(on.json()).toMatchObject({ active: true, isActive: true });
     // The account's API key may switch it too.
     const byKey = await call('PUT', `/v1/webhook/${id}`, asKey(tenant), { active: false });
     expect(byKey.json().active).toBe(false);
@@ -202,11 +209,11 @@ describe('POST /v1/webhook/test', () => {
     for (const r of [first, second, inactive, otherClient]) r.received.length = 0;
   });
 
-  it.each(EVENT_TYPES)(
+  it.each(TEST_EVENT_TYPES)(
     'sends %s once to each active endpoint of the client ID, flagged as a test and signed',
     async (eventType) => {
       const res = await call('POST', '/v1/webhook/test', asBackend(tenant), { eventType });
-      expect(res.statusCode, res.body).toBe(200);
+      expect(res.statusCode, res.body).toBe(201);
       const { sent, deliveryIds } = res.json() as { sent: number; deliveryIds: string[] };
       expect(sent).toBe(2);
       expect(new Set(deliveryIds).size).toBe(2);
@@ -224,7 +231,9 @@ describe('POST /v1/webhook/test', () => {
         );
         expect(delivery?.headers['content-type']).toBe('application/json');
         expect(deliveryIds).toContain(delivery?.headers['x-service-delivery']);
-        expect(delivery?.body).toEqual(sampleEvent(eventType, t.clock.now()));
+        expect(delivery?.body).toEqual(
+          sampleEvent(eventType, t.clock.now(), tenant.backendClientId),
+        );
         expect(Object.keys(delivery?.body ?? {})[0]).toBe('event');
         expect(
           verifyWebhook({
@@ -258,12 +267,12 @@ describe('POST /v1/webhook/test', () => {
     expect(inactive.received).toEqual([]);
   });
 
-  it('answers 400 for an event type outside the fourteen, and sends nothing', async () => {
-    for (const eventType of ['payment.unknown', 'client_id.linked', 'PAYMENT.CONFIRMED']) {
+  it('answers 400 for an event type it does not know, and sends nothing', async () => {
+    for (const eventType of ['payment.unknown', 'client_id.unlinked', 'PAYMENT.CONFIRMED']) {
       const res = await call('POST', '/v1/webhook/test', asBackend(tenant), { eventType });
       expect(res.statusCode, eventType).toBe(400);
       expect(res.json(), eventType).toEqual(
-        validationFailed('eventType', `must be one of ${EVENT_TYPES.join(', ')}`),
+        validationFailed('eventType', `must be one of ${TEST_EVENT_TYPES.join(', ')}`),
       );
     }
     const missing = await call('POST', '/v1/webhook/test', asBackend(tenant), {});
@@ -279,7 +288,7 @@ describe('POST /v1/webhook/test', () => {
     const res = await call('POST', '/v1/webhook/test', asBackend(lonely), {
       eventType: 'payment.confirmed',
     });
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({ sent: 0, deliveryIds: [] });
   });
 });

@@ -67,11 +67,12 @@ describe('POST /v1/webhook', () => {
       await call('PUT', `/v1/webhook/${id}`, asBackend(tenant), { active: true }),
       await call('GET', `/v1/webhook/${id}/deliveries`, asBackend(tenant)),
     ];
+    // The list item's `secret` (Auth API 0.14.0) is masked: its last 4 characters only.
+    const masked = `whsec_********${secret.slice(-4)}`;
     for (const answer of answers) {
       expect(answer.statusCode, answer.body).toBe(200);
       expect(answer.body).not.toContain(secret);
-      expect(answer.body).not.toContain('whsec_');
-      expect(answer.body).not.toContain('secret');
+      expect(answer.body).not.toContain(secret.slice('whsec_'.length, -4));
     }
     const listed = (answers[0]?.json() as Record<string, unknown>[] | undefined)?.find(
       (w) => w.id === id,
@@ -79,9 +80,15 @@ describe('POST /v1/webhook', () => {
     expect(listed).toEqual({
       id,
       url: 'https://hooks.example.com/once',
+      secret: masked,
+      isActive: true,
       active: true,
+      clientId: tenant.backendClientId,
+      retryPolicy: { backoffSeconds: null, maxDelaySeconds: null, retryForSeconds: null },
       createdAt: t.clock.now().toISOString(),
     });
+    expect(answers[2]?.json().secret).toBe(masked);
+    expect(answers[3]?.body).not.toContain('whsec_');
     expect(t.logs.text()).not.toContain(secret);
   });
 

@@ -9,6 +9,7 @@ import { registerListDeliveries } from './routes/list-deliveries.ts';
 import { registerListWebhooks } from './routes/list-webhooks.ts';
 import { registerRedeliver } from './routes/redeliver.ts';
 import { registerSendTestEvent } from './routes/send-test-event.ts';
+import { registerSetRetryPolicy } from './routes/set-retry-policy.ts';
 import { registerUpdateWebhook } from './routes/update-webhook.ts';
 
 /** Webhook endpoints on the auth API (`/v1/webhook`). */
@@ -26,6 +27,7 @@ export function webhookRoutes(
   registerCreateWebhook(app, deps);
   registerListWebhooks(app, deps);
   registerUpdateWebhook(app, deps);
+  registerSetRetryPolicy(app, deps);
   registerDeleteWebhook(app, deps);
   // Deliveries: the test event, the log, redelivery.
   registerSendTestEvent(app, deps);

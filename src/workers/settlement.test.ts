@@ -85,6 +85,7 @@ async function paid(): Promise<{ payment: DetectedPayment; checkpoint: Checkpoin
     feeAmount: 0n,
     feeAddress: null,
     payerAddress: PAYEE,
+    payerEoaAddress: PAYEE,
   };
   return { payment, checkpoint: { network: 'base', lastBlock: block, blocks: [] } };
 }

@@ -41,7 +41,7 @@ export function createSettlement(deps: {
             requestAmount: payment.requestAmount,
             amountInUsd: payment.event.conversion?.amountInUsd ?? null,
             payerAddress: payment.event.payerAddress,
-            payerEoaAddress: null,
+            payerEoaAddress: payment.event.payerEoaAddress,
           },
         },
       );

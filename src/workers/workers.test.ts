@@ -27,7 +27,7 @@ afterAll(async () => {
 
 function workers(env: Record<string, string>, sandbox = false) {
   const config = testConfig({ ...local.env, ...env });
-  const chains = createChainRegistry(config, sandbox ? sandboxNetwork() : undefined);
+  const chains = createChainRegistry(config, sandbox ? sandboxNetwork(config.baseUrl) : undefined);
   const transport = local.transports.base;
   if (!transport) throw new Error('no transport');
   const clients = createChainClients({

@@ -28,7 +28,7 @@ import { compileContract } from '../solidity.ts';
 
 const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
 const config = testConfig({ SANDBOX: 'true' });
-const chains = createChainRegistry(config, sandboxNetwork());
+const chains = createChainRegistry(config, sandboxNetwork(config.baseUrl));
 let chain: LocalChain;
 let deps: Parameters<typeof buildConversionCalldata>[0];
 

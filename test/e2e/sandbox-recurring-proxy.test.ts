@@ -42,7 +42,7 @@ const read = <const F extends 'owner' | 'erc20FeeProxy' | 'eip712Domain'>(functi
 
 describe('the sandbox chain’s ERC20RecurringPaymentProxy', () => {
   it('is the sandbox network’s recurring proxy, wired to its ERC20FeeProxy', async () => {
-    const registry = createChainRegistry(testConfig(), sandboxNetwork());
+    const registry = createChainRegistry(testConfig(), sandboxNetwork('http://127.0.0.1:8080'));
     expect(registry.contracts('sandbox').recurringPaymentProxy).toBe(proxy);
     expect(await read('erc20FeeProxy')).toBe(chain.addresses.erc20FeeProxy);
     expect(await read('owner')).toBe(accountOf(chain, 0).address);

@@ -31,7 +31,7 @@ let dispatcher: Dispatcher;
 beforeAll(async () => {
   local = await standIn('base');
   t = await createTestApp({
-    env: { ...local.env, CONFIRMATIONS_BASE: String(CONFIRMATIONS), WEBHOOK_RETRY_BASE_MS: '1000' },
+    env: { ...local.env, CONFIRMATIONS_BASE: String(CONFIRMATIONS) },
     transports: local.transports,
   });
   tenant = await createTenant(t.db);
@@ -79,7 +79,7 @@ const PAYMENT_PAYLOAD_TYPES = {
   timestamp: 'string',
   txHash: 'string',
   payerAddress: 'string',
-  payerEoaAddress: 'null',
+  payerEoaAddress: 'string',
   payee: 'string',
   network: 'string',
   currency: 'string',
@@ -182,7 +182,8 @@ describe('payment webhooks', () => {
       expectedAmount: '12.5',
       txHash: paymentTx,
       payerAddress: accountOf(local.chain, 2).address,
-      payerEoaAddress: null,
+      // The wallet that sent the transaction.
+      payerEoaAddress: accountOf(local.chain, 2).address,
       network: 'base',
       paymentCurrency: 'USDC-base',
       isCryptoToFiat: false,
@@ -246,7 +247,7 @@ describe('payment webhooks', () => {
       totalAmountPaid: '12.5',
       txHash: paymentTx,
       payerAddress: payer,
-      payerEoaAddress: null,
+      payerEoaAddress: payer,
       payments: [
         {
           amount: '12.5',
@@ -541,9 +542,12 @@ describe('payment webhooks', () => {
     expect(sent.json().sent).toBe(1);
     expect(await dispatcher.runOnce()).toBe(1);
     expect(await dispatcher.runOnce()).toBe(0); // not due yet
-    t.clock.advance(2_000);
+    // The reference's schedule: 1 s after the first failure, 5 s after the second.
+    t.clock.advance(1_000);
     expect(await dispatcher.runOnce()).toBe(1);
-    t.clock.advance(4_000);
+    t.clock.advance(4_999);
+    expect(await dispatcher.runOnce()).toBe(0);
+    t.clock.advance(1);
     expect(await dispatcher.runOnce()).toBe(1);
     const attempts = await receiver.waitFor(3);
     expect(new Set(attempts.map((a) => a.headers['x-service-delivery'])).size).toBe(1);

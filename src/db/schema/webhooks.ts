@@ -27,6 +27,14 @@ export const webhooks = pgTable(
     url: text().notNull(),
     secretSealed: text().notNull(),
     active: boolean().notNull().default(true),
+    /**
+     * The endpoint's retry policy past the reference's three retries (1 s, 5 s, 15 s): the first
+     * delay of the doubling back-off, its cap, and how long after the event retries go on.
+     * Null: the deployment's (`WEBHOOK_RETRY_*`).
+     */
+    retryBackoffSeconds: integer(),
+    retryMaxDelaySeconds: integer(),
+    retryForSeconds: integer(),
     createdAt: createdAt(),
     updatedAt: createdAt(),
     deletedAt: nullableTime(),

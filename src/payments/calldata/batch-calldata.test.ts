@@ -12,7 +12,7 @@ import type { ConversionQuote } from './conversion.ts';
 // The part that reads nothing: fixed quotes (and payer state) in, the transactions out.
 // On the sandbox network, the one whose feeds reach the native currency too.
 const config = testConfig({ SANDBOX: 'true' });
-const chains = createChainRegistry(config, sandboxNetwork());
+const chains = createChainRegistry(config, sandboxNetwork(config.baseUrl));
 const deps = { chains, clients: createChainClients({ config, chains }) };
 
 const BATCH = getAddress(chains.contracts('sandbox').batchPayments ?? '');

@@ -315,7 +315,7 @@ describe('batch calldata, byte for byte as Request’s SDK', () => {
     // Our feeds reach the native currency on the sandbox network only, which the SDK does not
     // know: ours there against the SDK's on mainnet, the same in everything but the native
     // currency's hash ending the path (and the contract address).
-    const sandbox = createChainRegistry(testConfig(), sandboxNetwork());
+    const sandbox = createChainRegistry(testConfig(), sandboxNetwork('http://127.0.0.1:8080'));
     const quote: ConversionQuote = { converted: ETH / 40n, rateTimestamp: 1_795_000_000n };
     const fee = { amount: 25n, address: FEE_ADDRESS };
     const ethInvoice = {

@@ -1,12 +1,16 @@
 import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
+import type { SecretBox } from '../../base/secret-box.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { AUTH, findWebhook, IdParams, TAGS } from '../ownership.ts';
 import { setWebhookActive } from '../registrations.ts';
 import { WebhookSchema } from '../schemas.ts';
 
-export function registerUpdateWebhook(app: App, deps: { db: Database; clock: Clock }): void {
+export function registerUpdateWebhook(
+  app: App,
+  deps: { db: Database; clock: Clock; secretBox: SecretBox },
+): void {
   app.put(
     '/v1/webhook/:id',
     {
