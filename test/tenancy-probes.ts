@@ -92,6 +92,8 @@ export const next = () => {
 export const PROBES: Record<string, Probe> = {
   'GET /v2/currencies': { expect: { kind: 'public' }, query: () => 'id=USDC-base' },
   'GET /v2/currencies/:currencyId/conversion-routes': { expect: { kind: 'public' } },
+  'GET /v1/currencies': { expect: { kind: 'public' }, query: () => 'id=USDC-base' },
+  'GET /v1/currencies/:currencyId/conversion-routes': { expect: { kind: 'public' } },
 
   'GET /v2/orchestrators/client-ids': { expect: own },
   // Linking is by client ID value, as the reference API does; a client ID another
