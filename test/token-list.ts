@@ -6,7 +6,7 @@ export interface TokenListFile {
   readonly tokens: readonly TokenListEntry[];
 }
 
-export interface TokenListEntry {
+interface TokenListEntry {
   readonly id: string;
   readonly name: string;
   readonly symbol: string;
