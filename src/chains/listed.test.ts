@@ -1,3 +1,4 @@
+import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../test/app.ts';
 import { sandboxNetwork } from '../sandbox/network.ts';
@@ -18,6 +19,8 @@ describe('the token list in the registry', () => {
     expect(count('arbitrum-one')).toBe(1);
     expect(listedOnly).toHaveLength(513);
     expect(listedOnly.every((c) => c.type === 'ERC20')).toBe(true);
+    // Taken as written: the list checksums each of them.
+    for (const currency of listedOnly) expect(currency.address).toBe(getAddress(currency.address));
     const ids = registry.currencies.map((c) => c.id.toLowerCase());
     expect(new Set(ids).size).toBe(ids.length);
   });

@@ -70,8 +70,12 @@ export function buildListedCurrencies(
       byCurated.set(known.id, shown);
     } else if (network !== undefined && (entry.type === 'ERC20' || entry.type === 'TRC20')) {
       const moved = tokenOverrides(network.id)[entry.symbol];
+      // The list's EVM addresses of served networks are checksummed (listed.test.ts checks):
+      // only an override is checksummed here, which keeps 500 hashes out of every start.
       const address =
-        network.kind === 'evm' ? getAddress(moved ?? entry.address) : (moved ?? entry.address);
+        network.kind === 'evm' && moved !== undefined
+          ? getAddress(moved)
+          : (moved ?? entry.address);
       if (moved !== undefined) shown = { ...entry, address, hash: address };
       const currency: Currency = { ...entry, network: network.id, address, hash: address };
       listedOnly.push(currency);
