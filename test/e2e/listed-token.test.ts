@@ -2,6 +2,7 @@ import { type Address, getAddress, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import { erc20Abi } from '../../src/payments/abis.ts';
+import type { EvmTransaction } from '../../src/payments/transactions.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
@@ -137,6 +138,50 @@ describe('a request in a listed token outside the curated set', () => {
     await sendAll(local.chain, payer, answer.transactions.map(asSent));
     expect((await balanceOf(payee)) - before).toBe(1n);
   });
+
+  it('is paid out in a batch with a curated token, each payee exactly', async () => {
+    const payer = accountOf(local.chain, 2);
+    const payees = [
+      getAddress('0x00000000000000000000000000000000000b0001'),
+      getAddress('0x00000000000000000000000000000000000b0002'),
+    ];
+    const before = await Promise.all(payees.map(balanceOf));
+    const res = await api('POST', '/v2/payouts/batch', {
+      requests: [
+        { payee: payees[0], amount: '2.000000000000000003', currency: 'USDS-arbitrum-one' },
+        { payee: payees[1], amount: '0.5', currency: 'DAI-arbitrum-one' },
+      ].map(({ currency, ...item }) => ({
+        ...item,
+        invoiceCurrency: currency,
+        paymentCurrency: currency,
+      })),
+      payer: payer.address,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json() as {
+      ERC20ApprovalTransactions: Sendable[];
+      batchPaymentTransaction: Sendable;
+    };
+    await sendAll(local.chain, payer, [
+      ...body.ERC20ApprovalTransactions.map(sendable),
+      sendable(body.batchPaymentTransaction),
+    ]);
+    // USDS and DAI stand on one local token here: each payee is paid its own amount of it.
+    const after = await Promise.all(payees.map(balanceOf));
+    expect(after.map((a, i) => a - (before[i] ?? 0n))).toEqual([
+      2_000_000_000_000_000_003n,
+      500_000_000_000_000_000n,
+    ]);
+  });
+});
+
+type Sendable = { to: Address; data: Hex; value: number | { hex: Hex } };
+
+const sendable = (tx: Sendable): EvmTransaction => ({
+  to: tx.to,
+  data: tx.data,
+  value: typeof tx.value === 'number' ? `0x${tx.value.toString(16)}` : tx.value.hex,
+  chainId: local.chain.chainId,
 });
 
 describe('listed currencies this server cannot take', () => {
