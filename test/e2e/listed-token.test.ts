@@ -92,6 +92,9 @@ describe('a request in a listed token outside the curated set', () => {
     });
     expect(created.statusCode, created.body).toBe(201);
     const { requestId } = created.json() as { requestId: string };
+    const routes = await api('GET', `/v2/request/${requestId}/routes?wallet=${payer.address}`);
+    expect(routes.statusCode, routes.body).toBe(200);
+    expect(routes.json().routes).toMatchObject([{ id: 'REQUEST_NETWORK_PAYMENT' }]);
 
     const pay = await api(
       'GET',
