@@ -55,6 +55,7 @@ export function buildListedCurrencies(
   const served = new Map<string, Network>(networks.map((n) => [n.id, n]));
   const all: CurrencyFacts[] = [];
   const byId = new Map<string, CurrencyFacts>();
+  // By the id of our currency (curated or listed-only): the entry it is served as.
   const byCurated = new Map<string, CurrencyFacts>();
   const listedOnly: Currency[] = [];
 
@@ -68,7 +69,11 @@ export function buildListedCurrencies(
         shown = { ...entry, address: known.address, hash: known.hash };
       }
       byCurated.set(known.id, shown);
-    } else if (network !== undefined && (entry.type === 'ERC20' || entry.type === 'TRC20')) {
+    } else if (
+      known === undefined &&
+      network !== undefined &&
+      (entry.type === 'ERC20' || entry.type === 'TRC20')
+    ) {
       const moved = tokenOverrides(network.id)[entry.symbol];
       // The list's EVM addresses of served networks are checksummed (listed.test.ts checks):
       // only an override is checksummed here, which keeps 500 hashes out of every start.
