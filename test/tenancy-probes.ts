@@ -94,6 +94,8 @@ export const next = () => {
 export const PROBES: Record<string, Probe> = {
   'GET /v2/currencies': { expect: { kind: 'public' }, query: () => 'id=USDC-base' },
   'GET /v2/currencies/:currencyId/conversion-routes': { expect: { kind: 'public' } },
+  'GET /v1/currencies': { expect: { kind: 'public' }, query: () => 'id=USDC-base' },
+  'GET /v1/currencies/:currencyId/conversion-routes': { expect: { kind: 'public' } },
 
   // Makes B's own account an orchestrator: nothing of A's is named.
   'POST /v2/orchestrators': { expect: own, body: () => ({ orchestratorName: `B ${next()}` }) },

@@ -29,10 +29,10 @@ const AGGREGATOR_GRAPH: Readonly<
 export function conversionRoutes(
   chains: ChainRegistry,
   invoice: Currency,
-  networks: readonly NetworkId[],
+  networks: readonly string[],
 ): Currency[] {
   if (!isFiat(invoice)) return [];
-  const wanted = new Set(networks);
+  const wanted = new Set<string>(networks);
   const routes: Currency[] = [];
   for (const network of chains.networks) {
     const graph = AGGREGATOR_GRAPH[network.id];

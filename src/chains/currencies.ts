@@ -10,20 +10,27 @@ import type { TokenSpec } from './tokens.ts';
 
 type CurrencyType = 'ERC20' | 'ETH' | 'TRC20' | 'ISO4217';
 
-export interface Currency {
+/** A currency as `GET /v2/currencies` and Request's token list write it, on any network. */
+export interface CurrencyFacts {
   readonly id: string;
   readonly name: string;
   readonly symbol: string;
   readonly decimals: number;
-  /** Token contract (checksummed EVM, base58 on Tron); for natives and fiat, the currency hash. */
   readonly address: string;
+  readonly network: string;
+  readonly type: CurrencyType;
+  readonly hash: string;
+  readonly chainId: number;
+}
+
+/**
+ * A currency on a network this server serves (or fiat): what requests are written in. Token
+ * addresses are checksummed on EVM networks, base58 on Tron; a native's `address` is Request's
+ * currency hash, a fiat's the token list's placeholder (its code in ASCII); chain id 0 for fiat.
+ */
+export interface Currency extends CurrencyFacts {
   /** A network id, or `fiat` for ISO 4217 codes. */
   readonly network: NetworkId | 'fiat';
-  readonly type: CurrencyType;
-  /** Request's currency hash: the token address, or a keccak-derived id for native and fiat. */
-  readonly hash: string;
-  /** 0 for fiat. */
-  readonly chainId: number;
 }
 
 /** Extra ids the token list uses for natives (it repeats the network, or keeps old symbols). */

@@ -1,5 +1,6 @@
 import { type ContractSet, DEPLOYED_CONTRACTS } from './contracts.ts';
-import { buildCurrencies, type Currency, type CurrencyList, isNative } from './currencies.ts';
+import { buildCurrencies, type Currency, isNative } from './currencies.ts';
+import { buildListedCurrencies, type CurrencyCatalogue } from './listed.ts';
 import { type NetworkConfigs, networkConfig } from './network-config.ts';
 import { NETWORKS, type Network, type NetworkId } from './networks.ts';
 import { TOKEN_SPECS, type TokenSpec } from './tokens.ts';
@@ -14,10 +15,20 @@ export interface ChainRegistry {
   network(id: string): Network | undefined;
   networkByChainId(chainId: number): Network | undefined;
   contracts(id: NetworkId): ContractSet;
+  /** The curated currencies, then the token list's other tokens on the served networks. */
   readonly currencies: readonly Currency[];
-  /** By id or alias, ignoring case. */
+  /** By id or alias, ignoring case: curated, or listed on a served network. */
   currency(id: string): Currency | undefined;
-  /** The currency a destination's token names on a network (the native sentinel included). */
+  /** The currencies with a symbol, ignoring case. */
+  currenciesWithSymbol(symbol: string): readonly Currency[];
+  /**
+   * Whether a currency is of the curated set (tokens.ts, currencies.ts), which destinations and
+   * secure links keep to; requests and payouts also take the token list's other tokens.
+   */
+  isCurated(currency: Currency): boolean;
+  /** What `GET /v2/currencies` serves: Request's token list, then the curated currencies it lacks. */
+  readonly catalogue: CurrencyCatalogue;
+  /** The curated currency a destination's token names on a network (the native sentinel too). */
   currencyByToken(network: NetworkId, tokenAddress: string): Currency | undefined;
   nativeCurrency(network: NetworkId): Currency;
   /** The page of a transaction on the network's explorer; null where it has none. */
@@ -65,9 +76,31 @@ export function createChainRegistry(
       address: overrides[token.symbol] ?? token.address,
     }));
   };
-  const list: CurrencyList = buildCurrencies(networks, tokensOf);
+  const curated = buildCurrencies(networks, tokensOf);
+  const listed = buildListedCurrencies(curated, networks, (id) =>
+    id === 'sandbox' ? {} : config.networks[id].tokens,
+  );
+  const all: Currency[] = [...curated.all];
+  const byId = new Map(curated.byId);
+  for (const currency of listed.listedOnly) {
+    const key = currency.id.toLowerCase();
+    if (byId.has(key)) continue;
+    all.push(currency);
+    byId.set(key, currency);
+  }
+  const curatedIds = new Set(curated.all.map((currency) => currency.id));
+  const bySymbol = new Map<string, Currency[]>();
+  const natives = new Map<string, Currency>();
+  for (const currency of all) {
+    const symbol = currency.symbol.toLowerCase();
+    const same = bySymbol.get(symbol);
+    if (same) same.push(currency);
+    else bySymbol.set(symbol, [currency]);
+    if (isNative(currency)) natives.set(currency.network, currency);
+  }
+  // Destinations name a token by address; they take the curated set only.
   const byToken = new Map<string, Currency>();
-  for (const currency of list.all) {
+  for (const currency of curated.all) {
     if (currency.network === 'fiat') continue;
     const key = isNative(currency) ? NATIVE_SENTINEL : currency.address.toLowerCase();
     // USDT0 shares USDT's contract on some networks; the first (USDT) names the token.
@@ -87,14 +120,17 @@ export function createChainRegistry(
       if (!set) throw new Error(`no contracts for network ${id}`);
       return set;
     },
-    currencies: list.all,
-    currency: (id) => list.byId.get(id.trim().toLowerCase()),
+    currencies: all,
+    currency: (id) => byId.get(id.trim().toLowerCase()),
+    currenciesWithSymbol: (symbol) => bySymbol.get(symbol.toLowerCase()) ?? [],
+    isCurated: (currency) => curatedIds.has(currency.id),
+    catalogue: listed.catalogue,
     currencyByToken: (network, tokenAddress) =>
       byToken.get(`${network}:${tokenAddress.toLowerCase()}`),
     explorerTxUrl: (network, txHash) =>
       explorers.get(network)?.replaceAll('{txHash}', txHash) ?? null,
     nativeCurrency: (network) => {
-      const found = list.all.find((c) => c.network === network && isNative(c));
+      const found = natives.get(network);
       if (!found) throw new Error(`no native currency on ${network}`);
       return found;
     },

@@ -27,7 +27,7 @@ export function createCurrencyAnswers(deps: {
       field(query.firstOnly);
     const kept = answers.get(key);
     if (kept !== undefined) return kept;
-    const selection = selectCurrencies(deps.chains, query);
+    const selection = selectCurrencies(deps.chains.catalogue, query);
     const answer = JSON.stringify(
       selection.kind === 'one'
         ? currencyBody(selection.currency)

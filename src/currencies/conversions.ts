@@ -6,7 +6,9 @@ import { selectNetworks } from './select.ts';
 
 /**
  * `GET /v2/currencies/{id}/conversion-routes`: the payment currencies that can settle the
- * invoice currency `currencyId`, on one network or several (all by default).
+ * invoice currency `currencyId`, on one network or several (all served ones by default), each
+ * as `GET /v2/currencies` serves it. Any listed currency is found; only our fiat codes have
+ * routes (the aggregator graph of conversion-routes.ts).
  */
 export function currencyConversions(
   chains: ChainRegistry,
@@ -14,12 +16,21 @@ export function currencyConversions(
   query: { readonly network?: string | undefined; readonly networks?: string | undefined },
 ) {
   const scope = selectNetworks(chains, query.network, query.networks);
-  const invoice = chains.currency(currencyId);
-  if (invoice === undefined) throw new AppError('currency_not_found', 'Currency not found');
+  const listed = chains.catalogue.byId(currencyId);
+  if (listed === undefined) throw new AppError('currency_not_found', 'Currency not found');
+  const invoice = chains.currency(listed.id) ?? chains.currency(currencyId);
+  const routesOn = (networks: readonly string[]) =>
+    invoice === undefined
+      ? []
+      : conversionRoutes(chains, invoice, networks).map((currency) =>
+          currencyBody(chains.catalogue.servedAs(currency)),
+        );
   if (scope.key === 'network') {
-    const routes = conversionRoutes(chains, invoice, [scope.id]).map(currencyBody);
-    return { currencyId: invoice.id, network: scope.id, conversionRoutes: routes };
+    return { currencyId: listed.id, network: scope.id, conversionRoutes: routesOn([scope.id]) };
   }
-  const routes = conversionRoutes(chains, invoice, scope.ids).map(currencyBody);
-  return { currencyId: invoice.id, networks: [...scope.ids], conversionRoutes: routes };
+  return {
+    currencyId: listed.id,
+    networks: [...scope.ids],
+    conversionRoutes: routesOn(scope.ids),
+  };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../../test/fixtures.ts';
+import { readTokenListFile } from '../../test/token-list.ts';
 
 let t: TestApp;
 let tenant: Tenant;
@@ -28,14 +29,70 @@ const USDC_BASE = {
   chainId: 8453,
 };
 
-describe('GET /v2/currencies', () => {
-  it('returns every currency as a list without filters', async () => {
+/** Curated currencies the token list lacks: served after its entries. */
+const CURATED_EXTRAS = ['USDT0-arbitrum-one', 'USDT0-optimism', 'USDT0-matic', 'TRX-tron'];
+
+describe('GET /v2/currencies serves Request’s token list', () => {
+  const file = readTokenListFile();
+
+  it('answers every entry of the file, field for field and in its order, then the curated currencies it lacks', async () => {
     const { status, body } = await get('/v2/currencies');
     expect(status).toBe(200);
-    expect(body).toHaveLength(t.chains.currencies.length);
+    expect(body.slice(0, file.tokens.length)).toEqual(file.tokens);
+    const extras = body.slice(file.tokens.length);
+    expect(extras.map((c: { id: string }) => c.id)).toEqual(CURATED_EXTRAS);
+    for (const extra of extras) expect(extra).toEqual(t.chains.currency(extra.id));
     expect(body.some((c: { network: string }) => c.network === 'sandbox')).toBe(false);
   });
 
+  it('finds each entry by its id, and answers it as the file writes it', async () => {
+    for (const entry of file.tokens) {
+      const { status, body } = await get(`/v2/currencies?id=${encodeURIComponent(entry.id)}`);
+      expect(status, entry.id).toBe(200);
+      expect(body).toEqual(entry);
+    }
+  });
+
+  it('keeps every id and alias we accepted before: each reaches the same currency', async () => {
+    const curated = t.chains.currencies.filter((currency) => t.chains.isCurated(currency));
+    expect(curated.length).toBeGreaterThan(30);
+    for (const currency of curated) {
+      const { status, body } = await get(`/v2/currencies?id=${currency.id}`);
+      expect(status, currency.id).toBe(200);
+      expect(body, currency.id).toMatchObject({
+        network: currency.network,
+        decimals: currency.decimals,
+        chainId: currency.chainId,
+        hash: expect.stringMatching(new RegExp(`^${currency.hash}$`, 'i')),
+      });
+    }
+    for (const alias of ['USDC-matic', 'usdcn-MATIC', 'USDC-sepolia', 'POL-matic', 'ETH-base']) {
+      expect((await get(`/v2/currencies?id=${alias}`)).status, alias).toBe(200);
+    }
+  });
+
+  it('answers without a credential, checks one that is sent, and answers the same under /v1', async () => {
+    const url = '/v2/currencies?network=base&symbol=USDC&firstOnly=true';
+    const anonymous = await t.app.inject({ method: 'GET', url });
+    expect(anonymous.statusCode).toBe(200);
+    expect(anonymous.json()).toEqual(USDC_BASE);
+    const badKey = await t.app.inject({ method: 'GET', url, headers: { 'x-api-key': 'nope' } });
+    expect(badKey.statusCode).toBe(401);
+    const v1 = await t.app.inject({ method: 'GET', url: url.replace('/v2/', '/v1/') });
+    expect(v1.statusCode).toBe(200);
+    expect(v1.body).toBe(anonymous.body);
+    const routes = await t.app.inject({
+      method: 'GET',
+      url: '/v1/currencies/EUR/conversion-routes?network=matic',
+    });
+    expect(routes.statusCode).toBe(200);
+    expect(routes.json()).toEqual(
+      (await get('/v2/currencies/EUR/conversion-routes?network=matic')).body,
+    );
+  });
+});
+
+describe('GET /v2/currencies', () => {
   it('returns one object for network + symbol + firstOnly=true', async () => {
     const { status, body } = await get('/v2/currencies?network=base&symbol=USDC&firstOnly=true');
     expect(status).toBe(200);
@@ -48,15 +105,15 @@ describe('GET /v2/currencies', () => {
     expect(body).toEqual([USDC_BASE]);
   });
 
-  it('returns one object for id, and accepts the token list spellings as aliases', async () => {
+  it('returns one object for id; our ids reach the token list’s entry', async () => {
     expect((await get('/v2/currencies?id=USDC-base')).body).toEqual(USDC_BASE);
     expect((await get('/v2/currencies?id=usdc-base')).body).toEqual(USDC_BASE);
-    expect((await get('/v2/currencies?id=USDCn-matic')).body).toMatchObject({ id: 'USDC-matic' });
-    expect((await get('/v2/currencies?id=fUSDT-sepolia')).body).toMatchObject({
-      id: 'USDT-sepolia',
+    expect((await get('/v2/currencies?id=USDC-matic')).body).toMatchObject({ id: 'USDCn-matic' });
+    expect((await get('/v2/currencies?id=USDT-sepolia')).body).toMatchObject({
+      id: 'fUSDT-sepolia',
     });
-    expect((await get('/v2/currencies?id=ETH-sepolia-sepolia')).body).toMatchObject({
-      id: 'ETH-sepolia',
+    expect((await get('/v2/currencies?id=ETH-sepolia')).body).toMatchObject({
+      id: 'ETH-sepolia-sepolia',
       type: 'ETH',
     });
   });
@@ -64,11 +121,12 @@ describe('GET /v2/currencies', () => {
   it('filters by network alone', async () => {
     const { body } = await get('/v2/currencies?network=arbitrum-one');
     expect(body.map((c: { id: string }) => c.id)).toEqual([
-      'ETH-arbitrum-one',
+      'AETH-arbitrum-one',
       'USDC-arbitrum-one',
       'USDT-arbitrum-one',
-      'USDT0-arbitrum-one',
       'DAI-arbitrum-one',
+      'USDS-arbitrum-one',
+      'USDT0-arbitrum-one',
     ]);
   });
 
@@ -83,8 +141,10 @@ describe('GET /v2/currencies', () => {
 
   it('lists fiat under network=fiat', async () => {
     const { body } = await get('/v2/currencies?network=fiat');
-    expect(body.map((c: { id: string }) => c.id)).toEqual(['USD', 'EUR', 'GBP', 'CNY', 'JPY']);
-    expect(body[0]).toMatchObject({ type: 'ISO4217', chainId: 0, decimals: 2 });
+    expect(body).toHaveLength(179);
+    const ids = body.map((c: { id: string }) => c.id);
+    expect(ids).toEqual(expect.arrayContaining(['USD', 'EUR', 'GBP', 'CNY', 'JPY', 'AED']));
+    expect(body[0]).toMatchObject({ id: 'AED', type: 'ISO4217', chainId: 0, decimals: 2 });
   });
 
   it('serves Tron TRC-20 tokens with base58 addresses', async () => {
@@ -178,10 +238,14 @@ describe('GET /v2/currencies/{currencyId}/conversion-routes', () => {
     expect(body.network).toBe('matic');
     expect(body.networks).toBeUndefined();
     expect(body.conversionRoutes.map((c: { id: string }) => c.id)).toEqual([
-      'USDC-matic',
+      'USDCn-matic',
       'USDT-matic',
       'DAI-matic',
     ]);
+    // Each route is the currency as GET /v2/currencies serves it.
+    for (const route of body.conversionRoutes) {
+      expect(route).toEqual((await get(`/v2/currencies?id=${route.id}`)).body);
+    }
   });
 
   it('follows the aggregator graph: Base converts only USD, Optimism has no GBP', async () => {
@@ -198,7 +262,7 @@ describe('GET /v2/currencies/{currencyId}/conversion-routes', () => {
     expect(sepolia.body.currencyId).toBe('USD');
     expect(sepolia.body.conversionRoutes.map((c: { id: string }) => c.id)).toEqual([
       'FAU-sepolia',
-      'USDT-sepolia',
+      'fUSDT-sepolia',
     ]);
   });
 
@@ -226,12 +290,21 @@ describe('GET /v2/currencies/{currencyId}/conversion-routes', () => {
     expect(body.conversionRoutes).toEqual([]);
   });
 
+  it('finds every listed currency; only our fiat codes on our networks have routes', async () => {
+    const aed = await get('/v2/currencies/AED/conversion-routes');
+    expect(aed.status).toBe(200);
+    expect(aed.body).toMatchObject({ currencyId: 'AED', conversionRoutes: [] });
+    const fantom = await get('/v2/currencies/USD/conversion-routes?network=fantom');
+    expect(fantom.status).toBe(200);
+    expect(fantom.body).toEqual({ currencyId: 'USD', network: 'fantom', conversionRoutes: [] });
+  });
+
   it('answers 404 for an unknown currency and 400 for bad network parameters', async () => {
     const unknown = await get('/v2/currencies/XYZ/conversion-routes');
     expect(unknown.status).toBe(404);
     expect(unknown.body.message).toBe('Currency not found');
-    expect((await get('/v2/currencies/USD/conversion-routes?network=fantom')).status).toBe(400);
-    expect((await get('/v2/currencies/USD/conversion-routes?networks=base,fantom')).status).toBe(
+    expect((await get('/v2/currencies/USD/conversion-routes?network=polygon')).status).toBe(400);
+    expect((await get('/v2/currencies/USD/conversion-routes?networks=base,polygon')).status).toBe(
       400,
     );
     const both = await get('/v2/currencies/USD/conversion-routes?network=base&networks=base');

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
-import type { Currency } from '../chains/currencies.ts';
+import type { CurrencyFacts } from '../chains/currencies.ts';
 
 export const AUTH = ['apiKey', 'clientId'] as const;
 export const TAGS = ['V2/Currencies'];
+export const V1_TAGS = ['V1/Currencies'];
 
 const CURRENCY_SCHEMA_ID = 'Currency';
 
@@ -29,7 +30,7 @@ export const CurrencySchema = Type.Object(
 export const CurrencyRef = Type.Ref(CURRENCY_SCHEMA_ID);
 
 /** The wire form: exactly the schema's fields, in its order. */
-export function currencyBody(currency: Currency): Currency {
+export function currencyBody(currency: CurrencyFacts): CurrencyFacts {
   const { id, name, symbol, decimals, address, network, type, hash, chainId } = currency;
   return { id, name, symbol, decimals, address, network, type, hash, chainId };
 }

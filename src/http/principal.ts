@@ -40,6 +40,11 @@ declare module 'fastify' {
     /** Credentials the route accepts; absent means the route is public. */
     auth?: readonly CredentialKind[];
     /**
+     * With `auth`: a caller may also send no credential at all (the route then runs with no
+     * principal, budgeted per IP); a credential that is sent is still checked.
+     */
+    authOptional?: boolean;
+    /**
      * The hosted pay page's client ID may call it (a link's token-scoped reads and payment
      * steps); every other route refuses that client ID.
      */

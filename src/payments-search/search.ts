@@ -220,9 +220,7 @@ function currencyCondition(chains: ChainRegistry, key: AnyColumn, id: string): S
   const known = chains.currency(id);
   if (known) return eq(key, known.id.toLowerCase());
   // A symbol alone (`USDC`, as a payment's `currency` shows it) matches it on every network.
-  const bySymbol = chains.currencies
-    .filter((currency) => currency.symbol.toLowerCase() === id.toLowerCase())
-    .map((currency) => currency.id.toLowerCase());
+  const bySymbol = chains.currenciesWithSymbol(id).map((currency) => currency.id.toLowerCase());
   if (bySymbol.length > 0) return inArray(key, bySymbol);
   return eq(key, id.toLowerCase());
 }

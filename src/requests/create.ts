@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../base/clock.ts';
 import { AppError, type FieldError, featureUnavailable, ValidationError } from '../base/errors.ts';
+import type { ChainClients } from '../chains/clients.ts';
 import { conversionPath } from '../chains/conversion-routes.ts';
 import { isFiat } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
@@ -10,6 +11,7 @@ import { parseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
 import { MAX_PADDED_FIAT, padFiat } from '../payments/calldata/conversion.ts';
+import { checkListedCurrencies } from './listed-currencies.ts';
 import { resolveOriginal } from './original.ts';
 import { insertSchedule, recurrenceOf } from './recurring.ts';
 import { insertRequests, type NewRequest, type RequestRow } from './requests.ts';
@@ -32,7 +34,12 @@ export interface RequestCaller {
  * matter.
  */
 export async function createRequest(
-  deps: { readonly db: Database; readonly chains: ChainRegistry; readonly clock: Clock },
+  deps: {
+    readonly db: Database;
+    readonly chains: ChainRegistry;
+    readonly clients: Pick<ChainClients, 'configured'>;
+    readonly clock: Clock;
+  },
   caller: RequestCaller,
   body: CreateRequestInput,
 ): Promise<RequestRow> {
@@ -68,12 +75,18 @@ const RECURRENCE_WITH_ORIGINAL_MESSAGE =
  * insert, or a 4xx. Recurrence and the original are `createRequest`'s.
  */
 export async function prepareRequest(
-  deps: { readonly db: Database; readonly chains: ChainRegistry },
+  deps: {
+    readonly db: Database;
+    readonly chains: ChainRegistry;
+    readonly clients: Pick<ChainClients, 'configured'>;
+  },
   caller: RequestCaller,
   body: CreateRequestInput,
 ): Promise<NewRequest> {
   if (body.isCryptoToFiatAvailable === true || body.isCryptoToFiatAllowed === true)
     throw featureUnavailable('Crypto-to-fiat payments (isCryptoToFiatAvailable)');
+  // Token-list currencies beyond the curated set: their network must be served and reachable.
+  checkListedCurrencies(deps, body);
 
   const errors: FieldError[] = [];
   const payment = deps.chains.currency(body.paymentCurrency);

@@ -101,7 +101,7 @@ describe('admission control over HTTP', () => {
     });
     for (const res of await Promise.all(running)) expect(res.statusCode).toBe(200);
     const after = await t.app.inject({ method: 'GET', url: '/v2/currencies' });
-    expect(after.statusCode).toBe(401);
+    expect(after.statusCode).toBe(200);
   });
 
   it('refuses before reading the body or the credentials: a full gate costs a refusal nothing more', async () => {

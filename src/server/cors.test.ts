@@ -87,6 +87,24 @@ describe('CORS', () => {
         headers: { 'x-client-id': clientId, ...(origin && { origin }) },
       });
 
+    it('grant any origin an anonymous lookup of currencies, without credentials', async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v2/currencies?id=USDC-base',
+        headers: { origin: ELSEWHERE },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      const guarded = await t.app.inject({
+        method: 'GET',
+        url: '/v2/request',
+        headers: { origin: ELSEWHERE },
+      });
+      expect(guarded.statusCode).toBe(401);
+      expect(guarded.headers['access-control-allow-origin']).toBeUndefined();
+    });
+
     it('grant the origin only when it is an allowed domain of the client ID', async () => {
       const allowed = await get(SHOP_ORIGIN, tenant.browserClientId);
       expect(allowed.statusCode).toBe(200);

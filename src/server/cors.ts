@@ -15,6 +15,8 @@ import type { RouteEntry } from './route-table.ts';
  * - The dashboard's origin (`DASHBOARD_URL`): routes that take a session and the sign-in routes,
  *   with credentials, since the session travels in a cookie. No other origin ever gets
  *   credentials, and no credentialed answer names `*`.
+ * - Routes whose credential is optional (`GET /v2/currencies`): an anonymous answer is public,
+ *   granted to any origin without credentials; one to a client ID follows the rule above.
  * - Routes that take only server-side credentials (API and orchestrator keys) grant nothing.
  * - The sandbox chain's JSON-RPC holds no value: any origin, no credentials.
  */
@@ -68,8 +70,13 @@ export async function installCors(
       case 'dashboard':
         return { ...common, origin, allowedHeaders: DASHBOARD_HEADERS, credentials: true };
       case 'clientId': {
-        // Preflights are decided by route; answers by the client ID that was resolved.
+        // Preflights are decided by route; answers by the client ID that was resolved. An
+        // anonymous call to a route whose credential is optional reads public facts: any origin.
         const principal = request.principal;
+        const anonymous = principal === null && request.credentialError === null;
+        if (!preflight && anonymous && request.routeOptions.config?.authOptional) {
+          return { ...common, origin: '*', allowedHeaders: ['content-type'], credentials: false };
+        }
         const grants =
           preflight ||
           (principal?.kind === 'clientId' &&

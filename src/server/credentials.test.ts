@@ -10,6 +10,10 @@ import { linkClientId } from '../orchestrators/links.ts';
 import { createOrchestrator, revokeOrchestratorKeys } from '../orchestrators/orchestrators.ts';
 
 const CURRENCY = '/v2/currencies?id=USDC-base';
+/** A route that needs a credential (GET /v2/currencies also answers anonymous callers). */
+const GUARDED = '/v2/request';
+const MISSING =
+  'Missing credentials: send x-api-key or x-client-id or a session (session_token cookie or Authorization: Bearer)';
 
 let t: TestApp;
 let tenant: Tenant;
@@ -40,11 +44,11 @@ describe('API keys', () => {
   });
 
   it('answers 401 with the envelope when no credential is sent', async () => {
-    const res = await get(CURRENCY, {});
+    const res = await get(GUARDED, {});
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({
       statusCode: 401,
-      message: 'Missing credentials: send x-api-key or x-client-id',
+      message: MISSING,
       error: 'Unauthorized',
       code: 'missing_credentials',
     });
@@ -60,11 +64,9 @@ describe('API keys', () => {
       value === 'flip'
         ? `${tenant.apiKey.slice(0, -1)}${tenant.apiKey.endsWith('A') ? 'B' : 'A'}`
         : value;
-    const res = await get(CURRENCY, { 'x-api-key': key });
+    const res = await get(GUARDED, { 'x-api-key': key });
     expect(res.statusCode).toBe(401);
-    expect(res.json().message).toBe(
-      value === ' ' ? 'Missing credentials: send x-api-key or x-client-id' : 'Invalid API key',
-    );
+    expect(res.json().message).toBe(value === ' ' ? MISSING : 'Invalid API key');
   });
 
   it('trusts a key it looked up for CREDENTIAL_CACHE_MS, unless it was revoked here', async () => {

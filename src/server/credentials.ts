@@ -65,6 +65,12 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
       request.credentialError = error;
     };
     const presented = presentedCredentials(request);
+    if (
+      request.routeOptions.config.authOptional === true &&
+      presentedKinds(presented).length === 0
+    ) {
+      return done();
+    }
     const admit = (principal: Principal) => {
       if (
         principal.kind === 'session' &&

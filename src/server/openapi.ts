@@ -76,11 +76,15 @@ function documentRoute(route: RouteOptions): void {
   if (auth !== undefined) {
     errors[401] = 'Missing, invalid or revoked credentials';
     errors[403] = 'Valid credentials that may not do this';
-    schema.security = auth.flatMap((kind) => SECURITY_BY_CREDENTIAL[kind]);
+    const optional = route.config?.authOptional === true;
+    // An empty requirement is OpenAPI's "or none at all".
+    schema.security = [
+      ...auth.flatMap((kind) => SECURITY_BY_CREDENTIAL[kind]),
+      ...(optional ? [{}] : []),
+    ];
     const headers = auth.map((kind) => CREDENTIAL_HEADERS[kind]).join(' or ');
-    schema.description = [schema.description, `Credentials: ${headers}.`]
-      .filter(Boolean)
-      .join('\n\n');
+    const said = optional ? `${headers}, or none (then limited per IP)` : headers;
+    schema.description = [schema.description, `Credentials: ${said}.`].filter(Boolean).join('\n\n');
   } else {
     schema.security = [];
   }

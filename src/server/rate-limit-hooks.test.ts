@@ -268,10 +268,12 @@ describe.each<Store>(['memory', 'redis'])('with the %s store', (store) => {
   it('turns an IP away for a minute once 60 of its credentials matched nothing in 60 seconds', async () => {
     t.clock.set(new Date(ON_THE_MINUTE.getTime() + 110 * MINUTE));
     const ip = '203.0.113.40';
-    // Signed-out or stale callers are not guessing: none of these count.
+    // Signed-out or stale callers are not guessing: none of these count. (A route that needs a
+    // credential: GET /v2/currencies answers anonymous callers.)
     for (const headers of [{}, { authorization: `Bearer ses_${'x'.repeat(43)}` }]) {
       const statuses: number[] = [];
-      for (let i = 0; i < 70; i++) statuses.push((await get(t, ip, headers)).statusCode);
+      for (let i = 0; i < 70; i++)
+        statuses.push((await get(t, ip, headers, '/v2/payments')).statusCode);
       expect(tally(statuses)).toEqual({ 401: 70 });
     }
     expect((await get(t, ip, { 'x-api-key': tenant.apiKey })).statusCode).toBe(200);
@@ -291,6 +293,16 @@ describe.each<Store>(['memory', 'redis'])('with the %s store', (store) => {
 
     t.clock.advance(30_000);
     expect((await get(t, ip, { 'x-api-key': tenant.apiKey })).statusCode).toBe(200);
+  });
+
+  it('budgets anonymous GET /v2/currencies per IP, at the client-ID figure', async () => {
+    const statuses = await burst(t, '192.0.2.77', {}, 301);
+    expect(tally(statuses)).toEqual({ 200: 300, 429: 1 });
+    const other = await get(t, '192.0.2.78', {});
+    expect(other.statusCode).toBe(200);
+    expect(other.headers['ratelimit-limit']).toBe('300');
+    // A credential sent is the caller's budget, not the IP's.
+    expect((await get(t, '192.0.2.77', { 'x-api-key': tenant.apiKey })).statusCode).toBe(200);
   });
 
   it('does not count requests whose credentials are refused', async () => {

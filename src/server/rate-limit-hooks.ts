@@ -11,8 +11,9 @@ import {
 } from '../http/rate-limit.ts';
 
 /**
- * Budgets every authenticated request, and unauthenticated `/v1/auth/*` per IP (a brute-force
- * guard on sign-in); other public routes (health, docs) are not limited. Register it after
+ * Budgets every authenticated request, anonymous calls to a route whose credential is optional
+ * (`authOptional`, e.g. `GET /v2/currencies`) per IP, and unauthenticated `/v1/auth/*` per IP (a
+ * brute-force guard on sign-in); other public routes (health, docs) are not limited. Register it after
  * `installAuth`: onRequest hooks run in registration order and the budget depends on who the
  * caller is (`request.principal`). A request whose credentials fail is refused by auth first
  * and does not count.
@@ -94,6 +95,10 @@ interface Budget {
 function budgetOf(request: FastifyRequest, limits: RateLimits): Budget | null {
   const principal = request.principal;
   if (principal === null) {
+    if (request.routeOptions.config?.authOptional === true) {
+      // No published figure for anonymous calls: a client ID's, per IP.
+      return { key: `anonymous:${request.ip}`, limit: limits.clientId };
+    }
     if (request.routeOptions.config?.auth !== undefined) {
       // Auth answers 401 rather than leave a guarded route without a principal.
       throw new Error('installRateLimit ran before installAuth; register it after');

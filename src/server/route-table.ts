@@ -6,6 +6,8 @@ export interface RouteEntry {
   readonly url: string;
   /** Credentials accepted; undefined for public routes. */
   readonly auth: readonly CredentialKind[] | undefined;
+  /** With `auth`: a caller may also send none. */
+  readonly authOptional: boolean;
   /** Left out of the OpenAPI document (the document itself, the docs page). */
   readonly hidden: boolean;
 }
@@ -24,6 +26,7 @@ export function recordRoutes(app: FastifyInstance): readonly RouteEntry[] {
         method,
         url: route.url,
         auth: route.config?.auth,
+        authOptional: route.config?.authOptional === true,
         hidden: (route.schema as { hide?: boolean } | undefined)?.hide === true,
       });
     }

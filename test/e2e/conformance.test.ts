@@ -54,15 +54,18 @@ describe('conformance with the reference API', () => {
     await local?.chain.close();
   });
 
-  it('answers the currency operations', async () => {
-    ok(await t.app.inject({ method: 'GET', url: '/v2/currencies', headers: headers() }));
-    ok(
-      await t.app.inject({
-        method: 'GET',
-        url: `/v2/currencies/${USDC_BASE_ID}/conversion-routes`,
-        headers: headers(),
-      }),
-    );
+  it('answers the currency operations, v2 and v1, with a credential or none', async () => {
+    for (const version of ['v2', 'v1']) {
+      ok(await t.app.inject({ method: 'GET', url: `/${version}/currencies`, headers: headers() }));
+      ok(await t.app.inject({ method: 'GET', url: `/${version}/currencies?id=${USDC_BASE_ID}` }));
+      ok(
+        await t.app.inject({
+          method: 'GET',
+          url: `/${version}/currencies/${USDC_BASE_ID}/conversion-routes`,
+          headers: headers(),
+        }),
+      );
+    }
   });
 
   it('answers the client-ID operations', async () => {

@@ -29,7 +29,7 @@ describe('the server bundle', () => {
   it('migrates a new database and serves the API, its reference and the pay page', async () => {
     const url = server?.url ?? '';
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
-    const anonymous = await fetch(`${url}/v2/currencies`);
+    const anonymous = await fetch(`${url}/v2/request`);
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toMatchObject({ statusCode: 401 });
     const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: object };

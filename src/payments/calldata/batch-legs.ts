@@ -56,6 +56,7 @@ function detail(
 }
 
 export interface GroupedLegs {
+  /** By token contract (the native currency by its id). */
   readonly spends: Map<string, Spend>;
   readonly rates: Map<string, RateSum>;
   readonly groups: Record<'erc20Conversion' | 'erc20' | 'native' | 'nativeConversion', Detail[]>;
@@ -77,14 +78,17 @@ export function groupLegs(
   };
   legs.forEach((leg, index) => {
     const native = isNative(leg.currency);
-    const spend = spends.get(leg.currency.id) ?? {
+    // One spend per token contract, which one approval covers: two currency ids may name one
+    // token (USDT and USDT0 on Arbitrum and Polygon), and two approvals of it would not add up.
+    const key = native ? leg.currency.id : leg.currency.address.toLowerCase();
+    const spend = spends.get(key) ?? {
       currency: leg.currency,
       plain: 0n,
       plainAmounts: 0n,
       quoted: 0n,
       capped: 0n,
     };
-    spends.set(leg.currency.id, spend);
+    spends.set(key, spend);
     if (!isConversionLeg(leg)) {
       spend.plain += leg.amount + leg.feeAmount;
       spend.plainAmounts += leg.amount;

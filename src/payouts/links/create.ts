@@ -40,6 +40,9 @@ export interface PayoutLinkDeps {
   readonly payUrl: string;
 }
 
+const CURATED_ONLY_MESSAGE =
+  'is a token-list currency outside the curated set that payout links take; pay it through POST /v2/payouts';
+
 /**
  * `POST /v2/secure-payments/payouts`: one request from the creator's wallet to the recipient,
  * in a currency of the named network, written with its link in one transaction. Every field
@@ -62,6 +65,10 @@ export async function createPayoutLink(
   const currency = deps.chains.currency(input.currency);
   if (!currency || isFiat(currency)) {
     errors.push({ field: 'currency', message: 'is not a supported currency id' });
+  } else if (!deps.chains.isCurated(currency)) {
+    // Links keep to the curated set, as destinations do; the token list's others are paid
+    // through requests and payouts.
+    errors.push({ field: 'currency', message: CURATED_ONLY_MESSAGE });
   } else if (network && currency.network !== network.id) {
     errors.push({ field: 'currency', message: `must be a currency of ${network.id}` });
   }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
+import type { ChainClients } from '../../chains/clients.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf, browserOriginOf, clientIdOf } from '../../http/principal.ts';
@@ -9,7 +10,7 @@ import { AUTH, CreateRequestBody, TAGS } from '../schemas.ts';
 
 export function registerCreateRequest(
   app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry },
+  deps: { db: Database; clock: Clock; chains: ChainRegistry; clients: ChainClients },
 ): void {
   app.post(
     '/v2/request',

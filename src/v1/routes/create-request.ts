@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
+import type { ChainClients } from '../../chains/clients.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
@@ -9,7 +10,12 @@ import { AUTH, CreateV1RequestBody, TAGS } from '../schemas.ts';
 
 export function registerCreateV1Request(
   app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry },
+  deps: {
+    db: Database;
+    clock: Clock;
+    chains: ChainRegistry;
+    clients: Pick<ChainClients, 'configured'>;
+  },
 ): void {
   app.post(
     '/v1/request',
