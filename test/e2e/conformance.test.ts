@@ -8,9 +8,10 @@ import type { Indexer } from '../../src/detection/indexer.ts';
 import type { TronTransaction } from '../../src/payments/transactions.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
-import { capturedAnswers, pathShape, referenceOperations } from '../conformance.ts';
+import { capturedAnswers, referenceOperations } from '../conformance.ts';
 import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
+import { pathShape } from '../reference-versions.ts';
 import { signTronCall, startTronWorld, TRON_CHAIN_ID, TRON_USDT } from '../tron-world.ts';
 import { testIndexer } from '../workers.ts';
 
@@ -238,7 +239,36 @@ describe('conformance with the reference API', () => {
       headers: headers(),
     });
     ok(paid);
-    expect(paid.json().payments).toHaveLength(1);
+    // 0.31.0's fields: the request as written, and the payment typed: 2 USDC sent and
+    // received on Base in one transaction, nothing beyond what was owed.
+    expect(paid.json()).toMatchObject({
+      payee,
+      requestAmount: '2',
+      invoiceCurrency: USDC_BASE_ID,
+      paymentCurrency: USDC_BASE_ID,
+    });
+    expect(paid.json().payments).toEqual([
+      expect.objectContaining({
+        amount: '2',
+        sourceNetwork: 'base',
+        destinationNetwork: 'base',
+        sourceTxHash: paid.json().txHash,
+        destinationTxHash: null,
+        paidAmount: '2',
+        paidCurrency: 'USDC',
+        paidNetwork: 'base',
+        receivedAmount: '2',
+        receivedCurrency: 'USDC',
+        receivedNetwork: 'base',
+        excessAmount: null,
+        excessCurrency: null,
+        currency: 'USDC',
+        paymentCurrency: USDC_BASE_ID,
+        detectionSource: 'request-network',
+        note: null,
+      }),
+    ]);
+    expect(paid.json().txHash).toMatch(/^0x[0-9a-f]{64}$/);
     ok(
       await t.app.inject({
         method: 'GET',
@@ -352,6 +382,11 @@ describe('conformance with the reference API', () => {
       headers: headers(),
     });
     ok(calldata);
+    expect(calldata.json()).toMatchObject({ paymentType: 'single', flow: 'incoming' });
+    expect(calldata.json().transactions.map((tx: { chainType: string }) => tx.chainType)).toEqual([
+      'tron',
+      'tron',
+    ]);
     const [approve] = calldata.json().transactions as TronTransaction[];
     const relayed = await t.app.inject({
       method: 'POST',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../app.ts';
-import { pathShape } from '../conformance.ts';
+import { pathShape } from '../reference-versions.ts';
 
 /**
  * Clients written for the reference API send every field its OpenAPI (0.13.0) defines; a strict
