@@ -57,7 +57,7 @@ function load(): Map<string, Operation> {
   const found = new Map<string, Operation>();
   for (const [key, versioned] of referenceUnion()) {
     const responses = new Map<Version, Validators>();
-    const query = new Set<string>();
+    const query = new Set<string>(versioned.undeclaredQuery);
     for (const [version, { operation }] of versioned.descriptions) {
       const validators: Validators = new Map();
       for (const [status, response] of Object.entries(operation.responses ?? {})) {

@@ -137,6 +137,23 @@ export function pathShape(path: string): string {
   return path.replace(/\{[^}]+\}/g, '{}').replace(/:[A-Za-z0-9_]+/g, '{}');
 }
 
+/**
+ * Query parameters a description leaves out although its operation cannot work without them:
+ * a request that sends them is still that operation's, and its answer is checked.
+ */
+export const UNDECLARED_QUERY: Readonly<
+  Record<string, { readonly names: readonly string[]; readonly reason: string }>
+> = {
+  'GET /v1/payee-destination/lookup': {
+    names: ['destinationId'],
+    reason: '0.14.0 declares no parameters, but the lookup needs the destination it looks up',
+  },
+  'GET /v1/payee-destination/payout-lookup': {
+    names: ['walletAddress'],
+    reason: '0.14.0 declares no parameters, but the lookup needs the wallet it looks up',
+  },
+};
+
 let documents: Map<Version, ReferenceDocument> | undefined;
 
 /** The three descriptions, parsed once. */
@@ -163,6 +180,8 @@ export interface VersionedOperation {
   /** The version that rules by default (the first that defines it). */
   readonly primary: Version;
   readonly rules: readonly Rule[];
+  /** UNDECLARED_QUERY's names for it. */
+  readonly undeclaredQuery: readonly string[];
 }
 
 let union: Map<string, VersionedOperation> | undefined;
@@ -211,9 +230,10 @@ function build(): Map<string, VersionedOperation> {
       descriptions: entry.descriptions,
       primary,
       rules,
+      undeclaredQuery: names.flatMap((name) => UNDECLARED_QUERY[name]?.names ?? []),
     });
   }
-  for (const name of Object.keys(RULES)) {
+  for (const name of [...Object.keys(RULES), ...Object.keys(UNDECLARED_QUERY)]) {
     if (!named.has(name)) throw new Error(`RULES names ${name}, which no description defines`);
   }
   return out;
