@@ -13,7 +13,7 @@ export type Version = '0.31.0' | 'auth-0.14.0' | '0.13.0';
 
 export type Schema = Record<string, unknown>;
 
-export interface OperationDescription {
+interface OperationDescription {
   readonly responses?: Record<string, Schema>;
   readonly parameters?: readonly {
     readonly name: string;
@@ -24,7 +24,7 @@ export interface OperationDescription {
   readonly requestBody?: { readonly content: Record<string, { readonly schema?: Schema }> };
 }
 
-export interface ReferenceDocument {
+interface ReferenceDocument {
   readonly paths: Record<string, Record<string, OperationDescription>>;
 }
 
@@ -35,10 +35,10 @@ const FILES: Readonly<Record<Version, string>> = {
   '0.13.0': 'request-api-0.13.0.structure.json',
 };
 
-export const VERSIONS = Object.keys(FILES) as readonly Version[];
+const VERSIONS = Object.keys(FILES) as readonly Version[];
 
 /** Where 0.13.0 rules instead of the newer description, and for what. */
-export interface Rule {
+interface Rule {
   readonly version: '0.13.0';
   /** `answers`: the response schemas; `request`: the body and parameters clients send. */
   readonly parts: readonly ('answers' | 'request')[];
@@ -61,7 +61,7 @@ const REMOVED = (where: string): Rule => ({
  * operation only 0.13.0 defines must be here (load() refuses a table that forgets one), so
  * that which version rules what is always written down.
  */
-export const RULES: Readonly<Record<string, readonly Rule[]>> = {
+const RULES: Readonly<Record<string, readonly Rule[]>> = {
   'GET /v2/payee-destination/signing-data': [
     REMOVED('moved to the Auth API as /v1/payee-destination'),
   ],
@@ -141,7 +141,7 @@ export function pathShape(path: string): string {
  * Query parameters a description leaves out although its operation cannot work without them:
  * a request that sends them is still that operation's, and its answer is checked.
  */
-export const UNDECLARED_QUERY: Readonly<
+const UNDECLARED_QUERY: Readonly<
   Record<string, { readonly names: readonly string[]; readonly reason: string }>
 > = {
   'GET /v1/payee-destination/lookup': {
@@ -157,7 +157,7 @@ export const UNDECLARED_QUERY: Readonly<
 let documents: Map<Version, ReferenceDocument> | undefined;
 
 /** The three descriptions, parsed once. */
-export function referenceDocuments(): ReadonlyMap<Version, ReferenceDocument> {
+function referenceDocuments(): ReadonlyMap<Version, ReferenceDocument> {
   documents ??= new Map(
     VERSIONS.map((version) => [
       version,
