@@ -14,7 +14,8 @@ import {
  * validates each answer of an operation the reference defines, for each status it gives a
  * schema for, against the description that rules the operation (test/reference-versions.ts:
  * Request API 0.31.0, Auth API 0.14.0 for its paths, 0.13.0 for what 0.31.0 removed or
- * describes unsoundly); a mismatch fails the test that received it (see test/setup.ts).
+ * describes unsoundly), and against 0.13.0's as well where it describes the same answer, so
+ * its clients keep working; a mismatch fails the test that received it (see test/setup.ts).
  */
 
 type Validators = Map<number, ValidateFunction | null>;
@@ -214,16 +215,29 @@ function check(
       });
     }
   }
+  // Clients of 0.13.0 keep working: where it describes the same answer, it holds as well.
+  const older = version === '0.13.0' ? undefined : operation.responses.get('0.13.0')?.get(status);
+  if (
+    older &&
+    parseError === null &&
+    !older(withoutSpecAdditions('0.13.0', operation.name, parsed))
+  ) {
+    violations.push({
+      operation: `${operation.name} (0.13.0 too)`,
+      status,
+      errors: (older.errors ?? []).map(describe),
+      body: body.slice(0, 2_000),
+    });
+  }
   const capture = { operation: operation.name, status, version, valid };
   captured.push(capture);
   return capture;
 }
 
 /**
- * Members an answer carries beyond what the ruling version's schema allows, where that schema
- * forbids any others: the names the other version reads for the same thing, so clients of
- * both find it. Each is removed before the check, so everything else is still held to the
- * schema.
+ * Members an answer carries beyond what a version's schema allows, where that schema forbids
+ * any others: the names the other version reads for the same thing, so clients of both find
+ * it. Each is removed before that version's check, so everything else is still held to it.
  */
 const SPEC_ADDITIONS: readonly {
   readonly version: Version;
@@ -237,6 +251,12 @@ const SPEC_ADDITIONS: readonly {
     members: ['ERC20BatchPaymentTransaction', 'ETHBatchPaymentTransaction', 'requestIds'],
     reason:
       "0.13.0's names of the batch transaction (0.31.0 calls it batchPaymentTransaction) and the spec's list of the requests' ids",
+  },
+  {
+    version: '0.13.0',
+    operation: 'POST /v2/payouts/batch',
+    members: ['batchPaymentTransaction', 'metadata', 'requests', 'requestIds'],
+    reason: "0.31.0's names, which 0.13.0's schema does not list, and the spec's requestIds",
   },
 ];
 
