@@ -410,6 +410,29 @@ describe('conformance with the reference API', () => {
     });
     ok(relayed);
     expect(relayed.json().result).toBe(true);
+
+    // A request on Tron: its /pay names each call's chain type too.
+    const request = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: headers(),
+      payload: {
+        amount: '1',
+        invoiceCurrency: 'USDT-tron',
+        paymentCurrency: 'USDT-tron',
+        payee: evmToTron(accountOf(local.chain, 1).address),
+      },
+    });
+    ok(request, 201);
+    const requestPay = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${request.json().requestId}/pay`,
+      headers: headers(),
+    });
+    ok(requestPay);
+    expect(requestPay.json().transactions.map((tx: { chainType: string }) => tx.chainType)).toEqual(
+      ['tron', 'tron'],
+    );
   });
 
   it('answers the payout-link operations: a payout link, its display, and a batch of two', async () => {
