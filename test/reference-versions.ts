@@ -58,7 +58,7 @@ const REMOVED = (where: string): Rule => ({
 
 /**
  * Keyed by the operation as `METHOD path` in the path form of the version it names. Every
- * operation only 0.13.0 defines must be here (load() refuses a table that forgets one), so
+ * operation only 0.13.0 defines must be here (reading the table throws if one is forgotten), so
  * that which version rules what is always written down.
  */
 const RULES: Readonly<Record<string, readonly Rule[]>> = {
