@@ -1,26 +1,32 @@
-import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
+import {
+  pathShape,
+  referenceUnion,
+  rulingVersion,
+  type Schema,
+  type Version,
+  type VersionedOperation,
+} from './reference-versions.ts';
 
 /**
- * The reference API's response schemas (request-api-0.13.0.structure.json: the real OpenAPI
- * 0.13.0 with its prose removed), checked against what our routes answer. Every test app
+ * The reference API's response schemas, checked against what our routes answer. Every test app
  * validates each answer of an operation the reference defines, for each status it gives a
- * schema for; a mismatch fails the test that received it (see test/setup.ts).
+ * schema for, against the description that rules the operation (test/reference-versions.ts:
+ * Request API 0.31.0, Auth API 0.14.0 for its paths, 0.13.0 for what 0.31.0 removed or
+ * describes unsoundly), and against 0.13.0's as well where it describes the same answer, so
+ * its clients keep working; a mismatch fails the test that received it (see test/setup.ts).
  */
 
-const REFERENCE = new URL('./reference/request-api-0.13.0.structure.json', import.meta.url);
-
-type Schema = Record<string, unknown>;
+type Validators = Map<number, ValidateFunction | null>;
 
 interface Operation {
-  /** `GET /v2/request/{requestId}`. */
+  /** `GET /v2/request/{requestId}`, as the ruling version writes it. */
   readonly name: string;
-  readonly method: string;
-  /** The path with every parameter as `{}`, to compare with our routes' `:name` form. */
-  readonly shape: string;
-  readonly responses: ReadonlyMap<number, ValidateFunction | null>;
-  /** Query parameters the operation defines, and which of them it requires. */
+  readonly versioned: VersionedOperation;
+  /** By version: each status it describes, with the schema's validator (null: no schema). */
+  readonly responses: ReadonlyMap<Version, Validators>;
+  /** Query parameters any version defines, and which the ruling one requires. */
   readonly query: ReadonlySet<string>;
   readonly requiredQuery: readonly string[];
 }
@@ -28,6 +34,8 @@ interface Operation {
 export interface Captured {
   readonly operation: string;
   readonly status: number;
+  /** The description the answer was checked against. */
+  readonly version: Version;
   /** Null when the reference gives that status no schema. */
   readonly valid: boolean | null;
 }
@@ -39,55 +47,41 @@ export interface Violation {
   readonly body: string;
 }
 
-/** `/v2/request/:requestId` and `/v2/request/{requestId}` both → `/v2/request/{}`. */
-export function pathShape(path: string): string {
-  return path.replace(/\{[^}]+\}/g, '{}').replace(/:[A-Za-z0-9_]+/g, '{}');
-}
-
 let operations: Map<string, Operation> | undefined;
 
 function load(): Map<string, Operation> {
-  const document = JSON.parse(readFileSync(REFERENCE, 'utf8')) as {
-    paths: Record<
-      string,
-      Record<
-        string,
-        {
-          responses?: Record<string, Schema>;
-          parameters?: { name: string; in: string; required?: boolean }[];
-        }
-      >
-    >;
-  };
   // OpenAPI 3.0's `nullable` becomes a null type (below); formats are checked; keywords Ajv
   // does not know (`example`) are not errors.
   const ajv = new Ajv({ strict: false, allErrors: true });
   // ajv-formats is CommonJS: its function is the default export's `default`.
   (formats as unknown as { default: (ajv: Ajv) => void }).default(ajv);
   const found = new Map<string, Operation>();
-  for (const [path, methods] of Object.entries(document.paths)) {
-    for (const [method, operation] of Object.entries(methods)) {
-      const responses = new Map<number, ValidateFunction | null>();
+  for (const [key, versioned] of referenceUnion()) {
+    const responses = new Map<Version, Validators>();
+    const query = new Set<string>(versioned.undeclaredQuery);
+    for (const [version, { operation }] of versioned.descriptions) {
+      const validators: Validators = new Map();
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const content = response.content as Record<string, { schema?: Schema }> | undefined;
         const schema = content?.['application/json']?.schema;
-        responses.set(
+        validators.set(
           Number(status),
           schema ? ajv.compile(openApiToJsonSchema(schema) as Schema) : null,
         );
       }
-      const upper = method.toUpperCase();
-      const shape = pathShape(path);
-      const query = (operation.parameters ?? []).filter((p) => p.in === 'query');
-      found.set(`${upper} ${shape}`, {
-        name: `${upper} ${path}`,
-        method: upper,
-        shape,
-        responses,
-        query: new Set(query.map((p) => p.name)),
-        requiredQuery: query.filter((p) => p.required).map((p) => p.name),
-      });
+      responses.set(version, validators);
+      for (const p of operation.parameters ?? []) if (p.in === 'query') query.add(p.name);
     }
+    const ruling = versioned.descriptions.get(rulingVersion(versioned, 'request'));
+    found.set(key, {
+      name: `${versioned.method} ${versioned.descriptions.get(versioned.primary)?.path ?? versioned.shape}`,
+      versioned,
+      responses,
+      query,
+      requiredQuery: (ruling?.operation.parameters ?? [])
+        .filter((p) => p.in === 'query' && p.required)
+        .map((p) => p.name),
+    });
   }
   return found;
 }
@@ -134,21 +128,24 @@ function openApiToJsonSchema(schema: unknown): unknown {
   return out;
 }
 
-/** Every operation of the reference, by name (`GET /v2/request/{requestId}`). */
+/**
+ * Every operation of the reference (0.13.0, 0.31.0 and Auth 0.14.0 together), by name
+ * (`GET /v2/request/{requestId}`), with the statuses any of its descriptions documents.
+ */
 export function referenceOperations(): readonly {
   readonly name: string;
   readonly method: string;
   readonly shape: string;
+  readonly versions: readonly Version[];
   readonly statuses: readonly number[];
-  readonly schemaStatuses: readonly number[];
 }[] {
   operations ??= load();
   return [...operations.values()].map((op) => ({
     name: op.name,
-    method: op.method,
-    shape: op.shape,
-    statuses: [...op.responses.keys()],
-    schemaStatuses: [...op.responses].filter(([, v]) => v !== null).map(([status]) => status),
+    method: op.versioned.method,
+    shape: op.versioned.shape,
+    versions: [...op.responses.keys()],
+    statuses: [...new Set([...op.responses.values()].flatMap((v) => [...v.keys()]))],
   }));
 }
 
@@ -191,55 +188,103 @@ function check(
   if (status < 400 && operation.requiredQuery.some((name) => !queryNames.includes(name))) {
     return null;
   }
-  const validate = operation.responses.get(status);
+  let parsed: unknown;
+  let parseError: string | null = null;
+  try {
+    parsed = JSON.parse(body);
+  } catch (error) {
+    parseError = `not JSON: ${String(error)}`;
+  }
+  // The ruling version's schema for the status; when it documents no such status (0.31.0
+  // dropped the 401 of the link creations), the next version that does.
+  const ruling = rulingVersion(operation.versioned, 'answers', parsed);
+  const order = [ruling, ...[...operation.responses.keys()].filter((v) => v !== ruling)];
+  const version = order.find((v) => operation.responses.get(v)?.has(status) === true) ?? ruling;
+  const validate = operation.responses.get(version)?.get(status);
   let valid: boolean | null = null;
   if (validate) {
-    let parsed: unknown;
-    let parseError: string | null = null;
-    try {
-      parsed = JSON.parse(body);
-    } catch (error) {
-      parseError = `not JSON: ${String(error)}`;
-    }
-    valid = parseError === null && validate(withoutSpecAdditions(operation.name, parsed)) === true;
+    valid =
+      parseError === null &&
+      validate(withoutSpecAdditions(version, operation.name, parsed)) === true;
     if (!valid) {
       violations.push({
-        operation: operation.name,
+        operation: `${operation.name} (${version})`,
         status,
         errors: parseError ? [parseError] : (validate.errors ?? []).map(describe),
         body: body.slice(0, 2_000),
       });
     }
   }
-  const capture = { operation: operation.name, status, valid };
+  // Clients of 0.13.0 keep working: where it describes the same answer, it holds as well.
+  const older = version === '0.13.0' ? undefined : operation.responses.get('0.13.0')?.get(status);
+  if (
+    older &&
+    parseError === null &&
+    !older(withoutSpecAdditions('0.13.0', operation.name, parsed))
+  ) {
+    violations.push({
+      operation: `${operation.name} (0.13.0 too)`,
+      status,
+      errors: (older.errors ?? []).map(describe),
+      body: body.slice(0, 2_000),
+    });
+  }
+  const capture = { operation: operation.name, status, version, valid };
   captured.push(capture);
   return capture;
 }
 
 /**
- * Members the spec adds to an answer whose reference schema forbids any beyond its own. Only
- * where the reference's own examples and guides disagree with its schema (api-facts §4.3: the
- * batch payout examples answer `batchPaymentTransaction`, the schema does not list it); each
- * addition is removed before the check, so everything else is still held to the schema.
+ * Members an answer carries beyond what a version's schema allows, where that schema forbids
+ * any others: the names the other version reads for the same thing, so clients of both find
+ * it. Each is removed before that version's check, so everything else is still held to it.
  */
-const SPEC_ADDITIONS: Readonly<Record<string, readonly string[]>> = {
-  'POST /v2/payouts/batch': ['batchPaymentTransaction', 'metadata', 'requestIds'],
-};
+const SPEC_ADDITIONS: readonly {
+  readonly version: Version;
+  readonly operation: string;
+  readonly members: readonly string[];
+  readonly reason: string;
+}[] = [
+  {
+    version: '0.31.0',
+    operation: 'POST /v2/payouts/batch',
+    members: ['ERC20BatchPaymentTransaction', 'ETHBatchPaymentTransaction', 'requestIds'],
+    reason:
+      "0.13.0's names of the batch transaction (0.31.0 calls it batchPaymentTransaction) and the spec's list of the requests' ids",
+  },
+  {
+    version: '0.13.0',
+    operation: 'POST /v2/payouts/batch',
+    members: ['batchPaymentTransaction', 'metadata', 'requests', 'requestIds'],
+    reason: "0.31.0's names, which 0.13.0's schema does not list, and the spec's requestIds",
+  },
+];
 
 /**
  * Enum values the spec adds where the reference's schema lists fewer: Variant C's
- * `executionKind` names only the EVM kinds, while the spec and the reference's own
- * `requestedExecutionKind` have `tron_batch`, which a Tron multicall answers. Checked as the
- * EVM same-chain kind, so the rest of the answer is still held to the schema.
+ * `executionKind` (0.13.0's multicall branch) names only the EVM kinds, while the spec and
+ * the reference's own `requestedExecutionKind` have `tron_batch`, which a Tron multicall
+ * answers. Checked as the EVM same-chain kind, so the rest of the answer is still held to the
+ * schema.
  */
-const SPEC_ENUM_ADDITIONS: Readonly<Record<string, Readonly<Record<string, [string, string]>>>> = {
-  'GET /v2/secure-payments/{token}/pay': { executionKind: ['tron_batch', 'evm_same_chain'] },
-};
+const SPEC_ENUM_ADDITIONS: readonly {
+  readonly version: Version;
+  readonly operation: string;
+  readonly values: Readonly<Record<string, readonly [string, string]>>;
+}[] = [
+  {
+    version: '0.13.0',
+    operation: 'GET /v2/secure-payments/{token}/pay',
+    values: { executionKind: ['tron_batch', 'evm_same_chain'] },
+  },
+];
 
-function withoutSpecAdditions(operation: string, body: unknown): unknown {
+function withoutSpecAdditions(version: Version, operation: string, body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const added = SPEC_ADDITIONS[operation] ?? [];
-  const enums = SPEC_ENUM_ADDITIONS[operation] ?? {};
+  const applies = (entry: { version: Version; operation: string }) =>
+    entry.version === version && entry.operation === operation;
+  const added = SPEC_ADDITIONS.filter(applies).flatMap((entry) => entry.members);
+  const enums = SPEC_ENUM_ADDITIONS.find(applies)?.values ?? {};
   return Object.fromEntries(
     Object.entries(body)
       .filter(([key]) => !added.includes(key))

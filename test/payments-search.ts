@@ -70,7 +70,8 @@ export function setupPaymentsSearch(): void {
         accountId: shop.accountId,
         invoiceCurrency: usdc,
         paymentCurrency: usdc,
-        expectedAmount: 10_500_001n,
+        // 10.4 USDC owed, 10.5 then 0.000001 paid: both payments pay beyond it.
+        expectedAmount: 10_400_000n,
         reference: 'order-1',
         customerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
       },

@@ -25,9 +25,15 @@ export function destinationBody(row: DestinationRow) {
   };
 }
 
+/**
+ * What kind of wallet 0.14.0 says a destination pays: always `eoa` so far, since nothing
+ * records whether the wallet that signed in is a contract (an ERC-1271 Safe signs in too).
+ */
+const WALLET_TYPE = 'eoa' as const;
+
 export function destinationV1Body(row: DestinationRow) {
   const { network: _network, ...shared } = destinationBody(row);
-  return { ...shared, accessPolicy: row.accessPolicy, claimed: CLAIMED };
+  return { ...shared, walletType: WALLET_TYPE, accessPolicy: row.accessPolicy, claimed: CLAIMED };
 }
 
 export function payoutDestinationBody(row: DestinationRow) {

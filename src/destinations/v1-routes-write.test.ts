@@ -42,6 +42,7 @@ describe('POST /v1/payee-destination', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       destinationId: `${payee.address}@eip155:8453#${checksum}:${USDC_BASE}`,
       walletAddress: payee.address,
+      walletType: 'eoa',
       tokenAddress: USDC_BASE,
       chainId: BASE,
       accessPolicy: DEFAULT_POLICY,

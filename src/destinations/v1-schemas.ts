@@ -42,6 +42,9 @@ export const DestinationV1 = Type.Object({
   id: Type.String(),
   destinationId: Type.String(),
   walletAddress: Type.String(),
+  walletType: Type.Union([Type.Literal('eoa'), Type.Literal('safe')], {
+    description: 'eoa so far: contract wallets are not told apart yet',
+  }),
   tokenAddress: Type.String(),
   chainId: Type.Integer(),
   accessPolicy: AccessPolicySchema,

@@ -43,11 +43,26 @@ describe('GET /v2/payments: the payment', () => {
       sourceNetwork: 'base',
       destinationNetwork: 'base',
       sourceTxHash: BATCH_TX,
-      destinationTxHash: BATCH_TX,
+      // Same-chain: one transaction, no arrival on another network.
+      destinationTxHash: null,
       timestamp: '2026-01-10T10:00:00.000Z',
       type: 'direct',
       currency: 'USDC',
       paymentCurrency: 'USDC-base',
+      conversionRateSource: null,
+      conversionRateDestination: null,
+      convertedAmountSource: null,
+      convertedAmountDestination: null,
+      // The wallet sent the payee's 10.5 and the 0.25 fee; the payee got 10.5.
+      paidAmount: '10.75',
+      paidCurrency: 'USDC',
+      paidNetwork: 'base',
+      receivedAmount: '10.5',
+      receivedCurrency: 'USDC',
+      receivedNetwork: 'base',
+      // 10.4 was owed: this payment paid 0.1 beyond it.
+      excessAmount: '0.1',
+      excessCurrency: 'USDC',
       fees: [
         {
           type: 'platform',
@@ -68,6 +83,7 @@ describe('GET /v2/payments: the payment', () => {
       payerAddress: PAYER,
       payerEoaAddress: null,
       detectionSource: 'request-network',
+      note: null,
     });
   });
 
@@ -87,6 +103,23 @@ describe('GET /v2/payments: the payment', () => {
     expect(page.payments).toMatchObject([
       { id: ids.second, amount: '0.000001', payerAddress: SENDER, payerEoaAddress: EOA },
     ]);
+  });
+
+  it('counts all of a payment made after the request was paid in full as excess, its earlier one found on no page', async () => {
+    // Only the second payment matches; the first, which crossed what was owed, is read anyway.
+    const page = await found({ txHash: SECOND_TX });
+    expect(page.payments).toMatchObject([
+      {
+        id: ids.second,
+        paidAmount: '0.000001',
+        receivedAmount: '0.000001',
+        excessAmount: '0.000001',
+        excessCurrency: 'USDC',
+      },
+    ]);
+    // A payment that paid no more than was owed has none.
+    const dai = (await found({ txHash: BATCH_TX })).payments.find((p) => p.id === ids.dai);
+    expect(dai).toMatchObject({ excessAmount: null, excessCurrency: null });
   });
 
   it('returns a Tron payment with its network, base58 addresses and transaction id', async () => {

@@ -9,7 +9,12 @@ import { nextCursor } from '../db/keyset.ts';
 import { payments, requests } from '../db/schema.ts';
 import { pageStart } from '../http/pages.ts';
 import type { CallerScope } from '../http/principal.ts';
-import { type PaymentBody, paymentBody } from '../payments/records.ts';
+import {
+  excessByPayment,
+  type PaymentBody,
+  paymentBody,
+  paymentsOfRequests,
+} from '../payments/records.ts';
 import { paymentSearchSql, type SearchConditions, TOTAL_COUNT_CAP } from './query.ts';
 
 /**
@@ -127,8 +132,11 @@ export async function searchPayments(
         TOTAL_COUNT_CAP + 1,
         offset + page.length + (hasMore ? 1 : 0),
       );
+  const excess = await excessOfPage(db, page);
   return {
-    payments: page.map(({ payment, request }) => paymentBody(chains, payment, request)),
+    payments: page.map(({ payment, request }) =>
+      paymentBody(chains, payment, request, excess.get(payment.id) ?? 0n),
+    ),
     pagination: {
       total,
       limit,
@@ -230,4 +238,24 @@ function utcDate(value: string | undefined, field: string, errors: FieldError[])
   const date = parseDateTime(value, { utcOnly: true });
   if (date === null) errors.push({ field, message: DATE_MESSAGE });
   return date;
+}
+
+/**
+ * What each payment of the page paid beyond what its request still owed: read from all the
+ * payments of the page's requests (earlier ones may be on no page).
+ */
+async function excessOfPage(
+  db: Database,
+  page: readonly {
+    readonly request: { readonly id: string; readonly expectedAmount: bigint };
+  }[],
+): Promise<Map<string, bigint>> {
+  const expected = new Map(page.map(({ request }) => [request.id, request.expectedAmount]));
+  const byRequest = await paymentsOfRequests(db, [...expected.keys()]);
+  const excess = new Map<string, bigint>();
+  for (const [requestRowId, list] of byRequest) {
+    for (const [id, amount] of excessByPayment(list, expected.get(requestRowId) ?? 0n))
+      excess.set(id, amount);
+  }
+  return excess;
 }

@@ -30,9 +30,13 @@ export const PAYMENT_SCHEMA_ID = 'Payment';
 
 const Fee = Type.Object(
   {
-    type: Type.Literal('platform'),
+    type: Type.Union([Type.Literal('platform'), Type.Literal('protocol')], {
+      description: 'Ours are platform fees; the reference also reports protocol fees',
+    }),
     stage: Type.Literal('sending'),
-    amount: Type.String({ description: 'Human-readable, in the payment currency' }),
+    amount: Type.Union([Type.String(), Type.Null()], {
+      description: 'Human-readable, in the payment currency',
+    }),
     currency: Type.String({ description: 'Symbol of the payment currency' }),
     receiverAddress: Type.Optional(Type.String()),
     network: Type.String(),
@@ -50,17 +54,38 @@ export const PaymentSchema = Type.Object(
     sourceNetwork: Type.String(),
     destinationNetwork: Type.String(),
     sourceTxHash: Type.String(),
-    destinationTxHash: Type.String(),
+    destinationTxHash: Type.Null({
+      description: 'A cross-chain payment’s arrival; null: same-chain, one transaction',
+    }),
     timestamp: Type.String({ format: 'date-time', description: "The block's time" }),
     type: Type.Union([Type.Literal('direct'), Type.Literal('conversion')]),
     currency: Type.String({ description: 'Symbol of the invoice currency' }),
     paymentCurrency: Type.String({ description: 'Id of the payment currency' }),
-    conversionRateSource: Type.Optional(
-      Type.String({ description: 'Conversion: payment currency per unit of invoice currency' }),
-    ),
-    convertedAmountSource: Type.Optional(
-      Type.String({ description: 'Conversion: what the wallet sent, in the payment currency' }),
-    ),
+    conversionRateSource: Type.Union([Type.String(), Type.Null()], {
+      description: 'Conversion: payment currency per unit of invoice currency',
+    }),
+    conversionRateDestination: Type.Null({ description: 'Cross-chain conversions only' }),
+    convertedAmountSource: Type.Union([Type.String(), Type.Null()], {
+      description: 'Conversion: what the payee got, in the payment currency',
+    }),
+    convertedAmountDestination: Type.Null({ description: 'Cross-chain conversions only' }),
+    paidAmount: Type.String({
+      description: 'What left the payer’s wallet, fee included, in the payment currency',
+    }),
+    paidCurrency: Type.String({ description: 'Symbol of the payment currency' }),
+    paidNetwork: Type.String(),
+    receivedAmount: Type.String({
+      description: 'What the payee got, fee excluded, in the payment currency',
+    }),
+    receivedCurrency: Type.String({ description: 'Symbol of the payment currency' }),
+    receivedNetwork: Type.String(),
+    excessAmount: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'What this payment paid beyond what was still due, in the invoice currency; null when nothing',
+    }),
+    excessCurrency: Type.Union([Type.String(), Type.Null()], {
+      description: 'Symbol of the invoice currency, beside an excess',
+    }),
     rateProvider: Type.Optional(Type.Literal('chainlink')),
     amountInUsd: Type.Optional(
       Type.Union([Type.String(), Type.Null()], {
@@ -81,36 +106,61 @@ export const PaymentSchema = Type.Object(
     payerAddress: Type.Union([Type.String(), Type.Null()]),
     payerEoaAddress: Type.Union([Type.String(), Type.Null()]),
     detectionSource: Type.Literal('request-network'),
+    note: Type.Null({ description: 'The reference notes fallback detections; ours has none' }),
   },
   { $id: PAYMENT_SCHEMA_ID, additionalProperties: false },
 );
 
-export function paymentBody(chains: ChainRegistry, payment: PaymentRow, request: RequestRow) {
+/**
+ * `excess`: what this payment counted beyond what its request still owed before it, in the
+ * invoice currency (`excessByPayment`).
+ */
+export function paymentBody(
+  chains: ChainRegistry,
+  payment: PaymentRow,
+  request: RequestRow,
+  excess: bigint,
+) {
   const paymentCurrency = chains.currency(request.paymentCurrency);
   const decimals = paymentCurrency?.decimals ?? 0;
+  const paymentSymbol = paymentCurrency?.symbol ?? request.paymentCurrency;
   const invoice = chains.currency(request.invoiceCurrency);
+  const invoiceDecimals = invoice?.decimals ?? decimals;
+  const invoiceSymbol = invoice?.symbol ?? request.invoiceCurrency;
   const converts = request.invoiceCurrency !== request.paymentCurrency;
   const counted = countedAmount(payment);
   return {
     id: payment.id,
-    amount: formatAmount(counted, invoice?.decimals ?? decimals),
+    amount: formatAmount(counted, invoiceDecimals),
     sourceNetwork: payment.network,
     destinationNetwork: payment.network,
     sourceTxHash: payment.txHash,
-    destinationTxHash: payment.txHash,
+    destinationTxHash: null,
     timestamp: payment.timestamp.toISOString(),
     type: converts ? ('conversion' as const) : ('direct' as const),
-    currency: invoice?.symbol ?? request.invoiceCurrency,
+    currency: invoiceSymbol,
     paymentCurrency: request.paymentCurrency,
+    conversionRateSource: converts
+      ? conversionRate(
+          { amount: payment.amount, decimals },
+          { amount: counted, decimals: invoice?.decimals ?? 0 },
+        )
+      : null,
+    conversionRateDestination: null,
+    convertedAmountSource: converts ? formatAmount(payment.amount, decimals) : null,
+    convertedAmountDestination: null,
     ...(converts && {
-      conversionRateSource: conversionRate(
-        { amount: payment.amount, decimals },
-        { amount: counted, decimals: invoice?.decimals ?? 0 },
-      ),
-      convertedAmountSource: formatAmount(payment.amount, decimals),
       rateProvider: 'chainlink' as const,
       amountInUsd: payment.amountInUsd === null ? null : formatUsd(payment.amountInUsd),
     }),
+    paidAmount: formatAmount(payment.amount + payment.feeAmount, decimals),
+    paidCurrency: paymentSymbol,
+    paidNetwork: payment.network,
+    receivedAmount: formatAmount(payment.amount, decimals),
+    receivedCurrency: paymentSymbol,
+    receivedNetwork: payment.network,
+    excessAmount: excess > 0n ? formatAmount(excess, invoiceDecimals) : null,
+    excessCurrency: excess > 0n ? invoiceSymbol : null,
     fees:
       payment.feeAmount === 0n
         ? []
@@ -119,7 +169,7 @@ export function paymentBody(chains: ChainRegistry, payment: PaymentRow, request:
               type: 'platform' as const,
               stage: 'sending' as const,
               amount: formatAmount(payment.feeAmount, decimals),
-              currency: paymentCurrency?.symbol ?? request.paymentCurrency,
+              currency: paymentSymbol,
               ...(payment.feeAddress !== null && { receiverAddress: payment.feeAddress }),
               network: payment.network,
             },
@@ -134,7 +184,29 @@ export function paymentBody(chains: ChainRegistry, payment: PaymentRow, request:
     payerAddress: payment.payerAddress,
     payerEoaAddress: payment.payerEoaAddress,
     detectionSource: 'request-network' as const,
+    note: null,
   };
+}
+
+/**
+ * What each payment of one request counted beyond what the request still owed before it, in
+ * the invoice currency, by payment id: the payment that crosses the expected amount carries
+ * the part past it, every later one all it counted. `payments`: all of the request's, oldest
+ * first.
+ */
+export function excessByPayment(
+  payments: readonly PaymentRow[],
+  expectedAmount: bigint,
+): Map<string, bigint> {
+  const excess = new Map<string, bigint>();
+  let before = 0n;
+  for (const payment of payments) {
+    const after = before + countedAmount(payment);
+    const over = (total: bigint) => (total > expectedAmount ? total - expectedAmount : 0n);
+    excess.set(payment.id, over(after) - over(before));
+    before = after;
+  }
+  return excess;
 }
 
 export type PaymentBody = ReturnType<typeof paymentBody>;

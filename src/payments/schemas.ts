@@ -11,6 +11,7 @@ const EvmTransactionSchema = Type.Object(
     data: Hex,
     value: Type.String({ description: 'Wei, hex' }),
     chainId: Type.Integer(),
+    chainType: Type.Optional(Type.Literal('evm')),
   },
   { $id: 'EvmTransaction', additionalProperties: false },
 );
@@ -30,6 +31,7 @@ const TronTransactionSchema = Type.Object(
     callValue: Type.Integer(),
     data: Hex,
     chainId: Type.Integer(),
+    chainType: Type.Optional(Type.Literal('tron')),
   },
   { $id: 'TronTransaction', additionalProperties: false },
 );
@@ -76,7 +78,17 @@ const SingleCalldataSchema = Type.Object(
   {
     paymentType: Type.Literal('single'),
     transactions: Type.Array(Transaction),
-    feeBundle: Type.Null(),
+    feeBundle: Type.Null({
+      description: 'Always null: a platform fee travels in the payment call itself',
+    }),
+    paymentReference: Type.Optional(
+      Type.String({ description: 'A link’s: the payment reference of its request' }),
+    ),
+    flow: Type.Optional(
+      Type.Union([Type.Literal('incoming'), Type.Literal('outgoing')], {
+        description: 'A link’s: outgoing for a payout link, incoming otherwise',
+      }),
+    ),
     metadata: Type.Object(
       {
         ...STEP_METADATA,

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { toHex } from 'viem';
 import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
 import { isNative } from '../chains/currencies.ts';
+import { formatAmount } from '../payments/amounts.ts';
 import { buildBatchCalldata, checkBatchNetworks } from '../payments/calldata/batch.ts';
 import { checkPayer } from '../payments/payer.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';
@@ -15,6 +16,7 @@ import {
   type RequestRow,
   unlessFailing,
 } from '../requests/requests.ts';
+import { requestUnits } from '../requests/units.ts';
 import type { PayoutDeps } from './create.ts';
 import type { BatchPayoutBody } from './schemas.ts';
 
@@ -31,7 +33,8 @@ export const NO_REQUESTS_MESSAGE = 'requests or requestIds is required';
  * under the spec's name `batchPaymentTransaction` and also under the name the reference's
  * schema gives it (`ERC20BatchPaymentTransaction`, or `ETHBatchPaymentTransaction` when the
  * batch pays only the native currency): one transaction, never two, so a client that sends
- * whichever it finds pays once.
+ * whichever it finds pays once. `requests` says what each request of the batch is (0.31.0's
+ * field), `requestIds` their ids.
  */
 export async function createBatchPayout(
   deps: PayoutDeps,
@@ -77,6 +80,14 @@ export async function createBatchPayout(
       ? { ETHBatchPaymentTransaction: transaction }
       : { ERC20BatchPaymentTransaction: transaction }),
     requestIds: requests.map((row) => row.requestId),
+    requests: requests.map((row) => ({
+      requestId: row.requestId,
+      paymentReference: `0x${row.paymentReference}`,
+      payee: row.payee,
+      amount: formatAmount(row.expectedAmount, requestUnits(deps.chains, row).decimals),
+      invoiceCurrency: row.invoiceCurrency,
+      paymentCurrency: row.paymentCurrency,
+    })),
     metadata: {
       ...metadata,
       insufficientTokens: [...insufficientTokens],

@@ -218,11 +218,36 @@ describe('POST /v2/payouts/batch', () => {
       'batchPaymentTransaction',
       'metadata',
       'requestIds',
+      'requests',
     ]);
     expect(body.ERC20ApprovalTransactions).toEqual([
       { data: expect.stringMatching(/^0x095ea7b3/), to: expect.any(String), value: 0 },
     ]);
     expect(body.batchPaymentTransaction.data).toMatch(/^0x92cddb91/);
+    expect(body.ERC20BatchPaymentTransaction).toEqual(body.batchPaymentTransaction);
+    // 0.31.0's `requests`: what each request of the batch is, as written, in the body's order.
+    const written = await t.db
+      .select()
+      .from(requests)
+      .where(inArray(requests.requestId, body.requestIds));
+    const reference = (id: string) =>
+      `0x${written.find((row) => row.requestId === id)?.paymentReference}`;
+    expect(body.requests).toEqual(
+      ['1', '2'].map((amount, i) => ({
+        requestId: body.requestIds[i],
+        paymentReference: reference(body.requestIds[i]),
+        payee: wallet(1).address,
+        amount,
+        invoiceCurrency: 'USDC-base',
+        paymentCurrency: 'USDC-base',
+      })),
+    );
+    // No payer named: nothing read, so what the wallet can do is unknown (0.31.0's nulls).
+    expect(body.metadata).toMatchObject({
+      hasEnoughBalance: true,
+      hasEnoughGas: null,
+      canMakePayment: null,
+    });
   });
 
   it('takes requests or requestIds, never both, and at least one of them', async () => {

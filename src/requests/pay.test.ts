@@ -71,7 +71,8 @@ describe('GET /v2/request/{requestId}/pay', () => {
     const body = res.json();
     expect(body.transactions).toHaveLength(2);
     for (const tx of body.transactions) {
-      expect(Object.keys(tx).sort()).toEqual(['data', 'to', 'value']);
+      expect(Object.keys(tx).sort()).toEqual(['chainType', 'data', 'to', 'value']);
+      expect(tx.chainType).toBe('evm');
       expect(tx.value).toEqual({ type: 'BigNumber', hex: '0x0' });
       expect(tx.to).toBe(getAddress(tx.to));
     }
@@ -82,6 +83,7 @@ describe('GET /v2/request/{requestId}/pay', () => {
       needsApproval: true,
       approvalTransactionIndex: 0,
       paymentTransactionIndex: 1,
+      routeType: 'samechain',
       requiredAmount: '3',
     });
   });

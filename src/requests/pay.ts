@@ -119,16 +119,25 @@ export async function requestCalldata(
   };
 }
 
-/** `{data, to, value: {type: 'BigNumber', hex}}`; Tron calls keep their trigger parameters. */
+/**
+ * `{data, to, value: {type: 'BigNumber', hex}, chainType}`; Tron calls keep their trigger
+ * parameters.
+ */
 function referenceTransaction(tx: PaymentTransaction) {
   if ('type' in tx) {
     return {
       ...tx,
       to: tx.contractAddress,
       value: { type: 'BigNumber' as const, hex: toHex(tx.callValue) },
+      chainType: 'tron' as const,
     };
   }
-  return { data: tx.data, to: tx.to, value: { type: 'BigNumber' as const, hex: tx.value } };
+  return {
+    data: tx.data,
+    to: tx.to,
+    value: { type: 'BigNumber' as const, hex: tx.value },
+    chainType: 'evm' as const,
+  };
 }
 
 /** `feePercentage` (0-100, up to 2 decimals) and `feeAddress` come together or not at all. */

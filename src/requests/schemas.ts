@@ -96,9 +96,11 @@ export const CreateRequestBody = Type.Object(
 
 const Fee = Type.Object(
   {
-    type: Type.Literal('platform'),
+    type: Type.Union([Type.Literal('platform'), Type.Literal('protocol')], {
+      description: 'Ours are platform fees; the reference also reports protocol fees',
+    }),
     provider: Type.String(),
-    amount: Type.String(),
+    amount: Type.Union([Type.String(), Type.Null()]),
     currency: Type.String(),
   },
   { additionalProperties: false },

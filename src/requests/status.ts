@@ -1,6 +1,6 @@
 import type { ChainRegistry } from '../chains/registry.ts';
 import { formatAmount } from '../payments/amounts.ts';
-import { type PaymentRow, paymentBody } from '../payments/records.ts';
+import { excessByPayment, type PaymentRow, paymentBody } from '../payments/records.ts';
 import { conversionStatus } from './conversion-status.ts';
 import type { Series } from './recurring.ts';
 import type { RequestRow } from './requests.ts';
@@ -27,6 +27,7 @@ export function requestStatusBody(
   const paid = row.totalAmountPaid;
   const latest = payments.at(-1) ?? null;
   const feeTotal = payments.reduce((sum, payment) => sum + payment.feeAmount, 0n);
+  const excess = excessByPayment(payments, row.expectedAmount);
   return {
     requestId: row.requestId,
     paymentReference: `0x${row.paymentReference}`,
@@ -48,7 +49,9 @@ export function requestStatusBody(
     payerEoaAddress: latest?.payerEoaAddress ?? null,
     reference: row.reference,
     customerInfo: row.customerInfo,
-    payments: payments.map((payment) => paymentBody(chains, payment, row)),
+    payments: payments.map((payment) =>
+      paymentBody(chains, payment, row, excess.get(payment.id) ?? 0n),
+    ),
     isCryptoToFiatAvailable: false,
     ...(series !== null &&
       series.originalRequestId === row.requestId && { recurrence: series.recurrence }),

@@ -171,6 +171,9 @@ describe('GET /{token}/pay and POST /{token}/calldata: the calldata', () => {
     expect(body).toMatchObject({
       paymentType: 'single',
       feeBundle: null,
+      // 0.31.0's: the request's reference, and a payer paying the link's payee.
+      paymentReference: `0x${row?.paymentReference}`,
+      flow: 'incoming',
       metadata: {
         stepsRequired: 2,
         needsApproval: true,
@@ -180,6 +183,10 @@ describe('GET /{token}/pay and POST /{token}/calldata: the calldata', () => {
       },
     });
     const [approve, payment] = body.transactions as { to: string; data: Hex; chainId: number }[];
+    expect(body.transactions.map((tx: { chainType: string }) => tx.chainType)).toEqual([
+      'evm',
+      'evm',
+    ]);
     expect(approve?.to).toBe(BASE_USDC);
     expect(decodeFunctionData({ abi: erc20Abi, data: approve?.data ?? '0x' }).args).toEqual([
       BASE_ERC20_FEE_PROXY,
@@ -232,6 +239,10 @@ describe('GET /{token}/pay and POST /{token}/calldata: the calldata', () => {
     expect(
       viaQuery?.json().transactions.map((tx: { contractAddress: string }) => tx.contractAddress),
     ).toEqual([TRON_USDT, TRON_ERC20_FEE_PROXY]);
+    expect(viaQuery?.json().transactions.map((tx: { chainType: string }) => tx.chainType)).toEqual([
+      'tron',
+      'tron',
+    ]);
   });
 
   it('reads the chain only when a wallet is given (this RPC fails: 502)', async () => {

@@ -9,6 +9,7 @@ import type { BatchCalldata } from '../payments/calldata/batch-calldata.ts';
 import type { SingleCalldata } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer, type Payer } from '../payments/payer.ts';
+import type { PaymentTransaction } from '../payments/transactions.ts';
 import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
 import type { ParentLinks } from './parent-links.ts';
 
@@ -84,13 +85,20 @@ export function assertPayoutWallet(link: Link, payer: Payer): void {
   }
 }
 
+/** A one-request link's calldata, with what 0.31.0 adds to it. */
+interface LinkSingleCalldata extends Omit<SingleCalldata, 'transactions'> {
+  readonly transactions: readonly (PaymentTransaction & { readonly chainType: 'evm' | 'tron' })[];
+  readonly paymentReference: string;
+  readonly flow: 'incoming' | 'outgoing';
+}
+
 /** Same inputs for `GET /{token}/pay` (query) and `POST /{token}/calldata` (body). */
 export async function linkCalldata(
   deps: CalldataDeps,
   scope: LinkScope,
   token: string,
   query: CalldataQuery,
-): Promise<SingleCalldata | BatchCalldata | object> {
+): Promise<LinkSingleCalldata | BatchCalldata | object> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
   await assertPayable(deps.db, link);
   const payer = checkPayerInputs(link, query);
@@ -101,7 +109,16 @@ export async function linkCalldata(
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.
   if (!first) throw await completedError(deps.db, link);
-  return legs.length === 1
-    ? buildSingleCalldata(deps, first, payer)
-    : buildBatchCalldata(deps, legs, payer);
+  if (legs.length > 1) return buildBatchCalldata(deps, legs, payer);
+  const calldata = await buildSingleCalldata(deps, first, payer);
+  return {
+    ...calldata,
+    transactions: calldata.transactions.map((tx) => ({
+      ...tx,
+      chainType: 'type' in tx ? ('tron' as const) : ('evm' as const),
+    })),
+    paymentReference: `0x${first.paymentReference}`,
+    // A payout link's creator pays out; anyone else pays the link's payee.
+    flow: link.row.payout ? ('outgoing' as const) : ('incoming' as const),
+  };
 }

@@ -1,4 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 
@@ -32,13 +33,13 @@ function openApiPath(url: string): string {
 }
 
 describe('GET /openapi.json', () => {
-  it('is a valid OpenAPI 3 document at version 0.13.0', async () => {
+  it('is a valid OpenAPI 3 document at version 0.31.0', async () => {
     const validator = new Validator();
     const result = await validator.validate(document);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(document.openapi).toMatch(/^3\./);
-    expect(document.info.version).toBe('0.13.0');
+    expect(document.info.version).toBe('0.31.0');
   });
 
   it('documents every route the app serves', () => {
@@ -102,5 +103,63 @@ describe('GET /docs', () => {
     expect(page.body).not.toMatch(/src="https?:\/\//);
     const script = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
     expect(script.statusCode).toBe(200);
+  });
+});
+
+describe('fees in the OpenAPI, as 0.31.0 types them', () => {
+  type Json = Record<string, unknown>;
+  const at = (value: unknown, ...keys: string[]): Json => {
+    let current = value;
+    for (const key of keys) current = (current as Json | undefined)?.[key];
+    expect(current, keys.join('.')).toBeDefined();
+    return current as Json;
+  };
+  const admits = (schema: Json, value: unknown) =>
+    new Ajv({ strict: false }).validate(schema, value);
+
+  it('admit the protocol type and null amounts wherever fees appear', () => {
+    const paymentFee = at(document.components.schemas, 'Payment', 'properties', 'fees', 'items');
+    const statusFee = at(
+      document.components.schemas,
+      'RequestStatus',
+      'properties',
+      'fees',
+      'items',
+    );
+    const routesFee = at(
+      document.paths,
+      '/v2/request/{requestId}/routes',
+      'get',
+      'responses',
+      '200',
+      'content',
+      'application/json',
+      'schema',
+      'properties',
+      'routes',
+      'items',
+      'properties',
+      'feeBreakdown',
+      'items',
+    );
+    const common = { amount: null, currency: 'USDC' };
+    expect(
+      admits(paymentFee, { ...common, type: 'protocol', stage: 'sending', network: 'base' }),
+    ).toBe(true);
+    expect(admits(statusFee, { ...common, type: 'protocol', provider: 'request-network' })).toBe(
+      true,
+    );
+    expect(
+      admits(routesFee, {
+        ...common,
+        type: 'protocol',
+        stage: 'sending',
+        amountInUSD: null,
+        receiverAddress: '0x0',
+        network: 'base',
+      }),
+    ).toBe(true);
+    // And still nothing else.
+    expect(admits(statusFee, { ...common, type: 'gas', provider: 'x' })).toBe(false);
   });
 });

@@ -5,8 +5,12 @@ import type { Config } from '../config/config.ts';
 import { ErrorEnvelopeRef, ErrorEnvelopeSchema } from '../http/envelope.ts';
 import { CREDENTIAL_HEADERS, type CredentialKind } from '../http/principal.ts';
 
-/** The version of the reference API whose wire format we serve. */
-const API_VERSION = '0.13.0';
+/**
+ * The version of the reference Request API whose wire format we serve: its answers, with the
+ * Auth API 0.14.0's on the account routes; the operations 0.13.0 had and 0.31.0 dropped are
+ * still served for the clients written against it.
+ */
+const API_VERSION = '0.31.0';
 
 const SECURITY_SCHEMES = {
   ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },

@@ -8,14 +8,17 @@ import type { Indexer } from '../../src/detection/indexer.ts';
 import type { TronTransaction } from '../../src/payments/transactions.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
-import { capturedAnswers, pathShape, referenceOperations } from '../conformance.ts';
+import { capturedAnswers, referenceOperations } from '../conformance.ts';
+import { answerAuthOperations } from '../conformance-auth.ts';
 import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
+import { pathShape } from '../reference-versions.ts';
 import { signTronCall, startTronWorld, TRON_CHAIN_ID, TRON_USDT } from '../tron-world.ts';
 import { testIndexer } from '../workers.ts';
 
 /**
- * Every operation of the reference API (0.13.0) that we serve gets at least one answer here,
+ * Every operation of the reference API (Request API 0.13.0 and 0.31.0, Auth API 0.14.0) that
+ * we serve gets at least one answer here,
  * through a real flow (a link paid on a local chain running the Request contracts, found by
  * the indexer), and every answer is checked against the reference's schema for its status (by
  * the test app, test/conformance.ts). An operation we serve with no conforming success answer
@@ -23,6 +26,16 @@ import { testIndexer } from '../workers.ts';
  */
 
 const USDC_BASE_ID = 'USDC-base';
+
+/**
+ * Operations we serve whose success answer does not conform yet, each with the work that
+ * changes it: the coverage check expects exactly these to be missing, so one that starts
+ * conforming must be taken off.
+ */
+const KNOWN_GAPS: Readonly<Record<string, string>> = {
+  'POST /v1/webhook/test':
+    'answers 200 where Auth API 0.14.0 says 201: issue 32’s webhook work (item 6) changes it',
+};
 const PAYEE_KEY = `0x${'59'.repeat(32)}` as Hex;
 /** The local chain's wallet that pays the Tron link (through the Tron node on the same EVM). */
 const TRON_PAYER = 3;
@@ -241,7 +254,36 @@ describe('conformance with the reference API', () => {
       headers: headers(),
     });
     ok(paid);
-    expect(paid.json().payments).toHaveLength(1);
+    // 0.31.0's fields: the request as written, and the payment typed: 2 USDC sent and
+    // received on Base in one transaction, nothing beyond what was owed.
+    expect(paid.json()).toMatchObject({
+      payee,
+      requestAmount: '2',
+      invoiceCurrency: USDC_BASE_ID,
+      paymentCurrency: USDC_BASE_ID,
+    });
+    expect(paid.json().payments).toEqual([
+      expect.objectContaining({
+        amount: '2',
+        sourceNetwork: 'base',
+        destinationNetwork: 'base',
+        sourceTxHash: paid.json().txHash,
+        destinationTxHash: null,
+        paidAmount: '2',
+        paidCurrency: 'USDC',
+        paidNetwork: 'base',
+        receivedAmount: '2',
+        receivedCurrency: 'USDC',
+        receivedNetwork: 'base',
+        excessAmount: null,
+        excessCurrency: null,
+        currency: 'USDC',
+        paymentCurrency: USDC_BASE_ID,
+        detectionSource: 'request-network',
+        note: null,
+      }),
+    ]);
+    expect(paid.json().txHash).toMatch(/^0x[0-9a-f]{64}$/);
     ok(
       await t.app.inject({
         method: 'GET',
@@ -355,6 +397,11 @@ describe('conformance with the reference API', () => {
       headers: headers(),
     });
     ok(calldata);
+    expect(calldata.json()).toMatchObject({ paymentType: 'single', flow: 'incoming' });
+    expect(calldata.json().transactions.map((tx: { chainType: string }) => tx.chainType)).toEqual([
+      'tron',
+      'tron',
+    ]);
     const [approve] = calldata.json().transactions as TronTransaction[];
     const relayed = await t.app.inject({
       method: 'POST',
@@ -366,6 +413,29 @@ describe('conformance with the reference API', () => {
     });
     ok(relayed);
     expect(relayed.json().result).toBe(true);
+
+    // A request on Tron: its /pay names each call's chain type too.
+    const request = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: headers(),
+      payload: {
+        amount: '1',
+        invoiceCurrency: 'USDT-tron',
+        paymentCurrency: 'USDT-tron',
+        payee: evmToTron(accountOf(local.chain, 1).address),
+      },
+    });
+    ok(request, 201);
+    const requestPay = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${request.json().requestId}/pay`,
+      headers: headers(),
+    });
+    ok(requestPay);
+    expect(requestPay.json().transactions.map((tx: { chainType: string }) => tx.chainType)).toEqual(
+      ['tron', 'tron'],
+    );
   });
 
   it('answers the payout-link operations: a payout link, its display, and a batch of two', async () => {
@@ -653,6 +723,13 @@ describe('conformance with the reference API', () => {
     }
   });
 
+  it('answers the Auth API operations, the request list and the orchestrator links', async () => {
+    await answerAuthOperations(t, tenant, {
+      tokenAddress: local.chain.addresses.usdc,
+      chainId: 8453,
+    });
+  });
+
   it('has a conforming success answer for every reference operation we serve', () => {
     const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const answers = capturedAnswers();
@@ -670,7 +747,7 @@ describe('conformance with the reference API', () => {
       );
       if (!conforming) missing.push(operation.name);
     }
-    expect(missing).toEqual([]);
+    expect(missing).toEqual(Object.keys(KNOWN_GAPS));
     // Invalid answers fail the test that got them (test/setup.ts); none may be counted here.
     expect(answers.filter((answer) => answer.valid === false)).toEqual([]);
     // And the schemas were really used: most answers here had one to meet.

@@ -1,4 +1,4 @@
-import { type Address, custom, encodeFunctionData, getAddress, parseAbi } from 'viem';
+import { type Address, custom, encodeFunctionData, formatUnits, getAddress, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../src/detection/indexer.ts';
@@ -163,11 +163,23 @@ describe('a fiat invoice paid through the API', () => {
         conversionRate: rate,
         rateSource: 'chainlink',
       });
+      // What the payee got, in the payment currency (no fee here: paid is the same), what
+      // it counted for in the invoice currency, and nothing beyond what was owed.
+      const symbol = token.split('-')[0];
+      const decimals = token.startsWith('USDC') ? 6 : 18;
       expect(body.payments).toEqual([
         expect.objectContaining({
           type: 'conversion',
+          amount: shown,
+          currency: invoice,
           conversionRateSource: rate,
           rateProvider: 'chainlink',
+          paidAmount: formatUnits(received, decimals),
+          paidCurrency: symbol,
+          receivedAmount: formatUnits(received, decimals),
+          receivedCurrency: symbol,
+          receivedNetwork: 'sandbox',
+          excessAmount: null,
         }),
       ]);
     });

@@ -238,7 +238,7 @@ describe('paying a Tron link with TronLink', () => {
       expect.objectContaining({
         amount: '7.25',
         destinationNetwork: 'tron',
-        destinationTxHash: paymentId,
+        destinationTxHash: null,
         payerAddress: tronLink?.address,
       }),
     ]);

@@ -1,31 +1,35 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../app.ts';
-import { pathShape } from '../conformance.ts';
+import { pathShape, referenceUnion, rulingVersion, type Schema } from '../reference-versions.ts';
 
 /**
- * Clients written for the reference API send every field its OpenAPI (0.13.0) defines; a strict
- * schema that does not know one refuses their whole call. For every operation of the reference
- * that we serve, each request-body field and query parameter it defines, at any depth, must be
- * in our schema (the OpenAPI we generate from the schemas that validate requests) with a type
- * that admits the reference's type and every value of its enum.
+ * Clients written for the reference API send every field its OpenAPI defines; a strict schema
+ * that does not know one refuses their whole call. For every operation of the reference that
+ * we serve, each request-body field and query parameter that each of its descriptions defines
+ * (Request API 0.13.0 and 0.31.0, Auth API 0.14.0: clients of each keep working), at any
+ * depth, must be in our schema (the OpenAPI we generate from the schemas that validate
+ * requests) with a type that admits the reference's type and every value of its enum. Where
+ * test/reference-versions.ts says a description of the request is unsound (0.31.0's
+ * refresh-step body collapsed to a string), only the ruling one is compared.
  */
 
-type Schema = Record<string, unknown>;
-
-const reference = JSON.parse(
-  readFileSync(new URL('../reference/request-api-0.13.0.structure.json', import.meta.url), 'utf8'),
-) as {
-  paths: Record<
-    string,
-    Record<
-      string,
-      {
-        requestBody?: { content: Record<string, { schema: Schema }> };
-        parameters?: { name: string; in: string; schema?: Schema }[];
-      }
-    >
-  >;
+/**
+ * Fields of the newer descriptions we do not take yet, each with the work that adds it: the
+ * check expects exactly these, so one that starts being accepted must be taken off.
+ */
+const KNOWN_GAPS: Readonly<Record<string, string>> = {
+  'GET /v2/request (0.31.0) query securePaymentFlow: missing':
+    'the request list does not filter by link flow yet',
+  'POST /v1/auth/wallet/challenge (auth-0.14.0) body.chainId: missing':
+    'the sign-in message names its own chain ID; taking the wallet’s is not built yet',
+  'POST /v1/webhook (auth-0.14.0) body.clientId: missing':
+    'issue 32 item 6: a session webhook scoped to a client ID (the webhook work)',
+  'POST /v1/webhook/test (auth-0.14.0) body.clientId: missing':
+    'issue 32 item 6: the webhook work answers /v1/webhook/test as 0.14.0 says',
+  'POST /v1/payee-destination (auth-0.14.0) body.walletAddress: missing':
+    'issue 32 item 4: the Auth API payee-destination bodies (the v1 routes work)',
+  'PUT /v1/payee-destination (auth-0.14.0) body.walletAddress: missing':
+    'issue 32 item 4: the Auth API payee-destination bodies (the v1 routes work)',
 };
 
 /** The JSON types a schema admits, and the enum values it lists (null: any value). */
@@ -153,11 +157,18 @@ describe('request bodies and query parameters of the reference API', () => {
     }
     const problems: string[] = [];
     let compared = 0;
-    for (const [path, methods] of Object.entries(reference.paths)) {
-      for (const [method, operation] of Object.entries(methods)) {
-        const name = `${method.toUpperCase()} ${path}`;
-        const mine = ours.get(`${method.toUpperCase()} ${pathShape(path)}`);
-        if (!mine) continue; // not served yet: the issues that build it add it
+    for (const versioned of referenceUnion().values()) {
+      const mine = ours.get(versioned.key);
+      if (!mine) continue; // not served yet: the issues that build it add it
+      const ruling = rulingVersion(versioned, 'request');
+      const sound = versioned.rules.some((rule) => rule.parts.includes('request'))
+        ? [ruling]
+        : [...versioned.descriptions.keys()];
+      for (const version of sound) {
+        const description = versioned.descriptions.get(version);
+        if (!description) continue;
+        const { operation } = description;
+        const name = `${versioned.method} ${description.path} (${version})`;
         const theirBody = operation.requestBody?.content['application/json']?.schema;
         if (theirBody) {
           compared += 1;
@@ -182,7 +193,7 @@ describe('request bodies and query parameters of the reference API', () => {
         }
       }
     }
-    expect(problems).toEqual([]);
+    expect(problems).toEqual(Object.keys(KNOWN_GAPS));
     expect(compared).toBeGreaterThan(15);
   });
 

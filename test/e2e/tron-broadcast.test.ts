@@ -102,6 +102,16 @@ function broadcast(app: TestApp, token: string, signedTransaction: unknown) {
   });
 }
 
+/** Request API 0.31.0's body: the signed transaction at the top level, no wrapper. */
+function broadcastFlat(app: TestApp, token: string, body: unknown) {
+  return app.app.inject({
+    method: 'POST',
+    url: `/v2/secure-payments/${token}/tron/broadcast`,
+    headers: { 'x-client-id': tenant.browserClientId, origin: SHOP_ORIGIN },
+    payload: body as Record<string, unknown>,
+  });
+}
+
 const broadcastsSeen = () =>
   node.grid.requests.filter((r) => r.path === '/wallet/broadcasttransaction').length;
 
@@ -133,6 +143,45 @@ describe('relaying a signed Tron transaction', () => {
     expect(await tronBalance(evm, evmToTron(accountOf(evm, PAYEE).address))).toBe(
       before + 12_500_000n,
     );
+  });
+
+  it('takes the body flat as 0.31.0 sends it, and wrapped as 0.13.0 does, in one payment', async () => {
+    const { token, approve, payment } = await tronLink('2.5');
+    const before = await tronBalance(evm, evmToTron(accountOf(evm, PAYEE).address));
+    // The approval flat (0.31.0), the payment wrapped (0.13.0): both relayed, both run.
+    const signedApprove = await signTronCall(node.url, approve, payer);
+    const first = await broadcastFlat(t, token, signedApprove);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toEqual({ result: true, txid: signedApprove.txID });
+    const signedPayment = await signTronCall(node.url, payment, payer);
+    const second = await broadcast(t, token, signedPayment);
+    expect(second.statusCode, second.body).toBe(200);
+    expect(node.executed.slice(-2)).toEqual([signedApprove.txID, signedPayment.txID]);
+    expect(await tronBalance(evm, evmToTron(accountOf(evm, PAYEE).address))).toBe(
+      before + 2_500_000n,
+    );
+  });
+
+  it('refuses a body with both shapes at once, or flat without a part, relaying nothing', async () => {
+    const { token, approve } = await tronLink('1');
+    const signed = await signTronCall(node.url, approve, payer);
+    const seen = broadcastsSeen();
+    const both = await broadcastFlat(t, token, { signedTransaction: signed, txID: signed.txID });
+    expect(both.statusCode, both.body).toBe(400);
+    expect(both.json()).toMatchObject({
+      code: 'validation_failed',
+      errors: [
+        { field: 'txID', message: 'send the transaction flat or in signedTransaction, not both' },
+      ],
+    });
+    const { signature: _left, ...unsigned } = signed;
+    const partial = await broadcastFlat(t, token, unsigned);
+    expect(partial.statusCode, partial.body).toBe(400);
+    expect(partial.json()).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'signature', message: 'is required (or send signedTransaction)' }],
+    });
+    expect(broadcastsSeen()).toBe(seen);
   });
 
   it('refuses altered transactions with 400 naming what differs, and relays none of them', async () => {

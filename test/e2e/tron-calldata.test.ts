@@ -96,6 +96,7 @@ describe('Tron calldata', () => {
       callValue: 0,
       data: expect.stringMatching(/^0x095ea7b3/),
       chainId: TRON_CHAIN_ID,
+      chainType: 'tron',
     });
     expect(payment).toMatchObject({
       contractAddress: TRON_PROXY,

@@ -252,9 +252,16 @@ describe('payment webhooks', () => {
         {
           amount: '12.5',
           sourceTxHash: paymentTx,
-          destinationTxHash: paymentTx,
+          // Same-chain: nothing arrives on another network.
+          destinationTxHash: null,
           sourceNetwork: 'base',
           type: 'direct',
+          receivedAmount: '12.5',
+          receivedCurrency: 'USDC',
+          receivedNetwork: 'base',
+          excessAmount: null,
+          detectionSource: 'request-network',
+          note: null,
           payerAddress: payer,
           request: { requestId, hasBeenPaid: true },
         },

@@ -235,6 +235,14 @@ describe('GET /v2/secure-payments/{token}/pay of a payout link', () => {
     }
   });
 
+  it('answers a payout link’s calldata as the outgoing flow, without a wallet (no chain read)', async () => {
+    const { token } = await payout();
+    const res = await pay(token, {});
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ paymentType: 'single', flow: 'outgoing' });
+    expect(res.json().paymentReference).toMatch(/^0x[0-9a-f]{16}$/);
+  });
+
   it('leaves incoming links payable by any wallet', async () => {
     const dest = await destination(shop);
     const { token } = await createLink(shop, [{ destinationId: dest.destinationId, amount: '1' }]);

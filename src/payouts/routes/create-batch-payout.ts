@@ -40,6 +40,19 @@ const BatchPayoutResponse = Type.Object({
   requestIds: Type.Array(Type.String(), {
     description: 'The requests the batch pays, in the order of the body',
   }),
+  requests: Type.Array(
+    Type.Object({
+      requestId: Type.String(),
+      paymentReference: Type.String(),
+      payee: Type.Union([Type.String(), Type.Null()]),
+      amount: Type.Union([Type.String(), Type.Null()], {
+        description: 'What the request is for, in its invoice currency',
+      }),
+      invoiceCurrency: Type.Union([Type.String(), Type.Null()]),
+      paymentCurrency: Type.Union([Type.String(), Type.Null()]),
+    }),
+    { description: 'The requests the batch pays, in the order of requestIds' },
+  ),
   metadata: BatchMetadata,
 });
 

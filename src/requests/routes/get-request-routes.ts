@@ -18,10 +18,16 @@ export const RoutesQuery = Type.Object(
 );
 
 const FeeItem = Type.Object({
-  type: Type.Literal('platform'),
+  type: Type.Union([Type.Literal('platform'), Type.Literal('protocol')], {
+    description: 'Ours are platform fees; the reference also reports protocol fees',
+  }),
   stage: Type.Literal('sending'),
-  amount: Type.String(),
-  amountInUSD: Type.Optional(Type.String({ description: 'Only where the fee is counted in USD' })),
+  amount: Type.Union([Type.String(), Type.Null()]),
+  amountInUSD: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'Only where the fee is counted in USD',
+    }),
+  ),
   currency: Type.String(),
   receiverAddress: Type.String(),
   network: Type.String(),

@@ -10,7 +10,12 @@ import { AUTH, BigNumberJson, PayQuery, RequestParams, TAGS } from '../schemas.t
 const PayResponse = Type.Object({
   transactions: Type.Array(
     Type.Object(
-      { data: Type.String(), to: Type.String(), value: BigNumberJson },
+      {
+        data: Type.String(),
+        to: Type.String(),
+        value: BigNumberJson,
+        chainType: Type.Union([Type.Literal('evm'), Type.Literal('tron')]),
+      },
       { additionalProperties: true, description: 'Tron calls add their trigger parameters' },
     ),
   ),

@@ -1,8 +1,13 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { ValidationError } from '../../base/errors.ts';
 import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { CompletedResponse, LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
-import { relayTronTransaction, type TronBroadcastDeps } from '../tron-broadcast.ts';
+import {
+  relayTronTransaction,
+  type SignedTransaction,
+  type TronBroadcastDeps,
+} from '../tron-broadcast.ts';
 
 const HEX = '^[a-fA-F0-9]+$';
 
@@ -12,31 +17,77 @@ const HEX = '^[a-fA-F0-9]+$';
  * `raw_data` is its JSON form, with whatever else the node put in it (block reference,
  * expiration, timestamp); it must describe the same fields as the bytes, all of them.
  */
+const SIGNED_FIELDS = {
+  raw_data_hex: Type.String({ pattern: HEX, maxLength: 100_000 }),
+  signature: Type.Array(Type.String({ pattern: HEX, maxLength: 1_000 }), {
+    minItems: 1,
+    maxItems: 32,
+  }),
+  txID: Type.Optional(Type.String({ pattern: '^[a-fA-F0-9]{64}$' })),
+  raw_data: Type.Object(
+    {
+      contract: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 32 }),
+      fee_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+    },
+    { additionalProperties: true },
+  ),
+  // TronWeb's flag for base58 (true) or `41…` hex (false) addresses in raw_data.
+  visible: Type.Optional(Type.Boolean()),
+};
+
+/**
+ * The transaction at the top level (0.31.0) or inside `signedTransaction` (0.13.0): one of the
+ * two, checked by signedTransactionOf.
+ */
 const TronBroadcastBody = Type.Object(
   {
-    signedTransaction: Type.Object(
-      {
-        raw_data_hex: Type.String({ pattern: HEX, maxLength: 100_000 }),
-        signature: Type.Array(Type.String({ pattern: HEX, maxLength: 1_000 }), {
-          minItems: 1,
-          maxItems: 32,
-        }),
-        txID: Type.Optional(Type.String({ pattern: '^[a-fA-F0-9]{64}$' })),
-        raw_data: Type.Object(
-          {
-            contract: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 32 }),
-            fee_limit: Type.Optional(Type.Integer({ minimum: 0 })),
-          },
-          { additionalProperties: true },
-        ),
-        // TronWeb's flag for base58 (true) or `41…` hex (false) addresses in raw_data.
-        visible: Type.Optional(Type.Boolean()),
-      },
-      { additionalProperties: false },
+    signedTransaction: Type.Optional(
+      Type.Object(SIGNED_FIELDS, {
+        additionalProperties: false,
+        description: 'Request API 0.13.0’s body: the transaction inside this member',
+      }),
     ),
+    raw_data_hex: Type.Optional(SIGNED_FIELDS.raw_data_hex),
+    signature: Type.Optional(SIGNED_FIELDS.signature),
+    txID: SIGNED_FIELDS.txID,
+    raw_data: Type.Optional(SIGNED_FIELDS.raw_data),
+    visible: SIGNED_FIELDS.visible,
   },
   { additionalProperties: false },
 );
+
+const FLAT_FIELDS = ['raw_data_hex', 'signature', 'txID', 'raw_data', 'visible'] as const;
+
+/** The signed transaction of either shape; 400 for both shapes at once or a flat one missing a part. */
+function signedTransactionOf(body: Static<typeof TronBroadcastBody>): SignedTransaction {
+  const { signedTransaction, raw_data_hex, signature, txID, raw_data, visible } = body;
+  if (signedTransaction !== undefined) {
+    const flat = FLAT_FIELDS.filter((name) => body[name] !== undefined);
+    if (flat.length > 0)
+      throw new ValidationError(
+        flat.map((field) => ({
+          field,
+          message: 'send the transaction flat or in signedTransaction, not both',
+        })),
+      );
+    return signedTransaction;
+  }
+  if (raw_data_hex === undefined || signature === undefined || raw_data === undefined) {
+    const missing = (['raw_data_hex', 'signature', 'raw_data'] as const).filter(
+      (name) => body[name] === undefined,
+    );
+    throw new ValidationError(
+      missing.map((field) => ({ field, message: 'is required (or send signedTransaction)' })),
+    );
+  }
+  return {
+    raw_data_hex,
+    signature,
+    raw_data,
+    ...(txID !== undefined && { txID }),
+    ...(visible !== undefined && { visible }),
+  };
+}
 
 /** What the node answered when it took the transaction. */
 const TronBroadcastResponse = Type.Object({
@@ -92,7 +143,7 @@ export function registerBroadcastTronTransaction(app: App, deps: TronBroadcastDe
         request.log,
         linkScopeOf(request),
         request.params.token,
-        request.body.signedTransaction,
+        signedTransactionOf(request.body),
       ),
   );
 }
