@@ -49,6 +49,14 @@ export interface Violation {
 
 let operations: Map<string, Operation> | undefined;
 
+/**
+ * Success schemas that describe one item of a list the operation answers: 0.31.0 gives
+ * `GET /v2/transaction-history` the fields of one history item and no envelope, although the
+ * operation pages (`limit`, `offset`; api-0.31-changes.md §6). We answer a JSON array of such
+ * items, each held to the item schema.
+ */
+const ITEM_SCHEMAS: ReadonlySet<string> = new Set(['GET /v2/transaction-history 200']);
+
 function load(): Map<string, Operation> {
   // OpenAPI 3.0's `nullable` becomes a null type (below); formats are checked; keywords Ajv
   // does not know (`example`) are not errors.
@@ -64,9 +72,13 @@ function load(): Map<string, Operation> {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const content = response.content as Record<string, { schema?: Schema }> | undefined;
         const schema = content?.['application/json']?.schema;
+        const converted = schema ? (openApiToJsonSchema(schema) as Schema) : null;
+        const listed = ITEM_SCHEMAS.has(
+          `${versioned.method} ${versioned.descriptions.get(version)?.path} ${status}`,
+        );
         validators.set(
           Number(status),
-          schema ? ajv.compile(openApiToJsonSchema(schema) as Schema) : null,
+          converted ? ajv.compile(listed ? { type: 'array', items: converted } : converted) : null,
         );
       }
       responses.set(version, validators);

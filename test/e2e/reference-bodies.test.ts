@@ -22,10 +22,6 @@ const KNOWN_GAPS: Readonly<Record<string, string>> = {
     'the request list does not filter by link flow yet',
   'POST /v1/auth/wallet/challenge (auth-0.14.0) body.chainId: missing':
     'the sign-in message names its own chain ID; taking the wallet’s is not built yet',
-  'POST /v1/webhook (auth-0.14.0) body.clientId: missing':
-    'issue 32 item 6: a session webhook scoped to a client ID (the webhook work)',
-  'POST /v1/webhook/test (auth-0.14.0) body.clientId: missing':
-    'issue 32 item 6: the webhook work answers /v1/webhook/test as 0.14.0 says',
   'POST /v1/payee-destination (auth-0.14.0) body.walletAddress: missing':
     'issue 32 item 4: the Auth API payee-destination bodies (the v1 routes work)',
   'PUT /v1/payee-destination (auth-0.14.0) body.walletAddress: missing':

@@ -14,6 +14,11 @@ import { TAGS } from '../schemas.ts';
 const MESSAGE =
   'Payment intents were removed in Request API 0.31.0: send the transactions that GET /v2/request/{requestId}/pay returns. A same-chain payment needs no intent; cross-chain payments (calldata from /pay with chain and token) are not available on this server yet';
 
+/** 0.13.0's signed intent and permit, described for the clients that send them; never read. */
+const Signed = Type.Optional(
+  Type.Object({ signature: Type.String(), nonce: Type.String(), deadline: Type.String() }),
+);
+
 const PaymentIntentParams = Type.Object({
   paymentIntentId: Type.String({ minLength: 1, maxLength: 256 }),
 });
@@ -30,7 +35,10 @@ export function registerSendPaymentIntent(app: App): void {
         description:
           'Request API 0.13.0’s payment intent send, removed in 0.31.0. Always 410 `payment_intents_removed`: a same-chain payment is made by sending the transactions of GET /v2/request/{requestId}/pay; cross-chain payments are not available yet. The body (0.13.0: `signedPaymentIntent` {signature, nonce, deadline} and `signedApprovalPermit`) is not read.',
         params: PaymentIntentParams,
-        body: Type.Object({}, { additionalProperties: true }),
+        body: Type.Object(
+          { signedPaymentIntent: Signed, signedApprovalPermit: Signed },
+          { additionalProperties: true },
+        ),
       },
     },
     async () => {
