@@ -48,18 +48,17 @@ export async function createBatchPayout(
   const network = deps.chains.network(networks[0] ?? '');
   if (!network) throw new Error('a checked request has no network');
   const payer = checkPayer(network, { wallet: body.payer });
-  const fee = (amount: bigint) =>
-    platformFee(network.chainId, amount, body.feePercentage, body.feeAddress);
+  const fees = batch.items.map((_, index) => feeOf(network.chainId, body, index));
   // Every fee is checked before anything is written.
-  for (const item of batch.items) fee(item.due);
+  for (const [index, item] of batch.items.entries()) fees[index]?.(item.due);
 
   const requests = await batch.write();
   // New requests are deleted again if the calldata cannot be built (a chain that cannot be
   // read): the client never learnt their ids, and a retry would leave twins.
   const { legs, calldata } = await unlessFailing(deps.db, batch.fresh ? requests : [], async () => {
-    const legs = requests.map((row) => {
+    const legs = requests.map((row, index) => {
       const due = amountDue(row);
-      return requestLeg(deps.chains, row, due, fee(due) ?? undefined);
+      return requestLeg(deps.chains, row, due, fees[index]?.(due) ?? undefined);
     });
     return { legs, calldata: await buildBatchCalldata(deps, legs, payer) };
   });
@@ -83,6 +82,36 @@ export async function createBatchPayout(
       spending: [...spending],
       ...(conversions && { conversions: [...conversions] }),
     },
+  };
+}
+
+/** A fee field as sent: request-commerce sends an empty string for none. */
+const sent = (value: string | undefined) => (value === '' ? undefined : value);
+
+/**
+ * The platform fee of the batch's `index`th request, by its amount: the item's own fee fields
+ * when it sends either (request-commerce sends them in each item), else the body's; an empty
+ * string is no value. Refusals name the item's field when the fee is the item's.
+ */
+function feeOf(chainId: number, body: BatchPayoutInput, index: number) {
+  const item = body.requests?.[index];
+  const own = {
+    percentage: sent(item?.feePercentage),
+    address: sent(item?.feeAddress),
+  };
+  const useOwn = own.percentage !== undefined || own.address !== undefined;
+  const { percentage, address } = useOwn
+    ? own
+    : { percentage: sent(body.feePercentage), address: sent(body.feeAddress) };
+  return (amount: bigint) => {
+    try {
+      return platformFee(chainId, amount, percentage, address);
+    } catch (error) {
+      if (!useOwn || !(error instanceof ValidationError)) throw error;
+      throw new ValidationError(
+        (error.errors ?? []).map((e) => ({ ...e, field: `requests[${index}].${e.field}` })),
+      );
+    }
   };
 }
 
