@@ -38,7 +38,8 @@ const item = (payee: number, amount: string, feePercentage = '', feeAddress = ''
 /** Each request's fee amount and the batch's fee address, read from the calldata. */
 function feesOf(data: Hex): { fees: bigint[]; feeAddress: Address } {
   const { args } = decodeFunctionData({ abi: batchPaymentsAbi, data });
-  const [metaDetails, , feeAddress] = args;
+  const [metaDetails, , feeAddress] = args ?? [];
+  if (!metaDetails || !feeAddress) throw new Error('not a batchPayments call');
   return {
     fees: metaDetails.flatMap((meta) => meta.requestDetails.map((detail) => detail.feeAmount)),
     feeAddress,
