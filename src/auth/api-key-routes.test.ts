@@ -178,9 +178,10 @@ describe('POST /v1/api-keys', () => {
     ] as const) {
       await refused({ method, url, ...(method === 'POST' && { payload: {} }) }, 401, {
         statusCode: 401,
-        message: `Missing credentials: send ${SESSION}`,
+        message: 'Unauthorized',
         error: 'Unauthorized',
         code: 'missing_credentials',
+        errors: [{ field: 'credentials', message: `Missing credentials: send ${SESSION}` }],
       });
     }
   });
@@ -268,9 +269,10 @@ describe('DELETE /v1/api-keys/:id', () => {
     expect(use.statusCode).toBe(401);
     expect(use.json()).toEqual({
       statusCode: 401,
-      message: 'API key has been revoked',
+      message: 'Unauthorized',
       error: 'Unauthorized',
       code: 'revoked_api_key',
+      errors: [{ field: 'x-api-key', message: 'API key has been revoked' }],
     });
     const [row] = await t.db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
     expect(row?.revokedAt?.toISOString()).toBe(revokedAt);

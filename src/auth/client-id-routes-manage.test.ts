@@ -70,7 +70,9 @@ describe('credentials', () => {
       await refused(
         request(`/v1/client-ids${suffix}`, {}),
         401,
-        envelope(401, 'missing_credentials', `Missing credentials: send ${session}`),
+        envelope(401, 'missing_credentials', 'Unauthorized', [
+          { field: 'credentials', message: `Missing credentials: send ${session}` },
+        ]),
       );
     }
   });
