@@ -266,7 +266,6 @@ describe.each(SURFACES)('$prefix changes', ({ prefix, auth, authB }) => {
       { allowedDomains: ['https://a.example/x'] },
       { field: 'allowedDomains[0]', message: 'must not contain a path, query or fragment' },
     ],
-    [{ clientId: 'cli_mine' }, { field: 'clientId', message: 'is not allowed' }],
   ])('answers 400 for %j and writes nothing', async (payload, error) => {
     const made = await created(prefix, auth(), { label: 'Kept', allowedDomains: [SHOP] });
     await refused(
