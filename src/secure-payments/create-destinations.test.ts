@@ -190,7 +190,8 @@ describe('POST /v2/secure-payments: destinations', () => {
           validationFailed([
             {
               field: 'requests[1].destinationId',
-              message: 'is required when the client ID has no bound payee destination',
+              message:
+                'is required when the client ID has no bound payee destination and the item names no payee or paymentCurrency',
             },
           ]),
         );

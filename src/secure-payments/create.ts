@@ -16,6 +16,7 @@ import {
 } from './link-caller.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
 import { mintLink } from './mint-link.ts';
+import { withResolvedDestinations } from './resolve-destinations.ts';
 
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
 
@@ -89,12 +90,17 @@ export async function createSecurePayment(
     throw new AppError('client_id_not_bound', UNBOUND_ORCHESTRATED_MESSAGE);
   }
 
+  // Items that name their payee and token instead of a destination (the integration guide's
+  // call) get the account's one destination for them.
+  const resolved =
+    bound === null ? await withResolvedDestinations(deps, caller.accountId, input) : input;
+
   // Each item's destination, as parsed so far: if a check below refuses the link, a destination
   // that is missing from the account is named first, as when each was looked up before the rest.
   const parsed: ParsedItem[] = [];
   let items: CheckedItem[];
   try {
-    items = checkItems(deps.chains, bound, input, parsed);
+    items = checkItems(deps.chains, bound, resolved, parsed);
   } catch (error) {
     if (bound === null && error instanceof AppError) {
       throw (await firstMissingDestination(deps.db, caller.accountId, parsed)) ?? error;

@@ -175,7 +175,8 @@ function itemTarget(
     throw new ValidationError([
       {
         field: `requests[${index}].destinationId`,
-        message: 'is required when the client ID has no bound payee destination',
+        message:
+          'is required when the client ID has no bound payee destination and the item names no payee or paymentCurrency',
       },
     ]);
   }
