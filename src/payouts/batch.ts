@@ -7,7 +7,7 @@ import { checkPayer } from '../payments/payer.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';
 import { prepareRequest, type RequestCaller } from '../requests/create.ts';
 import { amountDue, requestLeg } from '../requests/legs.ts';
-import { platformFee } from '../requests/pay.ts';
+import { feeUnits, platformFee } from '../requests/pay.ts';
 import {
   findRequests,
   insertRequests,
@@ -49,8 +49,11 @@ export async function createBatchPayout(
   if (!network) throw new Error('a checked request has no network');
   const payer = checkPayer(network, { wallet: body.payer });
   const fees = batch.items.map((_, index) => feeOf(network.chainId, body, index));
-  // Every fee is checked before anything is written.
-  for (const [index, item] of batch.items.entries()) fees[index]?.(item.due);
+  // Every fee is checked before anything is written. A fiat request's is counted in its
+  // conversion's 8 decimals (`feeUnits`), as its calldata carries it.
+  const feeOn = (item: Pick<RequestRow, 'invoiceCurrency' | 'paymentCurrency'>, due: bigint) =>
+    feeUnits(deps.chains, item).scale(due);
+  for (const [index, item] of batch.items.entries()) fees[index]?.(feeOn(item, item.due));
 
   const requests = await batch.write();
   // New requests are deleted again if the calldata cannot be built (a chain that cannot be
@@ -58,7 +61,7 @@ export async function createBatchPayout(
   const { legs, calldata } = await unlessFailing(deps.db, batch.fresh ? requests : [], async () => {
     const legs = requests.map((row, index) => {
       const due = amountDue(row);
-      return requestLeg(deps.chains, row, due, fees[index]?.(due) ?? undefined);
+      return requestLeg(deps.chains, row, due, fees[index]?.(feeOn(row, due)) ?? undefined);
     });
     return { legs, calldata: await buildBatchCalldata(deps, legs, payer) };
   });
@@ -117,7 +120,12 @@ function feeOf(chainId: number, body: BatchPayoutInput, index: number) {
 
 /** The requests a batch pays, before they are known to be written. */
 interface Batch {
-  readonly items: readonly { readonly network: string; readonly due: bigint }[];
+  readonly items: readonly {
+    readonly network: string;
+    readonly due: bigint;
+    readonly invoiceCurrency: string;
+    readonly paymentCurrency: string;
+  }[];
   /** Whether `write` inserts the requests (or returns existing ones). */
   readonly fresh: boolean;
   write(): Promise<RequestRow[]>;
@@ -125,7 +133,12 @@ interface Batch {
 
 function fresh(deps: PayoutDeps, prepared: readonly NewRequest[]): Batch {
   return {
-    items: prepared.map((item) => ({ network: item.network.id, due: item.expectedAmount })),
+    items: prepared.map((item) => ({
+      network: item.network.id,
+      due: item.expectedAmount,
+      invoiceCurrency: item.invoiceCurrency.id,
+      paymentCurrency: item.paymentCurrency.id,
+    })),
     fresh: true,
     write: () => insertRequests(deps.db, prepared),
   };
@@ -133,7 +146,7 @@ function fresh(deps: PayoutDeps, prepared: readonly NewRequest[]): Batch {
 
 function known(rows: RequestRow[]): Batch {
   return {
-    items: rows.map((row) => ({ network: row.network, due: amountDue(row) })),
+    items: rows.map((row) => ({ ...row, due: amountDue(row) })),
     fresh: false,
     write: async () => rows,
   };
