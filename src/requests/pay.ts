@@ -10,11 +10,7 @@ import {
   parseAmount,
   TOTAL_TOO_LARGE_MESSAGE,
 } from '../payments/amounts.ts';
-import {
-  FIAT_DECIMALS,
-  MAX_PADDED_FIAT,
-  padFiat,
-} from '../payments/calldata/conversion.ts';
+import { FIAT_DECIMALS, MAX_PADDED_FIAT, padFiat } from '../payments/calldata/conversion.ts';
 import type { CalldataDeps } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer } from '../payments/payer.ts';
