@@ -22,7 +22,6 @@ import {
 import { TRON_CHAIN_ID } from '../chains/networks.ts';
 import {
   bindDestination,
-  DESTINATION_MISMATCH_MESSAGE,
   type DestinationRow,
   deactivateDestination,
 } from '../destinations/destinations.ts';
@@ -128,19 +127,29 @@ describe('POST /v2/secure-payments: destinations', () => {
       expect(res.statusCode, res.body).toBe(201);
     });
 
-    it('answers 403 for another valid destination of the account', async () => {
+    it('pays another active destination of the account named on a line (a batch of several payees)', async () => {
+      // The reference refuses that only for orchestrator-linked client IDs (orchestrated.test.ts).
+      const res = await create(backend(bound), {
+        requests: [{ amount: '1' }, { destinationId: other.destinationId, amount: '2' }],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const rows = await requestRows(res.json().requestIds);
+      expect(rows.map((r) => [r.payee, r.destinationId, r.expectedAmount])).toEqual([
+        [boundDestination.walletAddress, boundDestination.id, 1_000_000n],
+        [other.walletAddress, other.id, 2_000_000n],
+      ]);
+    });
+
+    it('answers 400 for a line naming a destination that is not one of the account’s', async () => {
+      const elsewhere = await destination(shop);
       await expectRefused(
         backend(bound),
-        {
-          requests: [{ amount: '1' }, { destinationId: other.destinationId, amount: '1' }],
-        },
-        403,
-        {
-          statusCode: 403,
-          error: 'Forbidden',
-          message: DESTINATION_MISMATCH_MESSAGE,
-          code: 'destination_mismatch',
-        },
+        { requests: [{ amount: '1' }, { destinationId: elsewhere.destinationId, amount: '1' }] },
+        400,
+        badRequest(
+          `No active payee destination ${elsewhere.destinationId} in this account`,
+          'unknown_destination',
+        ),
       );
     });
 

@@ -100,10 +100,10 @@ export async function createSecurePayment(
   const parsed: ParsedItem[] = [];
   let items: CheckedItem[];
   try {
-    items = checkItems(deps.chains, bound, resolved, parsed);
+    items = checkItems(deps.chains, { bound, boundOnly: caller.orchestrated }, resolved, parsed);
   } catch (error) {
-    if (bound === null && error instanceof AppError) {
-      throw (await firstMissingDestination(deps.db, caller.accountId, parsed)) ?? error;
+    if (error instanceof AppError) {
+      throw (await firstMissingDestination(deps.db, caller.accountId, inline(parsed))) ?? error;
     }
     throw error;
   }
@@ -132,8 +132,15 @@ export async function createSecurePayment(
       })),
     );
     if (written === null) throw await missingDestination(deps.db, caller, bound, items);
+    // (A bound client ID's lines may name other destinations of its account: the write checks
+    // those as it checks an unbound caller's.)
     return written.requestIds;
   });
+}
+
+/** The items that name their own destination (not the client ID's bound one). */
+function inline(items: readonly ParsedItem[]): ParsedItem[] {
+  return items.filter((item) => item.named);
 }
 
 /** The first of the items whose destination is not an active one of the account, as a 400. */
@@ -160,16 +167,15 @@ async function missingDestination(
   bound: DestinationRow | null,
   items: readonly ParsedItem[],
 ): Promise<AppError> {
+  const missing = await firstMissingDestination(db, caller.accountId, inline(items));
+  if (missing) return missing;
   if (bound) {
     return new AppError(
       'destination_inactive',
       'The payee destination bound to this client ID is inactive',
     );
   }
-  return (
-    (await firstMissingDestination(db, caller.accountId, items)) ??
-    unknownDestination(items[0]?.sent ?? '')
-  );
+  return unknownDestination(items[0]?.sent ?? '');
 }
 
 function unknownDestination(destinationId: string): AppError {

@@ -132,7 +132,5 @@ function sameWallet(stored: string, payee: ParsedAddress): boolean {
 }
 
 function describe(want: Wanted): string {
-  return [want.payee && `payee ${want.payee.address}`, want.token?.id]
-    .filter(Boolean)
-    .join(', ');
+  return [want.payee && `payee ${want.payee.address}`, want.token?.id].filter(Boolean).join(', ');
 }
