@@ -207,6 +207,29 @@ describe('POST /v2/secure-payments: destinations', () => {
       }
     });
 
+    it('lets an unbound backend client ID name a destination inline, as 0.31.0 allows', async () => {
+      // 0.13.0 answered 403 here; 0.31.0 lists no 403 for this operation, and the reference's
+      // release notes let client IDs without a bound destination pass destinationId inline.
+      const dest = await destination(shop);
+      const res = await create(backend(shop), {
+        requests: [{ destinationId: dest.destinationId, amount: '4' }],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const [row] = await requestRows(res.json().requestIds);
+      expect(row).toMatchObject({ destinationId: dest.id, payee: dest.walletAddress });
+      // Only the account's own destinations: another account's is unknown here.
+      const theirs = await destination(rival);
+      await expectRefused(
+        backend(shop),
+        { requests: [{ destinationId: theirs.destinationId, amount: '4' }] },
+        400,
+        badRequest(
+          `No active payee destination ${theirs.destinationId} in this account`,
+          'unknown_destination',
+        ),
+      );
+    });
+
     it.each([
       ['plain text', () => 'not-a-destination'],
       ['a wrong checksum', (d: DestinationRow) => d.destinationId.replace(/#\w{8}/, '#00000000')],
