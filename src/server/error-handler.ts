@@ -25,7 +25,7 @@ const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
 };
 
 /** The `message` of every 401, as the reference API sends it (api-facts §16). */
-export const UNAUTHORIZED_MESSAGE = 'Unauthorized';
+const UNAUTHORIZED_MESSAGE = 'Unauthorized';
 
 /**
  * A 401 says `Unauthorized`, as the reference does, whichever credential failed: clients match
