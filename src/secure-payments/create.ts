@@ -91,9 +91,11 @@ export async function createSecurePayment(
   }
 
   // Items that name their payee and token instead of a destination (the integration guide's
-  // call) get the account's one destination for them.
-  const resolved =
-    bound === null ? await withResolvedDestinations(deps, caller.accountId, input) : input;
+  // call) get the account's one destination for them (the bound one when it is that). Not
+  // under an orchestrator, which may only have the account paid where it is bound.
+  const resolved = caller.orchestrated
+    ? input
+    : await withResolvedDestinations(deps, caller.accountId, bound, input);
 
   // Each item's destination, as parsed so far: if a check below refuses the link, a destination
   // that is missing from the account is named first, as when each was looked up before the rest.

@@ -12,6 +12,7 @@ import {
   t,
   wallet,
 } from '../../test/secure-payments.ts';
+import { bindDestination } from '../destinations/destinations.ts';
 import { HOW_TO_REGISTER } from './resolve-destinations.ts';
 
 /**
@@ -110,6 +111,19 @@ describe('POST /v2/secure-payments without destinationId, from payee and currenc
     expect(chosen.statusCode, chosen.body).toBe(201);
     const [row] = await requestRows(chosen.json().requestIds);
     expect(row?.destinationId).toBe(second.id);
+  });
+
+  it('resolves for a bound client ID too: its bound destination, or another of the account by payee', async () => {
+    const shop = await account();
+    const main = await destination(shop, { walletAddress: wallet(341) });
+    const other = await destination(shop, { walletAddress: wallet(342) });
+    await bindDestination(t.db, t.clock, shop.accountId, shop.backendClientId, main);
+    const res = await create(backend(shop), {
+      requests: [guideItem(wallet(341)), guideItem(wallet(342)), { amount: '1' }],
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const rows = await requestRows(res.json().requestIds);
+    expect(rows.map((row) => row.destinationId)).toEqual([main.id, other.id, main.id]);
   });
 
   it('still asks for a destinationId when an item names neither payee nor token', async () => {

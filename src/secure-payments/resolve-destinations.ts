@@ -25,11 +25,13 @@ export const HOW_TO_REGISTER =
 /**
  * `input` with a `destinationId` on each item that names none but says whose and which token
  * (`payee`, and `paymentCurrency` or a token `invoiceCurrency`); items that say neither, or
- * name their destination, are left as they are (`checkItems` decides about them).
+ * name their destination, or say what the client ID's `bound` destination is, are left as they
+ * are (`checkItems` decides about them: the bound destination pays them).
  */
 export async function withResolvedDestinations(
   deps: { readonly db: Database; readonly chains: ChainRegistry },
   accountId: string,
+  bound: DestinationRow | null,
   input: CreateLinkInput,
 ): Promise<CreateLinkInput> {
   const wanted = input.requests.map((item, index) =>
@@ -39,7 +41,7 @@ export async function withResolvedDestinations(
   const requests = [];
   for (const [index, item] of input.requests.entries()) {
     const want = wanted[index];
-    if (!want) {
+    if (!want || (bound && isWanted(deps.chains, bound, want))) {
       requests.push(item);
       continue;
     }
@@ -114,10 +116,14 @@ async function candidates(
       ),
     )
     .limit(MAX_LISTED + 1);
-  return rows.filter(
-    (row) =>
-      (!want.payee || sameWallet(row.walletAddress, want.payee)) &&
-      (!want.token || tokenOf(deps.chains, row)?.id === want.token.id),
+  return rows.filter((row) => isWanted(deps.chains, row, want));
+}
+
+/** Whether a destination pays the payee and the token an item says (each when it says one). */
+function isWanted(chains: ChainRegistry, row: DestinationRow, want: Wanted): boolean {
+  return (
+    (!want.payee || sameWallet(row.walletAddress, want.payee)) &&
+    (!want.token || tokenOf(chains, row)?.id === want.token.id)
   );
 }
 
