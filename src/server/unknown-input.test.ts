@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SHOP_ORIGIN } from '../../test/fixtures.ts';
 import {
   apiKey,
   created,
@@ -35,6 +36,13 @@ describe('input beyond what a route names', () => {
       headers,
     });
     expect(pay.statusCode, pay.body).toBe(200);
+    // From a browser too: its client ID, its Origin, and the header.
+    const fromBrowser = await createRequest(
+      { ...body, payee: wallet(1).address },
+      { 'x-client-id': tenantA.browserClientId, origin: SHOP_ORIGIN, 'x-platform-id': 'shop' },
+    );
+    expect(fromBrowser.statusCode, fromBrowser.body).toBe(201);
+    expect(fromBrowser.headers['access-control-allow-origin']).toBe(SHOP_ORIGIN);
   });
 
   it('ignores unknown query parameters: the same answer as without them', async () => {
