@@ -158,7 +158,11 @@ export function expectRefused(
   reason: string,
 ): void {
   expect(res.statusCode, res.body).toBe(401);
-  expect(res.json()).toMatchObject({ message: REFUSED, code: 'sign_in_refused' });
+  expect(res.json()).toMatchObject({
+    message: 'Unauthorized',
+    code: 'sign_in_refused',
+    errors: [{ field: 'credentials', message: REFUSED }],
+  });
   expect(res.headers['set-cookie']).toBeUndefined();
   expect(refusalReason(t, body.challengeId)).toBe(reason);
   expect(t.logs.text()).not.toContain(body.signature);

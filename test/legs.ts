@@ -1,4 +1,5 @@
 import type { ChainRegistry } from '../src/chains/registry.ts';
+import { padFiat } from '../src/payments/calldata/conversion.ts';
 import type { PaymentLeg } from '../src/payments/transactions.ts';
 
 /** The fee address the calldata tests pay fees to. */
@@ -8,7 +9,8 @@ export const TEST_FEE_ADDRESS = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
  * Payment legs for the calldata builders' tests: `amount` of `currencyId` to one payee under
  * `reference` (16 hex digits, which also makes the request id), with a fee paid to
  * `TEST_FEE_ADDRESS` when there is one (or to `options.feeAddress`), written in
- * `options.invoice` when it is a fiat request.
+ * `options.invoice` when it is a fiat request (`fee` then in its base units, as `amount`; the
+ * leg carries it in the conversion's 8 decimals).
  */
 export function legMaker(chains: ChainRegistry) {
   return (
@@ -30,7 +32,7 @@ export function legMaker(chains: ChainRegistry) {
       payee: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
       amount,
       paymentReference: reference,
-      feeAmount: fee,
+      feeAmount: invoiceCurrency ? padFiat(fee, invoiceCurrency) : fee,
       feeAddress:
         options.feeAddress !== undefined ? options.feeAddress : fee > 0n ? TEST_FEE_ADDRESS : null,
       ...(invoiceCurrency && { invoiceCurrency }),

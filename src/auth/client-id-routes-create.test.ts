@@ -249,16 +249,6 @@ describe('POST /v2/client-ids', () => {
         message: 'must be one of 120, 300, 600, 1200, or null for the default tier',
       },
     ],
-    [
-      'payeeDestinationId (a /v1 field)',
-      { ...base, payeeDestinationId: null },
-      { field: 'payeeDestinationId', message: 'is not allowed' },
-    ],
-    [
-      'status on create',
-      { ...base, status: 'inactive' },
-      { field: 'status', message: 'is not allowed' },
-    ],
   ])('answers 400 for %s and writes nothing', async (_name, payload, error) => {
     await refused(post(payload), 400, invalid(error));
   });

@@ -47,11 +47,13 @@ describe('/v2 and /v1 differences', () => {
       400,
       invalid({ field: 'allowedDomains', message: 'must be array' }),
     );
-    await refused(
-      put(browser.id, { payeeDestinationId: destination.destinationId }),
-      400,
-      invalid({ field: 'payeeDestinationId', message: 'is not allowed' }),
-    );
+    // Not a /v2 field: ignored, as every unknown body field (docs/architecture.md).
+    const ignored = await send('PUT', `/v2/client-ids/${browser.id}`, a.apiKey, {
+      payeeDestinationId: destination.destinationId,
+    });
+    expect(ignored.statusCode, ignored.body).toBe(200);
+    const read = await send('GET', `/v1/client-ids/${browser.id}`, a.session);
+    expect(read.json()).toMatchObject({ payeeDestinationId: null });
 
     const backend = await created('/v1/client-ids', a.session, { label: 'Server' });
     const renamed = await send('PUT', `/v2/client-ids/${backend.id}`, a.apiKey, {

@@ -124,7 +124,11 @@ describe('e-mail and password', () => {
     expect(wrong.statusCode).toBe(401);
     expect(unknown.statusCode).toBe(401);
     expect(wrong.body).toBe(unknown.body);
-    expect(wrong.json().message).toBe('Invalid email or password');
+    expect(wrong.json()).toMatchObject({
+      message: 'Unauthorized',
+      code: 'login_refused',
+      errors: [{ field: 'credentials', message: 'Invalid email or password' }],
+    });
   });
 
   it('checks an unknown e-mail against a decoy made with the same argon2id profile', async () => {

@@ -253,8 +253,9 @@ describe('wallet sign-in (SIWE)', () => {
     const expired = await session(sessionToken);
     expect(expired.statusCode).toBe(401);
     expect(expired.json()).toMatchObject({
-      message: 'Session expired; sign in again',
+      message: 'Unauthorized',
       code: 'session_expired',
+      errors: [{ field: 'session', message: 'Session expired; sign in again' }],
     });
   });
 

@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   mixed_networks: 400,
   invalid_destination_id: 400,
   unknown_destination: 400,
+  no_matching_destination: 400,
+  ambiguous_destination: 400,
   destination_inactive: 400,
   invalid_nonce: 400,
   wrong_action: 400,

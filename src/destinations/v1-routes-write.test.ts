@@ -119,11 +119,6 @@ describe('POST /v1/payee-destination', () => {
       { hideUntilApproved: 'yes' },
       'accessPolicy.hideUntilApproved',
     ],
-    [
-      'a payer allowlist (links only)',
-      { allowedPayerAddresses: [] },
-      'accessPolicy.allowedPayerAddresses',
-    ],
   ])('refuses an access policy with %s as a schema error', async (_case, accessPolicy, field) => {
     const payee = await evmSession();
     const res = await writesNothing(() =>
@@ -224,11 +219,6 @@ describe('POST /v1/payee-destination', () => {
   it.each([
     ['tokenAddress', { chainId: BASE }, 'is required'],
     ['chainId', { tokenAddress: USDC_BASE }, 'is required'],
-    [
-      'walletAddress',
-      { tokenAddress: USDC_BASE, chainId: BASE, walletAddress: '0x1' },
-      'is not allowed',
-    ],
   ])('refuses a body with %s %s', async (field, payload, message) => {
     const payee = await evmSession();
     const res = await writesNothing(() => create(payee, payload));

@@ -6,19 +6,92 @@ import type { FastifyServerOptions } from 'fastify';
  * Request validation with two Ajv instances. Query strings, params and headers arrive as text
  * and are coerced to the schema's types (`?limit=5` is the integer 5). JSON bodies are not
  * coerced: `"amount": 1.1` must fail where a string is wanted, or a float would reach a money
- * path rounded. Both are strict: unknown fields are errors, never removed silently, and every
- * error is reported.
+ * path rounded. Every error is reported.
+ *
+ * Unknown query parameters and body fields are handled as the reference API handles them: it
+ * ignores extra query parameters, and forbids extra body fields only where its schema says so
+ * (`additionalProperties: false`, on `POST /v2/secure-payments/multicall-payouts` alone). So
+ * they are removed before the handler sees them, except in the bodies of `STRICT_BODIES`, where
+ * they answer 400 `is not allowed`. (docs/architecture.md, "Unknown input".)
  */
 const COMMON = { removeAdditional: false, allErrors: true, useDefaults: true } as const;
+
+/** The routes whose body schema the reference marks `additionalProperties: false`. */
+const STRICT_BODIES: ReadonlySet<string> = new Set(['POST /v2/secure-payments/multicall-payouts']);
+
+interface RouteOfSchema {
+  readonly schema?: unknown;
+  readonly httpPart?: string;
+  readonly method?: string;
+  readonly url?: string;
+}
 
 type BuildValidator = (
   externalSchemas: unknown,
   options: { customOptions?: object } | undefined,
-) => (route: { httpPart?: string }) => unknown;
+) => (route: RouteOfSchema) => unknown;
 
 interface Validate {
   (data: unknown): unknown;
   errors?: unknown;
+}
+
+/** Whether unknown fields of this part of this route are dropped rather than refused. */
+function dropsUnknown(route: RouteOfSchema): boolean {
+  if (route.httpPart === 'querystring') return true;
+  if (route.httpPart !== 'body') return false;
+  return !STRICT_BODIES.has(`${route.method ?? ''} ${route.url ?? ''}`);
+}
+
+interface AjvIssue {
+  readonly keyword?: string;
+  readonly instancePath?: string;
+  readonly schemaPath?: string;
+  readonly params?: { readonly additionalProperty?: unknown };
+}
+
+/**
+ * Removes from `data` the fields the errors call unknown; whether it removed any. Fields that
+ * are unknown only to some branch of a union (`anyOf`, `oneOf`) stay: which branch the caller
+ * meant is not known, so they are still reported.
+ */
+function dropUnknown(data: unknown, errors: unknown, schema: unknown): boolean {
+  if (!Array.isArray(errors)) return false;
+  let dropped = false;
+  for (const issue of errors as AjvIssue[]) {
+    const name = issue.params?.additionalProperty;
+    if (issue.keyword !== 'additionalProperties' || typeof name !== 'string') continue;
+    if (/\/(anyOf|oneOf)\//.test(issue.schemaPath ?? '')) continue;
+    if (isMapOfPatterns(schema, issue.schemaPath ?? '')) continue;
+    const owner = at(data, issue.instancePath ?? '');
+    if (owner !== null && Object.hasOwn(owner, name)) {
+      delete owner[name];
+      dropped = true;
+    }
+  }
+  return dropped;
+}
+
+/**
+ * Whether the object that refused a property is a map whose names follow a pattern (a
+ * `Type.Record`): a name outside it is a malformed key, reported, not an unknown field.
+ */
+function isMapOfPatterns(schema: unknown, schemaPath: string): boolean {
+  const owner = at(schema, schemaPath.replace(/^#/, '').replace(/\/additionalProperties$/, ''));
+  return owner !== null && 'patternProperties' in owner;
+}
+
+/** The object at a JSON pointer (Ajv's `instancePath`, or a schema path), or null. */
+function at(data: unknown, pointer: string): Record<string, unknown> | null {
+  let node = data;
+  for (const raw of pointer.split('/').slice(1)) {
+    if (node === null || typeof node !== 'object') return null;
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node !== null && typeof node === 'object' && !Array.isArray(node)
+    ? (node as Record<string, unknown>)
+    : null;
 }
 
 export function validationOptions(): Pick<FastifyServerOptions, 'schemaController'> {
@@ -30,7 +103,7 @@ export function validationOptions(): Pick<FastifyServerOptions, 'schemaControlle
     });
     let coercing: ReturnType<BuildValidator> | undefined;
     let exact: ReturnType<BuildValidator> | undefined;
-    const compile = (route: { httpPart?: string }) => {
+    const compile = (route: RouteOfSchema) => {
       if (route.httpPart === 'body') {
         exact ??= build(externalSchemas, withCoercion(false));
         return exact(route) as Validate;
@@ -44,9 +117,16 @@ export function validationOptions(): Pick<FastifyServerOptions, 'schemaControlle
     // to every route).
     return (route) => {
       let validate: Validate | undefined;
+      const lenient = dropsUnknown(route);
       const lazy: Validate = (data) => {
         validate ??= compile(route);
-        const valid = validate(data);
+        let valid = validate(data);
+        // Checked strictly first, so a valid request costs one pass; unknown fields are then
+        // dropped and the rest checked again (a field inside a dropped one goes with it).
+        for (let round = 0; !valid && lenient && round < 8; round++) {
+          if (!dropUnknown(data, validate.errors, route.schema)) break;
+          valid = validate(data);
+        }
         lazy.errors = validate.errors;
         return valid;
       };

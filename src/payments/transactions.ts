@@ -24,12 +24,16 @@ export interface PaymentLeg {
   readonly amount: bigint;
   /** 16 hex digits. */
   readonly paymentReference: string;
-  /** In the same units as `amount`. */
+  /**
+   * In the same units as `amount`, except on a conversion leg: there in the conversion proxies'
+   * 8 decimals (`FIAT_DECIMALS`), the units the proxy takes it in, so a fee finer than the
+   * fiat's cents (0.5 % of 5 USD is 0.025) is not cut to them.
+   */
   readonly feeAmount: bigint;
   readonly feeAddress: string | null;
   /**
-   * Set on a conversion leg: the fiat the request is written in. `amount` and `feeAmount` are
-   * then in its base units, and the wallet pays `currency` at the on-chain rate.
+   * Set on a conversion leg: the fiat the request is written in. `amount` is then in its base
+   * units (`feeAmount` in 8 decimals), and the wallet pays `currency` at the on-chain rate.
    */
   readonly invoiceCurrency?: Currency;
 }

@@ -8,7 +8,7 @@ import { checkPayer } from '../payments/payer.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';
 import { prepareRequest, type RequestCaller } from '../requests/create.ts';
 import { amountDue, requestLeg } from '../requests/legs.ts';
-import { platformFee } from '../requests/pay.ts';
+import { feeUnits, platformFee } from '../requests/pay.ts';
 import {
   findRequests,
   insertRequests,
@@ -51,18 +51,20 @@ export async function createBatchPayout(
   const network = deps.chains.network(networks[0] ?? '');
   if (!network) throw new Error('a checked request has no network');
   const payer = checkPayer(network, { wallet: body.payer });
-  const fee = (amount: bigint) =>
-    platformFee(network.chainId, amount, body.feePercentage, body.feeAddress);
-  // Every fee is checked before anything is written.
-  for (const item of batch.items) fee(item.due);
+  const fees = batch.items.map((_, index) => feeOf(network.chainId, body, index));
+  // Every fee is checked before anything is written. A fiat request's is counted in its
+  // conversion's 8 decimals (`feeUnits`), as its calldata carries it.
+  const feeOn = (item: Pick<RequestRow, 'invoiceCurrency' | 'paymentCurrency'>, due: bigint) =>
+    feeUnits(deps.chains, item).scale(due);
+  for (const [index, item] of batch.items.entries()) fees[index]?.(feeOn(item, item.due));
 
   const requests = await batch.write();
   // New requests are deleted again if the calldata cannot be built (a chain that cannot be
   // read): the client never learnt their ids, and a retry would leave twins.
   const { legs, calldata } = await unlessFailing(deps.db, batch.fresh ? requests : [], async () => {
-    const legs = requests.map((row) => {
+    const legs = requests.map((row, index) => {
       const due = amountDue(row);
-      return requestLeg(deps.chains, row, due, fee(due) ?? undefined);
+      return requestLeg(deps.chains, row, due, fees[index]?.(feeOn(row, due)) ?? undefined);
     });
     return { legs, calldata: await buildBatchCalldata(deps, legs, payer) };
   });
@@ -97,9 +99,44 @@ export async function createBatchPayout(
   };
 }
 
+/** A fee field as sent: request-commerce sends an empty string for none. */
+const sent = (value: string | undefined) => (value === '' ? undefined : value);
+
+/**
+ * The platform fee of the batch's `index`th request, by its amount: the item's own fee fields
+ * when it sends either (request-commerce sends them in each item), else the body's; an empty
+ * string is no value. Refusals name the item's field when the fee is the item's.
+ */
+function feeOf(chainId: number, body: BatchPayoutInput, index: number) {
+  const item = body.requests?.[index];
+  const own = {
+    percentage: sent(item?.feePercentage),
+    address: sent(item?.feeAddress),
+  };
+  const useOwn = own.percentage !== undefined || own.address !== undefined;
+  const { percentage, address } = useOwn
+    ? own
+    : { percentage: sent(body.feePercentage), address: sent(body.feeAddress) };
+  return (amount: bigint) => {
+    try {
+      return platformFee(chainId, amount, percentage, address);
+    } catch (error) {
+      if (!useOwn || !(error instanceof ValidationError)) throw error;
+      throw new ValidationError(
+        (error.errors ?? []).map((e) => ({ ...e, field: `requests[${index}].${e.field}` })),
+      );
+    }
+  };
+}
+
 /** The requests a batch pays, before they are known to be written. */
 interface Batch {
-  readonly items: readonly { readonly network: string; readonly due: bigint }[];
+  readonly items: readonly {
+    readonly network: string;
+    readonly due: bigint;
+    readonly invoiceCurrency: string;
+    readonly paymentCurrency: string;
+  }[];
   /** Whether `write` inserts the requests (or returns existing ones). */
   readonly fresh: boolean;
   write(): Promise<RequestRow[]>;
@@ -107,7 +144,12 @@ interface Batch {
 
 function fresh(deps: PayoutDeps, prepared: readonly NewRequest[]): Batch {
   return {
-    items: prepared.map((item) => ({ network: item.network.id, due: item.expectedAmount })),
+    items: prepared.map((item) => ({
+      network: item.network.id,
+      due: item.expectedAmount,
+      invoiceCurrency: item.invoiceCurrency.id,
+      paymentCurrency: item.paymentCurrency.id,
+    })),
     fresh: true,
     write: () => insertRequests(deps.db, prepared),
   };
@@ -115,7 +157,7 @@ function fresh(deps: PayoutDeps, prepared: readonly NewRequest[]): Batch {
 
 function known(rows: RequestRow[]): Batch {
   return {
-    items: rows.map((row) => ({ network: row.network, due: amountDue(row) })),
+    items: rows.map((row) => ({ ...row, due: amountDue(row) })),
     fresh: false,
     write: async () => rows,
   };

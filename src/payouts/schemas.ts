@@ -72,6 +72,18 @@ export const BatchPayoutBody = Type.Object(
             amount: Type.String(),
             invoiceCurrency: Type.String({ minLength: 1 }),
             paymentCurrency: Type.String({ minLength: 1 }),
+            feePercentage: Type.Optional(
+              Type.String({
+                description:
+                  'This request’s platform fee (request-commerce sends it per item): as the body’s, which it replaces for this request; an empty string is no fee of its own',
+              }),
+            ),
+            feeAddress: Type.Optional(
+              Type.String({
+                description:
+                  'Where this request’s fee goes, with feePercentage; an empty string is none. Every fee of a batch goes to one address (the contract has one): fees to different addresses answer 400 batch_fee_addresses_differ',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -85,8 +97,14 @@ export const BatchPayoutBody = Type.Object(
       }),
     ),
     payer: Wallet('The wallet that will pay: its balances and allowances are checked'),
-    feePercentage: Type.Optional(Type.String()),
-    feeAddress: Type.Optional(Type.String()),
+    feePercentage: Type.Optional(
+      Type.String({ description: 'Every request’s platform fee; an empty string is none' }),
+    ),
+    feeAddress: Type.Optional(
+      Type.String({
+        description: 'Where the fees go, with feePercentage; an empty string is none',
+      }),
+    ),
   },
   {
     additionalProperties: false,

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { toHex } from 'viem';
 import { feeBasisPoints } from '../auth/client-id-rules.ts';
 import { AppError, featureUnavailable, ValidationError } from '../base/errors.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
 import { parseWallet } from '../destinations/destination-id.ts';
 import {
   formatAmount,
@@ -9,6 +10,7 @@ import {
   parseAmount,
   TOTAL_TOO_LARGE_MESSAGE,
 } from '../payments/amounts.ts';
+import { FIAT_DECIMALS, MAX_PADDED_FIAT, padFiat } from '../payments/calldata/conversion.ts';
 import type { CalldataDeps } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer } from '../payments/payer.ts';
@@ -30,7 +32,10 @@ export interface ClientFee {
 export interface PayPlan {
   /** Of what the request counts in (its invoice currency), fee excluded. */
   readonly amount: bigint;
-  /** The platform fee on it, in the same units, and what it was asked as. */
+  /**
+   * The platform fee on it, and what it was asked as: in the same units, except on a fiat
+   * request, where it is in the conversion proxies' 8 decimals (`feeUnits`).
+   */
   readonly fee: { amount: bigint; address: string; percentage: string } | null;
   readonly leg: PaymentLeg;
 }
@@ -69,16 +74,18 @@ export function payPlan(
     client?.feePercentage != null &&
     client.feeAddress !== null &&
     feeBasisPoints(client.feePercentage) !== 0;
+  const units = feeUnits(deps.chains, row);
+  const base = units.scale(amount);
   const fee = overrides
     ? platformFee(
         network.chainId,
-        amount,
+        base,
         client.feePercentage ?? undefined,
         client.feeAddress ?? undefined,
         'the client ID’s fee',
       )
-    : platformFee(network.chainId, amount, query.feePercentage, query.feeAddress);
-  if (amount + (fee?.amount ?? 0n) > MAX_BASE_UNITS) {
+    : platformFee(network.chainId, base, query.feePercentage, query.feeAddress);
+  if (base + (fee?.amount ?? 0n) > units.max) {
     throw new ValidationError([
       { field: 'feePercentage', message: `with the amount, ${TOTAL_TOO_LARGE_MESSAGE}` },
     ]);
@@ -138,6 +145,27 @@ function referenceTransaction(tx: PaymentTransaction) {
     value: { type: 'BigNumber' as const, hex: tx.value },
     chainType: 'evm' as const,
   };
+}
+
+/**
+ * What a platform fee on `row` is counted in. A fiat request's is computed in the conversion
+ * proxies' 8 decimals, the units its calldata carries the fee in, not in the fiat's cents: 0.5 %
+ * of 5 USD is 0.025 (cutting it to cents made it 0.02). `scale` puts an amount of what the
+ * request counts in into those units, `max` is the most amount and fee may come to in them.
+ */
+export function feeUnits(
+  chains: ChainRegistry,
+  row: Pick<RequestRow, 'invoiceCurrency' | 'paymentCurrency'>,
+): { decimals: number; scale: (amount: bigint) => bigint; max: bigint } {
+  const { invoice, converts, decimals } = requestUnits(chains, row);
+  if (converts && invoice) {
+    return {
+      decimals: FIAT_DECIMALS,
+      scale: (amount) => padFiat(amount, invoice),
+      max: MAX_PADDED_FIAT,
+    };
+  }
+  return { decimals, scale: (amount) => amount, max: MAX_BASE_UNITS };
 }
 
 /** `feePercentage` (0-100, up to 2 decimals) and `feeAddress` come together or not at all. */

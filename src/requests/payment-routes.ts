@@ -2,7 +2,7 @@ import type { Network } from '../chains/networks.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { CalldataDeps } from '../payments/calldata/shared.ts';
 import { checkPayer } from '../payments/payer.ts';
-import { type ClientFee, type PayInput, payPlan } from './pay.ts';
+import { type ClientFee, feeUnits, type PayInput, payPlan } from './pay.ts';
 import type { RequestRow } from './requests.ts';
 
 /**
@@ -30,9 +30,10 @@ export function paymentRoutes(
   const { fee, leg } = payPlan(deps, row, query, client);
   // The payer is checked as `/pay` checks it: a route is one this wallet can take.
   checkPayer(leg.network, { wallet: query.wallet });
-  // A fee is counted in what the request counts in: the fiat of a conversion request.
+  // A fee is counted in what the request counts in: the fiat of a conversion request (to its
+  // conversion's 8 decimals, finer than its cents).
   const counted = leg.invoiceCurrency ?? leg.currency;
-  const feeAmount = formatAmount(fee?.amount ?? 0n, counted.decimals);
+  const feeAmount = formatAmount(fee?.amount ?? 0n, feeUnits(deps.chains, row).decimals);
   const feeBreakdown = fee
     ? [
         {

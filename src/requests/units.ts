@@ -16,7 +16,10 @@ export interface RequestUnits {
   readonly converts: boolean;
 }
 
-export function requestUnits(chains: ChainRegistry, row: RequestRow): RequestUnits {
+export function requestUnits(
+  chains: ChainRegistry,
+  row: Pick<RequestRow, 'invoiceCurrency' | 'paymentCurrency'>,
+): RequestUnits {
   const invoice = chains.currency(row.invoiceCurrency);
   const payment = chains.currency(row.paymentCurrency);
   return {

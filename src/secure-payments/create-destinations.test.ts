@@ -22,7 +22,6 @@ import {
 import { TRON_CHAIN_ID } from '../chains/networks.ts';
 import {
   bindDestination,
-  DESTINATION_MISMATCH_MESSAGE,
   type DestinationRow,
   deactivateDestination,
 } from '../destinations/destinations.ts';
@@ -128,19 +127,29 @@ describe('POST /v2/secure-payments: destinations', () => {
       expect(res.statusCode, res.body).toBe(201);
     });
 
-    it('answers 403 for another valid destination of the account', async () => {
+    it('pays another active destination of the account named on a line (a batch of several payees)', async () => {
+      // The reference refuses that only for orchestrator-linked client IDs (orchestrated.test.ts).
+      const res = await create(backend(bound), {
+        requests: [{ amount: '1' }, { destinationId: other.destinationId, amount: '2' }],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const rows = await requestRows(res.json().requestIds);
+      expect(rows.map((r) => [r.payee, r.destinationId, r.expectedAmount])).toEqual([
+        [boundDestination.walletAddress, boundDestination.id, 1_000_000n],
+        [other.walletAddress, other.id, 2_000_000n],
+      ]);
+    });
+
+    it('answers 400 for a line naming a destination that is not one of the account’s', async () => {
+      const elsewhere = await destination(shop);
       await expectRefused(
         backend(bound),
-        {
-          requests: [{ amount: '1' }, { destinationId: other.destinationId, amount: '1' }],
-        },
-        403,
-        {
-          statusCode: 403,
-          error: 'Forbidden',
-          message: DESTINATION_MISMATCH_MESSAGE,
-          code: 'destination_mismatch',
-        },
+        { requests: [{ amount: '1' }, { destinationId: elsewhere.destinationId, amount: '1' }] },
+        400,
+        badRequest(
+          `No active payee destination ${elsewhere.destinationId} in this account`,
+          'unknown_destination',
+        ),
       );
     });
 
@@ -190,11 +199,35 @@ describe('POST /v2/secure-payments: destinations', () => {
           validationFailed([
             {
               field: 'requests[1].destinationId',
-              message: 'is required when the client ID has no bound payee destination',
+              message:
+                'is required when the client ID has no bound payee destination and the item names no payee or paymentCurrency',
             },
           ]),
         );
       }
+    });
+
+    it('lets an unbound backend client ID name a destination inline, as 0.31.0 allows', async () => {
+      // 0.13.0 answered 403 here; 0.31.0 lists no 403 for this operation, and the reference's
+      // release notes let client IDs without a bound destination pass destinationId inline.
+      const dest = await destination(shop);
+      const res = await create(backend(shop), {
+        requests: [{ destinationId: dest.destinationId, amount: '4' }],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const [row] = await requestRows(res.json().requestIds);
+      expect(row).toMatchObject({ destinationId: dest.id, payee: dest.walletAddress });
+      // Only the account's own destinations: another account's is unknown here.
+      const theirs = await destination(rival);
+      await expectRefused(
+        backend(shop),
+        { requests: [{ destinationId: theirs.destinationId, amount: '4' }] },
+        400,
+        badRequest(
+          `No active payee destination ${theirs.destinationId} in this account`,
+          'unknown_destination',
+        ),
+      );
     });
 
     it.each([

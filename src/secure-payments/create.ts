@@ -16,6 +16,7 @@ import {
 } from './link-caller.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
 import { mintLink } from './mint-link.ts';
+import { withResolvedDestinations } from './resolve-destinations.ts';
 
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
 
@@ -89,15 +90,22 @@ export async function createSecurePayment(
     throw new AppError('client_id_not_bound', UNBOUND_ORCHESTRATED_MESSAGE);
   }
 
+  // Items that name their payee and token instead of a destination (the integration guide's
+  // call) get the account's one destination for them (the bound one when it is that). Not
+  // under an orchestrator, which may only have the account paid where it is bound.
+  const resolved = caller.orchestrated
+    ? input
+    : await withResolvedDestinations(deps, caller.accountId, bound, input);
+
   // Each item's destination, as parsed so far: if a check below refuses the link, a destination
   // that is missing from the account is named first, as when each was looked up before the rest.
   const parsed: ParsedItem[] = [];
   let items: CheckedItem[];
   try {
-    items = checkItems(deps.chains, bound, input, parsed);
+    items = checkItems(deps.chains, { bound, boundOnly: caller.orchestrated }, resolved, parsed);
   } catch (error) {
-    if (bound === null && error instanceof AppError) {
-      throw (await firstMissingDestination(deps.db, caller.accountId, parsed)) ?? error;
+    if (error instanceof AppError) {
+      throw (await firstMissingDestination(deps.db, caller.accountId, inline(parsed))) ?? error;
     }
     throw error;
   }
@@ -126,8 +134,15 @@ export async function createSecurePayment(
       })),
     );
     if (written === null) throw await missingDestination(deps.db, caller, bound, items);
+    // (A bound client ID's lines may name other destinations of its account: the write checks
+    // those as it checks an unbound caller's.)
     return written.requestIds;
   });
+}
+
+/** The items that name their own destination (not the client ID's bound one). */
+function inline(items: readonly ParsedItem[]): ParsedItem[] {
+  return items.filter((item) => item.named);
 }
 
 /** The first of the items whose destination is not an active one of the account, as a 400. */
@@ -154,16 +169,15 @@ async function missingDestination(
   bound: DestinationRow | null,
   items: readonly ParsedItem[],
 ): Promise<AppError> {
+  const missing = await firstMissingDestination(db, caller.accountId, inline(items));
+  if (missing) return missing;
   if (bound) {
     return new AppError(
       'destination_inactive',
       'The payee destination bound to this client ID is inactive',
     );
   }
-  return (
-    (await firstMissingDestination(db, caller.accountId, items)) ??
-    unknownDestination(items[0]?.sent ?? '')
-  );
+  return unknownDestination(items[0]?.sent ?? '');
 }
 
 function unknownDestination(destinationId: string): AppError {

@@ -17,6 +17,8 @@ export interface ParsedItem {
   readonly target: ResolvedTarget;
   /** The destination id as the caller wrote it (for messages). */
   readonly sent: string;
+  /** Whether the item named a destination other than the client ID's bound one. */
+  readonly named: boolean;
 }
 
 export interface CheckedItem extends ParsedItem {
@@ -31,16 +33,19 @@ export interface CheckedItem extends ParsedItem {
  */
 export function checkItems(
   chains: ChainRegistry,
-  bound: DestinationRow | null,
+  binding: Binding,
   input: CreateLinkInput,
   parsed: ParsedItem[],
 ): CheckedItem[] {
   const errors: FieldError[] = [];
   const items: CheckedItem[] = [];
   for (const [index, item] of input.requests.entries()) {
-    const target = itemTarget(chains, bound, item.destinationId, index);
+    const target = itemTarget(chains, binding, item.destinationId, index);
     const sent = item.destinationId ?? target.id.value;
-    parsed.push({ target, sent });
+    const named =
+      binding.bound === null ||
+      parseTarget(chains, binding.bound.destinationId).id.value !== target.id.value;
+    parsed.push({ target, sent, named });
     const restated = restatedFields(chains, item, target, index);
     if (restated.length > 0) {
       errors.push(...restated);
@@ -57,7 +62,7 @@ export function checkItems(
       errors.push({ field: `requests[${index}].amount`, message: amount.message });
       continue;
     }
-    items.push({ target, sent, invoice: invoice.currency, amount: amount.value });
+    items.push({ target, sent, named, invoice: invoice.currency, amount: amount.value });
   }
   if (errors.length > 0) throw new ValidationError(errors);
   checkBatchNetworks(items.map((item) => item.target.network.id));
@@ -143,17 +148,33 @@ function invoiceCurrencyOf(
   return { ok: true, currency: fiat };
 }
 
+/** The client ID's bound destination, and whether its lines must all pay it. */
+export interface Binding {
+  readonly bound: DestinationRow | null;
+  /**
+   * An orchestrator acting for the client ID may only have the account paid where it is bound
+   * (api-facts §11.2): another destination is refused (403). The client ID itself may name
+   * other destinations of its account line by line, as the reference's batch-payout guide does;
+   * it documents the refusal only for orchestrator-linked client IDs.
+   */
+  readonly boundOnly: boolean;
+}
+
 /**
- * What an item pays: the client ID's bound destination (an inline id must name the same one),
- * or its own `destinationId`. Whether that is an active destination of the account, the write
- * checks.
+ * What an item pays: its own `destinationId`, or without one the client ID's bound destination
+ * (under an orchestrator, an inline id must name that one). Whether an inline destination is an
+ * active one of the account, the write checks.
  */
 function itemTarget(
   chains: ChainRegistry,
-  bound: DestinationRow | null,
+  { bound, boundOnly }: Binding,
   destinationId: string | undefined,
   index: number,
 ): ResolvedTarget {
+  if (bound && destinationId !== undefined && !boundOnly) {
+    const named = parseTarget(chains, destinationId);
+    if (named.id.value !== parseTarget(chains, bound.destinationId).id.value) return named;
+  }
   if (bound) {
     const target = parseTarget(chains, bound.destinationId);
     // Compare canonical forms: the bound id written in another case is still the bound id.
@@ -175,7 +196,8 @@ function itemTarget(
     throw new ValidationError([
       {
         field: `requests[${index}].destinationId`,
-        message: 'is required when the client ID has no bound payee destination',
+        message:
+          'is required when the client ID has no bound payee destination and the item names no payee or paymentCurrency',
       },
     ]);
   }

@@ -54,6 +54,12 @@ describe('CORS', () => {
       }
     });
 
+    it('allow x-platform-id, which clients of the reference send and we ignore', async () => {
+      const res = await preflight('/v2/request', SHOP_ORIGIN, 'POST', 'x-client-id,x-platform-id');
+      expect(res.statusCode).toBe(204);
+      expect(res.headers['access-control-allow-headers']).toContain('x-platform-id');
+    });
+
     it('grant nothing on routes that take only server-side credentials', async () => {
       for (const [method, url] of [
         ['POST', '/v2/client-ids'],

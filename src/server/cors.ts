@@ -31,8 +31,16 @@ export const EXPOSED_HEADERS = [
   'retry-after',
   'x-request-id',
 ];
-const CLIENT_ID_HEADERS = ['content-type', 'x-client-id', 'x-request-id'];
-const DASHBOARD_HEADERS = ['content-type', 'authorization', 'x-client-id', 'x-request-id'];
+// `x-platform-id`: clients of the reference send it; we ignore it, but a browser sends nothing
+// its preflight does not allow.
+const CLIENT_ID_HEADERS = ['content-type', 'x-client-id', 'x-request-id', 'x-platform-id'];
+const DASHBOARD_HEADERS = [
+  'content-type',
+  'authorization',
+  'x-client-id',
+  'x-request-id',
+  'x-platform-id',
+];
 const PUBLIC_PATHS = new Set(['/sandbox/rpc']);
 
 type Policy = 'none' | 'public' | 'clientId' | 'dashboard';

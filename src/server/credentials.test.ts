@@ -48,9 +48,10 @@ describe('API keys', () => {
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({
       statusCode: 401,
-      message: MISSING,
+      message: 'Unauthorized',
       error: 'Unauthorized',
       code: 'missing_credentials',
+      errors: [{ field: 'credentials', message: MISSING }],
     });
   });
 
@@ -66,7 +67,8 @@ describe('API keys', () => {
         : value;
     const res = await get(GUARDED, { 'x-api-key': key });
     expect(res.statusCode).toBe(401);
-    expect(res.json().message).toBe(value === ' ' ? MISSING : 'Invalid API key');
+    expect(res.json().message).toBe('Unauthorized');
+    expect(res.json().errors[0].message).toBe(value === ' ' ? MISSING : 'Invalid API key');
   });
 
   it('trusts a key it looked up for CREDENTIAL_CACHE_MS, unless it was revoked here', async () => {
@@ -97,8 +99,9 @@ describe('API keys', () => {
     const res = await get(CURRENCY, { 'x-api-key': issued.apiKey });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({
-      message: 'API key has been revoked',
+      message: 'Unauthorized',
       code: 'revoked_api_key',
+      errors: [{ field: 'x-api-key', message: 'API key has been revoked' }],
     });
     t.clock.advance(1_000);
     // Revoking again changes nothing: the first revocation stands.
@@ -217,7 +220,10 @@ describe('client IDs', () => {
   it('answers 401 for an unknown client ID', async () => {
     const res = await get(CURRENCY, { 'x-client-id': 'cli_doesnotexist', origin: SHOP_ORIGIN });
     expect(res.statusCode).toBe(401);
-    expect(res.json().message).toBe('Invalid client ID');
+    expect(res.json()).toMatchObject({
+      message: 'Unauthorized',
+      errors: [{ field: 'x-client-id', message: 'Invalid client ID' }],
+    });
   });
 
   it('answers 403 for an inactive client ID and works again once reactivated', async () => {
@@ -324,7 +330,10 @@ describe('orchestrator keys', () => {
       'x-orchestrator-key': `orc_${'x'.repeat(43)}`,
     });
     expect(unknown.statusCode).toBe(401);
-    expect(unknown.json().message).toBe('Invalid orchestrator key');
+    expect(unknown.json()).toMatchObject({
+      message: 'Unauthorized',
+      errors: [{ field: 'x-orchestrator-key', message: 'Invalid orchestrator key' }],
+    });
 
     const { orchestratorId, orchestratorKey } = await createOrchestrator(t.db, 'Gone');
     expect(await revokeOrchestratorKeys(t.db, orchestratorId, t.clock.now())).toBe(1);
@@ -332,7 +341,10 @@ describe('orchestrator keys', () => {
       'x-orchestrator-key': orchestratorKey,
     });
     expect(revoked.statusCode).toBe(401);
-    expect(revoked.json().message).toBe('Orchestrator key has been revoked');
+    expect(revoked.json()).toMatchObject({
+      message: 'Unauthorized',
+      errors: [{ field: 'x-orchestrator-key', message: 'Orchestrator key has been revoked' }],
+    });
   });
 
   it('stores only a digest of the orchestrator key', async () => {

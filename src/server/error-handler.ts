@@ -24,6 +24,32 @@ const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
 };
 
+/** The `message` of every 401, as the reference API sends it (api-facts §16). */
+const UNAUTHORIZED_MESSAGE = 'Unauthorized';
+
+/**
+ * A 401 says `Unauthorized`, as the reference does, whichever credential failed: clients match
+ * on it. What failed (our message) moves into `errors`, beside the `code` that names it.
+ */
+function unauthorized(error: AppError): { message: string; errors: readonly FieldError[] } {
+  const field = REFUSED_CREDENTIAL[error.code] ?? 'credentials';
+  return {
+    message: UNAUTHORIZED_MESSAGE,
+    errors: error.errors ?? [{ field, message: error.message }],
+  };
+}
+
+/** The credential a 401 refused, where one header names it. */
+const REFUSED_CREDENTIAL: Partial<Record<ErrorCode, string>> = {
+  invalid_api_key: 'x-api-key',
+  revoked_api_key: 'x-api-key',
+  invalid_client_id: 'x-client-id',
+  invalid_orchestrator_key: 'x-orchestrator-key',
+  revoked_orchestrator_key: 'x-orchestrator-key',
+  invalid_session: 'session',
+  session_expired: 'session',
+};
+
 interface SchemaIssue {
   readonly instancePath: string;
   readonly keyword: string;
@@ -41,11 +67,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error instanceof AppError) {
       const status = ERROR_STATUS[error.code];
       reply.headers(error.headers);
+      const { message, errors } = status === 401 ? unauthorized(error) : error;
       return reply.code(status).send({
         ...error.details,
-        ...errorEnvelope(status, error.message, {
+        ...errorEnvelope(status, message, {
           code: error.code,
-          ...(error.errors !== undefined && { errors: error.errors }),
+          ...(errors !== undefined && { errors }),
         }),
       });
     }

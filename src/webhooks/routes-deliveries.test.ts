@@ -149,8 +149,8 @@ describe('the delivery log and redelivery', () => {
     expect(own.statusCode).toBe(200);
   });
 
-  it('answers 400 for a limit outside 1..100 or an unknown query field', async () => {
-    for (const query of ['?limit=0', '?limit=101', '?limit=ten', '?page=2']) {
+  it('answers 400 for a limit outside 1..100', async () => {
+    for (const query of ['?limit=0', '?limit=101', '?limit=ten']) {
       const res = await call('GET', `/v1/webhook/${hookId}/deliveries${query}`, asBackend(tenant));
       expect(res.statusCode, query).toBe(400);
       expect(res.json().message).toBe('Validation failed');

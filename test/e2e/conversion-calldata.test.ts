@@ -7,6 +7,7 @@ import {
   buildConversionCalldata,
   type ConversionLeg,
   MAX_RATE_TIMESPAN,
+  padFiat,
 } from '../../src/payments/calldata/conversion.ts';
 import { referenceTopic } from '../../src/payments/references.ts';
 import type { EvmTransaction } from '../../src/payments/transactions.ts';
@@ -63,7 +64,8 @@ function leg(invoice: string, payment: string, amount: bigint, fee = 0n): Conver
     payee: accountOf(chain, 1).address,
     amount,
     paymentReference: next.toString(16).padStart(16, '0'),
-    feeAmount: fee,
+    // `fee` in the invoice's base units, as `amount`; the leg carries it in 8 decimals.
+    feeAmount: padFiat(fee, invoiceCurrency),
     feeAddress: fee > 0n ? accountOf(chain, 2).address : null,
   };
 }

@@ -20,7 +20,7 @@ import type { PayerState } from '../payer-state.ts';
 import { type EvmTransaction, evmTransaction, type PaymentLeg } from '../transactions.ts';
 import { batchFeeAddress } from './batch-fee-address.ts';
 import { groupLegs, type Spend } from './batch-legs.ts';
-import { type ConversionQuote, MAX_RATE_TIMESPAN } from './conversion.ts';
+import { type ConversionQuote, FIAT_DECIMALS, MAX_RATE_TIMESPAN } from './conversion.ts';
 import type { CalldataDeps } from './shared.ts';
 
 /** The batch fee is in basis points of the summed amounts (contracts.md §2.3). */
@@ -172,7 +172,7 @@ export function batchCalldata(
     paymentCurrencyId: rate.payment.id,
     conversionRate: conversionRate(
       { amount: rate.converted, decimals: rate.payment.decimals },
-      { amount: rate.invoiced, decimals: rate.invoice.decimals },
+      { amount: rate.invoiced, decimals: FIAT_DECIMALS },
     ),
     rateTimestamp: new Date(Number(rate.rateTimestamp) * 1000).toISOString(),
   }));

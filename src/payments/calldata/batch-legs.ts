@@ -4,6 +4,7 @@ import { referenceBytes } from '../references.ts';
 import type { PaymentLeg } from '../transactions.ts';
 import {
   type ConversionQuote,
+  convertedTotal,
   isConversionLeg,
   MAX_RATE_TIMESPAN,
   maxToSpendOf,
@@ -32,6 +33,7 @@ export interface Spend {
 interface RateSum {
   readonly invoice: Currency;
   readonly payment: Currency;
+  /** In the proxies' 8 decimals (`convertedTotal`). */
   invoiced: bigint;
   converted: bigint;
   rateTimestamp: bigint;
@@ -107,7 +109,7 @@ export function groupLegs(
     groups[native ? 'nativeConversion' : 'erc20Conversion'].push(
       detail(leg, pathOf(deps, leg), {
         amount: padFiat(leg.amount, leg.invoiceCurrency),
-        fee: padFiat(leg.feeAmount, leg.invoiceCurrency),
+        fee: leg.feeAmount,
         maxToSpend,
         maxRateTimespan: MAX_RATE_TIMESPAN,
       }),
@@ -120,7 +122,7 @@ export function groupLegs(
       converted: 0n,
       rateTimestamp: quote.rateTimestamp,
     };
-    rate.invoiced += leg.amount + leg.feeAmount;
+    rate.invoiced += convertedTotal(leg);
     rate.converted += quote.converted;
     if (quote.rateTimestamp < rate.rateTimestamp) rate.rateTimestamp = quote.rateTimestamp;
     rates.set(pair, rate);

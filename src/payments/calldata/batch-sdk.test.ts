@@ -19,7 +19,7 @@ import { paymentReference } from '../references.ts';
 import type { PaymentLeg } from '../transactions.ts';
 import { buildBatchCalldata } from './batch.ts';
 import { batchCalldata } from './batch-calldata.ts';
-import { type ConversionQuote, MAX_RATE_TIMESPAN, maxToSpendOf } from './conversion.ts';
+import { type ConversionQuote, MAX_RATE_TIMESPAN, maxToSpendOf, padFiat } from './conversion.ts';
 
 /**
  * Our batch calldata against Request's own SDK (`@requestnetwork/payment-processor`), fed the
@@ -74,7 +74,11 @@ function ourLeg(input: Invoice): PaymentLeg {
     payee: input.payee,
     amount: input.amount,
     paymentReference: paymentReference(input.requestId, input.salt, input.payee),
-    feeAmount: input.fee?.amount ?? 0n,
+    // The SDK takes a fiat invoice's fee in its base units; our legs carry it in 8 decimals.
+    feeAmount:
+      invoiceCurrency && input.fee
+        ? padFiat(input.fee.amount, invoiceCurrency)
+        : (input.fee?.amount ?? 0n),
     feeAddress: input.fee?.address ?? null,
   };
 }

@@ -24,7 +24,8 @@ function leg(network: string, invoice: string, payment: string): ConversionLeg {
     payee: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
     amount: 10_000n,
     paymentReference: '0123456789abcdef',
-    feeAmount: 250n,
+    // 2.50 of the invoice's fiat, in the conversion's 8 decimals.
+    feeAmount: padFiat(250n, invoiceCurrency),
     feeAddress: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
   };
 }

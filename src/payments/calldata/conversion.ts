@@ -40,7 +40,7 @@ const CONVERSION_SLIPPAGE_BPS = 200n;
  */
 export const MAX_RATE_TIMESPAN = 172_800n;
 /** ChainlinkConversionPath reads fiat amounts with 8 decimals. */
-const FIAT_DECIMALS = 8;
+export const FIAT_DECIMALS = 8;
 const BPS = 10_000n;
 
 /** One fiat-denominated request as a wallet pays it (amounts in the fiat's base units). */
@@ -79,6 +79,14 @@ export const MAX_PADDED_FIAT = 10n ** 38n;
 /** A fiat amount in base units (2 decimals for USD, 0 for JPY) in the proxies' 8 decimals. */
 export function padFiat(amount: bigint, currency: Currency): bigint {
   return amount * 10n ** BigInt(FIAT_DECIMALS - currency.decimals);
+}
+
+/**
+ * What a conversion leg asks the proxy to convert, in its 8 decimals: the amount (in the fiat's
+ * base units) padded, and the fee, which the leg already counts in those 8 decimals.
+ */
+export function convertedTotal(leg: ConversionLeg): bigint {
+  return padFiat(leg.amount, leg.invoiceCurrency) + leg.feeAmount;
 }
 
 /** The most the proxy may take: the quote plus the slippage margin, rounded up. */
@@ -129,7 +137,7 @@ export function quoteCall(deps: CalldataDeps, leg: ConversionLeg) {
     address: conversionContract(deps, leg, 'path'),
     abi: chainlinkConversionPathAbi,
     functionName: 'getConversion',
-    args: [padFiat(leg.amount + leg.feeAmount, leg.invoiceCurrency), pathOf(deps, leg)],
+    args: [convertedTotal(leg), pathOf(deps, leg)],
   } as const;
 }
 
@@ -200,7 +208,8 @@ export function conversionCalldata(
   const chainId = leg.network.chainId;
   const maxToSpend = maxToSpendOf(quote.converted);
   const amount = padFiat(leg.amount, leg.invoiceCurrency);
-  const fee = padFiat(leg.feeAmount, leg.invoiceCurrency);
+  // Already in the proxies' 8 decimals: a fee finer than the fiat's cents is kept.
+  const fee = leg.feeAmount;
   const feeAddress = getAddress(leg.feeAddress ?? '0x0000000000000000000000000000000000000000');
   const reference = referenceBytes(leg.paymentReference);
   const payment = native
@@ -258,7 +267,7 @@ export function conversionCalldata(
       maxToSpend: formatAmount(maxToSpend, decimals),
       conversionRate: conversionRate(
         { amount: quote.converted, decimals: leg.currency.decimals },
-        { amount: leg.amount + leg.feeAmount, decimals: leg.invoiceCurrency.decimals },
+        { amount: convertedTotal(leg), decimals: FIAT_DECIMALS },
       ),
       rateTimestamp: new Date(Number(quote.rateTimestamp) * 1000).toISOString(),
       maxRateTimespan: Number(MAX_RATE_TIMESPAN),

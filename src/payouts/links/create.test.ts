@@ -186,10 +186,6 @@ describe('POST /v2/secure-payments/payouts', () => {
         'redirect_label_without_url',
       ),
     );
-    await expectPayoutRefused(
-      { ...payoutBody(), extra: 1 },
-      validationFailed([{ field: 'extra', message: 'is not allowed' }]),
-    );
   });
 
   it('returns 400 for an accessPolicy that screens or restricts, as incoming links do', async () => {

@@ -19,7 +19,13 @@ const CreateSecurePaymentBody = Type.Object(
     requests: Type.Array(
       Type.Object(
         {
-          destinationId: Type.Optional(Type.String({ minLength: 1 })),
+          destinationId: Type.Optional(
+            Type.String({
+              minLength: 1,
+              description:
+                'One of the account’s active destinations. Without it (and without a bound client ID), the item’s payee and token (paymentCurrency, or a token invoiceCurrency) choose the account’s one active destination for them: 400 no_matching_destination when none does, ambiguous_destination (listing them) when several do',
+            }),
+          ),
           amount: Type.String({
             description:
               'In the destination’s token; in invoiceCurrency when the request names one',
@@ -37,7 +43,7 @@ const CreateSecurePaymentBody = Type.Object(
               minLength: 1,
               maxLength: 128,
               description:
-                'As the integration guide sends it: the destination’s wallet (an EVM one in any case or with its checksum, a Tron one as written); another wallet answers 400',
+                'As the integration guide sends it: the destination’s wallet (an EVM one in any case or with its checksum, a Tron one as written); another wallet answers 400. Without destinationId, it chooses the destination',
             }),
           ),
           paymentCurrency: Type.Optional(
@@ -45,7 +51,7 @@ const CreateSecurePaymentBody = Type.Object(
               minLength: 1,
               maxLength: 64,
               description:
-                'As the integration guide sends it: the destination’s token (its currency id); another answers 400',
+                'As the integration guide sends it: the destination’s token (its currency id); another answers 400. Without destinationId, it chooses the destination',
             }),
           ),
         },
