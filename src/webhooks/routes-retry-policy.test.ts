@@ -75,7 +75,6 @@ describe('retryPolicy on POST /v1/webhook', () => {
       [{ retryForSeconds: -1 }, 'retryPolicy.retryForSeconds'],
       [{ retryForSeconds: 2_592_001 }, 'retryPolicy.retryForSeconds'],
       [{ backoffSeconds: '60' }, 'retryPolicy.backoffSeconds'],
-      [{ attempts: 9 }, 'retryPolicy.attempts'],
     ] as const) {
       const res = await call('POST', '/v1/webhook', asBackend(tenant), {
         url: 'https://hooks.example.com/bad',
