@@ -75,7 +75,9 @@ export function exportPageQuery(
   return db
     .select({
       request: requests,
-      token: sql<string | null>`(select ${securePayments.token} from ${securePayments} where ${securePayments.id} = ${requests.securePaymentId})`,
+      token: sql<
+        string | null
+      >`(select ${securePayments.token} from ${securePayments} where ${securePayments.id} = ${requests.securePaymentId})`,
       payout: linkIsPayout,
       cursorAt: keysetAt(requests.createdAt),
     })

@@ -21,7 +21,9 @@ export const FLOW_DESCRIPTION =
  * first row, where this keeps the walk of the requests' (created, id) index that stops at the
  * page (test/e2e/list-plans.test.ts plans both statements that use it).
  */
-export const linkIsPayout = sql<boolean | null>`(select ${securePayments.payout} from ${securePayments} where ${securePayments.id} = ${requests.securePaymentId})`;
+export const linkIsPayout = sql<
+  boolean | null
+>`(select ${securePayments.payout} from ${securePayments} where ${securePayments.id} = ${requests.securePaymentId})`;
 
 /** The flow of a request whose `linkIsPayout` reads `payout`. */
 export function flowOf(payout: boolean | null): RequestFlow {

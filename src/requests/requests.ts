@@ -5,13 +5,13 @@ import type { Database } from '../db/client.ts';
 import { type KeysetPosition, keysetAt, olderThan } from '../db/keyset.ts';
 import { requests } from '../db/schema.ts';
 import type { CallerScope } from '../http/principal.ts';
-import { inFlow, type RequestFlow } from './flows.ts';
 import {
   mintRequestId,
   mintSalt,
   paymentReference,
   referenceTopic,
 } from '../payments/references.ts';
+import { inFlow, type RequestFlow } from './flows.ts';
 
 export type RequestRow = typeof requests.$inferSelect;
 
