@@ -113,7 +113,11 @@ function markOptionalBodies(paths: unknown): void {
       const body = asRecord(asRecord(operation).requestBody);
       const schema = asRecord(asRecord(asRecord(body.content)['application/json']).schema);
       const options = Array.isArray(schema.anyOf) ? schema.anyOf : [schema];
-      if (options.some((option) => asRecord(option).type === 'null')) body.required = false;
+      const admitsNull = options.some((option) => {
+        const type = asRecord(option).type;
+        return type === 'null' || (Array.isArray(type) && type.includes('null'));
+      });
+      if (admitsNull) body.required = false;
     }
   }
 }

@@ -11,18 +11,20 @@ import { WebhookSchema } from '../schemas.ts';
 /**
  * `{active}` sets the state; no body (Auth API 0.14.0's toggle, sent without a body or a
  * content type), or a body without `active`, flips it. Fastify validates a missing body as
- * null, hence the null branch, which also tells the OpenAPI document the body is optional.
- * Other fields are ignored, as everywhere (http/validation.ts), by the object admitting them:
- * the validator drops unknown fields only outside unions.
+ * null, hence null among the types (one schema, not a union: a wrong `active` is then reported
+ * alone, and unknown fields are dropped as everywhere), which also tells the OpenAPI document
+ * the body is optional.
  */
-const Body = Type.Union([
-  Type.Object({
-    active: Type.Optional(
-      Type.Boolean({ description: 'The state to set; absent: the opposite of the current one' }),
-    ),
-  }),
-  Type.Null(),
-]);
+const Body = Type.Unsafe<{ active?: boolean } | null>({
+  type: ['object', 'null'],
+  properties: {
+    active: {
+      type: 'boolean',
+      description: 'The state to set; absent: the opposite of the current one',
+    },
+  },
+  additionalProperties: false,
+});
 
 /**
  * A toggle sent with a JSON content type and nothing after it (a client whose fetch wrapper
