@@ -64,7 +64,8 @@ export function setupAuthApp(): void {
 export type Challenge = Awaited<ReturnType<typeof challenge>>;
 export type VerifyBody = Parameters<typeof signInVerify>[1];
 
-export const challenge = (address: string) => signInChallenge(t, address);
+export const challenge = (address: string, extra: { chainId?: number } = {}) =>
+  signInChallenge(t, address, extra);
 export const verify = (body: VerifyBody) => signInVerify(t, body);
 
 /** Tron message signing v2, with our hash (which siwe.test.ts checks against TronWeb's). */

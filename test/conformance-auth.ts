@@ -66,12 +66,14 @@ export async function answerAuthOperations(
   const sent = await send('POST', '/v1/webhook/test', asClient, { eventType: 'payment.confirmed' });
   expect([200, 201], sent.body).toContain(sent.statusCode);
   ok(await send('PUT', hookPath, asClient, { active: false }));
+  // 0.14.0's toggle: no body.
+  ok(await send('PUT', hookPath, asClient));
   ok(await send('DELETE', hookPath, asClient));
 
   // A wallet signs in and manages its payee destination.
   const wallet = privateKeyToAccount(WALLET_KEY);
   const challenge = ok(
-    await send('POST', '/v1/auth/wallet/challenge', {}, { address: wallet.address }),
+    await send('POST', '/v1/auth/wallet/challenge', {}, { address: wallet.address, chainId: 8453 }),
     201,
   );
   const { challengeId, nonce, message } = challenge.json();
@@ -84,11 +86,13 @@ export async function answerAuthOperations(
     ),
   );
   const walletSession = { authorization: `Bearer ${verified.json().sessionToken}` };
-  const added = ok(await send('POST', '/v1/payee-destination', walletSession, destination), 201);
+  // 0.14.0 clients name the wallet too: the session's own.
+  const named = { ...destination, walletAddress: wallet.address };
+  const added = ok(await send('POST', '/v1/payee-destination', walletSession, named), 201);
   ok(await send('GET', '/v1/payee-destination', walletSession));
   const moved = ok(
     await send('PUT', '/v1/payee-destination', walletSession, {
-      ...destination,
+      ...named,
       accessPolicy: {
         mode: 'off',
         screeningProvider: null,
@@ -116,6 +120,11 @@ export async function answerAuthOperations(
 
   // The request list (0.31.0) and an orchestrator's client-ID links.
   ok(await send('GET', '/v2/request', { 'x-client-id': tenant.backendClientId }));
+  ok(
+    await send('GET', '/v2/request?securePaymentFlow=incoming', {
+      'x-client-id': tenant.backendClientId,
+    }),
+  );
   const { orchestratorKey } = await createOrchestrator(t.db, 'Conformance platform');
   const asOrchestrator = { 'x-orchestrator-key': orchestratorKey };
   ok(

@@ -10,11 +10,15 @@ export interface Challenge {
   readonly expiresAt: string;
 }
 
-export async function challenge(t: TestApp, address: string): Promise<Challenge> {
+export async function challenge(
+  t: TestApp,
+  address: string,
+  extra: { chainId?: number } = {},
+): Promise<Challenge> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/v1/auth/wallet/challenge',
-    payload: { address },
+    payload: { address, ...extra },
   });
   expect(res.statusCode, res.body).toBe(201);
   return res.json() as Challenge;

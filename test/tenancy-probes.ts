@@ -91,6 +91,9 @@ export const next = () => {
   return unique;
 };
 
+/** A's wallet: the one its destination pays (`wallet@eip155:…`). */
+const walletOf = (o: Objects): string => o.destinationId.split('@')[0] ?? '';
+
 export const PROBES: Record<string, Probe> = {
   'GET /v2/currencies': { expect: { kind: 'public' }, query: () => 'id=USDC-base' },
   'GET /v2/currencies/:currencyId/conversion-routes': { expect: { kind: 'public' } },
@@ -128,13 +131,15 @@ export const PROBES: Record<string, Probe> = {
     body: (o) => o.deactivate,
   },
 
+  // Naming A's wallet (the one of A's destination, `wallet@eip155:…`): a session sets only its
+  // own wallet's destination.
   'POST /v1/payee-destination': {
-    expect: own,
-    body: () => ({ tokenAddress: USDC_BASE, chainId: 8453 }),
+    expect: refused(),
+    body: (o) => ({ walletAddress: walletOf(o), tokenAddress: USDC_BASE, chainId: 8453 }),
   },
   'PUT /v1/payee-destination': {
-    expect: own,
-    body: () => ({ tokenAddress: USDC_BASE, chainId: 8453 }),
+    expect: refused(),
+    body: (o) => ({ walletAddress: walletOf(o), tokenAddress: USDC_BASE, chainId: 8453 }),
   },
   'GET /v1/payee-destination': { expect: own },
   'GET /v1/payee-destination/payout-lookup': {

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { privateKeyToAccount } from 'viem/accounts';
+import { parseSiweMessage } from 'viem/siwe';
 import { describe, expect, it } from 'vitest';
 import {
   at,
@@ -25,7 +26,7 @@ import {
 import { refusalReason, sessionCookie } from '../../test/sign-in.ts';
 import { sessions, users, walletChallenges } from '../db/schema.ts';
 import { WALLET_IDLE_MS, WALLET_MAX_MS } from './sessions.ts';
-import { CHALLENGE_TTL_MS, issueChallenge } from './siwe.ts';
+import { CHALLENGE_TTL_MS, issueChallenge, MAX_CHAIN_ID } from './siwe.ts';
 
 /**
  * Wallet sign-in (SIWE, EVM and Tron) through the real app (test/auth-routes.ts): the
@@ -71,8 +72,47 @@ describe('wallet sign-in (SIWE)', () => {
     expect(second.json().accountId).toBe(body.accountId);
   });
 
+  it('names the wallet’s chain in the message when the client sends chainId, and signs in with it', async () => {
+    const c = await challenge(evm.address, { chainId: 8453 });
+    const lines = c.message.split('\n');
+    expect(lines).toContain('Chain ID: 8453');
+    expect(lines).not.toContain('Chain ID: 1');
+    // A standard EIP-4361 message, as a wallet's SIWE parser reads it.
+    expect(parseSiweMessage(c.message)).toMatchObject({
+      address: evm.address,
+      chainId: 8453,
+      domain: 'auth.payreq.test',
+      nonce: c.nonce,
+    });
+    const res = await verify({ ...c, signature: await evm.signMessage({ message: c.message }) });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ address: evm.address, walletType: 'evm' });
+    // The largest chain ID a wallet can be on is taken too.
+    const largest = await challenge(evm.address, { chainId: MAX_CHAIN_ID });
+    expect(largest.message).toContain(`Chain ID: ${MAX_CHAIN_ID}\n`);
+  });
+
+  it.each([
+    ['zero', 0],
+    ['a negative number', -1],
+    ['a fraction', 8453.5],
+    ['text', '8453'],
+    ['past the largest chain ID', MAX_CHAIN_ID + 1],
+  ])('refuses a chainId that is %s, writing no challenge', async (_name, chainId) => {
+    const before = await t.db.$count(walletChallenges);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/wallet/challenge',
+      payload: { address: evm.address, chainId },
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['chainId']);
+    expect(await t.db.$count(walletChallenges)).toBe(before);
+  });
+
   it('signs in a Tron wallet with message signing v2, without a Chain ID line', async () => {
-    const c = await challenge(tronAddress);
+    // Tron's message signing has no chain: a chainId sent along changes nothing.
+    const c = await challenge(tronAddress, { chainId: 728126428 });
     expect(c.message).not.toContain('Chain ID');
     expect(c.message.split('\n')[1]).toBe(tronAddress);
     const res = await verify({ ...c, signature: await tronSign(c.message, EVM_KEY) });

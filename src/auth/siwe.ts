@@ -26,8 +26,18 @@ import { walletChallenges } from '../db/schema.ts';
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 const STATEMENT = 'Sign in to payreq.';
-/** The Chain ID line of EVM messages: sign-in is not tied to a payment network. */
+/**
+ * The Chain ID line of EVM messages when the client names none: sign-in is not tied to a
+ * payment network. A client that names its wallet's chain (`chainId`) gets that one, so the
+ * wallet shows no mismatch; the signature proves the address either way.
+ */
 const SIGN_IN_CHAIN_ID = 1;
+/**
+ * The largest chain ID a challenge takes: the largest whose EIP-155 `v` (2 × id + 36) is still
+ * a JavaScript safe integer, the bound wallets (MetaMask) put on chain IDs. Past it a wallet
+ * cannot be on that chain, and JSON numbers stop being exact.
+ */
+export const MAX_CHAIN_ID = 4_503_599_627_370_476;
 const TRON_PREFIX = '\x19TRON Signed Message:\n';
 
 export type WalletType = 'evm' | 'tron';
@@ -57,6 +67,7 @@ function siweMessage(input: {
   uri: string;
   address: string;
   walletType: WalletType;
+  chainId: number;
   nonce: string;
   issuedAt: Date;
   expiresAt: Date;
@@ -69,7 +80,8 @@ function siweMessage(input: {
     '',
     `URI: ${input.uri}`,
     'Version: 1',
-    ...(input.walletType === 'evm' ? [`Chain ID: ${SIGN_IN_CHAIN_ID}`] : []),
+    // Tron's message signing has no chain: its messages carry no Chain ID line.
+    ...(input.walletType === 'evm' ? [`Chain ID: ${input.chainId}`] : []),
     `Nonce: ${input.nonce}`,
     `Issued At: ${input.issuedAt.toISOString()}`,
     `Expiration Time: ${input.expiresAt.toISOString()}`,
@@ -81,6 +93,7 @@ export async function issueChallenge(
   clock: Clock,
   authUrl: string,
   address: string,
+  chainId: number = SIGN_IN_CHAIN_ID,
 ): Promise<Challenge> {
   const wallet = detectWallet(address);
   if (!wallet) {
@@ -93,6 +106,7 @@ export async function issueChallenge(
     ...siweOrigin(authUrl),
     address: wallet.address,
     walletType: wallet.walletType,
+    chainId,
     nonce,
     issuedAt: now,
     expiresAt,

@@ -78,6 +78,7 @@ export const ERROR_STATUS = {
   secure_payment_invalidated: 403,
   secure_payment_compliance_failed: 403,
   payout_wallet_mismatch: 403,
+  session_wallet_mismatch: 403,
   recurring_payer_mismatch: 403,
   multicall_not_executable: 403,
   // 404

@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { Clock } from '../base/clock.ts';
-import { AppError } from '../base/errors.ts';
+import { AppError, ValidationError } from '../base/errors.ts';
+import { addressKey, parseAddress } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { users } from '../db/schema.ts';
@@ -22,6 +23,8 @@ import type { TargetBody } from './v1-schemas.ts';
 
 const WALLET_SESSION_REQUIRED = 'A wallet session is required';
 const NO_ACTIVE_DESTINATION = 'No active payee destination';
+const SESSION_WALLET_MISMATCH =
+  'walletAddress is not the signed-in wallet; sign in with that wallet to set its destination';
 
 export interface SessionDeps {
   readonly db: Database;
@@ -45,6 +48,22 @@ export async function sessionWallet(db: Database, request: FastifyRequest): Prom
   return user.walletAddress;
 }
 
+/**
+ * Auth API 0.14.0 clients name the destination's wallet (`walletAddress`). The session proved
+ * one wallet, its own: naming it again (in any case) is the same as not naming it, and naming
+ * another is refused before anything is written, or a session could set where someone else's
+ * wallet is paid.
+ */
+function checkNamedWallet(wallet: string, named: string | undefined): void {
+  if (named === undefined) return;
+  const parsed = parseAddress(named);
+  if (!parsed.ok) throw new ValidationError([{ field: 'walletAddress', message: parsed.message }]);
+  const own = parseAddress(wallet, { allowZero: true });
+  if (!own.ok || addressKey(own) !== addressKey(parsed)) {
+    throw new AppError('session_wallet_mismatch', SESSION_WALLET_MISMATCH);
+  }
+}
+
 /** Creates or reactivates `wallet`'s destination; its others in the account end. */
 export async function createSessionDestination(
   deps: SessionDeps,
@@ -52,6 +71,7 @@ export async function createSessionDestination(
   wallet: string,
   input: TargetInput,
 ): Promise<DestinationRow> {
+  checkNamedWallet(wallet, input.walletAddress);
   const target = resolveWalletTarget(deps.chains, wallet, input);
   // Create takes the whole destination: an omitted policy is the default, not the old one.
   const policy = accessPolicyFrom(input.accessPolicy ?? {});
@@ -65,6 +85,7 @@ export async function changeSessionDestination(
   wallet: string,
   input: TargetInput,
 ): Promise<DestinationRow> {
+  checkNamedWallet(wallet, input.walletAddress);
   const target = resolveWalletTarget(deps.chains, wallet, input);
   const sent = input.accessPolicy;
   const policy: AccessPolicy | undefined = sent && accessPolicyFrom(sent);

@@ -31,6 +31,14 @@ const AccessPolicySchema = Type.Object({
 /** Where the session's wallet wants to be paid: the wallet itself comes from the session. */
 export const TargetBody = Type.Object(
   {
+    walletAddress: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'The signed-in wallet, said again (any case): the same as absent. Another wallet answers 403 session_wallet_mismatch: a session proves only its own.',
+      }),
+    ),
     tokenAddress: Type.String({ minLength: 1, maxLength: 64 }),
     chainId: Type.Integer({ minimum: 1 }),
     accessPolicy: Type.Optional(AccessPolicyInput),

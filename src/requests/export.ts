@@ -5,17 +5,13 @@ import type { Database } from '../db/client.ts';
 import { type KeysetPosition, keysetAt, olderThan } from '../db/keyset.ts';
 import { requests, securePayments } from '../db/schema.ts';
 import { formatAmount } from '../payments/amounts.ts';
+import { flowOf, linkIsPayout, type RequestFlow } from './flows.ts';
 
 /**
  * `GET /v2/dashboard/requests/export`: the account's requests as CSV, newest first, written page
  * by page as the database gives them (keyset pages on the account's (created, id) index), so an
- * account of a million requests never sits in memory. `outgoing` are the requests of payout
- * links (the account pays); `incoming` all others (links to get paid, `POST /v2/request`, and
- * `POST /v2/payouts`' requests, which are recorded as any request is).
+ * account of a million requests never sits in memory. One flow at a time (`flows.ts`).
  */
-
-export const EXPORT_FLOWS = ['incoming', 'outgoing'] as const;
-export type ExportFlow = (typeof EXPORT_FLOWS)[number];
 
 /** Rows read per query: a page is a few hundred kilobytes of CSV at most. */
 export const EXPORT_PAGE_ROWS = 500;
@@ -46,14 +42,14 @@ interface ExportDeps {
 export async function* exportRequestsCsv(
   deps: ExportDeps,
   accountId: string,
-  flow: ExportFlow,
+  flow: RequestFlow,
   pageRows = EXPORT_PAGE_ROWS,
 ): AsyncGenerator<string> {
   yield csvRecord(EXPORT_COLUMNS);
   let after: KeysetPosition | undefined;
   for (;;) {
     const rows = await exportPageQuery(deps.db, accountId, pageRows, after);
-    const wanted = rows.filter((row) => (row.payout === true) === (flow === 'outgoing'));
+    const wanted = rows.filter((row) => flowOf(row.payout) === flow);
     if (wanted.length > 0) {
       yield wanted.map((row) => csvRecord(exportRow(deps.chains, row))).join('');
     }
@@ -76,12 +72,13 @@ export function exportPageQuery(
   limit: number,
   after: KeysetPosition | undefined,
 ) {
-  const link = sql`from ${securePayments} where ${securePayments.id} = ${requests.securePaymentId}`;
   return db
     .select({
       request: requests,
-      token: sql<string | null>`(select ${securePayments.token} ${link})`,
-      payout: sql<boolean | null>`(select ${securePayments.payout} ${link})`,
+      token: sql<
+        string | null
+      >`(select ${securePayments.token} from ${securePayments} where ${securePayments.id} = ${requests.securePaymentId})`,
+      payout: linkIsPayout,
       cursorAt: keysetAt(requests.createdAt),
     })
     .from(requests)

@@ -6,6 +6,7 @@ import { nextCursor } from '../db/keyset.ts';
 import { pageStart } from '../http/pages.ts';
 import type { CallerScope } from '../http/principal.ts';
 import { paymentsOfRequests } from '../payments/records.ts';
+import type { RequestFlow } from './flows.ts';
 import { seriesOf } from './recurring.ts';
 import { findRequest, type RequestRow, requestListQuery } from './requests.ts';
 import { requestStatusBody } from './status.ts';
@@ -46,6 +47,7 @@ export async function requestStatus(deps: StatusDeps, row: RequestRow) {
 
 export interface RequestListInput {
   readonly walletAddress?: string | undefined;
+  readonly securePaymentFlow?: RequestFlow | undefined;
   readonly limit?: number | undefined;
   readonly offset?: number | undefined;
   readonly cursor?: string | undefined;
@@ -63,6 +65,7 @@ export async function listRequests(deps: StatusDeps, scope: CallerScope, query: 
     // A query that is no address matches nothing (no key is ever that text).
     payeeKey:
       wallet === undefined ? undefined : wallet.ok ? addressKey(wallet) : query.walletAddress,
+    flow: query.securePaymentFlow,
     limit: limit + 1,
     offset,
     after,

@@ -11,6 +11,7 @@ import {
   paymentReference,
   referenceTopic,
 } from '../payments/references.ts';
+import { inFlow, type RequestFlow } from './flows.ts';
 
 export type RequestRow = typeof requests.$inferSelect;
 
@@ -148,6 +149,8 @@ export async function requestsOfLinks(
 export interface RequestListFilter {
   /** The payee's canonical key (`addressKey`). */
   readonly payeeKey?: string | undefined;
+  /** Only the requests of one flow (`flows.ts`). */
+  readonly flow?: RequestFlow | undefined;
   readonly limit: number;
   readonly offset: number;
   readonly after?: KeysetPosition | undefined;
@@ -163,6 +166,8 @@ export function requestListQuery(db: Database, scope: CallerScope, filter: Reque
   const conditions = [eq(requests.accountId, scope.accountId)];
   if (scope.clientIdId !== null) conditions.push(eq(requests.clientIdId, scope.clientIdId));
   if (filter.payeeKey !== undefined) conditions.push(eq(requests.payeeKey, filter.payeeKey));
+  // Checked on each row the walk reads, by the link's key: the walk stays in the list's order.
+  if (filter.flow !== undefined) conditions.push(inFlow(filter.flow));
   if (filter.after) conditions.push(olderThan(requests.createdAt, requests.id, filter.after));
   return db
     .select({ request: requests, cursorAt: keysetAt(requests.createdAt) })

@@ -56,6 +56,11 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      markOptionalBodies(document.openapiObject.paths);
+      return document.openapiObject;
+    },
   });
 
   app.get('/openapi.json', { config: { admission: false }, schema: { hide: true } }, async () =>
@@ -96,4 +101,28 @@ function documentRoute(route: RouteOptions): void {
   for (const [status, description] of Object.entries(errors)) {
     response[status] ??= { description, ...ErrorEnvelopeRef };
   }
+}
+
+/**
+ * fastify-swagger marks every request body required; a body whose schema admits null may be
+ * left out (Fastify validates a missing body as null: `PUT /v1/webhook/{id}`, the toggle).
+ */
+function markOptionalBodies(paths: unknown): void {
+  for (const item of Object.values(asRecord(paths))) {
+    for (const operation of Object.values(asRecord(item))) {
+      const body = asRecord(asRecord(operation).requestBody);
+      const schema = asRecord(asRecord(asRecord(body.content)['application/json']).schema);
+      const options = Array.isArray(schema.anyOf) ? schema.anyOf : [schema];
+      const admitsNull = options.some((option) => {
+        const type = asRecord(option).type;
+        return type === 'null' || (Array.isArray(type) && type.includes('null'));
+      });
+      if (admitsNull) body.required = false;
+    }
+  }
+}
+
+/** The object `value` is, or an empty one (for walking a document's optional parts). */
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 }

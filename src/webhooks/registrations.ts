@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Clock } from '../base/clock.ts';
 import { ValidationError } from '../base/errors.ts';
 import type { SecretBox } from '../base/secret-box.ts';
@@ -109,14 +109,18 @@ export async function listWebhooks(
   return rows.map((row) => webhookBody(deps, row.webhook, row.clientId));
 }
 
+/**
+ * Switches the endpoint on or off; with no `active`, flips it (the Auth API 0.14.0 toggle, which
+ * has no body), in the statement itself, so two toggles at once flip it twice, not once.
+ */
 export async function setWebhookActive(
   deps: { readonly db: Database; readonly clock: Clock; readonly secretBox: SecretBox },
   row: WebhookRow,
-  active: boolean,
+  active: boolean | undefined,
 ) {
   const [updated] = await deps.db
     .update(webhooks)
-    .set({ active, updatedAt: deps.clock.now() })
+    .set({ active: active ?? sql`not ${webhooks.active}`, updatedAt: deps.clock.now() })
     .where(eq(webhooks.id, row.id))
     .returning();
   return webhookBody(deps, updated ?? row, await publicClientId(deps.db, row.clientIdId));

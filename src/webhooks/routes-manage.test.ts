@@ -68,10 +68,8 @@ describe('PUT and DELETE /v1/webhook/:id', () => {
     expect(byKey.json().active).toBe(false);
   });
 
-  it('answers 400 for a PUT body that is not exactly {active: boolean}', async () => {
+  it('answers 400 for a PUT body whose active is not a boolean (none toggles: routes-toggle.test.ts)', async () => {
     const { id } = await register(asBackend(tenant), 'https://hooks.example.com/strict');
-    const missing = await call('PUT', `/v1/webhook/${id}`, asBackend(tenant), {});
-    expect(missing.json()).toEqual(validationFailed('active', 'is required'));
     const wrongType = await call('PUT', `/v1/webhook/${id}`, asBackend(tenant), { active: 'no' });
     expect(wrongType.statusCode).toBe(400);
     expect(wrongType.json().errors).toEqual([{ field: 'active', message: expect.any(String) }]);

@@ -153,13 +153,16 @@ describe.runIf(source.kind === 'postgres')('list plans at 100,000 rows', () => {
     ['a deep page', deep(100)],
   ];
   for (const [page, after] of pages) {
-    it(`GET /v2/request, ${page}: account, payee wallet, client ID`, async () => {
+    it(`GET /v2/request, ${page}: account, payee wallet, client ID, flow`, async () => {
       const payeeKey = (PAYEES[2] ?? '').toLowerCase();
       for (const statement of [
         requestListQuery(t.db, scope, { limit: 21, offset: 0, after }),
         requestListQuery(t.db, scope, { payeeKey, limit: 21, offset: 0, after }),
         requestListQuery(t.db, clientScope, { limit: 21, offset: 0, after }),
         requestListQuery(t.db, clientScope, { payeeKey, limit: 21, offset: 0, after }),
+        requestListQuery(t.db, scope, { flow: 'incoming', limit: 21, offset: 0, after }),
+        requestListQuery(t.db, scope, { flow: 'outgoing', limit: 21, offset: 0, after }),
+        requestListQuery(t.db, scope, { payeeKey, flow: 'outgoing', limit: 21, offset: 0, after }),
       ]) {
         expect(await problems(statement)).toEqual([]);
       }

@@ -4,10 +4,20 @@ import type { Config } from '../../config/config.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { AUTH_TAGS } from '../schemas.ts';
-import { issueChallenge } from '../siwe.ts';
+import { issueChallenge, MAX_CHAIN_ID } from '../siwe.ts';
 
 const Body = Type.Object(
-  { address: Type.String({ minLength: 1, maxLength: 64 }) },
+  {
+    address: Type.String({ minLength: 1, maxLength: 64 }),
+    chainId: Type.Optional(
+      Type.Integer({
+        exclusiveMinimum: 0,
+        maximum: MAX_CHAIN_ID,
+        description:
+          'The chain the wallet is on: the EVM message’s Chain ID (1 when absent). Tron messages have no Chain ID line.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 const Response = Type.Object({
@@ -31,9 +41,16 @@ export function registerCreateWalletChallenge(
         response: { 201: Response },
       },
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(await issueChallenge(deps.db, deps.clock, deps.config.authUrl, request.body.address)),
+    async (request, reply) => {
+      const { address, chainId } = request.body;
+      const challenge = await issueChallenge(
+        deps.db,
+        deps.clock,
+        deps.config.authUrl,
+        address,
+        chainId,
+      );
+      return reply.code(201).send(challenge);
+    },
   );
 }

@@ -4,13 +4,12 @@ import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
-import { EXPORT_COLUMNS, EXPORT_FLOWS, exportRequestsCsv } from '../export.ts';
+import { EXPORT_COLUMNS, exportRequestsCsv } from '../export.ts';
+import { FLOW_DESCRIPTION, REQUEST_FLOWS } from '../flows.ts';
 
 const Query = Type.Object(
   {
-    flow: Type.Enum([...EXPORT_FLOWS], {
-      description: 'incoming: requests to get paid; outgoing: the requests of payout links',
-    }),
+    flow: Type.Enum([...REQUEST_FLOWS], { description: FLOW_DESCRIPTION }),
   },
   { additionalProperties: false },
 );
