@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../test/app.ts';
 import { sandboxAddresses } from '../sandbox/addresses.ts';
 import { sandboxNetwork } from '../sandbox/network.ts';
-import { requestCurrencyHash } from './currencies.ts';
+import { type Currency, requestCurrencyHash, sameToken } from './currencies.ts';
 import { NETWORKS } from './networks.ts';
 import { createChainRegistry } from './registry.ts';
 
@@ -114,5 +114,21 @@ describe('registry with overrides and the sandbox', () => {
     expect(chains.contracts('sandbox').multicall3).toBe(
       '0xcA11bde05977b3631167028862bE2a173976CA11',
     );
+  });
+
+  it('tells one token by network and contract, not id: USDT0 is USDT where they share one', () => {
+    const of = (id: string): Currency => {
+      const currency = findCurrency(id);
+      if (!currency) throw new Error(`no ${id}`);
+      return currency;
+    };
+    expect(sameToken(of('USDT0-matic'), of('USDT-matic'))).toBe(true);
+    expect(sameToken(of('USDT0-arbitrum-one'), of('USDT-arbitrum-one'))).toBe(true);
+    expect(sameToken(of('USDC-matic'), of('USDCn-matic'))).toBe(true);
+    // Optimism's USDT0 is a contract of its own; the same symbol elsewhere is another token.
+    expect(sameToken(of('USDT0-optimism'), of('USDT-optimism'))).toBe(false);
+    expect(sameToken(of('USDT-matic'), of('USDT-base'))).toBe(false);
+    expect(sameToken(of('ETH-base'), of('ETH-base-base'))).toBe(true);
+    expect(sameToken(of('ETH-base'), of('ETH-optimism'))).toBe(false);
   });
 });

@@ -144,3 +144,16 @@ export function isFiat(currency: Currency): boolean {
 export function isNative(currency: Currency): boolean {
   return currency.type === 'ETH';
 }
+
+/**
+ * Whether two currencies are one token: the same network and contract, whatever their ids.
+ * USDT0 and USDT share a contract on arbitrum-one and matic, where a destination's token is
+ * named USDT (`currencyByToken`) and a client may name either.
+ */
+export function sameToken(a: Currency, b: Currency): boolean {
+  if (a.network !== b.network || a.type !== b.type) return false;
+  // EVM addresses compare without their checksum's case; Tron's base58 is case-sensitive.
+  return a.type === 'TRC20'
+    ? a.address === b.address
+    : a.address.toLowerCase() === b.address.toLowerCase();
+}

@@ -1,7 +1,7 @@
 import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
 import { addressKey, parseAddress } from '../chains/address.ts';
 import { conversionPath } from '../chains/conversion-routes.ts';
-import { type Currency, isFiat } from '../chains/currencies.ts';
+import { type Currency, isFiat, sameToken } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { DESTINATION_MISMATCH_MESSAGE, type DestinationRow } from '../destinations/destinations.ts';
 import { parseTarget, type ResolvedTarget } from '../destinations/target.ts';
@@ -104,10 +104,9 @@ function restatedFields(
       });
     }
   }
-  if (
-    item.paymentCurrency !== undefined &&
-    chains.currency(item.paymentCurrency)?.id !== target.currency.id
-  ) {
+  const named = item.paymentCurrency === undefined ? null : chains.currency(item.paymentCurrency);
+  // The token, not its id: USDT0 names the destination's USDT where they are one contract.
+  if (named !== null && (named === undefined || !sameToken(named, target.currency))) {
     errors.push({
       field: `requests[${index}].paymentCurrency`,
       message: `must be the destination’s token (${target.currency.id})`,
@@ -129,7 +128,7 @@ function invoiceCurrencyOf(
 ): { ok: true; currency: Currency } | { ok: false; error: FieldError } {
   if (code === undefined) return { ok: true, currency: token };
   const fiat = chains.currency(code);
-  if (fiat?.id === token.id) return { ok: true, currency: token };
+  if (fiat && sameToken(fiat, token)) return { ok: true, currency: token };
   if (!fiat || !isFiat(fiat)) {
     return {
       ok: false,

@@ -126,6 +126,27 @@ describe('POST /v2/secure-payments without destinationId, from payee and currenc
     expect(rows.map((row) => row.destinationId)).toEqual([main.id, other.id, main.id]);
   });
 
+  it('takes a USDT destination for USDT0 where the two are one contract (matic, arbitrum-one)', async () => {
+    const shop = await account();
+    for (const [network, chainId, usdt] of [
+      ['matic', 137, '0xc2132D05D31c914a87C6611C10748AEb04B58e8F'],
+      ['arbitrum-one', 42161, '0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9'],
+    ] as const) {
+      const payee = wallet(chainId);
+      const mine = await destination(shop, { walletAddress: payee, chainId, tokenAddress: usdt });
+      for (const symbol of ['USDT', 'USDT0']) {
+        const id = `${symbol}-${network}`;
+        const res = await create(backend(shop), {
+          requests: [guideItem(payee, { invoiceCurrency: id, paymentCurrency: id })],
+        });
+        expect(res.statusCode, `${id}: ${res.body}`).toBe(201);
+        const [row] = await requestRows(res.json().requestIds);
+        // Written in the destination's token, under the id its contract has in the registry.
+        expect(row).toMatchObject({ destinationId: mine.id, paymentCurrency: `USDT-${network}` });
+      }
+    }
+  });
+
   it('still asks for a destinationId when an item names neither payee nor token', async () => {
     const shop = await account();
     await destination(shop, { walletAddress: wallet(331), chainId: BASE_CHAIN_ID });

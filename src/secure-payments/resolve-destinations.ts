@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { AppError, ValidationError } from '../base/errors.ts';
 import { addressKey, type ParsedAddress, parseAddress } from '../chains/address.ts';
-import { type Currency, isFiat } from '../chains/currencies.ts';
+import { type Currency, isFiat, sameToken } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { payeeDestinations } from '../db/schema.ts';
@@ -121,10 +121,11 @@ async function candidates(
 
 /** Whether a destination pays the payee and the token an item says (each when it says one). */
 function isWanted(chains: ChainRegistry, row: DestinationRow, want: Wanted): boolean {
-  return (
-    (!want.payee || sameWallet(row.walletAddress, want.payee)) &&
-    (!want.token || tokenOf(chains, row)?.id === want.token.id)
-  );
+  const token = want.token;
+  if (want.payee && !sameWallet(row.walletAddress, want.payee)) return false;
+  if (!token) return true;
+  const held = tokenOf(chains, row);
+  return held !== undefined && sameToken(held, token);
 }
 
 function tokenOf(chains: ChainRegistry, row: DestinationRow): Currency | undefined {
