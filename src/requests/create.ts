@@ -11,7 +11,7 @@ import { parseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
 import { MAX_PADDED_FIAT, padFiat } from '../payments/calldata/conversion.ts';
-import { checkListedCurrencies } from './listed-currencies.ts';
+import { checkListedChains, checkListedCurrencies } from './listed-currencies.ts';
 import { resolveOriginal } from './original.ts';
 import { insertSchedule, recurrenceOf } from './recurring.ts';
 import { insertRequests, type NewRequest, type RequestRow } from './requests.ts';
@@ -85,7 +85,8 @@ export async function prepareRequest(
 ): Promise<NewRequest> {
   if (body.isCryptoToFiatAvailable === true || body.isCryptoToFiatAllowed === true)
     throw featureUnavailable('Crypto-to-fiat payments (isCryptoToFiatAvailable)');
-  // Token-list currencies beyond the curated set: their network must be served and reachable.
+  // Token-list currencies beyond the curated set: their network must be served (and, last of
+  // all, reachable).
   checkListedCurrencies(deps, body);
 
   const errors: FieldError[] = [];
@@ -155,6 +156,9 @@ export async function prepareRequest(
     ]);
   }
 
+  // Every 400 above first: a request that can never be made says so, not a 503 that invites
+  // a retry.
+  checkListedChains(deps, body);
   return {
     accountId: caller.accountId,
     clientIdId: caller.clientId?.id ?? null,

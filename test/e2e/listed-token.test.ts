@@ -218,6 +218,31 @@ describe('listed currencies this server cannot take', () => {
     expect((await api('GET', '/v2/request?limit=100')).json()).toEqual(before);
   });
 
+  it('answers 400 for a fiat invoice in a listed token before asking for its network’s RPC', async () => {
+    // No feed path reaches a listed token: the request can never be made, RPC or not (bsc has
+    // none here, arbitrum-one has one).
+    for (const token of ['BUSD-bsc', 'USDS-arbitrum-one']) {
+      const network = token.slice(token.indexOf('-') + 1);
+      for (const path of ['/v2/request', '/v2/payouts']) {
+        const before = (await api('GET', '/v2/request?limit=100')).json();
+        const res = await api('POST', path, { ...body(token), invoiceCurrency: 'USD' });
+        expect(res.statusCode, `${path} ${token}: ${res.body}`).toBe(400);
+        expect(res.json()).toMatchObject({
+          code: 'conversion_route_unavailable',
+          message: `No conversion route from USD to ${token} on ${network}`,
+        });
+        expect((await api('GET', '/v2/request?limit=100')).json()).toEqual(before);
+      }
+    }
+    // So does a payee the network cannot be paid at.
+    const res = await api('POST', '/v2/request', {
+      ...body('BUSD-bsc'),
+      payee: 'TLEaY8XoqpBmndLsjcfThgdKLN1ssNuUcF',
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().errors).toEqual([{ field: 'payee', message: expect.any(String) }]);
+  });
+
   it('keeps payout links to the curated set', async () => {
     const res = await api('POST', '/v2/secure-payments/payouts', {
       network: 'arbitrum-one',
