@@ -51,7 +51,7 @@ const CreateSecurePaymentBody = Type.Object(
               minLength: 1,
               maxLength: 64,
               description:
-                'As the integration guide sends it: the destination’s token (its currency id); another answers 400. Without destinationId, it chooses the destination',
+                'As the integration guide sends it: the destination’s token (its currency id, or another id of the same contract: USDT0-matic for USDT-matic); another answers 400. Without destinationId, it chooses the destination',
             }),
           ),
         },
