@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { FREQUENCIES } from '../base/recurrence.ts';
 import { PAYMENT_SCHEMA_ID } from '../payments/records.ts';
+import { CrossChainQuery } from './cross-chain-query.ts';
 
 /** Wire schemas of `/v2/request` (field names and limits as the reference API's). */
 
@@ -202,22 +203,7 @@ export const PayQuery = Type.Object(
     amount: Type.Optional(Type.String()),
     feePercentage: Type.Optional(Type.String()),
     feeAddress: Type.Optional(Type.String()),
-    chain: Type.Optional(
-      Type.Union(
-        ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM'].map((c) => Type.Literal(c)),
-        {
-          description: 'Cross-chain source chain: not available yet (400)',
-        },
-      ),
-    ),
-    token: Type.Optional(
-      Type.Union(
-        ['USDC', 'USDT'].map((c) => Type.Literal(c)),
-        {
-          description: 'Cross-chain source token: not available yet (400)',
-        },
-      ),
-    ),
+    ...CrossChainQuery,
     clientUserId: Type.Optional(
       Type.String({ minLength: 1, description: 'Crypto-to-fiat: not available yet (400)' }),
     ),

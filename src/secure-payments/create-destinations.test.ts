@@ -200,7 +200,7 @@ describe('POST /v2/secure-payments: destinations', () => {
             {
               field: 'requests[1].destinationId',
               message:
-                'is required when the client ID has no bound payee destination and the item names no payee or paymentCurrency',
+                'is required: send destinationId, or payee and paymentCurrency to pick the account’s destination for them',
             },
           ]),
         );

@@ -196,7 +196,7 @@ function itemTarget(
       {
         field: `requests[${index}].destinationId`,
         message:
-          'is required when the client ID has no bound payee destination and the item names no payee or paymentCurrency',
+          'is required: send destinationId, or payee and paymentCurrency to pick the account’s destination for them',
       },
     ]);
   }

@@ -65,10 +65,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
       request.credentialError = error;
     };
     const presented = presentedCredentials(request);
-    if (
-      request.routeOptions.config.authOptional === true &&
-      presentedKinds(presented).length === 0
-    ) {
+    if (request.routeOptions.config.authOptional === true && anonymous(presented, accepted)) {
       return done();
     }
     const admit = (principal: Principal) => {
@@ -149,6 +146,19 @@ function presentedKinds(p: Presented): CredentialKind[] {
   // A session is consulted only when no header credential is sent.
   if (kinds.length === 0 && p.session !== undefined) kinds.push('session');
   return kinds;
+}
+
+/**
+ * Whether a route whose credential is optional answers this caller as anonymous: nothing sent,
+ * or only the session cookie where the route takes no session. A browser sends the cookie by
+ * itself to every page of the dashboard's site, so it says nothing about what the caller meant;
+ * a credential sent in a header (Authorization included) was meant, and is checked.
+ */
+function anonymous(presented: Presented, accepted: readonly CredentialKind[]): boolean {
+  const sent = presentedKinds(presented);
+  if (sent.length === 0) return true;
+  const cookieOnly = presented.sessionFromCookie && sent.length === 1 && sent[0] === 'session';
+  return cookieOnly && !accepted.includes('session');
 }
 
 function authenticate(

@@ -171,6 +171,27 @@ describe('v1 requests, created, read, routed and paid by v1', () => {
     const cross = await api('GET', `/v1/request/${ref}/pay?chain=BASE&token=USDC`);
     expect(cross.statusCode).toBe(400);
     expect(cross.json().code).toBe('crosschain_unavailable');
+    // A chain or token outside the reference's enums: one error each, naming what is accepted.
+    const CHAIN = { field: 'chain', message: 'must be one of BASE, OPTIMISM, ARBITRUM, ETHEREUM' };
+    const TOKEN = { field: 'token', message: 'must be one of USDC, USDT' };
+    for (const [query, errors] of [
+      ['chain=base', [CHAIN]],
+      ['chain=base&token=USDC', [CHAIN]],
+      ['chain=SOLANA&token=usdc', [CHAIN, TOKEN]],
+      ['token=DAI', [TOKEN]],
+      ['chain=BASE&chain=BASE', [CHAIN]],
+      ['chain=&amount=4', [CHAIN]],
+    ] as const) {
+      const wrong = await api('GET', `/v1/request/${ref}/pay?${query}`);
+      expect(wrong.statusCode, query).toBe(400);
+      expect(wrong.json(), query).toEqual({
+        statusCode: 400,
+        message: 'Validation failed',
+        error: 'Bad Request',
+        code: 'validation_failed',
+        errors,
+      });
+    }
     // v1 declares no fee parameters on /pay: like any unknown query parameter, they are ignored.
     const fee = await api('GET', `/v1/request/${ref}/pay?feePercentage=1&feeAddress=${payee()}`);
     expect(fee.statusCode, fee.body).toBe(200);

@@ -26,10 +26,18 @@ const SECRET_HINT_CHARS = 4;
 /**
  * The secret as lists show it after creation: masked, only its last characters in clear, so an
  * operator can tell which secret a receiver holds without it ever being shown again (the
- * Auth API's list item has a `secret` field; a receiver's secret is never in it).
+ * Auth API's list item has a `secret` field; a receiver's secret is never in it). A secret that
+ * no longer opens (SECRET_KEY changed, or the sealed value was damaged) is masked without the
+ * hint: one such endpoint must not fail the list, nor a change to it that is already written.
  */
-function maskSecret(secret: string): string {
-  return `${SECRET_PREFIX}${'*'.repeat(8)}${secret.slice(-SECRET_HINT_CHARS)}`;
+function maskSecret(secretBox: SecretBox, row: WebhookRow): string {
+  let hint = '';
+  try {
+    hint = secretBox.open(row.secretSealed, row.id).slice(-SECRET_HINT_CHARS);
+  } catch {
+    // Unreadable: the dispatcher reports it on each attempt (`not sent: …`); here, no hint.
+  }
+  return `${SECRET_PREFIX}${'*'.repeat(8)}${hint}`;
 }
 
 /** An endpoint as the list and the switch answer it (schemas.ts `WebhookSchema`). */
@@ -41,7 +49,7 @@ function webhookBody(
   return {
     id: row.id,
     url: row.url,
-    secret: maskSecret(deps.secretBox.open(row.secretSealed, row.id)),
+    secret: maskSecret(deps.secretBox, row),
     isActive: row.active,
     active: row.active,
     clientId,

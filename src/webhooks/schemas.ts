@@ -12,7 +12,8 @@ export const WebhookSchema = Type.Object({
   id: Type.String(),
   url: Type.String(),
   secret: Type.String({
-    description: 'Masked: whsec_, eight *, then the last 4 characters of the signing secret',
+    description:
+      'Masked: whsec_, eight *, then the last 4 characters of the signing secret (none when it no longer opens with SECRET_KEY)',
   }),
   isActive: Type.Boolean(),
   active: Type.Boolean({ description: 'The same as isActive' }),

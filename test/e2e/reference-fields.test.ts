@@ -111,7 +111,14 @@ describe('reference fields of features not built yet', () => {
         'Crypto-to-fiat payments (clientUserId, paymentDetailsId): not available on this server yet',
       ),
     );
-    expect((await pay('chain=SOLANA&token=USDC')).json().code).toBe('validation_failed');
+    expect((await pay('chain=SOLANA&token=USDC')).json()).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'chain', message: 'must be one of BASE, OPTIMISM, ARBITRUM, ETHEREUM' }],
+    });
+    expect((await pay('chain=base&token=usdt')).json().errors).toEqual([
+      { field: 'chain', message: 'must be one of BASE, OPTIMISM, ARBITRUM, ETHEREUM' },
+      { field: 'token', message: 'must be one of USDC, USDT' },
+    ]);
     expect((await pay('')).statusCode).toBe(200);
   });
 

@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { accountIdOf, clientIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import type { CalldataDeps } from '../../payments/calldata/shared.ts';
+import { namedCrossChainValues } from '../cross-chain-query.ts';
 import { requestCalldata } from '../pay.ts';
 import { ownRequest } from '../read.ts';
 import { AUTH, BigNumberJson, PayQuery, RequestParams, TAGS } from '../schemas.ts';
@@ -36,6 +37,7 @@ export function registerPayRequest(app: App, deps: CalldataDeps & { db: Database
         querystring: PayQuery,
         response: { 200: PayResponse },
       },
+      preValidation: namedCrossChainValues,
     },
     async (request) => {
       const row = await ownRequest(deps.db, accountIdOf(request), request.params.requestId);

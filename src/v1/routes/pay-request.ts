@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import type { CalldataDeps } from '../../payments/calldata/shared.ts';
+import { namedCrossChainValues } from '../../requests/cross-chain-query.ts';
 import { PayQuery } from '../../requests/schemas.ts';
 import { requestByReference } from '../lookup.ts';
 import { v1Calldata } from '../pay.ts';
@@ -33,6 +34,7 @@ export function registerPayV1Request(app: App, deps: CalldataDeps & { db: Databa
         querystring: V1PayQuery,
         response: { 200: V1PayAnswer },
       },
+      preValidation: namedCrossChainValues,
     },
     async (request) => {
       const row = await requestByReference(
