@@ -19,6 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   [
     'auth',
     'orchestrators',
+    'fees',
     'currencies',
     'destinations',
     'requests',

@@ -98,10 +98,12 @@ export const ERROR_STATUS = {
   recurring_payout_not_found: 404,
   wallet_change_not_found: 404,
   transaction_not_found: 404,
+  fee_config_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,
   client_id_unlinked: 409,
+  fee_config_exists: 409,
   email_taken: 409,
   delivery_in_flight: 409,
   // 410: an operation the reference API removed.

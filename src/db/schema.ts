@@ -5,6 +5,7 @@
  */
 
 export * from './schema/chain.ts';
+export * from './schema/fees.ts';
 export * from './schema/links.ts';
 export * from './schema/recurring.ts';
 export * from './schema/sign-in.ts';

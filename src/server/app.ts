@@ -14,6 +14,7 @@ import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
+import { feeRoutes } from '../fees/routes.ts';
 import type { RateLimits } from '../http/budgets.ts';
 import { cookieWriteOrigins } from '../http/cookie-writes.ts';
 import { createCredentialCache } from '../http/credential-cache.ts';
@@ -186,6 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   });
   currencyRoutes(app, { chains: deps.chains });
   orchestratorRoutes(app, { db, clock: deps.clock });
+  feeRoutes(app, { db, clock: deps.clock });
   const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
