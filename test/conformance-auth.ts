@@ -10,7 +10,7 @@ import type { Tenant } from './fixtures.ts';
  * called once each with a success answer for test/e2e/conformance.test.ts (the test app checks
  * every answer against the ruling description): sign-up, sign-in by e-mail and by wallet,
  * client IDs, webhooks, the payee destination of a wallet session, the request list and an
- * orchestrator's client-ID links.
+ * orchestrator's client-ID links and fee configs.
  */
 
 const WALLET_KEY = `0x${'5a'.repeat(32)}` as const;
@@ -134,6 +134,31 @@ export async function answerAuthOperations(
     201,
   );
   ok(await send('GET', '/v2/orchestrators/client-ids', asOrchestrator));
+  // Its fee configs: one for the linked client ID, listed, changed and disabled.
+  const feeConfig = ok(
+    await send('POST', '/v2/orchestrators/fee-configs', asOrchestrator, {
+      flow: 'incoming',
+      feeBearer: 'payer',
+      bps: 50,
+      usdCap: '0.40',
+      evmRecipientAddress: privateKeyToAccount(WALLET_KEY).address,
+      clientId: tenant.browserClientId,
+    }),
+    201,
+  ).json().id as string;
+  ok(
+    await send(
+      'GET',
+      `/v2/orchestrators/fee-configs?clientId=${tenant.browserClientId}`,
+      asOrchestrator,
+    ),
+  );
+  ok(
+    await send('PATCH', `/v2/orchestrators/fee-configs/${feeConfig}`, asOrchestrator, {
+      bps: 75,
+    }),
+  );
+  ok(await send('DELETE', `/v2/orchestrators/fee-configs/${feeConfig}`, asOrchestrator));
   ok(
     await send('DELETE', `/v2/orchestrators/client-ids/${tenant.browserClientId}`, asOrchestrator),
   );

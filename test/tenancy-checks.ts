@@ -3,6 +3,7 @@ import {
   apiKeys,
   clientIds,
   destinationNonces,
+  feeConfigs,
   orchestratorClientLinks,
   payeeDestinations,
   payments,
@@ -40,6 +41,7 @@ export function secretsOf(o: Objects): string[] {
     o.clientIdLabel,
     o.apiKeyId,
     o.linkedClientId,
+    o.feeConfigId,
     o.add.nonce,
     o.deactivate.nonce,
     o.recurringPayoutId,
@@ -121,6 +123,11 @@ export async function snapshotOfA(): Promise<unknown> {
           clients.map((client) => client.id),
         ),
       ),
+    feeConfigs: await t.db
+      .select()
+      .from(feeConfigs)
+      .where(eq(feeConfigs.orchestratorId, a.orchestratorId))
+      .orderBy(feeConfigs.id),
     apiKeys: withoutUsage(await t.db.select().from(apiKeys).where(eq(apiKeys.accountId, account))),
     sessions: (await t.db.select().from(sessions).where(eq(sessions.accountId, account))).map(
       ({ lastSeenAt: _ignored, ...rest }) => rest,
@@ -137,6 +144,7 @@ function pathFor(route: RouteEntry, o: Objects): string {
           if (route.url.startsWith('/v2/payouts/recurring/')) return o.recurringPayoutId;
           if (route.url.includes('/client-ids')) return o.clientIdRowId;
           if (route.url.startsWith('/v1/api-keys')) return o.apiKeyId;
+          if (route.url.startsWith('/v2/orchestrators/fee-configs')) return o.feeConfigId;
           throw new Error(`${route.url}: which object is :id?`);
         case 'clientId':
           return o.linkedClientId;

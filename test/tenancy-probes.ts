@@ -52,6 +52,8 @@ export interface Objects {
   readonly apiKeyId: string;
   /** A's client ID that A's orchestrator holds. */
   readonly linkedClientId: string;
+  /** A's orchestrator's fee config for that client ID (incoming, payer-borne). */
+  readonly feeConfigId: string;
   /** Nonces A fetched and A's wallet signed, to add and to deactivate the destination. */
   readonly add: { readonly nonce: string; readonly signature: Hex };
   readonly deactivate: { readonly nonce: string; readonly signature: Hex };
@@ -110,6 +112,23 @@ export const PROBES: Record<string, Probe> = {
     body: (o) => ({ clientId: o.linkedClientId }),
   },
   'DELETE /v2/orchestrators/client-ids/:clientId': { expect: refused() },
+  // A's configs are reached by id, or through the client ID A's orchestrator holds.
+  'POST /v2/orchestrators/fee-configs': {
+    expect: refused(),
+    body: (o) => ({
+      clientId: o.linkedClientId,
+      flow: 'outgoing',
+      feeBearer: 'recipient',
+      bps: 25,
+      evmRecipientAddress: walletOf(o),
+    }),
+  },
+  'GET /v2/orchestrators/fee-configs': {
+    expect: refused(),
+    query: (o) => `clientId=${o.linkedClientId}`,
+  },
+  'PATCH /v2/orchestrators/fee-configs/:id': { expect: refused(), body: () => ({ bps: 7 }) },
+  'DELETE /v2/orchestrators/fee-configs/:id': { expect: refused() },
 
   'GET /v2/payee-destination/signing-data': {
     expect: own,

@@ -7,6 +7,7 @@ import { createClientId } from '../src/auth/client-ids.ts';
 import { payments, requests, webhookDeliveries } from '../src/db/schema.ts';
 import { activateDestination } from '../src/destinations/destinations.ts';
 import { resolveTarget } from '../src/destinations/target.ts';
+import { createFeeConfig } from '../src/fees/fee-configs.ts';
 import { linkClientId } from '../src/orchestrators/links.ts';
 import { createOrchestrator } from '../src/orchestrators/orchestrators.ts';
 import { searchColumnsOf } from '../src/payments/records.ts';
@@ -194,6 +195,13 @@ export async function makeObjects(): Promise<Objects> {
     payeeDestinationId: destination.destinationId,
   });
   await linkClientId(t.db, a.orchestratorId, linked.clientId);
+  const feeConfig = await createFeeConfig(t.db, t.clock, a.orchestratorId, {
+    clientId: linked.clientId,
+    flow: 'incoming',
+    feeBearer: 'payer',
+    bps: 50,
+    evmRecipientAddress: a.wallet,
+  });
   const recurringPayout = await insertSchedule(t.db, t.chains, {
     accountId: a.accountId,
     payerKey: a.walletKey,
@@ -216,6 +224,7 @@ export async function makeObjects(): Promise<Objects> {
     clientIdLabel,
     apiKeyId: key.id,
     linkedClientId: linked.clientId,
+    feeConfigId: feeConfig.id,
     add: await signedNonce('add'),
     deactivate: await signedNonce('deactivate'),
     recurringPayoutId: recurringPayout.id,

@@ -17,7 +17,10 @@ import { pathShape, referenceUnion, rulingVersion, type Schema } from '../refere
  * Fields of the newer descriptions we do not take yet, each with the work that adds it: the
  * check expects exactly these, so one that starts being accepted must be taken off.
  */
-const KNOWN_GAPS: Readonly<Record<string, string>> = {};
+const KNOWN_GAPS: Readonly<Record<string, string>> = {
+  'POST /v2/orchestrators/fee-configs (0.31.0) body: string not accepted (ours: object)':
+    '0.31.0 types the body as a bare string, yet its example (what clients send) is an object; no other description has the operation (api-0.31-changes.md §5.2)',
+};
 
 /** The JSON types a schema admits, and the enum values it lists (null: any value). */
 interface Admits {
