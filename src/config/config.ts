@@ -8,6 +8,7 @@ import {
   PGLITE_ADMISSION,
   type RateLimits,
 } from '../http/budgets.ts';
+import { type ProtocolFeeConfig, parseProtocolFee } from './protocol-fee.ts';
 import {
   ConfigError,
   type Env,
@@ -92,6 +93,8 @@ export interface Config {
    * with the embedded database, off with Postgres unless set; null is off.
    */
   readonly admission: AdmissionLimits | null;
+  /** The operator's fee on every payment (`PROTOCOL_FEE_*`); null: none (the default). */
+  readonly protocolFee: ProtocolFeeConfig | null;
 }
 
 /** The variable that sets each budget. */
@@ -202,6 +205,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       ]),
     ) as unknown as RateLimits,
     admission: parseAdmission(env, databaseUrl === null),
+    protocolFee: parseProtocolFee(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
