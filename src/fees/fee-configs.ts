@@ -13,10 +13,10 @@ import { parseRecipients, parseUsdCap, USD_CAP_DECIMALS } from './fee-values.ts'
  * written: a refused call leaves the table as it was.
  */
 
-export const FEE_TYPE = 'orchestrator_fee';
+const FEE_TYPE = 'orchestrator_fee';
 export type FeeFlow = 'incoming' | 'outgoing';
 export type FeeBearer = 'payer' | 'recipient';
-export type FeeConfigStatus = 'active' | 'disabled';
+type FeeConfigStatus = 'active' | 'disabled';
 
 /** A stored config as the fee plan reads it: money in base units. */
 export interface FeeConfigRecord {
@@ -92,7 +92,7 @@ const notFound = () => new AppError('fee_config_not_found', 'Fee config not foun
  * The client ID (row id) a config of this orchestrator may name: only one actively linked to
  * it. Unknown → 404, anyone else's or unlinked → 403, as the paired credential answers.
  */
-export async function linkedClientIdOf(
+async function linkedClientIdOf(
   db: Database,
   orchestratorId: string,
   clientIdValue: string,

@@ -1,11 +1,13 @@
-import { count } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { evmToTron } from '../chains/tron-address.ts';
-import { feeConfigs } from '../db/schema.ts';
+import { clientIds, feeConfigs } from '../db/schema.ts';
 import { linkClientId, unlinkClientId } from '../orchestrators/links.ts';
 import { createOrchestrator } from '../orchestrators/orchestrators.ts';
+import { feeConfigsOf } from './fee-configs.ts';
+import { resolveFeeConfigs } from './resolve.ts';
 
 const URL = '/v2/orchestrators/fee-configs';
 const EVM = '0x2546BcD3c84621e976D8185a91A922aE77ECEc30';
@@ -334,6 +336,29 @@ describe('fee configs', () => {
     const [client] = (await call('GET', `${URL}?clientId=${tenant.backendClientId}`)).json();
     const named = await call('DELETE', `${URL}/${client.id}?clientId=${tenant.backendClientId}`);
     expect(named.json()).toMatchObject({ status: 'disabled', clientId: tenant.backendClientId });
+  });
+
+  it('resolves the stored configs for a payment of the client ID', async () => {
+    const [client] = await t.db
+      .select()
+      .from(clientIds)
+      .where(eq(clientIds.clientId, tenant.backendClientId));
+    const stored = await feeConfigsOf(t.db, orchestratorId);
+    // The client ID's own incoming payer-borne config is disabled: the default comes back.
+    const resolved = resolveFeeConfigs(stored, {
+      orchestratorId,
+      clientIdId: client?.id ?? null,
+      flow: 'incoming',
+    });
+    expect(resolved.payer).toMatchObject({ id: defaultId, clientIdId: null, status: 'active' });
+    expect(resolved.recipient).toMatchObject({ bps: 100, tronRecipientAddress: TRON });
+    const outgoing = resolveFeeConfigs(stored, {
+      orchestratorId,
+      clientIdId: null,
+      flow: 'outgoing',
+    });
+    // Created disabled: nothing applies.
+    expect(outgoing).toEqual({ payer: null, recipient: null });
   });
 
   it('no longer serves a client ID’s configs once it is unlinked', async () => {
