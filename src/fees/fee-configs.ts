@@ -258,6 +258,8 @@ export async function updateFeeConfig(
       errors,
     );
     if (errors.length > 0) throw new ValidationError(errors);
+    const { identity: _identity, ...changed } = changes;
+    if (Object.values(changed).every((value) => value === undefined)) return current;
     await tx
       .update(feeConfigs)
       .set({

@@ -286,6 +286,12 @@ describe('fee configs', () => {
       { evmRecipientAddress: null, tronRecipientAddress: null },
       'evmRecipientAddress',
     );
+    // Nothing to change (or only the identity as it is): nothing written, not even updatedAt.
+    const before = await snapshot();
+    const unchanged = await call('PATCH', url, { flow: 'incoming', feeBearer: 'payer' });
+    expect(unchanged.statusCode).toBe(200);
+    expect(unchanged.json()).toEqual(res.json());
+    expect(await snapshot()).toEqual(before);
     // One recipient may go while the other stays.
     const cleared = await call('PATCH', url, { evmRecipientAddress: null, usdCap: '2.5' });
     expect(cleared.json()).toMatchObject({ evmRecipientAddress: null, usdCap: '2.5' });
