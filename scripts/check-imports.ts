@@ -19,6 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   [
     'auth',
     'orchestrators',
+    'branding',
     'currencies',
     'destinations',
     'requests',

@@ -20,10 +20,12 @@ import { createCredentialCache } from '../http/credential-cache.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
+import { brandingRoutes } from '../branding/routes.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
 import { loadPayPageBuild } from '../pay-page/assets.ts';
 import { ensurePayPageClientId } from '../pay-page/client-id.ts';
 import { payPageRoutes } from '../pay-page/routes.ts';
+import { payPagePath } from '../pay-page/shell.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { createMulticallParents } from '../payouts/multicall/parents.ts';
@@ -186,6 +188,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   });
   currencyRoutes(app, { chains: deps.chains });
   orchestratorRoutes(app, { db, clock: deps.clock });
+  brandingRoutes(app, {
+    db,
+    clock: deps.clock,
+    dir: deps.config.brandingDir,
+    basePath: payPagePath(deps.config.payUrl),
+  });
   const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
