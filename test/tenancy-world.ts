@@ -8,6 +8,7 @@ import { payments, requests, webhookDeliveries } from '../src/db/schema.ts';
 import { activateDestination } from '../src/destinations/destinations.ts';
 import { resolveTarget } from '../src/destinations/target.ts';
 import { linkClientId } from '../src/orchestrators/links.ts';
+import { createBranding } from '../src/branding/brandings.ts';
 import { createOrchestrator } from '../src/orchestrators/orchestrators.ts';
 import { searchColumnsOf } from '../src/payments/records.ts';
 import { createTestApp, type TestApp } from './app.ts';
@@ -194,6 +195,7 @@ export async function makeObjects(): Promise<Objects> {
     payeeDestinationId: destination.destinationId,
   });
   await linkClientId(t.db, a.orchestratorId, linked.clientId);
+  await createBranding(t.db, a.orchestratorId, linked.id, { primaryActionColor: '#a1a1a1' });
   const recurringPayout = await insertSchedule(t.db, t.chains, {
     accountId: a.accountId,
     payerKey: a.walletKey,

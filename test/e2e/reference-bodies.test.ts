@@ -19,6 +19,16 @@ import { pathShape, referenceUnion, rulingVersion, type Schema } from '../refere
  */
 const KNOWN_GAPS: Readonly<Record<string, string>> = {};
 
+/**
+ * Bodies a description types as a bare `string` although the operation takes an object (no
+ * older description to fall back on): its own examples send the object, which is what is
+ * compared elsewhere (route tests, conformance captures), so the `string` is not.
+ */
+const STRING_TYPED_BODIES: Readonly<Record<string, string>> = {
+  'POST /v2/orchestrators/branding (0.31.0)':
+    '0.31.0 types the body as a string; its example sends {logoPath, pageBackgroundColor, primaryActionColor, clientId} (api-0.31-changes.md §5.2, §6)',
+};
+
 /** The JSON types a schema admits, and the enum values it lists (null: any value). */
 interface Admits {
   readonly types: Set<string>;
@@ -157,7 +167,7 @@ describe('request bodies and query parameters of the reference API', () => {
         const { operation } = description;
         const name = `${versioned.method} ${description.path} (${version})`;
         const theirBody = operation.requestBody?.content['application/json']?.schema;
-        if (theirBody) {
+        if (theirBody && !(name in STRING_TYPED_BODIES)) {
           compared += 1;
           const myBody = mine.requestBody?.content['application/json']?.schema;
           problems.push(...gaps(theirBody, myBody, `${name} body`, resolve));
