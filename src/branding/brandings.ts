@@ -23,7 +23,7 @@ export interface BrandingView {
   readonly displayRequestBranding: boolean;
 }
 
-export function brandingView(row: BrandingRow): BrandingView {
+function brandingView(row: BrandingRow): BrandingView {
   return {
     id: row.id,
     orchestratorId: row.orchestratorId,
@@ -143,8 +143,6 @@ function exists(clientIdId: string | null): AppError {
 function notFound(clientIdId: string | null): AppError {
   return new AppError(
     'branding_not_found',
-    clientIdId === null
-      ? 'This orchestrator has no branding'
-      : 'This client ID has no branding',
+    clientIdId === null ? 'This orchestrator has no branding' : 'This client ID has no branding',
   );
 }

@@ -6,7 +6,7 @@ import { type FieldError, ValidationError } from '../base/errors.ts';
  * its examples send the stored names, and the tokens are taken too, as aliases.
  */
 
-export const COLOR_FIELDS = [
+const COLOR_FIELDS = [
   'pageBackgroundColor',
   'cardBackgroundColor',
   'primaryActionColor',
@@ -16,7 +16,7 @@ export const COLOR_FIELDS = [
 export type ColorField = (typeof COLOR_FIELDS)[number];
 
 /** Design token → stored field. */
-export const COLOR_TOKENS: Readonly<Record<string, ColorField>> = {
+const COLOR_TOKENS: Readonly<Record<string, ColorField>> = {
   pageBackground: 'pageBackgroundColor',
   surfaceBackground: 'cardBackgroundColor',
   primaryAction: 'primaryActionColor',
@@ -33,11 +33,11 @@ export const DEFAULT_COLORS: Readonly<Record<ColorField, string>> = {
   secondaryTextColor: '#94a3b8',
 };
 
-export const PATH_FIELDS = ['logoPath', 'termsPath', 'privacyPath'] as const;
+const PATH_FIELDS = ['logoPath', 'termsPath', 'privacyPath'] as const;
 type PathField = (typeof PATH_FIELDS)[number];
 
 /** The assets each path may name: images for the logo (no SVG: it can carry script), HTML for legal pages. */
-export const PATH_EXTENSIONS: Readonly<Record<PathField, readonly string[]>> = {
+const PATH_EXTENSIONS: Readonly<Record<PathField, readonly string[]>> = {
   logoPath: ['png', 'jpg', 'jpeg', 'webp', 'avif'],
   termsPath: ['html'],
   privacyPath: ['html'],
@@ -52,7 +52,8 @@ const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
  * A relative path under `/branding/`: segments of letters, digits, `.`, `_` and `-`, none
  * starting with a dot; so no `?`, `#`, `..`, backslash, empty segment or hidden file.
  */
-export const BRANDING_PATH = /^\/branding\/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+export const BRANDING_PATH =
+  /^\/branding\/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
 /** The extension of a path BRANDING_PATH admits, lower-cased ('' without one). */
 export function extensionOf(path: string): string {

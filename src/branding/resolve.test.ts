@@ -73,7 +73,12 @@ async function brandingOf(token: string): Promise<unknown> {
 }
 
 function brand(payload: object) {
-  return t.app.inject({ method: 'POST', url: URL, headers: { 'x-orchestrator-key': key }, payload });
+  return t.app.inject({
+    method: 'POST',
+    url: URL,
+    headers: { 'x-orchestrator-key': key },
+    payload,
+  });
 }
 
 const DEFAULT_COLORS = {
@@ -115,7 +120,11 @@ describe('a link’s branding', () => {
   it('is the client ID’s own where it has one, its gaps the defaults’ (not the orchestrator’s)', async () => {
     const clientId = await clientIdLinked('Own brand');
     const token = await linkMadeWith(clientId);
-    const created = await brand({ clientId, pageBackgroundColor: '#101010', displayRequestBranding: true });
+    const created = await brand({
+      clientId,
+      pageBackgroundColor: '#101010',
+      displayRequestBranding: true,
+    });
     expect(created.statusCode, created.body).toBe(201);
     expect(await brandingOf(token)).toEqual({
       id: created.json().id,
@@ -144,7 +153,10 @@ describe('a link’s branding', () => {
       headers: { 'x-api-key': merchant.apiKey },
     });
     expect(paid.statusCode).toBe(409);
-    expect(paid.json().branding).toMatchObject({ id: created.json().id, logoPath: '/branding/own.webp' });
+    expect(paid.json().branding).toMatchObject({
+      id: created.json().id,
+      logoPath: '/branding/own.webp',
+    });
     // Once unlinked, the orchestrator no longer brands the client ID's links.
     await unlinkClientId(t.db, t.clock, orchestratorId, clientId);
     const after = await t.app.inject({

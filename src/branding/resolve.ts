@@ -42,7 +42,7 @@ export async function resolveLinkBranding(
   return row === null ? null : resolved(row);
 }
 
-export function resolved(row: BrandingRow): ResolvedBranding {
+function resolved(row: BrandingRow): ResolvedBranding {
   return {
     id: row.id,
     ...(row.clientIdId !== null && { clientIdId: row.clientIdId }),

@@ -99,26 +99,79 @@ describe('POST /v2/orchestrators/branding', () => {
       pageBackgroundColor: null,
     });
     expect(res.json()).not.toHaveProperty('surfaceBackground');
-    const again = await call('POST', URL, { clientId: tenant.backendClientId, primaryText: '#000' });
+    const again = await call('POST', URL, {
+      clientId: tenant.backendClientId,
+      primaryText: '#000',
+    });
     expect(again.statusCode).toBe(409);
-    expect(again.json().message).toBe('This client ID has a branding already: change it with PATCH');
+    expect(again.json().message).toBe(
+      'This client ID has a branding already: change it with PATCH',
+    );
   });
 
   it.each([
-    [{ primaryActionColor: 'red' }, 'primaryActionColor', 'must be a hex color of 3 or 6 digits, such as #0a7 or #00aa77'],
-    [{ primaryActionColor: '#abcd' }, 'primaryActionColor', 'must be a hex color of 3 or 6 digits, such as #0a7 or #00aa77'],
-    [{ pageBackground: '00aa77' }, 'pageBackground', 'must be a hex color of 3 or 6 digits, such as #0a7 or #00aa77'],
-    [{ primaryText: '#000', primaryTextColor: '#111' }, 'primaryTextColor', 'and primaryText name the same color: send one of them'],
+    [
+      { primaryActionColor: 'red' },
+      'primaryActionColor',
+      'must be a hex color of 3 or 6 digits, such as #0a7 or #00aa77',
+    ],
+    [
+      { primaryActionColor: '#abcd' },
+      'primaryActionColor',
+      'must be a hex color of 3 or 6 digits, such as #0a7 or #00aa77',
+    ],
+    [
+      { pageBackground: '00aa77' },
+      'pageBackground',
+      'must be a hex color of 3 or 6 digits, such as #0a7 or #00aa77',
+    ],
+    [
+      { primaryText: '#000', primaryTextColor: '#111' },
+      'primaryTextColor',
+      'and primaryText name the same color: send one of them',
+    ],
     [{ logoPath: '/branding/logo.svg' }, 'logoPath', 'must end in .png, .jpg, .jpeg, .webp, .avif'],
-    [{ logoPath: '/branding/terms.html' }, 'logoPath', 'must end in .png, .jpg, .jpeg, .webp, .avif'],
+    [
+      { logoPath: '/branding/terms.html' },
+      'logoPath',
+      'must end in .png, .jpg, .jpeg, .webp, .avif',
+    ],
     [{ termsPath: '/branding/terms.png' }, 'termsPath', 'must end in .html'],
-    [{ logoPath: 'https://cdn.example/logo.png' }, 'logoPath', expect.stringMatching(/^must be a relative path under \/branding\//)],
-    [{ logoPath: '/assets/logo.png' }, 'logoPath', expect.stringMatching(/^must be a relative path/)],
-    [{ logoPath: '/branding/../secret.png' }, 'logoPath', expect.stringMatching(/^must be a relative path/)],
-    [{ logoPath: '/branding/a..b.png' }, 'logoPath', expect.stringMatching(/^must be a relative path/)],
-    [{ privacyPath: '/branding/privacy.html?x=1' }, 'privacyPath', expect.stringMatching(/^must be a relative path/)],
-    [{ privacyPath: '/branding/privacy.html#top' }, 'privacyPath', expect.stringMatching(/^must be a relative path/)],
-    [{ termsPath: '/branding//terms.html' }, 'termsPath', expect.stringMatching(/^must be a relative path/)],
+    [
+      { logoPath: 'https://cdn.example/logo.png' },
+      'logoPath',
+      expect.stringMatching(/^must be a relative path under \/branding\//),
+    ],
+    [
+      { logoPath: '/assets/logo.png' },
+      'logoPath',
+      expect.stringMatching(/^must be a relative path/),
+    ],
+    [
+      { logoPath: '/branding/../secret.png' },
+      'logoPath',
+      expect.stringMatching(/^must be a relative path/),
+    ],
+    [
+      { logoPath: '/branding/a..b.png' },
+      'logoPath',
+      expect.stringMatching(/^must be a relative path/),
+    ],
+    [
+      { privacyPath: '/branding/privacy.html?x=1' },
+      'privacyPath',
+      expect.stringMatching(/^must be a relative path/),
+    ],
+    [
+      { privacyPath: '/branding/privacy.html#top' },
+      'privacyPath',
+      expect.stringMatching(/^must be a relative path/),
+    ],
+    [
+      { termsPath: '/branding//terms.html' },
+      'termsPath',
+      expect.stringMatching(/^must be a relative path/),
+    ],
   ])('refuses %j: 400 naming the field, nothing written', async (body, field, message) => {
     const before = await rowCount();
     const level = { clientId: tenant.browserClientId };
@@ -133,7 +186,11 @@ describe('POST /v2/orchestrators/branding', () => {
   });
 
   it('refuses null and wrong types by the schema', async () => {
-    for (const body of [{ primaryActionColor: null }, { displayRequestBranding: 'yes' }, { logoPath: 5 }]) {
+    for (const body of [
+      { primaryActionColor: null },
+      { displayRequestBranding: 'yes' },
+      { logoPath: 5 },
+    ]) {
       const res = await call('POST', URL, { clientId: tenant.browserClientId, ...body });
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json().code).toBe('validation_failed');
@@ -186,7 +243,10 @@ describe('GET, PATCH and DELETE /v2/orchestrators/branding', () => {
     expect(empty.json().errors).toEqual([
       { field: 'body', message: 'must set at least one branding field' },
     ]);
-    const bad = await call('PATCH', URL, { clientId: tenant.backendClientId, logoPath: '/branding/x.svg' });
+    const bad = await call('PATCH', URL, {
+      clientId: tenant.backendClientId,
+      logoPath: '/branding/x.svg',
+    });
     expect(bad.statusCode).toBe(400);
     const after = await call('GET', `${URL}?clientId=${tenant.backendClientId}`);
     expect(after.json()).toMatchObject({ termsPath: '/branding/terms.html', logoPath: null });
@@ -216,7 +276,11 @@ describe('GET, PATCH and DELETE /v2/orchestrators/branding', () => {
   });
 
   it('needs an orchestrator key', async () => {
-    const res = await t.app.inject({ method: 'GET', url: URL, headers: { 'x-api-key': tenant.apiKey } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: URL,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
     expect(res.statusCode).toBeGreaterThanOrEqual(401);
     expect(res.statusCode).toBeLessThanOrEqual(403);
   });

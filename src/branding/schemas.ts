@@ -12,7 +12,8 @@ const Path = (description: string) => Type.String({ maxLength: MAX_PATH_LENGTH, 
 const ClientId = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: 'A client ID linked to this orchestrator: its own branding; absent, the orchestrator’s',
+  description:
+    'A client ID linked to this orchestrator: its own branding; absent, the orchestrator’s',
 });
 
 /** The fields a create or an update sets; none may be null (a field cannot be cleared). */
@@ -60,7 +61,10 @@ export const BrandingResponse = Type.Object(
     privacyPath: Nullable(Type.String()),
     displayRequestBranding: Type.Boolean(),
   },
-  { additionalProperties: false, description: 'Null fields are unset: the page’s defaults stand in' },
+  {
+    additionalProperties: false,
+    description: 'Null fields are unset: the page’s defaults stand in',
+  },
 );
 
 /**

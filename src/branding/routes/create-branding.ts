@@ -1,6 +1,10 @@
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
-import { ORCHESTRATOR_AUTH, ORCHESTRATOR_TAGS, orchestratorIdOf } from '../../orchestrators/schemas.ts';
+import {
+  ORCHESTRATOR_AUTH,
+  ORCHESTRATOR_TAGS,
+  orchestratorIdOf,
+} from '../../orchestrators/schemas.ts';
 import { brandingLevel, createBranding } from '../brandings.ts';
 import { brandingFields } from '../fields.ts';
 import { BRANDING_URL, BrandingBody, BrandingResponse } from '../schemas.ts';
@@ -18,7 +22,10 @@ export function registerCreateBranding(app: App, deps: { db: Database }): void {
         body: BrandingBody,
         response: {
           201: BrandingResponse,
-          403: { description: 'The client ID is not linked to this orchestrator', $ref: 'ErrorEnvelope' },
+          403: {
+            description: 'The client ID is not linked to this orchestrator',
+            $ref: 'ErrorEnvelope',
+          },
           409: { description: 'That level has a branding already', $ref: 'ErrorEnvelope' },
         },
       },

@@ -1,7 +1,11 @@
 import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
-import { ORCHESTRATOR_AUTH, ORCHESTRATOR_TAGS, orchestratorIdOf } from '../../orchestrators/schemas.ts';
+import {
+  ORCHESTRATOR_AUTH,
+  ORCHESTRATOR_TAGS,
+  orchestratorIdOf,
+} from '../../orchestrators/schemas.ts';
 import { brandingLevel, removeBranding } from '../brandings.ts';
 import { BRANDING_URL, ClientIdQuery } from '../schemas.ts';
 
@@ -17,7 +21,10 @@ export function registerDeleteBranding(app: App, deps: { db: Database }): void {
         querystring: ClientIdQuery,
         response: {
           200: Type.Object({ removed: Type.Boolean() }, { additionalProperties: false }),
-          403: { description: 'The client ID is not linked to this orchestrator', $ref: 'ErrorEnvelope' },
+          403: {
+            description: 'The client ID is not linked to this orchestrator',
+            $ref: 'ErrorEnvelope',
+          },
         },
       },
     },

@@ -16,10 +16,7 @@ const HTML_POLICY =
  * `<pay page path>/branding/<path>`: a file of BRANDING_DIR, public (the pay page shows it),
  * beside the page because the page resolves a branding's paths against its own.
  */
-export function registerGetBrandingAsset(
-  app: App,
-  deps: { dir: string; basePath: string },
-): void {
+export function registerGetBrandingAsset(app: App, deps: { dir: string; basePath: string }): void {
   app.get(
     `${deps.basePath}/branding/*`,
     {

@@ -1,6 +1,10 @@
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
-import { ORCHESTRATOR_AUTH, ORCHESTRATOR_TAGS, orchestratorIdOf } from '../../orchestrators/schemas.ts';
+import {
+  ORCHESTRATOR_AUTH,
+  ORCHESTRATOR_TAGS,
+  orchestratorIdOf,
+} from '../../orchestrators/schemas.ts';
 import { brandingLevel, getBranding } from '../brandings.ts';
 import { BRANDING_URL, BrandingResponse, ClientIdQuery } from '../schemas.ts';
 
@@ -16,7 +20,10 @@ export function registerGetBranding(app: App, deps: { db: Database }): void {
         querystring: ClientIdQuery,
         response: {
           200: BrandingResponse,
-          403: { description: 'The client ID is not linked to this orchestrator', $ref: 'ErrorEnvelope' },
+          403: {
+            description: 'The client ID is not linked to this orchestrator',
+            $ref: 'ErrorEnvelope',
+          },
           404: { description: 'No branding at that level', $ref: 'ErrorEnvelope' },
         },
       },

@@ -2,7 +2,11 @@ import type { Clock } from '../../base/clock.ts';
 import { ValidationError } from '../../base/errors.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
-import { ORCHESTRATOR_AUTH, ORCHESTRATOR_TAGS, orchestratorIdOf } from '../../orchestrators/schemas.ts';
+import {
+  ORCHESTRATOR_AUTH,
+  ORCHESTRATOR_TAGS,
+  orchestratorIdOf,
+} from '../../orchestrators/schemas.ts';
 import { brandingLevel, updateBranding } from '../brandings.ts';
 import { brandingFields } from '../fields.ts';
 import { BRANDING_URL, BrandingBody, BrandingResponse } from '../schemas.ts';
@@ -20,7 +24,10 @@ export function registerUpdateBranding(app: App, deps: { db: Database; clock: Cl
         body: BrandingBody,
         response: {
           200: BrandingResponse,
-          403: { description: 'The client ID is not linked to this orchestrator', $ref: 'ErrorEnvelope' },
+          403: {
+            description: 'The client ID is not linked to this orchestrator',
+            $ref: 'ErrorEnvelope',
+          },
           404: { description: 'No branding at that level', $ref: 'ErrorEnvelope' },
         },
       },
