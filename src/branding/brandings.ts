@@ -82,7 +82,7 @@ export async function createBranding(
   return brandingView(row);
 }
 
-export async function findBranding(
+async function findBranding(
   db: Database,
   orchestratorId: string,
   clientIdId: string | null,

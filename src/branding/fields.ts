@@ -15,13 +15,20 @@ const COLOR_FIELDS = [
 ] as const;
 export type ColorField = (typeof COLOR_FIELDS)[number];
 
-/** Design token → stored field. */
-const COLOR_TOKENS: Readonly<Record<string, ColorField>> = {
-  pageBackground: 'pageBackgroundColor',
-  surfaceBackground: 'cardBackgroundColor',
-  primaryAction: 'primaryActionColor',
-  primaryText: 'primaryTextColor',
-  secondaryText: 'secondaryTextColor',
+type ColorToken =
+  | 'pageBackground'
+  | 'surfaceBackground'
+  | 'primaryAction'
+  | 'primaryText'
+  | 'secondaryText';
+
+/** Stored field → its design token's name, taken as an alias in bodies. */
+const TOKEN_OF: Readonly<Record<ColorField, ColorToken>> = {
+  pageBackgroundColor: 'pageBackground',
+  cardBackgroundColor: 'surfaceBackground',
+  primaryActionColor: 'primaryAction',
+  primaryTextColor: 'primaryText',
+  secondaryTextColor: 'secondaryText',
 };
 
 /** The page's own colors, where a branding leaves one unset. */
@@ -75,13 +82,7 @@ export interface BrandingFields {
 }
 
 /** A body as the route's schema admits it: every field optional, and the token aliases. */
-export type BrandingInput = BrandingFields & {
-  readonly pageBackground?: string;
-  readonly surfaceBackground?: string;
-  readonly primaryAction?: string;
-  readonly primaryText?: string;
-  readonly secondaryText?: string;
-};
+export type BrandingInput = BrandingFields & { readonly [T in ColorToken]?: string };
 
 /**
  * The fields a body sets, each checked; throws one 400 naming every field that breaks a rule,
@@ -92,12 +93,12 @@ export function brandingFields(input: BrandingInput): BrandingFields {
   const errors: FieldError[] = [];
   const out: BrandingFields = {};
   for (const field of COLOR_FIELDS) {
-    const token = Object.keys(COLOR_TOKENS).find((t) => COLOR_TOKENS[t] === field) ?? field;
+    const token = TOKEN_OF[field];
     const stored = input[field];
-    const aliased = (input as Record<string, unknown>)[token];
+    const aliased = input[token];
     const value = stored ?? aliased;
-    if (typeof value !== 'string') continue;
-    if (stored !== undefined && typeof aliased === 'string' && aliased !== stored) {
+    if (value === undefined) continue;
+    if (stored !== undefined && aliased !== undefined && aliased !== stored) {
       errors.push({ field, message: `and ${token} name the same color: send one of them` });
       continue;
     }

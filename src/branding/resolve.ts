@@ -1,7 +1,6 @@
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import type { BrandingRow } from '../db/schema.ts';
-import { orchestratorOfClientId } from '../orchestrators/orchestrators.ts';
-import { findBranding } from './brandings.ts';
+import { type BrandingRow, brandings, orchestratorClientLinks } from '../db/schema.ts';
 import { DEFAULT_COLORS } from './fields.ts';
 
 /**
@@ -34,12 +33,26 @@ export async function resolveLinkBranding(
   clientIdId: string | null,
 ): Promise<ResolvedBranding | null> {
   if (clientIdId === null) return null;
-  const orchestratorId = await orchestratorOfClientId(db, clientIdId);
-  if (orchestratorId === null) return null;
-  const row =
-    (await findBranding(db, orchestratorId, clientIdId)) ??
-    (await findBranding(db, orchestratorId, null));
-  return row === null ? null : resolved(row);
+  // One round trip: the client ID's active link, and its own row before its orchestrator's.
+  const [found] = await db
+    .select({ branding: brandings })
+    .from(orchestratorClientLinks)
+    .innerJoin(
+      brandings,
+      and(
+        eq(brandings.orchestratorId, orchestratorClientLinks.orchestratorId),
+        or(eq(brandings.clientIdId, clientIdId), isNull(brandings.clientIdId)),
+      ),
+    )
+    .where(
+      and(
+        eq(orchestratorClientLinks.clientIdId, clientIdId),
+        eq(orchestratorClientLinks.status, 'active'),
+      ),
+    )
+    .orderBy(sql`${brandings.clientIdId} nulls last`)
+    .limit(1);
+  return found ? resolved(found.branding) : null;
 }
 
 function resolved(row: BrandingRow): ResolvedBranding {
