@@ -20,6 +20,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'auth',
     'orchestrators',
     'fees',
+    'branding',
     'currencies',
     'destinations',
     'requests',

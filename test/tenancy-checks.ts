@@ -1,6 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import {
   apiKeys,
+  brandings,
   clientIds,
   destinationNonces,
   feeConfigs,
@@ -128,6 +129,11 @@ export async function snapshotOfA(): Promise<unknown> {
       .from(feeConfigs)
       .where(eq(feeConfigs.orchestratorId, a.orchestratorId))
       .orderBy(feeConfigs.id),
+    brandings: await t.db
+      .select()
+      .from(brandings)
+      .where(eq(brandings.orchestratorId, a.orchestratorId))
+      .orderBy(brandings.id),
     apiKeys: withoutUsage(await t.db.select().from(apiKeys).where(eq(apiKeys.accountId, account))),
     sessions: (await t.db.select().from(sessions).where(eq(sessions.accountId, account))).map(
       ({ lastSeenAt: _ignored, ...rest }) => rest,

@@ -129,6 +129,25 @@ export const PROBES: Record<string, Probe> = {
   },
   'PATCH /v2/orchestrators/fee-configs/:id': { expect: refused(), body: () => ({ bps: 7 }) },
   'DELETE /v2/orchestrators/fee-configs/:id': { expect: refused() },
+  // A client ID's branding is its orchestrator's to read and change: another's gets 403, as if
+  // the client ID did not exist. A's own create finds the branding its fixtures made.
+  'POST /v2/orchestrators/branding': {
+    expect: refused(),
+    body: (o) => ({ clientId: o.linkedClientId, primaryActionColor: '#123456' }),
+    ownCode: 'branding_exists',
+  },
+  'GET /v2/orchestrators/branding': {
+    expect: refused(),
+    query: (o) => `clientId=${o.linkedClientId}`,
+  },
+  'PATCH /v2/orchestrators/branding': {
+    expect: refused(),
+    body: (o) => ({ clientId: o.linkedClientId, logoPath: '/branding/b.png' }),
+  },
+  'DELETE /v2/orchestrators/branding': {
+    expect: refused(),
+    query: (o) => `clientId=${o.linkedClientId}`,
+  },
 
   'GET /v2/payee-destination/signing-data': {
     expect: own,

@@ -4,6 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { issueApiKey } from '../src/auth/api-keys.ts';
 import { createClientId } from '../src/auth/client-ids.ts';
+import { createBranding } from '../src/branding/brandings.ts';
 import { payments, requests, webhookDeliveries } from '../src/db/schema.ts';
 import { activateDestination } from '../src/destinations/destinations.ts';
 import { resolveTarget } from '../src/destinations/target.ts';
@@ -202,6 +203,7 @@ export async function makeObjects(): Promise<Objects> {
     bps: 50,
     evmRecipientAddress: a.wallet,
   });
+  await createBranding(t.db, a.orchestratorId, linked.id, { primaryActionColor: '#a1a1a1' });
   const recurringPayout = await insertSchedule(t.db, t.chains, {
     accountId: a.accountId,
     payerKey: a.walletKey,

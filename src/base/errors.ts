@@ -92,6 +92,7 @@ export const ERROR_STATUS = {
   client_id_not_found: 404,
   api_key_not_found: 404,
   link_not_found: 404,
+  branding_not_found: 404,
   webhook_not_found: 404,
   delivery_not_found: 404,
   original_request_not_found: 404,
@@ -109,6 +110,7 @@ export const ERROR_STATUS = {
   // 410: an operation the reference API removed.
   payment_intents_removed: 410,
   orchestrator_exists: 409,
+  branding_exists: 409,
   // 405, 408, 413, 414, 415, 417, 431
   method_not_allowed: 405,
   request_timeout: 408,

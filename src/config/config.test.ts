@@ -30,6 +30,7 @@ describe('parseConfig', () => {
       databaseUrl: null,
       redisUrl: null,
       dataDir: '/srv/payreq/.payreq',
+      brandingDir: '/srv/payreq/.payreq/branding',
       logLevel: 'info',
       secretKey: null,
     });
@@ -43,6 +44,14 @@ describe('parseConfig', () => {
     expect(parseConfig({ NODE_ENV: 'production' }, CWD).sandbox).toBe(false);
     expect(config.networks.matic.confirmations).toBe(64);
     expect(Object.keys(config.networks)).toHaveLength(8);
+  });
+
+  it('reads BRANDING_DIR, absolute or from the working directory; else DATA_DIR/branding', () => {
+    expect(parseConfig({ DATA_DIR: '/var/lib/payreq' }, CWD).brandingDir).toBe(
+      '/var/lib/payreq/branding',
+    );
+    expect(parseConfig({ BRANDING_DIR: '/srv/brand' }, CWD).brandingDir).toBe('/srv/brand');
+    expect(parseConfig({ BRANDING_DIR: 'brand' }, CWD).brandingDir).toBe('/srv/payreq/brand');
   });
 
   it('reads every variable', () => {

@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { CONTRACT_KEYS } from '../chains/contracts.ts';
 import type { NetworkConfig, NetworkConfigs } from '../chains/network-config.ts';
 import { NETWORKS, networkEnvSuffix, type PaymentNetworkId } from '../chains/networks.ts';
@@ -61,6 +61,11 @@ export interface Config {
   readonly redisUrl: string | null;
   /** Absolute path of the folder for the embedded database and the generated secret key. */
   readonly dataDir: string;
+  /**
+   * The operator's branding folder (`BRANDING_DIR`, default `<dataDir>/branding`): logos and
+   * legal pages, served read-only beside the pay page under `/branding/`.
+   */
+  readonly brandingDir: string;
   readonly logLevel: LogLevel;
   /** 32-byte key that encrypts secrets at rest; null means "read or create `<dataDir>/secret.key`". */
   readonly secretKey: Buffer | null;
@@ -144,6 +149,8 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
   const baseUrl = parseBaseUrl(env, 'BASE_URL') ?? `http://localhost:${port}`;
   const payUrl = parseBaseUrl(env, 'PAY_URL') ?? baseUrl;
   const dataDirRaw = nonEmpty(env, 'DATA_DIR') ?? DEFAULT_DATA_DIR;
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
+  const brandingDirRaw = nonEmpty(env, 'BRANDING_DIR');
 
   rejectUnknownNetworkVariables(env);
 
@@ -181,7 +188,13 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     dashboardUrl: parseBaseUrl(env, 'DASHBOARD_URL') ?? payUrl,
     databaseUrl,
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw),
+    dataDir,
+    brandingDir:
+      brandingDirRaw === undefined
+        ? join(dataDir, 'branding')
+        : isAbsolute(brandingDirRaw)
+          ? brandingDirRaw
+          : resolve(cwd, brandingDirRaw),
     logLevel: parseLogLevel(env),
     secretKey: parseSecretKey(env),
     networks,

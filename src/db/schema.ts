@@ -4,6 +4,7 @@
  * short lookup prefix, never in clear.
  */
 
+export * from './schema/branding.ts';
 export * from './schema/chain.ts';
 export * from './schema/fees.ts';
 export * from './schema/links.ts';

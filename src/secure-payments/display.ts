@@ -1,5 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import type { Clock } from '../base/clock.ts';
+import { type ResolvedBranding, resolveLinkBranding } from '../branding/resolve.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
@@ -11,7 +12,7 @@ import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
 import { type CalldataQuery, checkPayerInputs } from './calldata.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
-import { assertPayable, type Link, loadLink, NO_BRANDING } from './links.ts';
+import { assertPayable, type Link, loadLink } from './links.ts';
 import type { ParentLinks } from './parent-links.ts';
 
 /**
@@ -33,7 +34,11 @@ export async function linkDisplay(
   await assertPayable(deps.db, link);
   checkPayerInputs(link, query);
   if (link.children) return deps.parents.display(link, deps.clock.now());
-  return displayBody(deps.chains, link, await destinationIdsOf(deps.db, link));
+  const [destinationIds, branding] = await Promise.all([
+    destinationIdsOf(deps.db, link),
+    resolveLinkBranding(deps.db, link.row.clientIdId),
+  ]);
+  return displayBody(deps.chains, link, destinationIds, branding);
 }
 
 /** Destination row ids whose public ids a process keeps; past it the oldest is dropped. */
@@ -105,7 +110,8 @@ export function destinationOf(
 function displayBody(
   chains: ChainRegistry,
   link: Link,
-  destinationIds: ReadonlyMap<string, string> = new Map(),
+  destinationIds: ReadonlyMap<string, string>,
+  branding: ResolvedBranding | null,
 ) {
   const parts = link.requests.map((request) => {
     // A fiat request counts in its fiat (cents, yen): what the wallet sends is only known from
@@ -129,7 +135,7 @@ function displayBody(
     token: link.row.token,
     redirectUrl: link.row.redirectUrl,
     redirectLabel: link.row.redirectLabel ?? DEFAULT_REDIRECT_LABEL,
-    branding: NO_BRANDING,
+    branding,
     requestIds: parts.map((p) => p.requestId),
     network: link.row.network,
     reference: link.row.reference,

@@ -1,6 +1,7 @@
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../base/clock.ts';
 import { AppError } from '../base/errors.ts';
+import { resolveLinkBranding } from '../branding/resolve.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
@@ -34,9 +35,9 @@ export interface Link {
 }
 
 /**
- * The link's branding: null until a client ID or an orchestrator brands it (the orchestrator
- * issue); the pay page then uses its defaults (api-facts §11.4). The reference's branding
- * object requires an id, which the defaults do not have.
+ * A multicall parent's branding: none yet (its children may be of several client IDs); the
+ * page uses its defaults (api-facts §11.4). The reference's branding object requires an id,
+ * which the defaults do not have.
  */
 export const NO_BRANDING = null;
 
@@ -133,11 +134,14 @@ export async function assertPayable(db: Database, link: Link): Promise<void> {
 
 /** 409 with each request's state (the reference API's body, inside our envelope). */
 export async function completedError(db: Database, link: Link): Promise<AppError> {
-  const payments = await linkPayments(db, link);
+  const [payments, branding] = await Promise.all([
+    linkPayments(db, link),
+    resolveLinkBranding(db, link.row.clientIdId),
+  ]);
   return new AppError('secure_payment_completed', 'Secure payment has already been completed', {
     details: {
       status: 'completed',
-      branding: NO_BRANDING,
+      branding,
       // Ours: which network the transactions are on, so a page can link to its explorer, and
       // the merchant's way back, so a payer who returns to a paid link still finds it.
       network: link.row.network,

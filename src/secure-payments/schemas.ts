@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { LinkBranding } from '../branding/schemas.ts';
 
 /**
  * What the `/v2/secure-payments` routes share (payouts' link routes too): credentials, tag,
@@ -33,7 +34,7 @@ export const CompletedResponse = Type.Object({
   error: Type.String(),
   code: Type.String(),
   status: Type.String(),
-  branding: Type.Null(),
+  branding: LinkBranding,
   network: Type.String({
     description: 'The network of the transactions (ours, not the reference’s)',
   }),

@@ -5,6 +5,7 @@ import { apiKeyRoutes, authRoutes, clientIdRoutes } from '../auth/routes.ts';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
 import type { Clock } from '../base/clock.ts';
 import type { SecretBox } from '../base/secret-box.ts';
+import { brandingRoutes } from '../branding/routes.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { NetworkReadiness } from '../chains/network-probe.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
@@ -25,6 +26,7 @@ import { orchestratorRoutes } from '../orchestrators/routes.ts';
 import { loadPayPageBuild } from '../pay-page/assets.ts';
 import { ensurePayPageClientId } from '../pay-page/client-id.ts';
 import { payPageRoutes } from '../pay-page/routes.ts';
+import { payPagePath } from '../pay-page/shell.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { createMulticallParents } from '../payouts/multicall/parents.ts';
@@ -188,6 +190,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   currencyRoutes(app, { chains: deps.chains });
   orchestratorRoutes(app, { db, clock: deps.clock });
   feeRoutes(app, { db, clock: deps.clock });
+  brandingRoutes(app, {
+    db,
+    clock: deps.clock,
+    dir: deps.config.brandingDir,
+    basePath: payPagePath(deps.config.payUrl),
+  });
   const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);

@@ -1,10 +1,13 @@
 import type { Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClientId } from '../../src/auth/client-ids.ts';
 import { evmToTron } from '../../src/chains/tron-address.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
+import { linkClientId } from '../../src/orchestrators/links.ts';
+import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import type { TronTransaction } from '../../src/payments/transactions.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
@@ -734,6 +737,32 @@ describe('conformance with the reference API', () => {
       tokenAddress: local.chain.addresses.usdc,
       chainId: 8453,
     });
+  });
+
+  it('answers the branding operations of an orchestrator', async () => {
+    const platform = await createOrchestrator(t.db, 'Branded platform');
+    const key = { 'x-orchestrator-key': platform.orchestratorKey };
+    const { clientId } = await createClientId(t.db, {
+      accountId: tenant.accountId,
+      label: 'Branded',
+      allowedDomains: [],
+    });
+    await linkClientId(t.db, platform.orchestratorId, clientId);
+    const url = '/v2/orchestrators/branding';
+    const body = {
+      logoPath: '/branding/logo.png',
+      pageBackgroundColor: '#f3f4f6',
+      primaryActionColor: '#00d395',
+      clientId,
+    };
+    ok(await t.app.inject({ method: 'POST', url, headers: key, payload: body }), 201);
+    const query = `${url}?clientId=${clientId}`;
+    ok(await t.app.inject({ method: 'GET', url: query, headers: key }));
+    const patch = { clientId, primaryActionColor: '#0a7' };
+    ok(await t.app.inject({ method: 'PATCH', url, headers: key, payload: patch }));
+    const removed = await t.app.inject({ method: 'DELETE', url: query, headers: key });
+    ok(removed);
+    expect(removed.json()).toEqual({ removed: true });
   });
 
   it('has a conforming success answer for every reference operation we serve', () => {

@@ -18,6 +18,9 @@ const DEFAULT_BRANDING = {
 
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 
+/** WCAG AA for body text. */
+const MIN_CONTRAST = 4.5;
+
 function channels(hex: string): [number, number, number] {
   const digits = hex.length === 4 ? [...hex.slice(1)].map((d) => d + d).join('') : hex.slice(1);
   return [0, 2, 4].map((i) => Number.parseInt(digits.slice(i, i + 2), 16) / 255) as [
@@ -54,21 +57,35 @@ function palette(branding: Branding | null): Palette {
     primaryTextColor: pick('primaryTextColor'),
     secondaryTextColor: pick('secondaryTextColor'),
   };
-  if (contrast(chosen.primaryTextColor, chosen.cardBackgroundColor) < 4.5) {
+  const replaced: string[] = [];
+  if (contrast(chosen.primaryTextColor, chosen.cardBackgroundColor) < MIN_CONTRAST) {
+    if (chosen.primaryTextColor !== DEFAULT_BRANDING.primaryTextColor) {
+      replaced.push('primaryTextColor');
+    }
     chosen.primaryTextColor = DEFAULT_BRANDING.primaryTextColor;
-    if (contrast(chosen.primaryTextColor, chosen.cardBackgroundColor) < 4.5) {
+    if (contrast(chosen.primaryTextColor, chosen.cardBackgroundColor) < MIN_CONTRAST) {
+      replaced.push('cardBackgroundColor');
       chosen.cardBackgroundColor = DEFAULT_BRANDING.cardBackgroundColor;
     }
   }
-  if (contrast(chosen.secondaryTextColor, chosen.cardBackgroundColor) < 4.5) {
+  if (contrast(chosen.secondaryTextColor, chosen.cardBackgroundColor) < MIN_CONTRAST) {
+    if (chosen.secondaryTextColor !== DEFAULT_BRANDING.secondaryTextColor) {
+      replaced.push('secondaryTextColor');
+    }
     chosen.secondaryTextColor = chosen.primaryTextColor;
+  }
+  if (replaced.length > 0) {
+    // The brand's choice was unreadable: say which tokens the page replaced, for whoever set them.
+    console.warn(
+      `branding: ${replaced.join(', ')} replaced by the page's default (text contrast below ${MIN_CONTRAST}:1)`,
+    );
   }
   return chosen;
 }
 
-/** The button's label: whichever of near-black and white reads better on the action color. */
-function actionTextColor(action: string): string {
-  return contrast('#0f172a', action) >= contrast('#ffffff', action) ? '#0f172a' : '#ffffff';
+/** Whichever of near-black and white reads better on a background (a button, the page). */
+function readableOn(background: string): string {
+  return contrast('#0f172a', background) >= contrast('#ffffff', background) ? '#0f172a' : '#ffffff';
 }
 
 export function applyBranding(root: HTMLElement, branding: Branding | null): void {
@@ -76,7 +93,8 @@ export function applyBranding(root: HTMLElement, branding: Branding | null): voi
   root.style.setProperty('--page-bg', colors.pageBackgroundColor);
   root.style.setProperty('--card-bg', colors.cardBackgroundColor);
   root.style.setProperty('--action', colors.primaryActionColor);
-  root.style.setProperty('--action-text', actionTextColor(colors.primaryActionColor));
+  root.style.setProperty('--action-text', readableOn(colors.primaryActionColor));
+  root.style.setProperty('--page-text', readableOn(colors.pageBackgroundColor));
   root.style.setProperty('--text', colors.primaryTextColor);
   root.style.setProperty('--muted', colors.secondaryTextColor);
 }

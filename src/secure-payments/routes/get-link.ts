@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
+import { LinkBranding } from '../../branding/schemas.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { linkScopeOf } from '../../http/principal.ts';
@@ -25,9 +26,7 @@ const DisplayCommon = {
   token: Type.String(),
   redirectUrl: Type.Union([Type.String(), Type.Null()]),
   redirectLabel: Type.String(),
-  branding: Type.Null({
-    description: 'Null until the link is branded: the page uses its defaults',
-  }),
+  branding: LinkBranding,
   requestIds: Type.Array(Type.String()),
   network: Type.String(),
   reference: Type.Union([Type.String(), Type.Null()]),
