@@ -104,6 +104,7 @@ export const ERROR_STATUS = {
   client_id_unlinked: 409,
   email_taken: 409,
   delivery_in_flight: 409,
+  webhook_url_taken: 409,
   // 410: an operation the reference API removed.
   payment_intents_removed: 410,
   orchestrator_exists: 409,

@@ -185,7 +185,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     networks: deps.networkReadiness,
   });
   currencyRoutes(app, { chains: deps.chains });
-  orchestratorRoutes(app, { db, clock: deps.clock });
+  orchestratorRoutes(app, {
+    db,
+    clock: deps.clock,
+    secretBox: deps.secretBox,
+    webhooks: deps.config.webhooks,
+  });
   const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
