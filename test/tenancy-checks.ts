@@ -40,6 +40,8 @@ export function secretsOf(o: Objects): string[] {
     o.clientIdLabel,
     o.apiKeyId,
     o.linkedClientId,
+    o.orchestratorWebhookId,
+    o.orchestratorWebhookUrl,
     o.add.nonce,
     o.deactivate.nonce,
     o.recurringPayoutId,
@@ -98,6 +100,11 @@ export async function snapshotOfA(): Promise<unknown> {
       .from(destinationNonces)
       .where(eq(destinationNonces.accountId, account)),
     webhooks: hooks,
+    orchestratorWebhooks: await t.db
+      .select()
+      .from(webhooks)
+      .where(eq(webhooks.orchestratorId, a.orchestratorId))
+      .orderBy(webhooks.id),
     deliveries:
       hooks.length === 0
         ? []
@@ -134,6 +141,7 @@ function pathFor(route: RouteEntry, o: Objects): string {
       switch (param) {
         case 'id':
           if (route.url.startsWith('/v1/webhook')) return o.webhookId;
+          if (route.url.startsWith('/v2/orchestrators/webhooks')) return o.orchestratorWebhookId;
           if (route.url.startsWith('/v2/payouts/recurring/')) return o.recurringPayoutId;
           if (route.url.includes('/client-ids')) return o.clientIdRowId;
           if (route.url.startsWith('/v1/api-keys')) return o.apiKeyId;

@@ -52,6 +52,9 @@ export interface Objects {
   readonly apiKeyId: string;
   /** A's client ID that A's orchestrator holds. */
   readonly linkedClientId: string;
+  /** An endpoint of A's orchestrator (inactive) and its URL. */
+  readonly orchestratorWebhookId: string;
+  readonly orchestratorWebhookUrl: string;
   /** Nonces A fetched and A's wallet signed, to add and to deactivate the destination. */
   readonly add: { readonly nonce: string; readonly signature: Hex };
   readonly deactivate: { readonly nonce: string; readonly signature: Hex };
@@ -110,6 +113,18 @@ export const PROBES: Record<string, Probe> = {
     body: (o) => ({ clientId: o.linkedClientId }),
   },
   'DELETE /v2/orchestrators/client-ids/:clientId': { expect: refused() },
+  // B's endpoints refuse on loopback at once: B's test sends reach only them, never A's.
+  'POST /v2/orchestrators/webhooks': {
+    expect: own,
+    body: () => ({ url: `http://127.0.0.1:1/b/${next()}` }),
+  },
+  'GET /v2/orchestrators/webhooks': { expect: own },
+  'DELETE /v2/orchestrators/webhooks/:id': { expect: refused() },
+  'PATCH /v2/orchestrators/webhooks/:id': { expect: refused() },
+  'POST /v2/orchestrators/webhooks/test': {
+    expect: own,
+    body: () => ({ eventType: 'client_id.linked' }),
+  },
 
   'GET /v2/payee-destination/signing-data': {
     expect: own,

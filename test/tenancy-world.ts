@@ -194,6 +194,20 @@ export async function makeObjects(): Promise<Objects> {
     payeeDestinationId: destination.destinationId,
   });
   await linkClientId(t.db, a.orchestratorId, linked.clientId);
+  // Left inactive: A's orchestrator gets one per set, and holds at most 20 active.
+  const orchestratorWebhookUrl = `https://hooks.a.example/orchestrator/${n}`;
+  const asOrchestrator = a.headers.orchestratorKey;
+  const orchestratorWebhook = await call('POST', '/v2/orchestrators/webhooks', asOrchestrator, {
+    url: orchestratorWebhookUrl,
+  });
+  expect(orchestratorWebhook.statusCode, orchestratorWebhook.body).toBe(201);
+  const orchestratorWebhookId: string = orchestratorWebhook.json().webhook.id;
+  const off = await call(
+    'DELETE',
+    `/v2/orchestrators/webhooks/${orchestratorWebhookId}`,
+    asOrchestrator,
+  );
+  expect(off.statusCode, off.body).toBe(200);
   const recurringPayout = await insertSchedule(t.db, t.chains, {
     accountId: a.accountId,
     payerKey: a.walletKey,
@@ -216,6 +230,8 @@ export async function makeObjects(): Promise<Objects> {
     clientIdLabel,
     apiKeyId: key.id,
     linkedClientId: linked.clientId,
+    orchestratorWebhookId,
+    orchestratorWebhookUrl,
     add: await signedNonce('add'),
     deactivate: await signedNonce('deactivate'),
     recurringPayoutId: recurringPayout.id,

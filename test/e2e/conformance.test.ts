@@ -5,6 +5,7 @@ import { evmToTron } from '../../src/chains/tron-address.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
+import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import type { TronTransaction } from '../../src/payments/transactions.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
@@ -14,6 +15,7 @@ import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { pathShape } from '../reference-versions.ts';
 import { signTronCall, startTronWorld, TRON_CHAIN_ID, TRON_USDT } from '../tron-world.ts';
+import { startReceiver } from '../webhook-receiver.ts';
 import { testIndexer } from '../workers.ts';
 
 /**
@@ -734,6 +736,35 @@ describe('conformance with the reference API', () => {
       tokenAddress: local.chain.addresses.usdc,
       chainId: 8453,
     });
+  });
+
+  it('answers the orchestrator webhook operations', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { orchestratorKey } = await createOrchestrator(t.db, 'Conformance hooks');
+      const key = { 'x-orchestrator-key': orchestratorKey };
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/v2/orchestrators/webhooks',
+        headers: key,
+        payload: { url: receiver.url },
+      });
+      ok(created, 201);
+      const hook = `/v2/orchestrators/webhooks/${created.json().webhook.id}`;
+      ok(await t.app.inject({ method: 'GET', url: '/v2/orchestrators/webhooks', headers: key }));
+      const tested = await t.app.inject({
+        method: 'POST',
+        url: '/v2/orchestrators/webhooks/test',
+        headers: key,
+        payload: { eventType: 'client_id.linked' },
+      });
+      ok(tested);
+      expect(tested.json()).toEqual({ sent: 1, failed: 0 });
+      ok(await t.app.inject({ method: 'DELETE', url: hook, headers: key }));
+      ok(await t.app.inject({ method: 'PATCH', url: hook, headers: key }));
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('has a conforming success answer for every reference operation we serve', () => {
