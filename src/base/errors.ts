@@ -92,6 +92,7 @@ export const ERROR_STATUS = {
   client_id_not_found: 404,
   api_key_not_found: 404,
   link_not_found: 404,
+  orchestrator_not_linked: 404,
   webhook_not_found: 404,
   delivery_not_found: 404,
   original_request_not_found: 404,

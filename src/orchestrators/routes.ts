@@ -11,6 +11,7 @@ import { registerListOrchestratorWebhooks } from './routes/list-webhooks.ts';
 import { registerSwitchOrchestratorWebhook } from './routes/switch-webhook.ts';
 import { registerTestOrchestratorWebhooks } from './routes/test-webhooks.ts';
 import { registerUnlinkClientId } from './routes/unlink-client-id.ts';
+import { registerUnlinkOrchestrator } from './routes/unlink-orchestrator.ts';
 
 /**
  * Creating an orchestrator (a signed-in user, for their account), then the client-ID links of
@@ -24,6 +25,8 @@ export function orchestratorRoutes(
   registerListClientIdLinks(app, deps);
   registerLinkClientId(app, deps);
   registerUnlinkClientId(app, deps);
+  // The merchant's side: unlinking its client ID's orchestrator.
+  registerUnlinkOrchestrator(app, deps);
   // The orchestrator's own endpoints (api-facts §11.6).
   const hooks = { ...deps, config: deps.webhooks };
   registerCreateOrchestratorWebhook(app, hooks);
