@@ -40,6 +40,7 @@ export function secretsOf(o: Objects): string[] {
     o.clientIdLabel,
     o.apiKeyId,
     o.linkedClientId,
+    o.linkedClientIdRowId,
     o.orchestratorWebhookId,
     o.orchestratorWebhookUrl,
     o.add.nonce,
@@ -143,6 +144,7 @@ function pathFor(route: RouteEntry, o: Objects): string {
           if (route.url.startsWith('/v1/webhook')) return o.webhookId;
           if (route.url.startsWith('/v2/orchestrators/webhooks')) return o.orchestratorWebhookId;
           if (route.url.startsWith('/v2/payouts/recurring/')) return o.recurringPayoutId;
+          if (route.url.endsWith('/orchestrator')) return o.linkedClientIdRowId;
           if (route.url.includes('/client-ids')) return o.clientIdRowId;
           if (route.url.startsWith('/v1/api-keys')) return o.apiKeyId;
           throw new Error(`${route.url}: which object is :id?`);

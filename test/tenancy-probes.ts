@@ -52,6 +52,8 @@ export interface Objects {
   readonly apiKeyId: string;
   /** A's client ID that A's orchestrator holds. */
   readonly linkedClientId: string;
+  /** Its row id, which the account's client-ID routes take. */
+  readonly linkedClientIdRowId: string;
   /** An endpoint of A's orchestrator (inactive) and its URL. */
   readonly orchestratorWebhookId: string;
   readonly orchestratorWebhookUrl: string;
@@ -338,6 +340,9 @@ export const PROBES: Record<string, Probe> = {
   'GET /v2/client-ids/:id': { expect: refused() },
   'PUT /v2/client-ids/:id': { expect: refused(), body: () => ({ label: 'taken over' }) },
   'DELETE /v2/client-ids/:id': { expect: refused() },
+  // Unlinking the orchestrator of A's client ID.
+  'DELETE /v2/client-ids/:id/orchestrator': { expect: refused() },
+  'DELETE /v1/client-ids/:id/orchestrator': { expect: refused() },
   'POST /v1/client-ids': { expect: own, body: () => ({ label: 'B', allowedDomains: [] }) },
   'GET /v1/client-ids': { expect: own },
   'GET /v1/client-ids/:id': { expect: refused() },

@@ -230,6 +230,7 @@ export async function makeObjects(): Promise<Objects> {
     clientIdLabel,
     apiKeyId: key.id,
     linkedClientId: linked.clientId,
+    linkedClientIdRowId: linked.id,
     orchestratorWebhookId,
     orchestratorWebhookUrl,
     add: await signedNonce('add'),
