@@ -159,7 +159,7 @@ export async function orchestratorWebhookIds(
   return rows.map((row) => row.id);
 }
 
-export function isOrchestratorEventType(value: string): value is OrchestratorEventType {
+function isOrchestratorEventType(value: string): value is OrchestratorEventType {
   return (ORCHESTRATOR_EVENT_TYPES as readonly string[]).includes(value);
 }
 
