@@ -43,6 +43,9 @@ export function secretsOf(o: Objects): string[] {
     o.apiKeyId,
     o.linkedClientId,
     o.feeConfigId,
+    o.linkedClientIdRowId,
+    o.orchestratorWebhookId,
+    o.orchestratorWebhookUrl,
     o.add.nonce,
     o.deactivate.nonce,
     o.recurringPayoutId,
@@ -101,6 +104,11 @@ export async function snapshotOfA(): Promise<unknown> {
       .from(destinationNonces)
       .where(eq(destinationNonces.accountId, account)),
     webhooks: hooks,
+    orchestratorWebhooks: await t.db
+      .select()
+      .from(webhooks)
+      .where(eq(webhooks.orchestratorId, a.orchestratorId))
+      .orderBy(webhooks.id),
     deliveries:
       hooks.length === 0
         ? []
@@ -147,7 +155,9 @@ function pathFor(route: RouteEntry, o: Objects): string {
       switch (param) {
         case 'id':
           if (route.url.startsWith('/v1/webhook')) return o.webhookId;
+          if (route.url.startsWith('/v2/orchestrators/webhooks')) return o.orchestratorWebhookId;
           if (route.url.startsWith('/v2/payouts/recurring/')) return o.recurringPayoutId;
+          if (route.url.endsWith('/orchestrator')) return o.linkedClientIdRowId;
           if (route.url.includes('/client-ids')) return o.clientIdRowId;
           if (route.url.startsWith('/v1/api-keys')) return o.apiKeyId;
           if (route.url.startsWith('/v2/orchestrators/fee-configs')) return o.feeConfigId;

@@ -54,6 +54,11 @@ export interface Objects {
   readonly linkedClientId: string;
   /** A's orchestrator's fee config for that client ID (incoming, payer-borne). */
   readonly feeConfigId: string;
+  /** Its row id, which the account's client-ID routes take. */
+  readonly linkedClientIdRowId: string;
+  /** An endpoint of A's orchestrator (inactive) and its URL. */
+  readonly orchestratorWebhookId: string;
+  readonly orchestratorWebhookUrl: string;
   /** Nonces A fetched and A's wallet signed, to add and to deactivate the destination. */
   readonly add: { readonly nonce: string; readonly signature: Hex };
   readonly deactivate: { readonly nonce: string; readonly signature: Hex };
@@ -147,6 +152,18 @@ export const PROBES: Record<string, Probe> = {
   'DELETE /v2/orchestrators/branding': {
     expect: refused(),
     query: (o) => `clientId=${o.linkedClientId}`,
+  },
+  // B's endpoints refuse on loopback at once: B's test sends reach only them, never A's.
+  'POST /v2/orchestrators/webhooks': {
+    expect: own,
+    body: () => ({ url: `http://127.0.0.1:1/b/${next()}` }),
+  },
+  'GET /v2/orchestrators/webhooks': { expect: own },
+  'DELETE /v2/orchestrators/webhooks/:id': { expect: refused() },
+  'PATCH /v2/orchestrators/webhooks/:id': { expect: refused() },
+  'POST /v2/orchestrators/webhooks/test': {
+    expect: own,
+    body: () => ({ eventType: 'client_id.linked' }),
   },
 
   'GET /v2/payee-destination/signing-data': {
@@ -361,6 +378,9 @@ export const PROBES: Record<string, Probe> = {
   'GET /v2/client-ids/:id': { expect: refused() },
   'PUT /v2/client-ids/:id': { expect: refused(), body: () => ({ label: 'taken over' }) },
   'DELETE /v2/client-ids/:id': { expect: refused() },
+  // Unlinking the orchestrator of A's client ID.
+  'DELETE /v2/client-ids/:id/orchestrator': { expect: refused() },
+  'DELETE /v1/client-ids/:id/orchestrator': { expect: refused() },
   'POST /v1/client-ids': { expect: own, body: () => ({ label: 'B', allowedDomains: [] }) },
   'GET /v1/client-ids': { expect: own },
   'GET /v1/client-ids/:id': { expect: refused() },

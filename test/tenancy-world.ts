@@ -204,6 +204,20 @@ export async function makeObjects(): Promise<Objects> {
     evmRecipientAddress: a.wallet,
   });
   await createBranding(t.db, a.orchestratorId, linked.id, { primaryActionColor: '#a1a1a1' });
+  // Left inactive: A's orchestrator gets one per set, and holds at most 20 active.
+  const orchestratorWebhookUrl = `https://hooks.a.example/orchestrator/${n}`;
+  const asOrchestrator = a.headers.orchestratorKey;
+  const orchestratorWebhook = await call('POST', '/v2/orchestrators/webhooks', asOrchestrator, {
+    url: orchestratorWebhookUrl,
+  });
+  expect(orchestratorWebhook.statusCode, orchestratorWebhook.body).toBe(201);
+  const orchestratorWebhookId: string = orchestratorWebhook.json().webhook.id;
+  const off = await call(
+    'DELETE',
+    `/v2/orchestrators/webhooks/${orchestratorWebhookId}`,
+    asOrchestrator,
+  );
+  expect(off.statusCode, off.body).toBe(200);
   const recurringPayout = await insertSchedule(t.db, t.chains, {
     accountId: a.accountId,
     payerKey: a.walletKey,
@@ -227,6 +241,9 @@ export async function makeObjects(): Promise<Objects> {
     apiKeyId: key.id,
     linkedClientId: linked.clientId,
     feeConfigId: feeConfig.id,
+    linkedClientIdRowId: linked.id,
+    orchestratorWebhookId,
+    orchestratorWebhookUrl,
     add: await signedNonce('add'),
     deactivate: await signedNonce('deactivate'),
     recurringPayoutId: recurringPayout.id,

@@ -109,6 +109,7 @@ describe.each(SURFACES)('$prefix reads', ({ prefix, auth, authB }) => {
       createdAt: t.clock.now().toISOString(),
       lastUsedAt: null,
       ...(prefix === '/v1/client-ids' && { payeeDestinationId: null }),
+      orchestrator: null,
     });
 
     const other = await send('GET', prefix, authB());
@@ -125,7 +126,12 @@ describe.each(SURFACES)('$prefix reads', ({ prefix, auth, authB }) => {
     });
     const res = await send('GET', `${prefix}/${made.id}`, auth());
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ...made, updatedAt: made.createdAt, lastUsedAt: null });
+    expect(res.json()).toEqual({
+      ...made,
+      updatedAt: made.createdAt,
+      lastUsedAt: null,
+      orchestrator: null,
+    });
   });
 
   it('records lastUsedAt once the client ID is used', async () => {

@@ -93,6 +93,7 @@ export const ERROR_STATUS = {
   api_key_not_found: 404,
   link_not_found: 404,
   branding_not_found: 404,
+  orchestrator_not_linked: 404,
   webhook_not_found: 404,
   delivery_not_found: 404,
   original_request_not_found: 404,
@@ -107,6 +108,7 @@ export const ERROR_STATUS = {
   fee_config_exists: 409,
   email_taken: 409,
   delivery_in_flight: 409,
+  webhook_url_taken: 409,
   // 410: an operation the reference API removed.
   payment_intents_removed: 410,
   orchestrator_exists: 409,

@@ -102,6 +102,22 @@ describe('loggedUrl', () => {
     expect(loggedUrl('/v2/request/01ab/pay')).toBe('/v2/request/01ab/pay');
   });
 
+  it('masks the client ID an orchestrator unlinks, never a client ID row id', () => {
+    expect(loggedUrl('/v2/orchestrators/client-ids/cli_secretvalue')).toBe(
+      '/v2/orchestrators/client-ids/…',
+    );
+    expect(loggedUrl('/v2/orchestrators//client%2Dids/cli_secretvalue?x=1')).toBe(
+      '/v2/orchestrators//client%2Dids/…?x=…',
+    );
+    expect(loggedUrl('/v2/orchestrators/client-ids?page=2')).toBe(
+      '/v2/orchestrators/client-ids?page=…',
+    );
+    const rowId = '0190a6f2-0000-7000-8000-000000000001';
+    expect(loggedUrl(`/v2/client-ids/${rowId}/orchestrator`)).toBe(
+      `/v2/client-ids/${rowId}/orchestrator`,
+    );
+  });
+
   it('reads segments as the router does: decoded, past empty ones', () => {
     expect(loggedUrl('/v2/secure%2Dpayments/01JZZ/pay')).toBe('/v2/secure%2Dpayments/…/pay');
     expect(loggedUrl('/v2/payouts/recurring/%74oken/01JZZ')).toBe(

@@ -154,12 +154,18 @@ export function statementPurpose(query: string): string {
 
 /** Path segments after which a capability comes: a link's token, a recurring payout's. */
 const BEFORE_CAPABILITY = new Set(['secure-payments', 'multicall-payouts', 'token']);
+/**
+ * Pairs of segments after which a client ID's `cli_…` value comes
+ * (`/v2/orchestrators/client-ids/{clientId}`): a backend client ID is a credential. Paths that
+ * carry a client ID's row id (`/v2/client-ids/{id}`) name no secret and stay readable.
+ */
+const BEFORE_CLIENT_ID = new Set(['orchestrators/client-ids']);
 /** Routes under those names, not tokens. */
 const ROUTE_WORDS = new Set(['payouts', 'batch-payouts', 'multicall-payouts']);
 
 /**
  * A request's URL as its log lines show it. A link's token (and a recurring payout's) is a
- * capability: whoever reads it can open the link. Query values name wallets, references and
+ * capability: whoever reads it can open the link; a backend client ID is a credential. Query values name wallets, references and
  * tokens (`/?token=`). So those path segments and every query value are masked; the route and
  * the query's names stay, for reading the log.
  */
@@ -170,10 +176,13 @@ export function loggedUrl(url: string): string {
   // Compared as the router reads them: decoded (`secure%2Dpayments` is `secure-payments`), and
   // past empty segments.
   let previous = '';
+  let beforePrevious = '';
   for (let i = 1; i < segments.length; i++) {
     const segment = decodedSegment(segments[i] ?? '');
     if (segment === '') continue;
     if (BEFORE_CAPABILITY.has(previous) && !ROUTE_WORDS.has(segment)) segments[i] = '…';
+    if (BEFORE_CLIENT_ID.has(`${beforePrevious}/${previous}`)) segments[i] = '…';
+    beforePrevious = previous;
     previous = segment;
   }
   if (mark === -1) return segments.join('/');

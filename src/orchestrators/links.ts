@@ -1,9 +1,9 @@
 import { and, count, desc, eq } from 'drizzle-orm';
-import { findClientId } from '../auth/client-ids.ts';
+import { accountClientId, findClientId } from '../auth/client-ids.ts';
 import type { Clock } from '../base/clock.ts';
 import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
-import { clientIds, orchestratorClientLinks } from '../db/schema.ts';
+import { clientIds, orchestratorClientLinks, orchestrators } from '../db/schema.ts';
 
 type LinkStatus = 'active' | 'unlinked';
 
@@ -102,4 +102,50 @@ export async function listLinks(
     db.select({ total: count() }).from(orchestratorClientLinks).where(where),
   ]);
   return { links: rows, total: totals[0]?.total ?? 0 };
+}
+
+/** A link a merchant ended: who it was with, since when, until when. */
+export interface EndedLink {
+  readonly id: string;
+  readonly name: string;
+  readonly linkedAt: string;
+  readonly unlinkedAt: string;
+}
+
+/**
+ * The merchant's side of unlinking: the account's client ID (row id) leaves its orchestrator,
+ * which can then no longer act for it (its paired calls answer `client_id_not_linked`) nor take
+ * fees on links made after. Final, as an orchestrator's own unlink is: the client ID is never
+ * linked again.
+ */
+export async function unlinkOrchestrator(
+  db: Database,
+  clock: Clock,
+  accountId: string,
+  clientIdRowId: string,
+): Promise<EndedLink> {
+  const { row } = await accountClientId(db, accountId, clientIdRowId);
+  const [link] = await db
+    .update(orchestratorClientLinks)
+    .set({ status: 'unlinked', unlinkedAt: clock.now() })
+    .where(
+      and(
+        eq(orchestratorClientLinks.clientIdId, row.id),
+        eq(orchestratorClientLinks.status, 'active'),
+      ),
+    )
+    .returning();
+  if (!link) {
+    throw new AppError('orchestrator_not_linked', 'Client ID is not linked to an orchestrator');
+  }
+  const [orchestrator] = await db
+    .select({ name: orchestrators.name })
+    .from(orchestrators)
+    .where(eq(orchestrators.id, link.orchestratorId));
+  return {
+    id: link.orchestratorId,
+    name: orchestrator?.name ?? '',
+    linkedAt: link.createdAt.toISOString(),
+    unlinkedAt: (link.unlinkedAt ?? clock.now()).toISOString(),
+  };
 }

@@ -77,8 +77,13 @@ describe('orchestrator client-ID links', () => {
       otherKey,
     );
     expect(rivalTry.statusCode).toBe(404);
+    const logged = t.logs.lines.length;
     const res = await call('DELETE', `/v2/orchestrators/client-ids/${tenant.backendClientId}`, key);
     expect(res.statusCode).toBe(200);
+    // A backend client ID is a credential: its log lines name the route, not the value.
+    const lines = t.logs.lines.slice(logged).join('');
+    expect(lines).toContain('/v2/orchestrators/client-ids/…');
+    expect(lines).not.toContain(tenant.backendClientId);
     expect(res.json()).toEqual({ link: { clientId: tenant.backendClientId, status: 'unlinked' } });
     const relink = await call('POST', '/v2/orchestrators/client-ids', key, {
       clientId: tenant.backendClientId,

@@ -1,18 +1,36 @@
 import type { Clock } from '../base/clock.ts';
+import type { SecretBox } from '../base/secret-box.ts';
+import type { WebhookConfig } from '../config/config.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
 import { registerCreateOrchestrator } from './routes/create-orchestrator.ts';
+import { registerCreateOrchestratorWebhook } from './routes/create-webhook.ts';
 import { registerLinkClientId } from './routes/link-client-id.ts';
 import { registerListClientIdLinks } from './routes/list-client-id-links.ts';
+import { registerListOrchestratorWebhooks } from './routes/list-webhooks.ts';
+import { registerSwitchOrchestratorWebhook } from './routes/switch-webhook.ts';
+import { registerTestOrchestratorWebhooks } from './routes/test-webhooks.ts';
 import { registerUnlinkClientId } from './routes/unlink-client-id.ts';
+import { registerUnlinkOrchestrator } from './routes/unlink-orchestrator.ts';
 
 /**
  * Creating an orchestrator (a signed-in user, for their account), then the client-ID links of
- * the calling orchestrator (`x-orchestrator-key`).
+ * the calling orchestrator (`x-orchestrator-key`) and its webhook endpoints.
  */
-export function orchestratorRoutes(app: App, deps: { db: Database; clock: Clock }): void {
+export function orchestratorRoutes(
+  app: App,
+  deps: { db: Database; clock: Clock; secretBox: SecretBox; webhooks: WebhookConfig },
+): void {
   registerCreateOrchestrator(app, deps);
   registerListClientIdLinks(app, deps);
   registerLinkClientId(app, deps);
   registerUnlinkClientId(app, deps);
+  // The merchant's side: unlinking its client ID's orchestrator.
+  registerUnlinkOrchestrator(app, deps);
+  // The orchestrator's own endpoints (api-facts §11.6).
+  const hooks = { ...deps, config: deps.webhooks };
+  registerCreateOrchestratorWebhook(app, hooks);
+  registerListOrchestratorWebhooks(app, hooks);
+  registerSwitchOrchestratorWebhook(app, hooks);
+  registerTestOrchestratorWebhooks(app, hooks);
 }

@@ -188,7 +188,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     networks: deps.networkReadiness,
   });
   currencyRoutes(app, { chains: deps.chains });
-  orchestratorRoutes(app, { db, clock: deps.clock });
+  orchestratorRoutes(app, {
+    db,
+    clock: deps.clock,
+    secretBox: deps.secretBox,
+    webhooks: deps.config.webhooks,
+  });
   feeRoutes(app, { db, clock: deps.clock });
   brandingRoutes(app, {
     db,

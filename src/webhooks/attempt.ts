@@ -51,6 +51,43 @@ function secondsOr(seconds: number | null, fallbackMs: number): number {
 }
 
 /**
+ * One signed POST of `body` to `url`, under the URL policy and the attempt timeout: what every
+ * attempt of the dispatcher sends, and the one-off sends that skip the outbox (an
+ * orchestrator's test event). Never throws for the receiver's sake; a secret that does not
+ * open is the caller's to catch.
+ */
+export function postSigned(
+  config: WebhookConfig,
+  input: {
+    readonly url: string;
+    readonly body: string;
+    readonly secret: string;
+    readonly deliveryId: string;
+    readonly retryCount: number;
+    readonly test: boolean;
+    readonly sentAt: Date;
+  },
+): Promise<PostOutcome> {
+  const refused = literalRefusal(input.url, config.allowLocal);
+  if (refused !== null) return Promise.resolve({ kind: 'failed', error: refused });
+  const headers: Record<string, string> = {
+    'user-agent': USER_AGENT,
+    ...deliveryHeaders({
+      body: input.body,
+      secret: input.secret,
+      deliveryId: input.deliveryId,
+      retryCount: input.retryCount,
+      test: input.test,
+      timestamp: Math.floor(input.sentAt.getTime() / 1000),
+    }),
+  };
+  return postJson(input.url, input.body, headers, {
+    timeoutMs: config.timeoutMs,
+    lookup: safeLookup(config.allowLocal),
+  });
+}
+
+/**
  * One attempt at a claimed delivery: signs its body, POSTs it, and works out what to record
  * (delivered, retried on the schedule of `retryDelayMs`, or given up on once the endpoint's
  * retry window has passed). Writes nothing: the dispatcher records attempts in batches.
@@ -76,25 +113,17 @@ export function createAttempt(deps: {
     return secret;
   };
 
-  const send = async (row: Claimed, sentAt: Date): Promise<PostOutcome> => {
-    const refused = literalRefusal(row.url, deps.config.allowLocal);
-    if (refused !== null) return { kind: 'failed', error: refused };
-    const headers: Record<string, string> = {
-      'user-agent': USER_AGENT,
-      ...deliveryHeaders({
-        body: row.body,
-        secret: openSecret(row),
-        deliveryId: row.id,
-        retryCount: row.attempts - 1,
-        test: row.test,
-        timestamp: Math.floor(sentAt.getTime() / 1000),
-      }),
-    };
-    return postJson(row.url, row.body, headers, {
-      timeoutMs: deps.config.timeoutMs,
-      lookup: safeLookup(deps.config.allowLocal),
+  // Async, so a secret that does not open rejects (and is recorded) rather than throws.
+  const send = async (row: Claimed, sentAt: Date): Promise<PostOutcome> =>
+    postSigned(deps.config, {
+      url: row.url,
+      body: row.body,
+      secret: openSecret(row),
+      deliveryId: row.id,
+      retryCount: row.attempts - 1,
+      test: row.test,
+      sentAt,
     });
-  };
 
   /** Sends one claimed delivery and works out what to record; writes nothing. */
   const attempt = async (row: Claimed): Promise<AttemptRecord> => {

@@ -17,6 +17,7 @@ import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { pathShape } from '../reference-versions.ts';
 import { signTronCall, startTronWorld, TRON_CHAIN_ID, TRON_USDT } from '../tron-world.ts';
+import { startReceiver } from '../webhook-receiver.ts';
 import { testIndexer } from '../workers.ts';
 
 /**
@@ -763,6 +764,35 @@ describe('conformance with the reference API', () => {
     const removed = await t.app.inject({ method: 'DELETE', url: query, headers: key });
     ok(removed);
     expect(removed.json()).toEqual({ removed: true });
+  });
+
+  it('answers the orchestrator webhook operations', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { orchestratorKey } = await createOrchestrator(t.db, 'Conformance hooks');
+      const key = { 'x-orchestrator-key': orchestratorKey };
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/v2/orchestrators/webhooks',
+        headers: key,
+        payload: { url: receiver.url },
+      });
+      ok(created, 201);
+      const hook = `/v2/orchestrators/webhooks/${created.json().webhook.id}`;
+      ok(await t.app.inject({ method: 'GET', url: '/v2/orchestrators/webhooks', headers: key }));
+      const tested = await t.app.inject({
+        method: 'POST',
+        url: '/v2/orchestrators/webhooks/test',
+        headers: key,
+        payload: { eventType: 'client_id.linked' },
+      });
+      ok(tested);
+      expect(tested.json()).toEqual({ sent: 1, failed: 0 });
+      ok(await t.app.inject({ method: 'DELETE', url: hook, headers: key }));
+      ok(await t.app.inject({ method: 'PATCH', url: hook, headers: key }));
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('has a conforming success answer for every reference operation we serve', () => {

@@ -15,11 +15,6 @@ const COMMERCE = '#36 commerce';
 const PAYER = '#37 payer';
 
 const NOT_YET_SERVED: Readonly<Record<string, string>> = {
-  'POST /v2/orchestrators/webhooks': FEES_AND_ORCHESTRATORS,
-  'GET /v2/orchestrators/webhooks': FEES_AND_ORCHESTRATORS,
-  'DELETE /v2/orchestrators/webhooks/{id}': FEES_AND_ORCHESTRATORS,
-  'PATCH /v2/orchestrators/webhooks/{id}': FEES_AND_ORCHESTRATORS,
-  'POST /v2/orchestrators/webhooks/test': FEES_AND_ORCHESTRATORS,
   'POST /v2/orchestrators/client-id-link-intents': FEES_AND_ORCHESTRATORS,
   'POST /v2/secure-payments/fees/preview': FEES_AND_ORCHESTRATORS,
   'GET /v1/client-id-links/intents/{token}': FEES_AND_ORCHESTRATORS,

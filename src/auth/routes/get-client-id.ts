@@ -1,6 +1,8 @@
+import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import { LinkedOrchestratorSchema, linkedOrchestrators } from '../client-id-orchestrator.ts';
 import { type ClientIdSurface, detailAnswer, detailBody, IdParams } from '../client-id-schemas.ts';
 import { accountClientId } from '../client-ids.ts';
 
@@ -17,13 +19,21 @@ export function registerGetClientId(
         tags: surface.tags,
         summary: 'One client ID',
         params: IdParams,
-        response: { 200: detailBody(surface) },
+        response: {
+          200: Type.Object({
+            ...detailBody(surface).properties,
+            orchestrator: LinkedOrchestratorSchema,
+          }),
+        },
       },
     },
-    async (request) =>
-      detailAnswer(
-        surface,
-        await accountClientId(deps.db, accountIdOf(request), request.params.id),
-      ),
+    async (request) => {
+      const record = await accountClientId(deps.db, accountIdOf(request), request.params.id);
+      const linked = await linkedOrchestrators(deps.db, [record.row.id]);
+      return {
+        ...detailAnswer(surface, record),
+        orchestrator: linked.get(record.row.id) ?? null,
+      };
+    },
   );
 }

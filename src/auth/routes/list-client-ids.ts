@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import { LinkedOrchestratorSchema, linkedOrchestrators } from '../client-id-orchestrator.ts';
 import { boundTo, type ClientIdSurface, iso, ListItem } from '../client-id-schemas.ts';
 import { listClientIds } from '../client-ids.ts';
 
@@ -17,11 +18,24 @@ export function registerListClientIds(
       schema: {
         tags: surface.tags,
         summary: 'The account’s client IDs, revoked ones included',
-        response: { 200: Type.Array(Type.Object({ ...ListItem, ...boundTo(surface) })) },
+        response: {
+          200: Type.Array(
+            Type.Object({
+              ...ListItem,
+              ...boundTo(surface),
+              orchestrator: LinkedOrchestratorSchema,
+            }),
+          ),
+        },
       },
     },
-    async (request) =>
-      (await listClientIds(deps.db, accountIdOf(request))).map(({ row, payeeDestinationId }) => ({
+    async (request) => {
+      const records = await listClientIds(deps.db, accountIdOf(request));
+      const linked = await linkedOrchestrators(
+        deps.db,
+        records.map(({ row }) => row.id),
+      );
+      return records.map(({ row, payeeDestinationId }) => ({
         id: row.id,
         clientId: row.clientId,
         label: row.label,
@@ -30,6 +44,8 @@ export function registerListClientIds(
         createdAt: row.createdAt.toISOString(),
         lastUsedAt: iso(row.lastUsedAt),
         ...(surface.binding && { payeeDestinationId }),
-      })),
+        orchestrator: linked.get(row.id) ?? null,
+      }));
+    },
   );
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   boolean,
+  check,
   index,
   integer,
   pgEnum,
@@ -8,22 +9,27 @@ import {
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { createdAt, nullableTime } from './columns.ts';
-import { accounts, clientIds } from './tenants.ts';
+import { accounts, clientIds, orchestrators } from './tenants.ts';
 
 /** Webhook endpoints, their outbox of deliveries and the attempts at each. */
 
-/** A merchant's endpoint; the signing secret is sealed with SECRET_KEY. */
+/**
+ * An endpoint; the signing secret is sealed with SECRET_KEY. Owned by a merchant's account (and
+ * maybe one of its client IDs) or by an orchestrator (`/v2/orchestrators/webhooks`), never
+ * both: one table, so the outbox, the dispatcher and the delivery log serve both alike, and an
+ * account's queries (`accountId = …`) can never reach an orchestrator's endpoint.
+ */
 export const webhooks = pgTable(
   'webhooks',
   {
     id: text().primaryKey(),
-    accountId: uuid()
-      .notNull()
-      .references(() => accounts.id),
+    accountId: uuid().references(() => accounts.id),
     clientIdId: uuid().references(() => clientIds.id),
+    orchestratorId: uuid().references(() => orchestrators.id),
     url: text().notNull(),
     secretSealed: text().notNull(),
     active: boolean().notNull().default(true),
@@ -39,7 +45,18 @@ export const webhooks = pgTable(
     updatedAt: createdAt(),
     deletedAt: nullableTime(),
   },
-  (t) => [index().on(t.accountId), index().on(t.clientIdId)],
+  (t) => [
+    index().on(t.accountId),
+    index().on(t.clientIdId),
+    // An orchestrator registers a URL once (api-facts §11.6), inactive endpoints included.
+    uniqueIndex('webhooks_orchestrator_url')
+      .on(t.orchestratorId, t.url)
+      .where(sql`${t.orchestratorId} is not null`),
+    check(
+      'webhooks_one_owner',
+      sql`(${t.accountId} is null) <> (${t.orchestratorId} is null) and (${t.orchestratorId} is null or ${t.clientIdId} is null)`,
+    ),
+  ],
 );
 
 export const deliveryStatus = pgEnum('webhook_delivery_status', ['pending', 'delivered', 'failed']);
