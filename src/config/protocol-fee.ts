@@ -1,4 +1,3 @@
-import { parseAddress } from '../chains/address.ts';
 import { parseAmount } from '../payments/amounts.ts';
 import { ConfigError, type Env, nonEmpty, parseInteger } from './readers.ts';
 
@@ -35,12 +34,27 @@ function usd(env: Env, name: string): bigint | null {
   return parsed.value;
 }
 
+/**
+ * Addresses are checked for their shape only, as `parseAddressMap` does: a configuration mistake
+ * is answered before any package loads (the CLI's promise), and checksums need keccak, which
+ * lives in a package. The fee plan reads them through the one address parser.
+ */
+const SHAPES = {
+  evm: { pattern: /^0x[0-9a-fA-F]{40}$/, says: 'an EVM address (0x followed by 40 hex digits)' },
+  tron: {
+    pattern: /^T[1-9A-HJ-NP-Za-km-z]{33}$/,
+    says: 'a Tron address (T followed by 33 base58 characters)',
+  },
+} as const;
+
 function recipient(env: Env, name: string, kind: 'evm' | 'tron'): string | null {
   const raw = nonEmpty(env, name);
   if (raw === undefined) return null;
-  const parsed = parseAddress(raw, { kind });
-  if (!parsed.ok) throw new ConfigError(name, `${parsed.message} (got "${raw}")`);
-  return parsed.address;
+  const shape = SHAPES[kind];
+  if (!shape.pattern.test(raw)) throw new ConfigError(name, `must be ${shape.says} (got "${raw}")`);
+  if (/^0x0{40}$/.test(raw))
+    throw new ConfigError(name, `must not be the zero address (got "${raw}")`);
+  return raw;
 }
 
 /** Null when no fee is charged; every variable set is checked, used or not. */
