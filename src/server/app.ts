@@ -194,7 +194,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     secretBox: deps.secretBox,
     webhooks: deps.config.webhooks,
   });
-  feeRoutes(app, { db, clock: deps.clock });
+  feeRoutes(app, {
+    db,
+    clock: deps.clock,
+    chains: deps.chains,
+    protocolFee: deps.config.protocolFee,
+  });
   brandingRoutes(app, {
     db,
     clock: deps.clock,

@@ -795,6 +795,41 @@ describe('conformance with the reference API', () => {
     }
   });
 
+  it('answers the fee preview with an orchestrator’s fees (paired auth)', async () => {
+    const platform = await createOrchestrator(t.db, 'Fee platform');
+    const { clientId } = await createClientId(t.db, {
+      accountId: tenant.accountId,
+      label: 'Charged',
+      allowedDomains: [],
+    });
+    await linkClientId(t.db, platform.orchestratorId, clientId);
+    const key = { 'x-orchestrator-key': platform.orchestratorKey };
+    const config = {
+      flow: 'incoming',
+      feeBearer: 'payer',
+      bps: 50,
+      usdCap: '0.40',
+      evmRecipientAddress: '0x2546BcD3c84621e976D8185a91A922aE77ECEc30',
+    };
+    ok(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v2/orchestrators/fee-configs',
+        headers: key,
+        payload: config,
+      }),
+      201,
+    );
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/fees/preview',
+      headers: { ...key, 'x-client-id': clientId },
+      payload: { amount: '100', currency: USDC_BASE_ID, flow: 'get_paid' },
+    });
+    ok(res);
+    expect(res.json()).toMatchObject({ payerTotalAmountUsd: '100.4', fees: [{ capUsd: '0.4' }] });
+  });
+
   it('has a conforming success answer for every reference operation we serve', () => {
     const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const answers = capturedAnswers();
