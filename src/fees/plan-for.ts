@@ -1,7 +1,8 @@
+import type { FeePlan, PlanFeeBearer, PlanFlow } from '../base/fee-plan.ts';
 import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import type { Database } from '../db/client.ts';
 import { feeConfigsOf } from './fee-configs.ts';
-import { buildFeePlan, type FeePlan, type PlanFeeBearer, type PlanFlow } from './plan.ts';
+import { buildFeePlan } from './plan.ts';
 import { resolveFeeConfigs } from './resolve.ts';
 
 /**

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { FeePlan } from '../base/fee-plan.ts';
 import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import { parseAmount } from '../payments/amounts.ts';
 import type { FeeConfigRecord } from './fee-configs.ts';
-import { buildFeePlan, type FeePlan } from './plan.ts';
+import { buildFeePlan } from './plan.ts';
 import { usdOfBaseUnits } from './plan-amount.ts';
 
 const AT = new Date('2026-11-29T00:00:00Z');

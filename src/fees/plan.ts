@@ -1,3 +1,4 @@
+import type { FeePlan, PlanFee, PlanFeeBearer, PlanFlow } from '../base/fee-plan.ts';
 import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { FeeConfigRecord } from './fee-configs.ts';
@@ -20,39 +21,6 @@ import type { ResolvedFeeConfigs } from './resolve.ts';
  *   adds the fixed sponsorship fee (`fixedAmountUsd`).
  */
 
-export type PlanFlow = 'get_paid' | 'pay';
-export type PlanFeeBearer = 'payer' | 'payee';
-type FeeBearerSource = 'fee_config' | 'payment_default_override' | 'flow_default';
-
-export interface PlanFee {
-  readonly type: 'orchestrator_fee' | 'protocol_fee';
-  readonly label: string;
-  readonly feeBearer: PlanFeeBearer;
-  readonly feeBearerSource: FeeBearerSource;
-  readonly percentageBps: number;
-  readonly capUsd: string | null;
-  readonly fixedAmountUsd: string | null;
-  readonly calculatedAmountUsd: string;
-  /** How the leg's recipient is found: the orchestrator's config, or the operator's settings. */
-  readonly destinationResolver: 'orchestrator_fee_config' | 'protocol_fee_config';
-  readonly destinationRef: { readonly evmAddress?: string; readonly tronAddress?: string };
-  /** Which level the fee comes from: a client ID's config, the orchestrator's default, ours. */
-  readonly configSource: 'client_id_config' | 'orchestrator_default' | 'protocol';
-}
-
-export interface FeePlan {
-  readonly version: 1;
-  readonly flow: PlanFlow;
-  readonly defaultFeeBearer: PlanFeeBearer;
-  readonly grossAmountUsd: string;
-  readonly netRecipientAmountUsd: string;
-  readonly payerTotalAmountUsd: string;
-  readonly totalFeesUsd: string;
-  readonly payeeBorneFeesUsd: string;
-  readonly payerBorneFeesUsd: string;
-  readonly fees: readonly PlanFee[];
-}
-
 export interface FeePlanInput {
   /** The gross amount in USD, 8 decimals (`USD_CAP_DECIMALS`). */
   readonly grossUsd: bigint;
@@ -67,11 +35,6 @@ export interface FeePlanInput {
 
 const BPS = 10_000n;
 const usd = (value: bigint): string => formatAmount(value, USD_CAP_DECIMALS);
-
-/** The plan's flow for a fee config's flow (§11.3's vocabulary → §13.3's). */
-export function planFlowOf(flow: 'incoming' | 'outgoing'): PlanFlow {
-  return flow === 'incoming' ? 'get_paid' : 'pay';
-}
 
 interface Draft {
   readonly fee: Omit<PlanFee, 'calculatedAmountUsd'>;

@@ -220,6 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   securePaymentRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
+    protocolFee: deps.config.protocolFee,
     parents: createMulticallParents(chainDeps),
     tronNode: tronRpc
       ? createTronGridClient({

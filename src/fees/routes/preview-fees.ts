@@ -7,10 +7,16 @@ import type { ProtocolFeeConfig } from '../../config/protocol-fee.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { parseAmount } from '../../payments/amounts.ts';
-import { LINK_AUTH, LINK_TAGS } from '../../secure-payments/schemas.ts';
 import { isPlannable, usdOfBaseUnits } from '../plan-amount.ts';
 import { feePlanFor } from '../plan-for.ts';
 import { FeePlanSchema } from '../plan-schema.ts';
+
+/**
+ * The credentials of a link's creation (secure-payments' LINK_AUTH, which this folder may not
+ * import: secure-payments imports the plan from here), and its tag.
+ */
+const PREVIEW_AUTH = ['clientId', 'apiKey', 'orchestratorPair', 'session'] as const;
+const PREVIEW_TAGS = ['V2/Secure Payment'];
 
 const PreviewBody = Type.Object(
   {
@@ -56,9 +62,9 @@ export function registerPreviewFees(
   app.post(
     '/v2/secure-payments/fees/preview',
     {
-      config: { auth: LINK_AUTH },
+      config: { auth: PREVIEW_AUTH },
       schema: {
-        tags: LINK_TAGS,
+        tags: PREVIEW_TAGS,
         summary: 'Preview the fee plan of a payment',
         description:
           'The plan a link (get_paid) or payout (pay) of this amount would capture, by the same resolver: the orchestrator’s fee configs with paired auth (x-orchestrator-key + x-client-id), the protocol fee in any case. Side-effect free.',
