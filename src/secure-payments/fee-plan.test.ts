@@ -154,4 +154,51 @@ describe('fee plans captured at link creation', () => {
     expect(after.feePlan).toMatchObject({ netRecipientAmountUsd: '97.9' });
     expect(await shown(after.token)).toEqual(after.feePlan);
   });
+
+  it('captures a payout link’s plan: flow pay, the outgoing configs, payer-borne by default', async () => {
+    const config = await t.app.inject({
+      method: 'POST',
+      url: '/v2/orchestrators/fee-configs',
+      headers: { 'x-orchestrator-key': key },
+      payload: {
+        flow: 'outgoing',
+        feeBearer: 'recipient',
+        bps: 30,
+        evmRecipientAddress: FEE_WALLET,
+      },
+    });
+    expect(config.statusCode, config.body).toBe(201);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/payouts',
+      headers: pair(),
+      payload: {
+        recipient: FEE_WALLET,
+        creatorWalletAddress: MERCHANT_WALLET,
+        network: 'base',
+        currency: 'USDC-base',
+        amount: '50',
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const plan = res.json().feePlan;
+    expect(plan).toMatchObject({
+      flow: 'pay',
+      defaultFeeBearer: 'payer',
+      netRecipientAmountUsd: '49.85',
+      payerTotalAmountUsd: '50.05',
+      fees: [
+        { type: 'orchestrator_fee', feeBearer: 'payee', percentageBps: 30 },
+        { type: 'protocol_fee', feeBearer: 'payer', feeBearerSource: 'flow_default' },
+      ],
+    });
+    const previewed = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/fees/preview',
+      headers: pair(),
+      payload: { amount: '50', currency: 'USDC-base', flow: 'pay' },
+    });
+    expect(previewed.json()).toEqual(plan);
+    expect(await shown(res.json().token)).toEqual(plan);
+  });
 });

@@ -214,6 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   payoutRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
+    protocolFee: deps.config.protocolFee,
     maxChildren: deps.config.multicallMaxChildren,
   });
   const tronRpc = deps.config.networks.tron.rpcUrl;
