@@ -303,6 +303,12 @@ export const PROBES: Record<string, Probe> = {
     body: (o) => ({ requests: [{ destinationId: o.destinationId, amount: '1' }] }),
     as: 'apiKey',
   },
+  // The plan of B's own payment: it names nothing of A's (the orchestrator's configs need a
+  // pair, which auth refuses for a client ID not linked to the key).
+  'POST /v2/secure-payments/fees/preview': {
+    expect: own,
+    body: () => ({ amount: '100', currency: 'USDC-base', flow: 'get_paid' }),
+  },
   // The lookup of one request's link: another account's is as unknown as a missing one.
   'GET /v2/secure-payments': { expect: refused(), query: (o) => `requestId=${o.requestId}` },
   'POST /v2/secure-payments/payouts': {

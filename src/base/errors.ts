@@ -53,6 +53,7 @@ export const ERROR_STATUS = {
   recurring_payout_completed: 400,
   recurring_payout_not_paused: 400,
   invalid_action: 400,
+  unsupported_fee_currency: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,

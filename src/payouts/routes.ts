@@ -1,6 +1,7 @@
 import type { Clock } from '../base/clock.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
 import { registerActivateByPayToken } from './routes/activate-by-pay-token.ts';
@@ -24,6 +25,8 @@ export function payoutRoutes(
     chains: ChainRegistry;
     clients: ChainClients;
     payUrl: string;
+    /** The operator's fee, in payout links' fee plans. */
+    protocolFee: ProtocolFeeConfig | null;
     /** The most children a multicall payout takes (`MULTICALL_MAX_CHILDREN`). */
     maxChildren: number;
   },

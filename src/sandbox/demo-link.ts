@@ -46,9 +46,10 @@ export async function createDemoLink(deps: {
     tokenAddress: usdc.address,
   });
   const destination = await activateDestination(db, deps.clock, accountId, target);
+  // The demo link is the sandbox's own: it charges no protocol fee, whatever is configured.
   const link = await createSecurePayment(
-    deps,
-    { accountId, clientId: null, orchestrated: false, origin: null },
+    { ...deps, protocolFee: null },
+    { accountId, clientId: null, orchestrated: false, orchestratorId: null, origin: null },
     {
       requests: [{ destinationId: destination.destinationId, amount: DEMO_AMOUNT }],
       reference: 'sandbox-demo',

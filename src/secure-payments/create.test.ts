@@ -41,7 +41,7 @@ const REQUEST_ID = /^01[0-9a-f]{64}$/;
 setupSecurePaymentsApp();
 
 describe('POST /v2/secure-payments: creating a link', () => {
-  it('answers 201 with the PAY_URL link, the ULID token, one request id per item and feePlan null', async () => {
+  it('answers 201 with the PAY_URL link, the ULID token, one request id per item and its fee plan', async () => {
     const dest = await destination(shop);
     const res = await create(apiKey(shop), {
       requests: [{ destinationId: dest.destinationId, amount: '12.5' }],
@@ -56,7 +56,19 @@ describe('POST /v2/secure-payments: creating a link', () => {
     ]);
     expect(body.token).toMatch(ULID);
     expect(body.securePaymentUrl).toBe(`${PAY_URL}/?token=${body.token}`);
-    expect(body.feePlan).toBeNull();
+    // A USDC link has a plan; without paired auth or a protocol fee, one without fees.
+    expect(body.feePlan).toEqual({
+      version: 1,
+      flow: 'get_paid',
+      defaultFeeBearer: 'payee',
+      grossAmountUsd: '12.5',
+      netRecipientAmountUsd: '12.5',
+      payerTotalAmountUsd: '12.5',
+      totalFeesUsd: '0',
+      payeeBorneFeesUsd: '0',
+      payerBorneFeesUsd: '0',
+      fees: [],
+    });
     expect(body.requestIds).toHaveLength(1);
     expect(body.requestIds[0]).toMatch(REQUEST_ID);
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../base/clock.ts';
 import { AppError } from '../base/errors.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import type { Database } from '../db/client.ts';
 import {
   boundDestination,
@@ -14,6 +15,7 @@ import {
   type LinkCaller,
   requestOwnerOf,
 } from './link-caller.ts';
+import { linkFeePlan } from './link-fee-plan.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
 import { mintLink } from './mint-link.ts';
 import { withResolvedDestinations } from './resolve-destinations.ts';
@@ -76,9 +78,16 @@ export function checkRedirect(input: {
  * the inline `destinationId`, which must be an active destination of the caller's account),
  * checks amounts against the token's decimals and the network rules, then writes the link and
  * its requests in one statement, which also checks that each destination is still active.
+ * The link captures its fee plan (`link-fee-plan.ts`), answered with it.
  */
 export async function createSecurePayment(
-  deps: { db: Database; clock: Clock; chains: ChainRegistry; payUrl: string },
+  deps: {
+    db: Database;
+    clock: Clock;
+    chains: ChainRegistry;
+    payUrl: string;
+    protocolFee: ProtocolFeeConfig | null;
+  },
   caller: LinkCaller,
   input: CreateLinkInput,
 ): Promise<CreatedLink> {
@@ -110,7 +119,8 @@ export async function createSecurePayment(
     throw error;
   }
 
-  return mintLink(deps, caller, async (draft) => {
+  const feePlan = await linkFeePlan(deps, caller, items);
+  const minted = await mintLink(deps, caller, async (draft) => {
     const written = await insertLinkWithRequests(
       deps.db,
       {
@@ -119,6 +129,7 @@ export async function createSecurePayment(
         reference: input.reference ?? null,
         payerIdentifier: input.payerIdentifier ?? null,
         ...redirect,
+        feePlan,
       },
       // A destination id names its wallet, chain and token: the parsed id says what its row says.
       items.map(({ target, invoice, amount }, position) => ({
@@ -138,6 +149,7 @@ export async function createSecurePayment(
     // those as it checks an unbound caller's.)
     return written.requestIds;
   });
+  return { ...minted, feePlan };
 }
 
 /** The items that name their own destination (not the client ID's bound one). */

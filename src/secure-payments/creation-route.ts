@@ -1,14 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { featureUnavailable } from '../base/errors.ts';
+import type { FeePlan } from '../base/fee-plan.ts';
 import { type CreatedLink, type LinkCaller, linkCallerOf } from './link-caller.ts';
 import type { AccessPolicy } from './schemas.ts';
 
 /**
  * What every route that creates a link (a link, a payout link, a batch payout link) does around
  * the creation: the caller read from the request's principal, the options a creation body may
- * carry beside what the link is for checked and set aside, and the 201 body, which carries no
- * fee plan (fees come from the server).
+ * carry beside what the link is for checked and set aside, and the 201 body with the link's
+ * fee plan, or null (fees come from the server, never from the body).
  */
 
 /**
@@ -32,8 +33,9 @@ export function linkInputOf<Body extends LinkOptions>(body: Body): Omit<Body, ke
 export async function createLinkFor(
   request: FastifyRequest,
   create: (caller: LinkCaller) => Promise<CreatedLink>,
-): Promise<CreatedLink & { readonly feePlan: null }> {
-  return { ...(await create(linkCallerOf(request))), feePlan: null };
+): Promise<CreatedLink & { readonly feePlan: FeePlan | null }> {
+  const created = await create(linkCallerOf(request));
+  return { ...created, feePlan: created.feePlan ?? null };
 }
 
 /** Only a policy that changes nothing is accepted until screening and payer rules exist. */

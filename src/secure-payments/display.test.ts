@@ -41,7 +41,7 @@ describe('GET /v2/secure-payments/{token}: the pay page’s view', () => {
       requestIds: link.requestIds,
       network: 'base',
       reference: 'order-42',
-      feePlan: null,
+      feePlan: expect.objectContaining({ grossAmountUsd: '12.5', fees: [] }),
       expiresAt: new Date(t.clock.now().getTime() + LINK_LIFETIME_MS).toISOString(),
       payee: dest.walletAddress,
       amount: '12.5',

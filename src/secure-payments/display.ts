@@ -139,7 +139,7 @@ function displayBody(
     requestIds: parts.map((p) => p.requestId),
     network: link.row.network,
     reference: link.row.reference,
-    feePlan: null,
+    feePlan: link.row.feePlan ?? null,
     expiresAt: link.row.expiresAt.toISOString(),
     // Ours: a payout link is paid only from the wallet that created it (the pay page says so).
     ...(link.row.payout && {

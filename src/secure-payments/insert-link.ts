@@ -1,6 +1,7 @@
 import { type Column, getTableColumns, getTableName, type SQL, sql, type Table } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import { PgDialect } from 'drizzle-orm/pg-core';
+import type { FeePlan } from '../base/fee-plan.ts';
 import { uuidV7 } from '../base/uuid-v7.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
@@ -22,6 +23,8 @@ export interface NewLink {
   readonly payerIdentifier?: string | null;
   readonly redirectUrl?: string | null;
   readonly redirectLabel?: string | null;
+  /** The fee plan it captures; null: none. */
+  readonly feePlan?: FeePlan | null;
   /** A multicall parent: its requested kind and its expiry (its earliest child's). */
   readonly multicall?: {
     readonly executionKind: 'evm_same_chain' | 'evm_cross_chain' | 'tron_batch' | null;
@@ -56,6 +59,7 @@ function linkValues(link: NewLink, id?: string) {
     payerIdentifier: link.payerIdentifier ?? null,
     redirectUrl: link.redirectUrl ?? null,
     redirectLabel: link.redirectLabel ?? null,
+    feePlan: link.feePlan ?? null,
     multicall: link.multicall !== undefined,
     executionKind: link.multicall?.executionKind ?? null,
     expiresAt: link.multicall?.expiresAt ?? new Date(link.now.getTime() + LINK_LIFETIME_MS),

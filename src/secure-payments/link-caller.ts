@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { FeePlan } from '../base/fee-plan.ts';
 import type { ClientIdRow } from '../db/schema.ts';
 import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
 
@@ -27,6 +28,8 @@ export interface CreatedLink {
   readonly token: string;
   readonly securePaymentUrl: string;
   readonly requestIds: string[];
+  /** The fee plan the link captured; absent where links have none yet (payouts). */
+  readonly feePlan?: FeePlan | null;
 }
 
 export interface LinkCaller {
@@ -34,6 +37,8 @@ export interface LinkCaller {
   readonly clientId: ClientIdRow | null;
   /** An orchestrator acting for the client ID (`x-orchestrator-key` + `x-client-id`). */
   readonly orchestrated: boolean;
+  /** That orchestrator; null for any other caller. */
+  readonly orchestratorId: string | null;
   /** The browser origin the client ID called from, if it is a browser's. */
   readonly origin: string | null;
 }
@@ -44,6 +49,8 @@ export function linkCallerOf(request: FastifyRequest): LinkCaller {
     accountId: accountIdOf(request),
     clientId: clientIdOf(request),
     orchestrated: request.principal?.kind === 'orchestratorPair',
+    orchestratorId:
+      request.principal?.kind === 'orchestratorPair' ? request.principal.orchestratorId : null,
     origin: browserOriginOf(request),
   };
 }

@@ -109,7 +109,7 @@ describe('GET /v2/secure-payments: the account’s list', () => {
         payeeKytResults: [],
         claimedDestination: null,
         orchestratorId: null,
-        feePlan: null,
+        feePlan: expect.objectContaining({ grossAmountUsd: '3', fees: [] }),
         executionKind: null,
         identityMode: 'manual_dashboard',
         clientId: null,

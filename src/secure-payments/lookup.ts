@@ -60,7 +60,7 @@ export async function lookupLink(
     destination: first ? destinationOf(deps.chains, first, destinationIds) : null,
     claimedDestination: null,
     orchestratorId: null,
-    feePlan: null,
+    feePlan: row.feePlan ?? null,
     network: row.network,
     currency: first?.paymentCurrency ?? null,
     executionKind: null,

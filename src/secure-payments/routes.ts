@@ -2,6 +2,7 @@ import type { Clock } from '../base/clock.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { TronGridClient } from '../chains/tron-grid.ts';
+import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import type { Database } from '../db/client.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
@@ -25,6 +26,8 @@ export function securePaymentRoutes(
     chains: ChainRegistry;
     clients: ChainClients;
     payUrl: string;
+    /** The operator's fee, in every link's fee plan. */
+    protocolFee: ProtocolFeeConfig | null;
     /** How multicall parents are shown and paid (payouts). */
     parents: ParentLinks;
     /** The Tron full node at `RPC_URL_TRON`; null when none is configured. */

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { LinkBranding } from '../branding/schemas.ts';
+import { NullableFeePlan } from '../fees/plan-schema.ts';
 
 /**
  * What the `/v2/secure-payments` routes share (payouts' link routes too): credentials, tag,
@@ -90,5 +91,5 @@ export const CreatedLinkResponse = Type.Object({
   securePaymentUrl: Type.String(),
   requestIds: Type.Array(Type.String()),
   token: Type.String(),
-  feePlan: Type.Null(),
+  feePlan: NullableFeePlan,
 });

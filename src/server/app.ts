@@ -194,7 +194,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     secretBox: deps.secretBox,
     webhooks: deps.config.webhooks,
   });
-  feeRoutes(app, { db, clock: deps.clock });
+  feeRoutes(app, {
+    db,
+    clock: deps.clock,
+    chains: deps.chains,
+    protocolFee: deps.config.protocolFee,
+  });
   brandingRoutes(app, {
     db,
     clock: deps.clock,
@@ -209,12 +214,14 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   payoutRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
+    protocolFee: deps.config.protocolFee,
     maxChildren: deps.config.multicallMaxChildren,
   });
   const tronRpc = deps.config.networks.tron.rpcUrl;
   securePaymentRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
+    protocolFee: deps.config.protocolFee,
     parents: createMulticallParents(chainDeps),
     tronNode: tronRpc
       ? createTronGridClient({

@@ -795,6 +795,63 @@ describe('conformance with the reference API', () => {
     }
   });
 
+  it('answers the fee preview and a link’s captured plan with an orchestrator’s fees (paired auth)', async () => {
+    const platform = await createOrchestrator(t.db, 'Fee platform');
+    const target = resolveTarget(t.chains, {
+      walletAddress: privateKeyToAccount(PAYEE_KEY).address,
+      chainId: 8453,
+      tokenAddress: local.chain.addresses.usdc,
+    });
+    const bound = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const { clientId } = await createClientId(t.db, {
+      accountId: tenant.accountId,
+      label: 'Charged',
+      allowedDomains: [],
+      payeeDestinationId: bound.destinationId,
+    });
+    await linkClientId(t.db, platform.orchestratorId, clientId);
+    const key = { 'x-orchestrator-key': platform.orchestratorKey };
+    const config = {
+      flow: 'incoming',
+      feeBearer: 'payer',
+      bps: 50,
+      usdCap: '0.40',
+      evmRecipientAddress: '0x2546BcD3c84621e976D8185a91A922aE77ECEc30',
+    };
+    ok(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v2/orchestrators/fee-configs',
+        headers: key,
+        payload: config,
+      }),
+      201,
+    );
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/fees/preview',
+      headers: { ...key, 'x-client-id': clientId },
+      payload: { amount: '100', currency: USDC_BASE_ID, flow: 'get_paid' },
+    });
+    ok(res);
+    expect(res.json()).toMatchObject({ payerTotalAmountUsd: '100.4', fees: [{ capUsd: '0.4' }] });
+    const link = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: { ...key, 'x-client-id': clientId },
+      payload: { requests: [{ amount: '100' }] },
+    });
+    ok(link, 201);
+    expect(link.json().feePlan).toEqual(res.json());
+    const shown = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${link.json().token}`,
+      headers: headers(),
+    });
+    ok(shown);
+    expect(shown.json().feePlan).toEqual(res.json());
+  });
+
   it('has a conforming success answer for every reference operation we serve', () => {
     const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const answers = capturedAnswers();

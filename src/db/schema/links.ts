@@ -12,6 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { FeePlan } from '../../base/fee-plan.ts';
 import type { Frequency } from '../../base/recurrence.ts';
 import { uuidV7 } from '../../base/uuid-v7.ts';
 import { addressKey, baseUnits, createdAt, nullableTime } from './columns.ts';
@@ -54,6 +55,11 @@ export const securePayments = pgTable(
     payerIdentifier: text(),
     redirectUrl: text(),
     redirectLabel: text(),
+    /**
+     * The fee plan captured when the link was made (later fee-config edits change new links
+     * only); null for a link without one (not a USD stablecoin, or made before fee plans).
+     */
+    feePlan: jsonb().$type<FeePlan>(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     completedAt: nullableTime(),
     createdAt: createdAt(),

@@ -38,7 +38,8 @@ interface LinkCommon {
 
 interface DisplayCommon extends LinkCommon {
   readonly reference: string | null;
-  readonly feePlan: unknown;
+  /** The link's fee plan (the fields the page shows); null for a link without one. */
+  readonly feePlan: { readonly totalFeesUsd: string; readonly fees: readonly unknown[] } | null;
 }
 
 /** Why a child of a multicall cannot be paid now (the server's `blockReason`). */

@@ -159,7 +159,13 @@ export function summaryScreen(
       display.reference ? h('dt', {}, 'Reference') : null,
       display.reference ? h('dd', { 'data-field': 'reference' }, display.reference) : null,
       h('dt', {}, 'Fees'),
-      h('dd', {}, display.feePlan ? 'Included above' : 'None'),
+      h(
+        'dd',
+        { 'data-field': 'fees' },
+        display.feePlan && display.feePlan.fees.length > 0
+          ? `${display.feePlan.totalFeesUsd} USD`
+          : 'None',
+      ),
       h('dt', {}, 'Network fee'),
       h('dd', {}, 'Shown by your wallet'),
       h('dt', {}, 'Expires in'),

@@ -61,7 +61,8 @@ describe('POST /v2/secure-payments/payouts', () => {
       'token',
     ]);
     expect(body.securePaymentUrl).toBe(`${PAY_URL}/?token=${body.token}`);
-    expect(body.feePlan).toBeNull();
+    // The body's fee fields are ignored: a USDC payout's plan, with no fee configured here.
+    expect(body.feePlan).toMatchObject({ version: 1, flow: 'pay', totalFeesUsd: '0', fees: [] });
     expect(await linkRow(body.token)).toMatchObject({
       accountId: shop.accountId,
       payout: true,

@@ -2,6 +2,7 @@ import type { Clock } from '../../base/clock.ts';
 import { type FieldError, ValidationError } from '../../base/errors.ts';
 import { isFiat } from '../../chains/currencies.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
+import type { ProtocolFeeConfig } from '../../config/protocol-fee.ts';
 import type { Database } from '../../db/client.ts';
 import { parseWallet } from '../../destinations/destination-id.ts';
 import { parseAmount } from '../../payments/amounts.ts';
@@ -13,6 +14,7 @@ import {
   type LinkCaller,
   requestOwnerOf,
 } from '../../secure-payments/link-caller.ts';
+import { currencyFeePlan } from '../../secure-payments/link-fee-plan.ts';
 import { mintLink } from '../../secure-payments/mint-link.ts';
 
 /**
@@ -38,6 +40,8 @@ export interface PayoutLinkDeps {
   readonly clock: Clock;
   readonly chains: ChainRegistry;
   readonly payUrl: string;
+  /** The operator's fee, in the link's fee plan. */
+  readonly protocolFee: ProtocolFeeConfig | null;
 }
 
 const CURATED_ONLY_MESSAGE =
@@ -89,7 +93,13 @@ export async function createPayoutLink(
     throw new Error('payout inputs passed validation without values');
   }
 
-  return mintLink(deps, caller, (draft) =>
+  // A payout's plan: flow `pay`, the payer (its creator) bearing fees by default.
+  const feePlan = await currencyFeePlan(deps, caller, {
+    flow: 'pay',
+    currency,
+    amount: amount.value,
+  });
+  const minted = await mintLink(deps, caller, (draft) =>
     deps.db.transaction(async (tx) => {
       const link = await insertLink(tx, {
         ...draft,
@@ -98,6 +108,7 @@ export async function createPayoutLink(
         reference: input.reference ?? null,
         payerIdentifier: input.recipientIdentifier ?? null,
         ...redirect,
+        feePlan,
       });
       const rows = await insertRequests(tx, [
         {
@@ -116,4 +127,5 @@ export async function createPayoutLink(
       return rows.map((row) => row.requestId);
     }),
   );
+  return { ...minted, feePlan };
 }

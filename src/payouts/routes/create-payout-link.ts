@@ -1,7 +1,4 @@
 import { Type } from 'typebox';
-import type { Clock } from '../../base/clock.ts';
-import type { ChainRegistry } from '../../chains/registry.ts';
-import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { createLinkFor, linkInputOf } from '../../secure-payments/creation-route.ts';
 import {
@@ -11,7 +8,7 @@ import {
   LINK_TAGS,
   REDIRECT_FIELDS,
 } from '../../secure-payments/schemas.ts';
-import { createPayoutLink } from '../links/create.ts';
+import { createPayoutLink, type PayoutLinkDeps } from '../links/create.ts';
 
 const CreatePayoutBody = Type.Object(
   {
@@ -30,10 +27,7 @@ const CreatePayoutBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerCreatePayoutLink(
-  app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry; payUrl: string },
-): void {
+export function registerCreatePayoutLink(app: App, deps: PayoutLinkDeps): void {
   app.post(
     '/v2/secure-payments/payouts',
     {

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
+import type { ProtocolFeeConfig } from '../../config/protocol-fee.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { createSecurePayment } from '../create.ts';
@@ -69,7 +70,13 @@ const CreateSecurePaymentBody = Type.Object(
 
 export function registerCreateLink(
   app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry; payUrl: string },
+  deps: {
+    db: Database;
+    clock: Clock;
+    chains: ChainRegistry;
+    payUrl: string;
+    protocolFee: ProtocolFeeConfig | null;
+  },
 ): void {
   app.post(
     '/v2/secure-payments',

@@ -1,0 +1,1 @@
+ALTER TABLE "secure_payments" ADD COLUMN "fee_plan" jsonb;

@@ -1,0 +1,57 @@
+import type { FeePlan, PlanFlow } from '../base/fee-plan.ts';
+import type { Currency } from '../chains/currencies.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
+import type { Database } from '../db/client.ts';
+import { isPlannable, usdOfBaseUnits } from '../fees/plan-amount.ts';
+import { feePlanFor } from '../fees/plan-for.ts';
+import type { LinkCaller } from './link-caller.ts';
+import type { CheckedItem } from './link-items.ts';
+
+/**
+ * The fee plan a new link captures (the preview's resolver): null unless the link is written
+ * and paid in one USD stablecoin (api-facts §13.3: a batch mixing currencies, or a fiat
+ * invoice, gets none). The orchestrator's configs apply with paired auth only.
+ */
+
+export interface LinkFeeDeps {
+  readonly db: Database;
+  readonly chains: ChainRegistry;
+  readonly protocolFee: ProtocolFeeConfig | null;
+}
+
+/** The plan of `amount` base units of `currency` for the caller, or null for another currency. */
+export async function currencyFeePlan(
+  deps: LinkFeeDeps,
+  caller: LinkCaller,
+  at: { readonly flow: PlanFlow; readonly currency: Currency; readonly amount: bigint },
+): Promise<FeePlan | null> {
+  const { currency } = at;
+  if (!isPlannable(currency, deps.chains.isCurated(currency))) return null;
+  return feePlanFor(deps, {
+    pair:
+      caller.orchestratorId !== null && caller.clientId !== null
+        ? { orchestratorId: caller.orchestratorId, clientIdId: caller.clientId.id }
+        : null,
+    flow: at.flow,
+    grossUsd: usdOfBaseUnits(at.amount, currency.decimals),
+    networkKind: currency.type === 'TRC20' ? 'tron' : 'evm',
+  });
+}
+
+/** An incoming link's plan: its items' total, when they share one currency, written in it. */
+export async function linkFeePlan(
+  deps: LinkFeeDeps,
+  caller: LinkCaller,
+  items: readonly CheckedItem[],
+): Promise<FeePlan | null> {
+  const [first] = items;
+  if (first === undefined) return null;
+  const currency = first.target.currency;
+  const sameCurrency = items.every(
+    (item) => item.target.currency.id === currency.id && item.invoice.id === currency.id,
+  );
+  if (!sameCurrency) return null;
+  const amount = items.reduce((sum, item) => sum + item.amount, 0n);
+  return currencyFeePlan(deps, caller, { flow: 'get_paid', currency, amount });
+}
