@@ -156,10 +156,11 @@ export function statementPurpose(query: string): string {
 const BEFORE_CAPABILITY = new Set(['secure-payments', 'multicall-payouts', 'token']);
 /**
  * Pairs of segments after which a client ID's `cli_…` value comes
- * (`/v2/orchestrators/client-ids/{clientId}`): a backend client ID is a credential. Paths that
+ * (`/v2/orchestrators/client-ids/{clientId}`): a backend client ID is a credential; and a link
+ * intent's access token (`/v1/client-id-links/intents/{token}`), a capability. Paths that
  * carry a client ID's row id (`/v2/client-ids/{id}`) name no secret and stay readable.
  */
-const BEFORE_CLIENT_ID = new Set(['orchestrators/client-ids']);
+const BEFORE_CLIENT_ID = new Set(['orchestrators/client-ids', 'client-id-links/intents']);
 /** Routes under those names, not tokens. */
 const ROUTE_WORDS = new Set(['payouts', 'batch-payouts', 'multicall-payouts']);
 
