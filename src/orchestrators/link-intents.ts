@@ -25,7 +25,7 @@ import { checkKytPlan, type KytPlanInput } from './kyt-plans.ts';
  */
 
 export const LINK_INTENT_TTL_MS = 2 * 24 * 60 * 60 * 1000;
-export const LINK_INTENT_TOKEN_PREFIX = 'lki_';
+const LINK_INTENT_TOKEN_PREFIX = 'lki_';
 /** Where the page that completes an intent lives, under PAY_URL. */
 const INTENT_PAGE_PATH = '/link/';
 
@@ -50,7 +50,7 @@ export interface LinkIntentView {
   readonly updatedAt: string;
 }
 
-export function intentView(row: LinkIntentRow): LinkIntentView {
+function intentView(row: LinkIntentRow): LinkIntentView {
   return {
     id: row.id,
     orchestratorId: row.orchestratorId,
@@ -66,7 +66,7 @@ export function intentView(row: LinkIntentRow): LinkIntentView {
 }
 
 /** The URL a merchant opens to complete the intent. */
-export function intentUrl(payUrl: string, token: string): string {
+function intentUrl(payUrl: string, token: string): string {
   return `${payUrl}${INTENT_PAGE_PATH}${encodeURIComponent(token)}`;
 }
 
