@@ -16,10 +16,13 @@ import { accounts } from './schema.ts';
 const TABLES = [
   'accounts',
   'api_keys',
+  'brandings',
   'chain_blocks',
   'chain_checkpoints',
+  'client_id_link_intents',
   'client_ids',
   'destination_nonces',
+  'fee_configs',
   'multicall_children',
   'orchestrator_client_links',
   'orchestrator_keys',
