@@ -122,6 +122,8 @@ describe('loggedUrl', () => {
     expect(loggedUrl('/v1/client-id-links/intents/lki_secretvalue')).toBe(
       '/v1/client-id-links/intents/…',
     );
+    expect(loggedUrl('/link/lki_secretvalue')).toBe('/link/…');
+    expect(loggedUrl('/pay/link/lki_secretvalue?x=1')).toBe('/pay/link/…?x=…');
     const rowId = '0190a6f2-0000-7000-8000-000000000001';
     expect(loggedUrl(`/v1/client-id-links/${rowId}/kyt`)).toBe(`/v1/client-id-links/${rowId}/kyt`);
   });

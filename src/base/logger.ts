@@ -152,8 +152,11 @@ export function statementPurpose(query: string): string {
   return sql.split(' ')[0]?.toLowerCase() ?? 'a statement';
 }
 
-/** Path segments after which a capability comes: a link's token, a recurring payout's. */
-const BEFORE_CAPABILITY = new Set(['secure-payments', 'multicall-payouts', 'token']);
+/**
+ * Path segments after which a capability comes: a link's token, a recurring payout's, a link
+ * intent's page (`<PAY_URL>/link/{accessToken}`).
+ */
+const BEFORE_CAPABILITY = new Set(['secure-payments', 'multicall-payouts', 'token', 'link']);
 /**
  * Pairs of segments after which a client ID's `cli_…` value comes
  * (`/v2/orchestrators/client-ids/{clientId}`): a backend client ID is a credential; and a link
