@@ -164,6 +164,8 @@ function pathFor(route: RouteEntry, o: Objects): string {
           throw new Error(`${route.url}: which object is :id?`);
         case 'clientId':
           return o.linkedClientId;
+        case 'clientIdId':
+          return o.linkedClientIdRowId;
         case 'currencyId':
           return 'USDC-base';
         case 'token':

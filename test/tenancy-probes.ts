@@ -166,6 +166,20 @@ export const PROBES: Record<string, Probe> = {
     body: () => ({ eventType: 'client_id.linked' }),
   },
 
+  'POST /v2/orchestrators/client-id-link-intents': {
+    expect: own,
+    body: () => ({ clientIdName: `B's invitation ${next()}` }),
+  },
+  // A link intent's token is a bearer capability, like a link's: whoever the platform sent the
+  // URL to may read and complete it (with a client ID of their own account). Named here with A's
+  // link token, which no intent has.
+  'GET /v1/client-id-links/intents/:token': { expect: { kind: 'public' } },
+  'POST /v1/client-id-links/intents/:token': { expect: { kind: 'public' } },
+  'PUT /v1/client-id-links/:clientIdId/kyt': {
+    expect: refused(),
+    body: () => ({ providers: [{ provider: 'hypernative' }] }),
+  },
+
   'GET /v2/payee-destination/signing-data': {
     expect: own,
     query: (_o, caller) =>

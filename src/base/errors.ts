@@ -102,6 +102,7 @@ export const ERROR_STATUS = {
   wallet_change_not_found: 404,
   transaction_not_found: 404,
   fee_config_not_found: 404,
+  link_intent_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,
@@ -114,6 +115,9 @@ export const ERROR_STATUS = {
   payment_intents_removed: 410,
   orchestrator_exists: 409,
   branding_exists: 409,
+  // 410: a link intent that was used or has expired.
+  link_intent_used: 410,
+  link_intent_expired: 410,
   // 405, 408, 413, 414, 415, 417, 431
   method_not_allowed: 405,
   request_timeout: 408,

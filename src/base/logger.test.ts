@@ -118,6 +118,16 @@ describe('loggedUrl', () => {
     );
   });
 
+  it("masks a link intent's access token, not the client ID row id of a KYT plan", () => {
+    expect(loggedUrl('/v1/client-id-links/intents/lki_secretvalue')).toBe(
+      '/v1/client-id-links/intents/…',
+    );
+    expect(loggedUrl('/link/lki_secretvalue')).toBe('/link/…');
+    expect(loggedUrl('/pay/link/lki_secretvalue?x=1')).toBe('/pay/link/…?x=…');
+    const rowId = '0190a6f2-0000-7000-8000-000000000001';
+    expect(loggedUrl(`/v1/client-id-links/${rowId}/kyt`)).toBe(`/v1/client-id-links/${rowId}/kyt`);
+  });
+
   it('reads segments as the router does: decoded, past empty ones', () => {
     expect(loggedUrl('/v2/secure%2Dpayments/01JZZ/pay')).toBe('/v2/secure%2Dpayments/…/pay');
     expect(loggedUrl('/v2/payouts/recurring/%74oken/01JZZ')).toBe(

@@ -152,14 +152,18 @@ export function statementPurpose(query: string): string {
   return sql.split(' ')[0]?.toLowerCase() ?? 'a statement';
 }
 
-/** Path segments after which a capability comes: a link's token, a recurring payout's. */
-const BEFORE_CAPABILITY = new Set(['secure-payments', 'multicall-payouts', 'token']);
+/**
+ * Path segments after which a capability comes: a link's token, a recurring payout's, a link
+ * intent's page (`<PAY_URL>/link/{accessToken}`).
+ */
+const BEFORE_CAPABILITY = new Set(['secure-payments', 'multicall-payouts', 'token', 'link']);
 /**
  * Pairs of segments after which a client ID's `cli_…` value comes
- * (`/v2/orchestrators/client-ids/{clientId}`): a backend client ID is a credential. Paths that
+ * (`/v2/orchestrators/client-ids/{clientId}`): a backend client ID is a credential; and a link
+ * intent's access token (`/v1/client-id-links/intents/{token}`), a capability. Paths that
  * carry a client ID's row id (`/v2/client-ids/{id}`) name no secret and stay readable.
  */
-const BEFORE_CLIENT_ID = new Set(['orchestrators/client-ids']);
+const BEFORE_CLIENT_ID = new Set(['orchestrators/client-ids', 'client-id-links/intents']);
 /** Routes under those names, not tokens. */
 const ROUTE_WORDS = new Set(['payouts', 'batch-payouts', 'multicall-payouts']);
 

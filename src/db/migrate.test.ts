@@ -19,6 +19,7 @@ const TABLES = [
   'brandings',
   'chain_blocks',
   'chain_checkpoints',
+  'client_id_link_intents',
   'client_ids',
   'destination_nonces',
   'fee_configs',

@@ -1,8 +1,11 @@
 import type { Clock } from '../base/clock.ts';
 import type { SecretBox } from '../base/secret-box.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
 import type { WebhookConfig } from '../config/config.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
+import { registerCompleteLinkIntent } from './routes/complete-link-intent.ts';
+import { registerCreateLinkIntent } from './routes/create-link-intent.ts';
 import { registerCreateOrchestrator } from './routes/create-orchestrator.ts';
 import { registerCreateOrchestratorWebhook } from './routes/create-webhook.ts';
 import { registerLinkClientId } from './routes/link-client-id.ts';
@@ -12,6 +15,8 @@ import { registerSwitchOrchestratorWebhook } from './routes/switch-webhook.ts';
 import { registerTestOrchestratorWebhooks } from './routes/test-webhooks.ts';
 import { registerUnlinkClientId } from './routes/unlink-client-id.ts';
 import { registerUnlinkOrchestrator } from './routes/unlink-orchestrator.ts';
+import { registerUpdateKytPlan } from './routes/update-kyt-plan.ts';
+import { registerValidateLinkIntent } from './routes/validate-link-intent.ts';
 
 /**
  * Creating an orchestrator (a signed-in user, for their account), then the client-ID links of
@@ -19,7 +24,14 @@ import { registerUnlinkOrchestrator } from './routes/unlink-orchestrator.ts';
  */
 export function orchestratorRoutes(
   app: App,
-  deps: { db: Database; clock: Clock; secretBox: SecretBox; webhooks: WebhookConfig },
+  deps: {
+    db: Database;
+    clock: Clock;
+    secretBox: SecretBox;
+    webhooks: WebhookConfig;
+    chains: ChainRegistry;
+    payUrl: string;
+  },
 ): void {
   registerCreateOrchestrator(app, deps);
   registerListClientIdLinks(app, deps);
@@ -33,4 +45,9 @@ export function orchestratorRoutes(
   registerListOrchestratorWebhooks(app, hooks);
   registerSwitchOrchestratorWebhook(app, hooks);
   registerTestOrchestratorWebhooks(app, hooks);
+  // Link intents: the orchestrator's invitation, and the merchant's side (Auth API, a session).
+  registerCreateLinkIntent(app, deps);
+  registerValidateLinkIntent(app, deps);
+  registerCompleteLinkIntent(app, deps);
+  registerUpdateKytPlan(app, deps);
 }

@@ -193,6 +193,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     clock: deps.clock,
     secretBox: deps.secretBox,
     webhooks: deps.config.webhooks,
+    chains: deps.chains,
+    payUrl: deps.config.payUrl,
   });
   feeRoutes(app, {
     db,

@@ -15,11 +15,6 @@ const COMMERCE = '#36 commerce';
 const PAYER = '#37 payer';
 
 const NOT_YET_SERVED: Readonly<Record<string, string>> = {
-  'POST /v2/orchestrators/client-id-link-intents': FEES_AND_ORCHESTRATORS,
-  'GET /v1/client-id-links/intents/{token}': FEES_AND_ORCHESTRATORS,
-  'POST /v1/client-id-links/intents/{token}': FEES_AND_ORCHESTRATORS,
-  'PUT /v1/client-id-links/{clientIdId}/kyt': FEES_AND_ORCHESTRATORS,
-
   'POST /v2/secure-payments/{token}/intent': SAFE_AND_INTENTS,
   'POST /v2/secure-payments/{token}/multicall-intent': SAFE_AND_INTENTS,
 

@@ -122,6 +122,15 @@ export const orchestratorKeys = pgTable(
   (t) => [index().on(t.prefix)],
 );
 
+/** A KYT plan as stored: 1 or 2 unique providers, the first primary (priority 1). */
+export interface StoredKytPlan {
+  providers: {
+    provider: 'hypernative' | 'merklescience';
+    policyId: string | null;
+    priority: number;
+  }[];
+}
+
 export const orchestratorLinkStatus = pgEnum('orchestrator_link_status', ['active', 'unlinked']);
 
 /**
@@ -141,6 +150,8 @@ export const orchestratorClientLinks = pgTable(
     status: orchestratorLinkStatus().notNull().default('active'),
     createdAt: createdAt(),
     unlinkedAt: nullableTime(),
+    /** The KYT plan (api-facts §11.5) of the client ID, from its link intent or the merchant's PUT; null: none. */
+    kytPlan: jsonb().$type<StoredKytPlan>(),
   },
   (t) => [uniqueIndex().on(t.clientIdId), index().on(t.orchestratorId, t.createdAt, t.id)],
 );
