@@ -8,7 +8,6 @@ import { pathShape, referenceUnion } from '../reference-versions.ts';
  * one issue 32 should have served; a table entry we now serve must leave the table.
  */
 
-const FEES_AND_ORCHESTRATORS = '#33 fees and orchestrators';
 const SAFE_AND_INTENTS = '#34 Safe and intents';
 const CROSS_CHAIN = '#35 cross-chain';
 const COMMERCE = '#36 commerce';
