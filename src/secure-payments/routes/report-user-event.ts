@@ -1,9 +1,10 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { clientIdOf, linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
 import { USER_EVENT_PROPERTIES, USER_EVENTS } from '../user-event-payload.ts';
-import { recordUserEvent, type UserEventDeps } from '../user-events.ts';
+import { recordUserEvent, type UserEventDeps, type UserEventInput } from '../user-events.ts';
 
 /** 0.31.0's bounds on a property's value. */
 const MAX_TEXT_LENGTH = 2048;
@@ -51,6 +52,14 @@ const RATE_LIMITED = { description: 'Too many reports for this link', $ref: 'Err
 export function registerReportUserEvent(app: App, deps: UserEventDeps): void {
   const description =
     'Emits one secure_payment.user_event to the webhooks of the link’s account; best effort, never a settlement signal. Any link status is accepted; 30 reports per link per minute, over both paths.';
+  // Both paths record the same way; only their answers differ.
+  const record = (request: FastifyRequest<{ Params: { token: string }; Body: UserEventInput }>) =>
+    recordUserEvent(
+      deps,
+      { scope: linkScopeOf(request), clientId: clientIdOf(request)?.clientId ?? null },
+      request.params.token,
+      request.body,
+    );
   app.post(
     '/v2/secure-payments/:token/events',
     {
@@ -68,11 +77,7 @@ export function registerReportUserEvent(app: App, deps: UserEventDeps): void {
       },
     },
     async (request, reply) => {
-      const reporter = {
-        scope: linkScopeOf(request),
-        clientId: clientIdOf(request)?.clientId ?? null,
-      };
-      await recordUserEvent(deps, reporter, request.params.token, request.body);
+      await record(request);
       return reply.code(202).send({ received: true });
     },
   );
@@ -93,11 +98,7 @@ export function registerReportUserEvent(app: App, deps: UserEventDeps): void {
       },
     },
     async (request, reply) => {
-      const reporter = {
-        scope: linkScopeOf(request),
-        clientId: clientIdOf(request)?.clientId ?? null,
-      };
-      await recordUserEvent(deps, reporter, request.params.token, request.body);
+      await record(request);
       return reply.code(202).send({ accepted: true });
     },
   );
