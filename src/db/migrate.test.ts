@@ -23,6 +23,8 @@ const TABLES = [
   'client_ids',
   'destination_nonces',
   'fee_configs',
+  'fee_leg_payments',
+  'fee_legs',
   'multicall_children',
   'orchestrator_client_links',
   'orchestrator_keys',

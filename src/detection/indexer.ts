@@ -8,6 +8,7 @@ import type { Database } from '../db/client.ts';
 import type { LeaderLock } from '../db/leader-lock.ts';
 import { chainBlocks, chainCheckpoints } from '../db/schema.ts';
 import { RangeTooLargeError } from './evm-source.ts';
+import { matchFeeLegs } from './fee-legs.ts';
 import { matchRequests, recordPayments, recurringPayers, rollBack } from './record.ts';
 import type { BlockSource, DetectedPayment, PaymentSink } from './types.ts';
 
@@ -139,7 +140,10 @@ export function createIndexer(deps: {
         }
         throw error;
       }
-      const matched = await matchRequests(deps.db, deps.chains, deps.network, events);
+      const [matched, feeLegs] = await Promise.all([
+        matchRequests(deps.db, deps.chains, deps.network, events),
+        matchFeeLegs(deps.db, deps.chains, deps.network, events),
+      ]);
       // The recurring payers and the checkpoint's block, asked of the database and the node at
       // once; the node is asked for a sender only where no schedule names the payer.
       const [recurring, toHash] = await Promise.all([
@@ -157,8 +161,14 @@ export function createIndexer(deps: {
           return { ...m, event: { ...m.event, payerAddress: payer, payerEoaAddress: payer } };
         }),
       );
+      const feeLegPayers = await Promise.all(
+        feeLegs.map(async (m) => {
+          const payer = await deps.source.sender(m.event.txHash);
+          return { ...m, event: { ...m.event, payerAddress: payer, payerEoaAddress: payer } };
+        }),
+      );
       const paymentBlocks = new Map(
-        withPayers.map((m) => [m.event.blockNumber, m.event.blockHash]),
+        [...withPayers, ...feeLegPayers].map((m) => [m.event.blockNumber, m.event.blockHash]),
       );
       paymentBlocks.set(to, toHash);
       recorded += await recordPayments(
@@ -170,6 +180,7 @@ export function createIndexer(deps: {
           lastBlock: to,
           blocks: [...paymentBlocks].map(([number, hash]) => ({ number, hash })),
         },
+        feeLegPayers,
       );
       from = to + 1n;
       if (span < ceiling) span = span * 2n > ceiling ? ceiling : span * 2n;

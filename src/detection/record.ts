@@ -7,6 +7,7 @@ import type { Database } from '../db/client.ts';
 import {
   chainBlocks,
   chainCheckpoints,
+  feeLegPayments,
   payments,
   recurringExecutions,
   recurringPayouts,
@@ -14,6 +15,7 @@ import {
 import { searchColumnsOf } from '../payments/records.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
+import { type MatchedFeeLeg, recordFeeLegs, sameAddress } from './fee-legs.ts';
 import type { DetectedPayment, PaymentSink } from './types.ts';
 
 /** Blocks whose hashes are kept per network, to find where a reorganisation forked. */
@@ -93,8 +95,6 @@ function paysRequest(
   const converted = event.conversion?.currency ?? null;
   const wanted = invoice.id === currency.id ? null : invoice.hash.toLowerCase();
   if (converted !== wanted) return false;
-  const sameAddress = (a: string, b: string) =>
-    a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
   const token = isNative(currency)
     ? event.tokenAddress === null
     : event.tokenAddress !== null && sameAddress(event.tokenAddress, currency.address);
@@ -120,11 +120,14 @@ export async function recordPayments(
   deps: { readonly sink: PaymentSink; readonly now: Date },
   matched: readonly MatchedPayment[],
   checkpoint: Checkpoint,
+  feeLegs: readonly MatchedFeeLeg[] = [],
 ): Promise<number> {
   let recorded = 0;
   try {
     await db.transaction(async (tx) => {
-      recorded = await recordIn(tx, deps, matched, checkpoint);
+      // Fee legs first: the payee's payment events then say which of its fees are paid.
+      recorded = await recordFeeLegs(tx, feeLegs);
+      recorded += await recordIn(tx, deps, matched, checkpoint);
     });
   } catch (error) {
     deps.sink.ended?.(false);
@@ -235,6 +238,9 @@ export async function rollBack(
         requestAmount: requestAmount ?? amount,
       })),
     );
+    await tx
+      .delete(feeLegPayments)
+      .where(and(eq(feeLegPayments.network, network), gt(feeLegPayments.blockNumber, fork)));
     await tx
       .delete(chainBlocks)
       .where(and(eq(chainBlocks.network, network), gt(chainBlocks.number, fork)));

@@ -24,3 +24,15 @@ export function usdOfBaseUnits(amount: bigint, decimals: number): bigint {
     ? amount / 10n ** BigInt(decimals - USD_CAP_DECIMALS)
     : amount * 10n ** BigInt(USD_CAP_DECIMALS - decimals);
 }
+
+/** The USD (8 decimals) worth one base unit of a USD stablecoin of `decimals`, at least 1. */
+export function quantumUsdOf(decimals: number): bigint {
+  return decimals >= USD_CAP_DECIMALS ? 1n : 10n ** BigInt(USD_CAP_DECIMALS - decimals);
+}
+
+/** USD with 8 decimals as base units of a USD stablecoin of `decimals`, rounded down. */
+export function baseUnitsOfUsd(usd: bigint, decimals: number): bigint {
+  return decimals >= USD_CAP_DECIMALS
+    ? usd * 10n ** BigInt(decimals - USD_CAP_DECIMALS)
+    : usd / 10n ** BigInt(USD_CAP_DECIMALS - decimals);
+}

@@ -1,8 +1,10 @@
 import type { FeePlan, PlanFeeBearer, PlanFlow } from '../base/fee-plan.ts';
+import type { Currency } from '../chains/currencies.ts';
 import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import type { Database } from '../db/client.ts';
 import { feeConfigsOf } from './fee-configs.ts';
 import { buildFeePlan } from './plan.ts';
+import { quantumUsdOf, usdOfBaseUnits } from './plan-amount.ts';
 import { resolveFeeConfigs } from './resolve.ts';
 
 /**
@@ -15,9 +17,9 @@ export interface PlanAt {
   readonly pair: { readonly orchestratorId: string; readonly clientIdId: string } | null;
   readonly flow: PlanFlow;
   readonly defaultFeeBearer?: PlanFeeBearer | undefined;
-  /** The gross amount in USD, 8 decimals. */
-  readonly grossUsd: bigint;
-  readonly networkKind: 'evm' | 'tron';
+  /** The gross amount, in base units of `currency` (a USD stablecoin: `isPlannable`). */
+  readonly amount: bigint;
+  readonly currency: Currency;
 }
 
 export async function feePlanFor(
@@ -32,12 +34,14 @@ export async function feePlanFor(
           clientIdId: at.pair.clientIdId,
           flow: at.flow === 'get_paid' ? 'incoming' : 'outgoing',
         });
+  const { currency } = at;
   return buildFeePlan({
-    grossUsd: at.grossUsd,
+    grossUsd: usdOfBaseUnits(at.amount, currency.decimals),
     flow: at.flow,
     defaultFeeBearer: at.defaultFeeBearer,
     configs,
     protocolFee: deps.protocolFee,
-    networkKind: at.networkKind,
+    networkKind: currency.type === 'TRC20' ? 'tron' : 'evm',
+    quantumUsd: quantumUsdOf(currency.decimals),
   });
 }

@@ -52,3 +52,25 @@ export const NullableFeePlan = Type.Union([FeePlanSchema, Type.Null()], {
   description:
     'The fee plan captured when the link was made; null unless its currency is a USD stablecoin',
 });
+
+/** A fee leg of a plan, as answers and webhooks show it (ours: `src/fees/legs.ts`). */
+const FeeLegSchema = Type.Object({
+  feeComponentId: Type.String(),
+  type: Type.String({ description: 'orchestrator_fee or protocol_fee' }),
+  label: Type.String(),
+  feeBearer: Bearer,
+  amount: Type.String({ description: 'In the payment currency' }),
+  paidAmount: Type.String({ description: 'What detection saw paid on the leg so far' }),
+  currency: Type.String(),
+  network: Type.String(),
+  recipient: Type.String(),
+  paymentReference: Type.String({ description: 'The leg’s own payment reference' }),
+  status: Type.Union([Type.Literal('paid'), Type.Literal('outstanding')]),
+  txHash: Type.Union([Type.String(), Type.Null()]),
+  paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+export const FeeLegs = Type.Array(FeeLegSchema, {
+  description:
+    'Ours: the fee legs of the link’s fee plan, each paid or outstanding. A link whose payee is paid is complete even while a fee leg is outstanding; the fee stays owed and shown here',
+});

@@ -10,7 +10,8 @@ import type { ResolvedFeeConfigs } from './resolve.ts';
  * much, in USD. Pure: the caller resolves the configs (`resolveFeeConfigs`) and gives the gross
  * amount in USD with 8 decimals; every amount is computed in integers of that unit.
  *
- * - A percentage is of the gross amount, rounded down to the unit, then capped.
+ * - A percentage is of the gross amount, rounded down to the unit, then capped; each fee is
+ *   then rounded down to what the currency can move (`quantumUsd`).
  * - An orchestrator config's own bearer wins (`fee_config`); the protocol fee takes the
  *   payment's default bearer: the one sent (`payment_default_override`), else the flow's
  *   (`flow_default`: get_paid → payee, pay → payer).
@@ -31,6 +32,12 @@ export interface FeePlanInput {
   readonly configs: ResolvedFeeConfigs | null;
   readonly protocolFee: ProtocolFeeConfig | null;
   readonly networkKind: 'evm' | 'tron';
+  /**
+   * The smallest USD amount the currency can move (1 for 8 decimals or more, 100 for USDC's
+   * 6): every fee is rounded down to it, so each one is a whole number of base units and the
+   * legs paid on chain are exactly the plan's amounts. Default 1.
+   */
+  readonly quantumUsd?: bigint | undefined;
 }
 
 const BPS = 10_000n;
@@ -102,15 +109,19 @@ export function buildFeePlan(input: FeePlanInput): FeePlan {
     input.defaultFeeBearer ?? (input.flow === 'get_paid' ? 'payee' : 'payer');
   const drafts: Draft[] = [];
   for (const config of [input.configs?.payer ?? null, input.configs?.recipient ?? null]) {
-    if (config !== null) drafts.push(orchestratorDraft(config, input.grossUsd));
+    // A config names a recipient per network kind: one without one here charges nothing here.
+    const recipient =
+      input.networkKind === 'tron' ? config?.tronRecipientAddress : config?.evmRecipientAddress;
+    if (config && recipient) drafts.push(orchestratorDraft(config, input.grossUsd));
   }
   const protocol = protocolDraft(input, defaultFeeBearer);
   if (protocol !== null) drafts.push(protocol);
 
   let payerBorne = 0n;
   let payeeBorne = 0n;
+  const quantum = input.quantumUsd ?? 1n;
   const fees = drafts.map(({ fee, amount }) => {
-    let charged = amount;
+    let charged = amount - (amount % quantum);
     if (fee.feeBearer === 'payee') {
       const left = input.grossUsd - payeeBorne;
       if (charged > left) charged = left;

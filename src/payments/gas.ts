@@ -32,17 +32,24 @@ export interface NetworkFee {
 export function networkFee(
   baseFee: bigint,
   network: Network,
-  steps: { readonly approvals: number; readonly payment: PaymentKind },
+  steps: {
+    readonly approvals: number;
+    readonly payment: PaymentKind;
+    /** Fee-proxy payments of fee legs after the payment. */
+    readonly feeLegs?: number;
+  },
 ): NetworkFee {
   const approvalGas = APPROVE_GAS * BigInt(steps.approvals);
+  const feeLegGas = ERC20_PAYMENT_GAS * BigInt(steps.feeLegs ?? 0);
   const paymentGas =
-    steps.payment === 'erc20'
+    feeLegGas +
+    (steps.payment === 'erc20'
       ? ERC20_PAYMENT_GAS
       : steps.payment === 'native'
         ? NATIVE_PAYMENT_GAS
         : steps.payment === 'conversion'
           ? CONVERSION_PAYMENT_GAS
-          : BATCH_BASE_GAS + BATCH_PER_PAYMENT_GAS * BigInt(steps.payment.batch);
+          : BATCH_BASE_GAS + BATCH_PER_PAYMENT_GAS * BigInt(steps.payment.batch));
   const price = baseFee + PRIORITY_FEE_WEI;
   const decimals = network.native.decimals;
   return {

@@ -74,12 +74,56 @@ const CONVERSION_METADATA = {
   ),
 };
 
+const FeeAmounts = Type.Object(
+  {
+    grossAmount: Type.String(),
+    netRecipientAmount: Type.String(),
+    totalFees: Type.String(),
+    payeeBorneFees: Type.String(),
+    payerBorneFees: Type.String(),
+    payerTotal: Type.String(),
+  },
+  { description: 'The fee plan in the payment currency’s units' },
+);
+
+/** The fee legs a `/pay` answer appends after the payment (src/fees/bundle.ts). */
+const FeeBundleSchema = Type.Object(
+  {
+    bundleId: Type.Union([Type.String(), Type.Null()]),
+    defaultFeeBearer: Type.Union([Type.Literal('payer'), Type.Literal('payee'), Type.Null()]),
+    amountSummary: Type.Union([FeeAmounts, Type.Null()]),
+    fees: Type.Array(
+      Type.Object({
+        requestId: Type.String({ description: 'The id the leg’s payment reference comes from' }),
+        feeComponentId: Type.Union([Type.String(), Type.Null()]),
+        feeType: Type.Union([Type.String(), Type.Null()]),
+        feeLabel: Type.Union([Type.String(), Type.Null()]),
+        feeBearer: Type.Union([Type.Literal('payer'), Type.Literal('payee'), Type.Null()]),
+        amount: Type.String(),
+        paymentCurrencyId: Type.String(),
+        network: Type.String(),
+        chainId: Type.String(),
+        recipient: Type.String(),
+        paymentReference: Type.Union([Type.String(), Type.Null()]),
+      }),
+      { description: 'One per fee call appended to `transactions`, in their order' },
+    ),
+  },
+  { $id: 'FeeBundle' },
+);
+
+const FeeRate = Type.Object({
+  percentage: Type.String({ description: 'Percent of the gross amount' }),
+  address: Type.String(),
+});
+
 const SingleCalldataSchema = Type.Object(
   {
     paymentType: Type.Literal('single'),
     transactions: Type.Array(Transaction),
-    feeBundle: Type.Null({
-      description: 'Always null: a platform fee travels in the payment call itself',
+    feeBundle: Type.Union([Type.Ref('FeeBundle'), Type.Null()], {
+      description:
+        'The fee legs of the link’s fee plan, paid after the payment; null without a plan (a platform fee of the request travels in the payment call itself)',
     }),
     paymentReference: Type.Optional(
       Type.String({ description: 'A link’s: the payment reference of its request' }),
@@ -102,6 +146,8 @@ const SingleCalldataSchema = Type.Object(
         estimatedNetworkFee: Type.Optional(Type.String()),
         estimatedApprovalNetworkFee: Type.Optional(Type.String()),
         estimatedPaymentNetworkFee: Type.Optional(Type.String()),
+        platformFee: Type.Optional(FeeRate),
+        protocolFee: Type.Optional(FeeRate),
         ...CONVERSION_METADATA,
       },
       { additionalProperties: false },
@@ -177,6 +223,7 @@ export const SHARED_SCHEMAS = [
   PaymentSchema,
   EvmTransactionSchema,
   TronTransactionSchema,
+  FeeBundleSchema,
   SingleCalldataSchema,
   BatchCalldataSchema,
 ];

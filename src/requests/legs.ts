@@ -5,7 +5,8 @@ import type { RequestRow } from './requests.ts';
 
 /** What a request still wants: nothing once it is paid in full (or over). */
 export function amountDue(request: RequestRow): bigint {
-  const due = request.expectedAmount - request.totalAmountPaid;
+  // Payee-borne fees are paid by their own legs, out of the payee's (src/fees/legs.ts).
+  const due = request.expectedAmount - request.payeeBorneFees - request.totalAmountPaid;
   return due > 0n ? due : 0n;
 }
 

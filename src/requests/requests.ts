@@ -24,6 +24,8 @@ export interface NewRequest {
   readonly invoiceCurrency: Currency;
   readonly paymentCurrency: Currency;
   readonly expectedAmount: bigint;
+  /** The fee plan's payee-borne fees, which its payee's leg is paid without. */
+  readonly payeeBorneFees?: bigint;
   readonly payee: string;
   readonly payer?: string | null;
   readonly destinationRowId?: string | null;
@@ -94,6 +96,7 @@ export function requestValues(item: NewRequest) {
     invoiceCurrency: item.invoiceCurrency.id,
     paymentCurrency: item.paymentCurrency.id,
     expectedAmount: item.expectedAmount,
+    payeeBorneFees: item.payeeBorneFees ?? 0n,
     payee: item.payee,
     payer: item.payer ?? null,
     destinationId: item.destinationRowId ?? null,

@@ -23,7 +23,8 @@ export async function requestsByReferenceTopics(
 }
 
 /**
- * Counts a payment of `amount` base units; paid in full (or over) makes the request paid. One
+ * Counts a payment of `amount` base units; paid in full (or over) makes the request paid, in
+ * full meaning the expected amount less the payee-borne fees its fee legs carry. One
  * UPDATE: it takes the row lock and reads the total it adds to under it.
  */
 export async function applyPayment(
@@ -33,7 +34,7 @@ export async function applyPayment(
   now: Date,
 ): Promise<RequestRow | null> {
   const total = sql`${requests.totalAmountPaid} + ${String(amount)}::numeric`;
-  const paid = sql`${total} >= ${requests.expectedAmount}`;
+  const paid = sql`${total} + ${requests.payeeBorneFees} >= ${requests.expectedAmount}`;
   const [updated] = await tx
     .update(requests)
     .set({
@@ -53,7 +54,7 @@ export async function reversePayment(
   amount: bigint,
 ): Promise<RequestRow | null> {
   const total = sql`${requests.totalAmountPaid} - ${String(amount)}::numeric`;
-  const paid = sql`${total} >= ${requests.expectedAmount}`;
+  const paid = sql`${total} + ${requests.payeeBorneFees} >= ${requests.expectedAmount}`;
   const [updated] = await tx
     .update(requests)
     .set({

@@ -3,13 +3,15 @@ import { AppError, ValidationError } from '../base/errors.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
+import { type PayableFees, payableFees } from '../fees/bundle.ts';
+import { feeLegsOf } from '../fees/legs.ts';
 import type { LinkScope } from '../http/principal.ts';
 import { buildBatchCalldata } from '../payments/calldata/batch.ts';
 import type { BatchCalldata } from '../payments/calldata/batch-calldata.ts';
 import type { SingleCalldata } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer, type Payer } from '../payments/payer.ts';
-import type { PaymentTransaction } from '../payments/transactions.ts';
+import type { PaymentLeg, PaymentTransaction } from '../payments/transactions.ts';
 import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
 import type { ParentLinks } from './parent-links.ts';
 
@@ -100,7 +102,7 @@ export async function linkCalldata(
   query: CalldataQuery,
 ): Promise<LinkSingleCalldata | BatchCalldata | object> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
-  await assertPayable(deps.db, link);
+  await assertPayable(deps.db, deps.chains, link);
   const payer = checkPayerInputs(link, query);
   assertPayoutWallet(link, payer);
   const now = deps.clock.now();
@@ -108,9 +110,18 @@ export async function linkCalldata(
   const legs = linkLegs(deps.chains, link, now);
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.
-  if (!first) throw await completedError(deps.db, link);
+  if (!first) throw await completedError(deps.db, deps.chains, link);
   if (legs.length > 1) return buildBatchCalldata(deps, legs, payer);
-  const calldata = await buildSingleCalldata(deps, first, payer);
+  const fees = await linkFees(deps.db, link, first);
+  const built = await buildSingleCalldata(deps, first, payer, fees?.calls);
+  const calldata =
+    fees === undefined
+      ? built
+      : {
+          ...built,
+          feeBundle: fees.feeBundle,
+          metadata: { ...built.metadata, ...fees.rates },
+        };
   return {
     ...calldata,
     transactions: calldata.transactions.map((tx) => ({
@@ -121,4 +132,22 @@ export async function linkCalldata(
     // A payout link's creator pays out; anyone else pays the link's payee.
     flow: link.row.payout ? ('outgoing' as const) : ('incoming' as const),
   };
+}
+
+/** The fee legs a link's payment carries (its captured plan's), or undefined without any. */
+async function linkFees(
+  db: Database,
+  link: Link,
+  leg: PaymentLeg,
+): Promise<PayableFees | undefined> {
+  const plan = link.row.feePlan;
+  const request = link.requests.find((row) => row.requestId === leg.requestId);
+  if (!plan || !request) return undefined;
+  const legs = (await feeLegsOf(db, [request.id])).get(request.id) ?? [];
+  if (legs.length === 0) return undefined;
+  return payableFees(plan, legs, {
+    bundleId: request.id,
+    currency: leg.currency,
+    network: leg.network,
+  });
 }

@@ -8,6 +8,7 @@ import {
   type DestinationRow,
   findCanonicalDestination,
 } from '../destinations/destinations.ts';
+import { insertFeeLegs, payeeBorneTotal, plannedFeeLegs } from '../fees/legs.ts';
 import { insertLinkWithRequests } from './insert-link.ts';
 import {
   type CreatedLink,
@@ -120,30 +121,48 @@ export async function createSecurePayment(
   }
 
   const feePlan = await linkFeePlan(deps, caller, items);
+  // A plan is for a link of one request (linkFeePlan): its fees are that request's legs.
+  const legs = items[0] ? plannedFeeLegs(feePlan, items[0].target.currency) : [];
+  const payeeBorneFees = payeeBorneTotal(legs);
   const minted = await mintLink(deps, caller, async (draft) => {
-    const written = await insertLinkWithRequests(
-      deps.db,
-      {
-        ...draft,
-        network: items[0]?.target.network.id ?? '',
-        reference: input.reference ?? null,
-        payerIdentifier: input.payerIdentifier ?? null,
-        ...redirect,
-        feePlan,
-      },
-      // A destination id names its wallet, chain and token: the parsed id says what its row says.
-      items.map(({ target, invoice, amount }, position) => ({
-        ...requestOwnerOf(caller),
-        position,
-        network: target.network,
-        invoiceCurrency: invoice,
-        paymentCurrency: target.currency,
-        expectedAmount: amount,
-        payee: target.id.walletAddress,
-        destinationId: target.id.value,
-        reference: input.reference ?? null,
-      })),
-    );
+    const write = async (db: Database) => {
+      const written = await insertLinkWithRequests(
+        db,
+        {
+          ...draft,
+          network: items[0]?.target.network.id ?? '',
+          reference: input.reference ?? null,
+          payerIdentifier: input.payerIdentifier ?? null,
+          ...redirect,
+          feePlan,
+        },
+        // A destination id names its wallet, chain and token: the parsed id says what its row says.
+        items.map(({ target, invoice, amount }, position) => ({
+          ...requestOwnerOf(caller),
+          position,
+          network: target.network,
+          invoiceCurrency: invoice,
+          paymentCurrency: target.currency,
+          expectedAmount: amount,
+          payee: target.id.walletAddress,
+          destinationId: target.id.value,
+          reference: input.reference ?? null,
+          payeeBorneFees,
+        })),
+      );
+      const [requestId] = written?.requestIds ?? [];
+      const [first] = items;
+      if (requestId !== undefined && first !== undefined)
+        await insertFeeLegs(
+          db,
+          { requestId, network: first.target.network.id, currency: first.target.currency.id },
+          legs,
+        );
+      return written;
+    };
+    // The legs are written with the link or not at all: the payee's leg is short of them.
+    const written =
+      legs.length === 0 ? await write(deps.db) : await deps.db.transaction((tx) => write(tx));
     if (written === null) throw await missingDestination(deps.db, caller, bound, items);
     // (A bound client ID's lines may name other destinations of its account: the write checks
     // those as it checks an unbound caller's.)

@@ -6,13 +6,14 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { payeeDestinations } from '../db/schema.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
+import type { FeeLegView } from '../fees/legs.ts';
 import type { LinkScope } from '../http/principal.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
 import { type CalldataQuery, checkPayerInputs } from './calldata.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
-import { assertPayable, type Link, loadLink } from './links.ts';
+import { assertPayable, type Link, linkFeeLegs, loadLink } from './links.ts';
 import type { ParentLinks } from './parent-links.ts';
 
 /**
@@ -31,14 +32,15 @@ export async function linkDisplay(
   query: CalldataQuery,
 ) {
   const link = await loadLink(deps.db, deps.clock, scope, token);
-  await assertPayable(deps.db, link);
+  await assertPayable(deps.db, deps.chains, link);
   checkPayerInputs(link, query);
   if (link.children) return deps.parents.display(link, deps.clock.now());
-  const [destinationIds, branding] = await Promise.all([
+  const [destinationIds, branding, feeLegs] = await Promise.all([
     destinationIdsOf(deps.db, link),
     resolveLinkBranding(deps.db, link.row.clientIdId),
+    linkFeeLegs(deps.db, deps.chains, link),
   ]);
-  return displayBody(deps.chains, link, destinationIds, branding);
+  return displayBody(deps.chains, link, destinationIds, branding, feeLegs);
 }
 
 /** Destination row ids whose public ids a process keeps; past it the oldest is dropped. */
@@ -112,6 +114,7 @@ function displayBody(
   link: Link,
   destinationIds: ReadonlyMap<string, string>,
   branding: ResolvedBranding | null,
+  feeLegs: readonly FeeLegView[],
 ) {
   const parts = link.requests.map((request) => {
     // A fiat request counts in its fiat (cents, yen): what the wallet sends is only known from
@@ -140,6 +143,8 @@ function displayBody(
     network: link.row.network,
     reference: link.row.reference,
     feePlan: link.row.feePlan ?? null,
+    // Ours: the plan's fee legs, each paid or outstanding (a payer may pay some before others).
+    ...(feeLegs.length > 0 && { feeLegs }),
     expiresAt: link.row.expiresAt.toISOString(),
     // Ours: a payout link is paid only from the wallet that created it (the pay page says so).
     ...(link.row.payout && {

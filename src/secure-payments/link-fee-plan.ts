@@ -3,15 +3,15 @@ import type { Currency } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import type { Database } from '../db/client.ts';
-import { isPlannable, usdOfBaseUnits } from '../fees/plan-amount.ts';
+import { isPlannable } from '../fees/plan-amount.ts';
 import { feePlanFor } from '../fees/plan-for.ts';
 import type { LinkCaller } from './link-caller.ts';
 import type { CheckedItem } from './link-items.ts';
 
 /**
  * The fee plan a new link captures (the preview's resolver): null unless the link is written
- * and paid in one USD stablecoin (api-facts §13.3: a batch mixing currencies, or a fiat
- * invoice, gets none). The orchestrator's configs apply with paired auth only.
+ * and paid in one USD stablecoin (api-facts §13.3: a fiat invoice gets none). The
+ * orchestrator's configs apply with paired auth only.
  */
 
 export interface LinkFeeDeps {
@@ -34,24 +34,23 @@ export async function currencyFeePlan(
         ? { orchestratorId: caller.orchestratorId, clientIdId: caller.clientId.id }
         : null,
     flow: at.flow,
-    grossUsd: usdOfBaseUnits(at.amount, currency.decimals),
-    networkKind: currency.type === 'TRC20' ? 'tron' : 'evm',
+    amount: at.amount,
+    currency,
   });
 }
 
-/** An incoming link's plan: its items' total, when they share one currency, written in it. */
+/**
+ * An incoming link's plan: a link of one request, written and paid in one currency. A batch
+ * link gets none (api-facts §13.3): its payment is one batch call, with no fee legs after it.
+ */
 export async function linkFeePlan(
   deps: LinkFeeDeps,
   caller: LinkCaller,
   items: readonly CheckedItem[],
 ): Promise<FeePlan | null> {
-  const [first] = items;
-  if (first === undefined) return null;
-  const currency = first.target.currency;
-  const sameCurrency = items.every(
-    (item) => item.target.currency.id === currency.id && item.invoice.id === currency.id,
-  );
-  if (!sameCurrency) return null;
-  const amount = items.reduce((sum, item) => sum + item.amount, 0n);
-  return currencyFeePlan(deps, caller, { flow: 'get_paid', currency, amount });
+  const [only, ...rest] = items;
+  if (only === undefined || rest.length > 0) return null;
+  const currency = only.target.currency;
+  if (only.invoice.id !== currency.id) return null;
+  return currencyFeePlan(deps, caller, { flow: 'get_paid', currency, amount: only.amount });
 }

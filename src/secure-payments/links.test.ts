@@ -80,6 +80,7 @@ describe('links that can no longer be paid: GET, /pay and /calldata alike', () =
           { requestId: link.requestIds[0], hasBeenPaid: true, txHash: null },
           { requestId: link.requestIds[1], hasBeenPaid: false, txHash: null },
         ],
+        feeLegs: [],
       });
     }
   });

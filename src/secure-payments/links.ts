@@ -6,6 +6,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { requests, securePayments } from '../db/schema.ts';
+import { type FeeLegView, feeLegViewsOf } from '../fees/legs.ts';
 import type { LinkScope } from '../http/principal.ts';
 import { type PaymentRow, paymentsOfRequests } from '../payments/records.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
@@ -113,13 +114,17 @@ export function linkPayments(
  * Only pending links can be shown for payment or paid: completed ones answer 409 with each
  * request's state (the reference API's body, inside our envelope), the others 403.
  */
-export async function assertPayable(db: Database, link: Link): Promise<void> {
+export async function assertPayable(
+  db: Database,
+  chains: ChainRegistry,
+  link: Link,
+): Promise<void> {
   switch (link.status) {
     case 'pending':
     case 'partially_settled':
       return;
     case 'completed':
-      throw await completedError(db, link);
+      throw await completedError(db, chains, link);
     case 'expired':
       throw new AppError('secure_payment_expired', 'Secure payment has expired');
     case 'invalidated':
@@ -132,11 +137,31 @@ export async function assertPayable(db: Database, link: Link): Promise<void> {
   }
 }
 
+/** The fee legs of a link's fee plan, paid or outstanding; none without a plan's fees. */
+export async function linkFeeLegs(
+  db: Database,
+  chains: ChainRegistry,
+  link: Link,
+): Promise<FeeLegView[]> {
+  if (!link.row.feePlan?.fees.length) return [];
+  const legs = await feeLegViewsOf(
+    db,
+    chains,
+    link.requests.map((r) => r.id),
+  );
+  return link.requests.flatMap((r) => legs.get(r.id) ?? []);
+}
+
 /** 409 with each request's state (the reference API's body, inside our envelope). */
-export async function completedError(db: Database, link: Link): Promise<AppError> {
-  const [payments, branding] = await Promise.all([
+export async function completedError(
+  db: Database,
+  chains: ChainRegistry,
+  link: Link,
+): Promise<AppError> {
+  const [payments, branding, feeLegs] = await Promise.all([
     linkPayments(db, link),
     resolveLinkBranding(db, link.row.clientIdId),
+    linkFeeLegs(db, chains, link),
   ]);
   return new AppError('secure_payment_completed', 'Secure payment has already been completed', {
     details: {
@@ -153,6 +178,9 @@ export async function completedError(db: Database, link: Link): Promise<AppError
         // The latest payment of the request: the one that completed it.
         txHash: payments.get(r.id)?.at(-1)?.txHash ?? null,
       })),
+      // Ours: the fee legs of the link's fee plan, each paid or outstanding (a payer may pay
+      // the payee and skip a fee: the link is complete, the fee is still owed).
+      feeLegs,
     },
   });
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { LinkBranding } from '../branding/schemas.ts';
-import { NullableFeePlan } from '../fees/plan-schema.ts';
+import { FeeLegs, NullableFeePlan } from '../fees/plan-schema.ts';
 
 /**
  * What the `/v2/secure-payments` routes share (payouts' link routes too): credentials, tag,
@@ -50,6 +50,7 @@ export const CompletedResponse = Type.Object({
       txHash: Type.Union([Type.String(), Type.Null()]),
     }),
   ),
+  feeLegs: FeeLegs,
 });
 
 /** The reference's per-link access policy (api-facts §2.3); KYT and payer rules are not built yet. */

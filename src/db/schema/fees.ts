@@ -1,16 +1,19 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   check,
   index,
   integer,
   pgEnum,
   pgTable,
   text,
+  timestamp,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { uuidV7 } from '../../base/uuid-v7.ts';
 import { baseUnits, createdAt } from './columns.ts';
+import { requests } from './links.ts';
 import { clientIds, orchestrators } from './tenants.ts';
 
 /**
@@ -62,5 +65,74 @@ export const feeConfigs = pgTable(
       'fee_configs_recipient',
       sql`${t.evmRecipientAddress} is not null or ${t.tronRecipientAddress} is not null`,
     ),
+  ],
+);
+
+/**
+ * The fee legs of a payment: one per fee of the fee plan its link captured, each paid on chain
+ * as its own fee-proxy payment to the fee's recipient with its own payment reference (minted as
+ * a request's is, from `feeRequestId`), so detection tells it apart from the payee's leg. Written
+ * with the link; `fee_leg_payments` holds what detection saw paid.
+ */
+export const feeLegs = pgTable(
+  'fee_legs',
+  {
+    id: uuid()
+      .primaryKey()
+      .defaultRandom()
+      .$defaultFn(() => uuidV7()),
+    /** The payee's request the fee rides with. */
+    requestRowId: uuid()
+      .notNull()
+      .references(() => requests.id),
+    /** Its index in the plan's `fees`: the order of the fee calls after the payee's. */
+    position: integer().notNull(),
+    /** `01` + 64 hex digits, as a request's: the id its payment reference is minted from. */
+    feeRequestId: text().notNull(),
+    type: text().$type<'orchestrator_fee' | 'protocol_fee'>().notNull(),
+    label: text().notNull(),
+    feeBearer: text().$type<'payer' | 'payee'>().notNull(),
+    network: text().notNull(),
+    currency: text().notNull(),
+    recipient: text().notNull(),
+    /** Base units of `currency`. */
+    amount: baseUnits().notNull(),
+    salt: text().notNull(),
+    /** 16 hex digits, no 0x. */
+    paymentReference: text().notNull(),
+    referenceTopic: text().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex().on(t.requestRowId, t.position),
+    uniqueIndex().on(t.network, t.referenceTopic),
+    check('fee_legs_amount', sql`${t.amount} > 0`),
+  ],
+);
+
+/** A payment detection saw on a fee leg's reference; deleted with its block on a reorg. */
+export const feeLegPayments = pgTable(
+  'fee_leg_payments',
+  {
+    id: uuid()
+      .primaryKey()
+      .defaultRandom()
+      .$defaultFn(() => uuidV7()),
+    feeLegId: uuid()
+      .notNull()
+      .references(() => feeLegs.id),
+    network: text().notNull(),
+    txHash: text().notNull(),
+    logIndex: integer().notNull(),
+    blockNumber: bigint({ mode: 'bigint' }).notNull(),
+    amount: baseUnits().notNull(),
+    payerAddress: text(),
+    timestamp: timestamp({ withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex().on(t.network, t.txHash, t.logIndex),
+    index().on(t.feeLegId),
+    index().on(t.network, t.blockNumber),
   ],
 );

@@ -132,6 +132,12 @@ export const requests = pgTable(
     referenceTopic: text(),
     status: text().$type<'pending' | 'partially_paid' | 'paid'>().notNull().default('pending'),
     totalAmountPaid: baseUnits().notNull().default(sql`0`),
+    /**
+     * The payee-borne fees of the link's fee plan, in base units: they come out of what the
+     * payee's leg carries, so the request is paid once `totalAmountPaid` reaches
+     * `expectedAmount` less them (their own legs are `fee_legs`). 0 without such fees.
+     */
+    payeeBorneFees: baseUnits().notNull().default(sql`0`),
     paidAt: nullableTime(),
     createdAt: createdAt(),
     /**

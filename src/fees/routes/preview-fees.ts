@@ -7,7 +7,7 @@ import type { ProtocolFeeConfig } from '../../config/protocol-fee.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { parseAmount } from '../../payments/amounts.ts';
-import { isPlannable, usdOfBaseUnits } from '../plan-amount.ts';
+import { isPlannable } from '../plan-amount.ts';
 import { feePlanFor } from '../plan-for.ts';
 import { FeePlanSchema } from '../plan-schema.ts';
 
@@ -87,8 +87,8 @@ export function registerPreviewFees(
         pair: pairOf(request),
         flow: body.flow,
         defaultFeeBearer: body.defaultFeeBearer,
-        grossUsd: usdOfBaseUnits(amount.value, currency.decimals),
-        networkKind: currency.type === 'TRC20' ? 'tron' : 'evm',
+        amount: amount.value,
+        currency,
       });
     },
   );

@@ -32,13 +32,67 @@ export interface SingleMetadata {
   readonly estimatedNetworkFee?: string;
   readonly estimatedApprovalNetworkFee?: string;
   readonly estimatedPaymentNetworkFee?: string;
+  readonly platformFee?: FeeRate;
+  readonly protocolFee?: FeeRate;
+}
+
+/** A fee's rate and recipient, as `/pay`'s metadata names the platform's and ours. */
+export interface FeeRate {
+  readonly percentage: string;
+  readonly address: string;
+}
+
+interface FeeBundleEntry {
+  readonly requestId: string;
+  readonly feeComponentId: string | null;
+  readonly feeType: string | null;
+  readonly feeLabel: string | null;
+  readonly feeBearer: 'payer' | 'payee' | null;
+  readonly amount: string;
+  readonly paymentCurrencyId: string;
+  readonly network: string;
+  readonly chainId: string;
+  readonly recipient: string;
+  readonly paymentReference: string | null;
+}
+
+/** The fee legs appended to a payment's transactions (src/fees/bundle.ts builds it). */
+export interface FeeBundle {
+  readonly bundleId: string | null;
+  readonly defaultFeeBearer: 'payer' | 'payee' | null;
+  readonly amountSummary: {
+    readonly grossAmount: string;
+    readonly netRecipientAmount: string;
+    readonly totalFees: string;
+    readonly payeeBorneFees: string;
+    readonly payerBorneFees: string;
+    readonly payerTotal: string;
+  } | null;
+  readonly fees: readonly FeeBundleEntry[];
 }
 
 export interface SingleCalldata {
   readonly paymentType: 'single';
   readonly transactions: readonly PaymentTransaction[];
-  readonly feeBundle: null;
+  readonly feeBundle: FeeBundle | null;
   readonly metadata: SingleMetadata;
+}
+
+/**
+ * A fee leg paid after the payee's (src/fees/legs.ts): the same token through the same
+ * ERC20FeeProxy, to the fee's recipient, under the leg's own payment reference.
+ */
+export interface FeeLegCall {
+  readonly recipient: string;
+  /** Base units of the payee leg's currency. */
+  readonly amount: bigint;
+  /** 16 hex digits. */
+  readonly paymentReference: string;
+}
+
+/** What a payment and its fee legs take from the payer in all. */
+export function withFeeLegs(required: bigint, fees: readonly FeeLegCall[]): bigint {
+  return fees.reduce((sum, fee) => sum + fee.amount, required);
 }
 
 /** The payer-specific facts a builder adds to the metadata `single` derives from the steps. */

@@ -4,21 +4,25 @@ import type { PaymentLeg } from '../transactions.ts';
 import { buildConversionCalldata, isConversionLeg } from './conversion.ts';
 import { buildErc20Calldata } from './erc20.ts';
 import { buildNativeCalldata } from './native.ts';
-import type { CalldataDeps, SingleCalldata } from './shared.ts';
+import type { CalldataDeps, FeeLegCall, SingleCalldata } from './shared.ts';
 import { buildTronCalldata } from './tron.ts';
 
 /**
  * Calldata for one request (Variant A), by what pays it: a fiat amount at the on-chain rate,
- * a TRC-20 token on Tron, the network's native currency, or an ERC20 token.
+ * a TRC-20 token on Tron, the network's native currency, or an ERC20 token. Fee legs follow
+ * the payment of a token (only USD stablecoins carry fee plans).
  */
 export async function buildSingleCalldata(
   deps: CalldataDeps,
   leg: PaymentLeg,
   payer: Payer,
+  fees: readonly FeeLegCall[] = [],
 ): Promise<SingleCalldata> {
+  const token = !isConversionLeg(leg) && !isNative(leg.currency);
+  if (fees.length > 0 && !token) throw new Error('fee legs follow a token payment only');
   if (isConversionLeg(leg)) return buildConversionCalldata(deps, leg, payer);
-  if (leg.network.kind === 'tron') return buildTronCalldata(deps, leg, payer);
+  if (leg.network.kind === 'tron') return buildTronCalldata(deps, leg, payer, fees);
   return isNative(leg.currency)
     ? buildNativeCalldata(deps, leg, payer)
-    : buildErc20Calldata(deps, leg, payer);
+    : buildErc20Calldata(deps, leg, payer, fees);
 }

@@ -11,7 +11,14 @@ import {
   type TronParameter,
   type TronTransaction,
 } from '../transactions.ts';
-import { type CalldataDeps, feeProxyOf, type SingleCalldata, single } from './shared.ts';
+import {
+  type CalldataDeps,
+  type FeeLegCall,
+  feeProxyOf,
+  type SingleCalldata,
+  single,
+  withFeeLegs,
+} from './shared.ts';
 
 /** Tron energy limits per call, in sun, as Request's SDK sets them (contracts.md §8). */
 export const TRON_APPROVE_FEE_LIMIT = 100_000_000;
@@ -25,9 +32,10 @@ export async function buildTronCalldata(
   deps: CalldataDeps,
   leg: PaymentLeg,
   payer: Payer,
+  fees: readonly FeeLegCall[] = [],
 ): Promise<SingleCalldata> {
   const proxy = feeProxyOf(deps, leg, 'erc20FeeProxy');
-  const required = leg.amount + leg.feeAmount;
+  const required = withFeeLegs(leg.amount + leg.feeAmount, fees);
   // With no fee address, Request's SDK names the payer; with no payer either, the zero account.
   const feeAddress = leg.feeAddress ?? payer.wallet ?? evmToTron(zeroAddress);
   const approve = tronCall(
@@ -54,9 +62,26 @@ export async function buildTronCalldata(
     TRON_PAYMENT_FEE_LIMIT,
     leg.network.chainId,
   );
+  // A fee leg: the same proxy call to the fee's recipient, under its reference, with no fee.
+  const feeCalls = fees.map((fee) =>
+    tronCall(
+      proxy,
+      'transferFromWithReferenceAndFee',
+      [
+        { type: 'address', value: leg.currency.address },
+        { type: 'address', value: fee.recipient },
+        { type: 'uint256', value: fee.amount.toString() },
+        { type: 'bytes', value: referenceBytes(fee.paymentReference) },
+        { type: 'uint256', value: '0' },
+        { type: 'address', value: evmToTron(zeroAddress) },
+      ],
+      TRON_PAYMENT_FEE_LIMIT,
+      leg.network.chainId,
+    ),
+  );
   // Allowances on Tron are read through a full node, not Multicall3; until one is configured
   // the approval is always included (re-approving the exact amount is harmless).
-  return single([approve, payment], 1, {
+  return single([approve, payment, ...feeCalls], 1, {
     requiredAmount: formatAmount(required, leg.currency.decimals),
   });
 }

@@ -5,6 +5,7 @@ import type { ChainRegistry } from '../../chains/registry.ts';
 import type { ProtocolFeeConfig } from '../../config/protocol-fee.ts';
 import type { Database } from '../../db/client.ts';
 import { parseWallet } from '../../destinations/destination-id.ts';
+import { insertFeeLegs, payeeBorneTotal, plannedFeeLegs } from '../../fees/legs.ts';
 import { parseAmount } from '../../payments/amounts.ts';
 import { insertRequests } from '../../requests/requests.ts';
 import { checkRedirect } from '../../secure-payments/create.ts';
@@ -99,6 +100,7 @@ export async function createPayoutLink(
     currency,
     amount: amount.value,
   });
+  const legs = plannedFeeLegs(feePlan, currency);
   const minted = await mintLink(deps, caller, (draft) =>
     deps.db.transaction(async (tx) => {
       const link = await insertLink(tx, {
@@ -119,12 +121,20 @@ export async function createPayoutLink(
           invoiceCurrency: currency,
           paymentCurrency: currency,
           expectedAmount: amount.value,
+          payeeBorneFees: payeeBorneTotal(legs),
           payee: recipient,
           payer: creator,
           reference: input.reference ?? null,
         },
       ]);
-      return rows.map((row) => row.requestId);
+      const [row] = rows;
+      if (row)
+        await insertFeeLegs(
+          tx,
+          { requestId: row.requestId, network: network.id, currency: currency.id },
+          legs,
+        );
+      return rows.map((written) => written.requestId);
     }),
   );
   return { ...minted, feePlan };

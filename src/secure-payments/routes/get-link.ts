@@ -3,7 +3,7 @@ import type { Clock } from '../../base/clock.ts';
 import { LinkBranding } from '../../branding/schemas.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
-import { NullableFeePlan } from '../../fees/plan-schema.ts';
+import { FeeLegs, NullableFeePlan } from '../../fees/plan-schema.ts';
 import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { linkDisplay } from '../display.ts';
@@ -32,6 +32,7 @@ const DisplayCommon = {
   network: Type.String(),
   reference: Type.Union([Type.String(), Type.Null()]),
   feePlan: NullableFeePlan,
+  feeLegs: Type.Optional(FeeLegs),
   expiresAt: Type.String({ format: 'date-time' }),
   payout: Type.Optional(
     Type.Literal(true, { description: 'Ours: present on payout links (money going out)' }),
