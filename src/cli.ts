@@ -17,8 +17,17 @@ import type { Config } from './config/config.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Field names of domain errors, as the flags that set them. */
-const FLAG_OF_FIELD: Readonly<Record<string, string>> = { payeeDestinationId: '--bind' };
+/** Field names of domain errors (the API's), as the flags that set them. */
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  payeeDestinationId: '--bind',
+  flow: '--flow',
+  feeBearer: '--bearer',
+  bps: '--bps',
+  usdCap: '--usd-cap',
+  evmRecipientAddress: '--evm-recipient',
+  tronRecipientAddress: '--tron-recipient',
+  clientId: '--client-id',
+};
 
 export async function runCli(
   argv: readonly string[],

@@ -7,7 +7,7 @@ import { migrateDatabase } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { accounts } from '../db/schema.ts';
 import { CREDENTIAL_CACHE_MS, onCredentialsChanged } from '../http/credential-cache.ts';
-import { type CommandName, UsageError, type Values } from './invocation.ts';
+import { type CommandName, given, UsageError, type Values } from './invocation.ts';
 import { type Output, print } from './output.ts';
 
 /**
@@ -117,14 +117,17 @@ async function run(
       ]);
       return;
     }
-    case 'orchestrator create': {
-      const { createOrchestrator } = await import('../orchestrators/orchestrators.ts');
-      const created = await createOrchestrator(db, given(values.name));
-      print(values, out, created, [
-        `Orchestrator ${created.orchestratorId} created.`,
-        `Orchestrator key (shown once, store it now): ${created.orchestratorKey}`,
-      ]);
-      return;
+    case 'orchestrator create':
+    case 'orchestrator list':
+    case 'orchestrator rotate-key': {
+      const { runOrchestratorCommand } = await import('./orchestrator-commands.ts');
+      return runOrchestratorCommand(command, values, db, out);
+    }
+    case 'fee-config list':
+    case 'fee-config create':
+    case 'fee-config disable': {
+      const { runFeeConfigCommand } = await import('./fee-config-commands.ts');
+      return runFeeConfigCommand(command, values, db, out);
     }
     case 'destination create': {
       const [
@@ -186,12 +189,6 @@ async function run(
       return;
     }
   }
-}
-
-/** A flag the command table requires: parseInvocation has already refused its absence. */
-function given(value: string | undefined): string {
-  if (value === undefined) throw new Error('a required flag reached the command unchecked');
-  return value;
 }
 
 async function existingAccount(db: DatabaseHandle['db'], id: string): Promise<string> {

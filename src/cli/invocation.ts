@@ -19,6 +19,17 @@ Commands:
                    [--bind <destinationId>]     create a client ID (no --domain: backend),
                                                 bound to an active destination of the account
   orchestrator create --name <name>             create an orchestrator and its key
+  orchestrator list                             list orchestrators and their keys' prefixes
+  orchestrator rotate-key --id <orchestratorId> issue a new key (shown once); the old ones
+                                                stop working at once
+  fee-config list --orchestrator <id> [--client-id <clientId>]
+                                                an orchestrator's fee configs (every level,
+                                                or that linked client ID's)
+  fee-config create --orchestrator <id> --flow incoming|outgoing --bearer payer|recipient
+                    --bps <0-10000> [--usd-cap <usd>] [--evm-recipient <0x…>]
+                    [--tron-recipient <T…>] [--client-id <clientId>]
+                                                create a fee config, checked as the API does
+  fee-config disable --id <feeConfigId>         disable a fee config
   destination create --account <id> --address <wallet>
                      (--chain-id <n> --token <tokenAddress> | --currency <id, e.g. USDC-sandbox>)
                      [--bind <clientId>]        register a payee destination (and bind it)
@@ -54,6 +65,15 @@ const FLAGS = {
   'api-key': { type: 'string' },
   url: { type: 'string' },
   domain: { type: 'string', multiple: true },
+  id: { type: 'string' },
+  orchestrator: { type: 'string' },
+  'client-id': { type: 'string' },
+  flow: { type: 'string' },
+  bearer: { type: 'string' },
+  bps: { type: 'string' },
+  'usd-cap': { type: 'string' },
+  'evm-recipient': { type: 'string' },
+  'tron-recipient': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, ParseArgsOptionDescriptor>;
@@ -94,6 +114,26 @@ const COMMANDS = {
     required: ['account'],
   }),
   'orchestrator create': command(['name', 'json'], { required: ['name'] }),
+  'orchestrator list': command(['json']),
+  'orchestrator rotate-key': command(['id', 'json'], { required: ['id'] }),
+  'fee-config list': command(['orchestrator', 'client-id', 'json'], {
+    required: ['orchestrator'],
+  }),
+  'fee-config create': command(
+    [
+      'orchestrator',
+      'flow',
+      'bearer',
+      'bps',
+      'usd-cap',
+      'evm-recipient',
+      'tron-recipient',
+      'client-id',
+      'json',
+    ],
+    { required: ['orchestrator', 'flow', 'bearer', 'bps'], check: checkFeeRecipient },
+  ),
+  'fee-config disable': command(['id', 'json'], { required: ['id'] }),
   'destination create': command(
     ['account', 'address', 'chain-id', 'token', 'currency', 'bind', 'json'],
     { required: ['account', 'address'], check: checkDestinationTarget },
@@ -209,6 +249,22 @@ function checkDestinationTarget(values: Values): void {
   if (chainId !== undefined && !/^[1-9]\d{0,15}$/.test(chainId)) {
     throw new UsageError(`--chain-id must be a positive integer (got "${chainId}")`);
   }
+}
+
+/**
+ * A fee needs a recipient: said here in the flags' words. Every other rule of a fee config
+ * (values, ranges, addresses, the client ID, one per pair) is the API's own, checked by its code.
+ */
+function checkFeeRecipient(values: Values): void {
+  if (values['evm-recipient'] === undefined && values['tron-recipient'] === undefined) {
+    throw new UsageError('--evm-recipient or --tron-recipient is required (or both)');
+  }
+}
+
+/** A flag the command table requires: parseInvocation has already refused its absence. */
+export function given(value: string | undefined): string {
+  if (value === undefined) throw new Error('a required flag reached the command unchecked');
+  return value;
 }
 
 function checkSandboxPay(values: Values): void {

@@ -86,7 +86,7 @@ export interface NewFeeConfig {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const notFound = () => new AppError('fee_config_not_found', 'Fee config not found');
+export const feeConfigNotFound = () => new AppError('fee_config_not_found', 'Fee config not found');
 
 /**
  * The client ID (row id) a config of this orchestrator may name: only one actively linked to
@@ -200,13 +200,13 @@ async function ownConfig(
   id: string,
   clientIdValue: string | undefined,
 ): Promise<FeeConfigRecord> {
-  if (!UUID.test(id)) throw notFound();
+  if (!UUID.test(id)) throw feeConfigNotFound();
   const [config] = await select(
     db,
     and(eq(feeConfigs.id, id), eq(feeConfigs.orchestratorId, orchestratorId)),
   );
-  if (!config) throw notFound();
-  if (clientIdValue !== undefined && config.clientId !== clientIdValue) throw notFound();
+  if (!config) throw feeConfigNotFound();
+  if (clientIdValue !== undefined && config.clientId !== clientIdValue) throw feeConfigNotFound();
   return config;
 }
 
@@ -230,7 +230,7 @@ export async function updateFeeConfig(
   id: string,
   changes: FeeConfigChanges,
 ): Promise<FeeConfigRecord> {
-  if (!UUID.test(id)) throw notFound();
+  if (!UUID.test(id)) throw feeConfigNotFound();
   // Read under a row lock: two PATCHes that each clear one recipient must not leave none.
   return db.transaction(async (tx) => {
     await tx

@@ -5,10 +5,10 @@ import { Type } from 'typebox';
 const NullableString = (description?: string) =>
   Type.Union([Type.String(description === undefined ? {} : { description }), Type.Null()]);
 
-export const FlowSchema = Type.Union([Type.Literal('incoming'), Type.Literal('outgoing')], {
+const FlowSchema = Type.Union([Type.Literal('incoming'), Type.Literal('outgoing')], {
   description: 'incoming: links that get the merchant paid; outgoing: payouts',
 });
-export const FeeBearerSchema = Type.Union([Type.Literal('payer'), Type.Literal('recipient')], {
+const FeeBearerSchema = Type.Union([Type.Literal('payer'), Type.Literal('recipient')], {
   description: 'payer: added on top of the amount; recipient: taken out of it',
 });
 export const StatusSchema = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
@@ -44,5 +44,22 @@ export const FeeConfigSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const FEE_CONFIGS_URL = '/v2/orchestrators/fee-configs';
+
+/**
+ * `POST /v2/orchestrators/fee-configs`, which the CLI's `fee-config create` checks too: 0.31.0
+ * types the body as a bare string; its example is this object.
+ */
+export const NewFeeConfigBody = Type.Object({
+  flow: FlowSchema,
+  feeBearer: FeeBearerSchema,
+  bps: BpsSchema,
+  usdCap: Type.Optional(UsdCapSchema),
+  evmRecipientAddress: Type.Optional(AddressSchema),
+  tronRecipientAddress: Type.Optional(AddressSchema),
+  status: Type.Optional(StatusSchema),
+  clientId: Type.Optional(ClientIdSchema),
+});
 
 export const FeeConfigParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

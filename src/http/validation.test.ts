@@ -1,7 +1,11 @@
 import Fastify from 'fastify';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validationOptions } from './validation.ts';
+import { createTestApp } from '../../test/app.ts';
+import { ValidationError } from '../base/errors.ts';
+import { FEE_CONFIGS_URL, NewFeeConfigBody } from '../fees/schemas.ts';
+import { createOrchestrator } from '../orchestrators/orchestrators.ts';
+import { parseBody, validationOptions } from './validation.ts';
 
 /**
  * Union answers picked by their discriminator: each branch writes only its own properties, as
@@ -69,5 +73,48 @@ describe('discriminated union answers', () => {
   it('sends an answer no branch names through the union, as before', async () => {
     const res = await get('/answer', { kind: 'unknown', value: 'a' });
     expect(res.statusCode).toBe(500);
+  });
+});
+
+describe('parseBody', () => {
+  it('refuses a body with the field errors its route answers', async () => {
+    const t = await createTestApp();
+    try {
+      const { orchestratorKey } = await createOrchestrator(t.db, 'Platform');
+      const recipient = { evmRecipientAddress: '0x2546BcD3c84621e976D8185a91A922aE77ECEc30' };
+      const bodies = [
+        { flow: 'incoming', feeBearer: 'payer', bps: 10_001, ...recipient },
+        { flow: 'sideways', feeBearer: 'payee', bps: 1.5, ...recipient },
+        { flow: 'incoming', feeBearer: 'payer', bps: '5', usdCap: '', ...recipient },
+        { feeBearer: 'payer', clientId: 'x'.repeat(129) },
+      ];
+      for (const body of bodies) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: FEE_CONFIGS_URL,
+          headers: { 'x-orchestrator-key': orchestratorKey },
+          payload: body,
+        });
+        expect(res.statusCode).toBe(400);
+        let refused: unknown;
+        try {
+          parseBody({ method: 'POST', url: FEE_CONFIGS_URL, schema: NewFeeConfigBody }, body);
+        } catch (error) {
+          refused = error;
+        }
+        expect(refused).toBeInstanceOf(ValidationError);
+        const { message, errors } = refused as ValidationError;
+        expect({ message, errors }).toEqual({
+          message: res.json().message,
+          errors: res.json().errors,
+        });
+      }
+      const good = { flow: 'incoming', feeBearer: 'payer', bps: 5, ...recipient };
+      expect(
+        parseBody({ method: 'POST', url: FEE_CONFIGS_URL, schema: NewFeeConfigBody }, good),
+      ).toEqual(good);
+    } finally {
+      await t.close();
+    }
   });
 });

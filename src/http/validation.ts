@@ -1,6 +1,9 @@
 import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { ValidationError } from '../base/errors.ts';
+import { type SchemaIssue, schemaFieldError } from './schema-errors.ts';
 
 /**
  * Request validation with two Ajv instances. Query strings, params and headers arrive as text
@@ -28,7 +31,7 @@ interface RouteOfSchema {
 
 type BuildValidator = (
   externalSchemas: unknown,
-  options: { customOptions?: object } | undefined,
+  options: { customOptions?: object; plugins?: readonly unknown[] } | undefined,
 ) => (route: RouteOfSchema) => unknown;
 
 interface Validate {
@@ -94,9 +97,13 @@ function at(data: unknown, pointer: string): Record<string, unknown> | null {
     : null;
 }
 
-export function validationOptions(): Pick<FastifyServerOptions, 'schemaController'> {
+/**
+ * A validator factory as Fastify takes it, with the two Ajv instances and the unknown-field rule
+ * above; one per app (Ajv instances are pooled inside it).
+ */
+function validatorFactory(): BuildValidator {
   const build = AjvCompiler() as unknown as BuildValidator;
-  const buildValidator: BuildValidator = (externalSchemas, ajvOptions) => {
+  return (externalSchemas, ajvOptions) => {
     const withCoercion = (coerceTypes: 'array' | false) => ({
       ...ajvOptions,
       customOptions: { ...ajvOptions?.customOptions, ...COMMON, coerceTypes },
@@ -133,14 +140,38 @@ export function validationOptions(): Pick<FastifyServerOptions, 'schemaControlle
       return lazy;
     };
   };
+}
+
+export function validationOptions(): Pick<FastifyServerOptions, 'schemaController'> {
   return {
     schemaController: {
       compilersFactory: {
-        buildValidator: buildValidator as unknown as ValidatorFactory,
+        buildValidator: validatorFactory() as unknown as ValidatorFactory,
         buildSerializer: lazySerializers,
       },
     },
   };
+}
+
+/**
+ * A body checked outside HTTP (the CLI) exactly as its route checks it: the same Ajv and
+ * options (Fastify's defaults: no custom options, no plugins), the same unknown-field rule,
+ * and on failure the same `ValidationError` the route's 400 carries.
+ */
+export function parseBody<T extends TSchema>(
+  route: { readonly method: string; readonly url: string; readonly schema: T },
+  body: unknown,
+): Static<T> {
+  const validate = validatorFactory()({}, { customOptions: {}, plugins: [] })({
+    ...route,
+    httpPart: 'body',
+  }) as Validate;
+  if (validate(body)) {
+    // Ajv has just held the body to the schema.
+    return body as Static<T>;
+  }
+  const issues = Array.isArray(validate.errors) ? (validate.errors as SchemaIssue[]) : [];
+  throw new ValidationError(issues.map((issue) => schemaFieldError(issue, 'body')));
 }
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import {
   digestSecret,
   looksLikeSecret,
@@ -7,6 +7,8 @@ import {
   mintSecret,
   ORCHESTRATOR_KEY_PREFIX,
 } from '../auth/credentials.ts';
+import type { Clock } from '../base/clock.ts';
+import { isUuid } from '../base/ids.ts';
 import type { Database } from '../db/client.ts';
 import { orchestratorClientLinks, orchestratorKeys, orchestrators } from '../db/schema.ts';
 
@@ -91,6 +93,102 @@ export async function revokeOrchestratorKeys(
     )
     .returning({ id: orchestratorKeys.id });
   return rows.length;
+}
+
+/** What the operator's listing shows of a key: never the key or its digest. */
+interface OrchestratorKeySummary {
+  readonly keyId: string;
+  /** The key's first characters, as stored to find it. */
+  readonly prefix: string;
+  readonly createdAt: Date;
+  /** A hint, written at most once a minute per server process (auth/usage.ts). */
+  readonly lastUsedAt: Date | null;
+}
+
+export interface OrchestratorSummary {
+  readonly orchestratorId: string;
+  readonly name: string;
+  /** The account that made itself this orchestrator; null for the operator's. */
+  readonly accountId: string | null;
+  readonly createdAt: Date;
+  /** The keys that work, oldest first. */
+  readonly activeKeys: readonly OrchestratorKeySummary[];
+}
+
+/** Operator-only: every orchestrator, oldest first, with its unrevoked keys. */
+export async function listOrchestrators(db: Database): Promise<OrchestratorSummary[]> {
+  const rows = await db
+    .select({
+      orchestrator: orchestrators,
+      key: {
+        keyId: orchestratorKeys.id,
+        prefix: orchestratorKeys.prefix,
+        createdAt: orchestratorKeys.createdAt,
+        lastUsedAt: orchestratorKeys.lastUsedAt,
+      },
+    })
+    .from(orchestrators)
+    .leftJoin(
+      orchestratorKeys,
+      and(
+        eq(orchestratorKeys.orchestratorId, orchestrators.id),
+        isNull(orchestratorKeys.revokedAt),
+      ),
+    )
+    .orderBy(
+      asc(orchestrators.createdAt),
+      asc(orchestrators.id),
+      asc(orchestratorKeys.createdAt),
+      asc(orchestratorKeys.id),
+    );
+  const byId = new Map<string, OrchestratorSummary & { activeKeys: OrchestratorKeySummary[] }>();
+  for (const { orchestrator, key } of rows) {
+    let summary = byId.get(orchestrator.id);
+    if (!summary) {
+      summary = {
+        orchestratorId: orchestrator.id,
+        name: orchestrator.name,
+        accountId: orchestrator.accountId,
+        createdAt: orchestrator.createdAt,
+        activeKeys: [],
+      };
+      byId.set(orchestrator.id, summary);
+    }
+    if (key) summary.activeKeys.push(key);
+  }
+  return [...byId.values()];
+}
+
+export interface RotatedOrchestratorKey {
+  readonly issued: IssuedOrchestratorKey;
+  /** How many keys stopped working. */
+  readonly revoked: number;
+}
+
+/**
+ * Operator-only: a new key for the orchestrator (shown once), and every key it had revoked, in
+ * one transaction. Null when there is no such orchestrator. Orchestrator keys are looked up on
+ * every request (no credential cache), so the old ones stop working at once.
+ */
+export async function rotateOrchestratorKey(
+  db: Database,
+  clock: Clock,
+  orchestratorId: string,
+): Promise<RotatedOrchestratorKey | null> {
+  if (!isUuid(orchestratorId)) return null;
+  return db.transaction(async (tx) => {
+    // Locked, so two rotations run one after the other: the second revokes the first's key,
+    // and exactly one key is left working.
+    const [row] = await tx
+      .select({ id: orchestrators.id })
+      .from(orchestrators)
+      .where(eq(orchestrators.id, orchestratorId))
+      .for('update');
+    if (!row) return null;
+    const revoked = await revokeOrchestratorKeys(tx, row.id, clock.now());
+    const issued = await issueOrchestratorKey(tx, row.id);
+    return { issued, revoked };
+  });
 }
 
 /** Is the client ID (row id) actively linked to this orchestrator? */

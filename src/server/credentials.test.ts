@@ -7,7 +7,11 @@ import { apiKeys, clientIds, orchestratorKeys } from '../db/schema.ts';
 import { CREDENTIAL_CACHE_MS } from '../http/credential-cache.ts';
 import { accountIdOf } from '../http/principal.ts';
 import { linkClientId } from '../orchestrators/links.ts';
-import { createOrchestrator, revokeOrchestratorKeys } from '../orchestrators/orchestrators.ts';
+import {
+  createOrchestrator,
+  revokeOrchestratorKeys,
+  rotateOrchestratorKey,
+} from '../orchestrators/orchestrators.ts';
 
 const CURRENCY = '/v2/currencies?id=USDC-base';
 /** A route that needs a credential (GET /v2/currencies also answers anonymous callers). */
@@ -345,6 +349,25 @@ describe('orchestrator keys', () => {
       message: 'Unauthorized',
       errors: [{ field: 'x-orchestrator-key', message: 'Orchestrator key has been revoked' }],
     });
+  });
+
+  it('leaves exactly one working key after two rotations at once', async () => {
+    const { orchestratorId, orchestratorKey } = await createOrchestrator(t.db, 'Rotated');
+    const rotations = await Promise.all([
+      rotateOrchestratorKey(t.db, t.clock, orchestratorId),
+      rotateOrchestratorKey(t.db, t.clock, orchestratorId),
+    ]);
+    // One after the other: the first revokes the original key, the second the first's.
+    expect(rotations.map((rotation) => rotation?.revoked)).toEqual([1, 1]);
+    const statuses = await Promise.all(
+      [orchestratorKey, ...rotations.map((rotation) => rotation?.issued.key ?? '')].map(
+        async (key) =>
+          (await get('/v2/orchestrators/client-ids', { 'x-orchestrator-key': key })).statusCode,
+      ),
+    );
+    expect(statuses.sort()).toEqual([200, 401, 401]);
+    expect(await rotateOrchestratorKey(t.db, t.clock, crypto.randomUUID())).toBeNull();
+    expect(await rotateOrchestratorKey(t.db, t.clock, 'nope')).toBeNull();
   });
 
   it('stores only a digest of the orchestrator key', async () => {

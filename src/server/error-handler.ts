@@ -3,7 +3,6 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import {
   AppError,
-  boundedField,
   ERROR_STATUS,
   type ErrorCode,
   type FieldError,
@@ -11,6 +10,7 @@ import {
 } from '../base/errors.ts';
 import { ulid } from '../base/ulid.ts';
 import { errorEnvelope } from '../http/envelope.ts';
+import { type SchemaIssue, schemaFieldError } from '../http/schema-errors.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 
 /** What a caller sees for any failure we did not anticipate; the details go to the log only. */
@@ -50,13 +50,6 @@ const REFUSED_CREDENTIAL: Partial<Record<ErrorCode, string>> = {
   session_expired: 'session',
 };
 
-interface SchemaIssue {
-  readonly instancePath: string;
-  readonly keyword: string;
-  readonly params: Record<string, unknown>;
-  readonly message?: string | undefined;
-}
-
 /**
  * Maps every error to the envelope: domain errors by class, schema failures to 400
  * `Validation failed` with one entry per field, Fastify's own 4xx (bad JSON, wrong media
@@ -79,7 +72,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const fastifyError = error as FastifyError;
     if (Array.isArray(fastifyError.validation)) {
       const errors = fastifyError.validation.map((issue) =>
-        fieldError(issue as SchemaIssue, fastifyError.validationContext),
+        schemaFieldError(issue as SchemaIssue, fastifyError.validationContext),
       );
       return reply
         .code(400)
@@ -106,24 +99,6 @@ export function installErrorHandling(app: FastifyInstance): void {
       }),
     );
   });
-}
-
-/** `/requests/0/amount` → `requests[0].amount`; headers keep their lower-case name. */
-function fieldError(issue: SchemaIssue, context: string | undefined): FieldError {
-  const segments = issue.instancePath.split('/').filter((s) => s !== '');
-  const extra = issue.params.missingProperty ?? issue.params.additionalProperty;
-  if (typeof extra === 'string') segments.push(extra);
-  const joined = segments.reduce(
-    (path, segment) =>
-      /^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment,
-    '',
-  );
-  // Field names come from the caller (an unknown property's name): echo a bounded part.
-  const field = boundedField(joined);
-  let message = issue.message ?? 'is invalid';
-  if (issue.keyword === 'additionalProperties') message = 'is not allowed';
-  if (issue.keyword === 'required') message = 'is required';
-  return { field: field || (context ?? 'body'), message };
 }
 
 /**

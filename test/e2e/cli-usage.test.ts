@@ -128,6 +128,23 @@ describe('payreq usage, with the embedded database held by another process', () 
       'payreq: --wallet must be a test wallet number (got "two")',
     ],
     [['serve', '--json'], 'payreq: unknown option --json for "serve" (see payreq --help)'],
+    [['orchestrator', 'rotate-key'], 'payreq: --id is required'],
+    [
+      ['orchestrator', 'list', '--name', 'x'],
+      'payreq: unknown option --name for "orchestrator list" (see payreq --help)',
+    ],
+    [
+      ['fee-config', 'create', '--orchestrator', 'o', '--flow', 'incoming', '--bearer', 'payer'],
+      'payreq: --bps is required',
+    ],
+    [
+      [
+        ...['fee-config', 'create', '--orchestrator', 'o', '--flow', 'incoming'],
+        ...['--bearer', 'payer', '--bps', '5'],
+      ],
+      'payreq: --evm-recipient or --tron-recipient is required (or both)',
+    ],
+    [['fee-config', 'list'], 'payreq: --orchestrator is required'],
   ])('refuses %j before opening the database', async (args, message) => {
     const result = await runCli(args, heldDataDir());
     expect(result.code).toBe(1);

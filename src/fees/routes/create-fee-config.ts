@@ -1,4 +1,3 @@
-import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
@@ -8,32 +7,11 @@ import {
   orchestratorIdOf,
 } from '../../orchestrators/schemas.ts';
 import { createFeeConfig, feeConfigAnswer } from '../fee-configs.ts';
-import {
-  AddressSchema,
-  BpsSchema,
-  ClientIdSchema,
-  FeeBearerSchema,
-  FeeConfigSchema,
-  FlowSchema,
-  StatusSchema,
-  UsdCapSchema,
-} from '../schemas.ts';
-
-/** 0.31.0 types the body as a bare string; its example is this object. */
-const Body = Type.Object({
-  flow: FlowSchema,
-  feeBearer: FeeBearerSchema,
-  bps: BpsSchema,
-  usdCap: Type.Optional(UsdCapSchema),
-  evmRecipientAddress: Type.Optional(AddressSchema),
-  tronRecipientAddress: Type.Optional(AddressSchema),
-  status: Type.Optional(StatusSchema),
-  clientId: Type.Optional(ClientIdSchema),
-});
+import { FEE_CONFIGS_URL, FeeConfigSchema, NewFeeConfigBody } from '../schemas.ts';
 
 export function registerCreateFeeConfig(app: App, deps: { db: Database; clock: Clock }): void {
   app.post(
-    '/v2/orchestrators/fee-configs',
+    FEE_CONFIGS_URL,
     {
       config: { auth: ORCHESTRATOR_AUTH },
       schema: {
@@ -42,7 +20,7 @@ export function registerCreateFeeConfig(app: App, deps: { db: Database; clock: C
           'Create a fee config: the orchestrator’s default, or with clientId one client ID’s',
         description:
           'At least one of evmRecipientAddress and tronRecipientAddress. A level (the default, or one linked client ID) holds one payer-borne and one recipient-borne config per flow, disabled ones included: a second answers 409 fee_config_exists.',
-        body: Body,
+        body: NewFeeConfigBody,
         response: {
           201: FeeConfigSchema,
           403: {

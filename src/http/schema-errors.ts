@@ -1,0 +1,31 @@
+import { boundedField, type FieldError } from '../base/errors.ts';
+
+/** One failure of a schema check, as Ajv reports it. */
+export interface SchemaIssue {
+  readonly instancePath: string;
+  readonly keyword: string;
+  readonly params: Record<string, unknown>;
+  readonly message?: string | undefined;
+}
+
+/**
+ * The field error a schema failure answers with (the 400 `Validation failed` envelope's
+ * `errors`, and the CLI's refusal of the same input): `/requests/0/amount` →
+ * `requests[0].amount`; headers keep their lower-case name.
+ */
+export function schemaFieldError(issue: SchemaIssue, context: string | undefined): FieldError {
+  const segments = issue.instancePath.split('/').filter((s) => s !== '');
+  const extra = issue.params.missingProperty ?? issue.params.additionalProperty;
+  if (typeof extra === 'string') segments.push(extra);
+  const joined = segments.reduce(
+    (path, segment) =>
+      /^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment,
+    '',
+  );
+  // Field names come from the caller (an unknown property's name): echo a bounded part.
+  const field = boundedField(joined);
+  let message = issue.message ?? 'is invalid';
+  if (issue.keyword === 'additionalProperties') message = 'is not allowed';
+  if (issue.keyword === 'required') message = 'is required';
+  return { field: field || (context ?? 'body'), message };
+}
