@@ -8,6 +8,7 @@ import { activateDestination } from '../destinations/destinations.ts';
 import { resolveTarget } from '../destinations/target.ts';
 import { linkClientId, unlinkClientId } from '../orchestrators/links.ts';
 import { createOrchestrator } from '../orchestrators/orchestrators.ts';
+import { resolveOrchestratorBranding } from './resolve.ts';
 
 /**
  * A link's branding on `GET /v2/secure-payments/{token}`: its client ID's row over its
@@ -165,5 +166,33 @@ describe('a link’s branding', () => {
       headers: { 'x-api-key': merchant.apiKey },
     });
     expect(after.json().branding).toBeNull();
+  });
+});
+
+describe('an orchestrator’s own branding', () => {
+  it('is its row without a client ID (never a client ID’s), over the defaults; null without one', async () => {
+    const platform = await createOrchestrator(t.db, 'Own rows');
+    expect(await resolveOrchestratorBranding(t.db, platform.orchestratorId)).toBeNull();
+    const { clientId } = await createClientId(t.db, {
+      accountId: merchant.accountId,
+      label: 'Own rows shop',
+      allowedDomains: [],
+    });
+    await linkClientId(t.db, platform.orchestratorId, clientId);
+    const headers = { 'x-orchestrator-key': platform.orchestratorKey };
+    const post = (payload: object) => t.app.inject({ method: 'POST', url: URL, headers, payload });
+    expect((await post({ clientId, primaryActionColor: '#101010' })).statusCode).toBe(201);
+    // Only a client ID's row: the orchestrator has none of its own.
+    expect(await resolveOrchestratorBranding(t.db, platform.orchestratorId)).toBeNull();
+    const own = await post({ primaryActionColor: '#ff6600', termsPath: '/branding/terms.html' });
+    expect(own.statusCode, own.body).toBe(201);
+    expect(await resolveOrchestratorBranding(t.db, platform.orchestratorId)).toEqual({
+      id: own.json().id,
+      orchestratorId: platform.orchestratorId,
+      ...DEFAULT_COLORS,
+      primaryActionColor: '#ff6600',
+      termsPath: '/branding/terms.html',
+      displayRequestBranding: false,
+    });
   });
 });

@@ -55,6 +55,23 @@ export async function resolveLinkBranding(
   return found ? resolved(found.branding) : null;
 }
 
+/**
+ * An orchestrator's own branding (its row without a client ID), resolved as a link's is; null
+ * when it has none. What the page that completes its link intents wears: the merchant has no
+ * client ID of the orchestrator's yet.
+ */
+export async function resolveOrchestratorBranding(
+  db: Database,
+  orchestratorId: string,
+): Promise<ResolvedBranding | null> {
+  const [row] = await db
+    .select()
+    .from(brandings)
+    .where(and(eq(brandings.orchestratorId, orchestratorId), isNull(brandings.clientIdId)))
+    .limit(1);
+  return row ? resolved(row) : null;
+}
+
 function resolved(row: BrandingRow): ResolvedBranding {
   return {
     id: row.id,

@@ -203,8 +203,34 @@ describe('GET /v1/client-id-links/intents/{token}', () => {
         expiresAt: expect.any(String),
       },
       orchestrator: { id: platform.orchestratorId, name: 'Platform' },
+      branding: null,
     });
     expect((await onIntent('GET', created.intent.accessToken, null)).statusCode).toBe(401);
+  });
+
+  it("carries the orchestrator's own branding, for the page to wear", async () => {
+    const branded = await createOrchestrator(t.db, 'Branded platform');
+    const headers = { 'x-orchestrator-key': branded.orchestratorKey };
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/v2/orchestrators/branding',
+      headers,
+      payload: { primaryActionColor: '#1d4ed8', logoPath: '/branding/acme/logo.png' },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const created = await createIntent({ clientIdName: 'Branded' }, branded.orchestratorKey);
+    expect(created.statusCode, created.body).toBe(201);
+    const merchant = await walletSession();
+    const res = await onIntent('GET', created.json().intent.accessToken, merchant);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().branding).toEqual({
+      logoPath: '/branding/acme/logo.png',
+      pageBackgroundColor: '#f3f4f6',
+      cardBackgroundColor: '#ffffff',
+      primaryActionColor: '#1d4ed8',
+      primaryTextColor: '#475569',
+      secondaryTextColor: '#94a3b8',
+    });
   });
 
   it('answers 404 link_intent_not_found for an unknown or malformed token', async () => {

@@ -141,6 +141,39 @@ export function refusal(row: LinkIntentRow, now: Date): AppError | null {
   return null;
 }
 
+/**
+ * The orchestrator's own branding of the pages, for the page that completes its intents: the
+ * colors always, the asset paths where set. branding/ resolves it; the wiring passes the
+ * resolver in (`IntentBrandingOf`), since branding/ reads orchestrators/, not the reverse.
+ */
+interface IntentBranding {
+  readonly logoPath?: string;
+  readonly pageBackgroundColor: string;
+  readonly cardBackgroundColor: string;
+  readonly primaryActionColor: string;
+  readonly primaryTextColor: string;
+  readonly secondaryTextColor: string;
+  readonly termsPath?: string;
+  readonly privacyPath?: string;
+}
+
+export type IntentBrandingOf = (orchestratorId: string) => Promise<IntentBranding | null>;
+
+/** Only the fields the page wears: the resolver's answer may carry more. */
+function pageBranding(branding: IntentBranding): IntentBranding {
+  const { logoPath, termsPath, privacyPath } = branding;
+  return {
+    ...(logoPath !== undefined && { logoPath }),
+    pageBackgroundColor: branding.pageBackgroundColor,
+    cardBackgroundColor: branding.cardBackgroundColor,
+    primaryActionColor: branding.primaryActionColor,
+    primaryTextColor: branding.primaryTextColor,
+    secondaryTextColor: branding.secondaryTextColor,
+    ...(termsPath !== undefined && { termsPath }),
+    ...(privacyPath !== undefined && { privacyPath }),
+  };
+}
+
 /** What the merchant's page shows before completing: whom it links to, under what name. */
 export interface IntentFacts {
   readonly intent: {
@@ -152,21 +185,26 @@ export interface IntentFacts {
     readonly expiresAt: string;
   };
   readonly orchestrator: { readonly id: string; readonly name: string };
+  /** The orchestrator's own branding; null when it has none (the page keeps its defaults). */
+  readonly branding: IntentBranding | null;
 }
 
 /** `GET /v1/client-id-links/intents/{token}`: an intent that can still be completed, or why not. */
 export async function validateLinkIntent(
-  db: Database,
-  clock: Clock,
+  deps: { readonly db: Database; readonly clock: Clock; readonly brandingOf: IntentBrandingOf },
   token: string,
 ): Promise<IntentFacts> {
+  const { db } = deps;
   const row = await findLinkIntent(db, token);
-  const refused = refusal(row, clock.now());
+  const refused = refusal(row, deps.clock.now());
   if (refused) throw refused;
-  const [orchestrator] = await db
-    .select({ name: orchestrators.name })
-    .from(orchestrators)
-    .where(eq(orchestrators.id, row.orchestratorId));
+  const [[orchestrator], branding] = await Promise.all([
+    db
+      .select({ name: orchestrators.name })
+      .from(orchestrators)
+      .where(eq(orchestrators.id, row.orchestratorId)),
+    deps.brandingOf(row.orchestratorId),
+  ]);
   return {
     intent: {
       id: row.id,
@@ -177,5 +215,6 @@ export async function validateLinkIntent(
       expiresAt: row.expiresAt.toISOString(),
     },
     orchestrator: { id: row.orchestratorId, name: orchestrator?.name ?? '' },
+    branding: branding && pageBranding(branding),
   };
 }

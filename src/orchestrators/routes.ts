@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { WebhookConfig } from '../config/config.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
+import type { IntentBrandingOf } from './link-intents.ts';
 import { registerCompleteLinkIntent } from './routes/complete-link-intent.ts';
 import { registerCreateLinkIntent } from './routes/create-link-intent.ts';
 import { registerCreateOrchestrator } from './routes/create-orchestrator.ts';
@@ -31,6 +32,8 @@ export function orchestratorRoutes(
     webhooks: WebhookConfig;
     chains: ChainRegistry;
     payUrl: string;
+    /** The orchestrator's own branding, for its intents' page (branding/, wired in by server/). */
+    brandingOf: IntentBrandingOf;
   },
 ): void {
   registerCreateOrchestrator(app, deps);

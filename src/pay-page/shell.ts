@@ -28,6 +28,20 @@ export interface PageConfig {
   readonly apiBase: string;
   readonly clientId: string;
   readonly networks: Readonly<Record<string, PageNetwork>>;
+  /** Only in the shell of a link intent's page (intent-shell.ts). */
+  readonly intent?: IntentPageConfig;
+}
+
+/** What the page of a link intent needs besides: the auth API, and what a destination may take. */
+export interface IntentPageConfig {
+  readonly authBase: string;
+  /** Per EVM network id, the tokens a payee destination may name (the curated set). */
+  readonly currencies: Readonly<Record<string, readonly DestinationToken[]>>;
+}
+
+interface DestinationToken {
+  readonly symbol: string;
+  readonly address: string;
 }
 
 export function pageConfig(deps: {
@@ -72,7 +86,14 @@ export function renderShell(input: {
   readonly basePath: string;
   readonly manifest: PayPageManifest;
   readonly config: PageConfig;
+  /** What the tab and the loading screen say: a payment's words unless given. */
+  readonly words?: { readonly title: string; readonly loading: string; readonly noscript: string };
 }): string {
+  const words = input.words ?? {
+    title: 'Pay',
+    loading: 'Loading the payment…',
+    noscript: 'This payment page needs JavaScript: turn it on to see the payment and pay it.',
+  };
   const asset = (file: string) => escapeAttribute(`${input.basePath}/assets/${file}`);
   return [
     '<!doctype html>',
@@ -80,15 +101,15 @@ export function renderShell(input: {
     '<head>',
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<title>Pay</title>',
+    `<title>${escapeAttribute(words.title)}</title>`,
     '<meta name="robots" content="noindex">',
     `<meta name="payreq-config" content="${escapeAttribute(JSON.stringify(input.config))}">`,
     `<link rel="stylesheet" href="${asset(input.manifest.styles)}">`,
     `<script type="module" src="${asset(input.manifest.main)}"></script>`,
     '</head>',
     '<body>',
-    '<div id="app"><main class="card" data-screen="loading"><h1>Loading the payment…</h1></main></div>',
-    '<noscript>This payment page needs JavaScript: turn it on to see the payment and pay it.</noscript>',
+    `<div id="app"><main class="card" data-screen="loading"><h1>${escapeAttribute(words.loading)}</h1></main></div>`,
+    `<noscript>${escapeAttribute(words.noscript)}</noscript>`,
     '</body>',
     '</html>',
     '',
@@ -108,10 +129,16 @@ export function payPagePath(payUrl: string): string {
  * icons wallets announce), API calls to the page's origin and the API's, and framing per
  * PAY_FRAME_ANCESTORS. The link's token is in the page's URL, so no referrer leaves it.
  */
-export function shellHeaders(config: PageSettings): Record<string, string> {
+export function shellHeaders(
+  config: PageSettings,
+  /** Other URLs the page calls (the auth API's, for a link intent's page). */
+  alsoCalls: readonly string[] = [],
+): Record<string, string> {
   const payOrigin = new URL(config.payUrl).origin;
-  const apiOrigin = new URL(config.baseUrl).origin;
-  const connect = apiOrigin === payOrigin ? "'self'" : `'self' ${apiOrigin}`;
+  const others = new Set(
+    [config.baseUrl, ...alsoCalls].map((url) => new URL(url).origin).filter((o) => o !== payOrigin),
+  );
+  const connect = ["'self'", ...others].join(' ');
   const policy = [
     "default-src 'none'",
     "script-src 'self'",

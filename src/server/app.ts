@@ -5,6 +5,7 @@ import { apiKeyRoutes, authRoutes, clientIdRoutes } from '../auth/routes.ts';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
 import type { Clock } from '../base/clock.ts';
 import type { SecretBox } from '../base/secret-box.ts';
+import { resolveOrchestratorBranding } from '../branding/resolve.ts';
 import { brandingRoutes } from '../branding/routes.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { NetworkReadiness } from '../chains/network-probe.ts';
@@ -175,7 +176,11 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   });
   // Between resolving the caller and refusing a bad one: the grant depends on the client ID,
   // and a browser must still be able to read a refusal (the dashboard's 401, say).
-  await installCors(app, { routes, dashboardUrl: deps.config.dashboardUrl });
+  await installCors(app, {
+    routes,
+    dashboardUrl: deps.config.dashboardUrl,
+    payUrl: deps.config.payUrl,
+  });
   installAuthGate(app);
   // After auth: a budget belongs to the caller the auth hook resolved.
   if (deps.rateLimiter) installRateLimit(app, deps.rateLimiter, limitOptions);
@@ -195,6 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     webhooks: deps.config.webhooks,
     chains: deps.chains,
     payUrl: deps.config.payUrl,
+    brandingOf: (orchestratorId) => resolveOrchestratorBranding(db, orchestratorId),
   });
   feeRoutes(app, {
     db,

@@ -83,6 +83,33 @@ describe('CORS', () => {
       expect(other.statusCode).toBe(404);
       expect(other.headers['access-control-allow-origin']).toBeUndefined();
     });
+
+    it('grant PAY_URL’s origin what a link intent’s page calls, Bearer only, and nothing else', async () => {
+      const pay = new URL(t.config.payUrl).origin;
+      for (const [method, url] of [
+        ['POST', '/v1/auth/wallet/challenge'],
+        ['POST', '/v1/auth/wallet/verify'],
+        ['GET', `/v1/client-id-links/intents/lki_${'A'.repeat(43)}`],
+        ['POST', `/v1/client-id-links/intents/lki_${'A'.repeat(43)}`],
+        ['GET', '/v1/payee-destination'],
+        ['POST', '/v1/payee-destination'],
+      ] as const) {
+        const res = await preflight(url, pay, method, 'authorization,content-type');
+        expect(res.statusCode, `${method} ${url}`).toBe(204);
+        expect(res.headers['access-control-allow-origin']).toBe(pay);
+        expect(res.headers['access-control-allow-headers']).toContain('authorization');
+        expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      }
+      for (const [method, url] of [
+        ['GET', '/v1/api-keys'],
+        ['PUT', '/v1/payee-destination'],
+        ['POST', '/v1/auth/logout'],
+      ] as const) {
+        const res = await preflight(url, pay, method, 'authorization');
+        expect(res.statusCode, `${method} ${url}`).toBe(404);
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      }
+    });
   });
 
   describe('answers', () => {

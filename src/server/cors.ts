@@ -18,6 +18,8 @@ import type { RouteEntry } from './route-table.ts';
  * - Routes whose credential is optional (`GET /v2/currencies`): an anonymous answer is public,
  *   granted to any origin without credentials; one to a client ID follows the rule above.
  * - Routes that take only server-side credentials (API and orchestrator keys) grant nothing.
+ * - The page of a link intent (`PAY_URL`'s origin): the few auth API routes it calls, with the
+ *   merchant's session as a Bearer token and without credentials (it never uses the cookie).
  * - The sandbox chain's JSON-RPC holds no value: any origin, no credentials.
  */
 
@@ -42,16 +44,31 @@ const DASHBOARD_HEADERS = [
   'x-platform-id',
 ];
 const PUBLIC_PATHS = new Set(['/sandbox/rpc']);
+/** What a link intent's page calls (src/pay-page/app/link-intent/api.ts), by method and route. */
+const INTENT_PAGE_ROUTES = new Set([
+  'POST /v1/auth/wallet/challenge',
+  'POST /v1/auth/wallet/verify',
+  'GET /v1/client-id-links/intents/:token',
+  'POST /v1/client-id-links/intents/:token',
+  'GET /v1/payee-destination',
+  'POST /v1/payee-destination',
+]);
+const INTENT_PAGE_HEADERS = ['content-type', 'authorization', 'x-request-id'];
 
-type Policy = 'none' | 'public' | 'clientId' | 'dashboard';
+type Policy = 'none' | 'public' | 'clientId' | 'dashboard' | 'intentPage';
 
 const NONE: FastifyCorsOptions = { origin: false };
 
 export async function installCors(
   app: FastifyInstance,
-  deps: { readonly routes: readonly RouteEntry[]; readonly dashboardUrl: string },
+  deps: {
+    readonly routes: readonly RouteEntry[];
+    readonly dashboardUrl: string;
+    readonly payUrl: string;
+  },
 ): Promise<void> {
   const dashboardOrigin = new URL(deps.dashboardUrl).origin;
+  const payOrigin = new URL(deps.payUrl).origin;
   const matcher = routeMatcher(deps.routes);
 
   const options = (request: FastifyRequest): FastifyCorsOptions => {
@@ -65,6 +82,12 @@ export async function installCors(
       : { url: request.routeOptions.url ?? '', auth: request.routeOptions.config?.auth };
     if (route === null) return NONE;
     const dashboard = origin === dashboardOrigin;
+    const method = preflight
+      ? String(request.headers['access-control-request-method']).toUpperCase()
+      : request.method;
+    const intentPage =
+      origin === payOrigin &&
+      INTENT_PAGE_ROUTES.has(`${method === 'HEAD' ? 'GET' : method} ${route.url}`);
     const common: FastifyCorsOptions = {
       exposedHeaders: EXPOSED_HEADERS,
       // A preflight is granted the one method it asks about, for the route it matched.
@@ -72,11 +95,13 @@ export async function installCors(
       maxAge: PREFLIGHT_MAX_AGE_S,
       strictPreflight: true,
     };
-    switch (policyOf(route, dashboard)) {
+    switch (policyOf(route, dashboard, intentPage)) {
       case 'public':
         return { ...common, origin: '*', allowedHeaders: ['content-type'], credentials: false };
       case 'dashboard':
         return { ...common, origin, allowedHeaders: DASHBOARD_HEADERS, credentials: true };
+      case 'intentPage':
+        return { ...common, origin, allowedHeaders: INTENT_PAGE_HEADERS, credentials: false };
       case 'clientId': {
         // Preflights are decided by route; answers by the client ID that was resolved. An
         // anonymous call to a route whose credential is optional reads public facts: any origin.
@@ -110,10 +135,12 @@ export async function installCors(
 function policyOf(
   route: { readonly url: string; readonly auth: readonly CredentialKind[] | undefined },
   dashboard: boolean,
+  intentPage: boolean,
 ): Policy {
   if (PUBLIC_PATHS.has(route.url)) return 'public';
   const signIn = route.auth === undefined && route.url.startsWith('/v1/auth/');
   if (dashboard && (signIn || route.auth?.includes('session'))) return 'dashboard';
+  if (intentPage) return 'intentPage';
   if (route.auth?.includes('clientId')) return 'clientId';
   return 'none';
 }

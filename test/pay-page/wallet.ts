@@ -47,6 +47,8 @@ export interface TestWallet {
   readonly sent: Hex[];
   /** The signatures it made over EIP-712 typed data (`eth_signTypedData_v4`), in order. */
   readonly signed: Hex[];
+  /** The signatures it made over messages (`personal_sign`: a wallet sign-in), in order. */
+  readonly signedMessages: Hex[];
   chainId: number;
   /** How many of the next transaction or signature requests the payer declines (code 4001). */
   declineNext: number;
@@ -93,6 +95,7 @@ export async function installTestWallets(
       calls: [],
       sent: [],
       signed: [],
+      signedMessages: [],
       chainId: spec.startChainId ?? home?.chainId ?? 1,
       declineNext: 0,
       hold: null,
@@ -184,6 +187,21 @@ export async function installTestWallets(
         }
         const signature = await account.signTypedData(typedDataOfJson(json));
         wallet.signed.push(signature);
+        return signature;
+      }
+      case 'personal_sign': {
+        await wallet.hold;
+        if (wallet.declineNext > 0) {
+          wallet.declineNext--;
+          throw rpcError(4001, 'User rejected the request.');
+        }
+        const [data, address] = list as [Hex, string];
+        const { account } = wallet.spec;
+        if (address.toLowerCase() !== account.address.toLowerCase() || !account.signMessage) {
+          throw rpcError(4100, `the wallet holds no account ${address}`);
+        }
+        const signature = await account.signMessage({ message: { raw: data } });
+        wallet.signedMessages.push(signature);
         return signature;
       }
       default:

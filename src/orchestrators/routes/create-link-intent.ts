@@ -18,7 +18,11 @@ const Body = Type.Object(
 
 const Created = Type.Object(
   {
-    url: Type.String({ format: 'uri' }),
+    url: Type.String({
+      format: 'uri',
+      description:
+        'The page the merchant opens to accept the intent: `<PAY_URL>/link/<accessToken>`, served by payreq (wallet sign-in, the destination, completion)',
+    }),
     intent: Type.Object(
       {
         id: Type.String(),
@@ -51,7 +55,7 @@ export function registerCreateLinkIntent(
         tags: ORCHESTRATOR_TAGS,
         summary: 'Invite a merchant to link a new client ID (single use, two days)',
         description:
-          'The merchant opens `url`, signs in and completes the intent (`POST /v1/client-id-links/intents/{token}`): a new client ID of its account, named `clientIdName`, allowed on `domains`, bound to its payee destination and linked to this orchestrator with the KYT plan `kyt`; `client_id.linked` then goes to the orchestrator webhooks. `accessToken` is shown only here.',
+          'The merchant opens `url` (payreq’s page for it), signs in with its wallet and completes the intent (`POST /v1/client-id-links/intents/{token}`): a new client ID of its account, named `clientIdName`, allowed on `domains`, bound to its payee destination and linked to this orchestrator with the KYT plan `kyt`; `client_id.linked` then goes to the orchestrator webhooks. `accessToken` is shown only here.',
         body: Body,
         response: { 201: Created },
       },

@@ -3,10 +3,36 @@ import type { Clock } from '../../base/clock.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { KytPlanSchema } from '../kyt-plans.ts';
-import { validateLinkIntent } from '../link-intents.ts';
+import { type IntentBrandingOf, validateLinkIntent } from '../link-intents.ts';
 
 export const INTENT_TAGS = ['V1/Client ID links'];
 export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const Color = Type.String({ description: 'A CSS hex color' });
+const Asset = Type.String({ description: 'A path under /branding/, beside the pay page' });
+
+const IntentBrandingSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        logoPath: Type.Optional(Asset),
+        pageBackgroundColor: Color,
+        cardBackgroundColor: Color,
+        primaryActionColor: Color,
+        primaryTextColor: Color,
+        secondaryTextColor: Color,
+        termsPath: Type.Optional(Asset),
+        privacyPath: Type.Optional(Asset),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      'payreq’s addition: the orchestrator’s own branding of the pay page (`/v2/orchestrators/branding` without a client ID), which the intent’s page wears; null when it has none',
+  },
+);
 
 const Facts = Type.Object(
   {
@@ -25,12 +51,16 @@ const Facts = Type.Object(
       { id: Type.String(), name: Type.String() },
       { additionalProperties: false },
     ),
+    branding: IntentBrandingSchema,
   },
   { additionalProperties: false },
 );
 
 /** The merchant's page reads what it is about to accept before completing it. */
-export function registerValidateLinkIntent(app: App, deps: { db: Database; clock: Clock }): void {
+export function registerValidateLinkIntent(
+  app: App,
+  deps: { db: Database; clock: Clock; brandingOf: IntentBrandingOf },
+): void {
   app.get(
     '/v1/client-id-links/intents/:token',
     {
@@ -46,6 +76,6 @@ export function registerValidateLinkIntent(app: App, deps: { db: Database; clock
         },
       },
     },
-    async (request) => validateLinkIntent(deps.db, deps.clock, request.params.token),
+    async (request) => validateLinkIntent(deps, request.params.token),
   );
 }

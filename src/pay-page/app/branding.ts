@@ -105,23 +105,26 @@ export function applyBranding(root: HTMLElement, branding: Branding | null): voi
  */
 const ASSET = /^\/branding\/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
-function brandingAsset(path: unknown, extensions: RegExp): string | null {
+function brandingAsset(path: unknown, extensions: RegExp, base: string): string | null {
   if (typeof path !== 'string' || !ASSET.test(path) || path.includes('..')) return null;
   if (!extensions.test(path)) return null;
-  const base = location.pathname.replace(/\/[^/]*$/, '');
   return `${base}${path}`;
 }
 
 /** The brand's logo above the card and its legal links below it, where the branding has them. */
-export function brandingChrome(branding: Branding | null): {
+export function brandingChrome(
+  branding: Branding | null,
+  /** PAY_URL's path: the payment page's own folder, unless a page elsewhere under it says. */
+  base = location.pathname.replace(/\/[^/]*$/, ''),
+): {
   logo: HTMLElement | null;
   legal: HTMLElement | null;
 } {
-  const logo = brandingAsset(branding?.logoPath, /\.(png|jpe?g|webp|avif)$/i);
+  const logo = brandingAsset(branding?.logoPath, /\.(png|jpe?g|webp|avif)$/i, base);
   const links = (
     [
-      ['Terms', brandingAsset(branding?.termsPath, /\.html$/i)],
-      ['Privacy', brandingAsset(branding?.privacyPath, /\.html$/i)],
+      ['Terms', brandingAsset(branding?.termsPath, /\.html$/i, base)],
+      ['Privacy', brandingAsset(branding?.privacyPath, /\.html$/i, base)],
     ] as const
   ).flatMap(([label, href]) => (href ? [h('a', { href, rel: 'noopener' }, label)] : []));
   return {

@@ -18,6 +18,14 @@ export interface PageConfig {
   readonly apiBase: string;
   readonly clientId: string;
   readonly networks: Readonly<Record<string, NetworkFacts>>;
+  /** Only on a link intent's page: the auth API, and the tokens a destination may take. */
+  readonly intent?: {
+    readonly authBase: string;
+    /** Per EVM network id. */
+    readonly currencies: Readonly<
+      Record<string, readonly { readonly symbol: string; readonly address: string }[]>
+    >;
+  };
 }
 
 export function readConfig(): PageConfig {

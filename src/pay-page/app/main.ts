@@ -184,9 +184,30 @@ async function load(): Promise<void> {
   else showState(state);
 }
 
-// A recurring payout's page (`?recurring=<pay token>`): its own chunk, loaded only here.
+/** A link intent's page (`/link/<accessToken>`): the token, as sent; null elsewhere. */
+function intentToken(): string | null {
+  const segment = /\/link\/([^/]+)$/.exec(location.pathname)?.[1];
+  if (segment === undefined) return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
+
+// A recurring payout's page (`?recurring=<pay token>`), and a link intent's: their own chunks,
+// loaded only there.
 const recurring = new URLSearchParams(location.search).get('recurring');
-if (recurring === null) void load();
+const intent = intentToken();
+if (intent !== null) {
+  import('./link-intent/page.ts').then(
+    (page) => page.showLinkIntent(config, root, intent),
+    () =>
+      render(
+        errorScreen('The page could not load. Check your connection.', () => location.reload()),
+      ),
+  );
+} else if (recurring === null) void load();
 else {
   import('./recurring/page.ts').then(
     (page) => page.showRecurring(config, root, recurring.trim()),
