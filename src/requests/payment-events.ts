@@ -1,11 +1,14 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { linkedOrchestrators } from '../auth/client-id-orchestrator.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { webhookDeliveries } from '../db/schema.ts';
+import { type FeeLegView, feeLegViewsOf } from '../fees/legs.ts';
 import { conversionRate, formatAmount, formatUsd } from '../payments/amounts.ts';
 import type { Claimed } from '../webhooks/claims.ts';
 import type { PaymentEventPayload } from '../webhooks/events.ts';
+import { orchestratorWebhookIds } from '../webhooks/orchestrator-webhooks.ts';
 import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
 import type { RequestRow } from './requests.ts';
 import { type RequestUnits, requestUnits } from './units.ts';
@@ -56,6 +59,7 @@ function paymentEventPayload(
   paid: PaidRequest,
   origin: RequestOrigin | null,
   recordedAt: Date,
+  feeLegs: readonly FeeLegView[],
 ): PaymentEventPayload {
   const { request, payment } = paid;
   const units = requestUnits(chains, request);
@@ -84,8 +88,8 @@ function paymentEventPayload(
     isCryptoToFiat: false,
     subStatus: '',
     paymentProcessor: 'request-network',
-    fees:
-      payment.feeAmount > 0n
+    fees: [
+      ...(payment.feeAmount > 0n
         ? [
             {
               type: 'platform',
@@ -93,8 +97,30 @@ function paymentEventPayload(
               currency: request.paymentCurrency,
             },
           ]
-        : [],
+        : []),
+      ...feeLegs
+        .filter((leg) => leg.status === 'paid')
+        .map((leg) => ({
+          type: leg.type === 'protocol_fee' ? 'protocol' : 'platform',
+          amount: leg.amount,
+          currency: leg.currency,
+        })),
+    ],
+    ...(feeLegs.length > 0 && { feeLegs: feeLegs.map(feeLegPayload) }),
     ...(origin && { clientId: origin.clientId, origin: origin.origin }),
+  };
+}
+
+function feeLegPayload(leg: FeeLegView) {
+  return {
+    type: leg.type,
+    feeBearer: leg.feeBearer,
+    amount: leg.amount,
+    currency: leg.currency,
+    recipient: leg.recipient,
+    paymentReference: leg.paymentReference,
+    status: leg.status,
+    txHash: leg.txHash,
   };
 }
 
@@ -129,13 +155,33 @@ export async function enqueuePaymentEvents(
   paid: PaidRequest,
 ): Promise<Claimed[]> {
   const { request } = paid;
-  const { webhookIds, endpoints, clientId } = await listeners(tx, {
-    accountId: request.accountId,
-    clientIdId: request.clientIdId,
-  });
-  if (webhookIds.length === 0) return [];
+  const [{ webhookIds, endpoints, clientId }, feeLegs, orchestrator] = await Promise.all([
+    listeners(tx, { accountId: request.accountId, clientIdId: request.clientIdId }),
+    // Only a link's request can carry fee legs (its captured plan's).
+    paid.linkToken === null
+      ? []
+      : feeLegViewsOf(tx, deps.chains, [request.id]).then((legs) => legs.get(request.id) ?? []),
+    request.clientIdId === null
+      ? undefined
+      : linkedOrchestrators(tx, [request.clientIdId]).then((found) =>
+          found.get(request.clientIdId ?? ''),
+        ),
+  ]);
   const origin = clientId === null ? null : { clientId, origin: request.origin };
-  const { event, ...base } = paymentEventPayload(deps.chains, paid, origin, deps.now);
+  const { event, ...base } = paymentEventPayload(deps.chains, paid, origin, deps.now, feeLegs);
+  // The orchestrator of the client ID gets `payment.confirmed` too (webhooks-0.31.md names
+  // it a recipient), with its fee legs: a fee left unpaid is never news to it alone. Written
+  // unclaimed: its dispatcher picks it up as any retry.
+  if (orchestrator !== undefined && event === 'payment.confirmed') {
+    await writeDeliveries(
+      tx,
+      deps.now,
+      await orchestratorWebhookIds(tx, orchestrator.id),
+      [{ event, payload: { ...base, orchestratorId: orchestrator.id } }],
+      { paymentId: paid.payment.id },
+    );
+  }
+  if (webhookIds.length === 0) return [];
   const events: { event: string; payload: Record<string, unknown> }[] = [{ event, payload: base }];
   if (origin !== null) events.push({ event: `${event}.client_id`, payload: base });
   if (paid.linkToken !== null) {

@@ -3,6 +3,7 @@ import { addressKey, parseAddress } from '../chains/address.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { nextCursor } from '../db/keyset.ts';
+import { type FeeLegView, feeLegViewsOf } from '../fees/legs.ts';
 import { pageStart } from '../http/pages.ts';
 import type { CallerScope } from '../http/principal.ts';
 import { paymentsOfRequests } from '../payments/records.ts';
@@ -31,17 +32,30 @@ export async function ownRequest(
   return row;
 }
 
+/** The fee legs of the requests that belong to links (only those can carry a fee plan). */
+function linkFeeLegs(
+  deps: StatusDeps,
+  rows: readonly RequestRow[],
+): Promise<Map<string, FeeLegView[]>> {
+  const ids = rows.flatMap((row) => (row.securePaymentId === null ? [] : [row.id]));
+  return ids.length === 0
+    ? Promise.resolve(new Map<string, FeeLegView[]>())
+    : feeLegViewsOf(deps.db, deps.chains, ids);
+}
+
 /** A request's status body, with its payments and the series it belongs to. */
 export async function requestStatus(deps: StatusDeps, row: RequestRow) {
-  const [payments, series] = await Promise.all([
+  const [payments, series, feeLegs] = await Promise.all([
     paymentsOfRequests(deps.db, [row.id]),
     seriesOf(deps.db, row.accountId, [row]),
+    linkFeeLegs(deps, [row]),
   ]);
   return requestStatusBody(
     deps.chains,
     row,
     payments.get(row.id) ?? [],
     series.get(row.requestId) ?? null,
+    feeLegs.get(row.id),
   );
 }
 
@@ -72,7 +86,7 @@ export async function listRequests(deps: StatusDeps, scope: CallerScope, query: 
   });
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
-  const [payments, series] = await Promise.all([
+  const [payments, series, feeLegs] = await Promise.all([
     paymentsOfRequests(
       deps.db,
       page.map((row) => row.request.id),
@@ -80,6 +94,10 @@ export async function listRequests(deps: StatusDeps, scope: CallerScope, query: 
     seriesOf(
       deps.db,
       scope.accountId,
+      page.map((row) => row.request),
+    ),
+    linkFeeLegs(
+      deps,
       page.map((row) => row.request),
     ),
   ]);
@@ -90,6 +108,7 @@ export async function listRequests(deps: StatusDeps, scope: CallerScope, query: 
         row,
         payments.get(row.id) ?? [],
         series.get(row.requestId) ?? null,
+        feeLegs.get(row.id),
       ),
     ),
     pagination: {

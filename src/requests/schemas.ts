@@ -103,6 +103,20 @@ const Fee = Type.Object(
     provider: Type.String(),
     amount: Type.Union([Type.String(), Type.Null()]),
     currency: Type.String(),
+    feeType: Type.Optional(
+      Type.String({ description: 'Ours, on a fee leg: orchestrator_fee or protocol_fee' }),
+    ),
+    feeBearer: Type.Optional(Type.Union([Type.Literal('payer'), Type.Literal('payee')])),
+    recipient: Type.Optional(Type.String()),
+    paymentReference: Type.Optional(
+      Type.String({ description: 'Ours, on a fee leg: its own payment reference' }),
+    ),
+    status: Type.Optional(
+      Type.Union([Type.Literal('paid'), Type.Literal('outstanding')], {
+        description: 'Ours, on a fee leg: outstanding while the payer has not paid it',
+      }),
+    ),
+    txHash: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { FeeLegView } from '../fees/legs.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import { excessByPayment, type PaymentRow, paymentBody } from '../payments/records.ts';
 import { conversionStatus } from './conversion-status.ts';
@@ -20,6 +21,7 @@ export function requestStatusBody(
   row: RequestRow,
   payments: readonly PaymentRow[],
   series: Series | null = null,
+  feeLegs: readonly FeeLegView[] = [],
 ) {
   const units = requestUnits(chains, row);
   const { decimals } = units;
@@ -63,8 +65,8 @@ export function requestStatusBody(
     ...(units.converts
       ? conversionStatus(row, payments, units)
       : { amountInUsd: null, conversionRate: null, conversionBreakdown: null }),
-    fees:
-      feeTotal === 0n
+    fees: [
+      ...(feeTotal === 0n
         ? []
         : [
             {
@@ -73,7 +75,24 @@ export function requestStatusBody(
               amount: formatAmount(feeTotal, paymentDecimals),
               currency: row.paymentCurrency,
             },
-          ],
+          ]),
+      // The fee legs of its link's fee plan, paid or not (the payee's leg is short of the
+      // payee-borne ones): what each is, who bore it, and whether it is still owed.
+      // `type` stays `platform` for both kinds: 0.13.0's enum has no `protocol`, and clients
+      // still on it read this answer; `feeType` says which it is.
+      ...feeLegs.map((leg) => ({
+        type: 'platform' as const,
+        provider: 'request-network',
+        amount: leg.amount,
+        currency: leg.currency,
+        feeType: leg.type,
+        feeBearer: leg.feeBearer,
+        recipient: leg.recipient,
+        paymentReference: leg.paymentReference,
+        status: leg.status,
+        txHash: leg.txHash,
+      })),
+    ],
     createdAt: row.createdAt.toISOString(),
   };
 }

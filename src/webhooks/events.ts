@@ -45,6 +45,18 @@ export function isTestEventType(value: string): value is TestEventType {
 const SAMPLE_PAYER = '0x0000000000000000000000000000000000000001';
 
 /** Fields of `payment.confirmed` / `payment.partial` (api-facts §1.6). */
+/** A fee leg as the payment events carry it (src/fees/legs.ts `FeeLegView`). */
+interface FeeLegPayload {
+  readonly type: string;
+  readonly feeBearer: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly recipient: string;
+  readonly paymentReference: string;
+  readonly status: 'paid' | 'outstanding';
+  readonly txHash: string | null;
+}
+
 export interface PaymentEventPayload {
   readonly event: EventType;
   readonly requestId: string;
@@ -72,6 +84,13 @@ export interface PaymentEventPayload {
   readonly subStatus: '';
   readonly paymentProcessor: 'request-network';
   readonly fees: readonly { type: string; amount: string; currency: string }[];
+  /**
+   * Ours: the fee legs of the link's fee plan, each paid or outstanding when the event was
+   * written (`fees` lists those paid, in the reference's closed item shape).
+   */
+  readonly feeLegs?: readonly FeeLegPayload[];
+  /** The orchestrator's copy of the event names it. */
+  readonly orchestratorId?: string;
   /** `.client_id` variants. */
   readonly clientId?: string;
   /** The browser origin the request was created from; null for server-side calls. */

@@ -1,6 +1,7 @@
 import { type Address, getAddress, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientId } from '../../src/auth/client-ids.ts';
+import { webhookDeliveries } from '../../src/db/schema.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
@@ -88,6 +89,18 @@ beforeAll(async () => {
     });
     await linkClientId(t.db, platform.orchestratorId, clientId);
     clientIds.set(currency, clientId);
+  }
+  for (const [url, headers] of [
+    ['/v1/webhook', { 'x-api-key': merchant.apiKey }],
+    ['/v2/orchestrators/webhooks', { 'x-orchestrator-key': key }],
+  ] as const) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url,
+      headers,
+      payload: { url: 'https://hooks.example.com/fees' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
   }
 });
 afterAll(async () => {
@@ -304,5 +317,37 @@ describe('a link with fee legs paid through /pay', () => {
       { feeBearer: 'payee', amount: '0.1', paidAmount: '0', status: 'outstanding', txHash: null },
       { type: 'protocol_fee', amount: '0.01', status: 'outstanding' },
     ]);
+
+    // The request's status lists them too, paid or owed.
+    const [requestId] = completed
+      .json()
+      .requestStatuses.map((r: { requestId: string }) => r.requestId);
+    const status = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestId}`,
+      headers: { 'x-api-key': merchant.apiKey },
+    });
+    expect(status.statusCode, status.body).toBe(200);
+    expect(status.json()).toMatchObject({ hasBeenPaid: true, totalAmountPaid: '9.89' });
+    expect(status.json().fees).toMatchObject([
+      { type: 'platform', feeBearer: 'payer', amount: '0.05', status: 'paid' },
+      { type: 'platform', feeBearer: 'payee', amount: '0.1', status: 'outstanding' },
+      { feeType: 'protocol_fee', feeBearer: 'payee', amount: '0.01', status: 'outstanding' },
+    ]);
+
+    // payment.confirmed, to the merchant and to the platform, says which fee is still owed.
+    const bodies = (await t.db.select().from(webhookDeliveries))
+      .map((row) => JSON.parse(row.body))
+      .filter((body) => body.event === 'payment.confirmed' && body.requestId === requestId);
+    expect(bodies).toHaveLength(2);
+    expect(bodies.filter((body) => body.orchestratorId !== undefined)).toHaveLength(1);
+    for (const body of bodies) {
+      expect(body.fees).toEqual([{ type: 'platform', amount: '0.05', currency: 'USDC-base' }]);
+      expect(body.feeLegs.map((leg: { status: string }) => leg.status)).toEqual([
+        'paid',
+        'outstanding',
+        'outstanding',
+      ]);
+    }
   });
 });
