@@ -31,7 +31,7 @@ export async function linkDisplay(
   query: CalldataQuery,
 ) {
   const link = await loadLink(deps.db, deps.clock, scope, token);
-  await assertPayable(deps.db, link);
+  await assertPayable(deps, link);
   checkPayerInputs(link, query);
   if (link.children) return deps.parents.display(link, deps.clock.now());
   const [destinationIds, branding] = await Promise.all([
