@@ -102,7 +102,7 @@ export async function linkCalldata(
   query: CalldataQuery,
 ): Promise<LinkSingleCalldata | BatchCalldata | object> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
-  await assertPayable(deps.db, deps.chains, link);
+  await assertPayable(deps, link);
   const payer = checkPayerInputs(link, query);
   assertPayoutWallet(link, payer);
   const now = deps.clock.now();
@@ -110,7 +110,7 @@ export async function linkCalldata(
   const legs = linkLegs(deps.chains, link, now);
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.
-  if (!first) throw await completedError(deps.db, deps.chains, link);
+  if (!first) throw await completedError(deps, link);
   if (legs.length > 1) return buildBatchCalldata(deps, legs, payer);
   const fees = await linkFees(deps.db, link, first);
   const built = await buildSingleCalldata(deps, first, payer, fees?.calls);

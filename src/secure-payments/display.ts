@@ -32,13 +32,13 @@ export async function linkDisplay(
   query: CalldataQuery,
 ) {
   const link = await loadLink(deps.db, deps.clock, scope, token);
-  await assertPayable(deps.db, deps.chains, link);
+  await assertPayable(deps, link);
   checkPayerInputs(link, query);
   if (link.children) return deps.parents.display(link, deps.clock.now());
   const [destinationIds, branding, feeLegs] = await Promise.all([
     destinationIdsOf(deps.db, link),
     resolveLinkBranding(deps.db, link.row.clientIdId),
-    linkFeeLegs(deps.db, deps.chains, link),
+    linkFeeLegs(deps, link),
   ]);
   return displayBody(deps.chains, link, destinationIds, branding, feeLegs);
 }

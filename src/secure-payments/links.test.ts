@@ -76,9 +76,29 @@ describe('links that can no longer be paid: GET, /pay and /calldata alike', () =
         network: 'base',
         redirectUrl: null,
         redirectLabel: 'Go Back and Close',
+        // Ours, for the payer's receipt: what each request was for; no payment recorded here.
+        reference: null,
+        feePlan: expect.objectContaining({ version: 1, grossAmountUsd: '3', fees: [] }),
+        paidAt: null,
         requestStatuses: [
-          { requestId: link.requestIds[0], hasBeenPaid: true, txHash: null },
-          { requestId: link.requestIds[1], hasBeenPaid: false, txHash: null },
+          {
+            requestId: link.requestIds[0],
+            hasBeenPaid: true,
+            txHash: null,
+            payee: dest.walletAddress,
+            amount: '1',
+            currency: 'USDC-base',
+            paidAt: null,
+          },
+          {
+            requestId: link.requestIds[1],
+            hasBeenPaid: false,
+            txHash: null,
+            payee: dest.walletAddress,
+            amount: '2',
+            currency: 'USDC-base',
+            paidAt: null,
+          },
         ],
         feeLegs: [],
       });

@@ -8,10 +8,12 @@ import { preparedPerDatabase } from '../db/prepared.ts';
 import { requests, securePayments } from '../db/schema.ts';
 import { type FeeLegView, feeLegViewsOf } from '../fees/legs.ts';
 import type { LinkScope } from '../http/principal.ts';
+import { formatAmount } from '../payments/amounts.ts';
 import { type PaymentRow, paymentsOfRequests } from '../payments/records.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
 import { amountDue, requestLeg } from '../requests/legs.ts';
 import type { RequestRow } from '../requests/requests.ts';
+import { requestUnits } from '../requests/units.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 import {
   type Child,
@@ -114,17 +116,13 @@ export function linkPayments(
  * Only pending links can be shown for payment or paid: completed ones answer 409 with each
  * request's state (the reference API's body, inside our envelope), the others 403.
  */
-export async function assertPayable(
-  db: Database,
-  chains: ChainRegistry,
-  link: Link,
-): Promise<void> {
+export async function assertPayable(deps: CompletedDeps, link: Link): Promise<void> {
   switch (link.status) {
     case 'pending':
     case 'partially_settled':
       return;
     case 'completed':
-      throw await completedError(db, chains, link);
+      throw await completedError(deps, link);
     case 'expired':
       throw new AppError('secure_payment_expired', 'Secure payment has expired');
     case 'invalidated':
@@ -138,31 +136,53 @@ export async function assertPayable(
 }
 
 /** The fee legs of a link's fee plan, paid or outstanding; none without a plan's fees. */
-export async function linkFeeLegs(
-  db: Database,
-  chains: ChainRegistry,
-  link: Link,
-): Promise<FeeLegView[]> {
+export async function linkFeeLegs(deps: CompletedDeps, link: Link): Promise<FeeLegView[]> {
   if (!link.row.feePlan?.fees.length) return [];
   const legs = await feeLegViewsOf(
-    db,
-    chains,
+    deps.db,
+    deps.chains,
     link.requests.map((r) => r.id),
   );
   return link.requests.flatMap((r) => legs.get(r.id) ?? []);
 }
 
-/** 409 with each request's state (the reference API's body, inside our envelope). */
-export async function completedError(
-  db: Database,
-  chains: ChainRegistry,
-  link: Link,
-): Promise<AppError> {
+/** What a completed link's answer reads: its payments, its branding, its currencies. */
+export interface CompletedDeps {
+  readonly db: Database;
+  readonly chains: ChainRegistry;
+}
+
+/**
+ * 409 with each request's state (the reference API's body, inside our envelope), and what a
+ * receipt needs beside it (ours): what each request was for and to whom, when it was paid, the
+ * link's reference, the fee plan it was paid under and its fee legs, paid or outstanding.
+ */
+export async function completedError(deps: CompletedDeps, link: Link): Promise<AppError> {
   const [payments, branding, feeLegs] = await Promise.all([
-    linkPayments(db, link),
-    resolveLinkBranding(db, link.row.clientIdId),
-    linkFeeLegs(db, chains, link),
+    linkPayments(deps.db, link),
+    resolveLinkBranding(deps.db, link.row.clientIdId),
+    linkFeeLegs(deps, link),
   ]);
+  const statuses = link.requests.map((r) => {
+    // The latest payment of the request: the one that completed it.
+    const last = payments.get(r.id)?.at(-1);
+    const units = requestUnits(deps.chains, r);
+    return {
+      requestId: r.requestId,
+      hasBeenPaid: r.status === 'paid',
+      txHash: last?.txHash ?? null,
+      payee: r.payee,
+      amount: formatAmount(r.expectedAmount, units.decimals),
+      currency: r.invoiceCurrency,
+      paidAt: last?.timestamp.toISOString() ?? null,
+    };
+  });
+  // ISO 8601 strings of one format sort as their times do.
+  const paidAt = statuses.reduce<string | null>(
+    (latest, s) =>
+      s.paidAt !== null && (latest === null || s.paidAt > latest) ? s.paidAt : latest,
+    null,
+  );
   return new AppError('secure_payment_completed', 'Secure payment has already been completed', {
     details: {
       status: 'completed',
@@ -172,12 +192,10 @@ export async function completedError(
       network: link.row.network,
       redirectUrl: link.row.redirectUrl,
       redirectLabel: link.row.redirectLabel ?? DEFAULT_REDIRECT_LABEL,
-      requestStatuses: link.requests.map((r) => ({
-        requestId: r.requestId,
-        hasBeenPaid: r.status === 'paid',
-        // The latest payment of the request: the one that completed it.
-        txHash: payments.get(r.id)?.at(-1)?.txHash ?? null,
-      })),
+      reference: link.row.reference,
+      feePlan: link.row.feePlan ?? null,
+      paidAt,
+      requestStatuses: statuses,
       // Ours: the fee legs of the link's fee plan, each paid or outstanding (a payer may pay
       // the payee and skip a fee: the link is complete, the fee is still owed).
       feeLegs,

@@ -43,11 +43,29 @@ export const CompletedResponse = Type.Object({
     description: 'Where the merchant sends the payer back (ours, not the reference’s)',
   }),
   redirectLabel: Type.String({ description: 'Its button’s label (ours, not the reference’s)' }),
+  reference: Type.Union([Type.String(), Type.Null()], {
+    description: 'The merchant’s reference of the link (ours, for the payer’s receipt)',
+  }),
+  feePlan: NullableFeePlan,
+  paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description:
+      'Block time of the latest payment, the one that completed the link (ours, for the receipt)',
+  }),
   requestStatuses: Type.Array(
     Type.Object({
       requestId: Type.String(),
       hasBeenPaid: Type.Boolean(),
       txHash: Type.Union([Type.String(), Type.Null()]),
+      payee: Type.String({ description: 'Ours: who the request pays' }),
+      amount: Type.String({
+        description: 'Ours: what the request was for, in `currency` (its decimals)',
+      }),
+      currency: Type.String({
+        description: 'Ours: the currency the request counts in (a fiat code for a link in fiat)',
+      }),
+      paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'Ours: block time of the request’s latest payment',
+      }),
     }),
   ),
   feeLegs: FeeLegs,

@@ -50,7 +50,7 @@ export async function relayTronTransaction(
   signed: SignedTransaction,
 ): Promise<RelayAnswer> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
-  await assertPayable(deps.db, deps.chains, link);
+  await assertPayable(deps, link);
   if (link.row.network !== 'tron')
     throw new AppError(
       'tron_link_required',
@@ -58,7 +58,7 @@ export async function relayTronTransaction(
     );
   const legs = linkLegs(deps.chains, link, deps.clock.now());
   const [leg, ...others] = legs;
-  if (!leg) throw await completedError(deps.db, deps.chains, link);
+  if (!leg) throw await completedError(deps, link);
   // Tron links hold one request (Tron has no batch payments) unless they are multicall parents,
   // which pay through the Tron batch contract: a second leg elsewhere is a broken invariant.
   if (others.length > 0 && !link.children) {

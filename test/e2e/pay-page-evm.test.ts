@@ -70,7 +70,7 @@ describe('paying on the hosted page', () => {
     release();
 
     await screen(page, 'completed');
-    expect(await text(page, 'h1')).toBe('Paid');
+    expect(await text(page, 'h1')).toBe('Paid 12.5 USDC');
     for (const size of SIZES) await shoot(page, 'completed', size);
     expect(sends(wallet)).toBe(2);
     expect(await rig.balance('USDC', payee)).toBe(before + 12_500_000n);

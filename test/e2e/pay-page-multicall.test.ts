@@ -95,7 +95,8 @@ describe('multicall payout links on the hosted page', () => {
 
       await page.getByRole('button', { name: 'Pay with Test Wallet' }).click();
       await screen(page, 'completed');
-      expect(await text(page, 'h1')).toBe('Paid');
+      // Two currencies: the receipt counts the payments, each line with its own amount.
+      expect(await text(page, 'h1')).toBe('Paid 3 payments');
       // An approval per token (USDC, DAI), then the one batch transaction.
       expect(sends(wallets[0])).toBe(3);
       const after = await balances(items);
@@ -172,7 +173,8 @@ describe('multicall payout links on the hosted page', () => {
       await page.getByRole('button', { name: 'Pay with Test Wallet' }).click();
       // Nothing left that can be sent: done, though the screened child keeps the parent open.
       await screen(page, 'completed');
-      expect(await text(page, 'h1')).toBe('Paid');
+      // The receipt is of the two payouts just sent, not of the one paid before.
+      expect(await text(page, 'h1')).toBe('Paid 2 payments');
       expect(sends(wallets[0])).toBe(3);
       const after = await balances(items);
       expect(after.map((a, i) => a - (before[i] ?? 0n))).toEqual([

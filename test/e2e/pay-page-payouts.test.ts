@@ -56,7 +56,7 @@ describe('payout links on the hosted page', () => {
 
     await page.getByRole('button', { name: 'Pay with Test Wallet' }).click();
     await screen(page, 'completed');
-    expect(await text(page, 'h1')).toBe('Paid');
+    expect(await text(page, 'h1')).toBe('Paid 12.5 USDC');
     expect(sends(wallets[0])).toBe(2);
     expect(await rig.balance('USDC', recipient)).toBe(before + 12_500_000n);
     await context.close();

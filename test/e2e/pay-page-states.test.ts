@@ -115,7 +115,7 @@ describe('the screens of a link', () => {
       .set({ status: 'paid' })
       .where(eq(requests.securePaymentId, link?.id ?? ''));
     const { context, page } = await openPage(`/?token=${token}`);
-    expect(await shownScreen(page)).toEqual({ name: 'completed', title: 'Paid' });
+    expect(await shownScreen(page)).toEqual({ name: 'completed', title: 'Paid 5 USDC' });
     const back = page.getByRole('link', { name: 'Back to the shop' });
     expect(await back.getAttribute('href')).toBe('https://shop.example/orders/7');
     expect(await accessibilityProblems(page)).toEqual([]);

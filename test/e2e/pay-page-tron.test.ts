@@ -217,7 +217,7 @@ describe('paying a Tron link with TronLink', () => {
 
     await payWithTronLink(page);
     await screen(page, 'completed');
-    expect(await text(page, 'h1')).toBe('Paid');
+    expect(await text(page, 'h1')).toBe('Paid 7.25 USDT');
     await page.screenshot({ path: `${ARTIFACTS}/tron-completed-1280x800.png`, fullPage: true });
 
     // Two transactions, each signed in TronLink, checked by the node and run on the contracts.

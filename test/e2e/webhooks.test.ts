@@ -228,11 +228,27 @@ describe('payment webhooks', () => {
       headers: clientHeaders(),
     });
     expect(link.statusCode).toBe(409);
-    // The reference's 409 body names the transaction that paid each request.
+    // The reference's 409 body names the transaction that paid each request; ours adds what
+    // the payer's receipt shows, paid at the block's time.
+    if (!paymentTx) throw new Error('no payment sent');
+    const mined = await local.chain.client.getTransactionReceipt({ hash: paymentTx });
+    const block = await local.chain.client.getBlock({ blockHash: mined.blockHash });
+    const paidAt = new Date(Number(block.timestamp) * 1000).toISOString();
     expect(link.json()).toMatchObject({
       status: 'completed',
       branding: null,
-      requestStatuses: [{ requestId, hasBeenPaid: true, txHash: paymentTx }],
+      paidAt,
+      requestStatuses: [
+        {
+          requestId,
+          hasBeenPaid: true,
+          txHash: paymentTx,
+          payee: accountOf(local.chain, 1).address,
+          amount: '12.5',
+          currency: 'USDC-base',
+          paidAt,
+        },
+      ],
     });
     const request = await t.app.inject({
       method: 'GET',

@@ -9,6 +9,14 @@ import {
   numberToHex,
 } from 'viem';
 import type { Eip1193Provider } from '../../src/sandbox/chain.ts';
+import { typedDataOfJson } from './typed-data.ts';
+import {
+  type AtomicSupport,
+  BATCH_METHODS,
+  type CallBatch,
+  handleBatchMethod,
+  rpcError,
+} from './wallet-calls.ts';
 
 /**
  * A browser wallet for tests: the page sees an EIP-1193 provider announced through EIP-6963,
@@ -16,7 +24,7 @@ import type { Eip1193Provider } from '../../src/sandbox/chain.ts';
  * signs with a sandbox key and sends to the chain the wallet is on: the local chain it starts
  * with, or one the page added, through the RPC URL the page gave (as a real wallet does). A
  * test can make it decline, start on another chain, or not know the link's chain, and reads
- * back every call the page made.
+ * back every call the page made. A wallet may offer EIP-5792 atomic batches (wallet-calls.ts).
  */
 
 /** A chain the wallets know from the start, and how to reach it. */
@@ -33,6 +41,15 @@ export interface TestWalletSpec {
   readonly startChainId?: number;
   /** Chain ids the wallet can switch to without adding them first; the home chain's by default. */
   readonly knownChainIds?: readonly number[];
+  /** What it answers to `wallet_getCapabilities`; without it, the EIP-5792 methods are unknown. */
+  readonly atomic?: AtomicSupport;
+}
+
+/** One call as a dapp asks a wallet to send it. */
+interface Call {
+  readonly to: Hex;
+  readonly data?: Hex;
+  readonly value?: Hex;
 }
 
 interface WalletCall {
@@ -45,6 +62,8 @@ export interface TestWallet {
   readonly calls: WalletCall[];
   /** The hashes of the transactions it sent, in order. */
   readonly sent: Hex[];
+  /** The batches of calls it took (`wallet_sendCalls`), in order. */
+  readonly batches: CallBatch[];
   /** The signatures it made over EIP-712 typed data (`eth_signTypedData_v4`), in order. */
   readonly signed: Hex[];
   /** The signatures it made over messages (`personal_sign`: a wallet sign-in), in order. */
@@ -94,6 +113,7 @@ export async function installTestWallets(
       spec,
       calls: [],
       sent: [],
+      batches: [],
       signed: [],
       signedMessages: [],
       chainId: spec.startChainId ?? home?.chainId ?? 1,
@@ -109,6 +129,40 @@ export async function installTestWallets(
     const provider = providers.get(chainId);
     if (!provider) throw rpcError(-32603, `the wallet has no RPC for chain ${chainId}`);
     return provider;
+  };
+
+  /** The payer's answer to a request: waits while the test holds it, declines when told to. */
+  const confirm = async (wallet: TestWallet): Promise<void> => {
+    await wallet.hold;
+    if (wallet.declineNext > 0) {
+      wallet.declineNext--;
+      throw rpcError(4001, 'User rejected the request.');
+    }
+  };
+
+  /** Signs `tx` with the wallet's account and sends it on the wallet's chain. */
+  const send = async (wallet: TestWallet, tx: Call): Promise<Hex> => {
+    const client = createWalletClient({
+      account: wallet.spec.account,
+      chain: defineChain({
+        id: wallet.chainId,
+        name: `chain ${wallet.chainId}`,
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [] } },
+      }),
+      transport: custom(providerOf(wallet.chainId), { retryCount: 0 }),
+    });
+    const request = {
+      to: tx.to,
+      ...(tx.data && { data: tx.data }),
+      value: BigInt(tx.value ?? '0x0'),
+    };
+    const hook = wallet.beforeSend;
+    if (!hook) return client.sendTransaction(request);
+    // Estimated (gas, nonce, fees) before the hook, sent as estimated after it.
+    const prepared = await client.prepareTransactionRequest(request);
+    await hook(tx);
+    return client.sendTransaction(prepared);
   };
 
   const handle = async (index: number, method: string, params: unknown): Promise<unknown> => {
@@ -140,46 +194,13 @@ export async function installTestWallets(
         return null;
       }
       case 'eth_sendTransaction': {
-        await wallet.hold;
-        if (wallet.declineNext > 0) {
-          wallet.declineNext--;
-          throw rpcError(4001, 'User rejected the request.');
-        }
-        const tx = list[0] as { to: Hex; data?: Hex; value?: Hex };
-        const client = createWalletClient({
-          account: wallet.spec.account,
-          chain: defineChain({
-            id: wallet.chainId,
-            name: `chain ${wallet.chainId}`,
-            nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-            rpcUrls: { default: { http: [] } },
-          }),
-          transport: custom(providerOf(wallet.chainId), { retryCount: 0 }),
-        });
-        const request = {
-          to: tx.to,
-          ...(tx.data && { data: tx.data }),
-          value: BigInt(tx.value ?? '0x0'),
-        };
-        const hook = wallet.beforeSend;
-        let hash: Hex;
-        if (hook) {
-          // Estimated (gas, nonce, fees) before the hook, sent as estimated after it.
-          const prepared = await client.prepareTransactionRequest(request);
-          await hook(tx);
-          hash = await client.sendTransaction(prepared);
-        } else {
-          hash = await client.sendTransaction(request);
-        }
+        await confirm(wallet);
+        const hash = await send(wallet, list[0] as Call);
         wallet.sent.push(hash);
         return hash;
       }
       case 'eth_signTypedData_v4': {
-        await wallet.hold;
-        if (wallet.declineNext > 0) {
-          wallet.declineNext--;
-          throw rpcError(4001, 'User rejected the request.');
-        }
+        await confirm(wallet);
         const [address, json] = list as [string, string];
         const { account } = wallet.spec;
         if (address.toLowerCase() !== account.address.toLowerCase() || !account.signTypedData) {
@@ -205,6 +226,26 @@ export async function installTestWallets(
         return signature;
       }
       default:
+        if (BATCH_METHODS.has(method)) {
+          return handleBatchMethod(
+            {
+              address: wallet.spec.account.address,
+              atomic: wallet.spec.atomic,
+              chainId: wallet.chainId,
+              knownChainIds: chains,
+              batches: wallet.batches,
+              async send(call) {
+                const hash = await send(wallet, call);
+                wallet.sent.push(hash);
+                return hash;
+              },
+              provider: () => providerOf(wallet.chainId),
+              confirm: () => confirm(wallet),
+            },
+            method,
+            list,
+          );
+        }
         // Reads (receipts, blocks, estimates) go to the chain, as a wallet's node answers them.
         return providerOf(wallet.chainId).request({ method, params: list });
     }
@@ -258,31 +299,4 @@ export async function installTestWallets(
     })),
   );
   return wallets;
-}
-
-interface TypedDataJson {
-  readonly types: Record<string, readonly { name: string; type: string }[]>;
-  readonly domain: Record<string, unknown>;
-  readonly primaryType: string;
-  readonly message: Record<string, unknown>;
-}
-
-/**
- * `eth_signTypedData_v4`'s JSON as a wallet reads it: integers may come as decimal strings (as
- * JSON cannot hold a uint256), so the primary type's integer fields are read as bigints.
- */
-function typedDataOfJson(json: string): Parameters<NonNullable<Account['signTypedData']>>[0] {
-  const data = JSON.parse(json) as TypedDataJson;
-  const fields = data.types[data.primaryType] ?? [];
-  const message = Object.fromEntries(
-    Object.entries(data.message).map(([name, value]) => {
-      const type = fields.find((field) => field.name === name)?.type ?? '';
-      return [name, /^u?int\d*$/.test(type) ? BigInt(value as string | number) : value];
-    }),
-  );
-  return { ...data, message } as never;
-}
-
-function rpcError(code: number, message: string): Error {
-  return Object.assign(new Error(message), { code });
 }

@@ -36,10 +36,20 @@ interface LinkCommon {
   readonly creatorWalletAddress?: string | null;
 }
 
+/** A fee of the link's plan, as far as the page shows it. */
+interface PlanFee {
+  readonly type: string;
+  readonly label: string;
+  readonly feeBearer: 'payer' | 'payee';
+  readonly calculatedAmountUsd: string;
+}
+
+/** The link's fee plan (the fields the page shows); null for a link without one. */
+export type FeePlan = { readonly totalFeesUsd: string; readonly fees: readonly PlanFee[] } | null;
+
 interface DisplayCommon extends LinkCommon {
   readonly reference: string | null;
-  /** The link's fee plan (the fields the page shows); null for a link without one. */
-  readonly feePlan: { readonly totalFeesUsd: string; readonly fees: readonly unknown[] } | null;
+  readonly feePlan: FeePlan;
 }
 
 /** Why a child of a multicall cannot be paid now (the server's `blockReason`). */
@@ -114,16 +124,39 @@ export type Display =
 /** A link that pays its own requests: one, or a batch of them. */
 export type SingleOrBatchDisplay = Exclude<Display, MulticallDisplay>;
 
-interface Completed {
-  /** The network of the transactions (payreq's addition to the reference's body). */
+/**
+ * A completed link (its 409). Past the reference's fields, payreq's own are optional here: the
+ * page reads them where the server gives them and shows less where it does not.
+ */
+export interface Completed {
+  readonly branding?: Branding | null;
+  /** The network of the transactions. */
   readonly network?: string;
-  /** The merchant's way back (payreq's additions too). */
+  /** The merchant's way back. */
   readonly redirectUrl?: string | null;
   readonly redirectLabel?: string;
+  /** What the receipt shows: the merchant's reference, the plan paid under, when. */
+  readonly reference?: string | null;
+  readonly feePlan?: FeePlan;
+  readonly paidAt?: string | null;
+  /** The plan's fee legs as paid on chain, each paid or outstanding. */
+  readonly feeLegs?: readonly {
+    readonly type: string;
+    readonly label: string;
+    readonly feeBearer: 'payer' | 'payee';
+    readonly amount: string;
+    readonly currency: string;
+    readonly status: 'paid' | 'outstanding';
+    readonly txHash: string | null;
+  }[];
   readonly requestStatuses: readonly {
     readonly requestId: string;
     readonly hasBeenPaid: boolean;
     readonly txHash: string | null;
+    readonly payee?: string;
+    readonly amount?: string;
+    /** What the amount is in: a currency id (`USDC-base`), or a fiat code. */
+    readonly currency?: string;
   }[];
 }
 

@@ -1,4 +1,4 @@
-import { createApi, type Display, type LinkState } from './api.ts';
+import { type Branding, createApi, type Display, type LinkState } from './api.ts';
 import { applyBranding, brandingChrome } from './branding.ts';
 import { readConfig } from './config.ts';
 import type { PayContext } from './context.ts';
@@ -6,8 +6,8 @@ import { fiatOf, quoteFacts, quoteOf, showQuote } from './conversion.ts';
 import { h, show } from './dom.ts';
 import { timeLeft } from './format.ts';
 import { multicallScreen } from './multicall.ts';
+import { receiptOfCompleted, receiptOfMulticall, receiptScreen } from './receipt.ts';
 import {
-  completedScreen,
   confirmingScreen,
   errorScreen,
   loadingScreen,
@@ -41,13 +41,10 @@ function render(screen: HTMLElement): void {
 
 function showState(state: Exclude<LinkState, { kind: 'payable' }>) {
   switch (state.kind) {
-    case 'completed': {
-      const { network, redirectUrl, redirectLabel, requestStatuses } = state.completed;
-      const hashes = requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : []));
-      const redirect = redirectUrl ? { url: redirectUrl, label: redirectLabel ?? '' } : null;
-      render(completedScreen(config, network ?? null, hashes, redirect));
+    case 'completed':
+      brand(state.completed.branding ?? null);
+      render(receiptScreen(config, receiptOfCompleted(state.completed, [])));
       return;
-    }
     case 'error':
       render(errorScreen(state.message, () => void load()));
       return;
@@ -56,16 +53,21 @@ function showState(state: Exclude<LinkState, { kind: 'payable' }>) {
   }
 }
 
+/** The platform's colours, logo and legal links, on every screen of its link. */
+function brand(branding: Branding | null): void {
+  applyBranding(document.documentElement, branding);
+  const { logo, legal } = brandingChrome(branding);
+  if (logo && !document.querySelector('img.logo')) root.before(logo);
+  if (legal && !document.querySelector('footer.legal')) root.after(legal);
+}
+
 function payable(display: Display): void {
   const network = config.networks[display.network];
   if (!network) {
     render(errorScreen(`This page cannot pay on ${display.network}.`, () => void load()));
     return;
   }
-  applyBranding(document.documentElement, display.branding);
-  const { logo, legal } = brandingChrome(display.branding);
-  if (logo && !document.querySelector('img.logo')) root.before(logo);
-  if (legal && !document.querySelector('footer.legal')) root.after(legal);
+  brand(display.branding);
   let following = false;
   const context: PayContext = {
     config,
@@ -136,17 +138,11 @@ function payable(display: Display): void {
 
 async function follow(display: Display, txHashes: readonly string[]): Promise<void> {
   render(confirmingScreen(config, display.network, txHashes));
-  const redirect = display.redirectUrl
-    ? { url: display.redirectUrl, label: display.redirectLabel }
-    : null;
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, FOLLOW_EVERY_MS));
     const state = await api.link(token);
     if (state.kind === 'completed') {
-      // The payments the link records; the approvals before them are not what the payer paid.
-      const recorded = state.completed.requestStatuses.flatMap((s) => (s.txHash ? [s.txHash] : []));
-      const hashes = recorded.length > 0 ? recorded : txHashes.slice(-1);
-      render(completedScreen(config, display.network, hashes, redirect));
+      render(receiptScreen(config, receiptOfCompleted(state.completed, txHashes)));
       return;
     }
     // A multicall with payouts left out (withdrawn, screened) never completes: it is done once
@@ -156,7 +152,9 @@ async function follow(display: Display, txHashes: readonly string[]): Promise<vo
       state.display.paymentType === 'multicall' &&
       !state.display.canExecute
     ) {
-      render(completedScreen(config, display.network, txHashes.slice(-1), redirect));
+      // What was sent is what could be sent before: the display this page paid from.
+      const sent = display.paymentType === 'multicall' ? display : state.display;
+      render(receiptScreen(config, receiptOfMulticall(sent, txHashes)));
       return;
     }
     // Still pending (not yet confirmed), or the service is briefly unreachable: keep waiting.

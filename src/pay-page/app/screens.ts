@@ -24,7 +24,7 @@ export function card(name: string, title: string, ...body: Content[]): HTMLEleme
 }
 
 /** A mark above the heading: ✓ for done, ! for a link that cannot be paid. */
-function marked(screen: HTMLElement, mark: '✓' | '!'): HTMLElement {
+export function marked(screen: HTMLElement, mark: '✓' | '!'): HTMLElement {
   screen.prepend(
     h('div', { class: mark === '✓' ? 'badge' : 'badge neutral', 'aria-hidden': 'true' }, mark),
   );
@@ -236,29 +236,6 @@ export function confirmingScreen(config: PageConfig, network: string, txHashes: 
     transactionLinks(config, network, txHashes),
     spinner(),
   );
-}
-
-export interface Redirect {
-  readonly url: string;
-  readonly label: string;
-}
-
-export function completedScreen(
-  config: PageConfig,
-  network: string | null,
-  txHashes: readonly string[],
-  redirect: Redirect | null,
-) {
-  // Only a web address becomes a link: never a `javascript:` one.
-  const safe = redirect && /^https?:\/\//i.test(redirect.url) ? redirect : null;
-  const screen = card(
-    'completed',
-    'Paid',
-    h('p', {}, 'This payment is complete. Thank you.'),
-    network ? transactionLinks(config, network, txHashes) : null,
-    safe ? h('a', { class: 'button', href: safe.url, rel: 'noopener' }, safe.label) : null,
-  );
-  return marked(screen, '✓');
 }
 
 export type StateKind = 'expired' | 'invalidated' | 'not_found' | 'in_progress' | 'blocked';

@@ -24,3 +24,12 @@ export function sentFromHere(token: string): string[] | null {
     return null;
   }
 }
+
+/** The payment this browser sent failed (refused, reverted): the link is due again. */
+export function forgetSent(token: string): void {
+  try {
+    localStorage.removeItem(keyOf(token));
+  } catch {
+    // Storage off: nothing was kept.
+  }
+}

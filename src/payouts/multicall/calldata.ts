@@ -28,7 +28,7 @@ export async function multicallCalldata(
   const children = link.children ?? [];
   const legs = linkLegs(deps.chains, link, now);
   if (legs.length === 0) {
-    if (link.status === 'completed') throw await completedError(deps.db, deps.chains, link);
+    if (link.status === 'completed') throw await completedError(deps, link);
     throw new AppError('multicall_not_executable', NOT_EXECUTABLE_MESSAGE);
   }
   const paying = legs.map((leg) => {
