@@ -186,3 +186,55 @@ describe('buildTronCalldata', () => {
     `);
   });
 });
+
+describe('buildTronCalldata with fee legs', () => {
+  it('approves the payment and its fee legs together, then pays each leg after the payee', async () => {
+    const leg = usdtLeg(null);
+    const fees = [
+      {
+        recipient: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+        amount: 25_000n,
+        paymentReference: 'aa'.repeat(8),
+      },
+    ];
+    const built = await buildTronCalldata(deps, leg, {}, fees);
+    expect(built.metadata).toMatchObject({
+      stepsRequired: 3,
+      paymentTransactionIndex: 1,
+      requiredAmount: '5.025',
+    });
+    const [approve, , fee] = built.transactions;
+    expect(approve && 'parameters' in approve && approve.parameters[1]).toEqual({
+      type: 'uint256',
+      value: '5025000',
+    });
+    expect(fee && 'parameters' in fee && fee.parameters).toMatchInlineSnapshot(`
+      [
+        {
+          "type": "address",
+          "value": "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+        },
+        {
+          "type": "address",
+          "value": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+        },
+        {
+          "type": "uint256",
+          "value": "25000",
+        },
+        {
+          "type": "bytes",
+          "value": "0xaaaaaaaaaaaaaaaa",
+        },
+        {
+          "type": "uint256",
+          "value": "0",
+        },
+        {
+          "type": "address",
+          "value": "T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb",
+        },
+      ]
+    `);
+  });
+});
