@@ -8,8 +8,8 @@ import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 
 /**
  * A paid link's page is its receipt, in a real Chromium: the amount, the payee, when it was
- * paid (the block's time), the fees of the link's plan, the transaction with its explorer link,
- * under the platform's colours; a Print button, and a print style sheet that leaves the buttons
+ * paid (the block's time), the fee legs of the link's plan as paid (each with its own
+ * transaction), the payment's transaction with its explorer link, under the platform's colours; a Print button, and a print style sheet that leaves the buttons
  * out and the receipt on one page. The same receipt right after paying and for a payer who
  * comes back to the link later.
  */
@@ -94,6 +94,7 @@ async function readReceipt(page: Page) {
     fees: await texts(page, '[data-field="fee"]', 1),
     tx: await text(page, '[data-field="tx"]'),
     explorer: await page.locator('[data-field="explorer"]').getAttribute('href'),
+    feeExplorer: await page.locator('[data-field="fee-explorer"]').getAttribute('href'),
     action: String(
       await page.evaluate(
         "getComputedStyle(document.documentElement).getPropertyValue('--action').trim()",
@@ -111,8 +112,9 @@ describe('the receipt of a paid link', () => {
     await screen(page, 'pending');
     await page.getByRole('button', { name: 'Pay with Test Wallet' }).click();
     const shown = await readReceipt(page);
-    const paymentTx = wallets[0]?.sent.at(-1);
-    if (!paymentTx) throw new Error('no payment sent');
+    // The approval, the payment, then the fee leg.
+    const [, paymentTx, feeTx] = wallets[0]?.sent ?? [];
+    if (!paymentTx || !feeTx) throw new Error('no payment sent');
     const expected = {
       title: 'Paid 10 USDC',
       amount: '10 USDC',
@@ -121,7 +123,9 @@ describe('the receipt of a paid link', () => {
       reference: 'invoice-77',
       paidAt: await blockTime(paymentTx),
       paidAtText: expect.stringMatching(/\d/),
-      fees: ['Platform fee 0.05 USD, paid by the payer'],
+      // The fee leg as paid on chain, in the token, with its own transaction.
+      fees: [`Platform fee 0.05 USDC, paid by the payerPaid${feeTx}`],
+      feeExplorer: `https://basescan.org/tx/${feeTx}`,
       tx: paymentTx,
       explorer: `https://basescan.org/tx/${paymentTx}`,
       action: ACTION_COLOR,

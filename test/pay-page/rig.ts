@@ -92,9 +92,13 @@ const WALLETS = 16;
 /**
  * The chain stands in for Base by default; `sandbox` runs it as the sandbox network instead
  * (its chain id, fixed addresses, mock feeds), served at /sandbox/rpc as `npm start` serves it.
+ * `env`: more of the service's configuration (the operator's protocol fee, say).
  */
 export async function startPayPageRig(
-  options: { readonly network?: 'base' | 'sandbox' } = {},
+  options: {
+    readonly network?: 'base' | 'sandbox';
+    readonly env?: Readonly<Record<string, string>>;
+  } = {},
 ): Promise<PayPageRig> {
   const network = options.network ?? 'base';
   const chainId = network === 'sandbox' ? SANDBOX_CHAIN_ID : CHAIN_ID;
@@ -107,7 +111,13 @@ export async function startPayPageRig(
   // Every URL asked for, as sent: the log masks link tokens.
   const urls: string[] = [];
   const t = await createTestApp({
-    env: { ...local.env, BASE_URL: origin, PAY_URL: origin, ALLOW_LOCAL_WEBHOOKS: 'true' },
+    env: {
+      ...local.env,
+      ...options.env,
+      BASE_URL: origin,
+      PAY_URL: origin,
+      ALLOW_LOCAL_WEBHOOKS: 'true',
+    },
     extend: (app) => {
       app.addHook('onRequest', (request, _reply, done) => {
         urls.push(request.url);

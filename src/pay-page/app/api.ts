@@ -44,8 +44,17 @@ interface PlanFee {
   readonly calculatedAmountUsd: string;
 }
 
-/** The link's fee plan (the fields the page shows); null for a link without one. */
-export type FeePlan = { readonly totalFeesUsd: string; readonly fees: readonly PlanFee[] } | null;
+/**
+ * The link's fee plan (the fields the page shows); null for a link without one. Its amounts
+ * are in USD, the unit of the USD stablecoin a link with a plan is paid in.
+ */
+export type FeePlan = {
+  readonly totalFeesUsd: string;
+  /** What the payer sends: the amount, and the payer-borne fees on top of it. */
+  readonly payerTotalAmountUsd: string;
+  readonly payerBorneFeesUsd: string;
+  readonly fees: readonly PlanFee[];
+} | null;
 
 interface DisplayCommon extends LinkCommon {
   readonly reference: string | null;

@@ -137,12 +137,28 @@ function dateOf(iso: string): HTMLElement {
   return h('time', { datetime: iso, 'data-field': 'paid-at' }, shown);
 }
 
-function transactionOf(config: PageConfig, network: string | null, hash: string): HTMLElement {
+/** `fee`: a fee leg's own transaction, named apart from the payment's. */
+function transactionOf(
+  config: PageConfig,
+  network: string | null,
+  hash: string,
+  of: 'payment' | 'fee' = 'payment',
+): HTMLElement {
+  const prefix = of === 'fee' ? 'fee-' : '';
   // The whole hash: a printed receipt has no link to follow.
-  const text = h('code', { 'data-field': 'tx' }, hash);
+  const text = h('code', { 'data-field': `${prefix}tx` }, hash);
   const href = network ? explorerLink(config, network, hash) : null;
   return href
-    ? h('a', { href, rel: 'noopener noreferrer', target: '_blank', 'data-field': 'explorer' }, text)
+    ? h(
+        'a',
+        {
+          href,
+          rel: 'noopener noreferrer',
+          target: '_blank',
+          'data-field': `${prefix}explorer`,
+        },
+        text,
+      )
     : text;
 }
 
@@ -162,7 +178,7 @@ function feeList(config: PageConfig, network: string | null, fees: readonly FeeL
         h('span', { class: 'fee-label' }, fee.label),
         ` ${fee.amount} ${symbolOf(fee.currency)}, ${BEARER[fee.feeBearer]}`,
         fee.status ? h('span', { class: `state ${fee.status}` }, STATUS[fee.status]) : null,
-        fee.txHash ? transactionOf(config, network, fee.txHash) : null,
+        fee.txHash ? transactionOf(config, network, fee.txHash, 'fee') : null,
       ),
     ),
   );

@@ -115,6 +115,22 @@ function headingOf(display: SingleOrBatchDisplay, lines: readonly Line[]): strin
   return `Send ${totalOf(lines)} to ${to}`;
 }
 
+/**
+ * What the payer sends under the link's fee plan, "100.4 USDC (incl. fees 0.4 USDC)": the
+ * heading's amount and the payer-borne fees on top of it. Only a link of one request in a USD
+ * stablecoin has a plan, and its USD amounts are that token's; a fee finer than the token's
+ * decimals is rounded down on chain, so this never says less than the wallet is asked for.
+ */
+function payerTotalOf(display: SingleOrBatchDisplay): string | null {
+  const plan = display.feePlan;
+  if (!plan || plan.fees.length === 0 || display.paymentType !== 'single') return null;
+  const symbol = symbolOf(display.paymentCurrency);
+  const fees = /^0(\.0*)?$/.test(plan.payerBorneFeesUsd)
+    ? ''
+    : ` (incl. fees ${plan.payerBorneFeesUsd} ${symbol})`;
+  return `${plan.payerTotalAmountUsd} ${symbol}${fees}`;
+}
+
 export function summaryScreen(
   config: PageConfig,
   display: SingleOrBatchDisplay,
@@ -123,6 +139,7 @@ export function summaryScreen(
   const lines = linesOf(display);
   const batch = lines.length > 1;
   const creator = display.payout === true ? (display.creatorWalletAddress ?? null) : null;
+  const payerTotal = payerTotalOf(display);
   return card(
     'pending',
     headingOf(display, lines),
@@ -166,6 +183,8 @@ export function summaryScreen(
           ? `${display.feePlan.totalFeesUsd} USD`
           : 'None',
       ),
+      payerTotal ? h('dt', {}, display.payout === true ? 'You send' : 'You pay') : null,
+      payerTotal ? h('dd', { 'data-field': 'payer-total' }, payerTotal) : null,
       h('dt', {}, 'Network fee'),
       h('dd', {}, 'Shown by your wallet'),
       h('dt', {}, 'Expires in'),
