@@ -8,7 +8,9 @@ import { type FeeLegState, isFeeLegPaid, planBaseUnits } from './legs.ts';
 /**
  * What `/pay` adds for a payment's fee legs: the calls to append after the payee's (the legs
  * not yet paid), the `feeBundle` that describes them in the same order, and the platform's and
- * the protocol's rates for the metadata. The amounts are the plan's, in the payment currency.
+ * the protocol's rates for the metadata. The fees are the plan's, in the payment currency; the
+ * gross and what follows from it are the payment's own base units, which the plan's USD (8
+ * decimals) would round down on an 18-decimal token.
  */
 export interface PayableFees {
   readonly calls: readonly FeeLegCall[];
@@ -34,10 +36,15 @@ export function payableFees(
     readonly bundleId: string;
     readonly currency: Currency;
     readonly network: Network;
+    /** The payment's amount, in base units of `currency`. */
+    readonly grossAmount: bigint;
   },
 ): PayableFees {
-  const { currency, network } = at;
+  const { currency, network, grossAmount } = at;
   const amount = (usd: string) => formatAmount(planBaseUnits(usd, currency), currency.decimals);
+  const units = (value: bigint) => formatAmount(value, currency.decimals);
+  const payeeBorne = planBaseUnits(plan.payeeBorneFeesUsd, currency);
+  const payerBorne = planBaseUnits(plan.payerBorneFeesUsd, currency);
   const due = legs.filter((leg) => !isFeeLegPaid(leg));
   const platformFee = rate(plan, 'orchestrator_fee', legs);
   const protocolFee = rate(plan, 'protocol_fee', legs);
@@ -51,12 +58,12 @@ export function payableFees(
       bundleId: at.bundleId,
       defaultFeeBearer: plan.defaultFeeBearer,
       amountSummary: {
-        grossAmount: amount(plan.grossAmountUsd),
-        netRecipientAmount: amount(plan.netRecipientAmountUsd),
+        grossAmount: units(grossAmount),
+        netRecipientAmount: units(grossAmount - payeeBorne),
         totalFees: amount(plan.totalFeesUsd),
-        payeeBorneFees: amount(plan.payeeBorneFeesUsd),
-        payerBorneFees: amount(plan.payerBorneFeesUsd),
-        payerTotal: amount(plan.payerTotalAmountUsd),
+        payeeBorneFees: units(payeeBorne),
+        payerBorneFees: units(payerBorne),
+        payerTotal: units(grossAmount + payerBorne),
       },
       fees: due.map((leg) => ({
         requestId: leg.feeRequestId,

@@ -149,5 +149,6 @@ async function linkFees(
     bundleId: request.id,
     currency: leg.currency,
     network: leg.network,
+    grossAmount: request.expectedAmount,
   });
 }

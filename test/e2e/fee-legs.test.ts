@@ -254,6 +254,12 @@ describe('a link with fee legs paid through /pay', () => {
       '0.33333333',
       '0.03333333',
     ]);
+    // The summary is the payment's to the wei, though the plan's USD stops at 8 decimals.
+    expect(body.feeBundle.amountSummary).toMatchObject({
+      grossAmount: '33.333333333333333333',
+      netRecipientAmount: '32.966666673333333333',
+      payerTotal: '33.499999993333333333',
+    });
     const dai = local.chain.addresses.dai;
     const before = await balances(dai, 'DAI-base');
     await sendAll(local.chain, wallets().payer, body.transactions);
