@@ -17,6 +17,7 @@ import {
   erc20FeeProxyAbi,
   ethFeeProxyAbi,
 } from '../payments/abis.ts';
+import { payersOf } from './payer-accounts.ts';
 import type { BlockSource, DetectedPayment } from './types.ts';
 
 /** The RPC refused the block range as too large: scan smaller ranges. */
@@ -48,6 +49,7 @@ export function createEvmSource(deps: {
     | 'erc20ConversionProxy'
     | 'ethConversionProxy'
     | 'chainlinkConversionPath'
+    | 'batchPayments'
   >;
 }): BlockSource {
   const { contracts } = deps;
@@ -64,6 +66,11 @@ export function createEvmSource(deps: {
     [contracts.erc20FeeProxy, contracts.erc20ConversionProxy]
       .filter((a): a is string => a !== null)
       .map((a) => getAddress(a)),
+  );
+
+  // The batch contract takes a batch's tokens from the payer, then pays through the proxy.
+  const intermediaries = new Set(
+    [contracts.batchPayments].filter((a): a is string => a !== null).map((a) => a.toLowerCase()),
   );
 
   /** A converted amount (8-decimal fiat) in USD at the payment's block, when a feed says. */
@@ -174,9 +181,18 @@ export function createEvmSource(deps: {
       }
       return events;
     },
-    async sender(txHash) {
-      const tx = await deps.client.getTransaction({ hash: txHash as `0x${string}` });
-      return getAddress(tx.from);
+    async payers(event) {
+      const receipt = await deps.client.getTransactionReceipt({
+        hash: event.txHash as `0x${string}`,
+      });
+      return payersOf(receipt, event, {
+        intermediaries,
+        // An EIP-7702 account's code is a delegation (0xef0100 ‖ address): still an EOA.
+        isEoa: async (address) => {
+          const code = await deps.client.getCode({ address });
+          return code === undefined || code === '0x' || code.startsWith('0xef0100');
+        },
+      });
     },
   };
 }

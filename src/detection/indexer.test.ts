@@ -29,7 +29,7 @@ function refusingSource(height: bigint, limit: bigint) {
       ranges.push([from, to]);
       return [];
     },
-    sender: async () => null,
+    payers: async () => ({ payerAddress: null, payerEoaAddress: null }),
   };
   return { source, ranges };
 }

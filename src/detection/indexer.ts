@@ -145,7 +145,7 @@ export function createIndexer(deps: {
         matchFeeLegs(deps.db, deps.chains, deps.network, events),
       ]);
       // The recurring payers and the checkpoint's block, asked of the database and the node at
-      // once; the node is asked for a sender only where no schedule names the payer.
+      // once; the node is asked who paid only where no schedule names the payer.
       const [recurring, toHash] = await Promise.all([
         recurringPayers(
           deps.db,
@@ -154,18 +154,21 @@ export function createIndexer(deps: {
         deps.source.blockHash(to),
       ]);
       // A recurring execution's sender is our relayer: the payer is the subscriber, whose
-      // signed permit it ran (their own wallet too). Otherwise the sender paid, and signed.
+      // signed permit it ran (their own wallet too). Otherwise the chain says who paid.
       const withPayers = await Promise.all(
         matched.map(async (m) => {
-          const payer = recurring.get(m.request.id) ?? (await deps.source.sender(m.event.txHash));
-          return { ...m, event: { ...m.event, payerAddress: payer, payerEoaAddress: payer } };
+          const subscriber = recurring.get(m.request.id);
+          const payers = subscriber
+            ? { payerAddress: subscriber, payerEoaAddress: subscriber }
+            : await deps.source.payers(m.event);
+          return { ...m, event: { ...m.event, ...payers } };
         }),
       );
       const feeLegPayers = await Promise.all(
-        feeLegs.map(async (m) => {
-          const payer = await deps.source.sender(m.event.txHash);
-          return { ...m, event: { ...m.event, payerAddress: payer, payerEoaAddress: payer } };
-        }),
+        feeLegs.map(async (m) => ({
+          ...m,
+          event: { ...m.event, ...(await deps.source.payers(m.event)) },
+        })),
       );
       const paymentBlocks = new Map(
         [...withPayers, ...feeLegPayers].map((m) => [m.event.blockNumber, m.event.blockHash]),

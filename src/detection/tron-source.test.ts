@@ -9,6 +9,7 @@ import { tronToEvm } from '../chains/tron-address.ts';
 import { createTronGridClient, TronGridError } from '../chains/tron-grid.ts';
 import { referenceTopic } from '../payments/references.ts';
 import { createTronBlockSource } from './tron-source.ts';
+import type { DetectedPayment } from './types.ts';
 
 // Real mainnet facts (contracts.md §8).
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -232,13 +233,35 @@ describe('Tron block source over TronGrid', () => {
     await expect(source().blockHash(BigInt(FIRST_BLOCK + 2))).rejects.toThrow(TronGridError);
   });
 
-  it('resolves a transaction sender to base58, and an unknown one to null', async () => {
+  it('resolves a transaction sender to base58 as both payers, and an unknown one to null', async () => {
     const txId = randomBytes(32).toString('hex');
     fake.setSender(txId, PAYER_HEX41);
     const tron = source();
+    const event = (txHash: string): DetectedPayment => ({
+      network: 'tron',
+      txHash,
+      logIndex: 0,
+      blockNumber: 1n,
+      blockHash: '0x',
+      timestamp: new Date(0),
+      referenceTopic: TOPIC,
+      tokenAddress: USDT,
+      payee: PAYEE,
+      amount: 1n,
+      feeAmount: 0n,
+      feeAddress: null,
+      payerAddress: null,
+      payerEoaAddress: null,
+    });
 
-    expect(await tron.sender(txId)).toBe(PAYER);
-    expect(await tron.sender(randomBytes(32).toString('hex'))).toBeNull();
+    expect(await tron.payers(event(txId))).toEqual({
+      payerAddress: PAYER,
+      payerEoaAddress: PAYER,
+    });
+    expect(await tron.payers(event(randomBytes(32).toString('hex')))).toEqual({
+      payerAddress: null,
+      payerEoaAddress: null,
+    });
     expect(fake.requests[0]).toMatchObject({
       method: 'POST',
       path: '/wallet/gettransactionbyid',

@@ -93,6 +93,10 @@ export function createTronBlockSource(deps: TronBlockSourceDeps): BlockSource {
       });
     },
 
-    sender: (txHash) => client.transactionSender(txHash),
+    // Tron has no contract wallets paying here: the sender paid, and signed.
+    payers: async (event) => {
+      const sender = await client.transactionSender(event.txHash);
+      return { payerAddress: sender, payerEoaAddress: sender };
+    },
   };
 }

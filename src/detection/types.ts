@@ -1,5 +1,6 @@
 import type { NetworkId } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
+import type { Payers } from './payer-accounts.ts';
 
 /**
  * A payment event found on a chain, before it is matched to a request: what every detection
@@ -23,12 +24,16 @@ export interface DetectedPayment {
   readonly amount: bigint;
   readonly feeAmount: bigint;
   readonly feeAddress: string | null;
-  /** The resolved payer: the transaction's sender, or a recurring schedule's subscriber. */
+  /**
+   * The resolved payer: the account the tokens left (the transaction's sender, or the contract
+   * wallet it drove), or a recurring schedule's subscriber.
+   */
   readonly payerAddress: string | null;
   /**
-   * The payer's own wallet, the one that signed: the transaction's sender (for a contract
-   * wallet, the EOA that sent its call), or a recurring schedule's subscriber, whose signed
-   * permit a relayer executed. Null only where the chain does not name a sender.
+   * The payer's own wallet, the one that signed: the transaction's sender; for a contract
+   * wallet, the EOA whose tokens it took in the same transaction, else the EOA that sent its
+   * call (null when a bundler sent it); or a recurring schedule's subscriber, whose signed
+   * permit a relayer executed. Null too where the chain does not name a sender.
    */
   readonly payerEoaAddress: string | null;
   /**
@@ -56,8 +61,12 @@ export interface BlockSource {
   /** Every payment-proxy event in [from, to], inclusive, with `payerAddress` and `payerEoaAddress`
    * still null. */
   events(from: bigint, to: bigint): Promise<DetectedPayment[]>;
-  /** The sender of a transaction, asked only for events that matched a request. */
-  sender(txHash: string): Promise<string | null>;
+  /**
+   * Who paid (`payerAddress`) and the EOA behind them (`payerEoaAddress`), asked only for
+   * events that matched a request: the transaction's sender, or the contract wallet it drove
+   * (payer-accounts.ts).
+   */
+  payers(event: DetectedPayment): Promise<Payers>;
 }
 
 /** A payment detection recorded: the event, its row, and the request it was matched to. */

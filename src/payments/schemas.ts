@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PaymentSchema } from './records.ts';
+import { EOA_APPROVAL_TRANSACTIONS, SMART_ACCOUNT_METADATA } from './smart-account-schemas.ts';
 
 /** Wire schemas of calldata: the OpenAPI document and response serialization use them. */
 
@@ -149,9 +150,11 @@ const SingleCalldataSchema = Type.Object(
         platformFee: Type.Optional(FeeRate),
         protocolFee: Type.Optional(FeeRate),
         ...CONVERSION_METADATA,
+        ...SMART_ACCOUNT_METADATA,
       },
       { additionalProperties: false },
     ),
+    eoaApprovalTransactions: EOA_APPROVAL_TRANSACTIONS,
   },
   { $id: 'SingleCalldata', additionalProperties: false },
 );

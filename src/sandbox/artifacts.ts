@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import vm from 'node:vm';
 import type { Abi, Hex } from 'viem';
+import { batchAccountArtifact } from './batch-account-artifact.ts';
 import { recurringPaymentProxyArtifact } from './recurring-proxy-artifact.ts';
 
 /**
@@ -10,7 +11,8 @@ import { recurringPaymentProxyArtifact } from './recurring-proxy-artifact.ts';
  * typechain factories that `@requestnetwork/smart-contracts` ships (a dev dependency: the
  * sandbox and the tests use it, production never loads it). The factories `require('ethers')`
  * only to extend its classes, so they run here against a stand-in that has just those names.
- * No package ships ERC20RecurringPaymentProxy: ours is compiled from `contracts/` ahead of time.
+ * No package ships ERC20RecurringPaymentProxy or BatchAccount (the smart account the tests pay
+ * through): ours are compiled from `contracts/` ahead of time.
  */
 
 export interface Artifact {
@@ -32,7 +34,11 @@ const FACTORIES = {
   AggregatorMock: 'test/AggregatorMock__factory.js',
 } as const;
 
-export type ArtifactName = keyof typeof FACTORIES | 'Multicall3' | 'ERC20RecurringPaymentProxy';
+export type ArtifactName =
+  | keyof typeof FACTORIES
+  | 'Multicall3'
+  | 'ERC20RecurringPaymentProxy'
+  | 'BatchAccount';
 
 const require = createRequire(import.meta.url);
 const cache = new Map<ArtifactName, Artifact>();
@@ -45,7 +51,9 @@ export function loadArtifact(name: ArtifactName): Artifact {
       ? multicall3()
       : name === 'ERC20RecurringPaymentProxy'
         ? recurringPaymentProxyArtifact
-        : fromFactory(FACTORIES[name]);
+        : name === 'BatchAccount'
+          ? batchAccountArtifact
+          : fromFactory(FACTORIES[name]);
   cache.set(name, artifact);
   return artifact;
 }

@@ -2,7 +2,7 @@ import { getAddress } from 'viem';
 import { AppError } from '../../base/errors.ts';
 import { isNative } from '../../chains/currencies.ts';
 import { batchPaymentsAbi } from '../abis.ts';
-import type { Payer } from '../payer.ts';
+import { type Payer, smartAccountOf } from '../payer.ts';
 import { readPayerState } from '../payer-state.ts';
 import type { PaymentLeg } from '../transactions.ts';
 import { type BatchCalldata, batchCalldata } from './batch-calldata.ts';
@@ -12,6 +12,8 @@ import type { CalldataDeps } from './shared.ts';
 export const TRON_BATCH_MESSAGE =
   'Batch payments are not supported for TRON networks. Please submit individual payment requests.';
 export const SAME_NETWORK_MESSAGE = 'All requests must be on the same network';
+const SMART_ACCOUNT_BATCH_MESSAGE =
+  'Smart-account payments (eoaWallet) pay links of one request; pay this one from the wallet that holds the funds, without eoaWallet';
 
 /**
  * A batch's rule on networks: one network, and not Tron (whose batch contract only multicall
@@ -46,6 +48,10 @@ export async function buildBatchCalldata(
 ): Promise<BatchCalldata> {
   const [first] = legs;
   if (!first) throw new Error('a batch needs at least one request');
+  // Variant B has no place for the owner EOA's approval (smart-account.ts).
+  if (smartAccountOf(payer)) {
+    throw new AppError('smart_account_unsupported', SMART_ACCOUNT_BATCH_MESSAGE);
+  }
   const network = first.network;
   if (legs.some((leg) => leg.network.id !== network.id)) {
     throw new AppError('mixed_networks', SAME_NETWORK_MESSAGE);

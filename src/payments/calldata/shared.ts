@@ -3,7 +3,8 @@ import { AppError } from '../../base/errors.ts';
 import type { ChainClients } from '../../chains/clients.ts';
 import type { Network } from '../../chains/networks.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
-import type { PaymentLeg, PaymentTransaction } from '../transactions.ts';
+import type { EvmTransaction, PaymentLeg, PaymentTransaction } from '../transactions.ts';
+import type { EoaApproval, EoaApprovalPermit } from './eoa-approval.ts';
 
 /** Tokens that refuse to change a non-zero allowance to another non-zero value (mainnet USDT). */
 export const RESETS_ALLOWANCE: ReadonlySet<string> = new Set(['USDT-mainnet']);
@@ -34,6 +35,10 @@ export interface SingleMetadata {
   readonly estimatedPaymentNetworkFee?: string;
   readonly platformFee?: FeeRate;
   readonly protocolFee?: FeeRate;
+  /** A smart-account payer's (smart-account.ts): whether its owner EOA must approve first. */
+  readonly eoaApprovalRequired?: boolean;
+  readonly eoaApproval?: EoaApproval;
+  readonly eoaApprovalPermit?: EoaApprovalPermit;
 }
 
 /** A fee's rate and recipient, as `/pay`'s metadata names the platform's and ours. */
@@ -76,6 +81,8 @@ export interface SingleCalldata {
   readonly transactions: readonly PaymentTransaction[];
   readonly feeBundle: FeeBundle | null;
   readonly metadata: SingleMetadata;
+  /** A smart-account payer's: what its owner EOA sends before `transactions` (an approval). */
+  readonly eoaApprovalTransactions?: readonly EvmTransaction[];
 }
 
 /**

@@ -1,0 +1,115 @@
+import { type Address, getAddress, type Hex, hexToBigInt } from 'viem';
+
+/**
+ * Who paid, read from the payment transaction's receipt. The transaction's sender paid, unless
+ * the tokens that reached the payee left another account: a contract wallet (a smart account,
+ * a Safe) that the sender drove. That account is then `payerAddress`, and `payerEoaAddress` is
+ * the EOA behind it, where the receipt tells:
+ *
+ * - an account that took the token from an EOA in the same transaction, before paying (the
+ *   smart-account path's `transferFrom(EOA → account)`, after a permit or an approval): that
+ *   EOA (a contract that sent it tokens, a pool it swapped with, is nobody's wallet);
+ * - an ERC-4337 user operation (the EntryPoint's `UserOperationEvent` names the account): the
+ *   sender is a bundler, nobody's wallet, so null;
+ * - otherwise the sender, the EOA that sent the account's call (a Safe's executing owner).
+ *
+ * The payee's transfer is the token's `Transfer(from, payee, amount)` before the proxy's event;
+ * when it came out of one of our own contracts (the batch contract pulls the whole batch first,
+ * then pays through the proxy), the payer is whoever sent the tokens into it.
+ */
+
+export interface Payers {
+  readonly payerAddress: string | null;
+  readonly payerEoaAddress: string | null;
+}
+
+export interface ReceiptLog {
+  readonly address: string;
+  readonly topics: readonly Hex[];
+  readonly data: Hex;
+  readonly logIndex: number;
+}
+
+/** keccak256("Transfer(address,address,uint256)"). */
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** keccak256("UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)"). */
+const USER_OPERATION_TOPIC = '0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f';
+
+interface Transfer {
+  readonly from: Address;
+  readonly to: Address;
+  readonly value: bigint;
+  readonly logIndex: number;
+}
+
+const topicAddress = (topic: Hex | undefined): Address | null =>
+  topic && topic.length === 66 ? getAddress(`0x${topic.slice(26)}`) : null;
+
+function transfersOf(logs: readonly ReceiptLog[], token: string): Transfer[] {
+  const transfers: Transfer[] = [];
+  for (const log of logs) {
+    if (log.address.toLowerCase() !== token.toLowerCase()) continue;
+    if (log.topics[0]?.toLowerCase() !== TRANSFER_TOPIC || log.topics.length !== 3) continue;
+    const from = topicAddress(log.topics[1]);
+    const to = topicAddress(log.topics[2]);
+    if (!from || !to || log.data.length !== 66) continue;
+    transfers.push({ from, to, value: hexToBigInt(log.data), logIndex: log.logIndex });
+  }
+  return transfers.sort((a, b) => a.logIndex - b.logIndex);
+}
+
+/** The latest transfer before `logIndex` that `match` accepts. */
+function latestBefore(
+  transfers: readonly Transfer[],
+  logIndex: number,
+  match: (transfer: Transfer) => boolean,
+): Transfer | undefined {
+  return transfers.filter((t) => t.logIndex < logIndex && match(t)).at(-1);
+}
+
+export async function payersOf(
+  receipt: { readonly from: string; readonly logs: readonly ReceiptLog[] },
+  payment: {
+    readonly tokenAddress: string | null;
+    readonly payee: string;
+    readonly amount: bigint;
+    readonly logIndex: number;
+  },
+  chain: {
+    /** Our contracts that pass a payer's tokens on (the batch contract), lower-cased. */
+    readonly intermediaries: ReadonlySet<string>;
+    /** Whether an address is an externally owned account (asked only of a funder). */
+    readonly isEoa: (address: Address) => Promise<boolean>;
+  },
+): Promise<Payers> {
+  const sender = getAddress(receipt.from);
+  const plain = { payerAddress: sender, payerEoaAddress: sender };
+  if (payment.tokenAddress === null) return plain;
+  const transfers = transfersOf(receipt.logs, payment.tokenAddress);
+  const payee = payment.payee.toLowerCase();
+  let paid = latestBefore(
+    transfers,
+    payment.logIndex,
+    (t) => t.to.toLowerCase() === payee && t.value === payment.amount,
+  );
+  if (paid && chain.intermediaries.has(paid.from.toLowerCase())) {
+    const through = paid.from.toLowerCase();
+    paid = latestBefore(transfers, paid.logIndex, (t) => t.to.toLowerCase() === through);
+  }
+  if (!paid || paid.from === sender) return plain;
+  const account = paid.from;
+  const funded = latestBefore(
+    transfers,
+    paid.logIndex,
+    (t) => t.to === account && t.from !== account,
+  );
+  if (funded && (await chain.isEoa(funded.from))) {
+    return { payerAddress: account, payerEoaAddress: funded.from };
+  }
+  const userOperation = receipt.logs.some(
+    (log) =>
+      log.topics[0]?.toLowerCase() === USER_OPERATION_TOPIC &&
+      topicAddress(log.topics[2]) === account,
+  );
+  return { payerAddress: account, payerEoaAddress: userOperation ? null : sender };
+}
