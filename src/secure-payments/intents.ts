@@ -24,9 +24,9 @@ export type IntentDeps = {
 };
 
 /** How long a Safe transaction is tracked when its payer names no deadline. */
-export const DEFAULT_SAFE_TRACKING_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_SAFE_TRACKING_MS = 24 * 60 * 60 * 1000;
 
-export interface LegIndex {
+interface LegIndex {
   readonly childPosition: number;
   readonly transactionIndex: number;
   readonly [extra: string]: unknown;
