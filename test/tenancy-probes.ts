@@ -363,6 +363,20 @@ export const PROBES: Record<string, Probe> = {
     }),
     ownCode: 'tron_link_required',
   },
+  // B recording a payment of A's link would lock it (a Safe transaction) or mark it listening.
+  'POST /v2/secure-payments/:token/intent': {
+    expect: refused(),
+    body: () => ({ txHash: `0x${'ab'.repeat(32)}`, chain: 'BASE', token: 'USDC' }),
+  },
+  // A's link is a single one: A's own receipt for it is refused as no multicall.
+  'POST /v2/secure-payments/:token/multicall-intent': {
+    expect: refused(),
+    body: () => ({
+      chain: 'BASE',
+      transactionIndices: [{ childPosition: 0, transactionIndex: 0 }],
+    }),
+    ownCode: 'validation_failed',
+  },
   // Telemetry about A's link: B's report would reach A's webhooks.
   'POST /v2/secure-payments/:token/user-events': {
     expect: refused(),

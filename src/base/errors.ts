@@ -113,6 +113,8 @@ export const ERROR_STATUS = {
   email_taken: 409,
   delivery_in_flight: 409,
   webhook_url_taken: 409,
+  // 423: a payer's Safe transaction for the link is being tracked.
+  secure_payment_in_progress: 423,
   // 410: an operation the reference API removed.
   payment_intents_removed: 410,
   orchestrator_exists: 409,

@@ -30,6 +30,7 @@ const TABLES = [
   'orchestrator_keys',
   'orchestrators',
   'payee_destinations',
+  'payment_intents',
   'payments',
   'recurring_executions',
   'recurring_payouts',

@@ -23,6 +23,7 @@ import {
   multicallStatus,
 } from './link-children.ts';
 import { effectiveStatus, type LinkRow, type LinkStatus } from './link-row.ts';
+import { trackedIntentOf } from './tracked-intent.ts';
 
 export interface Link {
   readonly row: LinkRow;
@@ -35,6 +36,8 @@ export interface Link {
   readonly requests: readonly RequestRow[];
   /** A multicall parent's children; null on every other link. */
   readonly children: readonly Child[] | null;
+  /** While a payer's Safe transaction for it is tracked, until when; else null. */
+  readonly trackedUntil: Date | null;
 }
 
 /**
@@ -84,6 +87,8 @@ export async function loadLink(
   const row = joined[0]?.link;
   if (!row) throw new AppError('secure_payment_not_found', 'Secure payment not found');
   const now = clock.now();
+  const trackedUntil =
+    row.trackingUntil !== null && row.trackingUntil > now ? row.trackingUntil : null;
   if (row.multicall) {
     const children = await childrenOf(db, row.id);
     return {
@@ -91,6 +96,7 @@ export async function loadLink(
       status: multicallStatus(row, children, now),
       requests: children.flatMap((child) => child.requests),
       children,
+      trackedUntil,
     };
   }
   return {
@@ -98,6 +104,7 @@ export async function loadLink(
     status: effectiveStatus(row, now),
     requests: joined.flatMap(({ request }) => (request === null ? [] : [request])),
     children: null,
+    trackedUntil,
   };
 }
 
@@ -120,6 +127,7 @@ export async function assertPayable(deps: CompletedDeps, link: Link): Promise<vo
   switch (link.status) {
     case 'pending':
     case 'partially_settled':
+      if (link.trackedUntil !== null) throw await inProgressError(deps, link);
       return;
     case 'completed':
       throw await completedError(deps, link);
@@ -133,6 +141,32 @@ export async function assertPayable(deps: CompletedDeps, link: Link): Promise<vo
         'Secure payment was blocked by compliance screening',
       );
   }
+}
+
+/**
+ * 423 while a payer's Safe transaction for the link is tracked: the reference's body, each
+ * request with the Safe transaction that should pay it. Nothing may be built or paid meanwhile.
+ */
+async function inProgressError(deps: CompletedDeps, link: Link): Promise<AppError> {
+  const [intent, branding] = await Promise.all([
+    trackedIntentOf(deps.db, link.row.id),
+    resolveLinkBranding(deps.db, link.row.clientIdId),
+  ]);
+  const chainId = deps.chains.network(link.row.network)?.chainId ?? null;
+  const deadline = intent?.safePaymentDeadline ?? link.trackedUntil;
+  return new AppError('secure_payment_in_progress', 'Secure payment is in progress', {
+    details: {
+      status: 'pending',
+      branding,
+      requestStatuses: link.requests.map((r) => ({
+        requestId: r.requestId,
+        hasBeenPaid: r.status === 'paid',
+        safeTxHash: intent?.safeTxHash ?? null,
+        chainId,
+        safePaymentDeadline: deadline === null ? null : Math.floor(deadline.getTime() / 1000),
+      })),
+    },
+  });
 }
 
 /** The fee legs of a link's fee plan, paid or outstanding; none without a plan's fees. */

@@ -12,6 +12,8 @@ import { registerCreateLink } from './routes/create-link.ts';
 import { registerGetLink } from './routes/get-link.ts';
 import { registerListLinks } from './routes/list-links.ts';
 import { registerPayLink } from './routes/pay-link.ts';
+import { registerRecordIntent } from './routes/record-intent.ts';
+import { registerRecordMulticallIntent } from './routes/record-multicall-intent.ts';
 import { registerReportUserEvent } from './routes/report-user-event.ts';
 
 /**
@@ -44,4 +46,6 @@ export function securePaymentRoutes(
   registerPayLink(app, deps);
   registerBroadcastTronTransaction(app, deps);
   registerReportUserEvent(app, deps);
+  registerRecordIntent(app, deps);
+  registerRecordMulticallIntent(app, deps);
 }

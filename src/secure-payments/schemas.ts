@@ -71,6 +71,28 @@ export const CompletedResponse = Type.Object({
   feeLegs: FeeLegs,
 });
 
+/** 423 while a Safe transaction for the link is tracked: the reference's body, in our envelope. */
+export const InProgressResponse = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    message: Type.String(),
+    error: Type.String(),
+    code: Type.String(),
+    status: Type.String(),
+    branding: LinkBranding,
+    requestStatuses: Type.Array(
+      Type.Object({
+        requestId: Type.String(),
+        hasBeenPaid: Type.Boolean(),
+        safeTxHash: Type.Union([Type.String(), Type.Null()]),
+        chainId: Type.Union([Type.Integer(), Type.Null()]),
+        safePaymentDeadline: Type.Union([Type.Integer(), Type.Null()]),
+      }),
+    ),
+  },
+  { description: 'A Safe transaction for this link is being tracked' },
+);
+
 /** The reference's per-link access policy (api-facts §2.3); KYT and payer rules are not built yet. */
 export const AccessPolicy = Type.Object(
   {

@@ -447,6 +447,42 @@ describe('conformance with the reference API', () => {
     );
   });
 
+  it('answers the intent operations: a payer’s transaction, a Safe’s, and the 423 it puts on the link', async () => {
+    const target = resolveTarget(t.chains, {
+      walletAddress: accountOf(local.chain, 1).address,
+      chainId: 8453,
+      tokenAddress: local.chain.addresses.usdc,
+    });
+    const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const tokens: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const link = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments',
+        headers: headers(),
+        payload: { requests: [{ destinationId, amount: '1' }] },
+      });
+      ok(link, 201);
+      tokens.push(link.json().token);
+    }
+    const [sent, safe] = tokens;
+    const intent = (token: string | undefined, body: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/v2/secure-payments/${token}/intent`,
+        headers: headers(),
+        payload: { chain: 'BASE', token: 'USDC', ...body },
+      });
+    ok(await intent(sent, { txHash: `0x${'12'.repeat(32)}` }));
+    ok(await intent(safe, { safeTxHash: `0x${'34'.repeat(32)}` }));
+    const locked = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${safe}`,
+      headers: headers(),
+    });
+    expect(locked.statusCode, locked.body).toBe(423);
+  });
+
   it('answers the payout-link operations: a payout link, its display, and a batch of two', async () => {
     const creator = accountOf(local.chain, 2).address;
     const tokens: string[] = [];
@@ -523,6 +559,23 @@ describe('conformance with the reference API', () => {
       `/v2/secure-payments/${token}/pay?wallet=${creator}`,
     ]) {
       ok(await t.app.inject({ method: 'GET', url, headers: headers() }));
+    }
+    // A smart account's receipt of the bundle, in 0.31.0's form and in 0.13.0's (to /intent).
+    const receipt = {
+      chain: 'BASE',
+      smartAccountAddress: creator,
+      userOpHash: `0x${'ab'.repeat(32)}`,
+      transactionIndices: [{ childPosition: 0, transactionIndex: 1 }],
+    };
+    for (const path of ['multicall-intent', 'intent']) {
+      ok(
+        await t.app.inject({
+          method: 'POST',
+          url: `/v2/secure-payments/${token}/${path}`,
+          headers: headers(),
+          payload: receipt,
+        }),
+      );
     }
     const refused = await t.app.inject({
       method: 'POST',

@@ -8,15 +8,11 @@ import { pathShape, referenceUnion } from '../reference-versions.ts';
  * one issue 32 should have served; a table entry we now serve must leave the table.
  */
 
-const SAFE_AND_INTENTS = '#34 Safe and intents';
 const CROSS_CHAIN = '#35 cross-chain';
 const COMMERCE = '#36 commerce';
 const PAYER = '#37 payer';
 
 const NOT_YET_SERVED: Readonly<Record<string, string>> = {
-  'POST /v2/secure-payments/{token}/intent': SAFE_AND_INTENTS,
-  'POST /v2/secure-payments/{token}/multicall-intent': SAFE_AND_INTENTS,
-
   'POST /v2/secure-payments/{token}/refresh-step-transaction': CROSS_CHAIN,
   'POST /v2/journey': CROSS_CHAIN,
   'POST /v2/journey/{queryId}': CROSS_CHAIN,

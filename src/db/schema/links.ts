@@ -62,6 +62,11 @@ export const securePayments = pgTable(
     feePlan: jsonb().$type<FeePlan>(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     completedAt: nullableTime(),
+    /**
+     * While a payer's Safe transaction for the link is tracked (`payment_intents`), until when:
+     * the link answers 423 until then or until tracking ends (which clears it). Null: none.
+     */
+    trackingUntil: nullableTime(),
     createdAt: createdAt(),
   },
   (t) => [

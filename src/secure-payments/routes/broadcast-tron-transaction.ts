@@ -2,7 +2,13 @@ import { type Static, Type } from 'typebox';
 import { ValidationError } from '../../base/errors.ts';
 import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
-import { CompletedResponse, LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
+import {
+  CompletedResponse,
+  InProgressResponse,
+  LINK_AUTH,
+  LINK_TAGS,
+  TokenParams,
+} from '../schemas.ts';
 import {
   relayTronTransaction,
   type SignedTransaction,
@@ -128,6 +134,7 @@ export function registerBroadcastTronTransaction(app: App, deps: TronBroadcastDe
             $ref: 'ErrorEnvelope',
           },
           409: { ...CompletedResponse, description: 'Already completed' },
+          423: InProgressResponse,
           502: {
             ...TronRelayFailure,
             description:

@@ -8,7 +8,14 @@ import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { linkDisplay } from '../display.ts';
 import type { ParentLinks } from '../parent-links.ts';
-import { CalldataInput, CompletedResponse, LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
+import {
+  CalldataInput,
+  CompletedResponse,
+  InProgressResponse,
+  LINK_AUTH,
+  LINK_TAGS,
+  TokenParams,
+} from '../schemas.ts';
 
 const Destination = Type.Union([
   Type.Object({
@@ -105,6 +112,7 @@ export function registerGetLink(
           200: DisplayResponse,
           403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
           409: { ...CompletedResponse, description: 'Already completed' },
+          423: InProgressResponse,
         },
       },
     },

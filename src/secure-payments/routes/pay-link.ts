@@ -7,7 +7,14 @@ import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { linkCalldata } from '../calldata.ts';
 import type { ParentLinks } from '../parent-links.ts';
-import { CalldataInput, CompletedResponse, LINK_AUTH, LINK_TAGS, TokenParams } from '../schemas.ts';
+import {
+  CalldataInput,
+  CompletedResponse,
+  InProgressResponse,
+  LINK_AUTH,
+  LINK_TAGS,
+  TokenParams,
+} from '../schemas.ts';
 
 const CalldataResponse = Type.Union([
   Type.Ref('SingleCalldata'),
@@ -22,6 +29,7 @@ const calldataSchema = {
     200: CalldataResponse,
     403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
     409: { ...CompletedResponse, description: 'Already completed' },
+    423: InProgressResponse,
     502: { description: 'The network’s RPC failed', $ref: 'ErrorEnvelope' },
     503: { description: 'The network is not configured', $ref: 'ErrorEnvelope' },
   },

@@ -1,0 +1,270 @@
+import { eq } from 'drizzle-orm';
+import type { Clock } from '../base/clock.ts';
+import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
+import { parseAddress } from '../chains/address.ts';
+import { NETWORKS } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { paymentIntents, securePayments } from '../db/schema.ts';
+import type { LinkScope } from '../http/principal.ts';
+import { assertPayable, type Link, loadLink } from './links.ts';
+
+/**
+ * What a payer says it did to pay a link (api-facts §2.8): `POST /{token}/intent` records a
+ * transaction it sent (`txHash`: detection confirms it as any payment) or a Safe transaction its
+ * owners are signing (`safeTxHash`: the link answers 423 until tracking ends, at the deadline
+ * at the latest); `POST /{token}/multicall-intent` (and the 0.13.0 form of `/intent` carrying
+ * `userOpHash`) keeps a smart account's receipt of a multicall parent for audit.
+ */
+
+export type IntentDeps = {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly chains: ChainRegistry;
+};
+
+/** How long a Safe transaction is tracked when its payer names no deadline. */
+const DEFAULT_SAFE_TRACKING_MS = 24 * 60 * 60 * 1000;
+
+interface LegIndex {
+  readonly childPosition: number;
+  readonly transactionIndex: number;
+  readonly [extra: string]: unknown;
+}
+
+export interface IntentBody {
+  readonly chain: string;
+  readonly token?: string | undefined;
+  readonly txHash?: string | undefined;
+  readonly safeTxHash?: string | undefined;
+  readonly safePaymentDeadline?: number | undefined;
+  readonly executionKind?: string | undefined;
+  readonly payerAddress?: string | undefined;
+  readonly payerEoaAddress?: string | undefined;
+  readonly smartAccountAddress?: string | undefined;
+  readonly userOpHash?: string | undefined;
+  readonly transactionIndices?: readonly LegIndex[] | undefined;
+  readonly [extra: string]: unknown;
+}
+
+import type { IntentRow } from './tracked-intent.ts';
+
+/** The network a body's `chain` (`BASE`, `ETHEREUM`, …) names. */
+function networkOf(chain: string): string | null {
+  return NETWORKS.find((network) => network.crossChainName === chain)?.id ?? null;
+}
+
+/** The chain must be the link's: cross-chain payments are not built yet. */
+function checkChain(link: Link, body: IntentBody, errors: FieldError[]): string {
+  const network = networkOf(body.chain);
+  if (
+    body.executionKind === 'evm_cross_chain' ||
+    (network !== null && network !== link.row.network)
+  ) {
+    throw new AppError(
+      'crosschain_unavailable',
+      `Cross-chain payments are not available on this server yet; this link is paid on ${link.row.network}`,
+    );
+  }
+  if (network === null) errors.push({ field: 'chain', message: `unknown chain ${body.chain}` });
+  return network ?? link.row.network;
+}
+
+function checkAddress(field: string, value: string | undefined, errors: FieldError[]): void {
+  if (value === undefined) return;
+  const parsed = parseAddress(value, { kind: 'evm' });
+  if (!parsed.ok) errors.push({ field, message: parsed.message });
+}
+
+function details(body: IntentBody): Record<string, unknown> {
+  const {
+    chain: _chain,
+    txHash: _tx,
+    safeTxHash: _safe,
+    safePaymentDeadline: _deadline,
+    payerAddress: _payer,
+    payerEoaAddress: _eoa,
+    smartAccountAddress: _account,
+    userOpHash: _op,
+    transactionIndices,
+    ...rest
+  } = body;
+  return transactionIndices === undefined ? rest : { ...rest, transactionIndices };
+}
+
+/** `POST /{token}/intent`: a single payer's transaction, or its Safe's, or (0.13.0) a receipt. */
+export async function recordIntent(
+  deps: IntentDeps,
+  scope: LinkScope,
+  token: string,
+  body: IntentBody,
+) {
+  if (body.userOpHash !== undefined || body.transactionIndices !== undefined) {
+    return receiptAnswer(await recordMulticallIntent(deps, scope, token, body, true));
+  }
+  const link = await loadLink(deps.db, deps.clock, scope, token);
+  await assertPayable(deps, link);
+  const now = deps.clock.now();
+  const errors: FieldError[] = [];
+  const network = checkChain(link, body, errors);
+  if ((body.txHash === undefined) === (body.safeTxHash === undefined)) {
+    errors.push({ field: 'txHash', message: 'exactly one of txHash and safeTxHash is required' });
+  }
+  if (body.token === undefined) errors.push({ field: 'token', message: 'is required' });
+  const symbol = link.requests[0]?.paymentCurrency.split('-')[0];
+  if (body.token !== undefined && symbol !== undefined && body.token !== symbol.toUpperCase()) {
+    errors.push({ field: 'token', message: `this link is paid in ${symbol}, not ${body.token}` });
+  }
+  if (body.safePaymentDeadline !== undefined) {
+    if (body.safeTxHash === undefined) {
+      errors.push({ field: 'safePaymentDeadline', message: 'is only taken with safeTxHash' });
+    } else if (body.safePaymentDeadline * 1000 <= now.getTime()) {
+      errors.push({ field: 'safePaymentDeadline', message: 'has passed' });
+    }
+  }
+  checkAddress('payerAddress', body.payerAddress, errors);
+  checkAddress('payerEoaAddress', body.payerEoaAddress, errors);
+  if (errors.length > 0) throw new ValidationError(errors);
+
+  const safe = body.safeTxHash !== undefined;
+  const deadline = safe
+    ? new Date(
+        body.safePaymentDeadline !== undefined
+          ? body.safePaymentDeadline * 1000
+          : Math.min(now.getTime() + DEFAULT_SAFE_TRACKING_MS, link.row.expiresAt.getTime()),
+      )
+    : null;
+  const intent = await deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(paymentIntents)
+      .values({
+        securePaymentId: link.row.id,
+        kind: safe ? 'safe' : 'tx',
+        status: safe ? 'tracking' : 'recorded',
+        network,
+        txHash: body.txHash?.toLowerCase() ?? null,
+        safeTxHash: body.safeTxHash?.toLowerCase() ?? null,
+        safePaymentDeadline: deadline,
+        payerAddress: body.payerAddress ?? null,
+        payerEoaAddress: body.payerEoaAddress ?? null,
+        details: details(body),
+        createdAt: now,
+      })
+      // A Safe transaction tracked already (one sent at the same moment): the link is locked.
+      .onConflictDoNothing()
+      .returning();
+    if (row && deadline !== null) {
+      await tx
+        .update(securePayments)
+        .set({ trackingUntil: deadline })
+        .where(eq(securePayments.id, link.row.id));
+    }
+    return row;
+  });
+  if (!intent) throw await lockedAgain(deps, scope, token);
+  const [first] = link.requests;
+  return {
+    intentId: intent.id,
+    paymentReference: first ? `0x${first.paymentReference}` : '',
+    ...(intent.txHash !== null && { txHash: intent.txHash }),
+    ...(intent.safeTxHash !== null && { safeTxHash: intent.safeTxHash }),
+    ...(deadline !== null && { safePaymentDeadline: Math.floor(deadline.getTime() / 1000) }),
+    isListening: true,
+    ...(intent.payerAddress !== null && { payerAddress: intent.payerAddress }),
+  };
+}
+
+/** The 423 a link answers once another request's Safe transaction holds it. */
+async function lockedAgain(deps: IntentDeps, scope: LinkScope, token: string): Promise<Error> {
+  const link = await loadLink(deps.db, deps.clock, scope, token);
+  try {
+    await assertPayable(deps, link);
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+  return new Error('a tracked Safe intent conflicted, yet the link is not locked');
+}
+
+/**
+ * `POST /{token}/multicall-intent`: a smart account's receipt of a multicall parent, kept for
+ * audit and never polled (detection sees the legs' payments on chain).
+ */
+export async function recordMulticallIntent(
+  deps: IntentDeps,
+  scope: LinkScope,
+  token: string,
+  body: IntentBody,
+  legacy = false,
+): Promise<{ row: IntentRow; link: Link; body: IntentBody }> {
+  const link = await loadLink(deps.db, deps.clock, scope, token);
+  if (!link.children) {
+    throw new ValidationError([
+      { field: 'token', message: 'is not a multicall payout: record its payment with /intent' },
+    ]);
+  }
+  await assertPayable(deps, link);
+  const errors: FieldError[] = [];
+  const network = checkChain(link, body, errors);
+  const indices = body.transactionIndices ?? [];
+  if (indices.length === 0) errors.push({ field: 'transactionIndices', message: 'is required' });
+  const positions = new Set(link.children.map((child) => child.position));
+  indices.forEach((index, i) => {
+    if (!positions.has(index.childPosition)) {
+      errors.push({
+        field: `transactionIndices/${i}/childPosition`,
+        message: `no child at position ${index.childPosition}`,
+      });
+    }
+  });
+  if (legacy) {
+    if (body.smartAccountAddress === undefined)
+      errors.push({ field: 'smartAccountAddress', message: 'is required' });
+    if (body.userOpHash === undefined) errors.push({ field: 'userOpHash', message: 'is required' });
+  }
+  checkAddress('smartAccountAddress', body.smartAccountAddress, errors);
+  checkAddress('payerEoaAddress', body.payerEoaAddress, errors);
+  if (errors.length > 0) throw new ValidationError(errors);
+  const [row] = await deps.db
+    .insert(paymentIntents)
+    .values({
+      securePaymentId: link.row.id,
+      kind: 'multicall',
+      status: 'recorded',
+      network,
+      txHash: body.txHash?.toLowerCase() ?? null,
+      safeTxHash: body.safeTxHash?.toLowerCase() ?? null,
+      safePaymentDeadline:
+        body.safePaymentDeadline === undefined ? null : new Date(body.safePaymentDeadline * 1000),
+      payerEoaAddress: body.payerEoaAddress ?? null,
+      smartAccountAddress: body.smartAccountAddress ?? null,
+      userOpHash: body.userOpHash?.toLowerCase() ?? null,
+      legCount: indices.length,
+      details: details(body),
+      createdAt: deps.clock.now(),
+    })
+    .returning();
+  if (!row) throw new Error('payment intent insert returned no row');
+  return { row, link, body };
+}
+
+/** 0.13.0's answer to a receipt sent to `/intent`. */
+function receiptAnswer({ row, link, body }: { row: IntentRow; link: Link; body: IntentBody }) {
+  return {
+    receiptId: row.id,
+    multicallId: link.row.id,
+    parentToken: link.row.token,
+    ...(row.txHash !== null && { txHash: row.txHash }),
+    ...(row.safeTxHash !== null && { safeTxHash: row.safeTxHash }),
+    ...(row.safePaymentDeadline !== null && {
+      safePaymentDeadline: Math.floor(row.safePaymentDeadline.getTime() / 1000),
+    }),
+    sourceChain: body.chain,
+    smartAccountAddress: row.smartAccountAddress ?? '',
+    userOpHash: row.userOpHash ?? '',
+    transactionIndices: (body.transactionIndices ?? []).map((index) => ({
+      childPosition: index.childPosition,
+      transactionIndex: index.transactionIndex,
+    })),
+    isListening: false as const,
+  };
+}

@@ -1,0 +1,122 @@
+import { Type } from 'typebox';
+import { linkScopeOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { type IntentDeps, recordIntent } from '../intents.ts';
+import {
+  CompletedResponse,
+  InProgressResponse,
+  LINK_AUTH,
+  LINK_TAGS,
+  TokenParams,
+} from '../schemas.ts';
+
+const Hash = Type.String({ minLength: 66, maxLength: 66, pattern: '^0x[a-fA-F0-9]{64}$' });
+const Chain = Type.Union(
+  ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB'].map((c) => Type.Literal(c)),
+);
+const RouteKind = Type.Union(
+  ['same_chain', 'same_chain_conversion', 'crosschain'].map((c) => Type.Literal(c)),
+);
+const BridgeTool = Type.Union([Type.Literal('across'), Type.Literal('stargate'), Type.Null()]);
+
+/** One leg of a multicall receipt: which child, which transaction of the bundle paid it. */
+export const LegIndexSchema = Type.Object({
+  childPosition: Type.Integer({ minimum: 0 }),
+  transactionIndex: Type.Integer({ minimum: 0 }),
+  routeTool: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+  sourceToken: Type.Optional(Type.String({ maxLength: 64 })),
+  sourceAmount: Type.Optional(Type.String({ maxLength: 100 })),
+  routeKind: Type.Optional(RouteKind),
+  bridgeTool: Type.Optional(BridgeTool),
+});
+
+export const IntentCommon = {
+  chain: Chain,
+  txHash: Type.Optional(Hash),
+  safeTxHash: Type.Optional(Hash),
+  safePaymentDeadline: Type.Optional(
+    Type.Integer({ exclusiveMinimum: 0, description: 'Unix seconds; only with safeTxHash' }),
+  ),
+  payerEoaAddress: Type.Optional(Type.String({ maxLength: 64 })),
+};
+
+/**
+ * 0.31.0's body (one transaction, or one Safe transaction), and 0.13.0's receipt form
+ * (`smartAccountAddress`, `userOpHash`, `transactionIndices`), which 0.31.0 moved to
+ * `/multicall-intent`.
+ */
+const IntentBody = Type.Object({
+  ...IntentCommon,
+  token: Type.Optional(
+    Type.Union(
+      ['USDC', 'USDT', 'EURC', 'USDT0'].map((c) => Type.Literal(c)),
+      {
+        description: 'Required with txHash or safeTxHash: the currency the link is paid in',
+      },
+    ),
+  ),
+  executionKind: Type.Optional(
+    Type.Union([Type.Literal('evm_same_chain'), Type.Literal('evm_cross_chain')]),
+  ),
+  payerAddress: Type.Optional(Type.String({ maxLength: 64 })),
+  sourceNetwork: Type.Optional(Type.String({ maxLength: 64 })),
+  sourceToken: Type.Optional(Type.String({ maxLength: 64 })),
+  sourceAmount: Type.Optional(Type.String({ maxLength: 100 })),
+  routeKind: Type.Optional(RouteKind),
+  bridgeTool: Type.Optional(BridgeTool),
+  smartAccountAddress: Type.Optional(Type.String({ maxLength: 64 })),
+  userOpHash: Type.Optional(Hash),
+  transactionIndices: Type.Optional(Type.Array(LegIndexSchema, { minItems: 1, maxItems: 250 })),
+});
+
+const IntentAnswer = Type.Union([
+  Type.Object({
+    intentId: Type.String(),
+    paymentReference: Type.String(),
+    txHash: Type.Optional(Type.String()),
+    safeTxHash: Type.Optional(Type.String()),
+    safePaymentDeadline: Type.Optional(Type.Integer()),
+    isListening: Type.Boolean(),
+    payerAddress: Type.Optional(Type.String()),
+  }),
+  Type.Object({
+    receiptId: Type.String(),
+    multicallId: Type.String(),
+    parentToken: Type.String(),
+    txHash: Type.Optional(Type.String()),
+    safeTxHash: Type.Optional(Type.String()),
+    safePaymentDeadline: Type.Optional(Type.Integer()),
+    sourceChain: Type.String(),
+    smartAccountAddress: Type.String(),
+    userOpHash: Type.String(),
+    transactionIndices: Type.Array(
+      Type.Object({ childPosition: Type.Integer(), transactionIndex: Type.Integer() }),
+    ),
+    isListening: Type.Literal(false),
+  }),
+]);
+
+/** `POST /v2/secure-payments/{token}/intent` (api-facts §2.8). */
+export function registerRecordIntent(app: App, deps: IntentDeps): void {
+  app.post(
+    '/v2/secure-payments/:token/intent',
+    {
+      config: { auth: LINK_AUTH, payPage: true },
+      schema: {
+        tags: LINK_TAGS,
+        summary: 'Record the transaction (or Safe transaction) that pays a link',
+        description:
+          'txHash: a transaction the payer sent; detection confirms it. safeTxHash: a Safe transaction its owners are signing; until it executes, fails or passes safePaymentDeadline (default: a day, at most the link’s expiry), GET /{token}, /pay and /calldata answer 423, and so does a second intent. Exactly one of the two.',
+        params: TokenParams,
+        body: IntentBody,
+        response: {
+          200: IntentAnswer,
+          403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
+          409: { ...CompletedResponse, description: 'Already completed' },
+          423: InProgressResponse,
+        },
+      },
+    },
+    async (request) => recordIntent(deps, linkScopeOf(request), request.params.token, request.body),
+  );
+}
