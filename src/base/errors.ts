@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   signature_mismatch: 400,
   crosschain_unavailable: 400,
   safe_not_supported: 400,
+  not_a_safe: 400,
   invalid_cursor: 400,
   request_paid: 400,
   client_id_revoked: 400,
