@@ -2,10 +2,13 @@ import {
   type Address,
   BaseError,
   ContractFunctionRevertedError,
+  getAbiItem,
   getAddress,
+  type Hex,
   type PublicClient,
   parseEventLogs,
   RpcRequestError,
+  toEventSelector,
   zeroAddress,
 } from 'viem';
 import type { ContractSet } from '../chains/contracts.ts';
@@ -17,6 +20,7 @@ import {
   erc20FeeProxyAbi,
   ethFeeProxyAbi,
 } from '../payments/abis.ts';
+import { safeAbi } from '../payments/safe/abi.ts';
 import type { BlockSource, DetectedPayment } from './types.ts';
 
 /** The RPC refused the block range as too large: scan smaller ranges. */
@@ -27,6 +31,16 @@ const RANGE_ERROR_CODES = new Set([-32005, -32602, -32614]);
 const RANGE_ERROR_WORDS = /range|too many|limit|exceed|too large|10000/i;
 
 const USD_HASH = requestCurrencyHash('ISO4217', 'USD');
+
+const SAFE_EXECUTED = toEventSelector(getAbiItem({ abi: safeAbi, name: 'ExecutionSuccess' }));
+/** Receipts kept for `safePayer`: a batch's payments share their transaction's. */
+const RECEIPTS_KEPT = 64;
+
+interface ReceiptLog {
+  readonly address: Address;
+  readonly topic: string | undefined;
+  readonly logIndex: number;
+}
 
 const EVENT_ABI = [...erc20FeeProxyAbi, ...ethFeeProxyAbi, ...erc20ConversionProxyAbi].filter(
   (item) => item.type === 'event',
@@ -51,6 +65,7 @@ export function createEvmSource(deps: {
   >;
 }): BlockSource {
   const { contracts } = deps;
+  const receipts = new Map<Hex, Promise<ReceiptLog[]>>();
   const proxies = [
     contracts.erc20FeeProxy,
     contracts.ethFeeProxy,
@@ -178,7 +193,39 @@ export function createEvmSource(deps: {
       const tx = await deps.client.getTransaction({ hash: txHash as `0x${string}` });
       return getAddress(tx.from);
     },
+    async safePayer(txHash, logIndex) {
+      const logs = await receiptLogs(txHash as Hex);
+      // A Safe emits ExecutionSuccess when its execution ends, after every log of the calls it
+      // made: the first one after the payment's log is the innermost Safe execution around it
+      // (a Safe owned by a Safe ends inside its owner's). A payment followed, in the same
+      // transaction, by a Safe execution that did not make it would be credited to that Safe;
+      // no wallet or relayer we know of sends such a transaction.
+      const end = logs
+        .filter((log) => log.logIndex > logIndex && log.topic === SAFE_EXECUTED)
+        .sort((a, b) => a.logIndex - b.logIndex)[0];
+      return end ? getAddress(end.address) : null;
+    },
   };
+
+  /** A transaction's logs (address, first topic, index), one receipt read per transaction. */
+  function receiptLogs(hash: Hex) {
+    const kept = receipts.get(hash);
+    if (kept) return kept;
+    const read = deps.client.getTransactionReceipt({ hash }).then((receipt) =>
+      receipt.logs.map(
+        (log): ReceiptLog => ({
+          address: log.address,
+          topic: log.topics[0]?.toLowerCase(),
+          logIndex: log.logIndex,
+        }),
+      ),
+    );
+    // A failed read is not kept: the scan fails, and is tried again.
+    read.catch(() => receipts.delete(hash));
+    if (receipts.size >= RECEIPTS_KEPT) receipts.clear();
+    receipts.set(hash, read);
+    return read;
+  }
 }
 
 type ParsedLog = ReturnType<typeof parseEventLogs<typeof EVENT_ABI>>[number];

@@ -100,6 +100,14 @@ export function createIndexer(deps: {
     return (remembered.at(-1)?.number ?? 1n) - 1n;
   };
 
+  const payersOf = async (event: DetectedPayment) => {
+    const [sender, safe] = await Promise.all([
+      deps.source.sender(event.txHash),
+      deps.source.safePayer?.(event.txHash, event.logIndex) ?? null,
+    ]);
+    return { payerAddress: safe ?? sender, payerEoaAddress: sender };
+  };
+
   const tick = async (): Promise<TickResult> => {
     const [head, saved] = await Promise.all([deps.source.head(), checkpoint()]);
     const target = head - BigInt(deps.confirmations);
@@ -154,18 +162,19 @@ export function createIndexer(deps: {
         deps.source.blockHash(to),
       ]);
       // A recurring execution's sender is our relayer: the payer is the subscriber, whose
-      // signed permit it ran (their own wallet too). Otherwise the sender paid, and signed.
+      // signed permit it ran (their own wallet too). Otherwise the sender signed, and paid
+      // unless a Safe's execution made the payment: the Safe paid, its owner sent it.
       const withPayers = await Promise.all(
         matched.map(async (m) => {
-          const payer = recurring.get(m.request.id) ?? (await deps.source.sender(m.event.txHash));
-          return { ...m, event: { ...m.event, payerAddress: payer, payerEoaAddress: payer } };
+          const subscriber = recurring.get(m.request.id);
+          const payers = subscriber
+            ? { payerAddress: subscriber, payerEoaAddress: subscriber }
+            : await payersOf(m.event);
+          return { ...m, event: { ...m.event, ...payers } };
         }),
       );
       const feeLegPayers = await Promise.all(
-        feeLegs.map(async (m) => {
-          const payer = await deps.source.sender(m.event.txHash);
-          return { ...m, event: { ...m.event, payerAddress: payer, payerEoaAddress: payer } };
-        }),
+        feeLegs.map(async (m) => ({ ...m, event: { ...m.event, ...(await payersOf(m.event)) } })),
       );
       const paymentBlocks = new Map(
         [...withPayers, ...feeLegPayers].map((m) => [m.event.blockNumber, m.event.blockHash]),

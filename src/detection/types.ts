@@ -23,12 +23,16 @@ export interface DetectedPayment {
   readonly amount: bigint;
   readonly feeAmount: bigint;
   readonly feeAddress: string | null;
-  /** The resolved payer: the transaction's sender, or a recurring schedule's subscriber. */
+  /**
+   * The resolved payer: the transaction's sender, a recurring schedule's subscriber, or the
+   * Safe whose execution paid.
+   */
   readonly payerAddress: string | null;
   /**
    * The payer's own wallet, the one that signed: the transaction's sender (for a contract
-   * wallet, the EOA that sent its call), or a recurring schedule's subscriber, whose signed
-   * permit a relayer executed. Null only where the chain does not name a sender.
+   * wallet, the EOA that sent its call; for a Safe, the owner that executed), or a recurring
+   * schedule's subscriber, whose signed permit a relayer executed. Null only where the chain
+   * does not name a sender.
    */
   readonly payerEoaAddress: string | null;
   /**
@@ -58,6 +62,11 @@ export interface BlockSource {
   events(from: bigint, to: bigint): Promise<DetectedPayment[]>;
   /** The sender of a transaction, asked only for events that matched a request. */
   sender(txHash: string): Promise<string | null>;
+  /**
+   * The Safe whose execution made the payment at `logIndex`, or null: the payer when a Safe
+   * pays, its executing owner being only the sender. EVM only.
+   */
+  safePayer?(txHash: string, logIndex: number): Promise<string | null>;
 }
 
 /** A payment detection recorded: the event, its row, and the request it was matched to. */
