@@ -6,6 +6,7 @@ import {
   custom,
   type Hex,
   hexToBigInt,
+  parseAbi,
   sliceHex,
   toHex,
 } from 'viem';
@@ -49,6 +50,25 @@ export async function createSafe(
   const call = createSafeCall({ owners, threshold, saltNonce: salt, singleton });
   const hash = await walletOf(chain, accountOf(chain, 0)).sendTransaction(call);
   return createdSafe((await mined(chain, hash)).logs);
+}
+
+const TRANSFER = parseAbi(['function transfer(address to, uint256 amount) returns (bool)']);
+
+/** Sends `amount` base units of a token from a test wallet to the Safe. */
+export async function fundSafe(
+  chain: LocalChain,
+  from: Account,
+  token: Address,
+  safe: Address,
+  amount: bigint,
+): Promise<void> {
+  const hash = await walletOf(chain, from).writeContract({
+    address: token,
+    abi: TRANSFER,
+    functionName: 'transfer',
+    args: [safe, amount],
+  });
+  await mined(chain, hash);
 }
 
 export interface OwnerSignature {
