@@ -18,8 +18,8 @@ import { testDispatcher, testIndexer } from '../workers.ts';
  * 1.4.1's published code: `/pay?isSafe=true` answers one Safe transaction, two of three owners
  * sign its `safeTxHash` (one EIP-712, one `eth_sign`), a third executes it, every payee moves
  * exactly its amount, and detection confirms each request with the Safe as `payerAddress` and
- * the executing owner as `payerEoaAddress`. Single, batch and multicall links, and a link with
- * a fee leg.
+ * the executing owner as `payerEoaAddress`. Single links (with a fee leg, in fiat, in ether),
+ * batch links and multicall parents.
  */
 
 const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
@@ -89,12 +89,10 @@ function balanceOf(owner: Address): Promise<bigint> {
   });
 }
 
-async function destinationOf(address: Address): Promise<string> {
-  const target = resolveTarget(t.chains, {
-    walletAddress: address,
-    chainId: 8453,
-    tokenAddress: usdc,
-  });
+const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
+
+async function destinationOf(address: Address, tokenAddress: string = usdc): Promise<string> {
+  const target = resolveTarget(t.chains, { walletAddress: address, chainId: 8453, tokenAddress });
   return (await activateDestination(t.db, t.clock, tenant.accountId, target)).destinationId;
 }
 
@@ -257,6 +255,50 @@ describe('a Safe paying a single-request link', () => {
       code: 'not_a_safe',
       message: `${eoa} is not a Safe (1.3.0 or later) on base`,
     });
+  });
+});
+
+describe('a Safe paying in fiat and in ether', () => {
+  it('pays a USD link in USDC at the on-chain rate', async () => {
+    const safe = await fundedSafe();
+    const to = payee('fiat');
+    const created = await call('POST', '/v2/secure-payments', {
+      requests: [{ destinationId: await destinationOf(to), amount: '25', invoiceCurrency: 'USD' }],
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { token, requestIds } = created.json();
+    const answer = await safePay(token, safe);
+    expect(answer.metadata).toMatchObject({ conversionRate: '1', hasEnoughBalance: true });
+    const before = await balanceOf(to);
+    const txHash = await signAndExecute(answer.safeTransaction);
+    // 25 USD at 1 USD per USDC (a link in fiat carries no fee plan, so no fee leg).
+    expect(answer.feeBundle).toBeNull();
+    expect((await balanceOf(to)) - before).toBe(25_000_000n);
+    await expectPaidBySafe(requestIds, safe, txHash);
+  });
+
+  it('pays an ETH link from the Safe’s own ether, the value carried by the packed call', async () => {
+    const safe = await fundedSafe();
+    await local.chain.provider.request({
+      method: 'hardhat_setBalance',
+      params: [safe, toHex(10n ** 18n)],
+    });
+    const to = payee('ether');
+    const created = await call('POST', '/v2/secure-payments', {
+      requests: [{ destinationId: await destinationOf(to, NATIVE), amount: '0.25' }],
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { token, requestIds } = created.json();
+    const answer = await safePay(token, safe);
+    expect(answer).toMatchObject({
+      metadata: { hasEnoughBalance: true, balance: '1' },
+      safeTransaction: { value: '0', calls: [{ value: toHex(25n * 10n ** 16n) }] },
+    });
+    const before = await local.chain.client.getBalance({ address: to });
+    const txHash = await signAndExecute(answer.safeTransaction);
+    expect((await local.chain.client.getBalance({ address: to })) - before).toBe(25n * 10n ** 16n);
+    expect(await local.chain.client.getBalance({ address: safe })).toBe(75n * 10n ** 16n);
+    await expectPaidBySafe(requestIds, safe, txHash);
   });
 });
 
