@@ -45,22 +45,10 @@ export async function runCli(
     const { serve } = await import('./main.ts');
     return serve();
   }
-  if (command === 'sandbox pay') {
+  if (command === 'sandbox pay' || command === 'sandbox create-safe') {
     // Over HTTP to the running server: the embedded database stays its own.
-    const [{ sandboxPay }, { print }] = await Promise.all([
-      import('./sandbox/pay.ts'),
-      import('./cli/output.ts'),
-    ]);
-    const result = await sandboxPay({
-      baseUrl: (values.url ?? config.baseUrl).replace(/\/+$/, ''),
-      token: args[0] ?? '',
-      wallet: Number(values.wallet),
-      apiKey: values['api-key'] ?? '',
-    });
-    print(values, io.out, result, [
-      `Paid with wallet ${result.wallet}:`,
-      ...result.transactions.map((hash) => `  ${hash}`),
-    ]);
+    const { runSandboxCommand } = await import('./cli/sandbox-commands.ts');
+    await runSandboxCommand(command, values, args, config.baseUrl, io.out);
     return;
   }
   if (config.databaseUrl === null) {

@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   safe_not_supported: 400,
   smart_account_unsupported: 400,
   smart_account_native_unsupported: 400,
+  not_a_safe: 400,
   invalid_cursor: 400,
   request_paid: 400,
   client_id_revoked: 400,

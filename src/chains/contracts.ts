@@ -28,6 +28,19 @@ export interface ContractSet {
    * Not deployed on Optimism or Tron.
    */
   readonly recurringPaymentProxy: string | null;
+  /** Safe 1.4.1's singleton (the L1 build), what a Safe proxy delegates to (contracts.md §10.2). */
+  readonly safeSingleton: string | null;
+  /** Safe 1.4.1's SafeL2 singleton: the same, emitting an event per execution. */
+  readonly safeL2Singleton: string | null;
+  /** SafeProxyFactory 1.4.1: `createProxyWithNonce` makes a Safe. */
+  readonly safeProxyFactory: string | null;
+  /**
+   * MultiSendCallOnly 1.4.1: a Safe delegatecalls its `multiSend(bytes)` to make several calls
+   * in one Safe transaction (a payer Safe's approval, payment and fee legs).
+   */
+  readonly multiSendCallOnly: string | null;
+  /** CompatibilityFallbackHandler 1.4.1, the fallback handler a new Safe is set up with. */
+  readonly safeFallbackHandler: string | null;
 }
 
 export const CONTRACT_KEYS = [
@@ -39,6 +52,11 @@ export const CONTRACT_KEYS = [
   'ethConversionProxy',
   'chainlinkConversionPath',
   'recurringPaymentProxy',
+  'safeSingleton',
+  'safeL2Singleton',
+  'safeProxyFactory',
+  'multiSendCallOnly',
+  'safeFallbackHandler',
 ] as const;
 
 const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
@@ -48,8 +66,27 @@ const ETH_CONVERSION = '0x7Ebf48a26253810629C191b56C3212Fd0D211c26';
 const CONVERSION_PATH = '0x0818Ad7016138f0A40DFAe30F64a923c2A8F61bA';
 
 /**
+ * Safe 1.4.1 where Safe deployed it, the same address on every EVM network we serve
+ * (contracts.md §10.2); Tron has none.
+ */
+export const SAFE_1_4_1 = {
+  safeSingleton: '0x41675C099F32341bf84BFc5382aF534df5C7461a',
+  safeL2Singleton: '0x29fcB43b46531BcA003ddC8FCB67FFE91900C762',
+  safeProxyFactory: '0x4e1DCf7AD4e460CfD30791CCC4F9c8a4f820ec67',
+  multiSendCallOnly: '0x9641d764fc13c8B624c04430C7356C1C7C8102e2',
+  safeFallbackHandler: '0xfd0732Dc9E303f09fCEf3a7388Ad10A83459Ec99',
+} as const;
+const NO_SAFE = {
+  safeSingleton: null,
+  safeL2Singleton: null,
+  safeProxyFactory: null,
+  multiSendCallOnly: null,
+  safeFallbackHandler: null,
+} as const;
+
+/**
  * Typed as written, so the compiler knows which networks lack a contract (Tron has no
- * Multicall3; Optimism and Tron no recurring proxy): `DEPLOYED_CONTRACTS.tron.multicall3` is
+ * Multicall3 and no Safe; Optimism and Tron no recurring proxy): `DEPLOYED_CONTRACTS.tron.multicall3` is
  * `null`, not `string | null`.
  */
 export const DEPLOYED_CONTRACTS = {
@@ -62,6 +99,7 @@ export const DEPLOYED_CONTRACTS = {
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: '0xC5519f3fcECC8EC85caaF8836563dEe9a00080f9',
     recurringPaymentProxy: '0xF0Bebbc99E26Ba7F651E7Ff14e0D3029B0228880',
+    ...SAFE_1_4_1,
   },
   'arbitrum-one': {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
@@ -72,6 +110,7 @@ export const DEPLOYED_CONTRACTS = {
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: CONVERSION_PATH,
     recurringPaymentProxy: '0xC335f956e91faa1DC103f9B54f7009c470dc6EEf',
+    ...SAFE_1_4_1,
   },
   optimism: {
     erc20FeeProxy: '0x399F5EE127ce7432E4921a61b8CF52b0af52cbfE',
@@ -82,6 +121,7 @@ export const DEPLOYED_CONTRACTS = {
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: CONVERSION_PATH,
     recurringPaymentProxy: null,
+    ...SAFE_1_4_1,
   },
   base: {
     erc20FeeProxy: '0x1892196E80C4c17ea5100Da765Ab48c1fE2Fb814',
@@ -92,6 +132,7 @@ export const DEPLOYED_CONTRACTS = {
     ethConversionProxy: '0xEdfD8386d5DE52072B4Ad8dC69BBD0bB89f9A1fb',
     chainlinkConversionPath: '0x3dF89c727eaDF67eeD7b4d09EC4F2b41f8Dec2ca',
     recurringPaymentProxy: '0xd2c3392e3e70F4CE033Cb39CC80B414aDdD64fFa',
+    ...SAFE_1_4_1,
   },
   matic: {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
@@ -102,6 +143,7 @@ export const DEPLOYED_CONTRACTS = {
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: CONVERSION_PATH,
     recurringPaymentProxy: '0xD3BD678f219439c2bcf602Beb07e601a91b8Cd3d',
+    ...SAFE_1_4_1,
   },
   bsc: {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
@@ -112,6 +154,7 @@ export const DEPLOYED_CONTRACTS = {
     ethConversionProxy: ETH_CONVERSION,
     chainlinkConversionPath: CONVERSION_PATH,
     recurringPaymentProxy: '0xbb0f20890E9e405f9D4c2e707590525ccAA3De16',
+    ...SAFE_1_4_1,
   },
   tron: {
     erc20FeeProxy: 'TCUDPYnS9dH3WvFEaE7wN7vnDa51J4R4fd',
@@ -123,6 +166,7 @@ export const DEPLOYED_CONTRACTS = {
     ethConversionProxy: null,
     chainlinkConversionPath: null,
     recurringPaymentProxy: null,
+    ...NO_SAFE,
   },
   sepolia: {
     erc20FeeProxy: '0x399F5EE127ce7432E4921a61b8CF52b0af52cbfE',
@@ -133,6 +177,7 @@ export const DEPLOYED_CONTRACTS = {
     ethConversionProxy: '0xc861aE0Cd70b73b0C8F1D62Fa669E6D1d7D7e0aB',
     chainlinkConversionPath: '0x7c285b9F2dA5E2c10feA25C00Ce1aCB107F85475',
     recurringPaymentProxy: '0xb6C7448458d8616B00eb8f93883d0081Fa2aDec9',
+    ...SAFE_1_4_1,
   },
 } as const satisfies Readonly<Record<PaymentNetworkId, ContractSet>>;
 

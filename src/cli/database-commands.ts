@@ -23,7 +23,7 @@ import { type Output, print } from './output.ts';
  */
 const SHARED_BUFFERS = '16MB';
 
-export type DatabaseCommand = Exclude<CommandName, 'serve' | 'sandbox pay'>;
+export type DatabaseCommand = Exclude<CommandName, 'serve' | 'sandbox pay' | 'sandbox create-safe'>;
 
 export async function runDatabaseCommand(
   command: DatabaseCommand,

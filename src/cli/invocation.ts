@@ -36,6 +36,13 @@ Commands:
   sandbox pay <token> --wallet <n> --api-key <key> [--url <baseUrl>]
                                                 pay a link on the sandbox chain with test wallet n
                                                 (talks to the running server)
+  sandbox pay <token> --safe <address> --wallet <n>,<m>... --api-key <key> [--url <baseUrl>]
+                                                pay it from a Safe: its owners test wallets n, m…
+                                                sign, the first executes
+  sandbox create-safe --owners <n|0x…>,... --threshold <n> [--fund <USDC>]
+                      [--wallet <n>] [--url <baseUrl>]
+                                                make a Safe 1.4.1 on the sandbox chain (sent by
+                                                test wallet n, 0 by default), and fund it
 
 Options:
   --json    print one JSON object instead of text
@@ -74,6 +81,10 @@ const FLAGS = {
   'usd-cap': { type: 'string' },
   'evm-recipient': { type: 'string' },
   'tron-recipient': { type: 'string' },
+  safe: { type: 'string' },
+  owners: { type: 'string' },
+  threshold: { type: 'string' },
+  fund: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, ParseArgsOptionDescriptor>;
@@ -138,10 +149,14 @@ const COMMANDS = {
     ['account', 'address', 'chain-id', 'token', 'currency', 'bind', 'json'],
     { required: ['account', 'address'], check: checkDestinationTarget },
   ),
-  'sandbox pay': command(['wallet', 'api-key', 'url', 'json'], {
+  'sandbox pay': command(['wallet', 'safe', 'api-key', 'url', 'json'], {
     required: ['wallet', 'api-key'],
     positionals: ['<token>'],
     check: checkSandboxPay,
+  }),
+  'sandbox create-safe': command(['owners', 'threshold', 'fund', 'wallet', 'url', 'json'], {
+    required: ['owners', 'threshold'],
+    check: checkCreateSafe,
   }),
 } as const satisfies Record<string, CommandSpec>;
 
@@ -268,9 +283,37 @@ export function given(value: string | undefined): string {
 }
 
 function checkSandboxPay(values: Values): void {
+  if (values.safe !== undefined) {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(values.safe)) {
+      throw new UsageError(`--safe must be the Safe's address (got "${values.safe}")`);
+    }
+    if (values.wallet !== undefined && !/^\d{1,3}(,\d{1,3})*$/.test(values.wallet)) {
+      throw new UsageError(
+        `--wallet must be test wallet numbers, comma-separated (got "${values.wallet}")`,
+      );
+    }
+  } else if (values.wallet !== undefined && !/^\d{1,3}$/.test(values.wallet)) {
+    throw new UsageError(`--wallet must be a test wallet number (got "${values.wallet}")`);
+  }
+  checkUrl(values);
+}
+
+function checkCreateSafe(values: Values): void {
+  if (values.threshold !== undefined && !/^[1-9]\d{0,2}$/.test(values.threshold)) {
+    throw new UsageError(`--threshold must be a positive integer (got "${values.threshold}")`);
+  }
+  if (values.fund !== undefined && !/^\d{1,12}(\.\d{1,6})?$/.test(values.fund)) {
+    throw new UsageError(
+      `--fund must be an amount of USDC, e.g. 100 or 12.5 (got "${values.fund}")`,
+    );
+  }
   if (values.wallet !== undefined && !/^\d{1,3}$/.test(values.wallet)) {
     throw new UsageError(`--wallet must be a test wallet number (got "${values.wallet}")`);
   }
+  checkUrl(values);
+}
+
+function checkUrl(values: Values): void {
   if (values.url !== undefined && !/^https?:\/\/[^\s/]+/.test(values.url)) {
     throw new UsageError(`--url must be an http(s) base URL (got "${values.url}")`);
   }

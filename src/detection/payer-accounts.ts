@@ -1,4 +1,5 @@
-import { type Address, getAddress, type Hex, hexToBigInt } from 'viem';
+import { type Address, getAbiItem, getAddress, type Hex, hexToBigInt, toEventSelector } from 'viem';
+import { safeAbi } from '../payments/safe/abi.ts';
 
 /**
  * Who paid, read from the payment transaction's receipt. The transaction's sender paid, unless
@@ -34,6 +35,24 @@ export interface ReceiptLog {
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 /** keccak256("UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)"). */
 const USER_OPERATION_TOPIC = '0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f';
+
+/** keccak256("ExecutionSuccess(bytes32,uint256)"): a Safe's execution ended well. */
+const SAFE_EXECUTED_TOPIC = toEventSelector(getAbiItem({ abi: safeAbi, name: 'ExecutionSuccess' }));
+
+/**
+ * The Safe whose execution made the payment at `logIndex`: a Safe emits ExecutionSuccess when
+ * its execution ends, after every log of the calls it made, so the first one after the
+ * payment's log is the innermost Safe execution around it (a Safe owned by a Safe ends inside
+ * its owner's). A payment followed, in the same transaction, by a Safe execution that did not
+ * make it would be credited to that Safe; no wallet or relayer we know of sends such a
+ * transaction.
+ */
+function safeExecutionAfter(logs: readonly ReceiptLog[], logIndex: number): Address | null {
+  const end = logs
+    .filter((log) => log.logIndex > logIndex && log.topics[0]?.toLowerCase() === SAFE_EXECUTED_TOPIC)
+    .sort((a, b) => a.logIndex - b.logIndex)[0];
+  return end ? getAddress(end.address) : null;
+}
 
 interface Transfer {
   readonly from: Address;
@@ -83,6 +102,10 @@ export async function payersOf(
   },
 ): Promise<Payers> {
   const sender = getAddress(receipt.from);
+  // A Safe's execution that made the payment: the Safe paid (whatever the token logs, ether
+  // included), its executing owner sent it.
+  const safe = safeExecutionAfter(receipt.logs, payment.logIndex);
+  if (safe !== null) return { payerAddress: safe, payerEoaAddress: sender };
   const plain = { payerAddress: sender, payerEoaAddress: sender };
   if (payment.tokenAddress === null) return plain;
   const transfers = transfersOf(receipt.logs, payment.tokenAddress);

@@ -39,6 +39,60 @@ const TronTransactionSchema = Type.Object(
 
 const Transaction = Type.Union([Type.Ref('EvmTransaction'), Type.Ref('TronTransaction')]);
 
+const Uint = (description: string) => Type.String({ pattern: '^[0-9]+$', description });
+
+/** Ours: the Safe transaction a Safe payer signs and executes (`isSafe=true`, docs/guides/safe.md). */
+const SafeTransactionSchema = Type.Object(
+  {
+    safeAddress: Type.String({ description: 'The paying Safe (the `wallet` sent)' }),
+    chainId: Type.Integer(),
+    to: Type.String({ description: 'MultiSendCallOnly 1.4.1' }),
+    value: Uint('Wei, decimal: 0 (each call carries its own value)'),
+    data: Type.String({
+      pattern: '^0x[0-9a-fA-F]*$',
+      description: '`multiSend(bytes)` of every call in `calls`, packed in order',
+    }),
+    operation: Type.Literal(1, { description: 'Delegatecall' }),
+    safeTxGas: Uint('0: a failing call reverts the execution, and no nonce is used'),
+    baseGas: Uint('0'),
+    gasPrice: Uint('0: no refund, the executor pays the gas'),
+    gasToken: Type.String({ description: 'The zero address' }),
+    refundReceiver: Type.String({ description: 'The zero address' }),
+    nonce: Uint('The Safe’s nonce when /pay answered'),
+    safeTxHash: Type.String({
+      pattern: '^0x[0-9a-f]{64}$',
+      description:
+        'EIP-712 hash of the SafeTx under the domain {chainId, verifyingContract: safeAddress}: what the owners sign',
+    }),
+    threshold: Type.Integer({ description: 'Signatures `execTransaction` needs' }),
+    owners: Type.Array(Type.String(), { description: 'Who may sign' }),
+    calls: Type.Array(Type.Ref('EvmTransaction'), {
+      description:
+        'The calls packed into `data`, in order (approvals, payment, fee legs), each made by the Safe',
+    }),
+  },
+  { $id: 'SafeTransaction', additionalProperties: false },
+);
+
+/** What a Safe payer's answer adds: the Safe transaction, and the metadata's deadline. */
+export const SAFE_ANSWER = {
+  safeTransaction: Type.Optional(
+    Type.Ref('SafeTransaction', {
+      description:
+        'Ours, with isSafe=true: the Safe transaction to sign and execute; the transaction fields then hold its one call',
+    }),
+  ),
+};
+export const SAFE_METADATA = {
+  safePaymentDeadline: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'With isSafe=true: Unix seconds until which the Safe payment is expected (the link’s expiry)',
+    }),
+  ),
+};
+
 /** The steps' part of calldata metadata: how many transactions, and which one pays. */
 export const STEP_METADATA = {
   stepsRequired: Type.Integer(),
@@ -134,6 +188,7 @@ const SingleCalldataSchema = Type.Object(
         description: 'A link’s: outgoing for a payout link, incoming otherwise',
       }),
     ),
+    ...SAFE_ANSWER,
     metadata: Type.Object(
       {
         ...STEP_METADATA,
@@ -151,6 +206,7 @@ const SingleCalldataSchema = Type.Object(
         protocolFee: Type.Optional(FeeRate),
         ...CONVERSION_METADATA,
         ...SMART_ACCOUNT_METADATA,
+        ...SAFE_METADATA,
       },
       { additionalProperties: false },
     ),
@@ -208,6 +264,7 @@ export const BatchMetadata = Type.Object(
     maxRateTimespan: Type.Optional(
       Type.Integer({ description: 'Seconds: the oldest rate the conversion proxies accept' }),
     ),
+    ...SAFE_METADATA,
   },
   { additionalProperties: false },
 );
@@ -217,6 +274,7 @@ const BatchCalldataSchema = Type.Object(
     ERC20ApprovalTransactions: Type.Array(Type.Ref('EvmTransaction')),
     batchPaymentTransaction: Type.Ref('EvmTransaction'),
     metadata: BatchMetadata,
+    ...SAFE_ANSWER,
   },
   { $id: 'BatchCalldata', additionalProperties: false },
 );
@@ -227,6 +285,7 @@ export const SHARED_SCHEMAS = [
   EvmTransactionSchema,
   TronTransactionSchema,
   FeeBundleSchema,
+  SafeTransactionSchema,
   SingleCalldataSchema,
   BatchCalldataSchema,
 ];

@@ -24,10 +24,12 @@ import {
   sandboxWallets,
 } from './addresses.ts';
 import { type ArtifactName, loadArtifact } from './artifacts.ts';
+import { installSafe } from './safe.ts';
 
 /**
  * A local EVM (Hardhat 3's EDR, in process) with the real Request contracts and test tokens
- * deployed at the sandbox's fixed addresses, and test wallets funded with every token. The
+ * deployed at the sandbox's fixed addresses, Safe 1.4.1 at its canonical ones, and test
+ * wallets funded with every token. The
  * tests use it with the chain id of whichever network it stands in for; `npm start` runs one
  * as the `sandbox` network.
  */
@@ -161,6 +163,8 @@ async function deploy(
     method: 'hardhat_setCode',
     params: [MULTICALL3_ADDRESS, code],
   });
+  // Safe 1.4.1, for payers that are multisigs: its published code at its canonical addresses.
+  await installSafe(provider);
 
   const send = async (request: Parameters<typeof wallet.writeContract>[0]) => {
     const receipt = await client.waitForTransactionReceipt({

@@ -1,3 +1,4 @@
+import { SAFE_1_4_1 } from '../chains/contracts.ts';
 import { SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { LocalNetwork } from '../chains/registry.ts';
 import type { TokenSpec } from '../chains/tokens.ts';
@@ -32,6 +33,8 @@ export function sandboxNetwork(baseUrl: string): LocalNetwork {
       ethConversionProxy: addresses.ethConversionProxy,
       chainlinkConversionPath: addresses.chainlinkConversionPath,
       recurringPaymentProxy: addresses.recurringPaymentProxy,
+      // Installed at their canonical addresses when the chain starts (safe.ts).
+      ...SAFE_1_4_1,
     },
     tokens: sandboxTokenSpecs(),
   };

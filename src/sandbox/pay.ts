@@ -1,28 +1,12 @@
-import {
-  BaseError,
-  createWalletClient,
-  defineChain,
-  type Hex,
-  HttpRequestError,
-  http,
-  publicActions,
-  TimeoutError,
-} from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
 import { SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';
-import { sandboxWallets } from './addresses.ts';
-
-/** How long each HTTP call (calldata, one JSON-RPC call) may take before we give up. */
-const HTTP_TIMEOUT_MS = 15_000;
-/** How long a sent transaction may take to be mined (the sandbox mines at once). */
-const RECEIPT_TIMEOUT_MS = 60_000;
+import { getJson, sandboxClient, sendMined, testWallet } from './cli-http.ts';
 
 /**
  * `payreq sandbox pay`: what a payer's wallet does, scripted. Fetches the link's calldata for
  * test wallet n from the running server, then signs and sends each transaction to the
- * sandbox's JSON-RPC, waiting for every receipt. Failures name the URL that failed and why:
- * "fetch failed" alone does not tell an operator which server was not there.
+ * sandbox's JSON-RPC, waiting for every receipt.
  */
 export async function sandboxPay(input: {
   baseUrl: string;
@@ -30,12 +14,7 @@ export async function sandboxPay(input: {
   wallet: number;
   apiKey: string;
 }): Promise<{ wallet: string; transactions: Hex[] }> {
-  const wallet = sandboxWallets()[input.wallet];
-  if (!Number.isInteger(input.wallet) || !wallet) {
-    throw new Error(
-      `--wallet must be a test wallet number from 0 to ${sandboxWallets().length - 1}`,
-    );
-  }
+  const wallet = testWallet(input.wallet);
   const payUrl = `${input.baseUrl}/v2/secure-payments/${encodeURIComponent(input.token)}/pay?wallet=${wallet.address}`;
   const body = await getJson<{
     message?: string;
@@ -47,92 +26,13 @@ export async function sandboxPay(input: {
     ...(body.ERC20ApprovalTransactions ?? []),
     ...(body.batchPaymentTransaction ? [body.batchPaymentTransaction] : []),
   ];
-  const rpcUrl = `${input.baseUrl}/sandbox/rpc`;
-  const chain = defineChain({
-    id: SANDBOX_NETWORK.chainId,
-    name: SANDBOX_NETWORK.name,
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-  const client = createWalletClient({
-    account: privateKeyToAccount(wallet.privateKey),
-    chain,
-    transport: http(rpcUrl, { retryCount: 0, timeout: HTTP_TIMEOUT_MS }),
-  }).extend(publicActions);
+  const sandbox = sandboxClient(input.baseUrl, wallet);
   const hashes: Hex[] = [];
   for (const tx of transactions) {
     if (tx.chainId !== SANDBOX_NETWORK.chainId)
       throw new Error(`this link is not on the sandbox network (chain ${tx.chainId})`);
-    try {
-      const hash = await client.sendTransaction({
-        to: tx.to,
-        data: tx.data,
-        value: BigInt(tx.value),
-      });
-      const receipt = await client.waitForTransactionReceipt({
-        hash,
-        timeout: RECEIPT_TIMEOUT_MS,
-      });
-      if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
-      hashes.push(hash);
-    } catch (error) {
-      throw rpcFailure(rpcUrl, error);
-    }
+    const receipt = await sendMined(sandbox, { ...tx, value: BigInt(tx.value) });
+    hashes.push(receipt.transactionHash);
   }
   return { wallet: wallet.address, transactions: hashes };
-}
-
-async function getJson<T extends { message?: string }>(
-  url: string,
-  headers: Record<string, string>,
-): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(url, { headers, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
-  } catch (error) {
-    throw new Error(`could not reach ${url}: ${reason(error)}`);
-  }
-  const text = await response.text().catch(() => '');
-  let body: T;
-  try {
-    body = JSON.parse(text) as T;
-  } catch {
-    throw new Error(`${url} answered ${response.status} without JSON: is it a payreq server?`);
-  }
-  if (!response.ok) {
-    throw new Error(`${url} answered ${response.status}: ${body.message ?? text.slice(0, 200)}`);
-  }
-  return body;
-}
-
-function rpcFailure(url: string, error: unknown): Error {
-  if (error instanceof BaseError) {
-    const http = error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError);
-    if (http instanceof TimeoutError) {
-      return new Error(`the sandbox JSON-RPC at ${url} did not answer in ${HTTP_TIMEOUT_MS} ms`);
-    }
-    if (http instanceof HttpRequestError) {
-      const status = http.status ? `answered ${http.status}` : reason(http.cause);
-      return new Error(`could not reach the sandbox JSON-RPC at ${url}: ${status}`);
-    }
-    return new Error(`the sandbox JSON-RPC at ${url} refused: ${error.shortMessage}`);
-  }
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-/**
- * Why a connection failed, from what undici wraps in "fetch failed": the socket error
- * ("connect ECONNREFUSED 127.0.0.1:1") or, when several addresses were tried, their code.
- */
-function reason(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    const { cause, code } = current as Error & { code?: unknown };
-    if (!(cause instanceof Error)) {
-      if (current.name === 'TimeoutError') return `no answer within ${HTTP_TIMEOUT_MS} ms`;
-      return current.message || (typeof code === 'string' ? code : 'failed');
-    }
-    current = cause;
-  }
-  return error instanceof Error ? error.message : String(error);
 }

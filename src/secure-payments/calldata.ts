@@ -11,6 +11,12 @@ import type { BatchCalldata } from '../payments/calldata/batch-calldata.ts';
 import type { SingleCalldata } from '../payments/calldata/shared.ts';
 import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { checkPayer, type Payer } from '../payments/payer.ts';
+import { safeBatchAnswer, safeSingleAnswer } from '../payments/safe/safe-answers.ts';
+import {
+  type PayerSafe,
+  readPayerSafe,
+  safePaymentDeadline,
+} from '../payments/safe/safe-transaction.ts';
 import type { PaymentLeg, PaymentTransaction } from '../payments/transactions.ts';
 import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
 import type { ParentLinks } from './parent-links.ts';
@@ -106,12 +112,16 @@ export async function linkCalldata(
   const payer = checkPayerInputs(link, query);
   assertPayoutWallet(link, payer);
   const now = deps.clock.now();
-  if (link.children) return deps.parents.calldata(link, payer, now);
+  const safe = query.isSafe === 'true' ? await payerSafe(deps, link, payer) : null;
+  if (link.children) return deps.parents.calldata(link, payer, now, safe);
   const legs = linkLegs(deps.chains, link, now);
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.
   if (!first) throw await completedError(deps, link);
-  if (legs.length > 1) return buildBatchCalldata(deps, legs, payer);
+  if (legs.length > 1) {
+    const batch = await buildBatchCalldata(deps, legs, payer);
+    return safe ? safeBatchAnswer(safe, batch) : batch;
+  }
   const fees = await linkFees(deps.db, link, first);
   const built = await buildSingleCalldata(deps, first, payer, fees?.calls);
   const calldata =
@@ -122,7 +132,7 @@ export async function linkCalldata(
           feeBundle: fees.feeBundle,
           metadata: { ...built.metadata, ...fees.rates },
         };
-  return {
+  const answer = {
     ...calldata,
     transactions: calldata.transactions.map((tx) => ({
       ...tx,
@@ -132,6 +142,18 @@ export async function linkCalldata(
     // A payout link's creator pays out; anyone else pays the link's payee.
     flow: link.row.payout ? ('outgoing' as const) : ('incoming' as const),
   };
+  return safe ? safeSingleAnswer(safe, answer) : answer;
+}
+
+/**
+ * With isSafe=true, the Safe named as `wallet`, read before anything is built: a wallet that is
+ * no Safe is refused at once. The link's calls are then built for it as for any wallet, and
+ * packed into one Safe transaction (src/payments/safe/).
+ */
+async function payerSafe(deps: CalldataDeps, link: Link, payer: Payer): Promise<PayerSafe> {
+  const network = deps.chains.network(link.row.network);
+  if (!network || !payer.wallet) throw new Error('a Safe payer needs its wallet and network');
+  return readPayerSafe(deps, network, payer.wallet, safePaymentDeadline(link.row.expiresAt));
 }
 
 /** The fee legs a link's payment carries (its captured plan's), or undefined without any. */

@@ -1,4 +1,5 @@
 import type { Payer } from '../payments/payer.ts';
+import type { PayerSafe } from '../payments/safe/safe-transaction.ts';
 import type { Link } from './links.ts';
 
 /**
@@ -12,6 +13,11 @@ import type { Link } from './links.ts';
 export interface ParentLinks {
   /** What the pay page reads for a parent. */
   readonly display: (link: Link, now: Date) => object;
-  /** What a parent's payer sends, for the payer's wallet. */
-  readonly calldata: (link: Link, payer: Payer, now: Date) => Promise<object>;
+  /** What a parent's payer sends, for the payer's wallet (a Safe's transaction, with `safe`). */
+  readonly calldata: (
+    link: Link,
+    payer: Payer,
+    now: Date,
+    safe: PayerSafe | null,
+  ) => Promise<object>;
 }

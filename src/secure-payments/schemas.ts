@@ -20,7 +20,12 @@ export const TokenParams = Type.Object({ token: Type.String({ pattern: '^[0-9A-Z
 export const CalldataInput = {
   wallet: Type.Optional(Type.String({ minLength: 1 })),
   eoaWallet: Type.Optional(Type.String({ minLength: 1 })),
-  isSafe: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  isSafe: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      description:
+        '`true`: `wallet` is a Safe (1.3.0 or later) that pays. Balances and allowances are the Safe’s, and the calls (approvals, payment, fee legs) come as one Safe transaction to sign and execute (`safeTransaction`: a MultiSendCallOnly delegatecall, its `safeTxHash`), until `metadata.safePaymentDeadline`; the transaction fields hold its one call. Needs `wallet`, excludes `eoaWallet`; refused on Tron (400 `safe_not_supported`) and for a wallet that is no Safe (400 `not_a_safe`). See docs/guides/safe.md',
+    }),
+  ),
   chain: Type.Optional(
     Type.Union(
       ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB'].map((c) => Type.Literal(c)),

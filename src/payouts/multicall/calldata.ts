@@ -5,6 +5,11 @@ import { buildBatchCalldata } from '../../payments/calldata/batch.ts';
 import type { CalldataDeps } from '../../payments/calldata/shared.ts';
 import { buildTronBatchCalldata } from '../../payments/calldata/tron-batch.ts';
 import type { Payer } from '../../payments/payer.ts';
+import {
+  type PayerSafe,
+  safeExecution,
+  safeTransaction,
+} from '../../payments/safe/safe-transaction.ts';
 import type { PaymentTransaction } from '../../payments/transactions.ts';
 import { completedError, type Link, linkLegs } from '../../secure-payments/links.ts';
 import { executionKindOf } from './view.ts';
@@ -17,9 +22,21 @@ export const NOT_EXECUTABLE_MESSAGE =
  * need and one `batchPayments` on BatchConversionPayments (the batch builder's calldata, each
  * child still emitting its own fee-proxy event); Tron: an approval per token and one call of
  * ERC20BatchPayments. Only the children that can be paid now are in it, each for what it still
- * wants; `transactions` lists every step in the order to send them.
+ * wants; `transactions` lists every step in the order to send them. A Safe payer (`safe`, EVM
+ * only) gets them as one Safe transaction (`safeMulticall`).
  */
 export async function multicallCalldata(
+  deps: CalldataDeps & { readonly db: Database },
+  link: Link,
+  payer: Payer,
+  now: Date,
+  safe: PayerSafe | null = null,
+) {
+  const answer = await walletCalldata(deps, link, payer, now);
+  return safe ? safeMulticall(safe, answer) : answer;
+}
+
+async function walletCalldata(
   deps: CalldataDeps & { readonly db: Database },
   link: Link,
   payer: Payer,
@@ -110,5 +127,39 @@ export async function multicallCalldata(
       ...(currencies.size === 1 && first && { paymentCurrencyId: first.currency.id }),
       ...funding,
     },
+  };
+}
+
+/**
+ * Variant C for a Safe: its approvals and batch payment made by the Safe in one Safe
+ * transaction, whose one call every transaction field holds; the gas is the executing owner's.
+ */
+function safeMulticall(safe: PayerSafe, answer: Awaited<ReturnType<typeof walletCalldata>>) {
+  const calls = answer.transactions.map((tx) => {
+    if ('type' in tx) throw new Error('a Safe pays on EVM networks only');
+    return tx;
+  });
+  const safeTx = safeTransaction(safe, calls);
+  const execution = safeExecution(safeTx);
+  const {
+    approvalTransactionIndex: _index,
+    approvalTransactionsCount: _count,
+    ...metadata
+  } = answer.metadata;
+  return {
+    ...answer,
+    transactions: [execution],
+    ERC20ApprovalTransactions: [],
+    batchPaymentTransaction: execution,
+    metadata: {
+      ...metadata,
+      stepsRequired: 1,
+      paymentTransactionIndex: 0,
+      approvalTransactionIndices: [],
+      batchPaymentTransactionIndex: 0,
+      hasEnoughGas: null,
+      safePaymentDeadline: safe.deadline,
+    },
+    safeTransaction: safeTx,
   };
 }

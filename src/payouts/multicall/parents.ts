@@ -13,6 +13,6 @@ export function createMulticallParents(deps: {
 }): ParentLinks {
   return {
     display: (link, now) => multicallBody(deps.chains, link, now),
-    calldata: (link, payer, now) => multicallCalldata(deps, link, payer, now),
+    calldata: (link, payer, now, safe) => multicallCalldata(deps, link, payer, now, safe),
   };
 }

@@ -1,5 +1,10 @@
 import { Type } from 'typebox';
-import { BatchMetadata, STEP_METADATA } from '../../payments/schemas.ts';
+import {
+  BatchMetadata,
+  SAFE_ANSWER,
+  SAFE_METADATA,
+  STEP_METADATA,
+} from '../../payments/schemas.ts';
 import { BLOCK_REASONS } from '../../secure-payments/link-children.ts';
 import { EXECUTION_KINDS } from './create.ts';
 import { RECOVERY_ACTIONS } from './reasons.ts';
@@ -139,9 +144,11 @@ const MulticallCalldataSchema = Type.Object(
         hasEnoughBalance: Type.Optional(Type.Boolean()),
         hasEnoughGas: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
         insufficientTokens: Type.Optional(BatchMetadata.properties.insufficientTokens),
+        ...SAFE_METADATA,
       },
       { additionalProperties: false },
     ),
+    ...SAFE_ANSWER,
   },
   { $id: 'MulticallCalldata', additionalProperties: false },
 );

@@ -1,0 +1,58 @@
+import { given, type Values } from './invocation.ts';
+import { type Output, print } from './output.ts';
+
+/**
+ * The commands that work on the running server's sandbox chain, over HTTP (its API and
+ * `/sandbox/rpc`): they open no database, so they run while the server holds the embedded one.
+ */
+export async function runSandboxCommand(
+  command: 'sandbox pay' | 'sandbox create-safe',
+  values: Values,
+  args: readonly string[],
+  configBaseUrl: string,
+  out: Output,
+): Promise<void> {
+  const baseUrl = (values.url ?? configBaseUrl).replace(/\/+$/, '');
+  if (command === 'sandbox create-safe') {
+    const { sandboxCreateSafe } = await import('../sandbox/create-safe.ts');
+    const result = await sandboxCreateSafe({
+      baseUrl,
+      owners: given(values.owners).split(','),
+      threshold: Number(values.threshold),
+      wallet: Number(values.wallet ?? '0'),
+      fund: values.fund,
+    });
+    print(values, out, result, [
+      `Safe ${result.safe}: ${result.threshold} of ${result.owners.length} owners sign`,
+      ...result.owners.map((owner) => `  owner ${owner}`),
+      ...(values.fund === undefined ? [] : [`  holds ${values.fund} USDC-sandbox`]),
+    ]);
+    return;
+  }
+  if (values.safe !== undefined) {
+    const { sandboxPaySafe } = await import('../sandbox/pay-safe.ts');
+    const result = await sandboxPaySafe({
+      baseUrl,
+      token: args[0] ?? '',
+      safe: values.safe,
+      wallets: given(values.wallet).split(',').map(Number),
+      apiKey: values['api-key'] ?? '',
+    });
+    print(values, out, result, [
+      `Paid from Safe ${result.safe}, signed by ${result.signers.join(', ')}, sent by ${result.executor}:`,
+      ...result.transactions.map((hash) => `  ${hash}`),
+    ]);
+    return;
+  }
+  const { sandboxPay } = await import('../sandbox/pay.ts');
+  const result = await sandboxPay({
+    baseUrl,
+    token: args[0] ?? '',
+    wallet: Number(values.wallet),
+    apiKey: values['api-key'] ?? '',
+  });
+  print(values, out, result, [
+    `Paid with wallet ${result.wallet}:`,
+    ...result.transactions.map((hash) => `  ${hash}`),
+  ]);
+}
