@@ -49,7 +49,9 @@ const SAFE_EXECUTED_TOPIC = toEventSelector(getAbiItem({ abi: safeAbi, name: 'Ex
  */
 function safeExecutionAfter(logs: readonly ReceiptLog[], logIndex: number): Address | null {
   const end = logs
-    .filter((log) => log.logIndex > logIndex && log.topics[0]?.toLowerCase() === SAFE_EXECUTED_TOPIC)
+    .filter(
+      (log) => log.logIndex > logIndex && log.topics[0]?.toLowerCase() === SAFE_EXECUTED_TOPIC,
+    )
     .sort((a, b) => a.logIndex - b.logIndex)[0];
   return end ? getAddress(end.address) : null;
 }
