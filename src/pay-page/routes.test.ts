@@ -106,6 +106,7 @@ describe('the HTML shell', () => {
       native: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       explorerTxUrl: 'https://basescan.org/tx/{txHash}',
       rpcUrl: null,
+      intentChain: 'BASE',
     });
     expect(config.networks.tron).toMatchObject({ kind: 'tron', chainId: 728126428 });
     // The sandbox does not run in tests: neither it nor an RPC URL is given.

@@ -47,6 +47,7 @@ describe('renderShell', () => {
           native: { name: 'Ether', symbol: 'ETH', decimals: 18 },
           explorerTxUrl: `https://x.example/${hostile}/{txHash}`,
           rpcUrl: null,
+          intentChain: 'BASE',
         },
       },
     };
@@ -77,6 +78,7 @@ describe('pageConfig', () => {
       native: { name: 'Sandbox Ether', symbol: 'ETH', decimals: 18 },
       explorerTxUrl: 'https://api.example/sandbox/tx/{txHash}',
       rpcUrl: 'https://api.example/sandbox/rpc',
+      intentChain: null,
     });
     expect(Object.values(page.networks).filter((n) => n.rpcUrl !== null)).toHaveLength(1);
   });

@@ -22,6 +22,8 @@ interface PageNetwork {
   readonly explorerTxUrl: string | null;
   /** Only where wallets cannot know the chain: the sandbox. */
   readonly rpcUrl: string | null;
+  /** The network's name in an intent's `chain` (`BASE`); null where intents name none. */
+  readonly intentChain: string | null;
 }
 
 export interface PageConfig {
@@ -63,6 +65,7 @@ export function pageConfig(deps: {
       explorerTxUrl: deps.chains.explorerTxUrl(network.id, '{txHash}'),
       // The registry holds the sandbox only when this deployment runs it (and serves its RPC).
       rpcUrl: network.id === SANDBOX_NETWORK.id ? `${deps.baseUrl}/sandbox/rpc` : null,
+      intentChain: network.crossChainName,
     };
   }
   return { apiBase: deps.baseUrl, clientId: deps.clientId, networks };

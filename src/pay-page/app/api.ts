@@ -1,4 +1,6 @@
 import type { PageConfig } from './config.ts';
+import type { SafeCalldata, SafeIntent } from './safe-calldata.ts';
+import { type SafePending, safePendingOf } from './safe-pending.ts';
 
 /** The public API's answers the page reads, as far as it reads them. */
 
@@ -173,6 +175,12 @@ export interface Completed {
 export type LinkState =
   | { readonly kind: 'payable'; readonly display: Display }
   | { readonly kind: 'completed'; readonly completed: Completed }
+  /** A 423 naming a Safe transaction: the link waits for the Safe (safe-pending.ts). */
+  | {
+      readonly kind: 'safe_pending';
+      readonly pending: SafePending;
+      readonly branding: Branding | null;
+    }
   | { readonly kind: 'expired' | 'invalidated' | 'blocked' | 'not_found' | 'in_progress' }
   | { readonly kind: 'error'; readonly message: string };
 
@@ -252,6 +260,10 @@ export interface Api {
   link(token: string): Promise<LinkState>;
   /** Without a wallet: the steps anyone would send, and a fiat link's quote. */
   calldata(token: string, wallet?: string): Promise<Calldata>;
+  /** `/pay` for a Safe (`isSafe=true`): the one Safe transaction its owners sign. */
+  safeCalldata(token: string, safe: string): Promise<SafeCalldata>;
+  /** Records a Safe transaction being signed: the link answers 423 until tracking ends. */
+  recordSafeIntent(token: string, intent: SafeIntent): Promise<{ safePaymentDeadline?: number }>;
   /** Best effort: a lost report changes nothing for the payer. */
   userEvent(token: string, event: UserEvent): Promise<void>;
 }
@@ -269,6 +281,22 @@ export function createApi(config: PageConfig): Api {
   const headers = { 'x-client-id': config.clientId };
   const url = (path: string) => `${config.apiBase}${path}`;
   const tokenPath = (token: string) => `/v2/secure-payments/${encodeURIComponent(token)}`;
+  /** A JSON answer, or an ApiError carrying the service's code and message. */
+  const answer = async <T>(path: string, init: RequestInit = { headers }): Promise<T> => {
+    const response = await fetch(url(path), {
+      ...init,
+      signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+    });
+    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (!response.ok) {
+      throw new ApiError(
+        response.status,
+        String(body.message ?? 'The payment could not be prepared'),
+        body.code as string | undefined,
+      );
+    }
+    return body as T;
+  };
   return {
     async link(token) {
       let response: Response;
@@ -293,8 +321,11 @@ export function createApi(config: PageConfig): Api {
           return { kind: 'completed', completed: body as unknown as Completed };
         case 404:
           return { kind: 'not_found' };
-        case 423:
-          return { kind: 'in_progress' };
+        case 423: {
+          const pending = safePendingOf(body);
+          if (!pending) return { kind: 'in_progress' };
+          return { kind: 'safe_pending', pending, branding: (body.branding as Branding) ?? null };
+        }
         case 403:
           if (body.code === 'secure_payment_expired') return { kind: 'expired' };
           if (body.code === 'secure_payment_invalidated') return { kind: 'invalidated' };
@@ -306,23 +337,20 @@ export function createApi(config: PageConfig): Api {
         message: String(body.message ?? `The service answered ${response.status}`),
       };
     },
-    async calldata(token, wallet) {
-      const response = await fetch(
-        url(
-          `${tokenPath(token)}/pay${wallet === undefined ? '' : `?wallet=${encodeURIComponent(wallet)}`}`,
-        ),
-        { headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) },
-      );
-      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-      if (!response.ok) {
-        throw new ApiError(
-          response.status,
-          String(body.message ?? 'The payment could not be prepared'),
-          body.code as string | undefined,
-        );
-      }
-      return body as unknown as Calldata;
-    },
+    calldata: (token, wallet) =>
+      answer<Calldata>(
+        `${tokenPath(token)}/pay${wallet === undefined ? '' : `?wallet=${encodeURIComponent(wallet)}`}`,
+      ),
+    safeCalldata: (token, safe) =>
+      answer<SafeCalldata>(
+        `${tokenPath(token)}/pay?isSafe=true&wallet=${encodeURIComponent(safe)}`,
+      ),
+    recordSafeIntent: (token, intent) =>
+      answer(`${tokenPath(token)}/intent`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(intent),
+      }),
     async userEvent(token, event) {
       try {
         await fetch(url(`${tokenPath(token)}/events`), {

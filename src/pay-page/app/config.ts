@@ -12,6 +12,8 @@ export interface NetworkFacts {
   readonly explorerTxUrl: string | null;
   /** Given only where wallets cannot know the chain (the sandbox). */
   readonly rpcUrl: string | null;
+  /** The network's name in an intent's `chain` (`BASE`); null where intents name none. */
+  readonly intentChain: string | null;
 }
 
 export interface PageConfig {

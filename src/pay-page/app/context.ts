@@ -1,5 +1,6 @@
 import type { Api, Display } from './api.ts';
 import type { NetworkFacts, PageConfig } from './config.ts';
+import type { SafePending, SafeProgress } from './safe-pending.ts';
 
 /** What the wallet code gets of the page it pays from. */
 export interface PayContext {
@@ -15,4 +16,6 @@ export interface PayContext {
   reload(): void;
   /** After the last transaction: follows the link until detection marks it completed. */
   follow(txHashes: readonly string[]): void;
+  /** After an owner signed a Safe transaction the Safe cannot execute yet: waits for the Safe. */
+  waitForSafe(pending: SafePending, progress: SafeProgress): void;
 }

@@ -7,6 +7,8 @@ import { h, show } from './dom.ts';
 import { timeLeft } from './format.ts';
 import { multicallScreen } from './multicall.ts';
 import { receiptOfCompleted, receiptOfMulticall, receiptScreen } from './receipt.ts';
+import type { SafePending, SafeProgress } from './safe-pending.ts';
+import { safePendingScreen } from './safe-screen.ts';
 import {
   confirmingScreen,
   errorScreen,
@@ -27,6 +29,8 @@ const FOLLOW_EVERY_MS = 2_000;
 const RATE_UNREAD =
   'The exchange rate could not be read just now; your wallet is quoted when you pay.';
 const TICK_EVERY_MS = 30_000;
+/** Owners sign over minutes or days: the link is read again at this pace meanwhile. */
+const SAFE_EVERY_MS = 5_000;
 
 const config = readConfig();
 const api = createApi(config);
@@ -47,6 +51,10 @@ function showState(state: Exclude<LinkState, { kind: 'payable' }>) {
       return;
     case 'error':
       render(errorScreen(state.message, () => void load()));
+      return;
+    case 'safe_pending':
+      brand(state.branding);
+      void waitForSafe(state.pending, null);
       return;
     default:
       render(stateScreen(state.kind));
@@ -78,6 +86,10 @@ function payable(display: Display): void {
     show: render,
     retry: (problem) => summary(problem),
     reload: () => void load(),
+    waitForSafe: (pending, progress) => {
+      following = true;
+      void waitForSafe(pending, progress);
+    },
     follow: (txHashes) => {
       following = true;
       rememberSent(token, txHashes);
@@ -163,6 +175,24 @@ async function follow(display: Display, txHashes: readonly string[]): Promise<vo
       render(stateScreen(state.kind));
       return;
     }
+  }
+}
+
+/**
+ * A Safe transaction pays the link once its owners have signed and one executed it: the page
+ * says so and reads the link until tracking ends. Executed: the receipt; failed, replaced or
+ * past its deadline: the link is payable again, and shows its summary.
+ */
+async function waitForSafe(pending: SafePending, progress: SafeProgress | null): Promise<void> {
+  render(safePendingScreen(pending, progress));
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, SAFE_EVERY_MS));
+    const state = await api.link(token);
+    // Still signing, or the service briefly unreachable: keep waiting.
+    if (state.kind === 'safe_pending' || state.kind === 'error') continue;
+    if (state.kind === 'payable') payable(state.display);
+    else showState(state);
+    return;
   }
 }
 

@@ -4,6 +4,7 @@ import { h } from '../dom.ts';
 import { discoverWallets, type WalletChoice } from './eip6963.ts';
 import { payWithEvm } from './evm.ts';
 import { explain } from './problems.ts';
+import { safeSection } from './safe-section.ts';
 import { findTronWallet, payWithTron } from './tron.ts';
 
 /**
@@ -15,9 +16,11 @@ import { findTronWallet, payWithTron } from './tron.ts';
 /** The link changed under the payer (paid, expired, withdrawn): the page shows its state. */
 const LINK_STATES = new Set([403, 404, 409, 423]);
 
-async function attempt(context: PayContext, pay: () => Promise<string[]>): Promise<void> {
+/** `pay` returns what it sent for the page to follow, or null once the page shows what is next. */
+async function attempt(context: PayContext, pay: () => Promise<string[] | null>): Promise<void> {
   try {
-    context.follow(await pay());
+    const sent = await pay();
+    if (sent !== null) context.follow(sent);
   } catch (error) {
     // A payout refused to this wallet is about the wallet, not the link: say so and stay.
     const aboutWallet = error instanceof ApiError && error.code === 'payout_wallet_mismatch';
@@ -66,6 +69,14 @@ export function mountWallets(context: PayContext, slot: HTMLElement): void {
     return;
   }
   let stop = () => {};
+  // Payouts are sent by their creator's own wallet; any other link may be paid from a Safe.
+  const safe =
+    context.display.payout === true
+      ? null
+      : safeSection(context, {
+          stop: () => stop(),
+          run: (pay) => void attempt(context, pay),
+        });
   stop = discoverWallets((wallets: readonly WalletChoice[]) => {
     if (!slot.isConnected) return stop();
     slot.replaceChildren(
@@ -78,5 +89,6 @@ export function mountWallets(context: PayContext, slot: HTMLElement): void {
           )
         : [h('p', { class: 'muted' }, NO_WALLET)]),
     );
+    if (safe && wallets.length > 0) slot.append(safe.element(wallets));
   });
 }
