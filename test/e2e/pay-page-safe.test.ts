@@ -1,10 +1,11 @@
 import type { Page } from 'playwright-core';
 import { type Address, getAddress, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { screen, sends, text } from '../pay-page/page.ts';
+import type { SafeTransaction } from '../../src/payments/safe/safe-transaction.ts';
+import { accessibilityProblems, screen, sends, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import type { TestWalletSpec } from '../pay-page/wallet.ts';
-import { createSafe, fundSafe } from '../safe.ts';
+import { createSafe, executeSafeTransaction, fundSafe, signSafeTransaction } from '../safe.ts';
 
 /**
  * "Pay from a Safe" on the hosted page, in a real Chromium: the injected wallet is an owner of
@@ -60,6 +61,7 @@ async function payFromSafe(page: Page, safe: string): Promise<void> {
   await screen(page, 'pending');
   await page.getByText('Pay from a Safe').click();
   await page.getByLabel('Safe address').fill(safe);
+  expect(await accessibilityProblems(page)).toEqual([]);
   await page.getByRole('button', { name: 'Sign for the Safe with Test Wallet' }).click();
 }
 
@@ -93,16 +95,21 @@ describe('paying from a Safe on the hosted page', () => {
     await context.close();
   });
 
-  it('signs for a 2-of-3 Safe, records its Safe transaction, and waits for the Safe with the deadline, after a reload too', async () => {
+  it('signs for a 2-of-3 Safe, records its Safe transaction, and waits for the Safe with the deadline, after a reload too, until the Safe pays', async () => {
     const safe = await fundedSafe([7, 8, 9], 2);
     const token = await rig.link([{ currency: 'USDC', amount: '3.25', payee: PAYEE }]);
     const payee = rig.wallet(PAYEE).address;
     const payeeBefore = await usdcOf(payee);
     const { page, wallets, context } = await rig.open(token, [spec(8)]);
     const [wallet] = wallets;
+    // The Safe transaction the page signed, as /pay answered it: the other owners sign it too.
+    const answered = page.waitForResponse((r) => r.url().includes('/pay?isSafe=true'));
 
     await payFromSafe(page, safe);
+    const safeTx = ((await (await answered).json()) as { safeTransaction: SafeTransaction })
+      .safeTransaction;
     await screen(page, 'safe-pending');
+    expect(await accessibilityProblems(page)).toEqual([]);
     expect(await text(page, 'h1')).toBe('Waiting for the Safe');
     expect(await text(page, '[role="status"]')).toBe(
       'You signed the Safe transaction. 1 more owner of the Safe must sign the same transaction, then one of them executes it.',
@@ -135,6 +142,19 @@ describe('paying from a Safe on the hosted page', () => {
     expect(await text(page, '[data-field="deadline"]')).toBe(utc(status.safePaymentDeadline));
     expect(await page.locator('[data-screen="error"]').count()).toBe(0);
     expect(await usdcOf(payee)).toBe(payeeBefore);
+
+    // A second owner signs the same Safe transaction and a third executes it: the page, still
+    // waiting, shows the receipt once detection has confirmed the payment.
+    expect(safeTx.safeTxHash).toBe(status.safeTxHash);
+    const signedHere = wallet?.signed[0];
+    if (!signedHere) throw new Error('the page signed nothing');
+    await executeSafeTransaction(rig.local.chain, rig.wallet(7), safeTx, [
+      { signer: rig.wallet(8).address, signature: signedHere },
+      await signSafeTransaction(rig.wallet(9), safeTx),
+    ]);
+    await screen(page, 'completed');
+    expect(await text(page, 'h1')).toBe('Paid 3.25 USDC');
+    expect(await usdcOf(payee)).toBe(payeeBefore + 3_250_000n);
     await context.close();
   });
 
