@@ -1,4 +1,5 @@
-import type { Calldata, Display } from './api.ts';
+import type { Display } from './api.ts';
+import type { Calldata } from './calldata.ts';
 import { h } from './dom.ts';
 import { age, symbolOf } from './format.ts';
 import { card } from './screens.ts';

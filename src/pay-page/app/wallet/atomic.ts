@@ -1,5 +1,5 @@
 import { type Address, type Client, numberToHex } from 'viem';
-import type { EvmCall } from '../api.ts';
+import type { EvmCall } from '../calldata.ts';
 import { codeOf } from './problems.ts';
 
 /**

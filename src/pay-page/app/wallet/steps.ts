@@ -1,4 +1,4 @@
-import type { Calldata, EvmCall } from '../api.ts';
+import type { Calldata, EvmCall } from '../calldata.ts';
 import type { NetworkFacts } from '../config.ts';
 import type { PayContext } from '../context.ts';
 import { isStale, type Quote, quoteOf, requoteScreen } from '../conversion.ts';

@@ -1,4 +1,4 @@
-import type { TronCall, TronParameter } from '../api.ts';
+import type { TronCall, TronParameter } from '../calldata.ts';
 import type { PayContext } from '../context.ts';
 import { connectingScreen, payingScreen } from '../screens.ts';
 import { assertPayoutWallet } from './payout.ts';
