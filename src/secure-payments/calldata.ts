@@ -15,13 +15,12 @@ import { safeBatchAnswer, safeSingleAnswer } from '../payments/safe/safe-answers
 import {
   type PayerSafe,
   readPayerSafe,
-  type SafeTransaction,
   safePaymentDeadline,
 } from '../payments/safe/safe-transaction.ts';
 import type { PaymentLeg, PaymentTransaction } from '../payments/transactions.ts';
 import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
 import type { ParentLinks } from './parent-links.ts';
-import { rememberSafeTransaction } from './safe-prepared.ts';
+import { type RememberedSafeTx, rememberSafeTransaction } from './safe-prepared.ts';
 
 export const PAYOUT_WALLET_MESSAGE =
   'Only the wallet that created this payout (creatorWalletAddress) can pay it';
@@ -170,11 +169,15 @@ async function payerSafe(deps: CalldataDeps, link: Link, payer: Payer): Promise<
 }
 
 /** The Safe transaction in a parent's answer (its feature builds it; this one remembers it). */
-function safeTransactionOf(answer: object): SafeTransaction | null {
+function safeTransactionOf(answer: object): RememberedSafeTx | null {
   if (!('safeTransaction' in answer)) return null;
-  const safeTx = answer.safeTransaction;
-  return typeof safeTx === 'object' && safeTx !== null && 'safeTxHash' in safeTx
-    ? (safeTx as SafeTransaction)
+  const safeTx: unknown = answer.safeTransaction;
+  if (typeof safeTx !== 'object' || safeTx === null) return null;
+  const { safeTxHash, safeAddress, nonce } = safeTx as Partial<Record<string, unknown>>;
+  return typeof safeTxHash === 'string' &&
+    typeof safeAddress === 'string' &&
+    typeof nonce === 'string'
+    ? { safeTxHash, safeAddress, nonce }
     : null;
 }
 

@@ -1,7 +1,14 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { safeTransactions } from '../db/schema.ts';
-import type { SafeTransaction } from '../payments/safe/safe-transaction.ts';
+
+/** What is kept of a Safe transaction `/pay` answered (its `safeTransaction`'s fields). */
+export interface RememberedSafeTx {
+  readonly safeTxHash: string;
+  readonly safeAddress: string;
+  /** A decimal string, as `/pay` answers it. */
+  readonly nonce: string;
+}
 
 /**
  * Keeps the Safe transaction `/pay` answered (`isSafe=true`), so the tracker knows which Safe
@@ -12,7 +19,7 @@ import type { SafeTransaction } from '../payments/safe/safe-transaction.ts';
 export async function rememberSafeTransaction(
   db: Database,
   link: { readonly id: string; readonly network: string },
-  safeTx: Pick<SafeTransaction, 'safeTxHash' | 'safeAddress' | 'nonce'>,
+  safeTx: RememberedSafeTx,
 ): Promise<void> {
   await db
     .insert(safeTransactions)

@@ -1,9 +1,8 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import { type Address, getAddress, type Hex, type PublicClient } from 'viem';
+import { type Address, getAddress, isHex, type PublicClient } from 'viem';
 import type { Clock } from '../base/clock.ts';
 import { createPoller, type Poller, type PollerLock } from '../base/poller.ts';
-import type { NetworkId } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
 import { paymentIntents } from '../db/schema.ts';
 import { safeAbi } from '../payments/safe/abi.ts';
@@ -40,8 +39,8 @@ export function createSafeTracker(deps: {
   readonly db: Database;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** The client of a network this process can read, or null. */
-  readonly client: (network: NetworkId) => PublicClient | null;
+  /** The client of a network (an intent's, by id) this process can read, or null. */
+  readonly client: (network: string) => PublicClient | null;
   readonly lock?: PollerLock;
   /** Told when tracking failed: `payment.failed` waits in the outbox. */
   readonly onFailed?: () => void;
@@ -73,9 +72,9 @@ export function createSafeTracker(deps: {
 
   /** What the chain says of the intent's Safe transaction, or null while it is pending. */
   const onChain = async (intent: IntentRow): Promise<TrackingOutcome | null> => {
-    const client = deps.client(intent.network as NetworkId);
-    const hash = intent.safeTxHash as Hex | null;
-    if (!client || !hash) return null;
+    const client = deps.client(intent.network);
+    const hash = intent.safeTxHash;
+    if (!client || hash === null || !isHex(hash)) return null;
     const prepared = await preparedSafeTransaction(deps.db, hash);
     const safe = safeOf(intent, prepared);
     if (!safe) return null;

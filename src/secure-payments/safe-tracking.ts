@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { paymentIntents, securePayments } from '../db/schema.ts';
 import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
@@ -41,16 +41,15 @@ export async function endTracking(
         endedAt: now,
         ...(outcome.txHash !== undefined && { txHash: outcome.txHash.toLowerCase() }),
         ...(outcome.kind === 'failed' && { failureReason: outcome.reason }),
+        // The Safe that executed is the payer, when the intent did not name one.
+        ...(outcome.kind === 'executed' &&
+          outcome.safeAddress !== null && {
+            payerAddress: sql`coalesce(${paymentIntents.payerAddress}, ${outcome.safeAddress})`,
+          }),
       })
       .where(and(eq(paymentIntents.id, intentId), eq(paymentIntents.status, 'tracking')))
       .returning();
     if (!intent) return false;
-    if (outcome.kind === 'executed' && intent.payerAddress === null && outcome.safeAddress) {
-      await tx
-        .update(paymentIntents)
-        .set({ payerAddress: outcome.safeAddress })
-        .where(eq(paymentIntents.id, intentId));
-    }
     const [link] = await tx
       .update(securePayments)
       .set({ trackingUntil: null })

@@ -111,15 +111,17 @@ export function createWorkers(deps: {
     );
   }
   const recurringExecutors = createRecurringExecutors(deps, () => dispatcher.wake());
-  const readable = new Set(indexers.map((indexer) => indexer.network));
   const safeTracker = createSafeTracker({
     db,
     clock: deps.clock,
     logger: deps.logger.child({ worker: 'safe-tracker' }),
-    client: (network) =>
-      readable.has(network) && deps.chains.network(network)?.kind === 'evm'
-        ? deps.clients.evm(network)
-        : null,
+    // The networks this process reads (it indexes them), EVM ones: a Safe is on none other.
+    client: (network) => {
+      const id = indexers.find((indexer) => indexer.network === network)?.network;
+      return id !== undefined && deps.chains.network(id)?.kind === 'evm'
+        ? deps.clients.evm(id)
+        : null;
+    },
     lock: createLeaderLock(deps.database, 'payreq:safe-tracker'),
     onFailed: () => dispatcher.wake(),
   });
