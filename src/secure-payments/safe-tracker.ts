@@ -21,7 +21,7 @@ const EXECUTION_SUCCESS = eventOf('ExecutionSuccess');
 const EXECUTION_FAILURE = eventOf('ExecutionFailure');
 
 export interface SafeTracker extends Poller {
-  /** One round over every tracked intent (what the poller runs); true when some are left. */
+  /** One round over every tracked intent (what the poller runs); resolves false. */
   round(): Promise<boolean>;
 }
 
@@ -47,6 +47,10 @@ export function createSafeTracker(deps: {
 }): SafeTracker {
   const log = deps.logger;
 
+  /**
+   * The chain first, then the clock: an execution seen past the deadline still counts. While
+   * the chain cannot be read the intent waits (the 423 has lifted at its deadline anyway).
+   */
   const track = async (intent: IntentRow): Promise<void> => {
     const outcome = await onChain(intent);
     const now = deps.clock.now();
