@@ -237,6 +237,12 @@ describe('parseConfig', () => {
     expect(parseConfig({ RECURRING_POLL_MS: '250' }, CWD).workers.recurringPollMs).toBe(250);
   });
 
+  it('reads the Safe tracker’s interval, 5 s unless set', () => {
+    expect(parseConfig({}, CWD).workers.safeTrackerPollMs).toBe(5_000);
+    expect(parseConfig({ SAFE_TRACKER_POLL_MS: '300' }, CWD).workers.safeTrackerPollMs).toBe(300);
+    expect(() => parseConfig({ SAFE_TRACKER_POLL_MS: '5' }, CWD)).toThrow(/SAFE_TRACKER_POLL_MS/);
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],

@@ -136,6 +136,8 @@ interface WorkerConfig {
   readonly dispatcherPollMs: number;
   /** How often the recurring payout executor looks for due payments (`RECURRING_POLL_MS`). */
   readonly recurringPollMs: number;
+  /** How often the Safe tracker reads the chain for tracked Safe transactions (`SAFE_TRACKER_POLL_MS`). */
+  readonly safeTrackerPollMs: number;
 }
 
 const DEFAULT_PORT = 8080;
@@ -224,6 +226,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
       dispatcherPollMs: parseInteger(env, 'DISPATCHER_POLL_MS', 10, 600_000) ?? 1_000,
       recurringPollMs: parseInteger(env, 'RECURRING_POLL_MS', 10, 600_000) ?? 10_000,
+      safeTrackerPollMs: parseInteger(env, 'SAFE_TRACKER_POLL_MS', 10, 600_000) ?? 5_000,
     },
   };
 }

@@ -20,6 +20,7 @@ import {
 import type { PaymentLeg, PaymentTransaction } from '../payments/transactions.ts';
 import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
 import type { ParentLinks } from './parent-links.ts';
+import { type RememberedSafeTx, rememberSafeTransaction } from './safe-prepared.ts';
 
 export const PAYOUT_WALLET_MESSAGE =
   'Only the wallet that created this payout (creatorWalletAddress) can pay it';
@@ -113,14 +114,22 @@ export async function linkCalldata(
   assertPayoutWallet(link, payer);
   const now = deps.clock.now();
   const safe = query.isSafe === 'true' ? await payerSafe(deps, link, payer) : null;
-  if (link.children) return deps.parents.calldata(link, payer, now, safe);
+  if (link.children) {
+    const answer = await deps.parents.calldata(link, payer, now, safe);
+    const safeTx = safe && safeTransactionOf(answer);
+    if (safeTx) await rememberSafeTransaction(deps.db, link.row, safeTx);
+    return answer;
+  }
   const legs = linkLegs(deps.chains, link, now);
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.
   if (!first) throw await completedError(deps, link);
   if (legs.length > 1) {
     const batch = await buildBatchCalldata(deps, legs, payer);
-    return safe ? safeBatchAnswer(safe, batch) : batch;
+    if (!safe) return batch;
+    const answer = safeBatchAnswer(safe, batch);
+    await rememberSafeTransaction(deps.db, link.row, answer.safeTransaction);
+    return answer;
   }
   const fees = await linkFees(deps.db, link, first);
   const built = await buildSingleCalldata(deps, first, payer, fees?.calls);
@@ -142,7 +151,10 @@ export async function linkCalldata(
     // A payout link's creator pays out; anyone else pays the link's payee.
     flow: link.row.payout ? ('outgoing' as const) : ('incoming' as const),
   };
-  return safe ? safeSingleAnswer(safe, answer) : answer;
+  if (!safe) return answer;
+  const safeAnswer = safeSingleAnswer(safe, answer);
+  await rememberSafeTransaction(deps.db, link.row, safeAnswer.safeTransaction);
+  return safeAnswer;
 }
 
 /**
@@ -154,6 +166,19 @@ async function payerSafe(deps: CalldataDeps, link: Link, payer: Payer): Promise<
   const network = deps.chains.network(link.row.network);
   if (!network || !payer.wallet) throw new Error('a Safe payer needs its wallet and network');
   return readPayerSafe(deps, network, payer.wallet, safePaymentDeadline(link.row.expiresAt));
+}
+
+/** The Safe transaction in a parent's answer (its feature builds it; this one remembers it). */
+function safeTransactionOf(answer: object): RememberedSafeTx | null {
+  if (!('safeTransaction' in answer)) return null;
+  const safeTx: unknown = answer.safeTransaction;
+  if (typeof safeTx !== 'object' || safeTx === null) return null;
+  const { safeTxHash, safeAddress, nonce } = safeTx as Partial<Record<string, unknown>>;
+  return typeof safeTxHash === 'string' &&
+    typeof safeAddress === 'string' &&
+    typeof nonce === 'string'
+    ? { safeTxHash, safeAddress, nonce }
+    : null;
 }
 
 /** The fee legs a link's payment carries (its captured plan's), or undefined without any. */

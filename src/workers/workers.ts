@@ -18,6 +18,7 @@ import { relayerAccount } from '../payouts/recurring/relayer.ts';
 import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
 import { createOccurrenceGenerator, type OccurrenceGenerator } from '../requests/occurrences.ts';
 import { sandboxRelayer } from '../sandbox/addresses.ts';
+import { createSafeTracker, type SafeTracker } from '../secure-payments/safe-tracker.ts';
 import { createDispatcher, type Dispatcher } from '../webhooks/dispatcher.ts';
 import { createJanitor } from './janitor.ts';
 import { createSettlement } from './settlement.ts';
@@ -27,6 +28,7 @@ export interface Workers {
   readonly indexers: readonly Indexer[];
   readonly occurrences: OccurrenceGenerator;
   readonly recurringExecutors: readonly RecurringExecutor[];
+  readonly safeTracker: SafeTracker;
   /** Each recurring executor's last relayer check (for `/readyz`). */
   relayerHealth(): RelayerHealth[];
   start(): void;
@@ -37,7 +39,7 @@ export interface Workers {
  * The background work of a payreq process: one indexer per network it can read (an RPC is
  * configured, or the sandbox runs), the webhook dispatcher, the generator of recurring
  * requests' occurrences, the executor of recurring payouts (one per network with a recurring
- * proxy, a transport and a relayer key), and the janitor that deletes expired challenges, nonces
+ * proxy, a transport and a relayer key), the tracker of payers' Safe transactions, and the janitor that deletes expired challenges, nonces
  * and sessions. With Postgres, several processes may run them: each network is indexed, and its
  * recurring payouts triggered, by whichever process holds its lock, and dispatchers and
  * generators share their work through row locks.
@@ -109,11 +111,26 @@ export function createWorkers(deps: {
     );
   }
   const recurringExecutors = createRecurringExecutors(deps, () => dispatcher.wake());
+  const safeTracker = createSafeTracker({
+    db,
+    clock: deps.clock,
+    logger: deps.logger.child({ worker: 'safe-tracker' }),
+    // The networks this process reads (it indexes them), EVM ones: a Safe is on none other.
+    client: (network) => {
+      const id = indexers.find((indexer) => indexer.network === network)?.network;
+      return id !== undefined && deps.chains.network(id)?.kind === 'evm'
+        ? deps.clients.evm(id)
+        : null;
+    },
+    lock: createLeaderLock(deps.database, 'payreq:safe-tracker'),
+    onFailed: () => dispatcher.wake(),
+  });
   return {
     dispatcher,
     indexers,
     occurrences,
     recurringExecutors,
+    safeTracker,
     relayerHealth: () =>
       recurringExecutors.flatMap((executor) => {
         const health = executor.health();
@@ -127,6 +144,7 @@ export function createWorkers(deps: {
       for (const executor of recurringExecutors) {
         executor.start(deps.config.workers.recurringPollMs);
       }
+      safeTracker.start(deps.config.workers.safeTrackerPollMs);
     },
     async stop() {
       // What writes deliveries stops first: a payment recorded during shutdown is handed to a
@@ -135,6 +153,7 @@ export function createWorkers(deps: {
         occurrences.stop(),
         ...indexers.map((i) => i.stop()),
         ...recurringExecutors.map((e) => e.stop()),
+        safeTracker.stop(),
       ]);
       await Promise.all([dispatcher.stop(), janitor.stop()]);
     },

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   index,
   integer,
   jsonb,
@@ -10,7 +11,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { uuidV7 } from '../../base/uuid-v7.ts';
-import { createdAt, nullableTime } from './columns.ts';
+import { baseUnits, createdAt, nullableTime } from './columns.ts';
 import { securePayments } from './links.ts';
 
 /**
@@ -45,6 +46,11 @@ export const paymentIntents = pgTable(
     legCount: integer(),
     /** The rest of the body as sent, for audit (route, bridge, source token and amount). */
     details: jsonb().$type<Record<string, unknown>>().notNull(),
+    /**
+     * The first block the tracker still reads the Safe's execution events from; it moves up
+     * behind the chain's head as rounds find nothing (null until its first round).
+     */
+    scanFromBlock: bigint({ mode: 'bigint' }),
     /** Why tracking ended, when it failed. */
     failureReason: text(),
     createdAt: createdAt(),
@@ -58,4 +64,24 @@ export const paymentIntents = pgTable(
       .where(sql`${t.status} = 'tracking'`),
     index('payment_intents_tracked').on(t.status).where(sql`${t.status} = 'tracking'`),
   ],
+);
+
+/**
+ * The Safe transactions `/pay` answered (`isSafe=true`), by `safeTxHash`: the tracker learns
+ * from them which Safe signs a tracked hash, and at which nonce, when the intent names no
+ * `payerAddress` (and the nonce in any case: an intent carries none). Kept as long as the link.
+ */
+export const safeTransactions = pgTable(
+  'safe_transactions',
+  {
+    safeTxHash: text().primaryKey(),
+    securePaymentId: uuid()
+      .notNull()
+      .references(() => securePayments.id),
+    network: text().notNull(),
+    safeAddress: text().notNull(),
+    nonce: baseUnits().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index().on(t.securePaymentId)],
 );
