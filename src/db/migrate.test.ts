@@ -36,6 +36,7 @@ const TABLES = [
   'recurring_payouts',
   'request_schedules',
   'requests',
+  'safe_transactions',
   'sandbox_chains',
   'secure_payments',
   'sessions',
