@@ -32,7 +32,8 @@ const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)'
 /** Where tests write screenshots: a build artifact, never committed. */
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'pay-page');
 
-type Currency = 'USDC' | 'DAI' | 'ETH';
+/** TST, the permit token, is the sandbox network's only (`network: 'sandbox'`). */
+type Currency = 'USDC' | 'DAI' | 'ETH' | 'TST';
 
 export interface LinkItem {
   readonly currency: Currency;
@@ -154,7 +155,9 @@ export async function startPayPageRig(
       ? NATIVE
       : currency === 'USDC'
         ? local.chain.addresses.usdc
-        : local.chain.addresses.dai;
+        : currency === 'TST'
+          ? local.chain.addresses.tst
+          : local.chain.addresses.dai;
 
   const destination = async (currency: Currency, payee: number): Promise<string> => {
     const key = `${currency}:${payee}`;

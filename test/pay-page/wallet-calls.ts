@@ -43,6 +43,11 @@ export interface BatchingWallet {
   readonly batches: CallBatch[];
   /** Signs and sends one call on the wallet's chain, as `eth_sendTransaction` does. */
   send(call: Call): Promise<Hex>;
+  /**
+   * A smart account's wallet: every call in one transaction of the account (throws when it
+   * reverts), so the batch is atomic on chain; without it, the calls are sent one by one.
+   */
+  sendAll?(calls: readonly Call[]): Promise<Hex>;
   /** The wallet's chain, for receipts. */
   provider(): Eip1193Provider;
   /** The payer's say: resolves to go on, throws 4001 when the payer declines. */
@@ -116,6 +121,14 @@ async function sendCalls(wallet: BatchingWallet, params: unknown): Promise<{ id:
     pendingReads: 1,
   };
   wallet.batches.push(batch);
+  if (wallet.sendAll) {
+    try {
+      batch.hashes.push(await wallet.sendAll(calls));
+    } catch {
+      batch.status = 500;
+    }
+    return { id: batch.id };
+  }
   for (const call of calls) {
     let hash: Hex;
     try {

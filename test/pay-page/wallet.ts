@@ -8,7 +8,8 @@ import {
   http,
   numberToHex,
 } from 'viem';
-import type { Eip1193Provider } from '../../src/sandbox/chain.ts';
+import type { Eip1193Provider, LocalChain } from '../../src/sandbox/chain.ts';
+import { executeRelayed } from '../smart-account.ts';
 import { typedDataOfJson } from './typed-data.ts';
 import {
   type AtomicSupport,
@@ -43,6 +44,16 @@ export interface TestWalletSpec {
   readonly knownChainIds?: readonly number[];
   /** What it answers to `wallet_getCapabilities`; without it, the EIP-5792 methods are unknown. */
   readonly atomic?: AtomicSupport;
+  /**
+   * A smart account `account` owns (test/smart-account.ts): the wallet shares it first and
+   * `account` after, and runs `wallet_sendCalls` from it as one execution that `account`
+   * signs and `relayer` sends, as a bundler would.
+   */
+  readonly smartAccount?: {
+    readonly address: Hex;
+    readonly relayer: Account;
+    readonly chain: LocalChain;
+  };
 }
 
 /** One call as a dapp asks a wallet to send it. */
@@ -174,7 +185,9 @@ export async function installTestWallets(
     switch (method) {
       case 'eth_requestAccounts':
       case 'eth_accounts':
-        return [wallet.spec.account.address];
+        return wallet.spec.smartAccount
+          ? [wallet.spec.smartAccount.address, wallet.spec.account.address]
+          : [wallet.spec.account.address];
       case 'eth_chainId':
         return numberToHex(wallet.chainId);
       case 'wallet_switchEthereumChain': {
@@ -227,9 +240,10 @@ export async function installTestWallets(
       }
       default:
         if (BATCH_METHODS.has(method)) {
+          const smart = wallet.spec.smartAccount;
           return handleBatchMethod(
             {
-              address: wallet.spec.account.address,
+              address: wallet.spec.smartAccount?.address ?? wallet.spec.account.address,
               atomic: wallet.spec.atomic,
               chainId: wallet.chainId,
               knownChainIds: chains,
@@ -241,6 +255,20 @@ export async function installTestWallets(
               },
               provider: () => providerOf(wallet.chainId),
               confirm: () => confirm(wallet),
+              ...(smart && {
+                sendAll: (calls: readonly Call[]) =>
+                  executeRelayed(
+                    smart.chain,
+                    wallet.spec.account,
+                    smart.relayer,
+                    smart.address,
+                    calls.map((call) => ({
+                      target: call.to,
+                      value: BigInt(call.value ?? '0x0'),
+                      data: call.data ?? '0x',
+                    })),
+                  ),
+              }),
             },
             method,
             list,

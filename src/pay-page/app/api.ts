@@ -198,7 +198,8 @@ export class ApiError extends Error {
 export interface Api {
   link(token: string): Promise<LinkState>;
   /** Without a wallet: the steps anyone would send, and a fiat link's quote. */
-  calldata(token: string, wallet?: string): Promise<Calldata>;
+  /** `/pay` for `wallet`; with `eoaWallet`, for a smart account paying with that EOA's tokens. */
+  calldata(token: string, wallet?: string, eoaWallet?: string): Promise<Calldata>;
   /** `/pay` for a Safe (`isSafe=true`): the one Safe transaction its owners sign. */
   safeCalldata(token: string, safe: string): Promise<SafeCalldata>;
   /** Records a Safe transaction being signed: the link answers 423 until tracking ends. */
@@ -276,9 +277,9 @@ export function createApi(config: PageConfig): Api {
         message: String(body.message ?? `The service answered ${response.status}`),
       };
     },
-    calldata: (token, wallet) =>
+    calldata: (token, wallet, eoaWallet) =>
       answer<Calldata>(
-        `${tokenPath(token)}/pay${wallet === undefined ? '' : `?wallet=${encodeURIComponent(wallet)}`}`,
+        `${tokenPath(token)}/pay${wallet === undefined ? '' : `?wallet=${encodeURIComponent(wallet)}`}${eoaWallet === undefined ? '' : `&eoaWallet=${encodeURIComponent(eoaWallet)}`}`,
       ),
     safeCalldata: (token, safe) =>
       answer<SafeCalldata>(

@@ -40,6 +40,24 @@ interface CalldataMetadata {
   }[];
 }
 
+/** The EIP-2612 permit a smart account's owner EOA signs (`eoaWallet`); numbers in decimal. */
+export interface EoaApprovalPermit {
+  readonly domain: {
+    readonly name?: string;
+    readonly version?: string;
+    readonly chainId?: number;
+    readonly verifyingContract?: `0x${string}`;
+    readonly salt?: `0x${string}`;
+  };
+  readonly message: {
+    readonly owner: `0x${string}`;
+    readonly spender: `0x${string}`;
+    readonly value: string;
+    readonly nonce: string;
+    readonly deadline: string;
+  };
+}
+
 export type Calldata =
   | {
       readonly paymentType: 'single';
@@ -47,6 +65,10 @@ export type Calldata =
       readonly metadata: CalldataMetadata & {
         readonly approvalTransactionsCount?: number;
         readonly paymentTransactionIndex?: number;
+        /** With `eoaWallet`: whether the EOA must still let the account take its tokens. */
+        readonly eoaApprovalRequired?: boolean;
+        readonly eoaApproval?: { readonly tokenAddress: `0x${string}` };
+        readonly eoaApprovalPermit?: EoaApprovalPermit;
       };
     }
   | {

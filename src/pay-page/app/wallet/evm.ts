@@ -14,6 +14,7 @@ import { batchOutcome, offersAtomic, sendAtomic } from './atomic.ts';
 import type { WalletChoice } from './eip6963.ts';
 import { assertPayoutWallet } from './payout.ts';
 import { codeOf, Problem } from './problems.ts';
+import { payThroughAccount } from './smart-account.ts';
 import { runSteps, type Sender } from './steps.ts';
 import { reporter } from './telemetry.ts';
 
@@ -69,13 +70,23 @@ export async function payWithEvm(context: PayContext, wallet: WalletChoice): Pro
   const transport = custom(wallet.provider, { retryCount: 0 });
   // Only the actions used, not the decorated clients: a fraction of viem's weight.
   const client = createClient({ chain, transport, pollingInterval: RECEIPT_POLL_MS });
-  const [account] = await requestAddresses(client);
+  // A wallet may share its smart account first and the owner EOA that holds its tokens after.
+  const [account, ...owners] = await requestAddresses(client);
   if (!account) throw new Problem('Your wallet shared no account. Unlock it, then try again.');
   assertPayoutWallet(context.display, account);
   const report = reporter(context, wallet.rdns, account);
   report('wallet_connected');
   await ensureChain(context, client, chain);
-  return runSteps(context, wallet, account, report, evmSender(client, chain, account));
+  const sender = evmSender(client, chain, account);
+  const paid = await payThroughAccount(
+    context,
+    wallet,
+    client,
+    { account, owners },
+    report,
+    sender,
+  );
+  return paid ?? runSteps(context, wallet, account, report, sender);
 }
 
 function evmSender(client: Client, chain: Chain, account: Address): Sender {
