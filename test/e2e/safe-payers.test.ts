@@ -5,6 +5,7 @@ import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import type { SafeTransaction } from '../../src/payments/safe/safe-transaction.ts';
+import { createSafeTracker, type SafeTracker } from '../../src/secure-payments/safe-tracker.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, standIn } from '../chain.ts';
@@ -19,7 +20,8 @@ import { testDispatcher, testIndexer } from '../workers.ts';
  * sign its `safeTxHash` (one EIP-712, one `eth_sign`), a third executes it, every payee moves
  * exactly its amount, and detection confirms each request with the Safe as `payerAddress` and
  * the executing owner as `payerEoaAddress`. Single links (with a fee leg, in fiat, in ether),
- * batch links and multicall parents.
+ * batch links and multicall parents. Where the Safe transaction is recorded as the link's
+ * intent, the link answers 423 until the tracker sees the execution, and as completed after.
  */
 
 const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
@@ -30,6 +32,7 @@ let tenant: Tenant;
 let receiver: Receiver;
 let indexer: Indexer;
 let dispatcher: Dispatcher;
+let tracker: SafeTracker;
 let usdc: Address;
 
 beforeAll(async () => {
@@ -51,9 +54,16 @@ beforeAll(async () => {
   receiver.verifyWith(hook.json().secret);
   indexer = testIndexer(t, { network: 'base', confirmations: 0 });
   dispatcher = testDispatcher(t);
+  tracker = createSafeTracker({
+    db: t.db,
+    clock: t.clock,
+    logger: t.app.log as never,
+    client: (network) => (network === 'base' ? t.clients.evm('base') : null),
+  });
   usdc = getAddress(local.chain.addresses.usdc);
 }, 120_000);
 afterAll(async () => {
+  await tracker?.stop();
   await indexer?.stop();
   await receiver?.close();
   await t?.close();
@@ -119,6 +129,28 @@ async function safePay(token: string, safe: Address) {
   return res.json();
 }
 
+/**
+ * As the pay page does while owners sign: the Safe transaction is recorded as the link's
+ * intent, and the link (its display and its calldata) answers 423 until tracking ends.
+ */
+async function recordSafeIntent(token: string, safeTx: SafeTransaction) {
+  const res = await call('POST', `/v2/secure-payments/${token}/intent`, {
+    chain: 'BASE',
+    token: 'USDC',
+    safeTxHash: safeTx.safeTxHash,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  for (const path of ['', `/pay?isSafe=true&wallet=${safeTx.safeAddress}`]) {
+    const locked = await call('GET', `/v2/secure-payments/${token}${path}`);
+    expect(locked.statusCode, path).toBe(423);
+    const body = locked.json();
+    expect(body).toMatchObject({ code: 'secure_payment_in_progress', status: 'pending' });
+    for (const each of body.requestStatuses) {
+      expect(each).toMatchObject({ hasBeenPaid: false, safeTxHash: safeTx.safeTxHash });
+    }
+  }
+}
+
 /** Owners 4 (EIP-712) and 2 (`eth_sign`) sign, owner 3 executes. */
 async function signAndExecute(safeTx: SafeTransaction) {
   const [second, third, fourth] = owners();
@@ -127,6 +159,25 @@ async function signAndExecute(safeTx: SafeTransaction) {
     await signSafeTransaction(second, safeTx, 'eth_sign'),
   ];
   return executeSafeTransaction(local.chain, third, safeTx, signatures);
+}
+
+/**
+ * Executes a recorded Safe transaction: the link stays locked until the tracker sees the
+ * execution, and answers again (not yet paid: detection has not run) once it has.
+ */
+async function executeTracked(token: string, safeTx: SafeTransaction) {
+  const txHash = await signAndExecute(safeTx);
+  expect((await call('GET', `/v2/secure-payments/${token}`)).statusCode).toBe(423);
+  await tracker.round();
+  const display = await call('GET', `/v2/secure-payments/${token}`);
+  expect(display.statusCode, display.body).toBe(200);
+  return txHash;
+}
+
+/** Tracking has ended and the payment is detected: the link answers as completed, not 423. */
+async function expectCompleted(token: string) {
+  const res = await call('GET', `/v2/secure-payments/${token}`);
+  expect(res.statusCode, res.body).toBe(409);
 }
 
 /** Reads the chain, sends the outbox, and returns the `payment.confirmed` bodies received. */
@@ -223,7 +274,8 @@ describe('a Safe paying a single-request link', () => {
       safe: await balanceOf(safe),
       fee: await balanceOf(PROTOCOL()),
     };
-    const txHash = await signAndExecute(safeTx);
+    await recordSafeIntent(token, safeTx);
+    const txHash = await executeTracked(token, safeTx);
     expect(await balanceOf(to)).toBe(before.payee + 12_345_678n - fee);
     expect(await balanceOf(PROTOCOL())).toBe(before.fee + fee);
     expect(await balanceOf(safe)).toBe(before.safe - 12_345_678n);
@@ -237,6 +289,7 @@ describe('a Safe paying a single-request link', () => {
         txHash,
       }),
     );
+    await expectCompleted(token);
   });
 
   it('answers 400 not_a_safe for a wallet that is no Safe', async () => {
@@ -329,10 +382,12 @@ describe('a Safe paying a batch link', () => {
     ]);
 
     const before = await Promise.all(payees.map(balanceOf));
-    const txHash = await signAndExecute(safeTx);
+    await recordSafeIntent(token, safeTx);
+    const txHash = await executeTracked(token, safeTx);
     const after = await Promise.all(payees.map(balanceOf));
     expect(after.map((b, i) => b - (before[i] ?? 0n))).toEqual([3_500_000n, 1n]);
     await expectPaidBySafe(requestIds, safe, txHash);
+    await expectCompleted(token);
   });
 });
 
@@ -375,7 +430,8 @@ describe('a Safe paying a multicall parent', () => {
     });
 
     const before = await Promise.all(recipients.map(balanceOf));
-    const txHash = await signAndExecute(answer.safeTransaction);
+    await recordSafeIntent(parent.json().token, answer.safeTransaction);
+    const txHash = await executeTracked(parent.json().token, answer.safeTransaction);
     const after = await Promise.all(recipients.map(balanceOf));
     expect(after.map((b, i) => b - (before[i] ?? 0n))).toEqual([1_250_000n, 2_250_000n]);
     await expectPaidBySafe(
@@ -383,5 +439,6 @@ describe('a Safe paying a multicall parent', () => {
       safe,
       txHash,
     );
+    await expectCompleted(parent.json().token);
   });
 });
