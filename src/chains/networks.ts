@@ -162,6 +162,14 @@ export const SANDBOX_NETWORK = {
 
 export const TRON_CHAIN_ID = 728126428;
 
+/**
+ * The `chain` a payment intent names the network by: the aggregator's enum value where the
+ * network has one (the reference's), and ours, `SANDBOX`, for the sandbox's local chain.
+ */
+export function intentChainOf(network: Network): string | null {
+  return network.crossChainName ?? (network.id === SANDBOX_NETWORK.id ? 'SANDBOX' : null);
+}
+
 /** `arbitrum-one` → `ARBITRUM_ONE`: the suffix of the per-network environment variables. */
 export function networkEnvSuffix(id: string): string {
   return id.toUpperCase().replaceAll('-', '_');

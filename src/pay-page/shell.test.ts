@@ -78,7 +78,7 @@ describe('pageConfig', () => {
       native: { name: 'Sandbox Ether', symbol: 'ETH', decimals: 18 },
       explorerTxUrl: 'https://api.example/sandbox/tx/{txHash}',
       rpcUrl: 'https://api.example/sandbox/rpc',
-      intentChain: null,
+      intentChain: 'SANDBOX',
     });
     expect(Object.values(page.networks).filter((n) => n.rpcUrl !== null)).toHaveLength(1);
   });

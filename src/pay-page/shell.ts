@@ -1,4 +1,4 @@
-import { SANDBOX_NETWORK } from '../chains/networks.ts';
+import { intentChainOf, SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Config } from '../config/config.ts';
 import type { PayPageManifest } from './assets.ts';
@@ -65,7 +65,7 @@ export function pageConfig(deps: {
       explorerTxUrl: deps.chains.explorerTxUrl(network.id, '{txHash}'),
       // The registry holds the sandbox only when this deployment runs it (and serves its RPC).
       rpcUrl: network.id === SANDBOX_NETWORK.id ? `${deps.baseUrl}/sandbox/rpc` : null,
-      intentChain: network.crossChainName,
+      intentChain: intentChainOf(network),
     };
   }
   return { apiBase: deps.baseUrl, clientId: deps.clientId, networks };

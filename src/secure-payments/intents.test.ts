@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { multicall, payout, post } from '../../test/multicall.ts';
 import {
   apiKey,
+  BASE_DAI,
   calldata,
   createLink,
   DAY_MS,
@@ -92,6 +93,15 @@ describe('POST /{token}/intent', () => {
       'safePaymentDeadline',
     );
     await expectRefused(token, { ...base, txHash: HASH, payerAddress: '0xnope' }, 'payerAddress');
+  });
+
+  it('takes the symbol of any token the link is paid in, beyond the reference’s four', async () => {
+    const dest = await destination(shop, { tokenAddress: BASE_DAI });
+    const { token } = await createLink(shop, [{ destinationId: dest.destinationId, amount: '1' }]);
+    const res = await intent(token, { txHash: HASH, chain: 'BASE', token: 'DAI' });
+    expect(res.statusCode, res.body).toBe(200);
+    await expectRefused(token, { txHash: HASH, chain: 'BASE', token: 'USDC' }, 'token');
+    await expectRefused(token, { txHash: HASH, chain: 'BASE', token: 'dai' }, 'token');
   });
 
   it('refuses another network (cross-chain is not built), an unknown link, another account’s', async () => {

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Clock } from '../base/clock.ts';
 import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
 import { parseAddress } from '../chains/address.ts';
-import { NETWORKS } from '../chains/networks.ts';
+import { intentChainOf, NETWORKS, SANDBOX_NETWORK } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { paymentIntents, securePayments } from '../db/schema.ts';
@@ -49,9 +49,11 @@ export interface IntentBody {
 
 import type { IntentRow } from './tracked-intent.ts';
 
-/** The network a body's `chain` (`BASE`, `ETHEREUM`, …) names. */
+/** The network a body's `chain` (`BASE`, `ETHEREUM`, …, or our `SANDBOX`) names. */
 function networkOf(chain: string): string | null {
-  return NETWORKS.find((network) => network.crossChainName === chain)?.id ?? null;
+  return (
+    [...NETWORKS, SANDBOX_NETWORK].find((network) => intentChainOf(network) === chain)?.id ?? null
+  );
 }
 
 /** The chain must be the link's: cross-chain payments are not built yet. */

@@ -223,6 +223,29 @@ describe('payreq sandbox create-safe and pay --safe', () => {
     );
   });
 
+  it('records a Safe transaction on the sandbox (`chain: SANDBOX`): the link waits for it', async () => {
+    const { safe } = await createSafe(['--owners', '2,3', '--threshold', '2', '--fund', '5']);
+    const token = await link('2');
+    const headers = { 'x-api-key': tenant.apiKey };
+    const pay = await t.app.inject({
+      url: `/v2/secure-payments/${token}/pay?isSafe=true&wallet=${safe}`,
+      headers,
+    });
+    expect(pay.statusCode, pay.body).toBe(200);
+    const { safeTxHash } = pay.json().safeTransaction;
+    const intent = await t.app.inject({
+      method: 'POST',
+      url: `/v2/secure-payments/${token}/intent`,
+      headers,
+      payload: { chain: 'SANDBOX', token: 'USDC', safeTxHash, payerAddress: safe },
+    });
+    expect(intent.statusCode, intent.body).toBe(200);
+    expect(intent.json()).toMatchObject({ safeTxHash, isListening: true, payerAddress: safe });
+    const display = await t.app.inject({ url: `/v2/secure-payments/${token}`, headers });
+    expect(display.statusCode).toBe(423);
+    expect(display.json().requestStatuses[0]).toMatchObject({ safeTxHash, chainId: 31337 });
+  });
+
   it('refuses a threshold above the owners before sending anything', async () => {
     const result = await runCli(
       ['sandbox', 'create-safe', '--owners', '2', '--threshold', '2', '--url', baseUrl],

@@ -11,8 +11,11 @@ import {
 } from '../schemas.ts';
 
 const Hash = Type.String({ minLength: 66, maxLength: 66, pattern: '^0x[a-fA-F0-9]{64}$' });
+/** The reference's six, and ours for the sandbox's local chain. */
 const Chain = Type.Union(
-  ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB'].map((c) => Type.Literal(c)),
+  ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB', 'SANDBOX'].map((c) =>
+    Type.Literal(c),
+  ),
 );
 const RouteKind = Type.Union(
   ['same_chain', 'same_chain_conversion', 'crosschain'].map((c) => Type.Literal(c)),
@@ -48,12 +51,11 @@ export const IntentCommon = {
 const IntentBody = Type.Object({
   ...IntentCommon,
   token: Type.Optional(
-    Type.Union(
-      ['USDC', 'USDT', 'EURC', 'USDT0'].map((c) => Type.Literal(c)),
-      {
-        description: 'Required with txHash or safeTxHash: the currency the link is paid in',
-      },
-    ),
+    Type.String({
+      pattern: '^[A-Z0-9]{1,16}$',
+      description:
+        'Required with txHash or safeTxHash: the symbol of the currency the link is paid in (the reference takes USDC, USDT, EURC or USDT0; payreq any token it pays in, e.g. DAI or ETH)',
+    }),
   ),
   executionKind: Type.Optional(
     Type.Union([Type.Literal('evm_same_chain'), Type.Literal('evm_cross_chain')]),
