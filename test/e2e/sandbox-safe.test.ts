@@ -16,7 +16,7 @@ import { processEnv, ROOT, runCli } from '../process.ts';
  * `payreq sandbox create-safe` and `payreq sandbox pay --safe`, run as the CLI processes they
  * are, against a server's sandbox chain over HTTP: a 2-of-3 Safe of test wallets is made and
  * funded, and two of its owners pay a link from it, the payee receiving exactly the amount.
- * The Safe guide's sandbox block runs as written, each output matching the one it shows.
+ * The README's Safe walk-through runs as written, each output matching the one it shows.
  */
 
 const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
@@ -77,10 +77,10 @@ async function link(amount: string): Promise<string> {
   return res.json().token;
 }
 
-/** The Safe guide's sandbox block: each command (continuations joined) and the output shown. */
+/** The README's Safe block: each command (continuations joined) and the output shown. */
 function guideSteps(): { command: string; shows: string | null }[] {
-  const guide = readFileSync(join(ROOT, 'docs', 'guides', 'safe.md'), 'utf8');
-  const section = guide.slice(guide.indexOf('## On the sandbox'));
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Pay from a 2-of-3 Safe'));
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   const steps: { command: string; shows: string | null }[] = [];
   let pending = '';
@@ -124,7 +124,7 @@ function matchShown(shown: string, printed: string, known: Map<string, string>):
   for (const [i, name] of names.entries()) known.set(name, match?.[i + 1] ?? '');
 }
 
-describe('the Safe guide on the sandbox', () => {
+describe('the README’s Safe walk-through on the sandbox', () => {
   it('runs as written: a 2-of-3 Safe made, funded and paying a link', async () => {
     const token = await link('25');
     const payee = accountOf(chain, 1).address;
