@@ -11,7 +11,8 @@ import { createSafe, executeSafeTransaction, fundSafe, signSafeTransaction } fro
  * "Pay from a Safe" on the hosted page, in a real Chromium: the injected wallet is an owner of
  * a Safe running Safe 1.4.1's published code on the local chain. A 1-of-1 Safe is signed for
  * and executed from the page at once, and detection completes the link; a 2-of-3 Safe is
- * signed for, its Safe transaction recorded, and the page (reloaded too) waits for the Safe.
+ * signed for, its Safe transaction recorded, and the page (reloaded too) waits for the Safe; a
+ * payout created by a Safe is sent from it, the page giving its address.
  */
 
 const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
@@ -57,10 +58,11 @@ function usdcOf(owner: Address): Promise<bigint> {
   });
 }
 
-async function payFromSafe(page: Page, safe: string): Promise<void> {
+/** Opens "Pay from a Safe", types the Safe's address (unless the page gives it) and signs. */
+async function payFromSafe(page: Page, safe: string | null): Promise<void> {
   await screen(page, 'pending');
   await page.getByText('Pay from a Safe').click();
-  await page.getByLabel('Safe address').fill(safe);
+  if (safe !== null) await page.getByLabel('Safe address').fill(safe);
   expect(await accessibilityProblems(page)).toEqual([]);
   await page.getByRole('button', { name: 'Sign for the Safe with Test Wallet' }).click();
 }
@@ -92,6 +94,28 @@ describe('paying from a Safe on the hosted page', () => {
     const link = await rig.get(`/v2/secure-payments/${token}`);
     expect(link.status).toBe(409);
     expect(rig.asked(`${token}/pay?isSafe=true&wallet=`)).toBe(1);
+    await context.close();
+  });
+
+  it('sends a payout from the Safe that created it, its address given and fixed', async () => {
+    const safe = await fundedSafe([10], 1);
+    const token = await rig.payout({
+      currency: 'USDC',
+      amount: '4.5',
+      payee: PAYEE,
+      creator: safe,
+    });
+    const payee = rig.wallet(PAYEE).address;
+    const before = await usdcOf(payee);
+    const { page, wallets, context } = await rig.open(token, [spec(10)]);
+    await screen(page, 'pending');
+    const field = page.getByLabel('Safe address');
+    expect(await field.inputValue()).toBe(safe);
+    expect(await field.getAttribute('readonly')).toBe('');
+    await payFromSafe(page, null);
+    await screen(page, 'completed');
+    expect(sends(wallets[0])).toBe(1);
+    expect(await usdcOf(payee)).toBe(before + 4_500_000n);
     await context.close();
   });
 

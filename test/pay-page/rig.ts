@@ -60,8 +60,8 @@ export interface PayPageRig {
   /** Payment detection on the local chain; a test may stop it to hold a link unconfirmed. */
   readonly indexer: Indexer;
   link(items: readonly LinkItem[], extra?: Record<string, unknown>): Promise<string>;
-  /** A hosted payout link (`POST /v2/secure-payments/payouts`) from wallet `creator`. */
-  payout(item: LinkItem & { readonly creator: number }): Promise<string>;
+  /** A hosted payout link (`POST /v2/secure-payments/payouts`) from wallet `creator` (or a Safe). */
+  payout(item: LinkItem & { readonly creator: number | Address }): Promise<string>;
   /** Merges payout links into a batch payout link (`POST /v2/secure-payments/batch-payouts`). */
   batchPayout(tokens: readonly string[]): Promise<string>;
   /** Groups payout links into a multicall payout (`POST /v2/secure-payments/multicall-payouts`). */
@@ -218,7 +218,10 @@ export async function startPayPageRig(
         headers: { 'x-api-key': tenant.apiKey },
         payload: {
           recipient: accountOf(local.chain, item.payee).address,
-          creatorWalletAddress: accountOf(local.chain, item.creator).address,
+          creatorWalletAddress:
+            typeof item.creator === 'number'
+              ? accountOf(local.chain, item.creator).address
+              : item.creator,
           network,
           currency: `${item.currency}-${network}`,
           amount: item.amount,

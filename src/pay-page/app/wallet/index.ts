@@ -69,13 +69,15 @@ export function mountWallets(context: PayContext, slot: HTMLElement): void {
     return;
   }
   let stop = () => {};
-  // Payouts are sent by their creator's own wallet; any other link may be paid from a Safe.
+  // Any link may be paid from a Safe; a payout only from its creator's, when that is one.
+  const creator = context.display.payout === true ? context.display.creatorWalletAddress : null;
   const safe =
-    context.display.payout === true
+    context.display.payout === true && !creator
       ? null
       : safeSection(context, {
           stop: () => stop(),
           run: (pay) => void attempt(context, pay),
+          ...(creator && { only: creator }),
         });
   stop = discoverWallets((wallets: readonly WalletChoice[]) => {
     if (!slot.isConnected) return stop();

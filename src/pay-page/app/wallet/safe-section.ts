@@ -5,7 +5,8 @@ import { knownSafes, payFromSafe } from './safe.ts';
 
 /**
  * "Pay from a Safe", under the wallet buttons: the payer types the Safe's address (or picks
- * one this browser paid from before) and signs with the wallet of one of its owners.
+ * one this browser paid from before) and signs with the wallet of one of its owners. A payout
+ * is sent by its creator's wallet only: where that is a Safe, the address is the creator's.
  */
 
 export interface SafeSection {
@@ -18,9 +19,11 @@ export function safeSection(
   deps: {
     readonly stop: () => void;
     readonly run: (pay: () => Promise<string[] | null>) => void;
+    /** The one Safe that may pay (a payout's creator), shown and not editable. */
+    readonly only?: string;
   },
 ): SafeSection {
-  const known = knownSafes();
+  const known = deps.only === undefined ? knownSafes() : [deps.only];
   const list = h(
     'datalist',
     { id: 'known-safes' },
@@ -35,6 +38,7 @@ export function safeSection(
     spellcheck: 'false',
     placeholder: '0x…',
     ...(known[0] !== undefined && { value: known[0] }),
+    ...(deps.only !== undefined && { readonly: '' }),
   });
   const buttons = h('div', { class: 'safe-wallets' });
   const section = h(
@@ -44,7 +48,9 @@ export function safeSection(
     h(
       'p',
       { class: 'muted' },
-      'Sign with the wallet of one of the Safe’s owners. A Safe that needs more signatures waits for its other owners.',
+      deps.only === undefined
+        ? 'Sign with the wallet of one of the Safe’s owners. A Safe that needs more signatures waits for its other owners.'
+        : 'This payout is sent from its creator’s address: if that is a Safe, sign with the wallet of one of its owners. A Safe that needs more signatures waits for its other owners.',
     ),
     h('label', { for: 'safe-address' }, 'Safe address'),
     input,
