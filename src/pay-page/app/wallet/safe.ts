@@ -15,6 +15,7 @@ import { forgetSent, rememberSent } from '../sent.ts';
 import type { WalletChoice } from './eip6963.ts';
 import { chainOf, ensureChain } from './evm.ts';
 import { Problem } from './problems.ts';
+import { SAFE_TX_TYPES } from './safe-tx-types.ts';
 import { reporter } from './telemetry.ts';
 
 /**
@@ -26,26 +27,6 @@ import { reporter } from './telemetry.ts';
  */
 
 const RECEIPT_POLL_MS = 1_000;
-
-/** Safe 1.3.0+'s `SafeTx`, as the Safe hashes it (docs/guides/safe.md). */
-const SAFE_TX_TYPES = {
-  EIP712Domain: [
-    { name: 'chainId', type: 'uint256' },
-    { name: 'verifyingContract', type: 'address' },
-  ],
-  SafeTx: [
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'data', type: 'bytes' },
-    { name: 'operation', type: 'uint8' },
-    { name: 'safeTxGas', type: 'uint256' },
-    { name: 'baseGas', type: 'uint256' },
-    { name: 'gasPrice', type: 'uint256' },
-    { name: 'gasToken', type: 'address' },
-    { name: 'refundReceiver', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-  ],
-};
 
 const EXEC_TRANSACTION = [
   {
