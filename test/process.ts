@@ -92,6 +92,20 @@ export function run(
   });
 }
 
+/** `payreq destination create`: the destination id of `address` in `currency` for an account. */
+export async function createDestinationByCli(
+  env: NodeJS.ProcessEnv,
+  target: { readonly accountId: string; readonly address: string; readonly currency: string },
+): Promise<string> {
+  const args = ['destination', 'create', '--account', target.accountId, '--address'];
+  const result = await runCli(
+    [...args, target.address, '--currency', target.currency, '--json'],
+    env,
+  );
+  if (result.code !== 0) throw new Error(`destination create failed: ${result.stderr}`);
+  return (JSON.parse(result.stdout) as { destinationId: string }).destinationId;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

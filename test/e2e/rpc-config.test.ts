@@ -1,7 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveJsonRpc } from '../../src/sandbox/rpc-server.ts';
 import { accountOf, type StandIn, standIn } from '../chain.ts';
-import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
+import {
+  createDestinationByCli,
+  processEnv,
+  runCli,
+  type ServerProcess,
+  startServer,
+} from '../process.ts';
 
 /**
  * Config alone points a network at another chain: a separate payreq process, given
@@ -28,22 +34,11 @@ describe('a network configured by environment', () => {
     const account = JSON.parse(
       (await runCli(['account', 'create', '--name', 'Shop', '--json'], env)).stdout,
     );
-    const destination = await runCli(
-      [
-        'destination',
-        'create',
-        '--account',
-        account.accountId,
-        '--address',
-        payee,
-        '--currency',
-        'USDC-base',
-        '--json',
-      ],
-      env,
-    );
-    expect(destination.code, destination.stderr).toBe(0);
-    const { destinationId } = JSON.parse(destination.stdout);
+    const destinationId = await createDestinationByCli(env, {
+      accountId: account.accountId,
+      address: payee,
+      currency: 'USDC-base',
+    });
     expect(destinationId.endsWith(`:${local.chain.addresses.usdc}`)).toBe(true);
 
     server = await startServer(env);

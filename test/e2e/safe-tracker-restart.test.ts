@@ -3,7 +3,13 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { serveJsonRpc } from '../../src/sandbox/rpc-server.ts';
 import { accountOf, type StandIn, standIn } from '../chain.ts';
 import { emptyPostgresDatabase } from '../database.ts';
-import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
+import {
+  createDestinationByCli,
+  processEnv,
+  runCli,
+  type ServerProcess,
+  startServer,
+} from '../process.ts';
 import { createSafe, executeSafeTransaction, fundSafe, signSafeTransaction } from '../safe.ts';
 
 /**
@@ -63,22 +69,11 @@ describe(`a Safe tracker killed mid-way (${source.kind})`, () => {
       (await runCli(['account', 'create', '--name', 'Safe payee', '--json'], env)).stdout,
     );
     const payee = getAddress(keccak256(toHex('restarted tracker payee')).slice(0, 42));
-    const destination = await runCli(
-      [
-        'destination',
-        'create',
-        '--account',
-        account.accountId,
-        '--address',
-        payee,
-        '--currency',
-        'USDC-base',
-        '--json',
-      ],
-      env,
-    );
-    expect(destination.code, destination.stderr).toBe(0);
-    const { destinationId } = JSON.parse(destination.stdout);
+    const destinationId = await createDestinationByCli(env, {
+      accountId: account.accountId,
+      address: payee,
+      currency: 'USDC-base',
+    });
 
     const owners = [accountOf(chain, 2), accountOf(chain, 3), accountOf(chain, 4)] as const;
     const safe = await createSafe(

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { sandboxAddresses, sandboxWallets } from '../../src/sandbox/addresses.ts';
 import { emptyPostgresDatabase } from '../database.ts';
-import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
+import {
+  createDestinationByCli,
+  processEnv,
+  runCli,
+  type ServerProcess,
+  startServer,
+} from '../process.ts';
 
 /**
  * Several `payreq serve` processes on one Postgres run one sandbox chain between them: the
@@ -123,22 +129,11 @@ describe.runIf(source.kind === 'postgres')(
         expect(account.code, account.stderr).toBe(0);
         const { accountId, apiKey: key } = JSON.parse(account.stdout);
         apiKey = key;
-        const destination = await runCli(
-          [
-            'destination',
-            'create',
-            '--account',
-            accountId,
-            '--address',
-            payee,
-            '--currency',
-            'USDC-sandbox',
-            '--json',
-          ],
-          env,
-        );
-        expect(destination.code, destination.stderr).toBe(0);
-        destinationId = JSON.parse(destination.stdout).destinationId;
+        destinationId = await createDestinationByCli(env, {
+          accountId,
+          address: payee,
+          currency: 'USDC-sandbox',
+        });
 
         firstToken = await createLink(owner, '25');
         const before = await usdcBalance(owner.url);
