@@ -52,6 +52,8 @@ describe('paymentSources', () => {
   it('offers a native or unpegged link its own currency only, and a Tron link nothing', () => {
     expect(keys([need('ETH-base', 1n)])).toEqual(['BASE.ETH']);
     expect(keys([need('FAU-sepolia', 1n)])).toEqual(['SEPOLIA.FAU']);
+    // A testnet's USDC is not bridged: no mainnet source pays it.
+    expect(keys([need('USDC-sepolia', 1n)])).toEqual(['SEPOLIA.USDC']);
     expect(keys([need('USDT-tron', 1n)])).toEqual([]);
   });
 

@@ -49,8 +49,8 @@ function chainKeyOf(network: Network): string {
 
 /**
  * Every source to read for these needs (all on one network): each need's own currency on its
- * own chain, then, when the link asks for one pegged currency only, every source token of its
- * peg on every EVM network with a cross-chain name that this server can reach. Two symbols of
+ * own chain, then, when the link asks for one pegged currency only on a bridged network, every
+ * source token of its peg on every EVM network with a cross-chain name that this server can reach. Two symbols of
  * one contract (USDT and USDT0 on Arbitrum and Polygon) are one source, under the first.
  */
 export function paymentSources(
@@ -71,7 +71,9 @@ export function paymentSources(
       exact: true,
     });
   }
-  const peg = needs.length === 1 ? pegOf(only.currency.symbol) : undefined;
+  // A network the aggregator does not bridge (a testnet, the sandbox) keeps to itself.
+  const bridged = needs.length === 1 && only.network.crossChainName !== null;
+  const peg = bridged ? pegOf(only.currency.symbol) : undefined;
   if (!peg) return sources;
   // The link's own network first, so that its same-chain options lead the answer.
   const networks = [
