@@ -9,8 +9,12 @@ import {
   toHex,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClientId } from '../../src/auth/client-ids.ts';
+import { evmToTron } from '../../src/chains/tron-address.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
+import { linkClientId } from '../../src/orchestrators/links.ts';
+import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
@@ -18,9 +22,10 @@ import { createTenant, type Tenant } from '../fixtures.ts';
 /**
  * `paymentOptions` on `GET /v2/secure-payments/{token}?wallet=`, read from three local chains
  * running the real contracts (standing in for Base, Arbitrum and Optimism): each balance exact
- * to the base unit, `hasEnoughBalance` on both sides of the amount needed, a chain that fails or
- * never answers left out of the answer (the other chains still in it), and no `paymentOptions`
- * without `wallet`. Every answer is also held to the reference's schemas (test/conformance.ts).
+ * to the base unit, `hasEnoughBalance` on both sides of the amount needed (on the link's chain
+ * exactly what /pay asks, payer-borne fees included), a chain that fails or never answers left
+ * out of the answer (the other chains still in it), nothing offered to a Tron link, and no
+ * `paymentOptions` without `wallet`. Every answer is also held to the reference's schemas (test/conformance.ts).
  */
 
 const STOOD_IN = ['base', 'arbitrum-one', 'optimism'] as const;
@@ -159,6 +164,63 @@ describe('paymentOptions', () => {
     expect(Object.keys(options ?? {})).toEqual(['BASE', 'ARBITRUM', 'OPTIMISM']);
   });
 
+  it('needs what /pay asks on the link’s own chain, payer-borne fee legs included', async () => {
+    // A platform's payer-borne fee of 50 bps capped at 0.40 USD: a 100 USDC link asks 100.4.
+    const platform = await createOrchestrator(t.db, 'Platform');
+    const fee = await t.app.inject({
+      method: 'POST',
+      url: '/v2/orchestrators/fee-configs',
+      headers: { 'x-orchestrator-key': platform.orchestratorKey },
+      payload: {
+        flow: 'incoming',
+        feeBearer: 'payer',
+        bps: 50,
+        usdCap: '0.40',
+        evmRecipientAddress: freshWallet('platform fee'),
+      },
+    });
+    expect(fee.statusCode, fee.body).toBe(201);
+    const target = resolveTarget(t.chains, {
+      walletAddress: freshWallet('fee payee'),
+      chainId: CHAIN_IDS.base,
+      tokenAddress: chains.base.chain.addresses.usdc,
+    });
+    const destination = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const { clientId } = await createClientId(t.db, {
+      accountId: tenant.accountId,
+      label: 'with a platform',
+      allowedDomains: [],
+      payeeDestinationId: destination.destinationId,
+    });
+    await linkClientId(t.db, platform.orchestratorId, clientId);
+    const link = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: { 'x-orchestrator-key': platform.orchestratorKey, 'x-client-id': clientId },
+      payload: { requests: [{ destinationId: destination.destinationId, amount: '100' }] },
+    });
+    expect(link.statusCode, link.body).toBe(201);
+    const token = link.json().token as string;
+    const payer = freshWallet('fee payer');
+    await fund('base', 'usdc', payer, '100.4');
+    await fund('arbitrum-one', 'usdc', payer, '100.399999');
+
+    const options = await optionsOf(token, `wallet=${payer}`);
+    expect(options?.BASE?.USDC).toEqual({
+      balance: '100.4',
+      hasEnoughBalance: true,
+      neededAmount: '100.4',
+    });
+    expect(options?.ARBITRUM?.USDC).toEqual({
+      balance: '100.399999',
+      hasEnoughBalance: false,
+      neededAmount: '100.4',
+    });
+    const pay = await get(`/v2/secure-payments/${token}/pay?wallet=${payer}`);
+    expect(pay.statusCode, pay.body).toBe(200);
+    expect(pay.json().metadata.requiredAmount).toBe('100.4');
+  });
+
   it('reads the balances of eoaWallet when a smart account pays with its owner’s funds', async () => {
     const owner = freshWallet('owner');
     const account = freshWallet('smart account');
@@ -243,6 +305,24 @@ describe('paymentOptions', () => {
       ethereumHangs = false;
     }
     expect(t.logs.text()).toContain('"reason":"timeout"');
+  });
+
+  it('offers a Tron link nothing: the sources are EVM chains', async () => {
+    const target = resolveTarget(t.chains, {
+      walletAddress: evmToTron(freshWallet('tron payee')),
+      chainId: 728126428,
+      tokenAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+    });
+    const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const link = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: { requests: [{ destinationId, amount: '4' }] },
+    });
+    expect(link.statusCode, link.body).toBe(201);
+    const wallet = evmToTron(freshWallet('tron payer'));
+    expect(await optionsOf(link.json().token, `wallet=${wallet}`)).toEqual({});
   });
 
   it('answers without paymentOptions when no wallet is given', async () => {
