@@ -14,6 +14,7 @@ const BENCHES = [
   'pay-page',
   'batch-calldata',
   'multicall-calldata',
+  'payment-options',
 ];
 
 const only = process.argv.slice(2);

@@ -100,6 +100,11 @@ export interface Config {
   readonly admission: AdmissionLimits | null;
   /** The operator's fee on every payment (`PROTOCOL_FEE_*`); null: none (the default). */
   readonly protocolFee: ProtocolFeeConfig | null;
+  /**
+   * How long `paymentOptions` waits for one chain's balances (`PAYMENT_OPTIONS_TIMEOUT_MS`,
+   * default 1,500): a chain that has not answered by then is left out of the answer.
+   */
+  readonly paymentOptionsTimeoutMs: number;
 }
 
 /** The variable that sets each budget. */
@@ -221,6 +226,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     ) as unknown as RateLimits,
     admission: parseAdmission(env, databaseUrl === null),
     protocolFee: parseProtocolFee(env),
+    paymentOptionsTimeoutMs: parseInteger(env, 'PAYMENT_OPTIONS_TIMEOUT_MS', 10, 60_000) ?? 1_500,
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,

@@ -3,6 +3,7 @@ import type { Clock } from '../base/clock.ts';
 import { type ResolvedBranding, resolveLinkBranding } from '../branding/resolve.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { PaymentOptions, PaymentOptionsReader } from '../crosschain/payment-options.ts';
 import type { Database } from '../db/client.ts';
 import { payeeDestinations } from '../db/schema.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
@@ -13,12 +14,15 @@ import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
 import { type CalldataQuery, checkPayerInputs } from './calldata.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
+import { linkPaymentOptions } from './link-payment-options.ts';
 import { assertPayable, type Link, linkFeeLegs, loadLink } from './links.ts';
 import type { ParentLinks } from './parent-links.ts';
 
 /**
  * `GET /v2/secure-payments/{token}`: a payable link as its page shows it, once the payer inputs
- * that /pay takes are checked the same way; a multicall parent as payouts shows it.
+ * that /pay takes are checked the same way; a multicall parent as payouts shows it. With a
+ * `wallet`, a single or batch link carries the payer's `paymentOptions`
+ * (link-payment-options.ts), read beside the rest.
  */
 export async function linkDisplay(
   deps: {
@@ -26,21 +30,25 @@ export async function linkDisplay(
     readonly clock: Clock;
     readonly chains: ChainRegistry;
     readonly parents: ParentLinks;
+    readonly paymentOptions: PaymentOptionsReader;
   },
   scope: LinkScope,
   token: string,
   query: CalldataQuery,
+  log?: { warn(details: object, message: string): void },
 ) {
   const link = await loadLink(deps.db, deps.clock, scope, token);
   await assertPayable(deps, link);
-  checkPayerInputs(link, query);
-  if (link.children) return deps.parents.display(link, deps.clock.now());
-  const [destinationIds, branding, feeLegs] = await Promise.all([
+  const payer = checkPayerInputs(link, query);
+  const now = deps.clock.now();
+  if (link.children) return deps.parents.display(link, now);
+  const [destinationIds, branding, feeLegs, paymentOptions] = await Promise.all([
     destinationIdsOf(deps.db, link),
     resolveLinkBranding(deps.db, link.row.clientIdId),
     linkFeeLegs(deps, link),
+    linkPaymentOptions(deps, link, payer, now, log),
   ]);
-  return displayBody(deps.chains, link, destinationIds, branding, feeLegs);
+  return displayBody(deps.chains, link, destinationIds, branding, feeLegs, paymentOptions);
 }
 
 /** Destination row ids whose public ids a process keeps; past it the oldest is dropped. */
@@ -115,6 +123,7 @@ function displayBody(
   destinationIds: ReadonlyMap<string, string>,
   branding: ResolvedBranding | null,
   feeLegs: readonly FeeLegView[],
+  paymentOptions: PaymentOptions | undefined,
 ) {
   const parts = link.requests.map((request) => {
     // A fiat request counts in its fiat (cents, yen): what the wallet sends is only known from
@@ -143,6 +152,7 @@ function displayBody(
     network: link.row.network,
     reference: link.row.reference,
     feePlan: link.row.feePlan ?? null,
+    ...(paymentOptions !== undefined && { paymentOptions }),
     // Ours: the plan's fee legs, each paid or outstanding (a payer may pay some before others).
     ...(feeLegs.length > 0 && { feeLegs }),
     expiresAt: link.row.expiresAt.toISOString(),

@@ -3,6 +3,7 @@ import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { TronGridClient } from '../chains/tron-grid.ts';
 import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
+import type { PaymentOptionsReader } from '../crosschain/payment-options.ts';
 import type { Database } from '../db/client.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
@@ -32,6 +33,8 @@ export function securePaymentRoutes(
     protocolFee: ProtocolFeeConfig | null;
     /** How multicall parents are shown and paid (payouts). */
     parents: ParentLinks;
+    /** The payer's balances per source chain and token, on a link's display with `wallet`. */
+    paymentOptions: PaymentOptionsReader;
     /** The Tron full node at `RPC_URL_TRON`; null when none is configured. */
     tronNode: TronGridClient | null;
     rateLimiter?: RateLimiter | undefined;

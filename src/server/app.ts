@@ -12,6 +12,7 @@ import type { NetworkReadiness } from '../chains/network-probe.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
 import type { Config } from '../config/config.ts';
+import { createPaymentOptionsReader } from '../crosschain/payment-options.ts';
 import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
@@ -231,6 +232,11 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     payUrl: deps.config.payUrl,
     protocolFee: deps.config.protocolFee,
     parents: createMulticallParents(chainDeps),
+    paymentOptions: createPaymentOptionsReader({
+      chains: deps.chains,
+      clients: deps.clients,
+      timeoutMs: deps.config.paymentOptionsTimeoutMs,
+    }),
     tronNode: tronRpc
       ? createTronGridClient({
           baseUrl: tronRpc,

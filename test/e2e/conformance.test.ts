@@ -238,6 +238,14 @@ describe('conformance with the reference API', () => {
         headers: headers(),
       }),
     );
+    // With the payer's wallet the display carries paymentOptions, held to the schemas too.
+    const display = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${token}?wallet=${payer.address}`,
+      headers: headers(),
+    });
+    ok(display);
+    expect(display.json().paymentOptions.BASE.USDC).toMatchObject({ neededAmount: '2' });
     const calldata = await t.app.inject({
       method: 'GET',
       url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}`,

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
 import { LinkBranding } from '../../branding/schemas.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
+import type { PaymentOptionsReader } from '../../crosschain/payment-options.ts';
 import type { Database } from '../../db/client.ts';
 import { FeeLegs, NullableFeePlan } from '../../fees/plan-schema.ts';
 import { linkScopeOf } from '../../http/principal.ts';
@@ -39,6 +40,26 @@ const DisplayCommon = {
   network: Type.String(),
   reference: Type.Union([Type.String(), Type.Null()]),
   feePlan: NullableFeePlan,
+  paymentOptions: Type.Optional(
+    Type.Record(
+      Type.String(),
+      Type.Record(
+        Type.String(),
+        Type.Object({
+          balance: Type.String({ description: 'The payer’s balance, in the token’s units' }),
+          hasEnoughBalance: Type.Boolean({ description: 'balance ≥ neededAmount' }),
+          neededAmount: Type.String({
+            description:
+              'What paying from this token takes: on the link’s own chain in its own currency, exactly what /pay asks (amounts due and unpaid fee legs); elsewhere, the same value in this token before the bridge’s fee',
+          }),
+        }),
+      ),
+      {
+        description:
+          'With `wallet`: per source chain (`BASE`, `ARBITRUM`, …; the link’s own chain first) and token (`USDC`, `USDT`, `USDT0`, …), the payer’s balance (the eoaWallet’s, when given) and what paying from it takes. One Multicall3 read per chain, chains at once; a chain that does not answer within PAYMENT_OPTIONS_TIMEOUT_MS is left out. Empty on Tron links and links written in fiat.',
+      },
+    ),
+  ),
   feeLegs: Type.Optional(FeeLegs),
   expiresAt: Type.String({ format: 'date-time' }),
   payout: Type.Optional(
@@ -95,7 +116,13 @@ const DisplayResponse = Type.Union([
 
 export function registerGetLink(
   app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry; parents: ParentLinks },
+  deps: {
+    db: Database;
+    clock: Clock;
+    chains: ChainRegistry;
+    parents: ParentLinks;
+    paymentOptions: PaymentOptionsReader;
+  },
 ): void {
   app.get(
     '/v2/secure-payments/:token',
@@ -105,7 +132,7 @@ export function registerGetLink(
         tags: LINK_TAGS,
         summary: 'What the pay page shows: amounts, payees, status, branding',
         description:
-          'Takes the payer inputs of /pay, checked the same way; balances per source (paymentOptions) are not given yet.',
+          'Takes the payer inputs of /pay, checked the same way. With `wallet`, single and batch links carry `paymentOptions`: the payer’s balance per source chain and token and what paying from it takes (docs/guides/browser-wallet.md#balances-per-chain-and-token).',
         params: TokenParams,
         querystring: Type.Object(CalldataInput, { additionalProperties: false }),
         response: {
@@ -116,6 +143,7 @@ export function registerGetLink(
         },
       },
     },
-    async (request) => linkDisplay(deps, linkScopeOf(request), request.params.token, request.query),
+    async (request) =>
+      linkDisplay(deps, linkScopeOf(request), request.params.token, request.query, request.log),
   );
 }
