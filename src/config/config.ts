@@ -8,6 +8,7 @@ import {
   PGLITE_ADMISSION,
   type RateLimits,
 } from '../http/budgets.ts';
+import { type CrosschainConfig, parseCrosschain } from './crosschain.ts';
 import { type ProtocolFeeConfig, parseProtocolFee } from './protocol-fee.ts';
 import {
   ConfigError,
@@ -100,6 +101,8 @@ export interface Config {
   readonly admission: AdmissionLimits | null;
   /** The operator's fee on every payment (`PROTOCOL_FEE_*`); null: none (the default). */
   readonly protocolFee: ProtocolFeeConfig | null;
+  /** The routing aggregator of cross-chain payments (`LIFI_*`). */
+  readonly crosschain: CrosschainConfig;
 }
 
 /** The variable that sets each budget. */
@@ -221,6 +224,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     ) as unknown as RateLimits,
     admission: parseAdmission(env, databaseUrl === null),
     protocolFee: parseProtocolFee(env),
+    crosschain: parseCrosschain(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
