@@ -18,6 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['chains', 'db', 'http', 'payments', 'config'],
   [
     'auth',
+    'crosschain',
     'orchestrators',
     'fees',
     'branding',
