@@ -18,6 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['chains', 'db', 'http', 'payments', 'config'],
   [
     'auth',
+    'crosschain',
     'orchestrators',
     'fees',
     'branding',
@@ -32,7 +33,6 @@ export const LAYERS: readonly (readonly string[])[] = [
     'pay-page',
     'sandbox',
     'v1',
-    'crosschain',
   ],
   ['server', 'workers'],
   ['main.ts', 'cli.ts', 'cli'],

@@ -1,8 +1,9 @@
 /**
- * Domain errors. Each carries a stable machine `code`; the code alone decides the HTTP status
- * (the table below), and the one Fastify error handler turns the error into the
- * `{statusCode, message, error}` envelope. Messages are short and safe to show a caller.
- * Every code is listed in docs/errors.md under its status; a test keeps the two in step.
+ * Domain errors. Each carries a stable machine `code`; the code decides the HTTP status (the
+ * table below; a code in ALTERNATE_STATUS has a second one for a second cause), and the one
+ * Fastify error handler turns the error into the `{statusCode, message, error}` envelope.
+ * Messages are short and safe to show a caller. Every code is listed in docs/errors.md under
+ * its status (or both); a test keeps the two in step.
  */
 
 export const ERROR_STATUS = {
@@ -147,6 +148,27 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Codes whose name a caller already matches on for one cause, answered with another status for
+ * a second cause of the same name. `crosschain_unavailable`: 400 where a cross-chain feature is
+ * not built (the caller must change the request), 503 while the routing aggregator fails (the
+ * same request may succeed later). A second code would split one condition, "no cross-chain
+ * route from here", in two for clients.
+ */
+export const ALTERNATE_STATUS = {
+  crosschain_unavailable: 503,
+} as const satisfies Partial<Record<ErrorCode, number>>;
+
+type AlternateCode = keyof typeof ALTERNATE_STATUS;
+
+interface AppErrorOptions {
+  errors?: readonly FieldError[];
+  headers?: Record<string, string>;
+  details?: Record<string, unknown>;
+  /** What went wrong underneath, for the log; never sent. */
+  cause?: unknown;
+}
+
 export interface FieldError {
   readonly field: string;
   readonly message: string;
@@ -167,16 +189,8 @@ export class AppError extends Error {
   /** Extra members of the body beside the envelope's, where the reference API has them. */
   readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: {
-      errors?: readonly FieldError[];
-      headers?: Record<string, string>;
-      details?: Record<string, unknown>;
-    } = {},
-  ) {
-    super(message);
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.errors = options.errors;
@@ -187,6 +201,20 @@ export class AppError extends Error {
   /** The HTTP status its code maps to. */
   get statusCode(): number {
     return ERROR_STATUS[this.code];
+  }
+}
+
+/** An error answered with its code's second status (ALTERNATE_STATUS), not the table's. */
+export class AlternateStatusError extends AppError {
+  readonly #status: number;
+
+  constructor(code: AlternateCode, message: string, options: AppErrorOptions = {}) {
+    super(code, message, options);
+    this.#status = ALTERNATE_STATUS[code];
+  }
+
+  override get statusCode(): number {
+    return this.#status;
   }
 }
 

@@ -8,6 +8,7 @@ import {
   PGLITE_ADMISSION,
   type RateLimits,
 } from '../http/budgets.ts';
+import { type CrosschainConfig, parseCrosschain } from './crosschain.ts';
 import { type ProtocolFeeConfig, parseProtocolFee } from './protocol-fee.ts';
 import {
   ConfigError,
@@ -105,6 +106,8 @@ export interface Config {
    * default 1,500): a chain that has not answered by then is left out of the answer.
    */
   readonly paymentOptionsTimeoutMs: number;
+  /** The routing aggregator of cross-chain payments (`LIFI_*`). */
+  readonly crosschain: CrosschainConfig;
 }
 
 /** The variable that sets each budget. */
@@ -227,6 +230,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     admission: parseAdmission(env, databaseUrl === null),
     protocolFee: parseProtocolFee(env),
     paymentOptionsTimeoutMs: parseInteger(env, 'PAYMENT_OPTIONS_TIMEOUT_MS', 10, 60_000) ?? 1_500,
+    crosschain: parseCrosschain(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import { AlternateStatusError, AppError } from '../base/errors.ts';
 
 /** A stand-in secret that must never reach a response or the log in clear. */
 const LEAKY_DETAIL = 'connection to db-internal.corp:5432 failed for user admin';
@@ -14,6 +15,16 @@ beforeAll(async () => {
     extend: (app) => {
       app.get('/test/boom', async () => {
         throw new Error(LEAKY_DETAIL);
+      });
+      app.get('/test/crosschain/:cause', async (request) => {
+        const { cause } = request.params as { cause: string };
+        if (cause === 'down') {
+          throw new AlternateStatusError('crosschain_unavailable', 'aggregator down', {
+            headers: { 'retry-after': '30' },
+            cause: new Error(LEAKY_DETAIL),
+          });
+        }
+        throw new AppError('crosschain_unavailable', 'not built');
       });
       app.post(
         '/test/echo',
@@ -49,6 +60,22 @@ function post(payload: unknown, headers: Record<string, string> = {}) {
 }
 
 describe('the error envelope', () => {
+  it('answers a code with its second status for its second cause, the code the same', async () => {
+    const down = await t.app.inject({ method: 'GET', url: '/test/crosschain/down' });
+    expect(down.statusCode).toBe(503);
+    expect(down.headers['retry-after']).toBe('30');
+    expect(down.json()).toEqual({
+      statusCode: 503,
+      message: 'aggregator down',
+      error: 'Service Unavailable',
+      code: 'crosschain_unavailable',
+    });
+    expect(down.body).not.toContain('db-internal');
+    const notBuilt = await t.app.inject({ method: 'GET', url: '/test/crosschain/not-built' });
+    expect(notBuilt.statusCode).toBe(400);
+    expect(notBuilt.json()).toMatchObject({ code: 'crosschain_unavailable', error: 'Bad Request' });
+  });
+
   it('reports every schema violation as 400 Validation failed with field errors', async () => {
     const res = await post({ items: [{ id: 'x' }, { id: 2, extra: true }], note: 'hi' });
     expect(res.statusCode).toBe(400);

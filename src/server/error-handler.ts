@@ -58,7 +58,7 @@ const REFUSED_CREDENTIAL: Partial<Record<ErrorCode, string>> = {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
     if (error instanceof AppError) {
-      const status = ERROR_STATUS[error.code];
+      const status = error.statusCode;
       reply.headers(error.headers);
       const { message, errors } = status === 401 ? unauthorized(error) : error;
       return reply.code(status).send({
