@@ -104,6 +104,12 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_pending_payment_index')
       .on(t.paymentId)
       .where(sql`${t.status} = 'pending'`),
+    // A payment's deliveries, whatever their state: a journey (src/journeys/hops.ts) shows the
+    // webhooks a payment sent. Written once per delivery at insert; paymentId never changes,
+    // so a claim or a record still rewrites its row without touching this index.
+    index('webhook_deliveries_payment_index')
+      .on(t.paymentId)
+      .where(sql`${t.paymentId} is not null`),
   ],
 );
 
