@@ -165,6 +165,7 @@ const paymentsDetected: HopSource = async ({ db, chains, request }) => {
       ),
     )
     .orderBy(asc(webhookDeliveries.id));
+  const detectedAt = new Map(rows.map((row) => [row.id, row.createdAt]));
   return [
     ...detected,
     ...sent.map(({ delivery }) => ({
@@ -174,9 +175,16 @@ const paymentsDetected: HopSource = async ({ db, chains, request }) => {
       amount: null,
       currency: null,
       txReference: null,
-      at: delivery.createdAt,
+      // A delivery is written in the transaction that records its payment, stamped by the
+      // app's clock when detection's round began, the payment by the database's as the
+      // transaction did: never before the payment it reports, whatever the two clocks say.
+      at: latest(
+        delivery.createdAt,
+        delivery.paymentId === null ? undefined : detectedAt.get(delivery.paymentId),
+      ),
       rawPayload: {
         event: delivery.event,
+        queuedAt: delivery.createdAt.toISOString(),
         webhookId: delivery.webhookId,
         deliveryId: delivery.id,
         paymentId: delivery.paymentId,
@@ -187,6 +195,10 @@ const paymentsDetected: HopSource = async ({ db, chains, request }) => {
     })),
   ];
 };
+
+function latest(time: Date, other: Date | undefined): Date {
+  return other && other > time ? other : time;
+}
 
 const feeLegsPaid: HopSource = async ({ db, chains, request }) => {
   const rows = await db
