@@ -208,6 +208,16 @@ describe('POST /v2/journey/{queryId}', () => {
     ['a number for amount', { ...step, amount: 25 }, 'amount'],
     ['no processedAt', { ...step, processedAt: undefined }, 'processedAt'],
     ['a processedAt that is no date-time', { ...step, processedAt: 'yesterday' }, 'processedAt'],
+    [
+      'a processedAt in a leap second',
+      { ...step, processedAt: '2016-12-31T23:59:60Z' },
+      'processedAt',
+    ],
+    [
+      'a processedAt without a zone',
+      { ...step, processedAt: '2026-11-22T12:05:00' },
+      'processedAt',
+    ],
     ['a txReference past 256 characters', { ...step, txReference: 'x'.repeat(257) }, 'txReference'],
     ['a status past 64 characters', { ...step, status: 's'.repeat(65) }, 'status'],
     [

@@ -120,7 +120,7 @@ async function requestOfQuery(
 export interface StepInput {
   readonly status: string;
   readonly amount: string;
-  readonly processedAt: string;
+  readonly processedAt: Date;
   readonly currency?: string | undefined;
   readonly txReference?: string | undefined;
   readonly rawPayload?: unknown;
@@ -166,7 +166,7 @@ export async function appendStep(
         amount: input.amount,
         currency: input.currency ?? null,
         txReference: input.txReference ?? null,
-        processedAt: new Date(input.processedAt),
+        processedAt: input.processedAt,
         rawPayload: input.rawPayload ?? null,
         nextProcessorId: input.nextProcessorId ?? null,
       })

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { parseDateTime } from '../../base/dates.ts';
 import { ValidationError } from '../../base/errors.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
@@ -60,6 +61,18 @@ function depthOf(value: unknown, limit: number): number {
   );
 }
 
+const PROCESSED_AT_MESSAGE =
+  'must be an ISO 8601 date-time with a time zone, such as 2026-11-22T12:05:00Z';
+
+/** The instant `processedAt` names; the schema's format lets through some that do not exist. */
+function processedAtOf(text: string): Date {
+  const date = parseDateTime(text);
+  if (date === null) {
+    throw new ValidationError([{ field: 'processedAt', message: PROCESSED_AT_MESSAGE }]);
+  }
+  return date;
+}
+
 /** Bounds the schema cannot state: the payload's size and depth. */
 function checkRawPayload(rawPayload: unknown): void {
   if (rawPayload === undefined) return;
@@ -95,9 +108,13 @@ export function registerRecordStep(app: App, deps: JourneyDeps): void {
       },
     },
     async (request, reply) => {
+      const processedAt = processedAtOf(request.body.processedAt);
       checkRawPayload(request.body.rawPayload);
       const journey = await journeyOfQuery(deps.db, accountIdOf(request), request.params.queryId);
-      const step = await appendStep(deps, journey, processorOf(request), request.body);
+      const step = await appendStep(deps, journey, processorOf(request), {
+        ...request.body,
+        processedAt,
+      });
       return reply.code(201).send(stepBody(step));
     },
   );
