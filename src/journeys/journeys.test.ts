@@ -214,6 +214,11 @@ describe('POST /v2/journey/{queryId}', () => {
       'processedAt',
     ],
     [
+      'a processedAt that does not exist',
+      { ...step, processedAt: '2026-02-30T00:00:00Z' },
+      'processedAt',
+    ],
+    [
       'a processedAt without a zone',
       { ...step, processedAt: '2026-11-22T12:05:00' },
       'processedAt',
