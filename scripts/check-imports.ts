@@ -33,6 +33,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'pay-page',
     'sandbox',
     'v1',
+    'journeys',
   ],
   ['server', 'workers'],
   ['main.ts', 'cli.ts', 'cli'],

@@ -5,6 +5,8 @@ import {
   clientIds,
   destinationNonces,
   feeConfigs,
+  journeySteps,
+  journeys,
   orchestratorClientLinks,
   payeeDestinations,
   payments,
@@ -31,6 +33,7 @@ export function secretsOf(o: Objects): string[] {
     ...o.payoutTokens,
     o.multicallToken,
     o.requestId,
+    o.journeyId,
     o.recurringRequestId,
     o.recurringPaymentReference,
     o.destinationId,
@@ -90,6 +93,17 @@ export async function snapshotOfA(): Promise<unknown> {
       .from(requestSchedules)
       .where(eq(requestSchedules.accountId, account))
       .orderBy(requestSchedules.requestRowId),
+    journeys: await t.db
+      .select()
+      .from(journeys)
+      .where(eq(journeys.accountId, account))
+      .orderBy(journeys.id),
+    journeySteps: await t.db
+      .select({ step: journeySteps })
+      .from(journeySteps)
+      .innerJoin(journeys, eq(journeys.id, journeySteps.journeyId))
+      .where(eq(journeys.accountId, account))
+      .orderBy(journeySteps.id),
     payments: await t.db
       .select()
       .from(payments)
@@ -171,6 +185,9 @@ function pathFor(route: RouteEntry, o: Objects): string {
         case 'token':
           if (route.url.startsWith('/v2/payouts/recurring/token/')) return o.recurringPayToken;
           return route.url.includes('/multicall-payouts/') ? o.multicallToken : o.token;
+        case 'journeyId':
+        case 'queryId':
+          return o.journeyId;
         case 'requestId':
           return route.method === 'PATCH' ? o.recurringRequestId : o.requestId;
         case 'destinationId':

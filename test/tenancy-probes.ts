@@ -34,6 +34,8 @@ export interface Tenant {
 export interface Objects {
   readonly token: string;
   readonly requestId: string;
+  /** A's journey of that request. */
+  readonly journeyId: string;
   /** The original of A's recurring request (the only kind PATCH /v2/request changes). */
   readonly recurringRequestId: string;
   /** Its payment reference (0x and 16 hex digits): the v1 operations' key. */
@@ -237,6 +239,13 @@ export const PROBES: Record<string, Probe> = {
   },
   'GET /v2/request': { expect: own, query: (_o, caller) => `walletAddress=${caller.wallet}` },
   'GET /v2/request/:requestId': { expect: refused() },
+  // A journey is its request's account's: B names A's request, or A's journey, and learns nothing.
+  'POST /v2/journey': { expect: refused(), body: (o) => ({ requestId: o.requestId }) },
+  'POST /v2/journey/:queryId': {
+    expect: refused(),
+    body: () => ({ status: 'received', amount: '1', processedAt: '2026-11-22T12:00:00Z' }),
+  },
+  'GET /v2/journey/:journeyId': { expect: refused() },
   'PATCH /v2/request/:requestId': {
     expect: refused(),
     body: () => ({ isRecurrenceStopped: true }),

@@ -138,6 +138,10 @@ export async function makeObjects(): Promise<Objects> {
     requests: [{ destinationId: destination.destinationId, amount: '5' }],
   });
   expect(link.statusCode, link.body).toBe(201);
+  const journey = await call('POST', '/v2/journey', a.headers.apiKey, {
+    requestId: link.json().requestIds[0],
+  });
+  expect(journey.statusCode, journey.body).toBe(201);
   const recurring = await call('POST', '/v2/request', a.headers.apiKey, {
     amount: '7',
     invoiceCurrency: 'USDC-base',
@@ -229,6 +233,7 @@ export async function makeObjects(): Promise<Objects> {
     payoutTokens,
     multicallToken: multicall.json().token,
     requestId: link.json().requestIds[0],
+    journeyId: journey.json().journeyId,
     recurringRequestId: recurring.json().requestId,
     recurringPaymentReference: recurring.json().paymentReference,
     destinationId: destination.destinationId,

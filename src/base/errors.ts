@@ -107,6 +107,7 @@ export const ERROR_STATUS = {
   transaction_not_found: 404,
   fee_config_not_found: 404,
   link_intent_not_found: 404,
+  journey_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,
@@ -115,6 +116,7 @@ export const ERROR_STATUS = {
   email_taken: 409,
   delivery_in_flight: 409,
   webhook_url_taken: 409,
+  journey_limit_reached: 409,
   // 423: a payer's Safe transaction for the link is being tracked.
   secure_payment_in_progress: 423,
   // 410: an operation the reference API removed.

@@ -25,6 +25,8 @@ const TABLES = [
   'fee_configs',
   'fee_leg_payments',
   'fee_legs',
+  'journey_steps',
+  'journeys',
   'multicall_children',
   'orchestrator_client_links',
   'orchestrator_keys',

@@ -8,6 +8,7 @@ export * from './schema/branding.ts';
 export * from './schema/chain.ts';
 export * from './schema/fees.ts';
 export * from './schema/intents.ts';
+export * from './schema/journeys.ts';
 export * from './schema/link-intents.ts';
 export * from './schema/links.ts';
 export * from './schema/recurring.ts';

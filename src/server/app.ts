@@ -24,6 +24,7 @@ import { createCredentialCache } from '../http/credential-cache.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
+import { journeyRoutes } from '../journeys/routes.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
 import { loadPayPageBuild } from '../pay-page/assets.ts';
 import { ensurePayPageClientId } from '../pay-page/client-id.ts';
@@ -247,6 +248,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     wakeDispatcher: deps.wakeDispatcher,
   });
   paymentSearchRoutes(app, { db, chains: deps.chains });
+  journeyRoutes(app, { db, clock: deps.clock, chains: deps.chains });
   authRoutes(app, { db, clock: deps.clock, config: deps.config, clients: deps.clients });
   clientIdRoutes(app, { db, clock: deps.clock });
   apiKeyRoutes(app, { db, clock: deps.clock });

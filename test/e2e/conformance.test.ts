@@ -949,6 +949,84 @@ describe('conformance with the reference API', () => {
     );
   });
 
+  it('answers the journey operations with the fields of the reference’s examples', async () => {
+    const request = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: headers(),
+      payload: {
+        amount: '4',
+        invoiceCurrency: USDC_BASE_ID,
+        paymentCurrency: USDC_BASE_ID,
+        payee: accountOf(local.chain, 1).address,
+      },
+    });
+    ok(request, 201);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/journey',
+      headers: headers(),
+      payload: { requestId: request.json().requestId },
+    });
+    ok(created, 201);
+    const journeyId = created.json().journeyId as string;
+    expect(Object.keys(created.json())).toEqual(['journeyId']);
+    const step = await t.app.inject({
+      method: 'POST',
+      url: `/v2/journey/${journeyId}`,
+      headers: headers(),
+      payload: {
+        status: 'completed',
+        amount: '4.00',
+        currency: 'EUR',
+        txReference: 'SEPA-0042',
+        processedAt: '2026-11-22T12:30:00Z',
+        rawPayload: { exchange: 'Bitstamp', network: 'sepa', fee: '0.02', note: 'paid out' },
+        nextProcessorId: 'bank',
+      },
+    });
+    ok(step, 201);
+    // The example's members (0.31.0 gives the answers no schema, only examples).
+    expect(Object.keys(step.json())).toEqual(
+      expect.arrayContaining([
+        'id',
+        'journeyId',
+        'processorId',
+        'status',
+        'amount',
+        'currency',
+        'txReference',
+        'processedAt',
+        'rawPayload',
+      ]),
+    );
+    const read = await t.app.inject({
+      method: 'GET',
+      url: `/v2/journey/${journeyId}`,
+      headers: headers(),
+    });
+    ok(read);
+    expect(read.json()).toMatchObject({
+      id: journeyId,
+      requestId: request.json().requestId,
+      createdAt: expect.any(String),
+    });
+    for (const event of read.json().events) {
+      expect(Object.keys(event)).toEqual(
+        expect.arrayContaining([
+          'id',
+          'stepIndex',
+          'status',
+          'amount',
+          'currency',
+          'processedAt',
+          'txReference',
+          'rawPayload',
+        ]),
+      );
+    }
+  });
+
   it('has a conforming success answer for every reference operation we serve', () => {
     const served = new Set(t.routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const answers = capturedAnswers();

@@ -14,9 +14,6 @@ const PAYER = '#37 payer';
 
 const NOT_YET_SERVED: Readonly<Record<string, string>> = {
   'POST /v2/secure-payments/{token}/refresh-step-transaction': CROSS_CHAIN,
-  'POST /v2/journey': CROSS_CHAIN,
-  'POST /v2/journey/{queryId}': CROSS_CHAIN,
-  'GET /v2/journey/{journeyId}': CROSS_CHAIN,
 
   'POST /v2/commerce-payments/authorize/calldata': COMMERCE,
   'GET /v2/commerce-payments/{requestId}/status': COMMERCE,

@@ -104,6 +104,12 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_pending_payment_index')
       .on(t.paymentId)
       .where(sql`${t.status} = 'pending'`),
+    // A payment's deliveries, whatever their state: a journey (src/journeys/hops.ts) shows the
+    // webhooks a payment sent. Its entry is written at insert; paymentId never changes, so a
+    // claim or a record that rewrites its row on the same page (fillfactor 50) adds none.
+    index('webhook_deliveries_payment_index')
+      .on(t.paymentId)
+      .where(sql`${t.paymentId} is not null`),
   ],
 );
 
