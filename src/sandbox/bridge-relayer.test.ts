@@ -60,14 +60,19 @@ afterEach(async () => {
   if (sb) await b.revert(sb);
 });
 
-function startRelayer(options: { paused?: boolean; done?: Set<string> } = {}): BridgeRelayer {
+type Record = Map<string, 'filled' | 'refunded'>;
+
+function startRelayer(
+  options: { paused?: boolean; done?: Record; fillDelayMs?: number; now?: () => number } = {},
+): BridgeRelayer {
+  const { paused, ...rest } = options;
   const started = createBridgeRelayer({
     logger,
     chains: [bridgeChain(a), bridgeChain(b)],
     pollMs: 50,
-    ...(options.done && { done: options.done }),
+    ...rest,
   });
-  if (options.paused) started.pause();
+  if (paused) started.pause();
   started.start();
   relayer = started;
   return started;
@@ -85,6 +90,13 @@ function depositOf(from: BridgeRelayer, origin: LocalChain, depositId: number) {
 async function settle(from: BridgeRelayer, depositId: number, status: string) {
   from.wake();
   await vi.waitFor(() => expect(depositOf(from, a, depositId)?.status).toBe(status), WAIT);
+}
+
+/** Waits until the relayer has run a whole round that began after this call. */
+async function anotherRound(from: BridgeRelayer) {
+  const seen = from.rounds();
+  from.wake();
+  await vi.waitFor(() => expect(from.rounds()).toBeGreaterThanOrEqual(seen + 2), WAIT);
 }
 
 function balance(chain: LocalChain, token: Address, owner: Address): Promise<bigint> {
@@ -113,6 +125,7 @@ async function deposit(
   inputAmount: bigint,
   outputAmount: bigint,
   calls: readonly DestinationCall[],
+  destinationChainId = b.chainId,
 ): Promise<number> {
   const payer = accountOf(a, 2);
   const depositId = await a.client.readContract({
@@ -132,7 +145,7 @@ async function deposit(
         outputToken: b.addresses.usdc,
         inputAmount,
         outputAmount,
-        destinationChainId: BigInt(b.chainId),
+        destinationChainId: BigInt(destinationChainId),
         exclusiveRelayer: zeroAddress,
         quoteTimestamp: now,
         fillDeadline: now + LIFETIME_SECONDS,
@@ -218,6 +231,8 @@ describe('the local bridge', () => {
 
     // Paused, the relayer sees the deposit and leaves it pending: nothing reached B yet.
     await settle(running, 0, 'pending');
+    await anotherRound(running);
+    expect(depositOf(running, a, 0)?.status).toBe('pending');
     expect(await balance(b, b.addresses.usdc, PAYEE)).toBe(0n);
     expect(await balance(a, a.addresses.usdt, a.addresses.spokePool)).toBe(fromAmount);
 
@@ -281,6 +296,21 @@ describe('the local bridge', () => {
     expect(allowance).toBe(0n);
   });
 
+  it('waits its fill delay after first seeing a deposit, and leaves one bound elsewhere alone', async () => {
+    let ms = 0;
+    const running = startRelayer({ fillDelayMs: 60_000, now: () => ms });
+    const elsewhere = await deposit(1_000_000n, 990_000n, [], 1);
+    const depositId = await deposit(3_000_000n, 2_990_000n, []);
+    await settle(running, depositId, 'pending');
+    expect(depositOf(running, a, elsewhere)?.status).toBe('unroutable');
+    ms = 59_999;
+    await anotherRound(running);
+    expect(depositOf(running, a, depositId)?.status).toBe('pending');
+    ms = 60_000;
+    await settle(running, depositId, 'filled');
+    expect(depositOf(running, a, elsewhere)?.status).toBe('unroutable');
+  });
+
   it('refuses a second fill, and a restarted relayer fills nothing again', async () => {
     const call: DestinationCall = {
       target: b.addresses.erc20FeeProxy,
@@ -290,7 +320,7 @@ describe('the local bridge', () => {
       amount: 5_000_000n,
     };
     const depositId = await deposit(5_010_000n, 5_000_000n, [call]);
-    const done = new Set<string>();
+    const done: Record = new Map();
     const first = startRelayer({ done });
     await settle(first, depositId, 'filled');
     const filled = depositOf(first, a, depositId);
@@ -310,7 +340,7 @@ describe('the local bridge', () => {
     ).rejects.toThrow(/RelayFilled/);
 
     // Started again with its record, or with none (the SpokePool's record then), it sends nothing.
-    for (const record of [done, new Set<string>()]) {
+    for (const record of [done, new Map() as Record]) {
       const again = startRelayer({ done: record });
       await settle(again, depositId, 'filled');
       expect(depositOf(again, a, depositId)?.fillTxHash).toBeUndefined();
@@ -342,7 +372,8 @@ describe('the local bridge', () => {
     await settle(running, depositId, 'pending');
     running.hold(a.chainId, depositId);
     running.resume();
-    await settle(running, depositId, 'held');
+    await anotherRound(running);
+    expect(depositOf(running, a, depositId)?.status).toBe('held');
     expect(await balance(a, a.addresses.usdt, payer.address)).toBe(before - 7_000_000n);
 
     // Only the refunder refunds, and only once the deadline has passed.

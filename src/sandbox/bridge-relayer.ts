@@ -49,6 +49,8 @@ export interface BridgeRelayer {
   hold(originChainId: number, depositId: number): void;
   /** Every deposit seen, oldest first per chain. */
   deposits(): readonly TrackedDeposit[];
+  /** Rounds finished so far: how a caller knows the relayer has looked again since. */
+  rounds(): number;
 }
 
 export function createBridgeRelayer(deps: {
@@ -58,16 +60,16 @@ export function createBridgeRelayer(deps: {
   fillDelayMs?: number;
   /**
    * Deposits filled or refunded already (by `depositKey`): a relayer started again with the
-   * same set does not look at them again. Without it, the destination SpokePool's record of
+   * same record does not look at them again. Without it, the destination SpokePool's record of
    * fills still keeps it from filling twice.
    */
-  done?: Set<string>;
+  done?: Map<string, 'filled' | 'refunded'>;
   pollMs?: number;
   /** Monotonic ms (tests move it); `performance.now` otherwise. */
   now?: () => number;
 }): BridgeRelayer {
   const chains = new Map(deps.chains.map((chain) => [chain.chainId, chain]));
-  const done = deps.done ?? new Set<string>();
+  const done = deps.done ?? new Map<string, 'filled' | 'refunded'>();
   const now = deps.now ?? (() => performance.now());
   const fillDelayMs = deps.fillDelayMs ?? 0;
   /** The next block to read, per origin chain. */
@@ -75,6 +77,7 @@ export function createBridgeRelayer(deps: {
   const tracked = new Map<string, TrackedDeposit & { readonly seenAt: number }>();
   const held = new Set<string>();
   let paused = false;
+  let rounds = 0;
 
   const chainOf = (chainId: number | bigint): BridgeChain => {
     const chain = chains.get(Number(chainId));
@@ -91,13 +94,13 @@ export function createBridgeRelayer(deps: {
     for (const deposit of await depositsIn(origin, from, to)) {
       const key = depositKey(origin.chainId, deposit.relayData.depositId);
       if (tracked.has(key)) continue;
-      const status: DepositStatus = done.has(key)
-        ? 'filled'
-        : !chains.has(deposit.destinationChainId)
+      const status: DepositStatus =
+        done.get(key) ??
+        (!chains.has(deposit.destinationChainId)
           ? 'unroutable'
           : held.has(key)
             ? 'held'
-            : 'pending';
+            : 'pending');
       tracked.set(key, { ...deposit, status, seenAt: now() });
     }
     cursors.set(origin.chainId, to + 1n);
@@ -107,7 +110,7 @@ export function createBridgeRelayer(deps: {
   const update = (key: string, change: Partial<TrackedDeposit>) => {
     const entry = tracked.get(key);
     if (entry) tracked.set(key, { ...entry, ...change });
-    if (change.status === 'filled' || change.status === 'refunded') done.add(key);
+    if (change.status === 'filled' || change.status === 'refunded') done.set(key, change.status);
   };
 
   const fill = async (deposit: SeenDeposit, destination: BridgeChain): Promise<Hex> => {
@@ -198,6 +201,7 @@ export function createBridgeRelayer(deps: {
           deps.logger.warn({ err: error, deposit: key }, 'a bridge deposit could not move');
         }
       }
+      rounds += 1;
       return more;
     },
   });
@@ -220,6 +224,7 @@ export function createBridgeRelayer(deps: {
       if (entry?.status === 'pending') update(key, { status: 'held' });
     },
     deposits: () => [...tracked.values()].map(({ seenAt: _, ...deposit }) => deposit),
+    rounds: () => rounds,
   };
 }
 
