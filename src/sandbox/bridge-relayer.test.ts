@@ -15,6 +15,7 @@ import { accountOf, type StandIn, sendAll, standIn } from '../../test/chain.ts';
 import { createLogger } from '../base/logger.ts';
 import { type DestinationCall, encodeDepositV3 } from '../crosschain/across.ts';
 import { erc20FeeProxyAbi } from '../payments/abis.ts';
+import { multicallHandlerArtifact } from './across-artifacts.ts';
 import { sandboxBridgeRelayer } from './addresses.ts';
 import { type FakeAggregator, startFakeAggregator } from './aggregator/fake-aggregator.ts';
 import { spokePoolAbi } from './bridge-deposits.ts';
@@ -294,6 +295,16 @@ describe('the local bridge', () => {
       args: [b.addresses.acrossHandler, b.addresses.erc20FeeProxy],
     });
     expect(allowance).toBe(0n);
+    // The calls run only as the handler's call to itself, never for an outsider.
+    await expect(
+      b.client.simulateContract({
+        account: payer,
+        address: b.addresses.acrossHandler,
+        abi: multicallHandlerArtifact.abi,
+        functionName: 'attemptCalls',
+        args: [[pays]],
+      }),
+    ).rejects.toThrow(/NotSelf/);
   });
 
   it('waits its fill delay after first seeing a deposit, and leaves one bound elsewhere alone', async () => {
