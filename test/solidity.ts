@@ -6,11 +6,18 @@ import type { Abi, Hex } from 'viem';
  * contracts no registry package ships: stand-ins the tests need and contracts written to a
  * specification.
  */
-export function compileContract(source: string, name: string): { abi: Abi; bytecode: Hex } {
+export function compileContract(
+  source: string,
+  name: string,
+  options: { viaIR?: boolean } = {},
+): { abi: Abi; bytecode: Hex } {
+  // Through the IR (and so with the optimizer, which it needs) for contracts whose events carry
+  // more values than the legacy pipeline keeps on its stack, as Across's do.
+  const pipeline = options.viaIR ? { viaIR: true, optimizer: { enabled: true, runs: 200 } } : {};
   const input = {
     language: 'Solidity',
     sources: { 'Contract.sol': { content: source } },
-    settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } }, ...pipeline },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
     errors?: { severity: string; formattedMessage: string }[];

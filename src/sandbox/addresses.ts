@@ -60,6 +60,8 @@ const SANDBOX_DEPLOYMENTS = [
   'ethConversionProxy',
   ...SANDBOX_AGGREGATORS.map((feed) => feed.name),
   'recurringPaymentProxy',
+  'spokePool',
+  'acrossHandler',
 ] as const;
 
 type SandboxContract = (typeof SANDBOX_DEPLOYMENTS)[number];
@@ -77,6 +79,19 @@ const SANDBOX_RELAYER_INDEX = 19;
 
 export function sandboxRelayer(): SandboxWallet {
   return mnemonicWallet(SANDBOX_RELAYER_INDEX);
+}
+
+/**
+ * The local bridge's relayer (src/sandbox/bridge-relayer.ts): fills Across deposits on the
+ * destination chain with its own tokens, which every local chain mints it at start, and is the
+ * SpokePool's `refunder`. Account 18 of the development mnemonic, for the same reasons as the
+ * sandbox relayer's 19: funded with ether, shared with no test wallet, its nonces its own.
+ * Address 0xdD2FD4581271e230360230F9337D5c0430Bf44C0.
+ */
+const BRIDGE_RELAYER_INDEX = 18;
+
+export function sandboxBridgeRelayer(): SandboxWallet {
+  return mnemonicWallet(BRIDGE_RELAYER_INDEX);
 }
 
 let cached: SandboxAddresses | undefined;

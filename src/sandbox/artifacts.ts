@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import vm from 'node:vm';
 import type { Abi, Hex } from 'viem';
+import { multicallHandlerArtifact, spokePoolArtifact } from './across-artifacts.ts';
 import { batchAccountArtifact } from './batch-account-artifact.ts';
 import { recurringPaymentProxyArtifact } from './recurring-proxy-artifact.ts';
 
@@ -11,8 +12,9 @@ import { recurringPaymentProxyArtifact } from './recurring-proxy-artifact.ts';
  * typechain factories that `@requestnetwork/smart-contracts` ships (a dev dependency: the
  * sandbox and the tests use it, production never loads it). The factories `require('ethers')`
  * only to extend its classes, so they run here against a stand-in that has just those names.
- * No package ships ERC20RecurringPaymentProxy or BatchAccount (the smart account the tests pay
- * through): ours are compiled from `contracts/` ahead of time.
+ * No package ships ERC20RecurringPaymentProxy, BatchAccount (the smart account the tests pay
+ * through) or Across's SpokePool and MulticallHandler (the local bridge): ours are compiled from
+ * `contracts/` ahead of time.
  */
 
 export interface Artifact {
@@ -38,7 +40,9 @@ export type ArtifactName =
   | keyof typeof FACTORIES
   | 'Multicall3'
   | 'ERC20RecurringPaymentProxy'
-  | 'BatchAccount';
+  | 'BatchAccount'
+  | 'SpokePool'
+  | 'MulticallHandler';
 
 const require = createRequire(import.meta.url);
 const cache = new Map<ArtifactName, Artifact>();
@@ -46,16 +50,26 @@ const cache = new Map<ArtifactName, Artifact>();
 export function loadArtifact(name: ArtifactName): Artifact {
   const cached = cache.get(name);
   if (cached) return cached;
-  const artifact =
-    name === 'Multicall3'
-      ? multicall3()
-      : name === 'ERC20RecurringPaymentProxy'
-        ? recurringPaymentProxyArtifact
-        : name === 'BatchAccount'
-          ? batchAccountArtifact
-          : fromFactory(FACTORIES[name]);
+  const artifact = uncached(name);
   cache.set(name, artifact);
   return artifact;
+}
+
+function uncached(name: ArtifactName): Artifact {
+  switch (name) {
+    case 'Multicall3':
+      return multicall3();
+    case 'ERC20RecurringPaymentProxy':
+      return recurringPaymentProxyArtifact;
+    case 'BatchAccount':
+      return batchAccountArtifact;
+    case 'SpokePool':
+      return spokePoolArtifact;
+    case 'MulticallHandler':
+      return multicallHandlerArtifact;
+    default:
+      return fromFactory(FACTORIES[name]);
+  }
 }
 
 function fromFactory(file: string): Artifact {

@@ -20,6 +20,7 @@ import {
   type SandboxAddresses,
   type SandboxWallet,
   sandboxAddresses,
+  sandboxBridgeRelayer,
   sandboxRelayer,
   sandboxWallets,
 } from './addresses.ts';
@@ -28,8 +29,9 @@ import { installSafe } from './safe.ts';
 
 /**
  * A local EVM (Hardhat 3's EDR, in process) with the real Request contracts and test tokens
- * deployed at the sandbox's fixed addresses, Safe 1.4.1 at its canonical ones, and test
- * wallets funded with every token. The
+ * deployed at the sandbox's fixed addresses, the local bridge (Across's SpokePool and
+ * MulticallHandler, ours: contracts/Across.sol), Safe 1.4.1 at its canonical ones, and test
+ * wallets (and the bridge relayer) funded with every token. The
  * tests use it with the chain id of whichever network it stands in for; `npm start` runs one
  * as the `sandbox` network.
  */
@@ -44,7 +46,10 @@ export interface LocalChain {
   readonly provider: Eip1193Provider;
   readonly client: PublicClient;
   readonly addresses: SandboxAddresses;
-  /** Wallet 0 deployed the contracts; every wallet holds ETH and every test token. */
+  /**
+   * Wallet 0 deployed the contracts; every wallet holds ETH and every test token, and so does
+   * the bridge relayer (addresses.ts's `sandboxBridgeRelayer`), which is no wallet of these.
+   */
   readonly wallets: readonly SandboxWallet[];
   snapshot(): Promise<Hex>;
   revert(id: Hex): Promise<void>;
@@ -201,6 +206,10 @@ async function deploy(
     [deployer.address, sandboxRelayer().address, expected.erc20FeeProxy],
     expected.recurringPaymentProxy,
   );
+  // The local bridge (docs/guides/crosschain.md, "The local bridge"): Across's SpokePool, whose
+  // expired deposits the bridge relayer refunds, and the handler that runs deposits' messages.
+  await create('SpokePool', [sandboxBridgeRelayer().address], expected.spokePool);
+  await create('MulticallHandler', [], expected.acrossHandler);
   const ends = SANDBOX_AGGREGATORS.map((feed) => ({
     input: sandboxCurrencyHash(expected, nativeHash, feed.input),
     output: sandboxCurrencyHash(expected, nativeHash, feed.output),
@@ -215,8 +224,8 @@ async function deploy(
       SANDBOX_AGGREGATORS.map((feed) => expected[feed.name]),
     ],
   });
-  for (const holder of wallets) {
-    const to = holder.address;
+  // The bridge relayer fills deposits with its own tokens.
+  for (const to of [...wallets.map((holder) => holder.address), sandboxBridgeRelayer().address]) {
     await send({
       address: expected.usdc,
       abi: ERC20,
