@@ -146,6 +146,11 @@ interface WorkerConfig {
   readonly recurringPollMs: number;
   /** How often the Safe tracker reads the chain for tracked Safe transactions (`SAFE_TRACKER_POLL_MS`). */
   readonly safeTrackerPollMs: number;
+  /**
+   * How often the bridge tracker asks the routing aggregator where payers' cross-chain
+   * transfers stand (`BRIDGE_TRACKER_POLL_MS`).
+   */
+  readonly bridgeTrackerPollMs: number;
 }
 
 const DEFAULT_PORT = 8080;
@@ -237,6 +242,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       dispatcherPollMs: parseInteger(env, 'DISPATCHER_POLL_MS', 10, 600_000) ?? 1_000,
       recurringPollMs: parseInteger(env, 'RECURRING_POLL_MS', 10, 600_000) ?? 10_000,
       safeTrackerPollMs: parseInteger(env, 'SAFE_TRACKER_POLL_MS', 10, 600_000) ?? 5_000,
+      bridgeTrackerPollMs: parseInteger(env, 'BRIDGE_TRACKER_POLL_MS', 10, 600_000) ?? 15_000,
     },
   };
 }

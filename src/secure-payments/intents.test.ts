@@ -104,9 +104,11 @@ describe('POST /{token}/intent', () => {
     await expectRefused(token, { txHash: HASH, chain: 'BASE', token: 'dai' }, 'token');
   });
 
-  it('refuses another network (cross-chain is not built), an unknown link, another account’s', async () => {
+  it('refuses a Safe transaction on another network, an unknown link, another account’s', async () => {
     const { token } = await link();
-    const other = await intent(token, { txHash: HASH, chain: 'ARBITRUM', token: 'USDC' });
+    // A transaction on another network is a bridge transfer (bridge-tracker.test.ts); a Safe
+    // transaction is tracked on the link's own network only.
+    const other = await intent(token, { safeTxHash: HASH, chain: 'ARBITRUM', token: 'USDC' });
     expect(other.statusCode, other.body).toBe(400);
     expect(other.json().code).toBe('crosschain_unavailable');
     const body = { txHash: HASH, chain: 'BASE', token: 'USDC' };

@@ -1,13 +1,22 @@
 import { eq } from 'drizzle-orm';
-import type { Clock } from '../base/clock.ts';
-import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
-import { parseAddress } from '../chains/address.ts';
-import { intentChainOf, NETWORKS, SANDBOX_NETWORK } from '../chains/networks.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
-import type { Database } from '../db/client.ts';
+import { type FieldError, ValidationError } from '../base/errors.ts';
 import { paymentIntents, securePayments } from '../db/schema.ts';
 import type { LinkScope } from '../http/principal.ts';
+import { recordBridgeIntent } from './bridge-intent.ts';
+import {
+  checkAddress,
+  checkChain,
+  checkToken,
+  details,
+  type IntentBody,
+  type IntentDeps,
+  isCrossChain,
+} from './intent-body.ts';
 import { assertPayable, type Link, loadLink } from './links.ts';
+import type { IntentRow } from './tracked-intent.ts';
+
+/** How long a Safe transaction is tracked when its payer names no deadline. */
+const DEFAULT_SAFE_TRACKING_MS = 24 * 60 * 60 * 1000;
 
 /**
  * What a payer says it did to pay a link (api-facts §2.8): `POST /{token}/intent` records a
@@ -16,83 +25,6 @@ import { assertPayable, type Link, loadLink } from './links.ts';
  * at the latest); `POST /{token}/multicall-intent` (and the 0.13.0 form of `/intent` carrying
  * `userOpHash`) keeps a smart account's receipt of a multicall parent for audit.
  */
-
-export type IntentDeps = {
-  readonly db: Database;
-  readonly clock: Clock;
-  readonly chains: ChainRegistry;
-};
-
-/** How long a Safe transaction is tracked when its payer names no deadline. */
-const DEFAULT_SAFE_TRACKING_MS = 24 * 60 * 60 * 1000;
-
-interface LegIndex {
-  readonly childPosition: number;
-  readonly transactionIndex: number;
-  readonly [extra: string]: unknown;
-}
-
-export interface IntentBody {
-  readonly chain: string;
-  readonly token?: string | undefined;
-  readonly txHash?: string | undefined;
-  readonly safeTxHash?: string | undefined;
-  readonly safePaymentDeadline?: number | undefined;
-  readonly executionKind?: string | undefined;
-  readonly payerAddress?: string | undefined;
-  readonly payerEoaAddress?: string | undefined;
-  readonly smartAccountAddress?: string | undefined;
-  readonly userOpHash?: string | undefined;
-  readonly transactionIndices?: readonly LegIndex[] | undefined;
-  readonly [extra: string]: unknown;
-}
-
-import type { IntentRow } from './tracked-intent.ts';
-
-/** The network a body's `chain` (`BASE`, `ETHEREUM`, …, or our `SANDBOX`) names. */
-function networkOf(chain: string): string | null {
-  return (
-    [...NETWORKS, SANDBOX_NETWORK].find((network) => intentChainOf(network) === chain)?.id ?? null
-  );
-}
-
-/** The chain must be the link's: cross-chain payments are not built yet. */
-function checkChain(link: Link, body: IntentBody, errors: FieldError[]): string {
-  const network = networkOf(body.chain);
-  if (
-    body.executionKind === 'evm_cross_chain' ||
-    (network !== null && network !== link.row.network)
-  ) {
-    throw new AppError(
-      'crosschain_unavailable',
-      `Cross-chain payments are not available on this server yet; this link is paid on ${link.row.network}`,
-    );
-  }
-  if (network === null) errors.push({ field: 'chain', message: `unknown chain ${body.chain}` });
-  return network ?? link.row.network;
-}
-
-function checkAddress(field: string, value: string | undefined, errors: FieldError[]): void {
-  if (value === undefined) return;
-  const parsed = parseAddress(value, { kind: 'evm' });
-  if (!parsed.ok) errors.push({ field, message: parsed.message });
-}
-
-function details(body: IntentBody): Record<string, unknown> {
-  const {
-    chain: _chain,
-    txHash: _tx,
-    safeTxHash: _safe,
-    safePaymentDeadline: _deadline,
-    payerAddress: _payer,
-    payerEoaAddress: _eoa,
-    smartAccountAddress: _account,
-    userOpHash: _op,
-    transactionIndices,
-    ...rest
-  } = body;
-  return transactionIndices === undefined ? rest : { ...rest, transactionIndices };
-}
 
 /** `POST /{token}/intent`: a single payer's transaction, or its Safe's, or (0.13.0) a receipt. */
 export async function recordIntent(
@@ -106,17 +38,16 @@ export async function recordIntent(
   }
   const link = await loadLink(deps.db, deps.clock, scope, token);
   await assertPayable(deps, link);
+  if (body.txHash !== undefined && body.safeTxHash === undefined && isCrossChain(link, body)) {
+    return recordBridgeIntent(deps, link, body);
+  }
   const now = deps.clock.now();
   const errors: FieldError[] = [];
   const network = checkChain(link, body, errors);
   if ((body.txHash === undefined) === (body.safeTxHash === undefined)) {
     errors.push({ field: 'txHash', message: 'exactly one of txHash and safeTxHash is required' });
   }
-  if (body.token === undefined) errors.push({ field: 'token', message: 'is required' });
-  const symbol = link.requests[0]?.paymentCurrency.split('-')[0];
-  if (body.token !== undefined && symbol !== undefined && body.token !== symbol.toUpperCase()) {
-    errors.push({ field: 'token', message: `this link is paid in ${symbol}, not ${body.token}` });
-  }
+  checkToken(link, body, errors);
   if (body.safePaymentDeadline !== undefined) {
     if (body.safeTxHash === undefined) {
       errors.push({ field: 'safePaymentDeadline', message: 'is only taken with safeTxHash' });

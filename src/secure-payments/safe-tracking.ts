@@ -1,8 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { paymentIntents, securePayments } from '../db/schema.ts';
-import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
-import { loadLink } from './links.ts';
+import { enqueueIntentEvent } from './intent-events.ts';
 
 /**
  * How tracking a payer's Safe transaction ends (api-facts §2.8): executed (the Safe's
@@ -56,48 +55,14 @@ export async function endTracking(
       .where(eq(securePayments.id, intent.securePaymentId))
       .returning({ token: securePayments.token });
     if (outcome.kind === 'failed' && link) {
-      await enqueueSafeFailed(tx, link.token, intent, outcome.reason, now);
+      await enqueueIntentEvent(
+        tx,
+        link.token,
+        intent,
+        { event: 'payment.failed', reason: outcome.reason },
+        now,
+      );
     }
     return true;
   });
-}
-
-/**
- * `payment.failed` (webhooks-0.31.md) for each request the Safe transaction was to pay, to
- * each request's audience, as the reference's background job sends it.
- */
-async function enqueueSafeFailed(
-  tx: Database,
-  token: string,
-  intent: typeof paymentIntents.$inferSelect,
-  reason: FailureReason,
-  now: Date,
-): Promise<void> {
-  const link = await loadLink(tx, { now: () => now }, { anyAccount: true }, token);
-  for (const request of link.requests) {
-    const { webhookIds, clientId } = await listeners(tx, {
-      accountId: request.accountId,
-      clientIdId: request.clientIdId,
-    });
-    await writeDeliveries(tx, now, webhookIds, [
-      {
-        event: 'payment.failed',
-        payload: {
-          requestId: request.requestId,
-          requestID: request.requestId,
-          paymentReference: `0x${request.paymentReference}`,
-          timestamp: now.toISOString(),
-          network: intent.network,
-          subStatus: 'failed',
-          failureReason: reason,
-          paymentProcessor: 'request-network',
-          ...(clientId !== null && { clientId }),
-          securePaymentToken: token,
-          safeTxHash: intent.safeTxHash,
-          ...(intent.txHash !== null && { txHash: intent.txHash }),
-          payerAddress: intent.payerAddress,
-        },
-      },
-    ]);
-  }
 }

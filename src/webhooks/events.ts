@@ -147,7 +147,15 @@ export function sampleEvent(
     case 'payment.failed':
       return { ...base, subStatus: 'failed', paymentProcessor: 'request-network' };
     case 'payment.refunded':
-      return { ...base, amount: '10', txHash: `0x${'0'.repeat(64)}`, network: 'sepolia' };
+      return {
+        ...base,
+        refundedTo: '0x0000000000000000000000000000000000000000',
+        refundAmount: '10',
+        currency: 'USDC-sepolia',
+        txHash: `0x${'0'.repeat(64)}`,
+        network: 'sepolia',
+        paymentProcessor: 'request-network',
+      };
     case 'payment.processing':
       return {
         ...base,

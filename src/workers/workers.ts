@@ -8,6 +8,7 @@ import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
 import type { Config } from '../config/config.ts';
+import { type Aggregator, createAggregator } from '../crosschain/aggregator.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { createLeaderLock } from '../db/leader-lock.ts';
 import { createEvmSource } from '../detection/evm-source.ts';
@@ -18,6 +19,7 @@ import { relayerAccount } from '../payouts/recurring/relayer.ts';
 import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
 import { createOccurrenceGenerator, type OccurrenceGenerator } from '../requests/occurrences.ts';
 import { sandboxRelayer } from '../sandbox/addresses.ts';
+import { type BridgeTracker, createBridgeTracker } from '../secure-payments/bridge-tracker.ts';
 import { createSafeTracker, type SafeTracker } from '../secure-payments/safe-tracker.ts';
 import { createDispatcher, type Dispatcher } from '../webhooks/dispatcher.ts';
 import { createJanitor } from './janitor.ts';
@@ -29,6 +31,7 @@ export interface Workers {
   readonly occurrences: OccurrenceGenerator;
   readonly recurringExecutors: readonly RecurringExecutor[];
   readonly safeTracker: SafeTracker;
+  readonly bridgeTracker: BridgeTracker;
   /** Each recurring executor's last relayer check (for `/readyz`). */
   relayerHealth(): RelayerHealth[];
   start(): void;
@@ -39,7 +42,7 @@ export interface Workers {
  * The background work of a payreq process: one indexer per network it can read (an RPC is
  * configured, or the sandbox runs), the webhook dispatcher, the generator of recurring
  * requests' occurrences, the executor of recurring payouts (one per network with a recurring
- * proxy, a transport and a relayer key), the tracker of payers' Safe transactions, and the janitor that deletes expired challenges, nonces
+ * proxy, a transport and a relayer key), the trackers of payers' Safe transactions and cross-chain transfers, and the janitor that deletes expired challenges, nonces
  * and sessions. With Postgres, several processes may run them: each network is indexed, and its
  * recurring payouts triggered, by whichever process holds its lock, and dispatchers and
  * generators share their work through row locks.
@@ -54,6 +57,8 @@ export function createWorkers(deps: {
   secretBox: SecretBox;
   /** Networks that have a transport besides RPC_URL (the sandbox). */
   transportNetworks?: readonly NetworkId[];
+  /** The routing aggregator the API uses (one breaker per process); made here otherwise. */
+  aggregator?: Aggregator;
 }): Workers {
   const db = deps.database.db;
   const dispatcher = createDispatcher({
@@ -125,12 +130,22 @@ export function createWorkers(deps: {
     lock: createLeaderLock(deps.database, 'payreq:safe-tracker'),
     onFailed: () => dispatcher.wake(),
   });
+  const bridgeTracker = createBridgeTracker({
+    db,
+    clock: deps.clock,
+    logger: deps.logger.child({ worker: 'bridge-tracker' }),
+    aggregator: deps.aggregator ?? createAggregator({ config: deps.config.crosschain }),
+    chainIdOf: (network) => deps.chains.network(network)?.chainId ?? null,
+    lock: createLeaderLock(deps.database, 'payreq:bridge-tracker'),
+    onEnded: () => dispatcher.wake(),
+  });
   return {
     dispatcher,
     indexers,
     occurrences,
     recurringExecutors,
     safeTracker,
+    bridgeTracker,
     relayerHealth: () =>
       recurringExecutors.flatMap((executor) => {
         const health = executor.health();
@@ -145,6 +160,7 @@ export function createWorkers(deps: {
         executor.start(deps.config.workers.recurringPollMs);
       }
       safeTracker.start(deps.config.workers.safeTrackerPollMs);
+      bridgeTracker.start(deps.config.workers.bridgeTrackerPollMs);
     },
     async stop() {
       // What writes deliveries stops first: a payment recorded during shutdown is handed to a
@@ -154,6 +170,7 @@ export function createWorkers(deps: {
         ...indexers.map((i) => i.stop()),
         ...recurringExecutors.map((e) => e.stop()),
         safeTracker.stop(),
+        bridgeTracker.stop(),
       ]);
       await Promise.all([dispatcher.stop(), janitor.stop()]);
     },

@@ -17,8 +17,10 @@ import { securePayments } from './links.ts';
 /**
  * What a payer said it did to pay a link (`POST /v2/secure-payments/{token}/intent` and
  * `/multicall-intent`): a transaction it sent itself (`tx`), a Safe transaction its owners are
- * signing (`safe`, tracked until executed, failed or past its deadline), or a smart account's
- * multicall receipt (`multicall`, kept for audit only).
+ * signing (`safe`, tracked until executed, failed or past its deadline), a transaction on
+ * another network that bridges the payment to the link's (`bridge`, followed through the
+ * routing aggregator until delivered, failed or refunded), or a smart account's multicall
+ * receipt (`multicall`, kept for audit only).
  */
 export const paymentIntents = pgTable(
   'payment_intents',
@@ -30,9 +32,14 @@ export const paymentIntents = pgTable(
     securePaymentId: uuid()
       .notNull()
       .references(() => securePayments.id),
-    kind: text().$type<'tx' | 'safe' | 'multicall'>().notNull(),
-    /** tracking: a Safe transaction still to execute; the others are recorded as they are. */
-    status: text().$type<'recorded' | 'tracking' | 'executed' | 'failed'>().notNull(),
+    kind: text().$type<'tx' | 'safe' | 'bridge' | 'multicall'>().notNull(),
+    /**
+     * tracking: a Safe transaction still to execute (the link answers 423); bridging: a bridge
+     * transfer still under way (the link stays payable); the others are recorded as they are.
+     */
+    status: text()
+      .$type<'recorded' | 'tracking' | 'bridging' | 'executed' | 'failed' | 'refunded'>()
+      .notNull(),
     network: text().notNull(),
     txHash: text(),
     safeTxHash: text(),
@@ -53,6 +60,10 @@ export const paymentIntents = pgTable(
     scanFromBlock: bigint({ mode: 'bigint' }),
     /** Why tracking ended, when it failed. */
     failureReason: text(),
+    /** A bridge's: the transaction that delivered (or refunded) the payment, per the aggregator. */
+    receivingTxHash: text(),
+    /** A bridge's: a transfer the aggregator has not seen done by then has failed. */
+    bridgeDeadline: nullableTime(),
     createdAt: createdAt(),
     endedAt: nullableTime(),
   },
@@ -63,6 +74,7 @@ export const paymentIntents = pgTable(
       .on(t.securePaymentId)
       .where(sql`${t.status} = 'tracking'`),
     index('payment_intents_tracked').on(t.status).where(sql`${t.status} = 'tracking'`),
+    index('payment_intents_bridging').on(t.status).where(sql`${t.status} = 'bridging'`),
   ],
 );
 

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
-import { type IntentDeps, recordIntent } from '../intents.ts';
+import type { IntentDeps } from '../intent-body.ts';
+import { recordIntent } from '../intents.ts';
 import {
   CompletedResponse,
   InProgressResponse,

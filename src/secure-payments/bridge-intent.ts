@@ -1,0 +1,75 @@
+import { type FieldError, ValidationError } from '../base/errors.ts';
+import { paymentIntents } from '../db/schema.ts';
+import {
+  checkAddress,
+  checkToken,
+  details,
+  type IntentBody,
+  type IntentDeps,
+  networkOf,
+} from './intent-body.ts';
+import type { Link } from './links.ts';
+
+/**
+ * How long a bridge transfer is followed before it counts as failed. Across fills in minutes
+ * and refunds an unfilled deposit after its fill deadline, hours at most: a day is past both.
+ */
+const BRIDGE_TRACKING_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A payer's transaction on another network that bridges the link's payment to the link's own
+ * (api-facts §2.8, `executionKind: evm_cross_chain`): recorded as `bridging`, and followed by
+ * the bridge tracker through the routing aggregator until delivered, failed or refunded. The
+ * link stays payable meanwhile (only a Safe transaction answers 423), and detection sees the
+ * delivering payment on the link's network as any other.
+ */
+export async function recordBridgeIntent(deps: IntentDeps, link: Link, body: IntentBody) {
+  const errors: FieldError[] = [];
+  const source = networkOf(body.chain);
+  if (source === null) errors.push({ field: 'chain', message: `unknown chain ${body.chain}` });
+  else if (source === link.row.network) {
+    errors.push({
+      field: 'executionKind',
+      message: `evm_cross_chain names another network than the link's, not ${body.chain}`,
+    });
+  }
+  if (deps.chains.network(link.row.network)?.kind !== 'evm') {
+    errors.push({
+      field: 'chain',
+      message: `a link on ${link.row.network} cannot be paid from another network`,
+    });
+  }
+  checkToken(link, body, errors);
+  if (body.safePaymentDeadline !== undefined) {
+    errors.push({ field: 'safePaymentDeadline', message: 'is only taken with safeTxHash' });
+  }
+  checkAddress('payerAddress', body.payerAddress, errors);
+  checkAddress('payerEoaAddress', body.payerEoaAddress, errors);
+  if (errors.length > 0 || source === null) throw new ValidationError(errors);
+
+  const now = deps.clock.now();
+  const [intent] = await deps.db
+    .insert(paymentIntents)
+    .values({
+      securePaymentId: link.row.id,
+      kind: 'bridge',
+      status: 'bridging',
+      network: source,
+      txHash: body.txHash?.toLowerCase() ?? null,
+      payerAddress: body.payerAddress ?? null,
+      payerEoaAddress: body.payerEoaAddress ?? null,
+      details: details(body),
+      bridgeDeadline: new Date(now.getTime() + BRIDGE_TRACKING_MS),
+      createdAt: now,
+    })
+    .returning();
+  if (!intent) throw new Error('payment intent insert returned no row');
+  const [first] = link.requests;
+  return {
+    intentId: intent.id,
+    paymentReference: first ? `0x${first.paymentReference}` : '',
+    ...(intent.txHash !== null && { txHash: intent.txHash }),
+    isListening: true,
+    ...(intent.payerAddress !== null && { payerAddress: intent.payerAddress }),
+  };
+}

@@ -1,0 +1,290 @@
+import { eq } from 'drizzle-orm';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aggregatorConfig, startFake } from '../../test/aggregator.ts';
+import { post } from '../../test/multicall.ts';
+import {
+  apiKey,
+  createLink,
+  DAY_MS,
+  destination,
+  get,
+  setupSecurePaymentsApp,
+  shop,
+  TRON_USDT,
+  TRON_WALLET,
+  t,
+} from '../../test/secure-payments.ts';
+import { createAggregator } from '../crosschain/aggregator.ts';
+import { paymentIntents, webhookDeliveries } from '../db/schema.ts';
+import type { FakeAggregator } from '../sandbox/aggregator/fake-aggregator.ts';
+import { BRIDGE_NOT_DONE, type BridgeTracker, createBridgeTracker } from './bridge-tracker.ts';
+
+/**
+ * A payer's cross-chain transfer recorded with `POST /{token}/intent` (a `txHash` on another
+ * network) and followed through the routing aggregator's status operation, a fake one over
+ * real HTTP: each way it ends (delivered, failed, refunded, not done by its deadline), the
+ * webhook each ending sends, the link payable throughout, the aggregator down holding the
+ * transfer where it stands, and two trackers ending a transfer once.
+ */
+
+setupSecurePaymentsApp();
+
+const PAYER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+let fake: FakeAggregator;
+let tracker: BridgeTracker;
+let hash = 0;
+
+function trackerOf(aggregatorUrl: FakeAggregator): BridgeTracker {
+  return createBridgeTracker({
+    db: t.db,
+    clock: t.clock,
+    logger: pino({ level: 'silent' }),
+    aggregator: createAggregator({
+      config: aggregatorConfig(aggregatorUrl, { breakerFailures: 100 }),
+    }),
+    chainIdOf: (network) => t.chains.network(network)?.chainId ?? null,
+  });
+}
+
+beforeAll(async () => {
+  fake = await startFake();
+  tracker = trackerOf(fake);
+  const hook = await post('/v1/webhook', { url: 'https://hooks.example/payreq' }, apiKey(shop));
+  expect(hook.statusCode, hook.body).toBe(201);
+});
+afterAll(async () => {
+  await tracker?.stop();
+  await fake?.close();
+});
+
+/** A 25 USDC link on Base, and a transfer toward it recorded from Arbitrum. */
+async function bridged(extra: Record<string, unknown> = {}) {
+  const dest = await destination(shop);
+  const link = await createLink(shop, [{ destinationId: dest.destinationId, amount: '25' }]);
+  hash += 1;
+  const txHash = `0x${hash.toString(16).padStart(64, '0')}`;
+  const res = await post(
+    `/v2/secure-payments/${link.token}/intent`,
+    {
+      chain: 'ARBITRUM',
+      token: 'USDC',
+      txHash,
+      executionKind: 'evm_cross_chain',
+      payerAddress: PAYER,
+      sourceToken: 'USDT',
+      sourceAmount: '25.06',
+      routeKind: 'crosschain',
+      bridgeTool: 'across',
+      ...extra,
+    },
+    apiKey(shop),
+  );
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.json()).toEqual({
+    intentId: expect.any(String),
+    paymentReference: expect.stringMatching(/^0x[0-9a-f]{16}$/),
+    txHash,
+    isListening: true,
+    payerAddress: PAYER,
+  });
+  return { ...link, txHash, intentId: res.json().intentId as string };
+}
+
+async function intentRow(id: string) {
+  const [row] = await t.db.select().from(paymentIntents).where(eq(paymentIntents.id, id));
+  if (!row) throw new Error(`no intent ${id}`);
+  return row;
+}
+
+/** The bodies of `event` queued for a request. */
+async function queued(event: string, requestId: string | undefined) {
+  const rows = await t.db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.event, event));
+  return rows
+    .map((row) => JSON.parse(row.body) as Record<string, unknown>)
+    .filter((body) => body.requestId === requestId);
+}
+
+describe('a cross-chain transfer recorded as an intent', () => {
+  it('stays bridging while pending, the link payable; ends delivered with the receiving hash', async () => {
+    const link = await bridged();
+    expect(await intentRow(link.intentId)).toMatchObject({
+      kind: 'bridge',
+      status: 'bridging',
+      network: 'arbitrum-one',
+      bridgeDeadline: new Date(t.clock.now().getTime() + DAY_MS),
+    });
+    expect((await get(`/v2/secure-payments/${link.token}`, apiKey(shop))).statusCode).toBe(200);
+
+    await tracker.round();
+    expect((await intentRow(link.intentId)).status).toBe('bridging');
+    fake.setTransfer(link.txHash, { status: 'PENDING' });
+    await tracker.round();
+    expect((await intentRow(link.intentId)).status).toBe('bridging');
+
+    const receiving = `0x${'ee'.repeat(32)}`;
+    fake.setTransfer(link.txHash, { status: 'DONE', receivingTxHash: receiving });
+    await tracker.round();
+    expect(await intentRow(link.intentId)).toMatchObject({
+      status: 'executed',
+      receivingTxHash: receiving,
+      endedAt: t.clock.now(),
+    });
+    // Detection confirms the delivered payment on Base; the tracker itself sends nothing.
+    expect(await queued('payment.failed', link.requestIds[0])).toEqual([]);
+    const asked = fake.received.filter((r) => r.path === '/v1/status');
+    expect(asked.at(-1)?.query).toMatchObject({
+      txHash: link.txHash,
+      fromChain: '42161',
+      toChain: '8453',
+      bridge: 'across',
+    });
+  });
+
+  it('sends payment.failed when the bridge fails', async () => {
+    const link = await bridged();
+    fake.setTransfer(link.txHash, { status: 'FAILED', substatus: 'SLIPPAGE_EXCEEDED' });
+    await tracker.round();
+    const reason = 'bridge transfer failed (SLIPPAGE_EXCEEDED)';
+    expect(await intentRow(link.intentId)).toMatchObject({
+      status: 'failed',
+      failureReason: reason,
+    });
+    expect(await queued('payment.failed', link.requestIds[0])).toEqual([
+      expect.objectContaining({
+        event: 'payment.failed',
+        requestID: link.requestIds[0],
+        subStatus: 'failed',
+        failureReason: reason,
+        txHash: link.txHash,
+        network: 'arbitrum-one',
+        payerAddress: PAYER,
+        securePaymentToken: link.token,
+        paymentProcessor: 'request-network',
+      }),
+    ]);
+  });
+
+  it('sends payment.refunded when the bridge returns the funds; the link is payable again', async () => {
+    const link = await bridged();
+    const refund = `0x${'ab'.repeat(32)}`;
+    fake.setTransfer(link.txHash, { status: 'REFUNDED', refundTxHash: refund });
+    await tracker.round();
+    expect(await intentRow(link.intentId)).toMatchObject({
+      status: 'refunded',
+      receivingTxHash: refund,
+    });
+    expect(await queued('payment.refunded', link.requestIds[0])).toEqual([
+      expect.objectContaining({
+        event: 'payment.refunded',
+        paymentReference: expect.stringMatching(/^0x[0-9a-f]{16}$/),
+        refundedTo: PAYER,
+        // The aggregator named no amount: the source amount the payer sent.
+        refundAmount: '25.06',
+        currency: 'USDC-base',
+        refundTxHash: refund,
+      }),
+    ]);
+    expect((await get(`/v2/secure-payments/${link.token}`, apiKey(shop))).statusCode).toBe(200);
+  });
+
+  it('fails a transfer the aggregator has not seen done by its deadline', async () => {
+    const link = await bridged();
+    t.clock.advance(DAY_MS - 1_000);
+    await tracker.round();
+    expect((await intentRow(link.intentId)).status).toBe('bridging');
+    t.clock.advance(1_000);
+    await tracker.round();
+    expect(await intentRow(link.intentId)).toMatchObject({
+      status: 'failed',
+      failureReason: BRIDGE_NOT_DONE,
+    });
+    expect(await queued('payment.failed', link.requestIds[0])).toHaveLength(1);
+  });
+
+  it('holds a transfer where it stands while the aggregator fails, and ends it after', async () => {
+    const link = await bridged();
+    fake.setTransfer(link.txHash, { status: 'FAILED' });
+    fake.fail({ kind: 'error', status: 503 });
+    await tracker.round();
+    expect((await intentRow(link.intentId)).status).toBe('bridging');
+    fake.recover();
+    await tracker.round();
+    expect((await intentRow(link.intentId)).status).toBe('failed');
+  });
+
+  it('is ended once by two trackers racing: one payment.failed', async () => {
+    const link = await bridged();
+    fake.setTransfer(link.txHash, { status: 'FAILED' });
+    const other = trackerOf(fake);
+    await Promise.all([tracker.round(), other.round()]);
+    expect(await queued('payment.failed', link.requestIds[0])).toHaveLength(1);
+  });
+});
+
+describe('recording a cross-chain transfer', () => {
+  function intent(token: string, body: Record<string, unknown>) {
+    return post(`/v2/secure-payments/${token}/intent`, body, apiKey(shop));
+  }
+
+  it('refuses what cannot be a transfer to this link, writing nothing', async () => {
+    const dest = await destination(shop);
+    const { token } = await createLink(shop, [{ destinationId: dest.destinationId, amount: '1' }]);
+    const txHash = `0x${'12'.repeat(32)}`;
+    const before = (await t.db.select().from(paymentIntents)).length;
+    const sameChain = await intent(token, {
+      chain: 'BASE',
+      token: 'USDC',
+      txHash,
+      executionKind: 'evm_cross_chain',
+    });
+    expect(sameChain.statusCode).toBe(400);
+    expect(sameChain.json().errors).toEqual([
+      {
+        field: 'executionKind',
+        message: "evm_cross_chain names another network than the link's, not BASE",
+      },
+    ]);
+    const deadline = Math.floor(t.clock.now().getTime() / 1000) + 60;
+    const withDeadline = await intent(token, {
+      chain: 'ARBITRUM',
+      token: 'USDC',
+      txHash,
+      safePaymentDeadline: deadline,
+    });
+    expect(withDeadline.statusCode).toBe(400);
+    const wrongToken = await intent(token, { chain: 'ARBITRUM', token: 'DAI', txHash });
+    expect(wrongToken.statusCode).toBe(400);
+    // A Safe on another network: Safe transactions are tracked on the link's own network only.
+    const safe = await intent(token, {
+      chain: 'ARBITRUM',
+      token: 'USDC',
+      safeTxHash: txHash,
+    });
+    expect(safe.statusCode).toBe(400);
+    expect(safe.json().code).toBe('crosschain_unavailable');
+    expect((await t.db.select().from(paymentIntents)).length).toBe(before);
+  });
+
+  it('refuses a Tron link, which no bridge pays', async () => {
+    const dest = await destination(shop, {
+      walletAddress: TRON_WALLET,
+      chainId: 728126428,
+      tokenAddress: TRON_USDT,
+    });
+    const { token } = await createLink(shop, [{ destinationId: dest.destinationId, amount: '1' }]);
+    const res = await intent(token, {
+      chain: 'ARBITRUM',
+      token: 'USDT',
+      txHash: `0x${'34'.repeat(32)}`,
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().errors).toContainEqual({
+      field: 'chain',
+      message: 'a link on tron cannot be paid from another network',
+    });
+  });
+});

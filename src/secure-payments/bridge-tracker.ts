@@ -1,0 +1,204 @@
+import type { StatusResponse } from '@lifi/types';
+import { and, asc, eq, gt } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Clock } from '../base/clock.ts';
+import { createPoller, type Poller, type PollerLock } from '../base/poller.ts';
+import type { Aggregator } from '../crosschain/aggregator.ts';
+import type { Database } from '../db/client.ts';
+import { paymentIntents, securePayments } from '../db/schema.ts';
+import { enqueueIntentEvent, type IntentEvent } from './intent-events.ts';
+import type { IntentRow } from './tracked-intent.ts';
+
+/** Intents read per query; a round reads them all, page by page. */
+const PAGE = 100;
+
+/** How a bridge transfer ends, as the aggregator reports it (or the deadline decides). */
+type BridgeOutcome =
+  | { readonly kind: 'executed'; readonly receivingTxHash: string | null }
+  | { readonly kind: 'failed'; readonly reason: string }
+  | {
+      readonly kind: 'refunded';
+      readonly refundTxHash: string | null;
+      readonly amount: string | null;
+    };
+
+export const BRIDGE_NOT_DONE = 'bridge transfer not completed in time';
+
+export interface BridgeTracker extends Poller {
+  /** One round over every bridging intent (what the poller runs); resolves false. */
+  round(): Promise<boolean>;
+}
+
+/**
+ * Follows payers' cross-chain transfers recorded with `POST /{token}/intent` (`txHash` on
+ * another network) through the routing aggregator's status operation, until each ends:
+ * delivered (the receiving transaction kept; detection confirms the payment on the link's
+ * network as any other), failed (`payment.failed`), or refunded to the payer
+ * (`payment.refunded`; the link was payable all along). A transfer not done by its deadline has
+ * failed. Its state is the intents' rows, so a restart resumes; one process runs it at a time
+ * (the leader lock), and a row ends once even if two did.
+ */
+export function createBridgeTracker(deps: {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly aggregator: Aggregator;
+  /** The chain id of a network (an intent's source, a link's), or null where unknown. */
+  readonly chainIdOf: (network: string) => number | null;
+  readonly lock?: PollerLock;
+  /** Told when an ending queued a webhook. */
+  readonly onEnded?: () => void;
+}): BridgeTracker {
+  const log = deps.logger;
+
+  const track = async (intent: IntentRow & { readonly linkNetwork: string }): Promise<void> => {
+    const fromChain = deps.chainIdOf(intent.network);
+    const toChain = deps.chainIdOf(intent.linkNetwork);
+    const outcome =
+      intent.txHash === null || fromChain === null || toChain === null
+        ? null
+        : outcomeOf(await deps.aggregator.status({ txHash: intent.txHash, fromChain, toChain }));
+    const now = deps.clock.now();
+    const ended =
+      outcome ??
+      (intent.bridgeDeadline !== null && intent.bridgeDeadline <= now
+        ? ({ kind: 'failed', reason: BRIDGE_NOT_DONE } as const)
+        : null);
+    if (!ended) return;
+    if (await endBridge(deps.db, intent.id, ended, now)) {
+      log.info(
+        { intentId: intent.id, network: intent.network, outcome: ended.kind },
+        'bridge transfer tracking ended',
+      );
+      if (ended.kind !== 'executed') deps.onEnded?.();
+    }
+  };
+
+  const round = async (): Promise<boolean> => {
+    let after: string | null = null;
+    for (;;) {
+      const intents = await bridgingIntents(deps.db, after, PAGE);
+      for (const intent of intents) {
+        try {
+          await track(intent);
+        } catch (error) {
+          // The aggregator failing (its breaker open) holds each transfer where it stands.
+          log.warn(
+            { err: error, intentId: intent.id, network: intent.network },
+            'bridge status read failed',
+          );
+        }
+      }
+      const last = intents.at(-1);
+      if (!last || intents.length < PAGE) return false;
+      after = last.id;
+    }
+  };
+
+  const poller = createPoller({
+    logger: log,
+    round,
+    failure: { level: 'warn', message: 'bridge tracker round failed; retrying' },
+    ...(deps.lock && { lock: deps.lock }),
+  });
+  return { ...poller, round };
+}
+
+/** LI.FI's status as an ending, or null while the transfer is under way (or not yet seen). */
+function outcomeOf(answer: StatusResponse): BridgeOutcome | null {
+  const receiving = receivedOf(answer);
+  if (answer.status === 'DONE' && answer.substatus === 'REFUNDED') {
+    return {
+      kind: 'refunded',
+      refundTxHash: receiving?.txHash ?? null,
+      amount: receiving?.amount ?? null,
+    };
+  }
+  if (answer.status === 'DONE') {
+    return { kind: 'executed', receivingTxHash: receiving?.txHash ?? null };
+  }
+  if (answer.status === 'FAILED') {
+    return { kind: 'failed', reason: `bridge transfer failed (${answer.substatus ?? 'unknown'})` };
+  }
+  return null;
+}
+
+/** The receiving transaction an answer names (the refund's, for a refund), if any. */
+function receivedOf(answer: StatusResponse): { txHash: string; amount: string | null } | null {
+  const received: unknown = 'receiving' in answer ? answer.receiving : null;
+  if (typeof received !== 'object' || received === null || !('txHash' in received)) return null;
+  const { txHash } = received;
+  const amount = 'amount' in received ? received.amount : null;
+  return typeof txHash === 'string'
+    ? { txHash, amount: typeof amount === 'string' ? amount : null }
+    : null;
+}
+
+/**
+ * Ends a bridging intent in one transaction: its status, end, receiving hash or reason, and the
+ * webhook its ending sends. Only a row still bridging changes: false when another had ended it.
+ */
+async function endBridge(
+  db: Database,
+  intentId: string,
+  outcome: BridgeOutcome,
+  now: Date,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [intent] = await tx
+      .update(paymentIntents)
+      .set({
+        status: outcome.kind,
+        endedAt: now,
+        ...(outcome.kind === 'executed' && { receivingTxHash: outcome.receivingTxHash }),
+        ...(outcome.kind === 'refunded' && { receivingTxHash: outcome.refundTxHash }),
+        ...(outcome.kind === 'failed' && { failureReason: outcome.reason }),
+      })
+      .where(and(eq(paymentIntents.id, intentId), eq(paymentIntents.status, 'bridging')))
+      .returning();
+    if (!intent) return false;
+    const event = eventOf(intent, outcome);
+    if (event) {
+      const [link] = await tx
+        .select({ token: securePayments.token })
+        .from(securePayments)
+        .where(eq(securePayments.id, intent.securePaymentId));
+      if (link) await enqueueIntentEvent(tx, link.token, intent, event, now);
+    }
+    return true;
+  });
+}
+
+function eventOf(intent: IntentRow, outcome: BridgeOutcome): IntentEvent | null {
+  switch (outcome.kind) {
+    case 'executed':
+      return null;
+    case 'failed':
+      return { event: 'payment.failed', reason: outcome.reason };
+    case 'refunded': {
+      const sent = intent.details.sourceAmount;
+      return {
+        event: 'payment.refunded',
+        refundAmount: outcome.amount ?? (typeof sent === 'string' ? sent : ''),
+        refundTxHash: outcome.refundTxHash,
+      };
+    }
+  }
+}
+
+/** Bridging intents in id order, after `after`, each with its link's network. */
+async function bridgingIntents(db: Database, after: string | null, limit: number) {
+  const rows = await db
+    .select({ intent: paymentIntents, linkNetwork: securePayments.network })
+    .from(paymentIntents)
+    .innerJoin(securePayments, eq(securePayments.id, paymentIntents.securePaymentId))
+    .where(
+      and(
+        eq(paymentIntents.status, 'bridging'),
+        after === null ? undefined : gt(paymentIntents.id, after),
+      ),
+    )
+    .orderBy(asc(paymentIntents.id))
+    .limit(limit);
+  return rows.map((row) => ({ ...row.intent, linkNetwork: row.linkNetwork }));
+}
