@@ -151,6 +151,11 @@ interface WorkerConfig {
    * transfers stand (`BRIDGE_TRACKER_POLL_MS`).
    */
   readonly bridgeTrackerPollMs: number;
+  /**
+   * How long after the aggregator reports a transfer delivered detection has to see its
+   * payment before it is settled on the aggregator's word (`BRIDGE_SETTLE_AFTER_MS`).
+   */
+  readonly bridgeSettleAfterMs: number;
 }
 
 const DEFAULT_PORT = 8080;
@@ -243,6 +248,8 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       recurringPollMs: parseInteger(env, 'RECURRING_POLL_MS', 10, 600_000) ?? 10_000,
       safeTrackerPollMs: parseInteger(env, 'SAFE_TRACKER_POLL_MS', 10, 600_000) ?? 5_000,
       bridgeTrackerPollMs: parseInteger(env, 'BRIDGE_TRACKER_POLL_MS', 10, 600_000) ?? 15_000,
+      bridgeSettleAfterMs:
+        parseInteger(env, 'BRIDGE_SETTLE_AFTER_MS', 0, 24 * 60 * 60_000) ?? 10 * 60_000,
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Currency } from '../chains/currencies.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
@@ -143,6 +143,22 @@ async function recordIn(
   matched: readonly MatchedPayment[],
   checkpoint: Checkpoint,
 ): Promise<number> {
+  const recorded = await insertPayments(tx, deps, await notSettledAlready(tx, matched));
+  await saveCheckpoint(tx, checkpoint);
+  return recorded;
+}
+
+/**
+ * Records matched payments (one already recorded, same network, tx and log index, changes
+ * nothing) and hands each new one to the sink, in the caller's transaction. Returns how many
+ * were new. Detection calls it with what it saw on chain; the bridge tracker with a payment it
+ * settles on the aggregator's word.
+ */
+export async function insertPayments(
+  tx: Database,
+  deps: { readonly sink: PaymentSink; readonly now: Date },
+  matched: readonly MatchedPayment[],
+): Promise<number> {
   let recorded = 0;
   for (const { event, request, requestAmount, requestFeeAmount } of matched) {
     const [inserted] = await tx
@@ -167,6 +183,8 @@ async function recordIn(
         payerEoaAddress: event.payerEoaAddress,
         paymentReference: request.paymentReference,
         timestamp: event.timestamp,
+        detectionSource: event.settledBy?.detectionSource ?? null,
+        note: event.settledBy?.note ?? null,
         ...searchColumnsOf(request),
       })
       .onConflictDoNothing({ target: [payments.network, payments.txHash, payments.logIndex] })
@@ -179,8 +197,35 @@ async function recordIn(
       deps.now,
     );
   }
-  await saveCheckpoint(tx, checkpoint);
   return recorded;
+}
+
+/**
+ * Leaves out what a payment settled on the aggregator's word already counts: the same
+ * transaction paying the same request, now seen on chain (one query, only for matches).
+ */
+async function notSettledAlready(
+  tx: Database,
+  matched: readonly MatchedPayment[],
+): Promise<readonly MatchedPayment[]> {
+  const [first] = matched;
+  if (!first) return matched;
+  const settled = await tx
+    .select({ txHash: payments.txHash, requestRowId: payments.requestRowId })
+    .from(payments)
+    .where(
+      and(
+        eq(payments.network, first.event.network),
+        inArray(
+          payments.txHash,
+          matched.map((m) => m.event.txHash),
+        ),
+        isNotNull(payments.detectionSource),
+      ),
+    );
+  if (settled.length === 0) return matched;
+  const keys = new Set(settled.map((row) => `${row.txHash.toLowerCase()} ${row.requestRowId}`));
+  return matched.filter((m) => !keys.has(`${m.event.txHash.toLowerCase()} ${m.request.id}`));
 }
 
 /**

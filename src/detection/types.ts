@@ -50,6 +50,11 @@ export interface DetectedPayment {
     /** `amount` in USD (8 decimals) at the payment's block; null when no feed says. */
     readonly amountInUsd: bigint | null;
   };
+  /**
+   * Set on a payment settled on a third party's word, not seen on chain by us: the routing
+   * aggregator reporting a bridge's delivery (api-facts §18). Its block fields are empty.
+   */
+  readonly settledBy?: { readonly detectionSource: string; readonly note: string };
 }
 
 /** A source of payment events for one network, scanned block range by block range. */

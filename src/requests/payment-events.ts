@@ -37,6 +37,8 @@ export interface PaidRequest {
     readonly amountInUsd: bigint | null;
     readonly payerAddress: string | null;
     readonly payerEoaAddress: string | null;
+    /** A payment settled on a third party's word: who said so, and our note (api-facts §18). */
+    readonly settledBy?: { readonly detectionSource: string; readonly note: string } | undefined;
   };
   /** The token of the request's secure payment link, if it has one. */
   readonly linkToken: string | null;
@@ -80,6 +82,10 @@ function paymentEventPayload(
     txHash: payment.txHash,
     payerAddress: payment.payerAddress,
     payerEoaAddress: payment.payerEoaAddress,
+    ...(payment.settledBy && {
+      detectionSource: payment.settledBy.detectionSource,
+      note: payment.settledBy.note,
+    }),
     payee: request.payee,
     network: request.network,
     currency: invoice?.symbol ?? request.invoiceCurrency,

@@ -16,8 +16,11 @@ import {
   t,
 } from '../../test/secure-payments.ts';
 import { createAggregator } from '../crosschain/aggregator.ts';
-import { paymentIntents, webhookDeliveries } from '../db/schema.ts';
+import { paymentIntents, payments, requests, webhookDeliveries } from '../db/schema.ts';
+import { recordPayments } from '../detection/record.ts';
 import type { FakeAggregator } from '../sandbox/aggregator/fake-aggregator.ts';
+import { createSettlement } from '../workers/settlement.ts';
+import { LIFI_SETTLEMENT } from './bridge-settlement.ts';
 import { BRIDGE_NOT_DONE, type BridgeTracker, createBridgeTracker } from './bridge-tracker.ts';
 
 /**
@@ -35,6 +38,9 @@ let fake: FakeAggregator;
 let tracker: BridgeTracker;
 let hash = 0;
 
+/** Detection gets this long to see a delivered payment before the tracker settles it. */
+const SETTLE_AFTER_MS = 10 * 60_000;
+
 function trackerOf(aggregatorUrl: FakeAggregator): BridgeTracker {
   return createBridgeTracker({
     db: t.db,
@@ -43,7 +49,9 @@ function trackerOf(aggregatorUrl: FakeAggregator): BridgeTracker {
     aggregator: createAggregator({
       config: aggregatorConfig(aggregatorUrl, { breakerFailures: 100 }),
     }),
-    chainIdOf: (network) => t.chains.network(network)?.chainId ?? null,
+    chains: t.chains,
+    sink: createSettlement({ chains: t.chains }),
+    settleAfterMs: SETTLE_AFTER_MS,
   });
 }
 
@@ -109,7 +117,7 @@ async function queued(event: string, requestId: string | undefined) {
 }
 
 describe('a cross-chain transfer recorded as an intent', () => {
-  it('stays bridging while pending, the link payable; ends delivered with the receiving hash', async () => {
+  it('stays bridging while pending, the link payable; then delivered, with the receiving hash', async () => {
     const link = await bridged();
     expect(await intentRow(link.intentId)).toMatchObject({
       kind: 'bridge',
@@ -129,11 +137,11 @@ describe('a cross-chain transfer recorded as an intent', () => {
     fake.setTransfer(link.txHash, { status: 'DONE', receivingTxHash: receiving });
     await tracker.round();
     expect(await intentRow(link.intentId)).toMatchObject({
-      status: 'executed',
+      status: 'delivered',
       receivingTxHash: receiving,
-      endedAt: t.clock.now(),
+      deliveredAt: t.clock.now(),
+      endedAt: null,
     });
-    // Detection confirms the delivered payment on Base; the tracker itself sends nothing.
     expect(await queued('payment.failed', link.requestIds[0])).toEqual([]);
     const asked = fake.received.filter((r) => r.path === '/v1/status');
     expect(asked.at(-1)?.query).toMatchObject({
@@ -142,6 +150,84 @@ describe('a cross-chain transfer recorded as an intent', () => {
       toChain: '8453',
       bridge: 'across',
     });
+  });
+
+  it('settles a delivery detection has not seen in time on the aggregator’s word, once', async () => {
+    const link = await bridged();
+    const receiving = `0x${'ef'.repeat(32)}`;
+    fake.setTransfer(link.txHash, { status: 'DONE', receivingTxHash: receiving });
+    await tracker.round();
+    // Detection's time to see it on Base: nothing is settled yet.
+    t.clock.advance(SETTLE_AFTER_MS - 1_000);
+    await tracker.round();
+    expect((await intentRow(link.intentId)).status).toBe('delivered');
+    expect(await queued('payment.confirmed', link.requestIds[0])).toEqual([]);
+
+    t.clock.advance(1_000);
+    await tracker.round();
+    await tracker.round();
+    expect(await intentRow(link.intentId)).toMatchObject({
+      status: 'executed',
+      endedAt: t.clock.now(),
+    });
+    const status = await get(`/v2/request/${link.requestIds[0]}`, apiKey(shop));
+    expect(status.json()).toMatchObject({ hasBeenPaid: true, txHash: receiving });
+    const [row] = await t.db.select().from(payments).where(eq(payments.txHash, receiving));
+    expect(row).toMatchObject({
+      amount: 25_000_000n,
+      detectionSource: 'lifi',
+      note: LIFI_SETTLEMENT.note,
+      payerAddress: PAYER,
+      network: 'base',
+    });
+    expect(await queued('payment.confirmed', link.requestIds[0])).toEqual([
+      expect.objectContaining({
+        amount: '25',
+        txHash: receiving,
+        payerAddress: PAYER,
+        detectionSource: 'lifi',
+        note: LIFI_SETTLEMENT.note,
+      }),
+    ]);
+    expect((await get(`/v2/secure-payments/${link.token}`, apiKey(shop))).statusCode).toBe(409);
+
+    // Detection seeing the same delivery on chain later counts it no second time.
+    const [request] = await t.db
+      .select()
+      .from(requests)
+      .where(eq(requests.requestId, link.requestIds[0] ?? ''));
+    if (!request || !row) throw new Error('no request or payment');
+    const seen = await recordPayments(
+      t.db,
+      { sink: createSettlement({ chains: t.chains }), now: t.clock.now() },
+      [
+        {
+          event: {
+            network: 'base',
+            txHash: row.txHash,
+            logIndex: 7,
+            blockNumber: 90n,
+            blockHash: `0x${'90'.repeat(32)}`,
+            timestamp: t.clock.now(),
+            referenceTopic: request.referenceTopic ?? '',
+            tokenAddress: row.tokenAddress,
+            payee: row.payee,
+            amount: row.amount,
+            feeAmount: 0n,
+            feeAddress: null,
+            payerAddress: PAYER,
+            payerEoaAddress: PAYER,
+          },
+          request,
+          requestAmount: row.amount,
+          requestFeeAmount: 0n,
+        },
+      ],
+      { network: 'base', lastBlock: 90n, blocks: [] },
+    );
+    expect(seen).toBe(0);
+    const after = await t.db.select().from(requests).where(eq(requests.id, request.id));
+    expect(after[0]?.totalAmountPaid).toBe(25_000_000n);
   });
 
   it('sends payment.failed when the bridge fails', async () => {

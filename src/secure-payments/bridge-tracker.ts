@@ -1,11 +1,14 @@
 import type { StatusResponse } from '@lifi/types';
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.ts';
 import { createPoller, type Poller, type PollerLock } from '../base/poller.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
 import type { Aggregator } from '../crosschain/aggregator.ts';
 import type { Database } from '../db/client.ts';
 import { paymentIntents, securePayments } from '../db/schema.ts';
+import type { PaymentSink } from '../detection/types.ts';
+import { settleDelivered } from './bridge-settlement.ts';
 import { enqueueIntentEvent, type IntentEvent } from './intent-events.ts';
 import type { IntentRow } from './tracked-intent.ts';
 
@@ -14,7 +17,7 @@ const PAGE = 100;
 
 /** How a bridge transfer ends, as the aggregator reports it (or the deadline decides). */
 type BridgeOutcome =
-  | { readonly kind: 'executed'; readonly receivingTxHash: string | null }
+  | { readonly kind: 'delivered'; readonly receivingTxHash: string | null }
   | { readonly kind: 'failed'; readonly reason: string }
   | {
       readonly kind: 'refunded';
@@ -33,9 +36,10 @@ export interface BridgeTracker extends Poller {
  * Follows payers' cross-chain transfers recorded with `POST /{token}/intent` (`txHash` on
  * another network) through the routing aggregator's status operation, until each ends:
  * delivered (the receiving transaction kept; detection confirms the payment on the link's
- * network as any other), failed (`payment.failed`), or refunded to the payer
- * (`payment.refunded`; the link was payable all along). A transfer not done by its deadline has
- * failed. Its state is the intents' rows, so a restart resumes; one process runs it at a time
+ * network as any other, and where it has not within `settleAfterMs` the payment is settled on
+ * the aggregator's word: bridge-settlement.ts), failed (`payment.failed`), or refunded to the
+ * payer (`payment.refunded`; the link was payable all along). A transfer not done by its
+ * deadline has failed. Its state is the intents' rows, so a restart resumes; one process runs it at a time
  * (the leader lock), and a row ends once even if two did.
  */
 export function createBridgeTracker(deps: {
@@ -43,17 +47,28 @@ export function createBridgeTracker(deps: {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly aggregator: Aggregator;
-  /** The chain id of a network (an intent's source, a link's), or null where unknown. */
-  readonly chainIdOf: (network: string) => number | null;
+  readonly chains: ChainRegistry;
+  /** What a settled payment changes (settlement.ts); without it only detection settles. */
+  readonly sink?: PaymentSink;
+  /** How long after a delivery detection has to see its payment (`BRIDGE_SETTLE_AFTER_MS`). */
+  readonly settleAfterMs: number;
   readonly lock?: PollerLock;
   /** Told when an ending queued a webhook. */
   readonly onEnded?: () => void;
 }): BridgeTracker {
   const log = deps.logger;
 
-  const track = async (intent: IntentRow & { readonly linkNetwork: string }): Promise<void> => {
-    const fromChain = deps.chainIdOf(intent.network);
-    const toChain = deps.chainIdOf(intent.linkNetwork);
+  const chainIdOf = (network: string) => deps.chains.network(network)?.chainId ?? null;
+
+  const track = async (intent: BridgingIntent): Promise<void> => {
+    if (intent.status === 'delivered') {
+      if (await settleDelivered(deps, intent)) {
+        log.info({ intentId: intent.id }, 'bridge transfer settled');
+      }
+      return;
+    }
+    const fromChain = chainIdOf(intent.network);
+    const toChain = chainIdOf(intent.linkNetwork);
     const outcome =
       intent.txHash === null || fromChain === null || toChain === null
         ? null
@@ -70,7 +85,7 @@ export function createBridgeTracker(deps: {
         { intentId: intent.id, network: intent.network, outcome: ended.kind },
         'bridge transfer tracking ended',
       );
-      if (ended.kind !== 'executed') deps.onEnded?.();
+      if (ended.kind !== 'delivered') deps.onEnded?.();
     }
   };
 
@@ -115,7 +130,7 @@ function outcomeOf(answer: StatusResponse): BridgeOutcome | null {
     };
   }
   if (answer.status === 'DONE') {
-    return { kind: 'executed', receivingTxHash: receiving?.txHash ?? null };
+    return { kind: 'delivered', receivingTxHash: receiving?.txHash ?? null };
   }
   if (answer.status === 'FAILED') {
     return { kind: 'failed', reason: `bridge transfer failed (${answer.substatus ?? 'unknown'})` };
@@ -149,8 +164,10 @@ async function endBridge(
       .update(paymentIntents)
       .set({
         status: outcome.kind,
-        endedAt: now,
-        ...(outcome.kind === 'executed' && { receivingTxHash: outcome.receivingTxHash }),
+        // A delivery ends once its payment counts (bridge-settlement.ts).
+        ...(outcome.kind === 'delivered'
+          ? { deliveredAt: now, receivingTxHash: outcome.receivingTxHash }
+          : { endedAt: now }),
         ...(outcome.kind === 'refunded' && { receivingTxHash: outcome.refundTxHash }),
         ...(outcome.kind === 'failed' && { failureReason: outcome.reason }),
       })
@@ -171,7 +188,7 @@ async function endBridge(
 
 function eventOf(intent: IntentRow, outcome: BridgeOutcome): IntentEvent | null {
   switch (outcome.kind) {
-    case 'executed':
+    case 'delivered':
       return null;
     case 'failed':
       return { event: 'payment.failed', reason: outcome.reason };
@@ -186,19 +203,33 @@ function eventOf(intent: IntentRow, outcome: BridgeOutcome): IntentEvent | null 
   }
 }
 
-/** Bridging intents in id order, after `after`, each with its link's network. */
-async function bridgingIntents(db: Database, after: string | null, limit: number) {
+type BridgingIntent = IntentRow & { readonly linkNetwork: string; readonly linkToken: string };
+
+/** Bridging and delivered intents in id order, after `after`, each with its link's facts. */
+async function bridgingIntents(
+  db: Database,
+  after: string | null,
+  limit: number,
+): Promise<BridgingIntent[]> {
   const rows = await db
-    .select({ intent: paymentIntents, linkNetwork: securePayments.network })
+    .select({
+      intent: paymentIntents,
+      linkNetwork: securePayments.network,
+      linkToken: securePayments.token,
+    })
     .from(paymentIntents)
     .innerJoin(securePayments, eq(securePayments.id, paymentIntents.securePaymentId))
     .where(
       and(
-        eq(paymentIntents.status, 'bridging'),
+        inArray(paymentIntents.status, ['bridging', 'delivered']),
         after === null ? undefined : gt(paymentIntents.id, after),
       ),
     )
     .orderBy(asc(paymentIntents.id))
     .limit(limit);
-  return rows.map((row) => ({ ...row.intent, linkNetwork: row.linkNetwork }));
+  return rows.map((row) => ({
+    ...row.intent,
+    linkNetwork: row.linkNetwork,
+    linkToken: row.linkToken,
+  }));
 }

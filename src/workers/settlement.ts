@@ -42,6 +42,7 @@ export function createSettlement(deps: {
             amountInUsd: payment.event.conversion?.amountInUsd ?? null,
             payerAddress: payment.event.payerAddress,
             payerEoaAddress: payment.event.payerEoaAddress,
+            settledBy: payment.event.settledBy,
           },
         },
       );

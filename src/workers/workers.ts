@@ -135,7 +135,9 @@ export function createWorkers(deps: {
     clock: deps.clock,
     logger: deps.logger.child({ worker: 'bridge-tracker' }),
     aggregator: deps.aggregator ?? createAggregator({ config: deps.config.crosschain }),
-    chainIdOf: (network) => deps.chains.network(network)?.chainId ?? null,
+    chains: deps.chains,
+    sink: createSettlement({ chains: deps.chains, handoff: dispatcher }),
+    settleAfterMs: deps.config.workers.bridgeSettleAfterMs,
     lock: createLeaderLock(deps.database, 'payreq:bridge-tracker'),
     onEnded: () => dispatcher.wake(),
   });

@@ -98,6 +98,12 @@ export const payments = pgTable(
     payerEoaAddress: text(),
     paymentReference: text().notNull(),
     timestamp: timestamp({ withTimezone: true }).notNull(),
+    /**
+     * Null for a payment our detection saw on chain; `lifi` for one settled on the routing
+     * aggregator's word that a bridge delivered it (api-facts §18), with `note` saying so.
+     */
+    detectionSource: text(),
+    note: text(),
     createdAt: createdAt(),
     txHashKey: text()
       .generatedAlwaysAs(

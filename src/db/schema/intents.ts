@@ -35,10 +35,13 @@ export const paymentIntents = pgTable(
     kind: text().$type<'tx' | 'safe' | 'bridge' | 'multicall'>().notNull(),
     /**
      * tracking: a Safe transaction still to execute (the link answers 423); bridging: a bridge
-     * transfer still under way (the link stays payable); the others are recorded as they are.
+     * transfer still under way (the link stays payable); delivered: a transfer the aggregator
+     * reports done, its payment not yet detected; the others are recorded as they are.
      */
     status: text()
-      .$type<'recorded' | 'tracking' | 'bridging' | 'executed' | 'failed' | 'refunded'>()
+      .$type<
+        'recorded' | 'tracking' | 'bridging' | 'delivered' | 'executed' | 'failed' | 'refunded'
+      >()
       .notNull(),
     network: text().notNull(),
     txHash: text(),
@@ -64,6 +67,8 @@ export const paymentIntents = pgTable(
     receivingTxHash: text(),
     /** A bridge's: a transfer the aggregator has not seen done by then has failed. */
     bridgeDeadline: nullableTime(),
+    /** A bridge's: when the aggregator reported it done. */
+    deliveredAt: nullableTime(),
     createdAt: createdAt(),
     endedAt: nullableTime(),
   },
@@ -74,7 +79,9 @@ export const paymentIntents = pgTable(
       .on(t.securePaymentId)
       .where(sql`${t.status} = 'tracking'`),
     index('payment_intents_tracked').on(t.status).where(sql`${t.status} = 'tracking'`),
-    index('payment_intents_bridging').on(t.status).where(sql`${t.status} = 'bridging'`),
+    index('payment_intents_bridging')
+      .on(t.status)
+      .where(sql`${t.status} in ('bridging', 'delivered')`),
   ],
 );
 
