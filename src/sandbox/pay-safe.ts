@@ -31,9 +31,11 @@ export async function sandboxPaySafe(input: {
   if (!executor) throw new Error('--wallet must name at least one owner of the Safe');
   const safe = getAddress(input.safe);
   const payUrl = `${input.baseUrl}/v2/secure-payments/${encodeURIComponent(input.token)}/pay?isSafe=true&wallet=${safe}`;
-  const body = await getJson<{ message?: string; safeTransaction?: SafeTransaction }>(payUrl, {
-    'x-api-key': input.apiKey,
-  });
+  const body = await getJson<{
+    message?: string;
+    safeTransaction?: SafeTransaction;
+    metadata?: { hasEnoughBalance?: boolean; balance?: string; requiredAmount?: string };
+  }>(payUrl, { 'x-api-key': input.apiKey });
   const safeTx = body.safeTransaction;
   if (!safeTx) throw new Error(`${payUrl} answered no safeTransaction: is it a payreq server?`);
   if (safeTx.chainId !== SANDBOX_NETWORK.chainId)
@@ -49,6 +51,12 @@ export async function sandboxPaySafe(input: {
   if (new Set(signers.map((s) => s.address)).size < safeTx.threshold) {
     throw new Error(
       `the Safe needs ${safeTx.threshold} signatures: give --wallet ${safeTx.threshold} of its owners`,
+    );
+  }
+  const funds = body.metadata;
+  if (funds?.hasEnoughBalance === false) {
+    throw new Error(
+      `the Safe ${safe} holds ${funds.balance ?? '0'} and the link needs ${funds.requiredAmount ?? 'more'}: fund it first (create-safe --fund, or send it tokens)`,
     );
   }
 

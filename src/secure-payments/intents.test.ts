@@ -5,7 +5,6 @@ import {
   BASE_DAI,
   calldata,
   createLink,
-  DAY_MS,
   destination,
   get,
   pay,
@@ -162,17 +161,43 @@ describe('POST /{token}/intent', () => {
     expect((await get(`/v2/secure-payments/${token}`, apiKey(shop))).statusCode).toBe(200);
   });
 
-  it('tracks a Safe transaction without a deadline for a day at most', async () => {
+  it('tracks a Safe transaction until the link expires, as /pay announced, and never after', async () => {
+    const expiryOf = async (token: string) =>
+      Math.floor(
+        Date.parse((await get(`/v2/secure-payments/${token}`, apiKey(shop))).json().expiresAt) /
+          1000,
+      );
     const { token } = await link();
+    const expiry = await expiryOf(token);
     const res = await intent(token, { safeTxHash: SAFE_HASH, chain: 'BASE', token: 'USDC' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().safePaymentDeadline).toBe(
-      Math.floor((t.clock.now().getTime() + DAY_MS) / 1000),
+    expect(res.json().safePaymentDeadline).toBe(expiry);
+
+    // A later deadline is taken as the link's expiry; one in milliseconds is refused.
+    const other = await link();
+    const otherExpiry = await expiryOf(other.token);
+    const later = await intent(other.token, {
+      safeTxHash: SAFE_HASH,
+      chain: 'BASE',
+      token: 'USDC',
+      safePaymentDeadline: 4_000_000_000,
+    });
+    expect(later.statusCode, later.body).toBe(200);
+    expect(later.json().safePaymentDeadline).toBe(otherExpiry);
+    const third = await link();
+    await expectRefused(
+      third.token,
+      {
+        safeTxHash: SAFE_HASH,
+        chain: 'BASE',
+        token: 'USDC',
+        safePaymentDeadline: t.clock.now().getTime() + 60_000,
+      },
+      'safePaymentDeadline',
     );
-    t.clock.advance(DAY_MS - 1000);
+
+    t.clock.advance(expiry * 1000 - t.clock.now().getTime() - 1000);
     expect((await pay(token, {})).statusCode).toBe(423);
-    t.clock.advance(1001);
-    expect((await pay(token, {})).statusCode).toBe(200);
   });
 });
 

@@ -15,9 +15,6 @@ import {
 import { assertPayable, type Link, loadLink } from './links.ts';
 import type { IntentRow } from './tracked-intent.ts';
 
-/** How long a Safe transaction is tracked when its payer names no deadline. */
-const DEFAULT_SAFE_TRACKING_MS = 24 * 60 * 60 * 1000;
-
 /**
  * What a payer says it did to pay a link (api-facts §2.8): `POST /{token}/intent` records a
  * transaction it sent (`txHash`: detection confirms it as any payment) or a Safe transaction its
@@ -60,11 +57,13 @@ export async function recordIntent(
   if (errors.length > 0) throw new ValidationError(errors);
 
   const safe = body.safeTxHash !== undefined;
+  // The link's expiry, as /pay's `safePaymentDeadline` announced it; a sooner one if asked.
+  const expiry = link.row.expiresAt.getTime();
   const deadline = safe
     ? new Date(
         body.safePaymentDeadline !== undefined
-          ? body.safePaymentDeadline * 1000
-          : Math.min(now.getTime() + DEFAULT_SAFE_TRACKING_MS, link.row.expiresAt.getTime()),
+          ? Math.min(body.safePaymentDeadline * 1000, expiry)
+          : expiry,
       )
     : null;
   const intent = await deps.db.transaction(async (tx) => {

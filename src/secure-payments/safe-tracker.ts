@@ -57,7 +57,11 @@ export function createSafeTracker(deps: {
     const ended =
       outcome ??
       (intent.safePaymentDeadline !== null && intent.safePaymentDeadline <= now
-        ? ({ kind: 'failed', reason: FAILURE_REASONS.deadline } as const)
+        ? ({
+            kind: 'failed',
+            reason: FAILURE_REASONS.deadline,
+            safeAddress: await safeAddressOf(deps.db, intent),
+          } as const)
         : null);
     if (!ended) return;
     if (await endTracking(deps.db, intent.id, ended, now)) {
@@ -82,6 +86,11 @@ export function createSafeTracker(deps: {
     const prepared = await preparedSafeTransaction(deps.db, hash);
     const safe = safeOf(intent, prepared);
     if (!safe) return null;
+    // No code: nothing will ever execute it (a sandbox chain started afresh, a wrong address).
+    const code = await client.getCode({ address: safe });
+    if (code === undefined || code === '0x') {
+      return { kind: 'failed', reason: FAILURE_REASONS.noSafe, safeAddress: safe };
+    }
     // Uncached: viem keeps a head for its polling interval, and a round must see the latest.
     const head = await client.getBlockNumber({ cacheTime: 0 });
     const from = intent.scanFromBlock ?? (head > LOOKBACK_BLOCKS ? head - LOOKBACK_BLOCKS : 0n);
@@ -94,7 +103,12 @@ export function createSafeTracker(deps: {
     if (success) return { kind: 'executed', txHash: success.transactionHash, safeAddress: safe };
     const failure = failed[0];
     if (failure) {
-      return { kind: 'failed', reason: FAILURE_REASONS.reverted, txHash: failure.transactionHash };
+      return {
+        kind: 'failed',
+        reason: FAILURE_REASONS.reverted,
+        txHash: failure.transactionHash,
+        safeAddress: safe,
+      };
     }
     // Read at the same block as the logs: an execution after it cannot pass for another's.
     if (prepared && getAddress(prepared.safeAddress) === safe) {
@@ -104,7 +118,9 @@ export function createSafeTracker(deps: {
         functionName: 'nonce',
         blockNumber: head,
       });
-      if (nonce > prepared.nonce) return { kind: 'failed', reason: FAILURE_REASONS.nonceUsed };
+      if (nonce > prepared.nonce) {
+        return { kind: 'failed', reason: FAILURE_REASONS.nonceUsed, safeAddress: safe };
+      }
     }
     const next = head > OVERLAP_BLOCKS ? head - OVERLAP_BLOCKS : 0n;
     if (next > from) {
@@ -144,6 +160,12 @@ export function createSafeTracker(deps: {
     ...(deps.lock && { lock: deps.lock }),
   });
   return { ...poller, round };
+}
+
+/** The Safe of an intent: the one it names, else the one `/pay` answered for its hash. */
+async function safeAddressOf(db: Database, intent: IntentRow): Promise<string | null> {
+  if (intent.safeTxHash === null) return intent.payerAddress;
+  return safeOf(intent, await preparedSafeTransaction(db, intent.safeTxHash));
 }
 
 function safeOf(

@@ -10,12 +10,19 @@ import { enqueueIntentEvent } from './intent-events.ts';
  */
 export type TrackingOutcome =
   | { readonly kind: 'executed'; readonly txHash: string; readonly safeAddress: string | null }
-  | { readonly kind: 'failed'; readonly reason: FailureReason; readonly txHash?: string };
+  | {
+      readonly kind: 'failed';
+      readonly reason: FailureReason;
+      readonly txHash?: string;
+      /** The Safe, when known: the payer `payment.failed` names. */
+      readonly safeAddress?: string | null;
+    };
 
 export const FAILURE_REASONS = {
   reverted: 'execution reverted',
   nonceUsed: 'nonce used by another transaction',
   deadline: 'deadline passed',
+  noSafe: 'no Safe at the address',
 } as const;
 
 type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];
@@ -40,11 +47,10 @@ export async function endTracking(
         endedAt: now,
         ...(outcome.txHash !== undefined && { txHash: outcome.txHash.toLowerCase() }),
         ...(outcome.kind === 'failed' && { failureReason: outcome.reason }),
-        // The Safe that executed is the payer, when the intent did not name one.
-        ...(outcome.kind === 'executed' &&
-          outcome.safeAddress !== null && {
-            payerAddress: sql`coalesce(${paymentIntents.payerAddress}, ${outcome.safeAddress})`,
-          }),
+        // The Safe is the payer, when the intent did not name one.
+        ...(outcome.safeAddress && {
+          payerAddress: sql`coalesce(${paymentIntents.payerAddress}, ${outcome.safeAddress})`,
+        }),
       })
       .where(and(eq(paymentIntents.id, intentId), eq(paymentIntents.status, 'tracking')))
       .returning();

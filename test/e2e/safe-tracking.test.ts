@@ -239,6 +239,20 @@ describe('tracking a Safe transaction to its end', () => {
     await signAndExecute(await safePay(other.token, safe));
     await tracker.round();
     await expectFailed(intentId, link, 'nonce used by another transaction');
+    // The intent named no payer: the Safe /pay answered for the hash is the one named.
+    const [event] = await failedEvents(link.requestIds[0] ?? '');
+    expect(event?.payerAddress).toBe(safe);
+  });
+
+  it('fails when there is no Safe at the address it names (a chain started afresh)', async () => {
+    const link = await newLink('1.5', 'no code');
+    const nowhere = getAddress(keccak256(toHex('no Safe here')).slice(0, 42));
+    const intentId = await recordIntent(link.token, {
+      safeTxHash: keccak256(toHex('a Safe transaction of no Safe')),
+      payerAddress: nowhere,
+    });
+    await tracker.round();
+    await expectFailed(intentId, link, 'no Safe at the address');
   });
 
   it('fails once the deadline passes, on the app’s clock', async () => {

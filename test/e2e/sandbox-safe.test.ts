@@ -223,6 +223,16 @@ describe('payreq sandbox create-safe and pay --safe', () => {
     );
   });
 
+  it('says so before signing when the Safe holds too little', async () => {
+    const { safe } = await createSafe(['--owners', '2', '--threshold', '1']);
+    const token = await link('6');
+    await expect(
+      sandboxPaySafe({ baseUrl, token, safe, wallets: [2], apiKey: tenant.apiKey }),
+    ).rejects.toThrow(
+      `the Safe ${safe} holds 0 and the link needs 6: fund it first (create-safe --fund, or send it tokens)`,
+    );
+  });
+
   it('records a Safe transaction on the sandbox (`chain: SANDBOX`): the link waits for it', async () => {
     const { safe } = await createSafe(['--owners', '2,3', '--threshold', '2', '--fund', '5']);
     const token = await link('2');

@@ -39,7 +39,13 @@ export const IntentCommon = {
   txHash: Type.Optional(Hash),
   safeTxHash: Type.Optional(Hash),
   safePaymentDeadline: Type.Optional(
-    Type.Integer({ exclusiveMinimum: 0, description: 'Unix seconds; only with safeTxHash' }),
+    Type.Integer({
+      exclusiveMinimum: 0,
+      // Unix seconds fit 32 bits until 2106; a larger value is milliseconds sent by mistake.
+      maximum: 4_294_967_295,
+      description:
+        'Unix seconds; only with safeTxHash; at most the link’s expiry (later is taken as it)',
+    }),
   ),
   payerEoaAddress: Type.Optional(Type.String({ maxLength: 64 })),
 };
@@ -109,7 +115,7 @@ export function registerRecordIntent(app: App, deps: IntentDeps): void {
         tags: LINK_TAGS,
         summary: 'Record the transaction (or Safe transaction) that pays a link',
         description:
-          'txHash: a transaction the payer sent; detection confirms it. safeTxHash: a Safe transaction its owners are signing; until it executes, fails or passes safePaymentDeadline (default: a day, at most the link’s expiry), GET /{token}, /pay and /calldata answer 423, and so does a second intent. Exactly one of the two.',
+          'txHash: a transaction the payer sent; detection confirms it. safeTxHash: a Safe transaction its owners are signing; until it executes, fails or passes safePaymentDeadline (default and at most: the link’s expiry, as /pay’s safePaymentDeadline says), GET /{token}, /pay and /calldata answer 423, and so does a second intent. Exactly one of the two.',
         params: TokenParams,
         body: IntentBody,
         response: {
