@@ -137,6 +137,7 @@ export const ERROR_STATUS = {
   // 5xx
   internal_error: 500,
   chain_rpc_failed: 502,
+  crosschain_route_refused: 502,
   tron_broadcast_refused: 502,
   tron_node_unreachable: 502,
   chain_unavailable: 503,

@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { TronGridClient } from '../chains/tron-grid.ts';
 import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import type { PaymentOptionsReader } from '../crosschain/payment-options.ts';
+import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
@@ -35,6 +36,8 @@ export function securePaymentRoutes(
     parents: ParentLinks;
     /** The payer's balances per source chain and token, on a link's display with `wallet`. */
     paymentOptions: PaymentOptionsReader;
+    /** Cross-chain routes through the aggregator (`/pay?chain=&token=`): one per process. */
+    routes: RouteQuoter;
     /** The Tron full node at `RPC_URL_TRON`; null when none is configured. */
     tronNode: TronGridClient | null;
     rateLimiter?: RateLimiter | undefined;

@@ -12,7 +12,9 @@ import type { NetworkReadiness } from '../chains/network-probe.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
 import type { Config } from '../config/config.ts';
+import { createAggregator } from '../crosschain/aggregator.ts';
 import { createPaymentOptionsReader } from '../crosschain/payment-options.ts';
+import { createRouteQuoter } from '../crosschain/quote-route.ts';
 import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
@@ -227,6 +229,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     maxChildren: deps.config.multicallMaxChildren,
   });
   const tronRpc = deps.config.networks.tron.rpcUrl;
+  // One aggregator per process: every cross-chain call shares its circuit breaker.
+  const aggregator = createAggregator({ config: deps.config.crosschain });
   securePaymentRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
@@ -237,6 +241,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       clients: deps.clients,
       timeoutMs: deps.config.paymentOptionsTimeoutMs,
     }),
+    routes: createRouteQuoter({ aggregator, clock: deps.clock }),
     tronNode: tronRpc
       ? createTronGridClient({
           baseUrl: tronRpc,

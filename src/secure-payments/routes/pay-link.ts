@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
 import type { ChainClients } from '../../chains/clients.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
+import type { RouteQuoter } from '../../crosschain/quote-route.ts';
 import type { Database } from '../../db/client.ts';
 import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
@@ -47,6 +48,7 @@ export function registerPayLink(
     chains: ChainRegistry;
     clients: ChainClients;
     parents: ParentLinks;
+    routes: RouteQuoter;
   },
 ): void {
   app.get(
