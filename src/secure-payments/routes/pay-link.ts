@@ -31,8 +31,16 @@ const calldataSchema = {
     403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
     409: { ...CompletedResponse, description: 'Already completed' },
     423: InProgressResponse,
-    502: { description: 'The network’s RPC failed', $ref: 'ErrorEnvelope' },
-    503: { description: 'The network is not configured', $ref: 'ErrorEnvelope' },
+    502: {
+      description:
+        'The network’s RPC failed, or the cross-chain route offered does not pay the link (`crosschain_route_refused`)',
+      $ref: 'ErrorEnvelope',
+    },
+    503: {
+      description:
+        'The network is not configured, or the routing aggregator fails (`crosschain_unavailable`)',
+      $ref: 'ErrorEnvelope',
+    },
   },
 };
 
