@@ -28,6 +28,8 @@ const CACHE_MARGIN_SECONDS = 15;
 const FALLBACK_DEADLINE_SECONDS = 600;
 /** Routes held at most; the oldest go first. */
 const CACHE_ENTRIES = 1_000;
+/** How long a step handed out may be refreshed: a payer may come back to an open page. */
+const ISSUED_LIFETIME_SECONDS = 3_600;
 
 /** Where the payer pays from. */
 interface RouteSource {
@@ -54,9 +56,27 @@ export interface QuotedRoute {
 export interface RouteQuoter {
   /** A validated route, from the cache while it has time left, else fresh. `key` names the link. */
   quote(key: string, source: RouteSource, destination: Destination): Promise<QuotedRoute>;
+  /**
+   * A step handed out for this link, with a fresh transaction (the aggregator's step
+   * transaction), validated again; it becomes the route served for its wallet and source.
+   * `crosschain_route_gone` when no such step was handed out here (or too long ago), or the
+   * aggregator no longer has it.
+   */
+  refresh(key: string, stepId: string, destination: Destination): Promise<QuotedRoute>;
+}
+
+/** A step handed out: whose it is, and the route it was. */
+interface IssuedStep {
+  readonly key: string;
+  readonly cacheKey: string;
+  readonly source: RouteSource;
+  readonly route: QuotedRoute;
+  /** Unix seconds. */
+  readonly issuedAt: number;
 }
 
 const REFUSED_MESSAGE = 'The cross-chain route offered does not pay this link as asked';
+const GONE_MESSAGE = 'This cross-chain route is gone: ask /pay with chain and token for a new one';
 
 function bridgeDeadline(
   step: LiFiStep,
@@ -83,8 +103,51 @@ export function createRouteQuoter(deps: {
   readonly aggregator: Aggregator;
   readonly clock: Clock;
 }): RouteQuoter {
+  /** The route served per link, wallet and source, while it may be served again. */
   const cache = new Map<string, QuotedRoute>();
+  /** Every step handed out, by id, for `refresh`: longer than the cache, bounded in count. */
+  const issued = new Map<string, IssuedStep>();
   const seconds = () => Math.floor(deps.clock.now().getTime() / 1000);
+
+  /** A step the aggregator answered, held to what was asked before anything else reads it. */
+  function checked(step: LiFiStep, source: RouteSource, destination: Destination): QuotedRoute {
+    const problem = sourceProblem(step, source) ?? destinationProblem(step, destination);
+    if (problem !== null) {
+      throw new AppError('crosschain_route_refused', `${REFUSED_MESSAGE}: ${problem}`);
+    }
+    const fetchedAt = deps.clock.now();
+    const at = Math.floor(fetchedAt.getTime() / 1000);
+    const deadline = bridgeDeadline(step, at);
+    const route: QuotedRoute = {
+      step,
+      fetchedAt,
+      expiresAt: Math.min(deadline.executionDeadline, at + QUOTE_LIFETIME_SECONDS),
+      ...deadline,
+    };
+    if (at >= route.expiresAt) {
+      throw new AlternateStatusError(
+        'crosschain_unavailable',
+        'The cross-chain route came back already expired; try again shortly',
+      );
+    }
+    return route;
+  }
+
+  function keep(cacheKey: string, key: string, source: RouteSource, route: QuotedRoute): void {
+    cache.delete(cacheKey);
+    cache.set(cacheKey, route);
+    issued.delete(route.step.id);
+    issued.set(route.step.id, { key, cacheKey, source, route, issuedAt: seconds() });
+    const now = seconds();
+    for (const [oldKey, old] of cache) {
+      if (cache.size <= CACHE_ENTRIES && old.expiresAt > now) break;
+      cache.delete(oldKey);
+    }
+    for (const [id, old] of issued) {
+      if (issued.size <= CACHE_ENTRIES && old.issuedAt + ISSUED_LIFETIME_SECONDS > now) break;
+      issued.delete(id);
+    }
+  }
 
   async function fetchRoute(source: RouteSource, destination: Destination): Promise<QuotedRoute> {
     let step: LiFiStep;
@@ -107,19 +170,7 @@ export function createRouteQuoter(deps: {
         { cause: error },
       );
     }
-    const problem = sourceProblem(step, source) ?? destinationProblem(step, destination);
-    if (problem !== null) {
-      throw new AppError('crosschain_route_refused', `${REFUSED_MESSAGE}: ${problem}`);
-    }
-    const fetchedAt = deps.clock.now();
-    const at = Math.floor(fetchedAt.getTime() / 1000);
-    const deadline = bridgeDeadline(step, at);
-    return {
-      step,
-      fetchedAt,
-      expiresAt: Math.min(deadline.executionDeadline, at + QUOTE_LIFETIME_SECONDS),
-      ...deadline,
-    };
+    return checked(step, source, destination);
   }
 
   return {
@@ -138,18 +189,26 @@ export function createRouteQuoter(deps: {
       }
       cache.delete(cacheKey);
       const route = await fetchRoute(source, destination);
-      if (seconds() >= route.expiresAt) {
-        throw new AlternateStatusError(
-          'crosschain_unavailable',
-          'The cross-chain route came back already expired; try again shortly',
-        );
-      }
-      cache.set(cacheKey, route);
-      for (const [oldKey, old] of cache) {
-        if (cache.size <= CACHE_ENTRIES && old.expiresAt > seconds()) break;
-        cache.delete(oldKey);
-      }
+      keep(cacheKey, key, source, route);
       return route;
+    },
+
+    async refresh(key, stepId, destination) {
+      const known = issued.get(stepId);
+      if (!known || known.key !== key) throw new AppError('crosschain_route_gone', GONE_MESSAGE);
+      let step: LiFiStep;
+      try {
+        // The step as payreq was given it, not as the caller sends it back.
+        step = await deps.aggregator.stepTransaction(known.route.step);
+      } catch (error) {
+        if (!(error instanceof AggregatorRefusal)) throw error;
+        throw new AppError('crosschain_route_gone', `${GONE_MESSAGE} (${error.message})`, {
+          cause: error,
+        });
+      }
+      const refreshed = checked(step, known.source, destination);
+      keep(known.cacheKey, key, known.source, refreshed);
+      return refreshed;
     },
   };
 }

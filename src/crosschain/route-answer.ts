@@ -183,3 +183,28 @@ export async function crossChainAnswer(
     },
   };
 }
+
+/** What `refresh-step-transaction` answers: the fresh transaction, and the route around it. */
+export interface RefreshedStep {
+  readonly transactionRequest: Record<string, unknown>;
+  readonly rawStep: LiFiStep;
+  readonly quoteFetchedAt: string;
+  readonly quoteExpiresAt: number;
+  readonly executionDeadline: number;
+  readonly executionDeadlineBreakdown: {
+    readonly bridge: { readonly deadline: number; readonly source: 'decoded' | 'fallback' };
+  };
+}
+
+export function refreshedStep(route: QuotedRoute): RefreshedStep {
+  return {
+    transactionRequest: { ...route.step.transactionRequest },
+    rawStep: route.step,
+    quoteFetchedAt: route.fetchedAt.toISOString(),
+    quoteExpiresAt: route.expiresAt,
+    executionDeadline: route.executionDeadline,
+    executionDeadlineBreakdown: {
+      bridge: { deadline: route.executionDeadline, source: route.deadlineSource },
+    },
+  };
+}

@@ -21,6 +21,7 @@ import type { PaymentLeg, PaymentTransaction } from '../payments/transactions.ts
 import {
   assertCrossChainPayable,
   assertNotTron,
+  assertOneLeg,
   type CrossChainDeps,
   type CrossChainQuery,
   linkCrossChainCalldata,
@@ -139,12 +140,7 @@ export async function linkCalldata(
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.
   if (!first) throw await completedError(deps, link);
-  if (crossChain && legs.length > 1) {
-    throw new AppError(
-      'crosschain_unavailable',
-      'Cross-chain payment of a batch link is not available yet; pay it on its network',
-    );
-  }
+  if (crossChain) assertOneLeg(legs);
   if (legs.length > 1) {
     const batch = await buildBatchCalldata(deps, legs, payer);
     if (!safe) return batch;
@@ -224,7 +220,7 @@ function safeTransactionOf(answer: object): RememberedSafeTx | null {
 }
 
 /** The fee legs a link's payment carries (its captured plan's), or undefined without any. */
-async function linkFees(
+export async function linkFees(
   db: Database,
   link: Link,
   leg: PaymentLeg,

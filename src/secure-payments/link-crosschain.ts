@@ -47,13 +47,25 @@ export function assertNotTron(link: Link): void {
   }
 }
 
-/** Refusals that need nothing but the link and the payer's inputs, before any leg is built. */
-export function assertCrossChainPayable(link: Link, payer: Payer, isSafe: boolean): void {
+/** A multicall parent's children are routed one by one (`evm_cross_chain`, not built yet). */
+export function assertNotMulticall(link: Link): void {
   if (link.children) {
     throw refuse(
       'Cross-chain payment of a multicall payout is not available yet; pay it on its network',
     );
   }
+}
+
+/** A batch link's legs are paid together, on its network. */
+export function assertOneLeg(legs: readonly PaymentLeg[]): void {
+  if (legs.length > 1) {
+    throw refuse('Cross-chain payment of a batch link is not available yet; pay it on its network');
+  }
+}
+
+/** Refusals that need nothing but the link and the payer's inputs, before any leg is built. */
+export function assertCrossChainPayable(link: Link, payer: Payer, isSafe: boolean): void {
+  assertNotMulticall(link);
   if (isSafe) {
     throw new AppError('safe_not_supported', 'Multisig (Safe) payments cannot be paid cross-chain');
   }
@@ -68,6 +80,40 @@ export function assertCrossChainPayable(link: Link, payer: Payer, isSafe: boolea
       },
     ]);
   }
+}
+
+/**
+ * What a route must pay on the link's network: the leg's payment through our fee proxy, then
+ * each of its unpaid fee legs under its own reference.
+ */
+export function linkDestination(
+  deps: Pick<CrossChainDeps, 'chains'>,
+  leg: PaymentLeg,
+  fees: PayableFees | undefined,
+): Destination {
+  const feeProxy = deps.chains.contracts(leg.network.id).erc20FeeProxy;
+  if (!feeProxy) throw refuse(`No fee proxy is deployed on ${leg.network.id}`);
+  return {
+    chainId: leg.network.chainId,
+    feeProxy: getAddress(feeProxy),
+    token: getAddress(leg.currency.address),
+    payments: [
+      {
+        payee: getAddress(leg.payee),
+        amount: leg.amount,
+        reference: referenceBytes(leg.paymentReference),
+        feeAmount: leg.feeAmount,
+        feeAddress: leg.feeAddress ? getAddress(leg.feeAddress) : zeroAddress,
+      },
+      ...(fees?.calls ?? []).map((fee) => ({
+        payee: getAddress(fee.recipient),
+        amount: fee.amount,
+        reference: referenceBytes(fee.paymentReference),
+        feeAmount: 0n,
+        feeAddress: zeroAddress,
+      })),
+    ],
+  };
 }
 
 /**
@@ -99,29 +145,7 @@ export async function linkCrossChainCalldata(
     );
   }
   if (source.exact) return null;
-  const feeProxy = deps.chains.contracts(leg.network.id).erc20FeeProxy;
-  if (!feeProxy) throw refuse(`No fee proxy is deployed on ${leg.network.id}`);
-  const destination: Destination = {
-    chainId: leg.network.chainId,
-    feeProxy: getAddress(feeProxy),
-    token: getAddress(leg.currency.address),
-    payments: [
-      {
-        payee: getAddress(leg.payee),
-        amount: leg.amount,
-        reference: referenceBytes(leg.paymentReference),
-        feeAmount: leg.feeAmount,
-        feeAddress: leg.feeAddress ? getAddress(leg.feeAddress) : zeroAddress,
-      },
-      ...(fees?.calls ?? []).map((fee) => ({
-        payee: getAddress(fee.recipient),
-        amount: fee.amount,
-        reference: referenceBytes(fee.paymentReference),
-        feeAmount: 0n,
-        feeAddress: zeroAddress,
-      })),
-    ],
-  };
+  const destination = linkDestination(deps, leg, fees);
   const wallet = getAddress(payer.wallet ?? zeroAddress);
   const route = await deps.routes.quote(
     link.row.id,

@@ -16,6 +16,7 @@ import { registerListLinks } from './routes/list-links.ts';
 import { registerPayLink } from './routes/pay-link.ts';
 import { registerRecordIntent } from './routes/record-intent.ts';
 import { registerRecordMulticallIntent } from './routes/record-multicall-intent.ts';
+import { registerRefreshStepTransaction } from './routes/refresh-step-transaction.ts';
 import { registerReportUserEvent } from './routes/report-user-event.ts';
 
 /**
@@ -50,6 +51,7 @@ export function securePaymentRoutes(
   // By token: what its page shows, its calldata, and what its payer's wallet did.
   registerGetLink(app, deps);
   registerPayLink(app, deps);
+  registerRefreshStepTransaction(app, deps);
   registerBroadcastTronTransaction(app, deps);
   registerReportUserEvent(app, deps);
   registerRecordIntent(app, deps);

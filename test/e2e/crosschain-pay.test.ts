@@ -14,12 +14,10 @@ import { decodeDepositV3 } from '../../src/crosschain/across.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import { erc20Abi, erc20FeeProxyAbi } from '../../src/payments/abis.ts';
-import {
-  type FakeAggregator,
-  startFakeAggregator,
-} from '../../src/sandbox/aggregator/fake-aggregator.ts';
+import type { FakeAggregator } from '../../src/sandbox/aggregator/fake-aggregator.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, standIn } from '../chain.ts';
+import { type CrossChainWorld, SPOKE_POOL, startCrossChainWorld } from '../crosschain-world.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 
 /**
@@ -34,51 +32,40 @@ import { createTenant, type Tenant } from '../fixtures.ts';
  * relayer (the transfer's second half) is not part of this file.
  */
 
-const SPOKE_POOL: Address = '0x000000000000000000000000000000000000a7c1';
 const THIEF: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 const PROTOCOL_RECIPIENT: Address = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65';
 const TRANSFER = parseAbi(['function transfer(address to, uint256 amount)']);
 
 let base: StandIn;
 let arbitrum: StandIn;
+let world: CrossChainWorld;
 let fake: FakeAggregator;
 let t: TestApp;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  [base, arbitrum] = await Promise.all([standIn('base'), standIn('arbitrum-one')]);
-  fake = await startFakeAggregator({
-    tokens: [
-      { chainId: 42161, address: arbitrum.chain.addresses.usdt, symbol: 'USDT', decimals: 6 },
-      { chainId: 42161, address: arbitrum.chain.addresses.usdc, symbol: 'USDC', decimals: 6 },
-      { chainId: 8453, address: base.chain.addresses.usdc, symbol: 'USDC', decimals: 6 },
-    ],
-    spokePools: { 42161: SPOKE_POOL },
-    pricing: { feeBps: 10, feeFlat: '0.5', executionDurationSeconds: 30 },
-    quoteLifetimeSeconds: 300,
-    // The app's clock: both sides agree on when a quote expires.
-    now: () => t.clock.now().getTime(),
-  });
+  base = await standIn('base');
+  world = await startCrossChainWorld(base);
+  ({ arbitrum, fake } = world);
   t = await createTestApp({
     env: {
       ...base.env,
-      ...arbitrum.env,
+      ...world.env,
       PROTOCOL_FEE_BPS: '10',
       PROTOCOL_FEE_EVM_RECIPIENT: PROTOCOL_RECIPIENT,
-      LIFI_URL: fake.url,
       LIFI_TIMEOUT_MS: '400',
       LIFI_BREAKER_FAILURES: '2',
       LIFI_BREAKER_HALF_OPEN_MS: '600000',
     },
-    transports: { ...base.transports, ...arbitrum.transports },
+    transports: { ...base.transports, ...world.transports },
   });
+  world.useClock(t.clock);
   tenant = await createTenant(t.db);
 }, 180_000);
 afterAll(async () => {
   await t?.close();
-  await fake?.close();
+  await world?.close();
   await base?.chain.close();
-  await arbitrum?.chain.close();
 });
 beforeEach(() => {
   fake.payElsewhere(null);
@@ -385,6 +372,99 @@ describe('GET /v2/secure-payments/{token}/pay?chain=&token=', () => {
       expect(res.statusCode, query).toBe(status);
       expect(res.json(), query).toMatchObject(expected);
     }
+  });
+});
+
+describe('POST /v2/secure-payments/{token}/refresh-step-transaction', () => {
+  const refresh = (token: string, step: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/v2/secure-payments/${token}/refresh-step-transaction`,
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: { step },
+    });
+  const stepsAsked = () =>
+    fake.received.filter((request) => request.path === '/v1/advanced/stepTransaction').length;
+
+  it('gives an expired step a fresh transaction, which /pay then serves', async () => {
+    fake.setQuoteLifetime(40);
+    const { token, payee } = await baseLink('7');
+    const query = `wallet=${freshWallet()}&chain=ARBITRUM&token=USDT`;
+    const first = (await pay(token, query)).json();
+    t.clock.advance(60_000);
+    const before = stepsAsked();
+    const res = await refresh(token, first.metadata.rawStep);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(stepsAsked()).toBe(before + 1);
+    const body = res.json();
+    const now = Math.floor(t.clock.now().getTime() / 1000);
+    expect(body).toMatchObject({
+      quoteFetchedAt: t.clock.now().toISOString(),
+      quoteExpiresAt: now + 40,
+      executionDeadline: now + 40,
+      executionDeadlineBreakdown: { bridge: { deadline: now + 40, source: 'decoded' } },
+      transactionRequest: { to: SPOKE_POOL, chainId: 42161 },
+    });
+    expect(body.rawStep.id).toBe(first.metadata.rawStep.id);
+    expect(body.transactionRequest.data).not.toBe(first.transactions[1].data);
+    const deposit = decodeDepositV3(body.transactionRequest.data);
+    expect(deposit.fillDeadline).toBe(now + 40);
+    const [payment] = deposit.message.calls;
+    expect(
+      payment && decodeFunctionData({ abi: erc20FeeProxyAbi, data: payment.callData }).args[1],
+    ).toBe(payee);
+    const quotes = quotesAsked();
+    const again = (await pay(token, query)).json();
+    expect(quotesAsked()).toBe(quotes);
+    expect(again.transactions[1].data).toBe(body.transactionRequest.data);
+  });
+
+  it('refreshes the step it handed out, not the one sent back altered', async () => {
+    const { token, payee } = await baseLink('8');
+    const first = (await pay(token, `wallet=${freshWallet()}&chain=ARBITRUM&token=USDT`)).json();
+    const altered = structuredClone(first.metadata.rawStep);
+    for (const inner of altered.includedSteps) {
+      if (inner.type === 'custom') inner.action.toContractAddress = THIEF;
+    }
+    const res = await refresh(token, altered);
+    expect(res.statusCode, res.body).toBe(200);
+    const [payment] = decodeDepositV3(res.json().transactionRequest.data).message.calls;
+    expect(payment?.target).toBe(getAddress(base.chain.addresses.erc20FeeProxy));
+    expect(
+      payment && decodeFunctionData({ abi: erc20FeeProxyAbi, data: payment.callData }).args[1],
+    ).toBe(payee);
+  });
+
+  it('answers 400 crosschain_route_gone for a step it never handed out, or handed out for another link', async () => {
+    const { token } = await baseLink('9');
+    const other = await baseLink('9');
+    const first = (await pay(token, `wallet=${freshWallet()}&chain=ARBITRUM&token=USDT`)).json();
+    const gone = {
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 'crosschain_route_gone',
+      message: 'This cross-chain route is gone: ask /pay with chain and token for a new one',
+    };
+    const unknown = await refresh(token, { ...first.metadata.rawStep, id: 'no-such-step' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json()).toEqual(gone);
+    const elsewhere = await refresh(other.token, first.metadata.rawStep);
+    expect(elsewhere.json()).toEqual(gone);
+    const malformed = await refresh(token, { id: 'x' });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json().code).toBe('validation_failed');
+  });
+
+  it('refuses a refreshed route that pays someone else', async () => {
+    const { token } = await baseLink('11');
+    const first = (await pay(token, `wallet=${freshWallet()}&chain=ARBITRUM&token=USDT`)).json();
+    fake.payElsewhere(THIEF);
+    const res = await refresh(token, first.metadata.rawStep);
+    expect(res.statusCode).toBe(502);
+    expect(res.json()).toMatchObject({
+      code: 'crosschain_route_refused',
+      message: `The cross-chain route offered does not pay this link as asked: destination call 1: it pays ${THIEF}`,
+    });
   });
 });
 
