@@ -1,16 +1,9 @@
 import { getAddress, zeroAddress } from 'viem';
 import { AppError, ValidationError } from '../base/errors.ts';
-import type { ChainClients } from '../chains/clients.ts';
-import { isNative } from '../chains/currencies.ts';
-import type { NetworkId } from '../chains/networks.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
-import { type Destination, destinationTotal } from '../crosschain/destination-calls.ts';
-import { paymentSources } from '../crosschain/payment-options-sources.ts';
-import type { RouteQuoter } from '../crosschain/quote-route.ts';
-import { type CrossChainCalldata, crossChainAnswer } from '../crosschain/route-answer.ts';
+import { type LegRouteDeps, legCrossChainCalldata } from '../crosschain/leg-route.ts';
+import type { CrossChainCalldata } from '../crosschain/route-answer.ts';
 import type { PayableFees } from '../fees/bundle.ts';
 import type { Payer } from '../payments/payer.ts';
-import { referenceBytes } from '../payments/references.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
 import type { Link } from './links.ts';
 
@@ -24,12 +17,7 @@ import type { Link } from './links.ts';
  * `paymentOptions` offers for the link.
  */
 
-export interface CrossChainDeps {
-  readonly chains: ChainRegistry;
-  readonly clients: ChainClients;
-  /** Routes through the aggregator, one quoter (and cache) per process. */
-  readonly routes: RouteQuoter;
-}
+export type CrossChainDeps = LegRouteDeps;
 
 export interface CrossChainQuery {
   readonly chain: string;
@@ -83,87 +71,24 @@ export function assertCrossChainPayable(link: Link, payer: Payer, isSafe: boolea
 }
 
 /**
- * What a route must pay on the link's network: the leg's payment through our fee proxy, then
- * each of its unpaid fee legs under its own reference.
- */
-export function linkDestination(
-  deps: Pick<CrossChainDeps, 'chains'>,
-  leg: PaymentLeg,
-  fees: PayableFees | undefined,
-): Destination {
-  const feeProxy = deps.chains.contracts(leg.network.id).erc20FeeProxy;
-  if (!feeProxy) throw refuse(`No fee proxy is deployed on ${leg.network.id}`);
-  return {
-    chainId: leg.network.chainId,
-    feeProxy: getAddress(feeProxy),
-    token: getAddress(leg.currency.address),
-    payments: [
-      {
-        payee: getAddress(leg.payee),
-        amount: leg.amount,
-        reference: referenceBytes(leg.paymentReference),
-        feeAmount: leg.feeAmount,
-        feeAddress: leg.feeAddress ? getAddress(leg.feeAddress) : zeroAddress,
-      },
-      ...(fees?.calls ?? []).map((fee) => ({
-        payee: getAddress(fee.recipient),
-        amount: fee.amount,
-        reference: referenceBytes(fee.paymentReference),
-        feeAmount: 0n,
-        feeAddress: zeroAddress,
-      })),
-    ],
-  };
-}
-
-/**
  * The cross-chain answer for the link's one leg, or null when the source named is the link's
  * own currency on its own network (nothing to bridge: the same-chain answer serves).
  */
-export async function linkCrossChainCalldata(
-  deps: CrossChainDeps,
+export function linkCrossChainCalldata(
+  deps: LegRouteDeps,
   link: Link,
   leg: PaymentLeg,
   payer: Payer,
   query: CrossChainQuery,
   fees: PayableFees | undefined,
 ): Promise<CrossChainCalldata | null> {
-  if (leg.invoiceCurrency !== undefined || isNative(leg.currency)) {
-    throw refuse(
-      `Cross-chain payment needs a link in a token; this one is paid in ${(leg.invoiceCurrency ?? leg.currency).id}`,
-    );
-  }
-  const reachable = (network: NetworkId) =>
-    deps.clients.configured(network) && deps.chains.contracts(network).multicall3 !== null;
-  const need = { network: leg.network, currency: leg.currency, amount: leg.amount };
-  const source = paymentSources(deps.chains, reachable, [need]).find(
-    (candidate) => candidate.chainKey === query.chain && candidate.tokenKey === query.token,
-  );
-  if (!source) {
-    throw refuse(
-      `This link (${leg.currency.id}) cannot be paid from ${query.chain} ${query.token} on this server; its paymentOptions list the sources it can`,
-    );
-  }
-  if (source.exact) return null;
-  const destination = linkDestination(deps, leg, fees);
-  const wallet = getAddress(payer.wallet ?? zeroAddress);
-  const route = await deps.routes.quote(
-    link.row.id,
-    {
-      chainId: source.network.chainId,
-      token: getAddress(source.currency.address),
-      wallet,
-      chainKey: source.chainKey,
-      tokenKey: source.tokenKey,
-    },
-    destination,
-  );
-  return crossChainAnswer(deps, {
-    route,
-    sourceNetwork: source.network,
-    sourceCurrency: source.currency,
-    wallet,
-    paymentAmount: destinationTotal(destination),
-    linkCurrency: leg.currency,
+  return legCrossChainCalldata(deps, {
+    key: link.row.id,
+    what: 'link',
+    leg,
+    feeCalls: fees?.calls ?? [],
+    wallet: getAddress(payer.wallet ?? zeroAddress),
+    chain: query.chain,
+    token: query.token,
   });
 }

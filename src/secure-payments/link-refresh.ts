@@ -1,12 +1,8 @@
+import { legDestination } from '../crosschain/leg-route.ts';
 import { type RefreshedStep, refreshedStep } from '../crosschain/route-answer.ts';
 import type { LinkScope } from '../http/principal.ts';
 import { type CalldataDeps, linkFees } from './calldata.ts';
-import {
-  assertNotMulticall,
-  assertNotTron,
-  assertOneLeg,
-  linkDestination,
-} from './link-crosschain.ts';
+import { assertNotMulticall, assertNotTron, assertOneLeg } from './link-crosschain.ts';
 import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
 
 /**
@@ -33,6 +29,10 @@ export async function refreshLinkStep(
   if (!first) throw await completedError(deps, link);
   assertOneLeg(legs);
   const fees = await linkFees(deps.db, link, first);
-  const route = await deps.routes.refresh(link.row.id, stepId, linkDestination(deps, first, fees));
+  const route = await deps.routes.refresh(
+    link.row.id,
+    stepId,
+    legDestination(deps.chains, first, fees?.calls ?? []),
+  );
   return refreshedStep(route);
 }

@@ -218,10 +218,16 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     basePath: payPagePath(deps.config.payUrl),
   });
   const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
+  // One aggregator per process: every cross-chain call shares its circuit breaker, and every
+  // route verb the one quoter (its cache of routes and of steps handed out).
+  const crossChainRoutes = createRouteQuoter({
+    aggregator: createAggregator({ config: deps.config.crosschain }),
+    clock: deps.clock,
+  });
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
-  requestRoutes(app, chainDeps);
-  v1Routes(app, chainDeps);
+  requestRoutes(app, { ...chainDeps, routes: crossChainRoutes });
+  v1Routes(app, { ...chainDeps, routes: crossChainRoutes });
   payoutRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
@@ -229,8 +235,6 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     maxChildren: deps.config.multicallMaxChildren,
   });
   const tronRpc = deps.config.networks.tron.rpcUrl;
-  // One aggregator per process: every cross-chain call shares its circuit breaker.
-  const aggregator = createAggregator({ config: deps.config.crosschain });
   securePaymentRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
@@ -241,7 +245,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       clients: deps.clients,
       timeoutMs: deps.config.paymentOptionsTimeoutMs,
     }),
-    routes: createRouteQuoter({ aggregator, clock: deps.clock }),
+    routes: crossChainRoutes,
     tronNode: tronRpc
       ? createTronGridClient({
           baseUrl: tronRpc,

@@ -468,6 +468,77 @@ describe('POST /v2/secure-payments/{token}/refresh-step-transaction', () => {
   });
 });
 
+describe('GET /v2/request/{id}/pay?chain=&token= (and v1)', () => {
+  it('answers the cross-chain calldata directly, the request’s payment the route’s destination call', async () => {
+    const payee = freshWallet();
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: {
+        payee,
+        amount: '10',
+        invoiceCurrency: 'USDC-base',
+        paymentCurrency: 'USDC-base',
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { requestId, paymentReference } = created.json();
+    const payer = freshWallet();
+    const query = `wallet=${payer}&chain=ARBITRUM&token=USDT`;
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestId}/pay?${query}`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    const now = Math.floor(t.clock.now().getTime() / 1000);
+    expect(body.metadata).toMatchObject({
+      stepsRequired: 2,
+      needsApproval: true,
+      approvalTransactionIndex: 0,
+      paymentTransactionIndex: 1,
+      routeType: 'crosschain',
+      quoteExpiresAt: now + 120,
+      executionDeadline: now + 300,
+      sourceAmount: '10.510511',
+    });
+    const [approval, bridge] = body.transactions;
+    expect(approval).toMatchObject({
+      to: arbitrum.chain.addresses.usdt,
+      value: { type: 'BigNumber', hex: '0x0' },
+      chainType: 'evm',
+    });
+    expect(decodeFunctionData({ abi: erc20Abi, data: approval.data }).args).toEqual([
+      SPOKE_POOL,
+      10_510_511n,
+    ]);
+    const [call] = decodeDepositV3(bridge.data).message.calls;
+    expect(call && decodeFunctionData({ abi: erc20FeeProxyAbi, data: call.callData }).args).toEqual(
+      [
+        getAddress(base.chain.addresses.usdc),
+        payee,
+        10_000_000n,
+        paymentReference,
+        0n,
+        '0x0000000000000000000000000000000000000000',
+      ],
+    );
+    // v1, by payment reference: the same route, from the cache.
+    const asked = quotesAsked();
+    const v1 = await t.app.inject({
+      method: 'GET',
+      url: `/v1/request/${paymentReference}/pay?${query}`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(v1.statusCode, v1.body).toBe(200);
+    expect(quotesAsked()).toBe(asked);
+    expect(v1.json().transactions[1].data).toBe(bridge.data);
+    expect(v1.json().metadata.routeType).toBe('crosschain');
+  });
+});
+
 describe('when the aggregator is down', () => {
   it('answers 503 within its time bound, then at once from the open breaker', async () => {
     const { token } = await baseLink('4');
