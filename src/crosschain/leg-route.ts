@@ -9,7 +9,7 @@ import { referenceBytes } from '../payments/references.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
 import { type Destination, destinationTotal } from './destination-calls.ts';
 import { paymentSources } from './payment-options-sources.ts';
-import type { RouteQuoter } from './quote-route.ts';
+import type { QuotedRoute, RouteQuoter } from './quote-route.ts';
 import { type CrossChainCalldata, crossChainAnswer } from './route-answer.ts';
 
 /**
@@ -122,4 +122,67 @@ export async function legCrossChainCalldata(
     paymentAmount: destinationTotal(destination),
     linkCurrency: leg.currency,
   });
+}
+
+/** A source a leg can be paid from, with its checked route. */
+export interface LegRouteOption {
+  /** The answer's names (`ARBITRUM`, `USDT`). */
+  readonly chain: string;
+  readonly token: string;
+  readonly network: NetworkId;
+  readonly route: QuotedRoute;
+}
+
+/**
+ * Every source other than the leg's own, each with its route, asked at once: a source the
+ * aggregator has no route from, or whose route fails the check, or that does not answer
+ * (the breaker open, the aggregator down), is left out rather than failing the list. Empty for
+ * a leg that cannot be paid cross-chain (Tron, fiat, a native currency).
+ */
+export async function legRouteOptions(
+  deps: LegRouteDeps,
+  input: {
+    readonly key: string;
+    readonly leg: PaymentLeg;
+    readonly feeCalls: readonly FeeLegCall[];
+    readonly wallet: Address;
+  },
+): Promise<LegRouteOption[]> {
+  const { leg } = input;
+  if (leg.network.kind !== 'evm' || leg.invoiceCurrency !== undefined || isNative(leg.currency)) {
+    return [];
+  }
+  const reachable = (network: NetworkId) =>
+    deps.clients.configured(network) && deps.chains.contracts(network).multicall3 !== null;
+  const need = { network: leg.network, currency: leg.currency, amount: leg.amount };
+  const sources = paymentSources(deps.chains, reachable, [need]).filter((s) => !s.exact);
+  if (sources.length === 0) return [];
+  const destination = legDestination(deps.chains, leg, input.feeCalls);
+  const quoted = await Promise.all(
+    sources.map(async (source): Promise<LegRouteOption | null> => {
+      try {
+        const route = await deps.routes.quote(
+          input.key,
+          {
+            chainId: source.network.chainId,
+            token: getAddress(source.currency.address),
+            wallet: input.wallet,
+            chainKey: source.chainKey,
+            tokenKey: source.tokenKey,
+          },
+          destination,
+        );
+        return {
+          chain: source.chainKey,
+          token: source.tokenKey,
+          network: source.network.id,
+          route,
+        };
+      } catch (error) {
+        if (error instanceof AppError) return null;
+        throw error;
+      }
+    }),
+  );
+  return quoted.filter((option) => option !== null);
 }

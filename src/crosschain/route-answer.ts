@@ -58,7 +58,10 @@ function stepGasWei(step: LiFiStep): bigint {
 }
 
 /** The bridge's fee in the source token, in its base units (fees in other tokens aside). */
-function bridgeFeeOf(step: LiFiStep, token: Address): { amount: bigint; usd: string | null } {
+export function bridgeFeeOf(
+  step: LiFiStep,
+  token: Address,
+): { amount: bigint; usd: string | null } {
   let amount = 0n;
   let usd = 0;
   let priced = false;
