@@ -3,7 +3,6 @@ import type { Network } from '../chains/networks.ts';
 import { type LegRouteOption, legRouteOptions } from '../crosschain/leg-route.ts';
 import { bridgeFeeOf } from '../crosschain/route-answer.ts';
 import { formatAmount } from '../payments/amounts.ts';
-import type { CalldataDeps } from '../payments/calldata/shared.ts';
 import { checkPayer } from '../payments/payer.ts';
 import {
   type ClientFee,
