@@ -195,7 +195,9 @@ export function createRouteQuoter(deps: {
 
     async refresh(key, stepId, destination) {
       const known = issued.get(stepId);
-      if (!known || known.key !== key) throw new AppError('crosschain_route_gone', GONE_MESSAGE);
+      if (!known || known.key !== key || known.issuedAt + ISSUED_LIFETIME_SECONDS <= seconds()) {
+        throw new AppError('crosschain_route_gone', GONE_MESSAGE);
+      }
       let step: LiFiStep;
       try {
         // The step as payreq was given it, not as the caller sends it back.
