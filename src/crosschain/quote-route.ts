@@ -75,7 +75,7 @@ interface IssuedStep {
   readonly issuedAt: number;
 }
 
-const REFUSED_MESSAGE = 'The cross-chain route offered does not pay this link as asked';
+const REFUSED_MESSAGE = 'The cross-chain route offered does not make the payment asked for';
 const GONE_MESSAGE = 'This cross-chain route is gone: ask /pay with chain and token for a new one';
 
 function bridgeDeadline(
@@ -166,7 +166,7 @@ export function createRouteQuoter(deps: {
       if (!(error instanceof AggregatorRefusal)) throw error;
       throw new AppError(
         'crosschain_unavailable',
-        `No cross-chain route pays this link from ${source.chainKey} ${source.tokenKey}: ${error.message}`,
+        `No cross-chain route pays this from ${source.chainKey} ${source.tokenKey}: ${error.message}`,
         { cause: error },
       );
     }

@@ -299,7 +299,7 @@ describe('GET /v2/secure-payments/{token}/pay?chain=&token=', () => {
     const body = res.json();
     expect(body.code).toBe('crosschain_route_refused');
     expect(body.message).toBe(
-      `The cross-chain route offered does not pay this link as asked: destination call 1: it pays ${THIEF}`,
+      `The cross-chain route offered does not make the payment asked for: destination call 1: it pays ${THIEF}`,
     );
     expect(res.body).not.toContain('transactions');
     expect(res.body.toLowerCase()).not.toContain(SPOKE_POOL.toLowerCase());
@@ -463,7 +463,7 @@ describe('POST /v2/secure-payments/{token}/refresh-step-transaction', () => {
     expect(res.statusCode).toBe(502);
     expect(res.json()).toMatchObject({
       code: 'crosschain_route_refused',
-      message: `The cross-chain route offered does not pay this link as asked: destination call 1: it pays ${THIEF}`,
+      message: `The cross-chain route offered does not make the payment asked for: destination call 1: it pays ${THIEF}`,
     });
   });
 });
