@@ -12,6 +12,7 @@ import { createChainRegistry } from './chains/registry.ts';
 import { createTronGridClient } from './chains/tron-grid.ts';
 import { type Config, ConfigError, parseConfig } from './config/config.ts';
 import { loadSecretKey } from './config/secret-key.ts';
+import { createAggregator } from './crosschain/aggregator.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
@@ -93,6 +94,8 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       clock: systemClock,
     });
     const networkReadiness = probe.status;
+    // One routing aggregator (one circuit breaker) for the API's quotes and the bridge tracker.
+    const aggregator = createAggregator({ config: config.crosschain });
     workers = config.workers.enabled
       ? createWorkers({
           config,
@@ -103,6 +106,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
           clock: systemClock,
           secretBox,
           transportNetworks: sandbox ? ['sandbox'] : [],
+          aggregator,
         })
       : null;
     const dispatcher = workers?.dispatcher;
@@ -118,6 +122,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
       wakeDispatcher: dispatcher ? () => dispatcher.wake() : undefined,
       sandbox: sandbox ?? undefined,
       relayerHealth: workers ? () => workers?.relayerHealth() ?? [] : undefined,
+      aggregator,
       networkReadiness,
     }));
     if (sandbox) {

@@ -108,6 +108,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
     SANDBOX: 'false',
     // Tests fire bursts on a loaded machine; the admission tests turn the gate on themselves.
     ADMISSION_MAX_IN_FLIGHT: '0',
+    // Tests send traffic to loopback only: a cross-chain quote asked by a test that starts no
+    // fake aggregator fails at once (no port 0 to connect to), never reaching the real one.
+    LIFI_URL: 'http://127.0.0.1:0',
     ...env,
   });
 }

@@ -360,6 +360,19 @@ export const PROBES: Record<string, Probe> = {
   'GET /v2/secure-payments/:token': { expect: refused() },
   'GET /v2/secure-payments/:token/pay': { expect: refused() },
   'POST /v2/secure-payments/:token/calldata': { expect: refused(), body: () => ({}) },
+  // B refreshing a step of A's link would read A's route; A's own call names no step handed out.
+  'POST /v2/secure-payments/:token/refresh-step-transaction': {
+    expect: refused(),
+    body: () => ({
+      step: {
+        id: 'a-step',
+        type: 'lifi',
+        tool: 'across',
+        action: { toChainId: 8453, toAddress: `0x${'11'.repeat(20)}` },
+      },
+    }),
+    ownCode: 'crosschain_route_gone',
+  },
   // Relaying to the node only for A's link; A's link is an EVM one, which the relay refuses.
   'POST /v2/secure-payments/:token/tron/broadcast': {
     expect: refused(),

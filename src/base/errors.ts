@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   invalid_signature: 400,
   signature_mismatch: 400,
   crosschain_unavailable: 400,
+  crosschain_route_gone: 400,
   safe_not_supported: 400,
   smart_account_unsupported: 400,
   smart_account_native_unsupported: 400,
@@ -139,6 +140,7 @@ export const ERROR_STATUS = {
   // 5xx
   internal_error: 500,
   chain_rpc_failed: 502,
+  crosschain_route_refused: 502,
   tron_broadcast_refused: 502,
   tron_node_unreachable: 502,
   chain_unavailable: 503,

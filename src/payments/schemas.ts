@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { CROSSCHAIN_METADATA, ROUTE_TYPE } from './crosschain-schemas.ts';
 import { PaymentSchema } from './records.ts';
 import { EOA_APPROVAL_TRANSACTIONS, SMART_ACCOUNT_METADATA } from './smart-account-schemas.ts';
 
@@ -192,6 +193,7 @@ const SingleCalldataSchema = Type.Object(
     metadata: Type.Object(
       {
         ...STEP_METADATA,
+        routeType: ROUTE_TYPE,
         requiredAmount: Type.String(),
         hasEnoughBalance: Type.Optional(Type.Boolean()),
         hasEnoughGas: Type.Optional(Type.Boolean()),
@@ -207,6 +209,7 @@ const SingleCalldataSchema = Type.Object(
         ...CONVERSION_METADATA,
         ...SMART_ACCOUNT_METADATA,
         ...SAFE_METADATA,
+        ...CROSSCHAIN_METADATA,
       },
       { additionalProperties: false },
     ),

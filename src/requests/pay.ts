@@ -1,8 +1,11 @@
 import type { Static } from 'typebox';
-import { toHex } from 'viem';
+import { getAddress, toHex, zeroAddress } from 'viem';
 import { feeBasisPoints } from '../auth/client-id-rules.ts';
 import { AppError, featureUnavailable, ValidationError } from '../base/errors.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import { legCrossChainCalldata } from '../crosschain/leg-route.ts';
+import type { RouteQuoter } from '../crosschain/quote-route.ts';
+import type { CrossChainCalldata } from '../crosschain/route-answer.ts';
 import { parseWallet } from '../destinations/destination-id.ts';
 import {
   formatAmount,
@@ -21,6 +24,11 @@ import type { PayQuery } from './schemas.ts';
 import { requestUnits } from './units.ts';
 
 export type PayInput = Static<typeof PayQuery>;
+
+/** A request's calldata; `routes` (the cross-chain quoter) where `chain` and `token` are taken. */
+export interface RequestCalldataDeps extends CalldataDeps {
+  readonly routes?: RouteQuoter | undefined;
+}
 
 /** A client ID's own platform fee (api-facts §8.1), when the call is made with one. */
 export interface ClientFee {
@@ -99,20 +107,21 @@ export function payPlan(
  * no wallet was given to check).
  */
 export async function requestCalldata(
-  deps: CalldataDeps,
+  deps: RequestCalldataDeps,
   row: RequestRow,
   query: PayInput,
   client: ClientFee | null = null,
 ) {
-  if (query.chain !== undefined || query.token !== undefined) {
-    throw new AppError(
-      'crosschain_unavailable',
-      'Cross-chain payments are not available on this server yet; pay on the request’s network',
-    );
-  }
   if (query.clientUserId !== undefined || query.paymentDetailsId !== undefined)
     throw featureUnavailable('Crypto-to-fiat payments (clientUserId, paymentDetailsId)');
   const { leg } = payPlan(deps, row, query, client);
+  const bridged = await requestCrossChain(deps, row, leg, query);
+  if (bridged) {
+    return {
+      transactions: bridged.transactions.map(referenceTransaction),
+      metadata: bridged.metadata,
+    };
+  }
   const payer = checkPayer(leg.network, { wallet: query.wallet });
   const calldata = await buildSingleCalldata(deps, leg, payer);
   return {
@@ -124,6 +133,58 @@ export async function requestCalldata(
       hasEnoughGas: calldata.metadata.hasEnoughGas ?? true,
     },
   };
+}
+
+/**
+ * With `chain` and `token` (both, and `wallet`): the request paid from that chain through the
+ * routing aggregator, answered directly as Request API 0.31.0 does (no payment intent); null
+ * when they name the request's own currency on its network, or are not sent. Without a quoter
+ * (a payout's calldata at creation) they are refused as before cross-chain payments existed.
+ */
+async function requestCrossChain(
+  deps: RequestCalldataDeps,
+  row: RequestRow,
+  leg: PaymentLeg,
+  query: PayInput,
+): Promise<CrossChainCalldata | null> {
+  if (query.chain === undefined && query.token === undefined) return null;
+  if (query.chain === undefined || query.token === undefined) {
+    throw new ValidationError([
+      {
+        field: query.chain === undefined ? 'chain' : 'token',
+        message: 'chain and token must be sent together',
+      },
+    ]);
+  }
+  if (!deps.routes) {
+    throw new AppError(
+      'crosschain_unavailable',
+      'Cross-chain payments are not available here; pay on the request’s network',
+    );
+  }
+  if (query.wallet === undefined) {
+    throw new ValidationError([
+      {
+        field: 'wallet',
+        message: 'is required with chain and token (the wallet that pays on the source chain)',
+      },
+    ]);
+  }
+  // A Tron request is refused by name before its wallet is read as a Tron one.
+  const wallet =
+    leg.network.kind === 'evm' ? checkPayer(leg.network, { wallet: query.wallet }).wallet : null;
+  return legCrossChainCalldata(
+    { chains: deps.chains, clients: deps.clients, routes: deps.routes },
+    {
+      key: `request:${row.id}`,
+      what: 'request',
+      leg,
+      feeCalls: [],
+      wallet: getAddress(wallet ?? zeroAddress),
+      chain: query.chain,
+      token: query.token,
+    },
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Clock } from '../base/clock.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
 import { registerCreateRequest } from './routes/create-request.ts';
@@ -15,7 +16,14 @@ import { RequestStatusSchema } from './schemas.ts';
 
 export function requestRoutes(
   app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry; clients: ChainClients },
+  deps: {
+    db: Database;
+    clock: Clock;
+    chains: ChainRegistry;
+    clients: ChainClients;
+    /** Cross-chain routes for `/pay?chain=&token=`: one quoter per process. */
+    routes: RouteQuoter;
+  },
 ): void {
   // The status the routes answer with, referenced by its id.
   app.addSchema(RequestStatusSchema);

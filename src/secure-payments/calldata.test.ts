@@ -69,14 +69,43 @@ describe('GET /{token}/pay and POST /{token}/calldata: inputs', () => {
     }
   });
 
-  it('answers 400 crosschain_unavailable for chain and token together', async () => {
+  it('answers 400 for chain and token without the wallet that pays from there', async () => {
     for (const res of await bothCalldata(token, { chain: 'ARBITRUM', token: 'USDC' })) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject(
+        validationFailed([
+          {
+            field: 'wallet',
+            message: 'is required with chain and token (the wallet that pays on the source chain)',
+          },
+        ]),
+      );
+    }
+  });
+
+  it('answers 400 crosschain_unavailable for a source chain this server cannot reach', async () => {
+    const inputs = { wallet: wallet(1), chain: 'ARBITRUM', token: 'USDC' };
+    for (const res of await bothCalldata(token, inputs)) {
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json()).toEqual({
         statusCode: 400,
         error: 'Bad Request',
         message:
-          'Cross-chain payments are not available on this server yet; pay on the link’s network',
+          'This link (USDC-base) cannot be paid from ARBITRUM USDC on this server; its paymentOptions list the sources it can',
+        code: 'crosschain_unavailable',
+      });
+    }
+  });
+
+  it('refuses chain and token on a Tron link, before its wallet is read', async () => {
+    const inputs = { wallet: wallet(1), chain: 'ARBITRUM', token: 'USDT' };
+    for (const res of await bothCalldata(tronToken, inputs)) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        message:
+          'Tron links are paid on Tron only: send neither chain nor token (cross-chain routes start and end on EVM networks)',
         code: 'crosschain_unavailable',
       });
     }

@@ -18,6 +18,14 @@ import {
   safePaymentDeadline,
 } from '../payments/safe/safe-transaction.ts';
 import type { PaymentLeg, PaymentTransaction } from '../payments/transactions.ts';
+import {
+  assertCrossChainPayable,
+  assertNotTron,
+  assertOneLeg,
+  type CrossChainDeps,
+  type CrossChainQuery,
+  linkCrossChainCalldata,
+} from './link-crosschain.ts';
 import { assertPayable, completedError, type Link, linkLegs, loadLink } from './links.ts';
 import type { ParentLinks } from './parent-links.ts';
 import { type RememberedSafeTx, rememberSafeTransaction } from './safe-prepared.ts';
@@ -33,7 +41,7 @@ export interface CalldataQuery {
   readonly token?: string | undefined;
 }
 
-export interface CalldataDeps {
+export interface CalldataDeps extends CrossChainDeps {
   readonly db: Database;
   readonly clock: Clock;
   readonly chains: ChainRegistry;
@@ -45,10 +53,15 @@ export interface CalldataDeps {
 /**
  * The payer inputs every token-scoped read takes (the reference's `wallet`, `chain`, `token`,
  * `eoaWallet`, `isSafe`), checked the same way everywhere: chain and token come together,
- * isSafe names the multisig as `wallet` and excludes `eoaWallet`, and cross-chain payments
- * are not built yet. Wallets are checked against the link's network.
+ * isSafe names the multisig as `wallet` and excludes `eoaWallet`. Cross-chain payments are
+ * answered by the calldata endpoints only (`crossChain`); a Tron link is refused them. Wallets
+ * are checked against the link's network.
  */
-export function checkPayerInputs(link: Link, query: CalldataQuery): Payer {
+export function checkPayerInputs(
+  link: Link,
+  query: CalldataQuery,
+  options: { readonly crossChain?: boolean } = {},
+): Payer {
   if ((query.chain === undefined) !== (query.token === undefined)) {
     throw new ValidationError([
       {
@@ -69,7 +82,8 @@ export function checkPayerInputs(link: Link, query: CalldataQuery): Payer {
       ]);
     }
   }
-  if (query.chain !== undefined) {
+  if (query.chain !== undefined && options.crossChain) assertNotTron(link);
+  else if (query.chain !== undefined) {
     throw new AppError(
       'crosschain_unavailable',
       'Cross-chain payments are not available on this server yet; pay on the link’s network',
@@ -110,7 +124,9 @@ export async function linkCalldata(
 ): Promise<LinkSingleCalldata | BatchCalldata | object> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
   await assertPayable(deps, link);
-  const payer = checkPayerInputs(link, query);
+  const payer = checkPayerInputs(link, query, { crossChain: true });
+  const crossChain = crossChainOf(query);
+  if (crossChain) assertCrossChainPayable(link, payer, query.isSafe === 'true');
   assertPayoutWallet(link, payer);
   const now = deps.clock.now();
   const safe = query.isSafe === 'true' ? await payerSafe(deps, link, payer) : null;
@@ -124,6 +140,7 @@ export async function linkCalldata(
   const [first] = legs;
   // Every request paid, the link not yet marked so: answer as for a completed link.
   if (!first) throw await completedError(deps, link);
+  if (crossChain) assertOneLeg(legs);
   if (legs.length > 1) {
     const batch = await buildBatchCalldata(deps, legs, payer);
     if (!safe) return batch;
@@ -132,7 +149,25 @@ export async function linkCalldata(
     return answer;
   }
   const fees = await linkFees(deps.db, link, first);
+  const bridged =
+    crossChain && (await linkCrossChainCalldata(deps, link, first, payer, crossChain, fees));
+  if (bridged) return linkSingle(bridged, fees, link, first);
   const built = await buildSingleCalldata(deps, first, payer, fees?.calls);
+  const answer = linkSingle(built, fees, link, first);
+  if (!safe) return answer;
+  const safeAnswer = safeSingleAnswer(safe, answer);
+  await rememberSafeTransaction(deps.db, link.row, safeAnswer.safeTransaction);
+  return safeAnswer;
+}
+
+/** A single answer as a link gives it: its fee legs described, its reference and its flow. */
+function linkSingle<
+  T extends {
+    readonly transactions: readonly PaymentTransaction[];
+    readonly metadata: object;
+    readonly feeBundle: SingleCalldata['feeBundle'];
+  },
+>(built: T, fees: PayableFees | undefined, link: Link, first: PaymentLeg) {
   const calldata =
     fees === undefined
       ? built
@@ -141,7 +176,7 @@ export async function linkCalldata(
           feeBundle: fees.feeBundle,
           metadata: { ...built.metadata, ...fees.rates },
         };
-  const answer = {
+  return {
     ...calldata,
     transactions: calldata.transactions.map((tx) => ({
       ...tx,
@@ -151,10 +186,13 @@ export async function linkCalldata(
     // A payout link's creator pays out; anyone else pays the link's payee.
     flow: link.row.payout ? ('outgoing' as const) : ('incoming' as const),
   };
-  if (!safe) return answer;
-  const safeAnswer = safeSingleAnswer(safe, answer);
-  await rememberSafeTransaction(deps.db, link.row, safeAnswer.safeTransaction);
-  return safeAnswer;
+}
+
+/** The source chain and token of a cross-chain payment; null without them. */
+function crossChainOf(query: CalldataQuery): CrossChainQuery | null {
+  return query.chain !== undefined && query.token !== undefined
+    ? { chain: query.chain, token: query.token }
+    : null;
 }
 
 /**
@@ -182,7 +220,7 @@ function safeTransactionOf(answer: object): RememberedSafeTx | null {
 }
 
 /** The fee legs a link's payment carries (its captured plan's), or undefined without any. */
-async function linkFees(
+export async function linkFees(
   db: Database,
   link: Link,
   leg: PaymentLeg,

@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { TronGridClient } from '../chains/tron-grid.ts';
 import type { ProtocolFeeConfig } from '../config/protocol-fee.ts';
 import type { PaymentOptionsReader } from '../crosschain/payment-options.ts';
+import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
@@ -15,6 +16,7 @@ import { registerListLinks } from './routes/list-links.ts';
 import { registerPayLink } from './routes/pay-link.ts';
 import { registerRecordIntent } from './routes/record-intent.ts';
 import { registerRecordMulticallIntent } from './routes/record-multicall-intent.ts';
+import { registerRefreshStepTransaction } from './routes/refresh-step-transaction.ts';
 import { registerReportUserEvent } from './routes/report-user-event.ts';
 
 /**
@@ -35,6 +37,8 @@ export function securePaymentRoutes(
     parents: ParentLinks;
     /** The payer's balances per source chain and token, on a link's display with `wallet`. */
     paymentOptions: PaymentOptionsReader;
+    /** Cross-chain routes through the aggregator (`/pay?chain=&token=`): one per process. */
+    routes: RouteQuoter;
     /** The Tron full node at `RPC_URL_TRON`; null when none is configured. */
     tronNode: TronGridClient | null;
     rateLimiter?: RateLimiter | undefined;
@@ -47,6 +51,7 @@ export function securePaymentRoutes(
   // By token: what its page shows, its calldata, and what its payer's wallet did.
   registerGetLink(app, deps);
   registerPayLink(app, deps);
+  registerRefreshStepTransaction(app, deps);
   registerBroadcastTronTransaction(app, deps);
   registerReportUserEvent(app, deps);
   registerRecordIntent(app, deps);

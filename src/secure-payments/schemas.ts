@@ -29,9 +29,18 @@ export const CalldataInput = {
   chain: Type.Optional(
     Type.Union(
       ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB'].map((c) => Type.Literal(c)),
+      {
+        description:
+          'On `/pay` and `/calldata`, with `token` and `wallet`: pay from this chain, through the routing aggregator (routeType `crosschain`: the approval of the source token and the bridge call). See docs/guides/crosschain.md',
+      },
     ),
   ),
-  token: Type.Optional(Type.Union(['USDC', 'USDT', 'EURC', 'USDT0'].map((c) => Type.Literal(c)))),
+  token: Type.Optional(
+    Type.Union(
+      ['USDC', 'USDT', 'EURC', 'USDT0'].map((c) => Type.Literal(c)),
+      { description: 'With `chain`: the source token' },
+    ),
+  ),
 };
 
 export const CompletedResponse = Type.Object({

@@ -12,7 +12,9 @@ import type { NetworkReadiness } from '../chains/network-probe.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
 import type { Config } from '../config/config.ts';
+import { type Aggregator, createAggregator } from '../crosschain/aggregator.ts';
 import { createPaymentOptionsReader } from '../crosschain/payment-options.ts';
+import { createRouteQuoter } from '../crosschain/quote-route.ts';
 import { currencyRoutes } from '../currencies/routes.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
@@ -82,6 +84,8 @@ export interface AppDeps {
   readonly networkReadiness?: (() => readonly NetworkReadiness[]) | undefined;
   /** Where the built pay page is (tests); dist/pay-page by default. */
   readonly payPageDir?: string | undefined;
+  /** The process's routing aggregator, shared with its workers (made here otherwise). */
+  readonly aggregator?: Aggregator | undefined;
 }
 
 const MAX_PARAM_LENGTH = 256;
@@ -217,10 +221,17 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     basePath: payPagePath(deps.config.payUrl),
   });
   const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
+  // One aggregator per process (main.ts hands the workers' bridge tracker the same): every
+  // cross-chain call shares its circuit breaker, and every
+  // route verb the one quoter (its cache of routes and of steps handed out).
+  const crossChainRoutes = createRouteQuoter({
+    aggregator: deps.aggregator ?? createAggregator({ config: deps.config.crosschain }),
+    clock: deps.clock,
+  });
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
-  requestRoutes(app, chainDeps);
-  v1Routes(app, chainDeps);
+  requestRoutes(app, { ...chainDeps, routes: crossChainRoutes });
+  v1Routes(app, { ...chainDeps, routes: crossChainRoutes });
   payoutRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
@@ -238,6 +249,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       clients: deps.clients,
       timeoutMs: deps.config.paymentOptionsTimeoutMs,
     }),
+    routes: crossChainRoutes,
     tronNode: tronRpc
       ? createTronGridClient({
           baseUrl: tronRpc,

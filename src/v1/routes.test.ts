@@ -163,12 +163,17 @@ describe('v1 requests, created, read, routed and paid by v1', () => {
     }
   });
 
-  it('pays part of the amount with `amount`, and refuses cross-chain chain/token as v2 does', async () => {
+  it('pays part of the amount with `amount`, and refuses a cross-chain source it cannot route as v2 does', async () => {
     const { paymentReference: ref } = await createdV1({ amount: '10' });
     const part = await api('GET', `/v1/request/${ref}/pay?amount=4`);
     expect(part.statusCode, part.body).toBe(200);
     expect(part.json().metadata).toMatchObject({ requiredAmount: '4' });
-    const cross = await api('GET', `/v1/request/${ref}/pay?chain=BASE&token=USDC`);
+    // No chain here but the request's: a source the server cannot reach is refused by name.
+    const wallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    const cross = await api(
+      'GET',
+      `/v1/request/${ref}/pay?wallet=${wallet}&chain=ARBITRUM&token=USDC`,
+    );
     expect(cross.statusCode).toBe(400);
     expect(cross.json().code).toBe('crosschain_unavailable');
     // A chain or token outside the reference's enums: one error each, naming what is accepted.

@@ -1,6 +1,7 @@
 import type { Clock } from '../base/clock.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
 import { registerCreateV1Request } from './routes/create-request.ts';
@@ -13,7 +14,14 @@ import { registerStopV1Recurrence } from './routes/stop-recurrence.ts';
 /** The v1 request operations Request API 0.31.0 still lists, over the v2 request code. */
 export function v1Routes(
   app: App,
-  deps: { db: Database; clock: Clock; chains: ChainRegistry; clients: ChainClients },
+  deps: {
+    db: Database;
+    clock: Clock;
+    chains: ChainRegistry;
+    clients: ChainClients;
+    /** Cross-chain routes for `/pay?chain=&token=`: one quoter per process. */
+    routes: RouteQuoter;
+  },
 ): void {
   registerCreateV1Request(app, deps);
   registerGetV1Request(app, deps);

@@ -13,6 +13,7 @@ import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { capturedAnswers, referenceOperations } from '../conformance.ts';
 import { answerAuthOperations } from '../conformance-auth.ts';
+import { type CrossChainWorld, startCrossChainWorld } from '../crosschain-world.ts';
 import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { pathShape } from '../reference-versions.ts';
@@ -55,6 +56,7 @@ describe('conformance with the reference API', () => {
   let tenant: Tenant;
   let indexer: Indexer;
   let tron: FakeTronNode;
+  let crossChain: CrossChainWorld;
   const headers = () => ({ 'x-api-key': tenant.apiKey });
   const ok = (res: { statusCode: number; body: string }, status = 200) =>
     expect(res.statusCode, res.body).toBe(status);
@@ -63,16 +65,20 @@ describe('conformance with the reference API', () => {
     local = await standIn('base');
     // Tron's contracts on the same local EVM, behind a Tron node, for the Tron relay.
     tron = await startTronWorld(local.chain, [TRON_PAYER]);
+    // Arbitrum and the fake routing aggregator, for the cross-chain operations.
+    crossChain = await startCrossChainWorld(local);
     t = await createTestApp({
-      env: { ...local.env, CONFIRMATIONS_BASE: '1', RPC_URL_TRON: tron.url },
-      transports: local.transports,
+      env: { ...local.env, ...crossChain.env, CONFIRMATIONS_BASE: '1', RPC_URL_TRON: tron.url },
+      transports: { ...local.transports, ...crossChain.transports },
     });
+    crossChain.useClock(t.clock);
     tenant = await createTenant(t.db);
     indexer = testIndexer(t, { confirmations: 1 });
   });
   afterAll(async () => {
     await t?.close();
     await tron?.close();
+    await crossChain?.close();
     await local?.chain.close();
   });
 
@@ -257,6 +263,22 @@ describe('conformance with the reference API', () => {
         method: 'GET',
         url: `/v2/secure-payments?requestId=${requestIds[0]}`,
         headers: headers(),
+      }),
+    );
+
+    // From Arbitrum: a cross-chain route (variant A with its metadata), and its step refreshed.
+    const bridged = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}&chain=ARBITRUM&token=USDT`,
+      headers: headers(),
+    });
+    ok(bridged);
+    ok(
+      await t.app.inject({
+        method: 'POST',
+        url: `/v2/secure-payments/${token}/refresh-step-transaction`,
+        headers: headers(),
+        payload: { step: bridged.json().metadata.rawStep },
       }),
     );
 

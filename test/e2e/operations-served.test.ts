@@ -13,7 +13,6 @@ const COMMERCE = '#36 commerce';
 const PAYER = '#37 payer';
 
 const NOT_YET_SERVED: Readonly<Record<string, string>> = {
-  'POST /v2/secure-payments/{token}/refresh-step-transaction': CROSS_CHAIN,
 
   'POST /v2/commerce-payments/authorize/calldata': COMMERCE,
   'GET /v2/commerce-payments/{requestId}/status': COMMERCE,

@@ -105,7 +105,10 @@ describe('reference fields of features not built yet', () => {
         url: `/v2/request/${requestId}/pay?${query}`,
         headers: headers(),
       });
-    expect((await pay('chain=BASE&token=USDC')).json().code).toBe('crosschain_unavailable');
+    const wallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    expect((await pay(`wallet=${wallet}&chain=ARBITRUM&token=USDC`)).json().code).toBe(
+      'crosschain_unavailable',
+    );
     expect((await pay('clientUserId=u1&paymentDetailsId=p1')).json()).toEqual(
       unavailable(
         'Crypto-to-fiat payments (clientUserId, paymentDetailsId): not available on this server yet',

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf, clientIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import type { RequestCalldataDeps } from '../pay.ts';
 import { paymentRoutes } from '../payment-routes.ts';
 import { ownRequest } from '../read.ts';
 import { AUTH, RequestParams, TAGS } from '../schemas.ts';
@@ -18,10 +18,16 @@ export const RoutesQuery = Type.Object(
 );
 
 const FeeItem = Type.Object({
-  type: Type.Union([Type.Literal('platform'), Type.Literal('protocol')], {
-    description: 'Ours are platform fees; the reference also reports protocol fees',
-  }),
+  type: Type.Union(
+    [Type.Literal('platform'), Type.Literal('protocol'), Type.Literal('crosschain')],
+    {
+      description:
+        'The platform’s fee, or the bridge’s on a cross-chain route; the reference also reports protocol fees',
+    },
+  ),
   stage: Type.Literal('sending'),
+  provider: Type.Optional(Type.String({ description: 'The bridge (`across`)' })),
+  rateProvider: Type.Optional(Type.String({ description: '`lifi`: the routing aggregator' })),
   amount: Type.Union([Type.String(), Type.Null()]),
   amountInUSD: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
@@ -37,12 +43,16 @@ export const RoutesResponse = Type.Object({
   routes: Type.Array(
     Type.Object({
       id: Type.String({
-        description: 'REQUEST_NETWORK_PAYMENT: the request’s token on its network',
+        description:
+          'REQUEST_NETWORK_PAYMENT: the request’s token on its network; `<CHAIN>_<TOKEN>` (ARBITRUM_USDT): from that chain and token, paid by /pay with them as `chain` and `token`',
       }),
       fee: Type.Number({ description: 'What the payer pays on top, in the fee’s currency' }),
       feeInUSD: Type.Optional(Type.Number()),
       feeBreakdown: Type.Array(FeeItem),
-      speed: Type.Literal('FAST'),
+      speed: Type.Union([Type.Literal('FAST'), Type.Integer({ minimum: 0 })], {
+        description:
+          'FAST on the request’s network; seconds the bridge is expected to take otherwise',
+      }),
       price_impact: Type.Number(),
       chain: Type.String({ description: 'BASE, ETHEREUM, POLYGON, … (the network otherwise)' }),
       token: Type.String(),
@@ -58,16 +68,16 @@ export const RoutesResponse = Type.Object({
   ),
 });
 
-export function registerGetRequestRoutes(app: App, deps: { db: Database; chains: ChainRegistry }) {
+export function registerGetRequestRoutes(app: App, deps: RequestCalldataDeps & { db: Database }) {
   app.get(
     '/v2/request/:requestId/routes',
     {
       config: { auth: AUTH },
       schema: {
         tags: TAGS,
-        summary: 'The routes a wallet can pay a request by (today: on the request’s network)',
+        summary: 'The routes a wallet can pay a request by: on its network, and from other chains',
         description:
-          'Pay the route named REQUEST_NETWORK_PAYMENT with GET /v2/request/{requestId}/pay, without chain and token.',
+          'Pay the route named REQUEST_NETWORK_PAYMENT with GET /v2/request/{requestId}/pay, without chain and token; a cross-chain route with its chain and token. A source the routing aggregator has no checked route from is left out.',
         params: RequestParams,
         querystring: RoutesQuery,
         response: { 200: RoutesResponse },

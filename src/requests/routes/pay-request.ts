@@ -2,9 +2,8 @@ import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf, clientIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
-import type { CalldataDeps } from '../../payments/calldata/shared.ts';
 import { namedCrossChainValues } from '../cross-chain-query.ts';
-import { requestCalldata } from '../pay.ts';
+import { type RequestCalldataDeps, requestCalldata } from '../pay.ts';
 import { ownRequest } from '../read.ts';
 import { AUTH, BigNumberJson, PayQuery, RequestParams, TAGS } from '../schemas.ts';
 
@@ -23,7 +22,7 @@ const PayResponse = Type.Object({
   metadata: Type.Record(Type.String(), Type.Unknown()),
 });
 
-export function registerPayRequest(app: App, deps: CalldataDeps & { db: Database }): void {
+export function registerPayRequest(app: App, deps: RequestCalldataDeps & { db: Database }): void {
   app.get(
     '/v2/request/:requestId/pay',
     {

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
 import type { ChainClients } from '../../chains/clients.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
+import type { RouteQuoter } from '../../crosschain/quote-route.ts';
 import type { Database } from '../../db/client.ts';
 import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
@@ -30,8 +31,16 @@ const calldataSchema = {
     403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
     409: { ...CompletedResponse, description: 'Already completed' },
     423: InProgressResponse,
-    502: { description: 'The network’s RPC failed', $ref: 'ErrorEnvelope' },
-    503: { description: 'The network is not configured', $ref: 'ErrorEnvelope' },
+    502: {
+      description:
+        'The network’s RPC failed, or the cross-chain route offered does not pay the link (`crosschain_route_refused`)',
+      $ref: 'ErrorEnvelope',
+    },
+    503: {
+      description:
+        'The network is not configured, or the routing aggregator fails (`crosschain_unavailable`)',
+      $ref: 'ErrorEnvelope',
+    },
   },
 };
 
@@ -47,6 +56,7 @@ export function registerPayLink(
     chains: ChainRegistry;
     clients: ChainClients;
     parents: ParentLinks;
+    routes: RouteQuoter;
   },
 ): void {
   app.get(

@@ -1,7 +1,7 @@
-import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import type { RequestCalldataDeps } from '../../requests/pay.ts';
 import { paymentRoutes } from '../../requests/payment-routes.ts';
 import { RoutesQuery, RoutesResponse } from '../../requests/routes/get-request-routes.ts';
 import { requestByReference } from '../lookup.ts';
@@ -9,7 +9,7 @@ import { AUTH, ReferenceParams, TAGS } from '../schemas.ts';
 
 export function registerGetV1RequestRoutes(
   app: App,
-  deps: { db: Database; chains: ChainRegistry },
+  deps: RequestCalldataDeps & { db: Database },
 ): void {
   app.get(
     '/v1/request/:paymentReference/routes',
@@ -19,7 +19,7 @@ export function registerGetV1RequestRoutes(
         tags: TAGS,
         summary: 'The routes a wallet can pay a request by, by its payment reference (v1)',
         description:
-          'As GET /v2/request/{requestId}/routes. Pay the route named REQUEST_NETWORK_PAYMENT with GET /v1/request/{paymentReference}/pay, without chain and token.',
+          'As GET /v2/request/{requestId}/routes. Pay the route named REQUEST_NETWORK_PAYMENT with GET /v1/request/{paymentReference}/pay, without chain and token; a cross-chain route with its chain and token.',
         params: ReferenceParams,
         querystring: RoutesQuery,
         response: { 200: RoutesResponse },

@@ -1,0 +1,188 @@
+import { type Address, getAddress, zeroAddress } from 'viem';
+import { AppError } from '../base/errors.ts';
+import type { ChainClients } from '../chains/clients.ts';
+import { isNative } from '../chains/currencies.ts';
+import type { NetworkId } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { FeeLegCall } from '../payments/calldata/shared.ts';
+import { referenceBytes } from '../payments/references.ts';
+import type { PaymentLeg } from '../payments/transactions.ts';
+import { type Destination, destinationTotal } from './destination-calls.ts';
+import { paymentSources } from './payment-options-sources.ts';
+import type { QuotedRoute, RouteQuoter } from './quote-route.ts';
+import { type CrossChainCalldata, crossChainAnswer } from './route-answer.ts';
+
+/**
+ * One payment leg (a link's or a request's) paid from another chain: which sources it may be
+ * paid from (those `paymentOptions` offers), what the route must pay on its network, and the
+ * answer. Its callers decide which legs and payers may (secure-payments/link-crosschain.ts,
+ * requests/pay.ts); `what` names the leg's owner in messages (`link`, `request`).
+ */
+
+export interface LegRouteDeps {
+  readonly chains: ChainRegistry;
+  readonly clients: ChainClients;
+  /** Routes through the aggregator, one quoter (and cache) per process. */
+  readonly routes: RouteQuoter;
+}
+
+const refuse = (message: string) => new AppError('crosschain_unavailable', message);
+
+/**
+ * What a route must pay on the leg's network: its payment through our fee proxy (with the
+ * leg's own fee), then each fee leg under its own reference.
+ */
+export function legDestination(
+  chains: ChainRegistry,
+  leg: PaymentLeg,
+  feeCalls: readonly FeeLegCall[],
+): Destination {
+  const feeProxy = chains.contracts(leg.network.id).erc20FeeProxy;
+  if (!feeProxy) throw refuse(`No fee proxy is deployed on ${leg.network.id}`);
+  return {
+    chainId: leg.network.chainId,
+    feeProxy: getAddress(feeProxy),
+    token: getAddress(leg.currency.address),
+    payments: [
+      {
+        payee: getAddress(leg.payee),
+        amount: leg.amount,
+        reference: referenceBytes(leg.paymentReference),
+        feeAmount: leg.feeAmount,
+        feeAddress: leg.feeAddress ? getAddress(leg.feeAddress) : zeroAddress,
+      },
+      ...feeCalls.map((fee) => ({
+        payee: getAddress(fee.recipient),
+        amount: fee.amount,
+        reference: referenceBytes(fee.paymentReference),
+        feeAmount: 0n,
+        feeAddress: zeroAddress,
+      })),
+    ],
+  };
+}
+
+/**
+ * The cross-chain answer for a leg, or null when the source named is the leg's own currency
+ * on its own network (nothing to bridge: the same-chain answer serves).
+ */
+export async function legCrossChainCalldata(
+  deps: LegRouteDeps,
+  input: {
+    /** Whose leg, for the route cache: a link's or a request's id. */
+    readonly key: string;
+    readonly what: 'link' | 'request';
+    readonly leg: PaymentLeg;
+    readonly feeCalls: readonly FeeLegCall[];
+    readonly wallet: Address;
+    readonly chain: string;
+    readonly token: string;
+  },
+): Promise<CrossChainCalldata | null> {
+  const { leg, what } = input;
+  if (leg.network.kind !== 'evm') {
+    throw refuse(
+      `Tron ${what}s are paid on Tron only: send neither chain nor token (cross-chain routes start and end on EVM networks)`,
+    );
+  }
+  if (leg.invoiceCurrency !== undefined || isNative(leg.currency)) {
+    throw refuse(
+      `Cross-chain payment needs a ${what} in a token; this one is paid in ${(leg.invoiceCurrency ?? leg.currency).id}`,
+    );
+  }
+  const reachable = (network: NetworkId) =>
+    deps.clients.configured(network) && deps.chains.contracts(network).multicall3 !== null;
+  const need = { network: leg.network, currency: leg.currency, amount: leg.amount };
+  const source = paymentSources(deps.chains, reachable, [need]).find(
+    (candidate) => candidate.chainKey === input.chain && candidate.tokenKey === input.token,
+  );
+  if (!source) {
+    throw refuse(
+      `This ${what} (${leg.currency.id}) cannot be paid from ${input.chain} ${input.token} on this server; its paymentOptions list the sources it can`,
+    );
+  }
+  if (source.exact) return null;
+  const destination = legDestination(deps.chains, leg, input.feeCalls);
+  const route = await deps.routes.quote(
+    input.key,
+    {
+      chainId: source.network.chainId,
+      token: getAddress(source.currency.address),
+      wallet: input.wallet,
+      chainKey: source.chainKey,
+      tokenKey: source.tokenKey,
+    },
+    destination,
+  );
+  return crossChainAnswer(deps, {
+    route,
+    sourceNetwork: source.network,
+    sourceCurrency: source.currency,
+    wallet: input.wallet,
+    paymentAmount: destinationTotal(destination),
+    linkCurrency: leg.currency,
+  });
+}
+
+/** A source a leg can be paid from, with its checked route. */
+export interface LegRouteOption {
+  /** The answer's names (`ARBITRUM`, `USDT`). */
+  readonly chain: string;
+  readonly token: string;
+  readonly network: NetworkId;
+  readonly route: QuotedRoute;
+}
+
+/**
+ * Every source other than the leg's own, each with its route, asked at once: a source the
+ * aggregator has no route from, or whose route fails the check, or that does not answer
+ * (the breaker open, the aggregator down), is left out rather than failing the list. Empty for
+ * a leg that cannot be paid cross-chain (Tron, fiat, a native currency).
+ */
+export async function legRouteOptions(
+  deps: LegRouteDeps,
+  input: {
+    readonly key: string;
+    readonly leg: PaymentLeg;
+    readonly feeCalls: readonly FeeLegCall[];
+    readonly wallet: Address;
+  },
+): Promise<LegRouteOption[]> {
+  const { leg } = input;
+  if (leg.network.kind !== 'evm' || leg.invoiceCurrency !== undefined || isNative(leg.currency)) {
+    return [];
+  }
+  const reachable = (network: NetworkId) =>
+    deps.clients.configured(network) && deps.chains.contracts(network).multicall3 !== null;
+  const need = { network: leg.network, currency: leg.currency, amount: leg.amount };
+  const sources = paymentSources(deps.chains, reachable, [need]).filter((s) => !s.exact);
+  if (sources.length === 0) return [];
+  const destination = legDestination(deps.chains, leg, input.feeCalls);
+  const quoted = await Promise.all(
+    sources.map(async (source): Promise<LegRouteOption | null> => {
+      try {
+        const route = await deps.routes.quote(
+          input.key,
+          {
+            chainId: source.network.chainId,
+            token: getAddress(source.currency.address),
+            wallet: input.wallet,
+            chainKey: source.chainKey,
+            tokenKey: source.tokenKey,
+          },
+          destination,
+        );
+        return {
+          chain: source.chainKey,
+          token: source.tokenKey,
+          network: source.network.id,
+          route,
+        };
+      } catch (error) {
+        if (error instanceof AppError) return null;
+        throw error;
+      }
+    }),
+  );
+  return quoted.filter((option) => option !== null);
+}
