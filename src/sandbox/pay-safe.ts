@@ -35,9 +35,22 @@ export async function sandboxPaySafe(input: {
     message?: string;
     safeTransaction?: SafeTransaction;
     metadata?: { hasEnoughBalance?: boolean; balance?: string; requiredAmount?: string };
-  }>(payUrl, { 'x-api-key': input.apiKey });
+    statusCode?: number;
+  }>(payUrl, { 'x-api-key': input.apiKey }, [423]);
+  // 423: a Safe transaction is recorded for the link; its owners finish that one.
   const safeTx = body.safeTransaction;
-  if (!safeTx) throw new Error(`${payUrl} answered no safeTransaction: is it a payreq server?`);
+  if (!safeTx) {
+    throw new Error(
+      body.statusCode === 423
+        ? `${payUrl} answered 423: ${body.message ?? 'in progress'}, by a Safe transaction this server did not prepare`
+        : `${payUrl} answered no safeTransaction: is it a payreq server?`,
+    );
+  }
+  if (getAddress(safeTx.safeAddress) !== safe) {
+    throw new Error(
+      `the link waits for a transaction of the Safe ${safeTx.safeAddress}, not ${safe}`,
+    );
+  }
   if (safeTx.chainId !== SANDBOX_NETWORK.chainId)
     throw new Error(`this link is not on the sandbox network (chain ${safeTx.chainId})`);
   const owners = new Set(safeTx.owners.map((owner) => owner.toLowerCase()));

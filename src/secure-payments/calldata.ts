@@ -145,7 +145,7 @@ export async function linkCalldata(
     const batch = await buildBatchCalldata(deps, legs, payer);
     if (!safe) return batch;
     const answer = safeBatchAnswer(safe, batch);
-    await rememberSafeTransaction(deps.db, link.row, answer.safeTransaction);
+    await rememberSafeTransaction(deps.db, link.row, { ...answer.safeTransaction });
     return answer;
   }
   const fees = await linkFees(deps.db, link, first);
@@ -156,7 +156,7 @@ export async function linkCalldata(
   const answer = linkSingle(built, fees, link, first);
   if (!safe) return answer;
   const safeAnswer = safeSingleAnswer(safe, answer);
-  await rememberSafeTransaction(deps.db, link.row, safeAnswer.safeTransaction);
+  await rememberSafeTransaction(deps.db, link.row, { ...safeAnswer.safeTransaction });
   return safeAnswer;
 }
 
@@ -211,11 +211,12 @@ function safeTransactionOf(answer: object): RememberedSafeTx | null {
   if (!('safeTransaction' in answer)) return null;
   const safeTx: unknown = answer.safeTransaction;
   if (typeof safeTx !== 'object' || safeTx === null) return null;
-  const { safeTxHash, safeAddress, nonce } = safeTx as Partial<Record<string, unknown>>;
+  const fields = safeTx as Partial<Record<string, unknown>>;
+  const { safeTxHash, safeAddress, nonce } = fields;
   return typeof safeTxHash === 'string' &&
     typeof safeAddress === 'string' &&
     typeof nonce === 'string'
-    ? { safeTxHash, safeAddress, nonce }
+    ? { ...fields, safeTxHash, safeAddress, nonce }
     : null;
 }
 

@@ -23,6 +23,7 @@ import {
   multicallStatus,
 } from './link-children.ts';
 import { effectiveStatus, type LinkRow, type LinkStatus } from './link-row.ts';
+import { preparedSafeTransaction } from './safe-prepared.ts';
 import { trackedIntentOf } from './tracked-intent.ts';
 
 export interface Link {
@@ -152,6 +153,8 @@ async function inProgressError(deps: CompletedDeps, link: Link): Promise<AppErro
     trackedIntentOf(deps.db, link.row.id),
     resolveLinkBranding(deps.db, link.row.clientIdId),
   ]);
+  const prepared =
+    intent?.safeTxHash == null ? null : await preparedSafeTransaction(deps.db, intent.safeTxHash);
   const chainId = deps.chains.network(link.row.network)?.chainId ?? null;
   const deadline = intent?.safePaymentDeadline ?? link.trackedUntil;
   return new AppError('secure_payment_in_progress', 'Secure payment is in progress', {
@@ -165,6 +168,8 @@ async function inProgressError(deps: CompletedDeps, link: Link): Promise<AppErro
         chainId,
         safePaymentDeadline: deadline === null ? null : Math.floor(deadline.getTime() / 1000),
       })),
+      // Ours: the Safe transaction itself, for the owners still to sign and execute it.
+      safeTransaction: prepared?.transaction ?? null,
     },
   });
 }

@@ -103,6 +103,10 @@ export const InProgressResponse = Type.Object(
         safePaymentDeadline: Type.Union([Type.Integer(), Type.Null()]),
       }),
     ),
+    safeTransaction: Type.Union([Type.Ref('SafeTransaction'), Type.Null()], {
+      description:
+        'Ours: the Safe transaction /pay answered for the tracked safeTxHash, for the owners still to sign and execute it (null when it came from elsewhere)',
+    }),
   },
   { description: 'A Safe transaction for this link is being tracked' },
 );

@@ -8,12 +8,10 @@ import { pathShape, referenceUnion } from '../reference-versions.ts';
  * one issue 32 should have served; a table entry we now serve must leave the table.
  */
 
-const CROSS_CHAIN = '#35 cross-chain';
 const COMMERCE = '#36 commerce';
 const PAYER = '#37 payer';
 
 const NOT_YET_SERVED: Readonly<Record<string, string>> = {
-
   'POST /v2/commerce-payments/authorize/calldata': COMMERCE,
   'GET /v2/commerce-payments/{requestId}/status': COMMERCE,
   'POST /v2/commerce-payments/{requestId}/authorize': COMMERCE,

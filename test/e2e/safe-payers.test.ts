@@ -145,6 +145,8 @@ async function recordSafeIntent(token: string, safeTx: SafeTransaction) {
     expect(locked.statusCode, path).toBe(423);
     const body = locked.json();
     expect(body).toMatchObject({ code: 'secure_payment_in_progress', status: 'pending' });
+    // The owners still to sign get the transaction itself.
+    expect(body.safeTransaction).toEqual(safeTx);
     for (const each of body.requestStatuses) {
       expect(each).toMatchObject({ hasBeenPaid: false, safeTxHash: safeTx.safeTxHash });
     }

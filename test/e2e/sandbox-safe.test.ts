@@ -233,7 +233,7 @@ describe('payreq sandbox create-safe and pay --safe', () => {
     );
   });
 
-  it('records a Safe transaction on the sandbox (`chain: SANDBOX`): the link waits for it', async () => {
+  it('records a Safe transaction on the sandbox (`chain: SANDBOX`): the link waits, its owners finish it', async () => {
     const { safe } = await createSafe(['--owners', '2,3', '--threshold', '2', '--fund', '5']);
     const token = await link('2');
     const headers = { 'x-api-key': tenant.apiKey };
@@ -254,6 +254,19 @@ describe('payreq sandbox create-safe and pay --safe', () => {
     const display = await t.app.inject({ url: `/v2/secure-payments/${token}`, headers });
     expect(display.statusCode).toBe(423);
     expect(display.json().requestStatuses[0]).toMatchObject({ safeTxHash, chainId: 31337 });
+
+    // The owners finish the recorded transaction: `pay --safe` takes it from the 423.
+    const payee = accountOf(chain, 1).address;
+    const before = await usdcOf(payee);
+    const paid = await sandboxPaySafe({
+      baseUrl,
+      token,
+      safe,
+      wallets: [3, 2],
+      apiKey: tenant.apiKey,
+    });
+    expect(paid.safeTxHash).toBe(safeTxHash);
+    expect((await usdcOf(payee)) - before).toBe(2_000_000n);
   });
 
   it('refuses a threshold above the owners before sending anything', async () => {

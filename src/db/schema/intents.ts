@@ -100,6 +100,11 @@ export const safeTransactions = pgTable(
     network: text().notNull(),
     safeAddress: text().notNull(),
     nonce: baseUnits().notNull(),
+    /**
+     * The whole `safeTransaction` `/pay` answered: what the link's 423 hands the owners still
+     * to sign it. Null on rows older than the column.
+     */
+    transaction: jsonb().$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
   (t) => [index().on(t.securePaymentId)],
