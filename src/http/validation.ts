@@ -3,7 +3,7 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { ValidationError } from '../base/errors.ts';
-import { type SchemaIssue, schemaFieldError } from './schema-errors.ts';
+import { type SchemaIssue, schemaFieldErrors } from './schema-errors.ts';
 
 /**
  * Request validation with two Ajv instances. Query strings, params and headers arrive as text
@@ -171,7 +171,7 @@ export function parseBody<T extends TSchema>(
     return body as Static<T>;
   }
   const issues = Array.isArray(validate.errors) ? (validate.errors as SchemaIssue[]) : [];
-  throw new ValidationError(issues.map((issue) => schemaFieldError(issue, 'body')));
+  throw new ValidationError(schemaFieldErrors(issues, 'body'));
 }
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;

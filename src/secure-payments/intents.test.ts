@@ -73,6 +73,14 @@ describe('POST /{token}/intent', () => {
     await expectRefused(token, { ...base, txHash: '0x1234' }, 'txHash');
     await expectRefused(token, { txHash: HASH, token: 'USDC' }, 'chain');
     await expectRefused(token, { ...base, txHash: HASH, chain: 'SOLANA' }, 'chain');
+    const unknown = await intent(token, { ...base, txHash: HASH, chain: 'base' });
+    expect(unknown.json().errors).toEqual([
+      {
+        field: 'chain',
+        message:
+          'must be one of "BASE", "OPTIMISM", "ARBITRUM", "ETHEREUM", "POLYGON", "BNB", "SANDBOX"',
+      },
+    ]);
     await expectRefused(token, { chain: 'BASE', txHash: HASH }, 'token');
     await expectRefused(token, { ...base, token: 'EURC', txHash: HASH }, 'token');
     await expectRefused(

@@ -10,7 +10,7 @@ import {
 } from '../base/errors.ts';
 import { ulid } from '../base/ulid.ts';
 import { errorEnvelope } from '../http/envelope.ts';
-import { type SchemaIssue, schemaFieldError } from '../http/schema-errors.ts';
+import { type SchemaIssue, schemaFieldErrors } from '../http/schema-errors.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 
 /** What a caller sees for any failure we did not anticipate; the details go to the log only. */
@@ -71,8 +71,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const fastifyError = error as FastifyError;
     if (Array.isArray(fastifyError.validation)) {
-      const errors = fastifyError.validation.map((issue) =>
-        schemaFieldError(issue as SchemaIssue, fastifyError.validationContext),
+      const errors = schemaFieldErrors(
+        fastifyError.validation as SchemaIssue[],
+        fastifyError.validationContext,
       );
       return reply
         .code(400)
