@@ -1,0 +1,259 @@
+import { eq } from 'drizzle-orm';
+import pino from 'pino';
+import {
+  type Address,
+  createWalletClient,
+  custom,
+  getAddress,
+  type Hex,
+  keccak256,
+  parseAbi,
+  toHex,
+} from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAggregator } from '../../src/crosschain/aggregator.ts';
+import { paymentIntents } from '../../src/db/schema.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
+import type { Indexer } from '../../src/detection/indexer.ts';
+import {
+  type FakeAggregator,
+  startFakeAggregator,
+} from '../../src/sandbox/aggregator/fake-aggregator.ts';
+import {
+  type BridgeRelayer,
+  bridgeChain,
+  createBridgeRelayer,
+} from '../../src/sandbox/bridge-relayer.ts';
+import {
+  type BridgeTracker,
+  createBridgeTracker,
+} from '../../src/secure-payments/bridge-tracker.ts';
+import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
+import { createSettlement } from '../../src/workers/settlement.ts';
+import { createRealClock, createTestApp, type TestApp } from '../app.ts';
+import { accountOf, type StandIn, standIn } from '../chain.ts';
+import { createTenant, type Tenant } from '../fixtures.ts';
+import { type Receiver, startReceiver } from '../webhook-receiver.ts';
+import { testDispatcher, testIndexer } from '../workers.ts';
+
+/**
+ * A link on Base paid with USDT from Arbitrum, end to end, on two local chains running the real
+ * Request contracts and the local Across bridge (SpokePool and handler): `/pay?chain=&token=`
+ * quotes the route through the fake aggregator over real HTTP, the payer sends the approval and
+ * the deposit on Arbitrum and records it as the link's intent, the relayer fills it on Base,
+ * where the handler pays the link and its protocol fee leg through the fee proxy; detection on
+ * Base confirms it (`payment.confirmed`), and the bridge tracker follows the transfer to its end.
+ */
+
+const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
+const PROTOCOL = getAddress(keccak256(toHex('crosschain e2e protocol')).slice(0, 42));
+
+let base: StandIn;
+let arbitrum: StandIn;
+let fake: FakeAggregator;
+let t: TestApp;
+let tenant: Tenant;
+let receiver: Receiver;
+let indexer: Indexer;
+let dispatcher: Dispatcher;
+let relayer: BridgeRelayer;
+let tracker: BridgeTracker;
+
+beforeAll(async () => {
+  base = await standIn('base');
+  arbitrum = await standIn('arbitrum-one');
+  const clock = createRealClock();
+  fake = await startFakeAggregator({
+    tokens: [
+      { chainId: 42161, address: arbitrum.chain.addresses.usdt, symbol: 'USDT', decimals: 6 },
+      { chainId: 8453, address: base.chain.addresses.usdc, symbol: 'USDC', decimals: 6 },
+    ],
+    spokePools: { 42161: arbitrum.chain.addresses.spokePool },
+    // Across hands the bridged tokens and the message to the handler on Base.
+    recipient: base.chain.addresses.acrossHandler,
+    pricing: { feeBps: 10, feeFlat: '0.5', executionDurationSeconds: 30 },
+    quoteLifetimeSeconds: 600,
+    now: () => clock.now().getTime(),
+  });
+  t = await createTestApp({
+    env: {
+      ...base.env,
+      ...arbitrum.env,
+      LIFI_URL: fake.url,
+      ALLOW_LOCAL_WEBHOOKS: 'true',
+      PROTOCOL_FEE_BPS: '10',
+      PROTOCOL_FEE_EVM_RECIPIENT: PROTOCOL,
+    },
+    transports: { ...base.transports, ...arbitrum.transports },
+    clock,
+  });
+  tenant = await createTenant(t.db);
+  receiver = await startReceiver();
+  const hook = await t.app.inject({
+    method: 'POST',
+    url: '/v1/webhook',
+    headers: { 'x-api-key': tenant.apiKey },
+    payload: { url: receiver.url },
+  });
+  expect(hook.statusCode, hook.body).toBe(201);
+  indexer = testIndexer(t, { network: 'base', confirmations: 0 });
+  dispatcher = testDispatcher(t);
+  relayer = createBridgeRelayer({
+    logger: pino({ level: 'silent' }),
+    chains: [bridgeChain(arbitrum.chain), bridgeChain(base.chain)],
+  });
+  tracker = createBridgeTracker({
+    db: t.db,
+    clock: t.clock,
+    logger: pino({ level: 'silent' }),
+    aggregator: createAggregator({ config: t.config.crosschain }),
+    chains: t.chains,
+    sink: createSettlement({ chains: t.chains }),
+    settleAfterMs: 600_000,
+  });
+}, 180_000);
+afterAll(async () => {
+  await tracker?.stop();
+  await relayer?.stop();
+  await indexer?.stop();
+  await receiver?.close();
+  await t?.close();
+  await fake?.close();
+  await arbitrum?.chain.close();
+  await base?.chain.close();
+});
+
+function balanceOf(chain: StandIn, token: Address, owner: Address): Promise<bigint> {
+  return chain.chain.client.readContract({
+    address: token,
+    abi: TOKEN_ABI,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
+}
+
+async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('a Base link paid with USDT from Arbitrum through the local bridge', () => {
+  it('pays the payee and the fee leg exactly on Base, confirmed by detection, tracked to the end', async () => {
+    const payee = getAddress(keccak256(toHex('crosschain e2e payee')).slice(0, 42));
+    const usdc = getAddress(base.chain.addresses.usdc);
+    const usdt = getAddress(arbitrum.chain.addresses.usdt);
+    const target = resolveTarget(t.chains, {
+      walletAddress: payee,
+      chainId: 8453,
+      tokenAddress: usdc,
+    });
+    const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: { requests: [{ destinationId, amount: '25' }] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { token, requestIds } = created.json();
+
+    const payer = accountOf(arbitrum.chain, 2);
+    const pay = await t.app.inject({
+      url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}&chain=ARBITRUM&token=USDT`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(pay.statusCode, pay.body).toBe(200);
+    const answer = pay.json();
+    expect(answer.metadata.routeType).toBe('crosschain');
+    const [approval, bridge] = answer.transactions as { to: Address; data: Hex; value: string }[];
+    if (!approval || !bridge) throw new Error('no approval and bridge call');
+    expect(bridge.to).toBe(getAddress(arbitrum.chain.addresses.spokePool));
+
+    const sender = createWalletClient({
+      account: payer,
+      chain: arbitrum.chain.chain,
+      transport: custom(arbitrum.chain.provider, { retryCount: 0 }),
+    });
+    const before = {
+      payee: await balanceOf(base, usdc, payee),
+      fee: await balanceOf(base, usdc, PROTOCOL),
+      payer: await balanceOf(arbitrum, usdt, payer.address),
+    };
+    await sender.sendTransaction({ to: approval.to, data: approval.data });
+    const deposit = await sender.sendTransaction({ to: bridge.to, data: bridge.data });
+    await arbitrum.chain.client.waitForTransactionReceipt({ hash: deposit });
+    const intent = await t.app.inject({
+      method: 'POST',
+      url: `/v2/secure-payments/${token}/intent`,
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: {
+        chain: 'ARBITRUM',
+        token: 'USDC',
+        txHash: deposit,
+        executionKind: 'evm_cross_chain',
+        payerAddress: payer.address,
+        sourceToken: 'USDT',
+        sourceAmount: answer.metadata.sourceAmount,
+      },
+    });
+    expect(intent.statusCode, intent.body).toBe(200);
+    const intentId: string = intent.json().intentId;
+
+    // The relayer fills the deposit on Base: the handler pays the link through the fee proxy.
+    relayer.start(20);
+    const filled = await until(
+      () => relayer.deposits(),
+      (deposits) => deposits.some((d) => d.status === 'filled'),
+    );
+    const fill = filled.find((d) => d.status === 'filled');
+    if (!fill?.fillTxHash) throw new Error('the relayer filled nothing');
+    // The protocol's 10 bps of 25 USDC, paid from the payee's share as a leg of its own.
+    expect((await balanceOf(base, usdc, payee)) - before.payee).toBe(25_000_000n - 25_000n);
+    expect((await balanceOf(base, usdc, PROTOCOL)) - before.fee).toBe(25_000n);
+    expect(before.payer - (await balanceOf(arbitrum, usdt, payer.address))).toBeGreaterThan(
+      25_000_000n,
+    );
+
+    // Detection on Base confirms the payment.
+    await indexer.tick();
+    await dispatcher.runOnce();
+    const confirmed = await until(
+      () => receiver.received.map((r) => r.body),
+      (bodies) => bodies.some((b) => b.event === 'payment.confirmed'),
+    );
+    expect(confirmed.find((b) => b.event === 'payment.confirmed')).toMatchObject({
+      requestId: requestIds[0],
+      // The payee's leg: the gross less the payee-borne fee, paid by its own leg.
+      amount: '24.975',
+      txHash: fill.fillTxHash,
+      network: 'base',
+    });
+
+    // The aggregator reports the transfer done: the tracker ends it, its payment already counted.
+    fake.setTransfer(deposit, { status: 'DONE', receivingTxHash: fill.fillTxHash });
+    await tracker.round();
+    await tracker.round();
+    const [row] = await t.db.select().from(paymentIntents).where(eq(paymentIntents.id, intentId));
+    expect(row).toMatchObject({
+      kind: 'bridge',
+      status: 'executed',
+      network: 'arbitrum-one',
+      receivingTxHash: fill.fillTxHash,
+    });
+    const status = await t.app.inject({
+      url: `/v2/request/${requestIds[0]}`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(status.json()).toMatchObject({ hasBeenPaid: true, txHash: fill.fillTxHash });
+    const link = await t.app.inject({
+      url: `/v2/secure-payments/${token}`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(link.statusCode).toBe(409);
+  });
+});
