@@ -302,6 +302,22 @@ describe('a cross-chain transfer recorded as an intent', () => {
     expect((await intentRow(link.intentId)).status).toBe('failed');
   });
 
+  it('is resumed by another process’s tracker when the one following it stops', async () => {
+    const link = await bridged();
+    const first = trackerOf(fake);
+    await first.round();
+    await first.stop();
+    expect((await intentRow(link.intentId)).status).toBe('bridging');
+    fake.setTransfer(link.txHash, { status: 'FAILED', substatus: 'EXPIRED' });
+    // Nothing of the first but the database.
+    await trackerOf(fake).round();
+    expect(await intentRow(link.intentId)).toMatchObject({
+      status: 'failed',
+      failureReason: 'bridge transfer failed (EXPIRED)',
+    });
+    expect(await queued('payment.failed', link.requestIds[0])).toHaveLength(1);
+  });
+
   it('is ended once by two trackers racing: one payment.failed', async () => {
     const link = await bridged();
     fake.setTransfer(link.txHash, { status: 'FAILED' });
