@@ -1,4 +1,14 @@
-import { type Address, getAddress, type Hex, pad, toHex } from 'viem';
+import {
+  type Address,
+  encodeAbiParameters,
+  encodeEventTopics,
+  getAddress,
+  type Hex,
+  pad,
+  parseAbi,
+  parseAbiParameters,
+  toHex,
+} from 'viem';
 import { describe, expect, it } from 'vitest';
 import { payersOf, type ReceiptLog } from './payer-accounts.ts';
 
@@ -38,10 +48,59 @@ const chain = {
   isEoa: async (address: Address) => address !== POOL,
 };
 
+const FILLED_V3_RELAY = parseAbi([
+  'event FilledV3Relay(address inputToken, address outputToken, uint256 inputAmount, uint256 outputAmount, uint256 repaymentChainId, uint256 indexed originChainId, uint32 indexed depositId, uint32 fillDeadline, uint32 exclusivityDeadline, address exclusiveRelayer, address indexed relayer, address depositor, address recipient, bytes message, (address updatedRecipient, bytes updatedMessage, uint256 updatedOutputAmount, uint8 fillType) relayExecutionInfo)',
+]);
+
+/** Across's fill of a deposit `depositor` made on chain 42161, delivering `token` to ACCOUNT. */
+function fill(token: Address, depositor: Address, logIndex: number): ReceiptLog {
+  const topics = encodeEventTopics({
+    abi: FILLED_V3_RELAY,
+    eventName: 'FilledV3Relay',
+    args: { originChainId: 42161n, depositId: 7, relayer: SENDER },
+  }) as Hex[];
+  const data = encodeAbiParameters(
+    parseAbiParameters(
+      'address, address, uint256, uint256, uint256, uint32, uint32, address, address, address, bytes, (address, bytes, uint256, uint8)',
+    ),
+    [
+      POOL,
+      token,
+      101n,
+      100n,
+      8453n,
+      0,
+      0,
+      SENDER,
+      depositor,
+      ACCOUNT,
+      '0x',
+      [ACCOUNT, '0x', 100n, 0],
+    ],
+  );
+  return { address: POOL, topics, data, logIndex };
+}
+
 const of = (logs: ReceiptLog[], logIndex: number, amount?: bigint) =>
   payersOf({ from: SENDER, logs }, payment(logIndex, amount), chain);
 
 describe('payersOf', () => {
+  it('names the depositor on the origin chain when a bridge fill delivered the token first', async () => {
+    expect(await of([fill(TOKEN, OWNER, 0)], 1)).toEqual({
+      payerAddress: OWNER,
+      payerEoaAddress: OWNER,
+    });
+    // A fill of another token, or one after the payment, names no one.
+    expect(await of([fill(BATCH, OWNER, 0)], 1)).toEqual({
+      payerAddress: SENDER,
+      payerEoaAddress: SENDER,
+    });
+    expect(await of([fill(TOKEN, OWNER, 2)], 1)).toEqual({
+      payerAddress: SENDER,
+      payerEoaAddress: SENDER,
+    });
+  });
+
   it('names the sender twice when the tokens left the sender', async () => {
     expect(await of([transfer(SENDER, PAYEE, 100n, 0)], 1)).toEqual({
       payerAddress: SENDER,

@@ -1,4 +1,13 @@
-import { type Address, getAbiItem, getAddress, type Hex, hexToBigInt, toEventSelector } from 'viem';
+import {
+  type Address,
+  decodeEventLog,
+  getAbiItem,
+  getAddress,
+  type Hex,
+  hexToBigInt,
+  parseAbi,
+  toEventSelector,
+} from 'viem';
 import { safeAbi } from '../payments/safe/abi.ts';
 
 /**
@@ -13,6 +22,11 @@ import { safeAbi } from '../payments/safe/abi.ts';
  * - an ERC-4337 user operation (the EntryPoint's `UserOperationEvent` names the account): the
  *   sender is a bundler, nobody's wallet, so null;
  * - otherwise the sender, the EOA that sent the account's call (a Safe's executing owner).
+ *
+ * - a bridge's fill: Across's SpokePool delivered the token earlier in the same transaction
+ *   (its `FilledV3Relay`, whose message's calls made the payment), so the payer is the
+ *   deposit's `depositor` on the origin chain, for both: the relayer that sent the fill is
+ *   nobody's wallet.
  *
  * The payee's transfer is the token's `Transfer(from, payee, amount)` before the proxy's event;
  * when it came out of one of our own contracts (the batch contract pulls the whole batch first,
@@ -54,6 +68,46 @@ function safeExecutionAfter(logs: readonly ReceiptLog[], logIndex: number): Addr
     )
     .sort((a, b) => a.logIndex - b.logIndex)[0];
   return end ? getAddress(end.address) : null;
+}
+
+/** Across V3's fill event (contracts.md; our local SpokePool emits the same). */
+const ACROSS_FILL_ABI = parseAbi([
+  'event FilledV3Relay(address inputToken, address outputToken, uint256 inputAmount, uint256 outputAmount, uint256 repaymentChainId, uint256 indexed originChainId, uint32 indexed depositId, uint32 fillDeadline, uint32 exclusivityDeadline, address exclusiveRelayer, address indexed relayer, address depositor, address recipient, bytes message, (address updatedRecipient, bytes updatedMessage, uint256 updatedOutputAmount, uint8 fillType) relayExecutionInfo)',
+]);
+const ACROSS_FILL_TOPIC = toEventSelector(
+  getAbiItem({ abi: ACROSS_FILL_ABI, name: 'FilledV3Relay' }),
+);
+
+/** A log with the fill's topic that is no Across fill (another contract's) is none. */
+function decodedFill(data: Hex, topics: [Hex, ...Hex[]]) {
+  try {
+    return decodeEventLog({ abi: ACROSS_FILL_ABI, data, topics }).args;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The depositor of an Across fill that, earlier in the same transaction, delivered the token a
+ * payment then paid: the fill hands its recipient (a handler) the tokens and the message whose
+ * calls make the payment.
+ */
+function bridgeDepositorOf(
+  logs: readonly ReceiptLog[],
+  token: string,
+  paymentLogIndex: number,
+): Address | null {
+  for (const log of logs) {
+    if (log.logIndex >= paymentLogIndex) continue;
+    if (log.topics[0]?.toLowerCase() !== ACROSS_FILL_TOPIC) continue;
+    const [signature, ...rest] = log.topics;
+    if (!signature) continue;
+    const fill = decodedFill(log.data, [signature, ...rest]);
+    if (fill && fill.outputToken.toLowerCase() === token.toLowerCase()) {
+      return getAddress(fill.depositor);
+    }
+  }
+  return null;
 }
 
 interface Transfer {
@@ -110,6 +164,8 @@ export async function payersOf(
   if (safe !== null) return { payerAddress: safe, payerEoaAddress: sender };
   const plain = { payerAddress: sender, payerEoaAddress: sender };
   if (payment.tokenAddress === null) return plain;
+  const depositor = bridgeDepositorOf(receipt.logs, payment.tokenAddress, payment.logIndex);
+  if (depositor !== null) return { payerAddress: depositor, payerEoaAddress: depositor };
   const transfers = transfersOf(receipt.logs, payment.tokenAddress);
   const payee = payment.payee.toLowerCase();
   let paid = latestBefore(

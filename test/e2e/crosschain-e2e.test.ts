@@ -232,6 +232,9 @@ describe('a Base link paid with USDT from Arbitrum through the local bridge', ()
       amount: '24.975',
       txHash: fill.fillTxHash,
       network: 'base',
+      // Across's fill names the deposit's depositor: the payer on Arbitrum, not the relayer.
+      payerAddress: payer.address,
+      payerEoaAddress: payer.address,
     });
 
     // The aggregator reports the transfer done: the tracker ends it, its payment already counted.
