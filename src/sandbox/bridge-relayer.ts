@@ -37,6 +37,12 @@ interface TrackedDeposit extends SeenDeposit {
   readonly refundTxHash?: Hex;
 }
 
+/** How a deposit ended for the relayer, and the transaction that ended it. */
+export interface SettledDeposit {
+  readonly status: 'filled' | 'refunded';
+  readonly txHash: Hex;
+}
+
 export interface BridgeRelayer {
   start(pollMs?: number): void;
   /** Looks again now (after a deposit, or after moving a chain's clock). */
@@ -67,6 +73,11 @@ export function createBridgeRelayer(deps: {
   pollMs?: number;
   /** Monotonic ms (tests move it); `performance.now` otherwise. */
   now?: () => number;
+  /**
+   * Told of each deposit this relayer filled or refunded, with its transaction: how the fake
+   * aggregator learns what its status operation answers for the deposit's source transaction.
+   */
+  onSettled?: (deposit: SeenDeposit, outcome: SettledDeposit) => void;
 }): BridgeRelayer {
   const chains = new Map(deps.chains.map((chain) => [chain.chainId, chain]));
   const done = deps.done ?? new Map<string, 'filled' | 'refunded'>();
@@ -164,6 +175,7 @@ export function createBridgeRelayer(deps: {
     });
     await confirm(origin, hash);
     update(key, { status: 'refunded', refundTxHash: hash });
+    deps.onSettled?.(deposit, { status: 'refunded', txHash: hash });
     deps.logger.info({ deposit: key, hash }, 'refunded an expired bridge deposit');
   };
 
@@ -183,6 +195,7 @@ export function createBridgeRelayer(deps: {
     if (entry.status === 'held' || paused || now() - entry.seenAt < fillDelayMs) return;
     const hash = await fill(entry, destination);
     update(key, { status: 'filled', fillTxHash: hash });
+    deps.onSettled?.(entry, { status: 'filled', txHash: hash });
     deps.logger.info({ deposit: key, hash }, 'filled a bridge deposit');
   };
 

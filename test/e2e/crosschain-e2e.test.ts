@@ -20,6 +20,7 @@ import {
   type FakeAggregator,
   startFakeAggregator,
 } from '../../src/sandbox/aggregator/fake-aggregator.ts';
+import { transferOutcomeOf } from '../../src/sandbox/aggregator/transfer-status.ts';
 import {
   type BridgeRelayer,
   bridgeChain,
@@ -102,7 +103,11 @@ beforeAll(async () => {
   relayer = createBridgeRelayer({
     logger: pino({ level: 'silent' }),
     chains: [bridgeChain(arbitrum.chain), bridgeChain(base.chain)],
+    // The aggregator's status of a transfer is what the bridge did with its deposit.
+    onSettled: (deposit, outcome) =>
+      fake.setTransfer(deposit.depositTxHash, transferOutcomeOf(outcome)),
   });
+  relayer.start(20);
   tracker = createBridgeTracker({
     db: t.db,
     clock: t.clock,
@@ -142,70 +147,80 @@ async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean)
   }
 }
 
+/**
+ * A 25 USDC link on Base (with the protocol's fee leg), its route from Arbitrum's USDT quoted by
+ * `/pay`, the approval and the deposit sent by test wallet 2 on Arbitrum, and the deposit
+ * recorded as the link's intent.
+ */
+async function payFromArbitrum(seed: string) {
+  const payee = getAddress(keccak256(toHex(`crosschain e2e payee ${seed}`)).slice(0, 42));
+  const usdc = getAddress(base.chain.addresses.usdc);
+  const usdt = getAddress(arbitrum.chain.addresses.usdt);
+  const target = resolveTarget(t.chains, {
+    walletAddress: payee,
+    chainId: 8453,
+    tokenAddress: usdc,
+  });
+  const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/v2/secure-payments',
+    headers: { 'x-api-key': tenant.apiKey },
+    payload: { requests: [{ destinationId, amount: '25' }] },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  const { token, requestIds } = created.json();
+
+  const payer = accountOf(arbitrum.chain, 2);
+  const pay = await t.app.inject({
+    url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}&chain=ARBITRUM&token=USDT`,
+    headers: { 'x-api-key': tenant.apiKey },
+  });
+  expect(pay.statusCode, pay.body).toBe(200);
+  const answer = pay.json();
+  expect(answer.metadata.routeType).toBe('crosschain');
+  const [approval, bridge] = answer.transactions as { to: Address; data: Hex; value: string }[];
+  if (!approval || !bridge) throw new Error('no approval and bridge call');
+  expect(bridge.to).toBe(getAddress(arbitrum.chain.addresses.spokePool));
+
+  const sender = createWalletClient({
+    account: payer,
+    chain: arbitrum.chain.chain,
+    transport: custom(arbitrum.chain.provider, { retryCount: 0 }),
+  });
+  const before = {
+    payee: await balanceOf(base, usdc, payee),
+    fee: await balanceOf(base, usdc, PROTOCOL),
+    payer: await balanceOf(arbitrum, usdt, payer.address),
+  };
+  await sender.sendTransaction({ to: approval.to, data: approval.data });
+  const deposit = await sender.sendTransaction({ to: bridge.to, data: bridge.data });
+  await arbitrum.chain.client.waitForTransactionReceipt({ hash: deposit });
+  const intent = await t.app.inject({
+    method: 'POST',
+    url: `/v2/secure-payments/${token}/intent`,
+    headers: { 'x-api-key': tenant.apiKey },
+    payload: {
+      chain: 'ARBITRUM',
+      token: 'USDC',
+      txHash: deposit,
+      executionKind: 'evm_cross_chain',
+      payerAddress: payer.address,
+      sourceToken: 'USDT',
+      sourceAmount: answer.metadata.sourceAmount,
+    },
+  });
+  expect(intent.statusCode, intent.body).toBe(200);
+  const intentId: string = intent.json().intentId;
+
+  return { token, requestIds, payee, payer, deposit, before, intentId, usdc, usdt };
+}
+
 describe('a Base link paid with USDT from Arbitrum through the local bridge', () => {
   it('pays the payee and the fee leg exactly on Base, confirmed by detection, tracked to the end', async () => {
-    const payee = getAddress(keccak256(toHex('crosschain e2e payee')).slice(0, 42));
-    const usdc = getAddress(base.chain.addresses.usdc);
-    const usdt = getAddress(arbitrum.chain.addresses.usdt);
-    const target = resolveTarget(t.chains, {
-      walletAddress: payee,
-      chainId: 8453,
-      tokenAddress: usdc,
-    });
-    const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/v2/secure-payments',
-      headers: { 'x-api-key': tenant.apiKey },
-      payload: { requests: [{ destinationId, amount: '25' }] },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const { token, requestIds } = created.json();
-
-    const payer = accountOf(arbitrum.chain, 2);
-    const pay = await t.app.inject({
-      url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}&chain=ARBITRUM&token=USDT`,
-      headers: { 'x-api-key': tenant.apiKey },
-    });
-    expect(pay.statusCode, pay.body).toBe(200);
-    const answer = pay.json();
-    expect(answer.metadata.routeType).toBe('crosschain');
-    const [approval, bridge] = answer.transactions as { to: Address; data: Hex; value: string }[];
-    if (!approval || !bridge) throw new Error('no approval and bridge call');
-    expect(bridge.to).toBe(getAddress(arbitrum.chain.addresses.spokePool));
-
-    const sender = createWalletClient({
-      account: payer,
-      chain: arbitrum.chain.chain,
-      transport: custom(arbitrum.chain.provider, { retryCount: 0 }),
-    });
-    const before = {
-      payee: await balanceOf(base, usdc, payee),
-      fee: await balanceOf(base, usdc, PROTOCOL),
-      payer: await balanceOf(arbitrum, usdt, payer.address),
-    };
-    await sender.sendTransaction({ to: approval.to, data: approval.data });
-    const deposit = await sender.sendTransaction({ to: bridge.to, data: bridge.data });
-    await arbitrum.chain.client.waitForTransactionReceipt({ hash: deposit });
-    const intent = await t.app.inject({
-      method: 'POST',
-      url: `/v2/secure-payments/${token}/intent`,
-      headers: { 'x-api-key': tenant.apiKey },
-      payload: {
-        chain: 'ARBITRUM',
-        token: 'USDC',
-        txHash: deposit,
-        executionKind: 'evm_cross_chain',
-        payerAddress: payer.address,
-        sourceToken: 'USDT',
-        sourceAmount: answer.metadata.sourceAmount,
-      },
-    });
-    expect(intent.statusCode, intent.body).toBe(200);
-    const intentId: string = intent.json().intentId;
-
+    const { token, requestIds, payee, payer, before, intentId, usdc, usdt } =
+      await payFromArbitrum('paid');
     // The relayer fills the deposit on Base: the handler pays the link through the fee proxy.
-    relayer.start(20);
     const filled = await until(
       () => relayer.deposits(),
       (deposits) => deposits.some((d) => d.status === 'filled'),
@@ -238,7 +253,6 @@ describe('a Base link paid with USDT from Arbitrum through the local bridge', ()
     });
 
     // The aggregator reports the transfer done: the tracker ends it, its payment already counted.
-    fake.setTransfer(deposit, { status: 'DONE', receivingTxHash: fill.fillTxHash });
     await tracker.round();
     await tracker.round();
     const [row] = await t.db.select().from(paymentIntents).where(eq(paymentIntents.id, intentId));
@@ -258,5 +272,50 @@ describe('a Base link paid with USDT from Arbitrum through the local bridge', ()
       headers: { 'x-api-key': tenant.apiKey },
     });
     expect(link.statusCode).toBe(409);
+  });
+  it('refunds a deposit the bridge never filled: payment.refunded, the payer whole, the link payable', async () => {
+    relayer.pause();
+    const { token, requestIds, payer, deposit, before, intentId, usdt } =
+      await payFromArbitrum('refunded');
+    const seen = await until(
+      () => relayer.deposits(),
+      (deposits) => deposits.some((d) => d.depositTxHash === deposit),
+    );
+    const held = seen.find((d) => d.depositTxHash === deposit);
+    if (!held) throw new Error('the relayer did not see the deposit');
+    relayer.hold(42161, held.relayData.depositId);
+    relayer.resume();
+    // Past the deposit's fill deadline on both chains: the relayer refunds it on Arbitrum.
+    for (const chain of [arbitrum, base]) {
+      await chain.chain.provider.request({ method: 'evm_increaseTime', params: [toHex(601)] });
+      await chain.chain.provider.request({ method: 'evm_mine' });
+    }
+    relayer.wake();
+    await until(
+      () => relayer.deposits().find((d) => d.depositTxHash === deposit)?.status,
+      (status) => status === 'refunded',
+    );
+    expect(await balanceOf(arbitrum, usdt, payer.address)).toBe(before.payer);
+
+    await tracker.round();
+    const [row] = await t.db.select().from(paymentIntents).where(eq(paymentIntents.id, intentId));
+    expect(row).toMatchObject({ status: 'refunded' });
+    await dispatcher.runOnce();
+    const refunded = await until(
+      () => receiver.received.map((r) => r.body),
+      (bodies) => bodies.some((b) => b.event === 'payment.refunded'),
+    );
+    expect(refunded.find((b) => b.event === 'payment.refunded')).toMatchObject({
+      requestId: requestIds[0],
+      refundedTo: payer.address,
+      txHash: deposit,
+      network: 'arbitrum-one',
+      securePaymentToken: token,
+    });
+    const link = await t.app.inject({
+      url: `/v2/secure-payments/${token}`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(link.statusCode).toBe(200);
   });
 });

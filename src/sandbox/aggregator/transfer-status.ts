@@ -70,3 +70,13 @@ export function statusAnswer(outcome: TransferOutcome, query: StatusQuery): Stat
       };
   }
 }
+
+/** What the aggregator reports for a deposit the local bridge's relayer filled or refunded. */
+export function transferOutcomeOf(settled: {
+  readonly status: 'filled' | 'refunded';
+  readonly txHash: string;
+}): TransferOutcome {
+  return settled.status === 'filled'
+    ? { status: 'DONE', receivingTxHash: settled.txHash }
+    : { status: 'REFUNDED', refundTxHash: settled.txHash };
+}
