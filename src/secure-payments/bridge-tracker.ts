@@ -10,10 +10,8 @@ import { paymentIntents, securePayments } from '../db/schema.ts';
 import type { PaymentSink } from '../detection/types.ts';
 import { settleDelivered } from './bridge-settlement.ts';
 import { enqueueIntentEvent, type IntentEvent } from './intent-events.ts';
+import { roundOverIntents } from './intent-rounds.ts';
 import type { IntentRow } from './tracked-intent.ts';
-
-/** Intents read per query; a round reads them all, page by page. */
-const PAGE = 100;
 
 /** How a bridge transfer ends, as the aggregator reports it (or the deadline decides). */
 type BridgeOutcome =
@@ -89,26 +87,14 @@ export function createBridgeTracker(deps: {
     }
   };
 
-  const round = async (): Promise<boolean> => {
-    let after: string | null = null;
-    for (;;) {
-      const intents = await bridgingIntents(deps.db, after, PAGE);
-      for (const intent of intents) {
-        try {
-          await track(intent);
-        } catch (error) {
-          // The aggregator failing (its breaker open) holds each transfer where it stands.
-          log.warn(
-            { err: error, intentId: intent.id, network: intent.network },
-            'bridge status read failed',
-          );
-        }
-      }
-      const last = intents.at(-1);
-      if (!last || intents.length < PAGE) return false;
-      after = last.id;
-    }
-  };
+  // The aggregator failing (its breaker open) holds each transfer where it stands.
+  const round = () =>
+    roundOverIntents({
+      logger: log,
+      page: (after, limit) => bridgingIntents(deps.db, after, limit),
+      track,
+      failure: 'bridge status read failed',
+    });
 
   const poller = createPoller({
     logger: log,

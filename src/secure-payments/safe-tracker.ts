@@ -6,6 +6,7 @@ import { createPoller, type Poller, type PollerLock } from '../base/poller.ts';
 import type { Database } from '../db/client.ts';
 import { paymentIntents } from '../db/schema.ts';
 import { safeAbi } from '../payments/safe/abi.ts';
+import { roundOverIntents } from './intent-rounds.ts';
 import { preparedSafeTransaction } from './safe-prepared.ts';
 import { endTracking, FAILURE_REASONS, type TrackingOutcome } from './safe-tracking.ts';
 import type { IntentRow } from './tracked-intent.ts';
@@ -14,9 +15,6 @@ import type { IntentRow } from './tracked-intent.ts';
 const LOOKBACK_BLOCKS = 1_000n;
 /** Each round reads again this many blocks below the head it last read (late or reorged logs). */
 const OVERLAP_BLOCKS = 12n;
-/** Intents read per query; a round reads them all, page by page. */
-const PAGE = 100;
-
 const EXECUTION_SUCCESS = eventOf('ExecutionSuccess');
 const EXECUTION_FAILURE = eventOf('ExecutionFailure');
 
@@ -132,26 +130,14 @@ export function createSafeTracker(deps: {
     return null;
   };
 
-  const round = async (): Promise<boolean> => {
-    let after: string | null = null;
-    for (;;) {
-      const intents = await trackedIntents(deps.db, after, PAGE);
-      for (const intent of intents) {
-        try {
-          await track(intent);
-        } catch (error) {
-          // One Safe's RPC failure must not hold up the others.
-          log.warn(
-            { err: error, intentId: intent.id, network: intent.network },
-            'Safe tracking read failed',
-          );
-        }
-      }
-      const last = intents.at(-1);
-      if (!last || intents.length < PAGE) return false;
-      after = last.id;
-    }
-  };
+  // One Safe's RPC failure must not hold up the others.
+  const round = () =>
+    roundOverIntents({
+      logger: log,
+      page: (after, limit) => trackedIntents(deps.db, after, limit),
+      track,
+      failure: 'Safe tracking read failed',
+    });
 
   const poller = createPoller({
     logger: log,
