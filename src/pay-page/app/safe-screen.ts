@@ -54,7 +54,7 @@ export function safePendingScreen(pending: SafePending, progress: SafeProgress |
     h(
       'p',
       { class: 'muted' },
-      'The other owners open the Safe in their Safe app, check that the transaction hash is the one above, and sign it; once enough have signed, one of them executes it. If it is not executed before the deadline, nothing is paid and the link can be paid again.',
+      'Nothing has been proposed to the Safe app: the other owners sign this same Safe transaction with their own tools (the payment service hands it out in full while the link waits), check that its hash is the one above, and one of them executes it with enough signatures. If it is not executed before the deadline, nothing is paid and the link can be paid again.',
     ),
     h('div', { class: 'spinner', 'aria-hidden': 'true' }),
   );
