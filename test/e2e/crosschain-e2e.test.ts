@@ -1,15 +1,6 @@
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
-import {
-  type Address,
-  createWalletClient,
-  custom,
-  getAddress,
-  type Hex,
-  keccak256,
-  parseAbi,
-  toHex,
-} from 'viem';
+import { getAddress, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAggregator } from '../../src/crosschain/aggregator.ts';
 import { paymentIntents } from '../../src/db/schema.ts';
@@ -17,23 +8,23 @@ import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import {
-  type FakeAggregator,
-  startFakeAggregator,
-} from '../../src/sandbox/aggregator/fake-aggregator.ts';
-import { transferOutcomeOf } from '../../src/sandbox/aggregator/transfer-status.ts';
-import {
-  type BridgeRelayer,
-  bridgeChain,
-  createBridgeRelayer,
-} from '../../src/sandbox/bridge-relayer.ts';
-import {
   type BridgeTracker,
   createBridgeTracker,
 } from '../../src/secure-payments/bridge-tracker.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createSettlement } from '../../src/workers/settlement.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
-import { accountOf, type StandIn, standIn } from '../chain.ts';
+import {
+  type Api,
+  type BridgeWorld,
+  balanceOf,
+  createLink,
+  injectApi,
+  payFromArbitrum as payLink,
+  startBridgeWorld,
+  until,
+} from '../bridge-world.ts';
+import { accountOf, type StandIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 import { testDispatcher, testIndexer } from '../workers.ts';
@@ -45,51 +36,38 @@ import { testDispatcher, testIndexer } from '../workers.ts';
  * the deposit on Arbitrum and records it as the link's intent, the relayer fills it on Base,
  * where the handler pays the link and its protocol fee leg through the fee proxy; detection on
  * Base confirms it (`payment.confirmed`), and the bridge tracker follows the transfer to its end.
+ * The harness (chains, fake aggregator, relayer) is test/bridge-world.ts.
  */
 
-const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
 const PROTOCOL = getAddress(keccak256(toHex('crosschain e2e protocol')).slice(0, 42));
 
+let world: BridgeWorld;
 let base: StandIn;
 let arbitrum: StandIn;
-let fake: FakeAggregator;
 let t: TestApp;
 let tenant: Tenant;
+let api: Api;
 let receiver: Receiver;
 let indexer: Indexer;
 let dispatcher: Dispatcher;
-let relayer: BridgeRelayer;
 let tracker: BridgeTracker;
 
 beforeAll(async () => {
-  base = await standIn('base');
-  arbitrum = await standIn('arbitrum-one');
   const clock = createRealClock();
-  fake = await startFakeAggregator({
-    tokens: [
-      { chainId: 42161, address: arbitrum.chain.addresses.usdt, symbol: 'USDT', decimals: 6 },
-      { chainId: 8453, address: base.chain.addresses.usdc, symbol: 'USDC', decimals: 6 },
-    ],
-    spokePools: { 42161: arbitrum.chain.addresses.spokePool },
-    // Across hands the bridged tokens and the message to the handler on Base.
-    recipient: base.chain.addresses.acrossHandler,
-    pricing: { feeBps: 10, feeFlat: '0.5', executionDurationSeconds: 30 },
-    quoteLifetimeSeconds: 600,
-    now: () => clock.now().getTime(),
-  });
+  world = await startBridgeWorld({ clock });
+  ({ base, arbitrum } = world);
   t = await createTestApp({
     env: {
-      ...base.env,
-      ...arbitrum.env,
-      LIFI_URL: fake.url,
+      ...world.env,
       ALLOW_LOCAL_WEBHOOKS: 'true',
       PROTOCOL_FEE_BPS: '10',
       PROTOCOL_FEE_EVM_RECIPIENT: PROTOCOL,
     },
-    transports: { ...base.transports, ...arbitrum.transports },
+    transports: world.transports,
     clock,
   });
   tenant = await createTenant(t.db);
+  api = injectApi(t.app, tenant.apiKey);
   receiver = await startReceiver();
   const hook = await t.app.inject({
     method: 'POST',
@@ -100,14 +78,6 @@ beforeAll(async () => {
   expect(hook.statusCode, hook.body).toBe(201);
   indexer = testIndexer(t, { network: 'base', confirmations: 0 });
   dispatcher = testDispatcher(t);
-  relayer = createBridgeRelayer({
-    logger: pino({ level: 'silent' }),
-    chains: [bridgeChain(arbitrum.chain), bridgeChain(base.chain)],
-    // The aggregator's status of a transfer is what the bridge did with its deposit.
-    onSettled: (deposit, outcome) =>
-      fake.setTransfer(deposit.depositTxHash, transferOutcomeOf(outcome)),
-  });
-  relayer.start(20);
   tracker = createBridgeTracker({
     db: t.db,
     clock: t.clock,
@@ -120,32 +90,11 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await tracker?.stop();
-  await relayer?.stop();
   await indexer?.stop();
   await receiver?.close();
   await t?.close();
-  await fake?.close();
-  await arbitrum?.chain.close();
-  await base?.chain.close();
+  await world?.close();
 });
-
-function balanceOf(chain: StandIn, token: Address, owner: Address): Promise<bigint> {
-  return chain.chain.client.readContract({
-    address: token,
-    abi: TOKEN_ABI,
-    functionName: 'balanceOf',
-    args: [owner],
-  });
-}
-
-async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * A 25 USDC link on Base (with the protocol's fee leg), its route from Arbitrum's USDT quoted by
@@ -162,57 +111,13 @@ async function payFromArbitrum(seed: string) {
     tokenAddress: usdc,
   });
   const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/v2/secure-payments',
-    headers: { 'x-api-key': tenant.apiKey },
-    payload: { requests: [{ destinationId, amount: '25' }] },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  const { token, requestIds } = created.json();
-
-  const payer = accountOf(arbitrum.chain, 2);
-  const pay = await t.app.inject({
-    url: `/v2/secure-payments/${token}/pay?wallet=${payer.address}&chain=ARBITRUM&token=USDT`,
-    headers: { 'x-api-key': tenant.apiKey },
-  });
-  expect(pay.statusCode, pay.body).toBe(200);
-  const answer = pay.json();
-  expect(answer.metadata.routeType).toBe('crosschain');
-  const [approval, bridge] = answer.transactions as { to: Address; data: Hex; value: string }[];
-  if (!approval || !bridge) throw new Error('no approval and bridge call');
-  expect(bridge.to).toBe(getAddress(arbitrum.chain.addresses.spokePool));
-
-  const sender = createWalletClient({
-    account: payer,
-    chain: arbitrum.chain.chain,
-    transport: custom(arbitrum.chain.provider, { retryCount: 0 }),
-  });
+  const { token, requestIds } = await createLink(api, destinationId, '25');
   const before = {
     payee: await balanceOf(base, usdc, payee),
     fee: await balanceOf(base, usdc, PROTOCOL),
-    payer: await balanceOf(arbitrum, usdt, payer.address),
+    payer: await balanceOf(arbitrum, usdt, accountOf(arbitrum.chain, 2).address),
   };
-  await sender.sendTransaction({ to: approval.to, data: approval.data });
-  const deposit = await sender.sendTransaction({ to: bridge.to, data: bridge.data });
-  await arbitrum.chain.client.waitForTransactionReceipt({ hash: deposit });
-  const intent = await t.app.inject({
-    method: 'POST',
-    url: `/v2/secure-payments/${token}/intent`,
-    headers: { 'x-api-key': tenant.apiKey },
-    payload: {
-      chain: 'ARBITRUM',
-      token: 'USDC',
-      txHash: deposit,
-      executionKind: 'evm_cross_chain',
-      payerAddress: payer.address,
-      sourceToken: 'USDT',
-      sourceAmount: answer.metadata.sourceAmount,
-    },
-  });
-  expect(intent.statusCode, intent.body).toBe(200);
-  const intentId: string = intent.json().intentId;
-
+  const { payer, deposit, intentId } = await payLink(world, api, token, 2);
   return { token, requestIds, payee, payer, deposit, before, intentId, usdc, usdt };
 }
 
@@ -222,7 +127,7 @@ describe('a Base link paid with USDT from Arbitrum through the local bridge', ()
       await payFromArbitrum('paid');
     // The relayer fills the deposit on Base: the handler pays the link through the fee proxy.
     const filled = await until(
-      () => relayer.deposits(),
+      () => world.relayer.deposits(),
       (deposits) => deposits.some((d) => d.status === 'filled'),
     );
     const fill = filled.find((d) => d.status === 'filled');
@@ -274,25 +179,25 @@ describe('a Base link paid with USDT from Arbitrum through the local bridge', ()
     expect(link.statusCode).toBe(409);
   });
   it('refunds a deposit the bridge never filled: payment.refunded, the payer whole, the link payable', async () => {
-    relayer.pause();
+    world.relayer.pause();
     const { token, requestIds, payer, deposit, before, intentId, usdt } =
       await payFromArbitrum('refunded');
     const seen = await until(
-      () => relayer.deposits(),
+      () => world.relayer.deposits(),
       (deposits) => deposits.some((d) => d.depositTxHash === deposit),
     );
     const held = seen.find((d) => d.depositTxHash === deposit);
     if (!held) throw new Error('the relayer did not see the deposit');
-    relayer.hold(42161, held.relayData.depositId);
-    relayer.resume();
+    world.relayer.hold(42161, held.relayData.depositId);
+    world.relayer.resume();
     // Past the deposit's fill deadline on both chains: the relayer refunds it on Arbitrum.
     for (const chain of [arbitrum, base]) {
       await chain.chain.provider.request({ method: 'evm_increaseTime', params: [toHex(601)] });
       await chain.chain.provider.request({ method: 'evm_mine' });
     }
-    relayer.wake();
+    world.relayer.wake();
     await until(
-      () => relayer.deposits().find((d) => d.depositTxHash === deposit)?.status,
+      () => world.relayer.deposits().find((d) => d.depositTxHash === deposit)?.status,
       (status) => status === 'refunded',
     );
     expect(await balanceOf(arbitrum, usdt, payer.address)).toBe(before.payer);
