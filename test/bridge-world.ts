@@ -133,6 +133,18 @@ export function injectApi(
   };
 }
 
+/** The API of a `payreq serve` process at `url`, over HTTP. */
+export function fetchApi(url: () => string, apiKey: string): Api {
+  return async (path, body) => {
+    const res = await fetch(`${url()}${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      ...(body && { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+}
+
 /** `/pay`'s cross-chain answer, as far as these tests read it. */
 export interface RouteAnswer {
   readonly transactions: readonly { to: Address; data: Hex; value: string }[];
