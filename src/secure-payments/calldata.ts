@@ -53,15 +53,10 @@ export interface CalldataDeps extends CrossChainDeps {
 /**
  * The payer inputs every token-scoped read takes (the reference's `wallet`, `chain`, `token`,
  * `eoaWallet`, `isSafe`), checked the same way everywhere: chain and token come together,
- * isSafe names the multisig as `wallet` and excludes `eoaWallet`. Cross-chain payments are
- * answered by the calldata endpoints only (`crossChain`); a Tron link is refused them. Wallets
- * are checked against the link's network.
+ * isSafe names the multisig as `wallet` and excludes `eoaWallet`, and a Tron link is refused a
+ * chain and token (no route pays one). Wallets are checked against the link's network.
  */
-export function checkPayerInputs(
-  link: Link,
-  query: CalldataQuery,
-  options: { readonly crossChain?: boolean } = {},
-): Payer {
+export function checkPayerInputs(link: Link, query: CalldataQuery): Payer {
   if ((query.chain === undefined) !== (query.token === undefined)) {
     throw new ValidationError([
       {
@@ -82,13 +77,7 @@ export function checkPayerInputs(
       ]);
     }
   }
-  if (query.chain !== undefined && options.crossChain) assertNotTron(link);
-  else if (query.chain !== undefined) {
-    throw new AppError(
-      'crosschain_unavailable',
-      'Cross-chain payments are not available on this server yet; pay on the link’s network',
-    );
-  }
+  if (query.chain !== undefined) assertNotTron(link);
   const network = link.row.network === 'tron' ? 'tron' : 'evm';
   if (network === 'tron' && query.isSafe === 'true') {
     throw new AppError('safe_not_supported', 'Multisig (Safe) payments are not supported on Tron');
@@ -124,7 +113,7 @@ export async function linkCalldata(
 ): Promise<LinkSingleCalldata | BatchCalldata | object> {
   const link = await loadLink(deps.db, deps.clock, scope, token);
   await assertPayable(deps, link);
-  const payer = checkPayerInputs(link, query, { crossChain: true });
+  const payer = checkPayerInputs(link, query);
   const crossChain = crossChainOf(query);
   if (crossChain) assertCrossChainPayable(link, payer, query.isSafe === 'true');
   assertPayoutWallet(link, payer);

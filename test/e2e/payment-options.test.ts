@@ -323,6 +323,29 @@ describe('paymentOptions', () => {
     expect(link.statusCode, link.body).toBe(201);
     const wallet = evmToTron(freshWallet('tron payer'));
     expect(await optionsOf(link.json().token, `wallet=${wallet}`)).toEqual({});
+    // A source chain and token are refused a Tron link here as /pay refuses them.
+    const url = `/v2/secure-payments/${link.json().token}`;
+    const display = await get(`${url}?chain=ARBITRUM&token=USDT`);
+    expect(display.statusCode).toBe(400);
+    expect(display.json()).toEqual((await get(`${url}/pay?chain=ARBITRUM&token=USDT`)).json());
+    expect(display.json().code).toBe('crosschain_unavailable');
+  });
+
+  it('takes the source chain and token as /pay does: checked, the answer the same', async () => {
+    const token = await baseLink({ token: 'usdc', amount: '2' });
+    const payer = freshWallet('display source payer');
+    const url = `/v2/secure-payments/${token}?wallet=${payer}`;
+    const plain = await get(url);
+    expect(plain.statusCode, plain.body).toBe(200);
+    const sourced = await get(`${url}&chain=ARBITRUM&token=USDT`);
+    expect(sourced.statusCode, sourced.body).toBe(200);
+    expect(sourced.json()).toEqual(plain.json());
+    const alone = await get(`${url}&chain=ARBITRUM`);
+    expect(alone.statusCode).toBe(400);
+    expect(alone.json().errors).toEqual([
+      { field: 'token', message: 'chain and token must be sent together' },
+    ]);
+    expect((await get(`${url}&chain=ARBITRUM&token=DAI`)).statusCode).toBe(400);
   });
 
   it('answers without paymentOptions when no wallet is given', async () => {

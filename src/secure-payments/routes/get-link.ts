@@ -132,7 +132,7 @@ export function registerGetLink(
         tags: LINK_TAGS,
         summary: 'What the pay page shows: amounts, payees, status, branding',
         description:
-          'Takes the payer inputs of /pay, checked the same way. With `wallet`, single and batch links carry `paymentOptions`: the payer’s balance per source chain and token and what paying from it takes (docs/guides/browser-wallet.md#balances-per-chain-and-token).',
+          'Takes the payer inputs of /pay, checked the same way (`chain` and `token` change nothing in the answer). With `wallet`, single and batch links carry `paymentOptions`: the payer’s balance per source chain and token and what paying from it takes (docs/guides/browser-wallet.md#balances-per-chain-and-token).',
         params: TokenParams,
         querystring: Type.Object(CalldataInput, { additionalProperties: false }),
         response: {
