@@ -115,11 +115,21 @@ export async function until<T>(
 export type Api = (
   path: string,
   body?: Record<string, unknown>,
-) => Promise<{ readonly status: number; readonly text: string }>;
+) => Promise<{
+  readonly status: number;
+  readonly text: string;
+  readonly headers: Readonly<Record<string, unknown>>;
+}>;
 
 /** The API of an app in this process (`createTestApp`), through `inject`. */
 export function injectApi(
-  app: { inject(options: object): Promise<{ statusCode: number; body: string }> },
+  app: {
+    inject(options: object): Promise<{
+      statusCode: number;
+      body: string;
+      headers: Readonly<Record<string, unknown>>;
+    }>;
+  },
   apiKey: string,
 ): Api {
   return async (path, body) => {
@@ -129,7 +139,7 @@ export function injectApi(
       headers: { 'x-api-key': apiKey },
       ...(body && { payload: body }),
     });
-    return { status: res.statusCode, text: res.body };
+    return { status: res.statusCode, text: res.body, headers: res.headers };
   };
 }
 
@@ -141,7 +151,11 @@ export function fetchApi(url: () => string, apiKey: string): Api {
       headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
       ...(body && { body: JSON.stringify(body) }),
     });
-    return { status: res.status, text: await res.text() };
+    return {
+      status: res.status,
+      text: await res.text(),
+      headers: Object.fromEntries(res.headers),
+    };
   };
 }
 
