@@ -114,7 +114,7 @@ export async function legCrossChainCalldata(
     },
     destination,
   );
-  return crossChainAnswer(deps, {
+  const answer = await crossChainAnswer(deps, {
     route,
     sourceNetwork: source.network,
     sourceCurrency: source.currency,
@@ -122,6 +122,9 @@ export async function legCrossChainCalldata(
     paymentAmount: destinationTotal(destination),
     linkCurrency: leg.currency,
   });
+  // The payer's balances were read meanwhile: the route may have run out of time.
+  deps.routes.assertUnexpired(route);
+  return answer;
 }
 
 /** A source a leg can be paid from, with its checked route. */

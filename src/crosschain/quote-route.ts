@@ -63,6 +63,11 @@ export interface RouteQuoter {
    * aggregator no longer has it.
    */
   refresh(key: string, stepId: string, destination: Destination): Promise<QuotedRoute>;
+  /**
+   * Throws 503 `crosschain_unavailable` once the route's `quoteExpiresAt` has come: for an
+   * answer built around a route (balances read meanwhile), checked just before it leaves.
+   */
+  assertUnexpired(route: QuotedRoute): void;
 }
 
 /** A step handed out: whose it is, and the route it was. */
@@ -124,12 +129,7 @@ export function createRouteQuoter(deps: {
       expiresAt: Math.min(deadline.executionDeadline, at + QUOTE_LIFETIME_SECONDS),
       ...deadline,
     };
-    if (at >= route.expiresAt) {
-      throw new AlternateStatusError(
-        'crosschain_unavailable',
-        'The cross-chain route came back already expired; try again shortly',
-      );
-    }
+    if (at >= route.expiresAt) throw expired('came back already expired');
     return route;
   }
 
@@ -174,6 +174,10 @@ export function createRouteQuoter(deps: {
   }
 
   return {
+    assertUnexpired(route) {
+      if (seconds() >= route.expiresAt) throw expired('expired while its answer was prepared');
+    },
+
     async quote(key, source, destination) {
       const cacheKey = [key, source.wallet.toLowerCase(), source.chainKey, source.tokenKey].join(
         ':',
@@ -213,6 +217,14 @@ export function createRouteQuoter(deps: {
       return refreshed;
     },
   };
+}
+
+/** 503: the route is past its `quoteExpiresAt`, and a route never leaves then. */
+function expired(how: string): AlternateStatusError {
+  return new AlternateStatusError(
+    'crosschain_unavailable',
+    `The cross-chain route ${how}; try again shortly`,
+  );
 }
 
 /** What is wrong with the step's source side, or null: it must spend what the payer chose. */

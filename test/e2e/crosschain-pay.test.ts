@@ -42,6 +42,8 @@ let world: CrossChainWorld;
 let fake: FakeAggregator;
 let t: TestApp;
 let tenant: Tenant;
+/** Run on the next read of the Arbitrum chain, once: time passing while the payer is read. */
+let onArbitrumRead: (() => void) | null = null;
 
 beforeAll(async () => {
   base = await standIn('base');
@@ -57,7 +59,21 @@ beforeAll(async () => {
       LIFI_BREAKER_FAILURES: '2',
       LIFI_BREAKER_HALF_OPEN_MS: '600000',
     },
-    transports: { ...base.transports, ...world.transports },
+    transports: {
+      ...base.transports,
+      ...world.transports,
+      'arbitrum-one': custom(
+        {
+          request: (args) => {
+            const hook = onArbitrumRead;
+            onArbitrumRead = null;
+            hook?.();
+            return arbitrum.chain.provider.request(args);
+          },
+        },
+        { retryCount: 0 },
+      ),
+    },
   });
   world.useClock(t.clock);
   tenant = await createTenant(t.db);
@@ -289,6 +305,28 @@ describe('GET /v2/secure-payments/{token}/pay?chain=&token=', () => {
       code: 'crosschain_unavailable',
       message: 'The cross-chain route came back already expired; try again shortly',
     });
+  });
+
+  it('serves no route whose time runs out while the payer’s balances are read', async () => {
+    fake.setQuoteLifetime(20);
+    const { token } = await baseLink('5');
+    const query = `wallet=${freshWallet()}&chain=ARBITRUM&token=USDT`;
+    const before = quotesAsked();
+    onArbitrumRead = () => t.clock.advance(20_000);
+    const res = await pay(token, query);
+    expect(onArbitrumRead).toBe(null);
+    expect(quotesAsked()).toBe(before + 1);
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({
+      code: 'crosschain_unavailable',
+      message: 'The cross-chain route expired while its answer was prepared; try again shortly',
+    });
+    expect(res.body).not.toContain('transactions');
+    // Asked again, with time for it: a fresh route.
+    const again = await pay(token, query);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(quotesAsked()).toBe(before + 2);
+    expect(again.json().metadata.quoteExpiresAt).toBeGreaterThan(t.clock.now().getTime() / 1000);
   });
 
   it('refuses a route whose destination call pays someone else, with nothing of it answered', async () => {
