@@ -1,4 +1,5 @@
-import { AppError } from '../../base/errors.ts';
+import { AppError, ValidationError } from '../../base/errors.ts';
+import type { LegRouteDeps } from '../../crosschain/leg-route.ts';
 import type { Database } from '../../db/client.ts';
 import { formatAmount } from '../../payments/amounts.ts';
 import { buildBatchCalldata } from '../../payments/calldata/batch.ts';
@@ -11,7 +12,9 @@ import {
   safeTransaction,
 } from '../../payments/safe/safe-transaction.ts';
 import type { PaymentTransaction } from '../../payments/transactions.ts';
+import type { CrossChainQuery } from '../../secure-payments/link-crosschain.ts';
 import { completedError, type Link, linkLegs } from '../../secure-payments/links.ts';
+import { crossChainMulticall } from './crosschain.ts';
 import { executionKindOf } from './view.ts';
 
 export const NOT_EXECUTABLE_MESSAGE =
@@ -26,21 +29,29 @@ export const NOT_EXECUTABLE_MESSAGE =
  * only) gets them as one Safe transaction (`safeMulticall`).
  */
 export async function multicallCalldata(
-  deps: CalldataDeps & { readonly db: Database },
+  deps: MulticallCalldataDeps,
   link: Link,
   payer: Payer,
   now: Date,
   safe: PayerSafe | null = null,
+  crossChain: CrossChainQuery | null = null,
 ) {
-  const answer = await walletCalldata(deps, link, payer, now);
+  const answer = await walletCalldata(deps, link, payer, now, crossChain);
+  if (answer.executionKind === 'evm_cross_chain') return answer;
   return safe ? safeMulticall(safe, answer) : answer;
 }
 
+type MulticallCalldataDeps = CalldataDeps & LegRouteDeps & { readonly db: Database };
+
+const SEVERAL_NETWORKS_MESSAGE =
+  'pays children on several networks: send chain and token, the source chain and token the payer pays them all from';
+
 async function walletCalldata(
-  deps: CalldataDeps & { readonly db: Database },
+  deps: MulticallCalldataDeps,
   link: Link,
   payer: Payer,
   now: Date,
+  crossChain: CrossChainQuery | null,
 ) {
   const children = link.children ?? [];
   const legs = linkLegs(deps.chains, link, now);
@@ -53,7 +64,22 @@ async function walletCalldata(
     if (!child) throw new Error(`multicall leg ${leg.requestId} has no child`);
     return { leg, child };
   });
-  const kind = executionKindOf(link);
+  if (crossChain) {
+    const routed = await crossChainMulticall(deps, link, paying, payer, crossChain);
+    if (routed) return routed;
+  }
+  const networks = [...new Set(legs.map((leg) => leg.network.id))];
+  if (networks.length > 1) {
+    throw new ValidationError([
+      {
+        field: 'chain',
+        message: `is required: this multicall ${SEVERAL_NETWORKS_MESSAGE} (${networks.join(', ')})`,
+      },
+    ]);
+  }
+  // Children of one network are paid there, whatever kind the parent was created with.
+  const kind: 'tron_batch' | 'evm_same_chain' =
+    executionKindOf(link) === 'tron_batch' ? 'tron_batch' : 'evm_same_chain';
   let approvals: readonly PaymentTransaction[];
   let batch: PaymentTransaction;
   let funding: {
@@ -130,11 +156,16 @@ async function walletCalldata(
   };
 }
 
+type SameChainAnswer = Exclude<
+  Awaited<ReturnType<typeof walletCalldata>>,
+  { readonly executionKind: 'evm_cross_chain' }
+>;
+
 /**
  * Variant C for a Safe: its approvals and batch payment made by the Safe in one Safe
  * transaction, whose one call every transaction field holds; the gas is the executing owner's.
  */
-function safeMulticall(safe: PayerSafe, answer: Awaited<ReturnType<typeof walletCalldata>>) {
+function safeMulticall(safe: PayerSafe, answer: SameChainAnswer) {
   const calls = answer.transactions.map((tx) => {
     if ('type' in tx) throw new Error('a Safe pays on EVM networks only');
     return tx;
