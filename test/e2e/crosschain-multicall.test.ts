@@ -78,7 +78,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   const hook = await call('POST', '/v1/webhook', { url: receiver.url });
   expect(hook.statusCode, hook.body).toBe(201);
-  indexers = (['base', 'optimism'] as const).map((network) =>
+  indexers = (['base', 'optimism', 'arbitrum-one'] as const).map((network) =>
     testIndexer(t, { network, confirmations: 0 }),
   );
   dispatcher = testDispatcher(t);
@@ -134,8 +134,23 @@ interface Child {
   readonly units: bigint;
 }
 
-/** A payout link of `amount` USDC on `network` from `creator` to a fresh recipient. */
-async function payout(creator: Address, network: 'base' | 'optimism', amount: string) {
+/** The token a child is paid in on its chain. */
+const tokenOf = (child: Child) =>
+  getAddress(
+    child.network === 'arbitrum-one'
+      ? child.chain.chain.addresses.usdt
+      : child.chain.chain.addresses.usdc,
+  );
+
+/**
+ * A payout link of `amount` on `network` from `creator` to a fresh recipient: USDC, except
+ * USDT on Arbitrum (the source token there).
+ */
+async function payout(
+  creator: Address,
+  network: 'base' | 'optimism' | 'arbitrum-one',
+  amount: string,
+) {
   const payee = getAddress(
     keccak256(toHex(`xmulti ${network} ${amount} ${Math.random()}`)).slice(0, 42),
   );
@@ -143,7 +158,7 @@ async function payout(creator: Address, network: 'base' | 'optimism', amount: st
     recipient: payee,
     creatorWalletAddress: creator,
     network,
-    currency: `USDC-${network}`,
+    currency: network === 'arbitrum-one' ? 'USDT-arbitrum-one' : `USDC-${network}`,
     amount,
   });
   expect(res.statusCode, res.body).toBe(201);
@@ -152,7 +167,7 @@ async function payout(creator: Address, network: 'base' | 'optimism', amount: st
     token: body.token,
     requestId: body.requestIds[0] as string,
     payee,
-    chain: network === 'base' ? base : optimism,
+    chain: { base, optimism, 'arbitrum-one': arbitrum }[network],
     network,
     units: parseUnits(amount, 6),
   } satisfies Child;
@@ -300,6 +315,87 @@ describe('a multicall payout on Base and Optimism paid with USDT from Arbitrum',
       children: children.map(() => ({ context: { hasBeenPaid: true } })),
     });
     expect((await call('GET', `/v2/secure-payments/${parent}`)).statusCode).toBe(409);
+  });
+
+  it('pays a child already on the source chain in the source token directly, beside the routed ones', async () => {
+    const payer = accountOf(arbitrum.chain, 4);
+    const children = [
+      await payout(payer.address, 'base', '3'),
+      await payout(payer.address, 'arbitrum-one', '4.5'),
+      await payout(payer.address, 'optimism', '1.25'),
+    ];
+    // Its kind left open: the children's networks make it cross-chain.
+    const created = await call('POST', '/v2/secure-payments/multicall-payouts', {
+      childTokens: children.map((child) => child.token),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const parent: string = created.json().token;
+    const pay = await call('POST', `/v2/secure-payments/${parent}/calldata`, {
+      wallet: payer.address,
+      chain: 'ARBITRUM',
+      token: 'USDT',
+    });
+    expect(pay.statusCode, pay.body).toBe(200);
+    const answer = pay.json();
+    const batch = getAddress(arbitrum.chain.addresses.batchPayments);
+    // The bridge's approval and two deposits, then the batch's approval and the batch payment.
+    expect(answer.metadata).toMatchObject({
+      bridgeTxIndices: [1, 2],
+      approvalTransactionIndices: [0, 3],
+      batchPaymentTransactionIndex: 4,
+      sourceSideAmount: '4.5',
+      executableLegCount: 3,
+    });
+    expect(answer.batchPaymentTransaction.to).toBe(batch);
+    expect(answer.children[1].destinationCall).toBeUndefined();
+    expect(answer.destinationCalls).toHaveLength(2);
+
+    const before = await Promise.all(
+      children.map((child) => balanceOf(child.chain, tokenOf(child), child.payee)),
+    );
+    await sendAll(arbitrum.chain, payer, answer.transactions);
+    await until(
+      () =>
+        Promise.all(children.map((child) => balanceOf(child.chain, tokenOf(child), child.payee))),
+      (now) => now.every((value, index) => value > (before[index] ?? 0n)),
+    );
+    for (const [index, child] of children.entries()) {
+      expect(
+        (await balanceOf(child.chain, tokenOf(child), child.payee)) - (before[index] ?? 0n),
+      ).toBe(child.units);
+    }
+    for (const indexer of indexers) await indexer.tick();
+    const view = await until(
+      async () => (await call('GET', `/v2/secure-payments/multicall-payouts/${parent}`)).json(),
+      (body) => body.status === 'completed',
+    );
+    expect(view).toMatchObject({ status: 'completed', executionKind: 'evm_cross_chain' });
+  });
+
+  it('refuses the whole answer when one child’s route would pay someone else', async () => {
+    const payer = accountOf(arbitrum.chain, 1);
+    const children = [
+      await payout(payer.address, 'base', '2'),
+      await payout(payer.address, 'optimism', '3'),
+    ];
+    const created = await call('POST', '/v2/secure-payments/multicall-payouts', {
+      childTokens: children.map((child) => child.token),
+      requestedExecutionKind: 'evm_cross_chain',
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const thief = getAddress(keccak256(toHex('xmulti thief')).slice(0, 42));
+    fake.payElsewhere(thief);
+    try {
+      const pay = await call(
+        'GET',
+        `/v2/secure-payments/${created.json().token}/pay?wallet=${payer.address}&chain=ARBITRUM&token=USDT`,
+      );
+      expect(pay.statusCode, pay.body).toBe(502);
+      expect(pay.json()).toMatchObject({ code: 'crosschain_route_refused' });
+      expect(pay.body).not.toContain(thief.slice(2).toLowerCase());
+    } finally {
+      fake.payElsewhere(null);
+    }
   });
 
   it('refuses 21 children of a cross-chain multicall, naming the cap of 20', async () => {
