@@ -205,6 +205,17 @@ describe('POST /v2/secure-payments/multicall-payouts', () => {
     expect(view.json().executionKind).toBe('evm_cross_chain');
   });
 
+  it('refuses a native-currency child of a cross-chain parent: a bridge delivers tokens', async () => {
+    const usdc = await payout();
+    const eth = await payout({ currency: 'ETH-base', amount: '0.01' });
+    await expectFailures(
+      { childTokens: [usdc.token, eth.token], requestedExecutionKind: 'evm_cross_chain' },
+      [failed(eth.token, 'not_payable_child', { currency: 'ETH-base' })],
+    );
+    // The same children on one network, paid there, are fine.
+    expect((await createMulticall({ childTokens: [usdc.token, eth.token] })).statusCode).toBe(201);
+  });
+
   it('refuses a cross-chain parent of more than 20 children, implied by their networks, naming the cap', async () => {
     const children = [
       ...(await Promise.all(Array.from({ length: 20 }, () => payout()))),
