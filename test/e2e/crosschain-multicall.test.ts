@@ -257,6 +257,13 @@ describe('a multicall payout on Base and Optimism paid with USDT from Arbitrum',
     const bridged = parseUnits(answer.metadata.bridgeSourceAmount, 6);
     expect(bridged).toBeGreaterThan(19_750_000n);
 
+    // Its routes are refreshed together, by asking /pay again, not step by step.
+    const refresh = await call('POST', `/v2/secure-payments/${parent}/refresh-step-transaction`, {
+      step: answer.metadata.bridge.legs[0].rawStep,
+    });
+    expect(refresh.statusCode, refresh.body).toBe(400);
+    expect(refresh.json().code).toBe('crosschain_route_gone');
+
     const before = await Promise.all(
       children.map((child) =>
         balanceOf(child.chain, getAddress(child.chain.chain.addresses.usdc), child.payee),
