@@ -14,6 +14,7 @@ import {
 import type { PaymentTransaction } from '../../payments/transactions.ts';
 import type { CrossChainQuery } from '../../secure-payments/link-crosschain.ts';
 import { completedError, type Link, linkLegs } from '../../secure-payments/links.ts';
+import { CROSS_CHAIN_MAX_CHILDREN } from './create.ts';
 import { crossChainMulticall } from './crosschain.ts';
 import { executionKindOf } from './view.ts';
 
@@ -26,7 +27,9 @@ export const NOT_EXECUTABLE_MESSAGE =
  * child still emitting its own fee-proxy event); Tron: an approval per token and one call of
  * ERC20BatchPayments. Only the children that can be paid now are in it, each for what it still
  * wants; `transactions` lists every step in the order to send them. A Safe payer (`safe`, EVM
- * only) gets them as one Safe transaction (`safeMulticall`).
+ * only) gets them as one Safe transaction (`safeMulticall`). With `crossChain` (chain and token),
+ * the children on other networks or tokens are routed from that source (crosschain.ts,
+ * `evm_cross_chain`); children on several networks need it.
  */
 export async function multicallCalldata(
   deps: MulticallCalldataDeps,
@@ -65,6 +68,7 @@ async function walletCalldata(
     return { leg, child };
   });
   if (crossChain) {
+    assertRoutable(link, children.length);
     const routed = await crossChainMulticall(deps, link, paying, payer, crossChain);
     if (routed) return routed;
   }
@@ -154,6 +158,27 @@ async function walletCalldata(
       ...funding,
     },
   };
+}
+
+/**
+ * Chain and token pay a parent from another chain when it was created cross-chain or left
+ * open (api-facts §2.10: the kind is then derived at pay time), within the cross-chain cap:
+ * a parent made `evm_same_chain`, or with more children than a route per child allows, is paid
+ * on its network.
+ */
+function assertRoutable(link: Link, childCount: number): void {
+  if (link.row.executionKind === 'evm_same_chain') {
+    throw new AppError(
+      'crosschain_unavailable',
+      'This multicall payout was created evm_same_chain: pay it on its network, without chain and token',
+    );
+  }
+  if (childCount > CROSS_CHAIN_MAX_CHILDREN) {
+    throw new AppError(
+      'crosschain_unavailable',
+      `A multicall payout is paid cross-chain with at most ${CROSS_CHAIN_MAX_CHILDREN} children; this one has ${childCount}: pay it on its network, without chain and token`,
+    );
+  }
 }
 
 type SameChainAnswer = Exclude<

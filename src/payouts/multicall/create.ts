@@ -31,7 +31,7 @@ export const EXECUTION_KINDS = ['evm_same_chain', 'evm_cross_chain', 'tron_batch
 export type ExecutionKind = (typeof EXECUTION_KINDS)[number];
 
 /** The most children a cross-chain multicall may have (api-facts §15). */
-const CROSS_CHAIN_MAX_CHILDREN = 20;
+export const CROSS_CHAIN_MAX_CHILDREN = 20;
 export const MULTICALL_VALIDATION_MESSAGE = 'Multicall validation failed';
 
 export interface MulticallInput {
