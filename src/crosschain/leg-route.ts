@@ -8,7 +8,7 @@ import type { FeeLegCall } from '../payments/calldata/shared.ts';
 import { referenceBytes } from '../payments/references.ts';
 import type { PaymentLeg } from '../payments/transactions.ts';
 import { type Destination, destinationTotal } from './destination-calls.ts';
-import { paymentSources } from './payment-options-sources.ts';
+import { type PaymentSource, paymentSources } from './payment-options-sources.ts';
 import type { QuotedRoute, RouteQuoter } from './quote-route.ts';
 import { type CrossChainCalldata, crossChainAnswer } from './route-answer.ts';
 
@@ -62,23 +62,33 @@ export function legDestination(
   };
 }
 
+/** A leg's checked route from the source asked for, with where it starts and what it pays. */
+export interface RoutedLeg {
+  readonly source: PaymentSource;
+  readonly destination: Destination;
+  readonly route: QuotedRoute;
+}
+
+/** What routing one leg takes: whose it is, the leg, its fee legs, the payer and its source. */
+export interface LegRouteInput {
+  /** Whose leg, for the route cache: a link's or a request's id. */
+  readonly key: string;
+  readonly what: 'link' | 'request';
+  readonly leg: PaymentLeg;
+  readonly feeCalls: readonly FeeLegCall[];
+  readonly wallet: Address;
+  readonly chain: string;
+  readonly token: string;
+}
+
 /**
- * The cross-chain answer for a leg, or null when the source named is the leg's own currency
- * on its own network (nothing to bridge: the same-chain answer serves).
+ * The leg's route from the source named, checked (quote-route.ts), or null when the source is
+ * the leg's own currency on its own network (nothing to bridge: it is paid directly).
  */
-export async function legCrossChainCalldata(
+export async function legRoute(
   deps: LegRouteDeps,
-  input: {
-    /** Whose leg, for the route cache: a link's or a request's id. */
-    readonly key: string;
-    readonly what: 'link' | 'request';
-    readonly leg: PaymentLeg;
-    readonly feeCalls: readonly FeeLegCall[];
-    readonly wallet: Address;
-    readonly chain: string;
-    readonly token: string;
-  },
-): Promise<CrossChainCalldata | null> {
+  input: LegRouteInput,
+): Promise<RoutedLeg | null> {
   const { leg, what } = input;
   if (leg.network.kind !== 'evm') {
     throw refuse(
@@ -114,16 +124,29 @@ export async function legCrossChainCalldata(
     },
     destination,
   );
+  return { source, destination, route };
+}
+
+/**
+ * The cross-chain answer for a leg, or null when the source named is the leg's own currency
+ * on its own network (nothing to bridge: the same-chain answer serves).
+ */
+export async function legCrossChainCalldata(
+  deps: LegRouteDeps,
+  input: LegRouteInput,
+): Promise<CrossChainCalldata | null> {
+  const routed = await legRoute(deps, input);
+  if (!routed) return null;
   const answer = await crossChainAnswer(deps, {
-    route,
-    sourceNetwork: source.network,
-    sourceCurrency: source.currency,
+    route: routed.route,
+    sourceNetwork: routed.source.network,
+    sourceCurrency: routed.source.currency,
     wallet: input.wallet,
-    paymentAmount: destinationTotal(destination),
-    linkCurrency: leg.currency,
+    paymentAmount: destinationTotal(routed.destination),
+    linkCurrency: input.leg.currency,
   });
   // The payer's balances were read meanwhile: the route may have run out of time.
-  deps.routes.assertUnexpired(route);
+  deps.routes.assertUnexpired(routed.route);
   return answer;
 }
 

@@ -22,8 +22,8 @@ import type { QuotedRoute } from './quote-route.ts';
  */
 
 /** Gas an ERC-20 `approve` takes, and the tip over the base fee assumed per gas. */
-const APPROVE_GAS = 65_000n;
-const PRIORITY_FEE_WEI = 1_000_000_000n;
+export const APPROVE_GAS = 65_000n;
+export const PRIORITY_FEE_WEI = 1_000_000_000n;
 
 export interface RouteAnswerInput {
   readonly route: QuotedRoute;
@@ -42,7 +42,7 @@ interface GasCost {
   readonly hasEnoughBalance: boolean;
 }
 
-type CrossChainTransaction = EvmTransaction & { readonly chainType: 'evm' };
+export type CrossChainTransaction = EvmTransaction & { readonly chainType: 'evm' };
 
 export interface CrossChainCalldata {
   readonly paymentType: 'single';
@@ -53,7 +53,7 @@ export interface CrossChainCalldata {
 }
 
 /** Wei of the step's own gas estimate for its transaction (the bridge call). */
-function stepGasWei(step: LiFiStep): bigint {
+export function stepGasWei(step: LiFiStep): bigint {
   return (step.estimate.gasCosts ?? []).reduce((sum, cost) => sum + BigInt(cost.amount), 0n);
 }
 
@@ -76,7 +76,7 @@ export function bridgeFeeOf(
   return { amount, usd: priced ? usd.toFixed(2) : null };
 }
 
-function bridgeTransaction(step: LiFiStep, chainId: number): CrossChainTransaction {
+export function bridgeTransaction(step: LiFiStep, chainId: number): CrossChainTransaction {
   const tx = step.transactionRequest;
   if (!tx?.to || !tx.data) throw new Error('a validated step has its transactionRequest');
   return {

@@ -115,12 +115,12 @@ export async function linkCalldata(
   await assertPayable(deps, link);
   const payer = checkPayerInputs(link, query);
   const crossChain = crossChainOf(query);
-  if (crossChain) assertCrossChainPayable(link, payer, query.isSafe === 'true');
+  if (crossChain) assertCrossChainPayable(payer, query.isSafe === 'true');
   assertPayoutWallet(link, payer);
   const now = deps.clock.now();
   const safe = query.isSafe === 'true' ? await payerSafe(deps, link, payer) : null;
   if (link.children) {
-    const answer = await deps.parents.calldata(link, payer, now, safe);
+    const answer = await deps.parents.calldata(link, payer, now, safe, crossChain);
     const safeTx = safe && safeTransactionOf(answer);
     if (safeTx) await rememberSafeTransaction(deps.db, link.row, safeTx);
     return answer;

@@ -251,6 +251,41 @@ describe('POST /{token}/multicall-intent and the 0.13.0 receipt form of /intent'
     });
   });
 
+  it('takes the source chain of a cross-chain parent, and refuses it on a same-chain one', async () => {
+    const sepolia = await payout({ network: 'sepolia', currency: 'FAU-sepolia' });
+    const crossChain = await multicall([(await payout()).token, sepolia.token]);
+    const fromArbitrum = { ...receipt, chain: 'ARBITRUM' };
+    const taken = await post(`/v2/secure-payments/${crossChain.token}/multicall-intent`, {
+      ...fromArbitrum,
+      transactionIndices: [
+        {
+          childPosition: 0,
+          transactionIndex: 1,
+          routeKind: 'crosschain',
+          bridgeTool: 'across',
+          sourceToken: 'USDT',
+          sourceAmount: '1.01',
+        },
+        { childPosition: 1, transactionIndex: 2, routeKind: 'crosschain', bridgeTool: 'across' },
+      ],
+    });
+    expect(taken.statusCode, taken.body).toBe(200);
+    expect(taken.json()).toEqual({ recorded: 2 });
+    const rows = await t.db.select().from(paymentIntents);
+    expect(rows.filter((row) => row.network === 'arbitrum-one')).toMatchObject([
+      { kind: 'multicall', legCount: 2 },
+    ]);
+    const legacy = await intent(crossChain.token, fromArbitrum);
+    expect(legacy.statusCode, legacy.body).toBe(200);
+    expect(legacy.json()).toMatchObject({ sourceChain: 'ARBITRUM', parentToken: crossChain.token });
+
+    const { token } = await parent();
+    const before = await intentCount();
+    const refused = await post(`/v2/secure-payments/${token}/multicall-intent`, fromArbitrum);
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(await intentCount()).toBe(before);
+  });
+
   it('refuses a link that is no multicall, an unknown child, an empty list, writing nothing', async () => {
     const single = await link();
     const { token } = await parent();

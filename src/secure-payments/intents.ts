@@ -11,6 +11,7 @@ import {
   type IntentBody,
   type IntentDeps,
   isCrossChain,
+  networkOf,
 } from './intent-body.ts';
 import { assertPayable, type Link, loadLink } from './links.ts';
 import type { IntentRow } from './tracked-intent.ts';
@@ -136,7 +137,9 @@ export async function recordMulticallIntent(
   }
   await assertPayable(deps, link);
   const errors: FieldError[] = [];
-  const network = checkChain(link, body, errors);
+  const network = crossChainParent(link)
+    ? checkSourceChain(deps, body, errors)
+    : checkChain(link, body, errors);
   const indices = body.transactionIndices ?? [];
   if (indices.length === 0) errors.push({ field: 'transactionIndices', message: 'is required' });
   const positions = new Set(link.children.map((child) => child.position));
@@ -177,6 +180,28 @@ export async function recordMulticallIntent(
     .returning();
   if (!row) throw new Error('payment intent insert returned no row');
   return { row, link, body };
+}
+
+/**
+ * Whether a parent is paid from a source chain of the payer's choosing (`evm_cross_chain`,
+ * asked for or implied by children on several networks): its receipt names that chain.
+ */
+function crossChainParent(link: Link): boolean {
+  if (link.row.executionKind === 'evm_cross_chain') return true;
+  return new Set((link.children ?? []).map((child) => child.row.network)).size > 1;
+}
+
+/** A cross-chain parent's bundle runs on any EVM network this server serves. */
+function checkSourceChain(deps: IntentDeps, body: IntentBody, errors: FieldError[]): string {
+  const network = networkOf(body.chain);
+  const known = network === null ? undefined : deps.chains.network(network);
+  if (known?.kind !== 'evm') {
+    errors.push({
+      field: 'chain',
+      message: `${body.chain} is no EVM network this server serves (a cross-chain multicall is paid from one)`,
+    });
+  }
+  return network ?? body.chain;
 }
 
 /** 0.13.0's answer to a receipt sent to `/intent`. */

@@ -35,11 +35,15 @@ export function assertNotTron(link: Link): void {
   }
 }
 
-/** A multicall parent's children are routed one by one (`evm_cross_chain`, not built yet). */
+/**
+ * A multicall parent's steps are refreshed by asking `/pay` again: its children's routes are
+ * served together (`evm_cross_chain`, src/payouts/multicall/crosschain.ts).
+ */
 export function assertNotMulticall(link: Link): void {
   if (link.children) {
-    throw refuse(
-      'Cross-chain payment of a multicall payout is not available yet; pay it on its network',
+    throw new AppError(
+      'crosschain_route_gone',
+      'A multicall payout’s routes are refreshed together: ask /pay with chain and token again',
     );
   }
 }
@@ -52,8 +56,7 @@ export function assertOneLeg(legs: readonly PaymentLeg[]): void {
 }
 
 /** Refusals that need nothing but the link and the payer's inputs, before any leg is built. */
-export function assertCrossChainPayable(link: Link, payer: Payer, isSafe: boolean): void {
-  assertNotMulticall(link);
+export function assertCrossChainPayable(payer: Payer, isSafe: boolean): void {
   if (isSafe) {
     throw new AppError('safe_not_supported', 'Multisig (Safe) payments cannot be paid cross-chain');
   }

@@ -1,5 +1,6 @@
 import type { Payer } from '../payments/payer.ts';
 import type { PayerSafe } from '../payments/safe/safe-transaction.ts';
+import type { CrossChainQuery } from './link-crosschain.ts';
 import type { Link } from './links.ts';
 
 /**
@@ -13,11 +14,15 @@ import type { Link } from './links.ts';
 export interface ParentLinks {
   /** What the pay page reads for a parent. */
   readonly display: (link: Link, now: Date) => object;
-  /** What a parent's payer sends, for the payer's wallet (a Safe's transaction, with `safe`). */
+  /**
+   * What a parent's payer sends, for the payer's wallet (a Safe's transaction, with `safe`;
+   * from another chain and token, with `crossChain`).
+   */
   readonly calldata: (
     link: Link,
     payer: Payer,
     now: Date,
     safe: PayerSafe | null,
+    crossChain: CrossChainQuery | null,
   ) => Promise<object>;
 }

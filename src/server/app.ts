@@ -243,7 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     ...chainDeps,
     payUrl: deps.config.payUrl,
     protocolFee: deps.config.protocolFee,
-    parents: createMulticallParents(chainDeps),
+    parents: createMulticallParents({ ...chainDeps, routes: crossChainRoutes }),
     paymentOptions: createPaymentOptionsReader({
       chains: deps.chains,
       clients: deps.clients,

@@ -607,6 +607,42 @@ describe('conformance with the reference API', () => {
         }),
       );
     }
+    // evm_cross_chain: the children paid from Arbitrum, each routed (Variant C with its routes).
+    const routedChildren: string[] = [];
+    for (const amount of ['1.5', '3']) {
+      const payout = await t.app.inject({
+        method: 'POST',
+        url: '/v2/secure-payments/payouts',
+        headers: headers(),
+        payload: {
+          recipient: accountOf(local.chain, 3).address,
+          creatorWalletAddress: creator,
+          network: 'base',
+          currency: USDC_BASE_ID,
+          amount,
+        },
+      });
+      ok(payout, 201);
+      routedChildren.push(payout.json().token);
+    }
+    const crossChainParent = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments/multicall-payouts',
+      headers: headers(),
+      payload: { childTokens: routedChildren, requestedExecutionKind: 'evm_cross_chain' },
+    });
+    ok(crossChainParent, 201);
+    const routed = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${crossChainParent.json().token}/pay?wallet=${creator}&chain=ARBITRUM&token=USDT`,
+      headers: headers(),
+    });
+    ok(routed);
+    expect(routed.json()).toMatchObject({
+      executionKind: 'evm_cross_chain',
+      metadata: { bridgeTxIndices: [1, 2] },
+    });
+    expect(routed.json().destinationCalls).toHaveLength(2);
     const refused = await t.app.inject({
       method: 'POST',
       url: '/v2/secure-payments/multicall-payouts',

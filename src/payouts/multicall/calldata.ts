@@ -1,4 +1,5 @@
-import { AppError } from '../../base/errors.ts';
+import { AppError, ValidationError } from '../../base/errors.ts';
+import type { LegRouteDeps } from '../../crosschain/leg-route.ts';
 import type { Database } from '../../db/client.ts';
 import { formatAmount } from '../../payments/amounts.ts';
 import { buildBatchCalldata } from '../../payments/calldata/batch.ts';
@@ -11,7 +12,10 @@ import {
   safeTransaction,
 } from '../../payments/safe/safe-transaction.ts';
 import type { PaymentTransaction } from '../../payments/transactions.ts';
+import type { CrossChainQuery } from '../../secure-payments/link-crosschain.ts';
 import { completedError, type Link, linkLegs } from '../../secure-payments/links.ts';
+import { CROSS_CHAIN_MAX_CHILDREN } from './create.ts';
+import { crossChainMulticall } from './crosschain.ts';
 import { executionKindOf } from './view.ts';
 
 export const NOT_EXECUTABLE_MESSAGE =
@@ -23,24 +27,34 @@ export const NOT_EXECUTABLE_MESSAGE =
  * child still emitting its own fee-proxy event); Tron: an approval per token and one call of
  * ERC20BatchPayments. Only the children that can be paid now are in it, each for what it still
  * wants; `transactions` lists every step in the order to send them. A Safe payer (`safe`, EVM
- * only) gets them as one Safe transaction (`safeMulticall`).
+ * only) gets them as one Safe transaction (`safeMulticall`). With `crossChain` (chain and token),
+ * the children on other networks or tokens are routed from that source (crosschain.ts,
+ * `evm_cross_chain`); children on several networks need it.
  */
 export async function multicallCalldata(
-  deps: CalldataDeps & { readonly db: Database },
+  deps: MulticallCalldataDeps,
   link: Link,
   payer: Payer,
   now: Date,
   safe: PayerSafe | null = null,
+  crossChain: CrossChainQuery | null = null,
 ) {
-  const answer = await walletCalldata(deps, link, payer, now);
+  const answer = await walletCalldata(deps, link, payer, now, crossChain);
+  if (answer.executionKind === 'evm_cross_chain') return answer;
   return safe ? safeMulticall(safe, answer) : answer;
 }
 
+type MulticallCalldataDeps = CalldataDeps & LegRouteDeps & { readonly db: Database };
+
+const SEVERAL_NETWORKS_MESSAGE =
+  'pays children on several networks: send chain and token, the source chain and token the payer pays them all from';
+
 async function walletCalldata(
-  deps: CalldataDeps & { readonly db: Database },
+  deps: MulticallCalldataDeps,
   link: Link,
   payer: Payer,
   now: Date,
+  crossChain: CrossChainQuery | null,
 ) {
   const children = link.children ?? [];
   const legs = linkLegs(deps.chains, link, now);
@@ -53,7 +67,23 @@ async function walletCalldata(
     if (!child) throw new Error(`multicall leg ${leg.requestId} has no child`);
     return { leg, child };
   });
-  const kind = executionKindOf(link);
+  if (crossChain) {
+    assertRoutable(link, children.length);
+    const routed = await crossChainMulticall(deps, link, paying, payer, crossChain);
+    if (routed) return routed;
+  }
+  const networks = [...new Set(legs.map((leg) => leg.network.id))];
+  if (networks.length > 1) {
+    throw new ValidationError([
+      {
+        field: 'chain',
+        message: `is required: this multicall ${SEVERAL_NETWORKS_MESSAGE} (${networks.join(', ')})`,
+      },
+    ]);
+  }
+  // Children of one network are paid there, whatever kind the parent was created with.
+  const kind: 'tron_batch' | 'evm_same_chain' =
+    executionKindOf(link) === 'tron_batch' ? 'tron_batch' : 'evm_same_chain';
   let approvals: readonly PaymentTransaction[];
   let batch: PaymentTransaction;
   let funding: {
@@ -131,10 +161,36 @@ async function walletCalldata(
 }
 
 /**
+ * Chain and token pay a parent from another chain when it was created cross-chain or left
+ * open (api-facts §2.10: the kind is then derived at pay time), within the cross-chain cap:
+ * a parent made `evm_same_chain`, or with more children than a route per child allows, is paid
+ * on its network.
+ */
+function assertRoutable(link: Link, childCount: number): void {
+  if (link.row.executionKind === 'evm_same_chain') {
+    throw new AppError(
+      'crosschain_unavailable',
+      'This multicall payout was created evm_same_chain: pay it on its network, without chain and token',
+    );
+  }
+  if (childCount > CROSS_CHAIN_MAX_CHILDREN) {
+    throw new AppError(
+      'crosschain_unavailable',
+      `A multicall payout is paid cross-chain with at most ${CROSS_CHAIN_MAX_CHILDREN} children; this one has ${childCount}: pay it on its network, without chain and token`,
+    );
+  }
+}
+
+type SameChainAnswer = Exclude<
+  Awaited<ReturnType<typeof walletCalldata>>,
+  { readonly executionKind: 'evm_cross_chain' }
+>;
+
+/**
  * Variant C for a Safe: its approvals and batch payment made by the Safe in one Safe
  * transaction, whose one call every transaction field holds; the gas is the executing owner's.
  */
-function safeMulticall(safe: PayerSafe, answer: Awaited<ReturnType<typeof walletCalldata>>) {
+function safeMulticall(safe: PayerSafe, answer: SameChainAnswer) {
   const calls = answer.transactions.map((tx) => {
     if ('type' in tx) throw new Error('a Safe pays on EVM networks only');
     return tx;

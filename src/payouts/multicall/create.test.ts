@@ -28,7 +28,6 @@ import {
 } from '../../../test/secure-payments.ts';
 import { requests, securePayments } from '../../db/schema.ts';
 import { TOTAL_TOO_LARGE_MESSAGE } from '../../payments/amounts.ts';
-import { CROSS_CHAIN_MULTICALL_MESSAGE } from './create.ts';
 
 /**
  * `POST /v2/secure-payments/multicall-payouts` over HTTP on the real app: the parent it writes,
@@ -176,25 +175,64 @@ describe('POST /v2/secure-payments/multicall-payouts', () => {
     );
   });
 
-  it('answers 400 naming cross-chain for evm_cross_chain and for children on several networks', async () => {
-    const base = await payout();
-    const sepolia = await payout({ network: 'sepolia', currency: 'FAU-sepolia' });
-    const before = await state();
+  it('makes a cross-chain parent of children on several networks, asked for or implied', async () => {
+    const kindOf = async (token: string) => {
+      const [row] = await t.db.select().from(securePayments).where(eq(securePayments.token, token));
+      return row?.executionKind;
+    };
     const asked = await createMulticall({
-      childTokens: [base.token, sepolia.token],
+      childTokens: [
+        (await payout()).token,
+        (await payout({ network: 'sepolia', currency: 'FAU-sepolia' })).token,
+      ],
       requestedExecutionKind: 'evm_cross_chain',
     });
-    expect(asked.statusCode).toBe(400);
-    expect(asked.json()).toMatchObject({
-      code: 'crosschain_unavailable',
-      message: CROSS_CHAIN_MULTICALL_MESSAGE,
+    expect(asked.statusCode, asked.body).toBe(201);
+    expect(await kindOf(asked.json().token)).toBe('evm_cross_chain');
+    const implied = await createMulticall({
+      childTokens: [
+        (await payout()).token,
+        (await payout({ network: 'sepolia', currency: 'FAU-sepolia' })).token,
+      ],
     });
-    const implied = await createMulticall({ childTokens: [base.token, sepolia.token] });
-    expect(implied.statusCode).toBe(400);
-    expect(implied.json()).toMatchObject({
-      code: 'crosschain_unavailable',
-      message: `${CROSS_CHAIN_MULTICALL_MESSAGE} (children on base, sepolia)`,
+    expect(implied.statusCode, implied.body).toBe(201);
+    // Stored as asked (nothing); derived as cross-chain when read.
+    expect(await kindOf(implied.json().token)).toBeNull();
+    const view = await t.app.inject({
+      url: `/v2/secure-payments/multicall-payouts/${implied.json().token}`,
+      headers: { 'x-api-key': shop.apiKey },
     });
+    expect(view.json().executionKind).toBe('evm_cross_chain');
+  });
+
+  it('refuses a native-currency child of a cross-chain parent: a bridge delivers tokens', async () => {
+    const usdc = await payout();
+    const eth = await payout({ currency: 'ETH-base', amount: '0.01' });
+    await expectFailures(
+      { childTokens: [usdc.token, eth.token], requestedExecutionKind: 'evm_cross_chain' },
+      [failed(eth.token, 'not_payable_child', { currency: 'ETH-base' })],
+    );
+    // The same children on one network, paid there, are fine.
+    expect((await createMulticall({ childTokens: [usdc.token, eth.token] })).statusCode).toBe(201);
+  });
+
+  it('refuses a cross-chain parent of more than 20 children, implied by their networks, naming the cap', async () => {
+    const children = [
+      ...(await Promise.all(Array.from({ length: 20 }, () => payout()))),
+      await payout({ network: 'sepolia', currency: 'FAU-sepolia' }),
+    ];
+    const before = await state();
+    await expectFailures(
+      { childTokens: children.map((child) => child.token) },
+      [
+        {
+          securePaymentToken: '*',
+          reason: 'too_many_children',
+          context: { maximum: 20, actual: 21 },
+        },
+      ],
+      { cap: { type: 'child_count', maximum: 20, actual: 21, reduceBy: 1 } },
+    );
     expect(await state()).toEqual(before);
   });
 

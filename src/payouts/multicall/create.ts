@@ -31,10 +31,8 @@ export const EXECUTION_KINDS = ['evm_same_chain', 'evm_cross_chain', 'tron_batch
 export type ExecutionKind = (typeof EXECUTION_KINDS)[number];
 
 /** The most children a cross-chain multicall may have (api-facts §15). */
-const CROSS_CHAIN_MAX_CHILDREN = 20;
+export const CROSS_CHAIN_MAX_CHILDREN = 20;
 export const MULTICALL_VALIDATION_MESSAGE = 'Multicall validation failed';
-export const CROSS_CHAIN_MULTICALL_MESSAGE =
-  'Cross-chain multicall payouts (evm_cross_chain) are not available on this server yet; pay children of one network together';
 
 export interface MulticallInput {
   readonly childTokens: readonly string[];
@@ -122,11 +120,8 @@ export async function createMulticall(
   input: MulticallInput,
 ): Promise<CreatedMulticall> {
   const tokens = distinctTokens(input.childTokens, 'childTokens');
-  if (input.requestedExecutionKind === 'evm_cross_chain') {
-    checkCap(tokens.length, CROSS_CHAIN_MAX_CHILDREN);
-    throw new AppError('crosschain_unavailable', CROSS_CHAIN_MULTICALL_MESSAGE);
-  }
-  checkCap(tokens.length, deps.maxChildren);
+  const crossChain = input.requestedExecutionKind === 'evm_cross_chain';
+  checkCap(tokens.length, crossChain ? CROSS_CHAIN_MAX_CHILDREN : deps.maxChildren);
 
   const draft = draftLink(deps.clock, caller);
   const { now } = draft;
@@ -172,7 +167,7 @@ export async function createMulticall(
         childBlock(child, now) ??
         (busy.has(row.id) ? 'request_processing' : null) ??
         linkageProblem(anchor, row, input.requestedExecutionKind) ??
-        (payableInBatch(deps.chains, child) ? null : 'not_payable_child');
+        (payable(deps.chains, child, crossChain) ? null : 'not_payable_child');
       if (reason) {
         failures.push(failure(name, position, reason, child, now));
         continue;
@@ -181,12 +176,19 @@ export async function createMulticall(
       children.push(child);
     }
     if (failures.length > 0) throw validationFailed(failures);
+    // Children on several networks are paid from one source chain: a cross-chain multicall,
+    // with its own cap, each child then routed on its own.
     const networks = new Set(children.map((child) => child.row.network));
     if (networks.size > 1) {
-      throw new AppError(
-        'crosschain_unavailable',
-        `${CROSS_CHAIN_MULTICALL_MESSAGE} (children on ${[...networks].join(', ')})`,
-      );
+      checkCap(children.length, CROSS_CHAIN_MAX_CHILDREN);
+      const unroutable = children.filter((child) => !payable(deps.chains, child, true));
+      if (unroutable.length > 0) {
+        throw validationFailed(
+          unroutable.map((child) =>
+            failure(child.row.token, child.position, 'not_payable_child', child, now),
+          ),
+        );
+      }
     }
     if (!anchor) throw new Error('multicall without children');
     // As for batch payouts: else the parent could never be paid while holding its children.
@@ -230,7 +232,7 @@ export async function createMulticall(
 /**
  * Whether `row` can be paid together with the first eligible child: by the same wallet, on
  * the same kind of network, and on the same network unless the caller asked for cross-chain
- * (refused for now) or left the kind open (the network count decides after the loop).
+ * or left the kind open (children on several networks then make a cross-chain multicall).
  */
 function linkageProblem(
   anchor: LinkRow | null,
@@ -253,12 +255,21 @@ function linkageProblem(
 
 /**
  * A child must be payable by the batch contract of its network: one this server serves, with
- * the contract deployed, and on Tron a TRC-20 (ERC20BatchPayments moves no TRX).
+ * the contract deployed, and on Tron a TRC-20 (ERC20BatchPayments moves no TRX). A child of a
+ * cross-chain multicall is paid by its route's call of the fee proxy on its network instead:
+ * an EVM network with the fee proxy, in a token (a bridge delivers tokens).
  */
-function payableInBatch(chains: ChainRegistry, child: Child): boolean {
+function payable(chains: ChainRegistry, child: Child, crossChain: boolean): boolean {
   const network = chains.network(child.row.network);
   const currency = chains.currency(child.requests[0]?.paymentCurrency ?? '');
   if (!network || !currency) return false;
+  if (crossChain) {
+    return (
+      network.kind === 'evm' &&
+      !isNative(currency) &&
+      chains.contracts(network.id).erc20FeeProxy !== null
+    );
+  }
   if (chains.contracts(network.id).batchPayments === null) return false;
   return network.kind !== 'tron' || !isNative(currency);
 }

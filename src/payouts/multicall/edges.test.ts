@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createMulticall, multicall, payout, post } from '../../../test/multicall.ts';
+import { CREATOR, createMulticall, multicall, payout, post } from '../../../test/multicall.ts';
 import {
   apiKey,
   type Body,
@@ -123,5 +123,48 @@ describe('the lookup row’s selection hints', () => {
     // Once that parent has expired (with b, its first child to expire), a is free again.
     t.clock.advance(6.5 * DAY_MS);
     expect(await lookup(a.requestId)).toMatchObject({ childExecutable: true, blockReason: null });
+  });
+});
+
+describe('chain and token on a multicall parent', () => {
+  const fromArbitrum = { wallet: CREATOR, chain: 'ARBITRUM', token: 'USDT' };
+
+  it('needs them when the children are on several networks, naming chain', async () => {
+    const base = await payout();
+    const sepolia = await payout({ network: 'sepolia', currency: 'FAU-sepolia' });
+    const { token } = await multicall([base.token, sepolia.token]);
+    const res = await pay(token, { wallet: CREATOR });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'chain', message: expect.stringContaining('(base, sepolia)') }],
+    });
+  });
+
+  it('refuses them on a parent made evm_same_chain, and on one past the cross-chain cap', async () => {
+    const children = await Promise.all(Array.from({ length: 21 }, () => payout({ amount: '1' })));
+    const sameChain = await multicall(
+      children.slice(0, 2).map((child) => child.token),
+      { requestedExecutionKind: 'evm_same_chain' },
+    );
+    const made = await pay(sameChain.token, fromArbitrum);
+    expect(made.statusCode, made.body).toBe(400);
+    expect(made.json()).toMatchObject({
+      code: 'crosschain_unavailable',
+      message: expect.stringContaining('created evm_same_chain'),
+    });
+    // Left open, one network, 21 children: paid on its network, never as 21 routes.
+    const many = await multicall(
+      children
+        .slice(2)
+        .map((child) => child.token)
+        .concat((await payout({ amount: '1' })).token, (await payout({ amount: '1' })).token),
+    );
+    const past = await pay(many.token, fromArbitrum);
+    expect(past.statusCode, past.body).toBe(400);
+    expect(past.json()).toMatchObject({
+      code: 'crosschain_unavailable',
+      message: expect.stringContaining('at most 20 children; this one has 21'),
+    });
   });
 });

@@ -1,5 +1,6 @@
 import type { ChainClients } from '../../chains/clients.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
+import type { RouteQuoter } from '../../crosschain/quote-route.ts';
 import type { Database } from '../../db/client.ts';
 import type { ParentLinks } from '../../secure-payments/parent-links.ts';
 import { multicallCalldata } from './calldata.ts';
@@ -10,9 +11,12 @@ export function createMulticallParents(deps: {
   readonly db: Database;
   readonly chains: ChainRegistry;
   readonly clients: ChainClients;
+  /** Routes a cross-chain parent's children (`evm_cross_chain`). */
+  readonly routes: RouteQuoter;
 }): ParentLinks {
   return {
     display: (link, now) => multicallBody(deps.chains, link, now),
-    calldata: (link, payer, now, safe) => multicallCalldata(deps, link, payer, now, safe),
+    calldata: (link, payer, now, safe, crossChain) =>
+      multicallCalldata(deps, link, payer, now, safe, crossChain),
   };
 }

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { CROSSCHAIN_METADATA, ROUTE_TYPE } from '../../payments/crosschain-schemas.ts';
 import {
   BatchMetadata,
   SAFE_ANSWER,
@@ -99,12 +100,77 @@ const MulticallViewSchema = Type.Object(
 
 const Transaction = Type.Union([Type.Ref('EvmTransaction'), Type.Ref('TronTransaction')]);
 
+const DestinationCall = Type.Object(
+  {
+    network: Type.String({ description: 'The destination network (`base`)' }),
+    chain: Type.String({
+      description:
+        'The aggregator’s identifier of the destination chain (its chain id), from the quote',
+    }),
+    chainId: Type.Optional(Type.Integer()),
+    target: Type.String({ description: 'Alias of contractAddress, the call checked' }),
+    contractAddress: Type.String({ description: 'Our fee proxy on the destination network' }),
+    calldata: Type.String({
+      description:
+        'The fee proxy payment of the child (payee, amount, payment reference), proven equal to the route’s destination call',
+    }),
+  },
+  {
+    description:
+      'evm_cross_chain: the call the child’s route makes on its network once the bridge delivers, checked before the answer leaves',
+  },
+);
+
+/** What an `evm_cross_chain` answer adds to the metadata (api-facts §2.7). */
+const MULTICALL_CROSSCHAIN_METADATA = {
+  ...CROSSCHAIN_METADATA,
+  requiredAmount: Type.Optional(Type.String()),
+  balance: Type.Optional(Type.String()),
+  nativeBalance: Type.Optional(Type.String()),
+  estimatedNetworkFee: Type.Optional(Type.String()),
+  estimatedApprovalNetworkFee: Type.Optional(Type.String()),
+  estimatedPaymentNetworkFee: Type.Optional(Type.String()),
+  bridgeSourceAmount: Type.Optional(
+    Type.String({ description: 'What the bridge calls take of the source token, all together' }),
+  ),
+  sourceSideAmount: Type.Optional(
+    Type.String({
+      description: 'What the children already on the source chain in the source token take',
+    }),
+  ),
+  bridgeFeeAmount: Type.Optional(
+    Type.String({ description: 'The bridge’s fees, in the source token' }),
+  ),
+  sourceToken: Type.Optional(Type.String({ description: 'The `token` asked (`USDT`)' })),
+  sourceTokenAddress: Type.Optional(Type.String()),
+  sourceNetwork: Type.Optional(Type.String({ description: 'The source network (`arbitrum-one`)' })),
+  aggregateAllowance: Type.Optional(
+    Type.String({
+      description: 'What the approvals grant the bridge, every routed child together',
+    }),
+  ),
+  bridge: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          'Ours: the bridge `tool` and, per routed child (`legs[].childPosition`), its source amount, quote expiry, deadline and `rawStep`',
+      },
+    ),
+  ),
+  feePlanCarried: Type.Optional(Type.Boolean()),
+};
+
 const MulticallCalldataSchema = Type.Object(
   {
     paymentType: Type.Literal('multicall'),
-    executionKind: Type.Union([Type.Literal('evm_same_chain'), Type.Literal('tron_batch')]),
+    executionKind: literals(EXECUTION_KINDS),
     token: Type.String(),
-    network: Type.String(),
+    network: Type.String({
+      description:
+        'Where the transactions are sent: the children’s network, or for evm_cross_chain the source network',
+    }),
     chainId: Type.Integer(),
     childTokens: Type.Array(Type.String()),
     requestIds: Type.Array(Type.String()),
@@ -122,21 +188,36 @@ const MulticallCalldataSchema = Type.Object(
         network: Type.String(),
         paymentReference: Nullable(Type.String()),
         paymentCurrencyAddress: Nullable(Type.String()),
-        sourceTokenAddress: Type.Null(),
+        sourceTokenAddress: Nullable(
+          Type.String({ description: 'evm_cross_chain: the source token the payer spends' }),
+        ),
         tokenAddress: Nullable(Type.String()),
+        destinationCall: Type.Optional(DestinationCall),
+      }),
+    ),
+    destinationCalls: Type.Optional(
+      Type.Array(DestinationCall, {
+        description:
+          'evm_cross_chain: every routed child’s destinationCall, in the children’s order',
       }),
     ),
     transactions: Type.Array(Transaction),
     feeBundle: Type.Null(),
     ERC20ApprovalTransactions: Type.Array(Transaction),
-    batchPaymentTransaction: Transaction,
+    batchPaymentTransaction: Type.Union([Transaction, Type.Null()], {
+      description:
+        'The batch payment; evm_cross_chain: of the children on the source chain, null without any',
+    }),
     metadata: Type.Object(
       {
         ...STEP_METADATA,
+        routeType: ROUTE_TYPE,
         approvalTransactionIndices: Type.Array(Type.Integer()),
-        batchPaymentTransactionIndex: Type.Integer(),
+        batchPaymentTransactionIndex: Type.Union([Type.Integer(), Type.Null()]),
         feeTransactionIndices: Type.Array(Type.Integer()),
-        bridgeTxIndices: Type.Array(Type.Integer()),
+        bridgeTxIndices: Type.Array(Type.Integer(), {
+          description: 'evm_cross_chain: the indices in `transactions` of the bridge calls',
+        }),
         childCount: Type.Integer(),
         executableLegCount: Type.Integer(),
         network: Type.String(),
@@ -145,6 +226,7 @@ const MulticallCalldataSchema = Type.Object(
         hasEnoughGas: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
         insufficientTokens: Type.Optional(BatchMetadata.properties.insufficientTokens),
         ...SAFE_METADATA,
+        ...MULTICALL_CROSSCHAIN_METADATA,
       },
       { additionalProperties: false },
     ),

@@ -123,7 +123,13 @@ export function multicallBody(chains: ChainRegistry, link: Link, now: Date) {
   };
 }
 
-/** The kind asked for at creation, or the one its children imply (one network: same chain). */
+/**
+ * The kind asked for at creation, or the one its children imply: Tron, children on several
+ * networks (paid from one source chain: cross-chain), else one network (same chain).
+ */
 export function executionKindOf(link: Link): 'evm_same_chain' | 'evm_cross_chain' | 'tron_batch' {
-  return link.row.executionKind ?? (link.row.network === 'tron' ? 'tron_batch' : 'evm_same_chain');
+  if (link.row.executionKind) return link.row.executionKind;
+  if (link.row.network === 'tron') return 'tron_batch';
+  const networks = new Set((link.children ?? []).map((child) => child.row.network));
+  return networks.size > 1 ? 'evm_cross_chain' : 'evm_same_chain';
 }

@@ -16,10 +16,15 @@ const CreateMulticallBody = Type.Object(
       minItems: 2,
       maxItems: 1000,
       description:
-        'Pending single payout links of the account; at most MULTICALL_MAX_CHILDREN (150) are accepted, 20 for cross-chain',
+        'Pending single payout links of the account; at most MULTICALL_MAX_CHILDREN (150) are accepted, 20 for cross-chain (evm_cross_chain, or children on several networks)',
     }),
     requestedExecutionKind: Type.Optional(
-      Type.Unsafe<ExecutionKind>({ type: 'string', enum: [...EXECUTION_KINDS] }),
+      Type.Unsafe<ExecutionKind>({
+        type: 'string',
+        enum: [...EXECUTION_KINDS],
+        description:
+          'evm_cross_chain: children on any EVM networks (in tokens, with the fee proxy), paid from one source chain and token chosen at /pay; omitted: derived from the children (Tron, several networks, one network)',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -89,9 +94,9 @@ export function registerCreateMulticallPayout(
       schema: {
         tags: LINK_TAGS,
         summary:
-          'Pay several pending payout links of one network in one transaction: a multicall parent link',
+          'Pay several pending payout links in one go: a multicall parent link (one network, or several paid from one source chain)',
         description:
-          'Every child is checked; refused children are all listed in a 400 `multicall_validation_failed` (`failures`, and `cap` past MULTICALL_MAX_CHILDREN). Cross-chain (evm_cross_chain, or children on several networks) answers 400 until it is built.',
+          'Every child is checked; refused children are all listed in a 400 `multicall_validation_failed` (`failures`, and `cap` past MULTICALL_MAX_CHILDREN, or past 20 for cross-chain: evm_cross_chain asked, or children on several networks). A cross-chain parent is paid with `/pay?chain=&token=`: each child on another network or token routed through the bridge and checked, Variant C with `bridgeTxIndices` and `destinationCalls`.',
         body: CreateMulticallBody,
         response: { 201: CreatedMulticallResponse, 400: MulticallFailureResponse },
       },

@@ -65,7 +65,9 @@ export function registerPayLink(
       config: { auth: LINK_AUTH, payPage: true },
       schema: {
         ...calldataSchema,
-        summary: 'Executable calldata (single or batch) for a payer wallet',
+        summary: 'Executable calldata (single, batch or multicall) for a payer wallet',
+        description:
+          'With `chain` and `token`, paid from that source chain and token through the bridge (`routeType: crosschain`): a single link as Variant A; a multicall parent (evm_cross_chain) as Variant C, each child on another network or token routed and its destination call checked (`children[].destinationCall`, `destinationCalls`, `bridgeTxIndices`), the children on the source chain in the source token paid in one batch there. A multicall parent with children on several networks needs them (400 otherwise).',
         querystring: Type.Object(CalldataInput, { additionalProperties: false }),
       },
     },
