@@ -40,20 +40,23 @@ async function startSandbox(
   database: DatabaseHandle,
   logger: Logger,
 ): Promise<SandboxHost> {
-  const [{ createSandboxHost }, { serveJsonRpc }] = await Promise.all([
+  const [{ createSandboxHost }, { serveJsonRpc }, { sandboxBridged }] = await Promise.all([
     import('./sandbox/host.ts'),
     import('./sandbox/rpc-server.ts'),
+    import('./sandbox/network.ts'),
   ]);
   return createSandboxHost({
     database,
     logger,
     baseUrl: config.baseUrl,
     idleBlockMs: config.sandboxIdleBlockMs,
+    bridged: sandboxBridged(config),
     serveRpc: (provider) => serveJsonRpc(provider, { host: config.host }),
   });
 }
 
-export async function createService(config: Config, logger: Logger): Promise<Service> {
+export async function createService(given: Config, logger: Logger): Promise<Service> {
+  let config = given;
   const secretBox = createSecretBox(loadSecretKey(config));
   const database = await openDatabase(config);
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, clock: systemClock, logger });
@@ -74,11 +77,24 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
     // serves its JSON-RPC on HOST (a port of its own) for the others.
     // The sandbox (a Hardhat EDR chain, its contracts and wallets) loads only when it runs.
     sandbox = config.sandbox ? await startSandbox(config, database, logger) : null;
-    const chains = createChainRegistry(config, sandbox?.network);
+    // With no LIFI_URL, the sandbox's two chains are bridged by its own aggregator.
+    if (sandbox?.aggregatorUrl) {
+      config = { ...config, crosschain: { ...config.crosschain, url: sandbox.aggregatorUrl } };
+    }
+    const second = sandbox?.second ?? null;
+    const chains = createChainRegistry(
+      config,
+      sandbox ? [sandbox.network, ...(second ? [second.network] : [])] : undefined,
+    );
     const clients = createChainClients({
       config,
       chains,
-      ...(sandbox && { transports: { sandbox: custom(sandbox.provider, { retryCount: 0 }) } }),
+      ...(sandbox && {
+        transports: {
+          sandbox: custom(sandbox.provider, { retryCount: 0 }),
+          ...(second && { 'sandbox-b': custom(second.provider, { retryCount: 0 }) }),
+        },
+      }),
     });
     const tronRpc = config.networks.tron.rpcUrl;
     probe = createNetworkProbe({
@@ -105,7 +121,7 @@ export async function createService(config: Config, logger: Logger): Promise<Ser
           logger,
           clock: systemClock,
           secretBox,
-          transportNetworks: sandbox ? ['sandbox'] : [],
+          transportNetworks: sandbox ? ['sandbox', ...(second ? ['sandbox-b' as const] : [])] : [],
           aggregator,
         })
       : null;

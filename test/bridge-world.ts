@@ -9,25 +9,19 @@ import {
   parseAbi,
 } from 'viem';
 import { expect } from 'vitest';
-import {
-  type FakeAggregator,
-  startFakeAggregator,
-} from '../src/sandbox/aggregator/fake-aggregator.ts';
-import { transferOutcomeOf } from '../src/sandbox/aggregator/transfer-status.ts';
-import {
-  type BridgeRelayer,
-  bridgeChain,
-  createBridgeRelayer,
-} from '../src/sandbox/bridge-relayer.ts';
+import type { FakeAggregator } from '../src/sandbox/aggregator/fake-aggregator.ts';
+import type { BridgeRelayer } from '../src/sandbox/bridge-relayer.ts';
+import { startLocalBridge } from '../src/sandbox/local-bridge.ts';
 import type { TestClock } from './app.ts';
 import { accountOf, type StandIn, standIn } from './chain.ts';
 
 /**
  * Two local chains with the real Request contracts and the local Across (SpokePool and
  * handler) on both, an Arbitrum and a Base stand-in; the fake routing aggregator over real HTTP
- * routing Arbitrum's tokens to Base through the SpokePool; and the bridge relayer filling the
- * deposits on Base, telling the fake what it did with each (`onSettled`), so the fake's status
- * operation answers as LI.FI would. What the cross-chain end-to-end tests share, in process
+ * routing both chains' USDC and USDT through their SpokePools; and the bridge relayer filling
+ * the deposits on the other chain, telling the fake what it did with each (`onSettled`), so the
+ * fake's status operation answers as LI.FI would (src/sandbox/local-bridge.ts, which the
+ * sandbox runs between its two chains). What the cross-chain end-to-end tests share, in process
  * (`injectApi`) or against a `payreq serve` process (`fetchApi`).
  */
 
@@ -52,25 +46,15 @@ export async function startBridgeWorld(options: { clock?: TestClock } = {}): Pro
   const base = await standIn('base');
   const arbitrum = await standIn('arbitrum-one', { walletCount: 8 });
   const { clock } = options;
-  const fake = await startFakeAggregator({
-    tokens: [
-      { chainId: 42161, address: arbitrum.chain.addresses.usdt, symbol: 'USDT', decimals: 6 },
-      { chainId: 8453, address: base.chain.addresses.usdc, symbol: 'USDC', decimals: 6 },
-    ],
-    spokePools: { 42161: arbitrum.chain.addresses.spokePool },
-    // Across hands the bridged tokens and the message to the handler on Base.
-    recipient: base.chain.addresses.acrossHandler,
+  // The fake aggregator and the relayer, wired as the sandbox wires them between its chains.
+  const bridge = await startLocalBridge({
+    chains: [arbitrum.chain, base.chain],
+    logger: pino({ level: 'silent' }),
     pricing: { feeBps: 10, feeFlat: '0.5', executionDurationSeconds: 30 },
     quoteLifetimeSeconds: 600,
     now: () => (clock ? clock.now().getTime() : Date.now()),
   });
-  const relayer = createBridgeRelayer({
-    logger: pino({ level: 'silent' }),
-    chains: [bridgeChain(arbitrum.chain), bridgeChain(base.chain)],
-    // The aggregator's status of a transfer is what the bridge did with its deposit.
-    onSettled: (deposit, outcome) =>
-      fake.setTransfer(deposit.depositTxHash, transferOutcomeOf(outcome)),
-  });
+  const { aggregator: fake, relayer } = bridge;
   relayer.start(20);
   return {
     base,
@@ -80,8 +64,7 @@ export async function startBridgeWorld(options: { clock?: TestClock } = {}): Pro
     env: { ...base.env, ...arbitrum.env, LIFI_URL: fake.url },
     transports: { ...base.transports, ...arbitrum.transports },
     close: async () => {
-      await relayer.stop();
-      await fake.close();
+      await bridge.close();
       await arbitrum.chain.close();
       await base.chain.close();
     },

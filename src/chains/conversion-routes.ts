@@ -18,8 +18,12 @@ const AGGREGATOR_GRAPH: Readonly<
   bsc: { fiat: ['USD', 'EUR', 'GBP', 'JPY'], tokens: ['USDC', 'USDT', 'DAI'] },
   sepolia: { fiat: ['USD', 'EUR', 'GBP'], tokens: ['FAU', 'USDT'] },
   tron: { fiat: [], tokens: [] },
-  // The sandbox chain's mock feeds (src/sandbox/addresses.ts): every fiat, every token, ETH.
+  // The sandbox chains' mock feeds (src/sandbox/addresses.ts): every fiat, every token, ETH.
   sandbox: { fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'], tokens: ['USDC', 'USDT', 'DAI', 'ETH'] },
+  'sandbox-b': {
+    fiat: ['USD', 'EUR', 'GBP', 'JPY', 'CNY'],
+    tokens: ['USDC', 'USDT', 'DAI', 'ETH'],
+  },
 };
 
 /**

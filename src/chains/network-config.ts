@@ -1,5 +1,5 @@
 import type { ContractSet } from './contracts.ts';
-import type { NetworkId, PaymentNetworkId } from './networks.ts';
+import { isSandboxNetwork, type NetworkId, type PaymentNetworkId } from './networks.ts';
 
 /** What configuration says about one real network (`RPC_URL_<NETWORK>` and the like). */
 export interface NetworkConfig {
@@ -19,7 +19,7 @@ export interface NetworkConfig {
 
 export type NetworkConfigs = Readonly<Record<PaymentNetworkId, NetworkConfig>>;
 
-/** A network's configuration; none for the sandbox, which configures itself. */
+/** A network's configuration; none for the sandbox's chains, which configure themselves. */
 export function networkConfig(configs: NetworkConfigs, id: NetworkId): NetworkConfig | undefined {
-  return id === 'sandbox' ? undefined : configs[id];
+  return isSandboxNetwork(id) ? undefined : configs[id];
 }

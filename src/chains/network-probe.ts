@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.ts';
 import { createPoller } from '../base/poller.ts';
 import type { ChainClients } from './clients.ts';
-import { type Network, networkEnvSuffix } from './networks.ts';
+import { isSandboxNetwork, type Network, networkEnvSuffix } from './networks.ts';
 import type { ChainRegistry } from './registry.ts';
 import type { TronGridClient } from './tron-grid.ts';
 
@@ -81,8 +81,9 @@ export function createNetworkProbe(deps: {
     const before = states.get(network.id);
     const failed = await ask(network);
     const checkedAt = deps.clock.now().toISOString();
-    const where =
-      network.id === 'sandbox' ? 'the sandbox chain' : `RPC_URL_${networkEnvSuffix(network.id)}`;
+    const where = isSandboxNetwork(network.id)
+      ? `the sandbox chain ${network.id}`
+      : `RPC_URL_${networkEnvSuffix(network.id)}`;
     if (failed === null) {
       states.set(network.id, { network: network.id, status: 'ok', reason: null, checkedAt });
       if (before?.status === 'unreachable' || before?.status === 'wrong_chain')

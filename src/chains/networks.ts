@@ -18,8 +18,11 @@ export const PAYMENT_NETWORK_IDS = [
 ] as const;
 export type PaymentNetworkId = (typeof PAYMENT_NETWORK_IDS)[number];
 
-/** A real network, or the local sandbox chain that `npm start` runs. */
-export type NetworkId = PaymentNetworkId | 'sandbox';
+/** The local chains `npm start` runs: `sandbox`, and `sandbox-b` to pay it from another chain. */
+export type SandboxNetworkId = 'sandbox' | 'sandbox-b';
+
+/** A real network, or one of the local sandbox chains that `npm start` runs. */
+export type NetworkId = PaymentNetworkId | SandboxNetworkId;
 
 interface NativeCurrency {
   readonly symbol: string;
@@ -47,7 +50,11 @@ export interface Network {
   readonly explorerTxUrl: string | null;
   /** Blocks to wait before a payment counts as final, unless `CONFIRMATIONS_<NETWORK>` says otherwise. */
   readonly defaultConfirmations: number;
-  /** The cross-chain `chain` enum value of the routing aggregator, where the network has one. */
+  /**
+   * The cross-chain `chain` enum value of the routing aggregator, where the network has one;
+   * ours for the sandbox's chains (`SANDBOX`, `SANDBOX_B`), which the sandbox's own aggregator
+   * bridges between each other only.
+   */
   readonly crossChainName: string | null;
 }
 
@@ -157,17 +164,42 @@ export const SANDBOX_NETWORK = {
   explorerTxUrl: null,
   // Nothing reorganises a local chain that mines one block per transaction.
   defaultConfirmations: 0,
-  crossChainName: null,
+  crossChainName: 'SANDBOX',
 } as const satisfies Network;
+
+/**
+ * The sandbox's second local chain, run beside the first when the sandbox's own routing
+ * aggregator and bridge run (no `LIFI_URL`, the embedded database): a payer pays a `sandbox`
+ * link from here, or the other way round, through the local Across bridge.
+ */
+export const SANDBOX_B_NETWORK = {
+  id: 'sandbox-b',
+  name: 'Sandbox B (local chain)',
+  chainId: 31338,
+  kind: 'evm',
+  testnet: true,
+  native: { symbol: 'ETH', name: 'Sandbox B Ether', decimals: 18, hashValue: 'ETH-sandbox-b' },
+  explorerTxUrl: null,
+  defaultConfirmations: 0,
+  crossChainName: 'SANDBOX_B',
+} as const satisfies Network;
+
+export const SANDBOX_NETWORKS = [SANDBOX_NETWORK, SANDBOX_B_NETWORK] as const;
+
+/** Whether the network is one of the sandbox's local chains (never a real network). */
+export function isSandboxNetwork(id: string): id is SandboxNetworkId {
+  return SANDBOX_NETWORKS.some((network) => network.id === id);
+}
 
 export const TRON_CHAIN_ID = 728126428;
 
 /**
  * The `chain` a payment intent names the network by: the aggregator's enum value where the
- * network has one (the reference's), and ours, `SANDBOX`, for the sandbox's local chain.
+ * network has one (the reference's), and ours, `SANDBOX` and `SANDBOX_B`, for the sandbox's
+ * local chains.
  */
 export function intentChainOf(network: Network): string | null {
-  return network.crossChainName ?? (network.id === SANDBOX_NETWORK.id ? 'SANDBOX' : null);
+  return network.crossChainName;
 }
 
 /** `arbitrum-one` → `ARBITRUM_ONE`: the suffix of the per-network environment variables. */

@@ -2,7 +2,13 @@ import { type ContractSet, DEPLOYED_CONTRACTS } from './contracts.ts';
 import { buildCurrencies, type Currency, isNative } from './currencies.ts';
 import { buildListedCurrencies, type CurrencyCatalogue } from './listed.ts';
 import { type NetworkConfigs, networkConfig } from './network-config.ts';
-import { NETWORKS, type Network, type NetworkId } from './networks.ts';
+import {
+  isSandboxNetwork,
+  NETWORKS,
+  type Network,
+  type NetworkId,
+  type SandboxNetworkId,
+} from './networks.ts';
 import { TOKEN_SPECS, type TokenSpec } from './tokens.ts';
 
 /**
@@ -38,20 +44,21 @@ export interface ChainRegistry {
 const NATIVE_SENTINEL = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
 
 /**
- * A chain this process runs itself (the sandbox): its network, where its contracts are and
+ * A chain this process runs itself (a sandbox chain): its network, where its contracts are and
  * which tokens it has. The entry point that starts it says so; nothing here knows of one.
  */
 export interface LocalNetwork {
-  readonly network: Network & { readonly id: 'sandbox' };
+  readonly network: Network & { readonly id: SandboxNetworkId };
   readonly contracts: ContractSet;
   readonly tokens: readonly TokenSpec[];
 }
 
 export function createChainRegistry(
   config: { readonly networks: NetworkConfigs },
-  local?: LocalNetwork,
+  local?: LocalNetwork | readonly LocalNetwork[],
 ): ChainRegistry {
-  const networks: Network[] = [...NETWORKS, ...(local ? [local.network] : [])];
+  const locals: readonly LocalNetwork[] = local === undefined ? [] : [local].flat();
+  const networks: Network[] = [...NETWORKS, ...locals.map((l) => l.network)];
   const explorers = new Map<string, string | null>(
     networks.map((network) => {
       const configured = networkConfig(config.networks, network.id);
@@ -67,9 +74,11 @@ export function createChainRegistry(
       ...config.networks[network.id].contracts,
     });
   }
-  if (local) contracts.set(local.network.id, local.contracts);
+  for (const l of locals) contracts.set(l.network.id, l.contracts);
   const tokensOf = (network: Network): readonly TokenSpec[] => {
-    if (network.id === 'sandbox') return local?.tokens ?? [];
+    if (isSandboxNetwork(network.id)) {
+      return locals.find((l) => l.network.id === network.id)?.tokens ?? [];
+    }
     const overrides = config.networks[network.id].tokens;
     return TOKEN_SPECS[network.id].map((token) => ({
       ...token,
@@ -78,7 +87,7 @@ export function createChainRegistry(
   };
   const curated = buildCurrencies(networks, tokensOf);
   const listed = buildListedCurrencies(curated, networks, (id) =>
-    id === 'sandbox' ? {} : config.networks[id].tokens,
+    isSandboxNetwork(id) ? {} : config.networks[id].tokens,
   );
   const all: Currency[] = [...curated.all];
   const byId = new Map(curated.byId);

@@ -135,7 +135,7 @@ async function run(
         { NATIVE_TOKEN_ADDRESS },
         { activateDestination, activeDestinationOf, bindDestination },
         { resolveTarget },
-        { sandboxNetwork },
+        { sandboxNetworks },
       ] = await Promise.all([
         import('../chains/registry.ts'),
         import('../destinations/destination-id.ts'),
@@ -144,10 +144,7 @@ async function run(
         import('../sandbox/network.ts'),
       ]);
       const accountId = await existingAccount(db, given(values.account));
-      const chains = createChainRegistry(
-        config,
-        config.sandbox ? sandboxNetwork(config.baseUrl) : undefined,
-      );
+      const chains = createChainRegistry(config, sandboxNetworks(config));
       const currency = values.currency === undefined ? undefined : chains.currency(values.currency);
       if (values.currency !== undefined && (!currency || currency.network === 'fiat')) {
         throw new UsageError(`unknown currency ${values.currency}`);

@@ -34,8 +34,11 @@ Commands:
                      (--chain-id <n> --token <tokenAddress> | --currency <id, e.g. USDC-sandbox>)
                      [--bind <clientId>]        register a payee destination (and bind it)
   sandbox pay <token> --wallet <n> --api-key <key> [--url <baseUrl>]
+              [--chain <SANDBOX|SANDBOX_B> --token <USDC|USDT>]
                                                 pay a link on the sandbox chain with test wallet n
-                                                (talks to the running server)
+                                                (talks to the running server); with --chain and
+                                                --token, from that chain and token through the
+                                                local bridge
   sandbox pay <token> --safe <address> --wallet <n>,<m>... --api-key <key> [--url <baseUrl>]
                                                 pay it from a Safe: its owners test wallets n, m…
                                                 sign, the first executes
@@ -65,6 +68,7 @@ const FLAGS = {
   key: { type: 'string' },
   address: { type: 'string' },
   'chain-id': { type: 'string' },
+  chain: { type: 'string' },
   token: { type: 'string' },
   currency: { type: 'string' },
   bind: { type: 'string' },
@@ -149,7 +153,7 @@ const COMMANDS = {
     ['account', 'address', 'chain-id', 'token', 'currency', 'bind', 'json'],
     { required: ['account', 'address'], check: checkDestinationTarget },
   ),
-  'sandbox pay': command(['wallet', 'safe', 'api-key', 'url', 'json'], {
+  'sandbox pay': command(['wallet', 'safe', 'api-key', 'url', 'chain', 'token', 'json'], {
     required: ['wallet', 'api-key'],
     positionals: ['<token>'],
     check: checkSandboxPay,
@@ -283,6 +287,20 @@ export function given(value: string | undefined): string {
 }
 
 function checkSandboxPay(values: Values): void {
+  if ((values.chain === undefined) !== (values.token === undefined)) {
+    throw new UsageError('--chain and --token go together (the chain and token to pay from)');
+  }
+  if (values.chain !== undefined && values.safe !== undefined) {
+    throw new UsageError('--chain and --token pay from a test wallet, not with --safe');
+  }
+  for (const flag of ['chain', 'token'] as const) {
+    const value = values[flag];
+    if (value !== undefined && !/^[A-Z][A-Z0-9_]{0,31}$/.test(value)) {
+      throw new UsageError(
+        `--${flag} must be an upper-case name such as SANDBOX_B or USDT (got "${value}")`,
+      );
+    }
+  }
   if (values.safe !== undefined) {
     if (!/^0x[0-9a-fA-F]{40}$/.test(values.safe)) {
       throw new UsageError(`--safe must be the Safe's address (got "${values.safe}")`);

@@ -50,9 +50,15 @@ export async function runSandboxCommand(
     token: args[0] ?? '',
     wallet: Number(values.wallet),
     apiKey: values['api-key'] ?? '',
+    from:
+      values.chain === undefined || values.token === undefined
+        ? undefined
+        : { chain: values.chain, token: values.token },
   });
   print(values, out, result, [
-    `Paid with wallet ${result.wallet}:`,
+    result.chain === undefined
+      ? `Paid with wallet ${result.wallet}:`
+      : `Paid with wallet ${result.wallet} from ${result.chain} (intent ${result.intentId ?? 'not recorded'}):`,
     ...result.transactions.map((hash) => `  ${hash}`),
   ]);
 }

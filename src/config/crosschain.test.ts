@@ -8,6 +8,7 @@ describe('the routing aggregator settings (LIFI_*)', () => {
   it('defaults to LI.FI over Across, no key, bounded calls and a breaker', () => {
     expect(parseConfig({}, CWD).crosschain).toEqual({
       url: 'https://li.quest',
+      urlDefaulted: true,
       apiKey: null,
       bridge: 'across',
       timeoutMs: 10_000,
@@ -32,6 +33,7 @@ describe('the routing aggregator settings (LIFI_*)', () => {
     const { apiKey, ...rest } = config.crosschain;
     expect(rest).toEqual({
       url: 'http://127.0.0.1:4100',
+      urlDefaulted: false,
       bridge: 'stargateV2',
       timeoutMs: 250,
       breakerFailures: 2,

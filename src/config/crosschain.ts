@@ -19,6 +19,11 @@ const DEFAULT_BREAKER_HALF_OPEN_MS = 30_000;
 export interface CrosschainConfig {
   /** `LIFI_URL`: the API's base URL, no trailing slash (operations live under `/v1`). */
   readonly url: string;
+  /**
+   * True when `LIFI_URL` was not set and `url` is LI.FI's by default: then the sandbox, when it
+   * runs with the embedded database, starts its own aggregator and points the client at it.
+   */
+  readonly urlDefaulted?: boolean;
   /** `LIFI_API_KEY`, sent as `x-lifi-api-key`; null: none (LI.FI's anonymous rate limit). */
   readonly apiKey: SecretText | null;
   /** `LIFI_BRIDGE`: the only bridge routes may use, sent as `allowBridges`. */
@@ -67,8 +72,10 @@ export function parseCrosschain(env: Env): CrosschainConfig {
       `must be one bridge key, such as across (got "${bridge}")`,
     );
   }
+  const url = parseBaseUrl(env, 'LIFI_URL');
   return {
-    url: parseBaseUrl(env, 'LIFI_URL') ?? DEFAULT_LIFI_URL,
+    url: url ?? DEFAULT_LIFI_URL,
+    urlDefaulted: url === undefined,
     apiKey: apiKey === undefined ? null : new SecretText(apiKey),
     bridge,
     timeoutMs: parseInteger(env, 'LIFI_TIMEOUT_MS', 10, 120_000) ?? DEFAULT_TIMEOUT_MS,

@@ -1,5 +1,10 @@
 import { type Currency, isNative, sameToken } from '../chains/currencies.ts';
-import { type Network, type NetworkId, networkEnvSuffix } from '../chains/networks.ts';
+import {
+  isSandboxNetwork,
+  type Network,
+  type NetworkId,
+  networkEnvSuffix,
+} from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 
 /**
@@ -52,6 +57,8 @@ function chainKeyOf(network: Network): string {
  * own chain, then, when the link asks for one pegged currency only on a bridged network, every
  * source token of its peg on every EVM network with a cross-chain name that this server can reach. Two symbols of
  * one contract (USDT and USDT0 on Arbitrum and Polygon) are one source, under the first.
+ * The sandbox's chains are bridged by the sandbox's own aggregator and bridge, between each
+ * other only (never to or from a real network), and across chains only (no swap on one).
  */
 export function paymentSources(
   chains: ChainRegistry,
@@ -71,7 +78,7 @@ export function paymentSources(
       exact: true,
     });
   }
-  // A network the aggregator does not bridge (a testnet, the sandbox) keeps to itself.
+  // A network the aggregator does not bridge (a testnet) keeps to itself.
   const bridged = needs.length === 1 && only.network.crossChainName !== null;
   const peg = bridged ? pegOf(only.currency.symbol) : undefined;
   if (!peg) return sources;
@@ -80,8 +87,12 @@ export function paymentSources(
     only.network,
     ...chains.networks.filter((network) => network.id !== only.network.id),
   ];
+  const local = isSandboxNetwork(only.network.id);
   for (const network of networks) {
     if (network.kind !== 'evm' || network.crossChainName === null || !reachable(network.id)) {
+      continue;
+    }
+    if (isSandboxNetwork(network.id) !== local || (local && network.id === only.network.id)) {
       continue;
     }
     for (const symbol of SOURCE_TOKENS) {

@@ -1,4 +1,4 @@
-import { intentChainOf, SANDBOX_NETWORK } from '../chains/networks.ts';
+import { intentChainOf, isSandboxNetwork } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Config } from '../config/config.ts';
 import type { PayPageManifest } from './assets.ts';
@@ -63,8 +63,8 @@ export function pageConfig(deps: {
         decimals: network.native.decimals,
       },
       explorerTxUrl: deps.chains.explorerTxUrl(network.id, '{txHash}'),
-      // The registry holds the sandbox only when this deployment runs it (and serves its RPC).
-      rpcUrl: network.id === SANDBOX_NETWORK.id ? `${deps.baseUrl}/sandbox/rpc` : null,
+      // The registry holds a sandbox chain only when this deployment runs it (and serves its RPC).
+      rpcUrl: isSandboxNetwork(network.id) ? `${deps.baseUrl}/${network.id}/rpc` : null,
       intentChain: intentChainOf(network),
     };
   }

@@ -1,6 +1,6 @@
 import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
 import { AppError, ValidationError } from '../base/errors.ts';
-import { PAYMENT_NETWORK_IDS, SANDBOX_NETWORK } from '../chains/networks.ts';
+import { PAYMENT_NETWORK_IDS, SANDBOX_NETWORKS } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
 import { requestSchedules, requests } from '../db/schema.ts';
 import { referenceTopic } from '../payments/references.ts';
@@ -22,7 +22,7 @@ export interface OriginalRef {
 }
 
 const REFERENCE = /^(?:0x)?([0-9a-fA-F]{16})$/;
-const NETWORKS = [...PAYMENT_NETWORK_IDS, SANDBOX_NETWORK.id];
+const NETWORKS = [...PAYMENT_NETWORK_IDS, ...SANDBOX_NETWORKS.map((network) => network.id)];
 
 export async function resolveOriginal(
   db: Database,

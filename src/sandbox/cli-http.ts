@@ -36,12 +36,23 @@ export function testWallet(index: number, flag = '--wallet'): SandboxWallet {
   return wallet;
 }
 
-/** A wallet client for a test wallet on the sandbox's JSON-RPC, reads included. */
-export function sandboxClient(baseUrl: string, wallet: SandboxWallet) {
-  const rpcUrl = `${baseUrl}/sandbox/rpc`;
+/**
+ * A wallet client for a test wallet on a sandbox chain's JSON-RPC (`sandbox` unless told; the
+ * second chain's is at `/sandbox-b/rpc`), reads included.
+ */
+export function sandboxClient(
+  baseUrl: string,
+  wallet: SandboxWallet,
+  network: {
+    readonly id: string;
+    readonly name: string;
+    readonly chainId: number;
+  } = SANDBOX_NETWORK,
+) {
+  const rpcUrl = `${baseUrl}/${network.id}/rpc`;
   const chain = defineChain({
-    id: SANDBOX_NETWORK.chainId,
-    name: SANDBOX_NETWORK.name,
+    id: network.chainId,
+    name: network.name,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
@@ -71,14 +82,39 @@ export async function sendMined(
 }
 
 /** GETs JSON; an answer that is no 2xx is an error unless its status is in `also`. */
-export async function getJson<T extends { message?: string }>(
+export function getJson<T extends { message?: string }>(
   url: string,
   headers: Record<string, string>,
   also: readonly number[] = [],
 ): Promise<T> {
+  return fetchJson<T>(url, { headers }, also);
+}
+
+/** POSTs a JSON body and reads the JSON answer; an answer that is no 2xx is an error. */
+export function postJson<T extends { message?: string }>(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<T> {
+  return fetchJson<T>(
+    url,
+    {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    },
+    [],
+  );
+}
+
+async function fetchJson<T extends { message?: string }>(
+  url: string,
+  init: RequestInit,
+  also: readonly number[],
+): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(url, { headers, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
   } catch (error) {
     throw new Error(`could not reach ${url}: ${reason(error)}`);
   }

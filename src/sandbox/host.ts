@@ -13,6 +13,7 @@ import {
   recordSandboxChain,
   sandboxChainUrl,
 } from './chain-record.ts';
+import { type SandboxBridge, startSandboxBridge } from './host-bridge.ts';
 import { createIdleMiner } from './idle-miner.ts';
 import { chainStartError, loadChainStarter } from './load-chain.ts';
 import { sandboxNetwork } from './network.ts';
@@ -36,6 +37,13 @@ export interface SandboxHost {
   readonly network: LocalNetwork;
   /** The chain, wherever it runs: this process's, or the owner's through its JSON-RPC. */
   readonly provider: Eip1193Provider;
+  /**
+   * The second chain (`sandbox-b`), when the sandbox bridges (host-bridge.ts): with the
+   * embedded database only, so this process runs it. Null otherwise.
+   */
+  readonly second: { readonly network: LocalNetwork; readonly provider: Eip1193Provider } | null;
+  /** The sandbox's own routing aggregator's base URL when it runs one (with `second`). */
+  readonly aggregatorUrl: string | null;
   /**
    * Starts mining a block whenever this process's chain has had none for a while, and (on
    * Postgres) watching for the owner to go, to take over.
@@ -68,6 +76,11 @@ export async function createSandboxHost(deps: {
   serveRpc(provider: Eip1193Provider): Promise<{ url: string; close(): Promise<void> }>;
   /** A block is mined after this long without one, in ms (IDLE_BLOCK_MS unless given; 0: never). */
   idleBlockMs?: number | undefined;
+  /**
+   * Also run the second chain, the fake aggregator and the bridge's relayer (network.ts's
+   * `sandboxBridged`); honoured with the embedded database only.
+   */
+  bridged?: boolean;
 }): Promise<SandboxHost> {
   const { database, logger } = deps;
   const db = database.db;
@@ -117,20 +130,37 @@ export async function createSandboxHost(deps: {
   };
 
   if (database.engine.kind === 'pglite') {
+    let bridge: SandboxBridge | null = null;
     try {
       owned = await startChain(false);
+      if (deps.bridged) {
+        bridge = await startSandboxBridge({
+          first: owned.chain,
+          startLocalChain,
+          logger,
+          baseUrl: deps.baseUrl,
+          idleBlockMs: deps.idleBlockMs,
+        });
+      }
     } catch (error) {
+      await stopChain();
       throw chainStartError(error);
     }
     const chain = owned;
     return {
       network: sandboxNetwork(deps.baseUrl),
       provider: chain.provider,
+      second: bridge && { network: bridge.network, provider: bridge.provider },
+      aggregatorUrl: bridge?.aggregatorUrl ?? null,
       start() {
         started = true;
         chain.miner?.start();
+        bridge?.start();
       },
-      close: stopChain,
+      async close() {
+        await bridge?.close().catch(() => {});
+        await stopChain();
+      },
     };
   }
 
@@ -198,6 +228,8 @@ export async function createSandboxHost(deps: {
   return {
     network: sandboxNetwork(deps.baseUrl),
     provider,
+    second: null,
+    aggregatorUrl: null,
     start() {
       started = true;
       owned?.miner?.start();

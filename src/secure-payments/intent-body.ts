@@ -1,7 +1,7 @@
 import type { Clock } from '../base/clock.ts';
 import { AppError, type FieldError } from '../base/errors.ts';
 import { parseAddress } from '../chains/address.ts';
-import { intentChainOf, NETWORKS, SANDBOX_NETWORK } from '../chains/networks.ts';
+import { intentChainOf, NETWORKS, SANDBOX_NETWORKS } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import type { Link } from './links.ts';
@@ -35,10 +35,11 @@ export interface IntentBody {
   readonly [extra: string]: unknown;
 }
 
-/** The network a body's `chain` (`BASE`, `ETHEREUM`, …, or our `SANDBOX`) names. */
+/** The network a body's `chain` (`BASE`, `ETHEREUM`, …, or our `SANDBOX`, `SANDBOX_B`) names. */
 export function networkOf(chain: string): string | null {
   return (
-    [...NETWORKS, SANDBOX_NETWORK].find((network) => intentChainOf(network) === chain)?.id ?? null
+    [...NETWORKS, ...SANDBOX_NETWORKS].find((network) => intentChainOf(network) === chain)?.id ??
+    null
   );
 }
 

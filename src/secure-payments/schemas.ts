@@ -28,10 +28,12 @@ export const CalldataInput = {
   ),
   chain: Type.Optional(
     Type.Union(
-      ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB'].map((c) => Type.Literal(c)),
+      ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB', 'SANDBOX', 'SANDBOX_B'].map(
+        (c) => Type.Literal(c),
+      ),
       {
         description:
-          'On `/pay` and `/calldata`, with `token` and `wallet`: pay from this chain, through the routing aggregator (routeType `crosschain`: the approval of the source token and the bridge call). See docs/guides/crosschain.md',
+          'On `/pay` and `/calldata`, with `token` and `wallet`: pay from this chain, through the routing aggregator (routeType `crosschain`: the approval of the source token and the bridge call). The reference’s six, and ours for the sandbox’s local chains (`SANDBOX`, `SANDBOX_B`: served only where the sandbox runs them). See docs/guides/crosschain.md',
       },
     ),
   ),

@@ -76,8 +76,16 @@ export interface AppDeps {
   readonly secretBox: SecretBox;
   /** Called when deliveries were queued outside payment detection (tests, redeliveries). */
   readonly wakeDispatcher?: (() => void) | undefined;
-  /** The sandbox chain, when `npm start` runs one: its JSON-RPC is served at /sandbox/rpc. */
-  readonly sandbox?: { readonly provider: Eip1193Provider } | undefined;
+  /**
+   * The sandbox chain, when `npm start` runs one: its JSON-RPC is served at /sandbox/rpc (the
+   * second chain's, when it runs, at /sandbox-b/rpc).
+   */
+  readonly sandbox?:
+    | {
+        readonly provider: Eip1193Provider;
+        readonly second?: { readonly provider: Eip1193Provider } | null | undefined;
+      }
+    | undefined;
   /** The recurring executors' relayer checks, shown by `/readyz` (when this process runs them). */
   readonly relayerHealth?: (() => readonly RelayerHealth[]) | undefined;
   /** The networks' start check, shown by `/readyz` (main.ts runs it). */

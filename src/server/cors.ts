@@ -43,7 +43,7 @@ const DASHBOARD_HEADERS = [
   'x-request-id',
   'x-platform-id',
 ];
-const PUBLIC_PATHS = new Set(['/sandbox/rpc']);
+const PUBLIC_PATHS = new Set(['/sandbox/rpc', '/sandbox-b/rpc']);
 /** What a link intent's page calls (src/pay-page/app/link-intent/api.ts), by method and route. */
 const INTENT_PAGE_ROUTES = new Set([
   'POST /v1/auth/wallet/challenge',

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { AppError } from '../base/errors.ts';
-import { PAYMENT_NETWORK_IDS, SANDBOX_NETWORK } from '../chains/networks.ts';
+import { PAYMENT_NETWORK_IDS, SANDBOX_NETWORKS } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
 import { requests } from '../db/schema.ts';
 import { referenceTopic } from '../payments/references.ts';
@@ -12,7 +12,7 @@ import type { RequestRow } from '../requests/requests.ts';
  */
 
 const REFERENCE = /^(?:0x)?([0-9a-fA-F]{16})$/;
-const NETWORKS = [...PAYMENT_NETWORK_IDS, SANDBOX_NETWORK.id];
+const NETWORKS = [...PAYMENT_NETWORK_IDS, ...SANDBOX_NETWORKS.map((network) => network.id)];
 
 /**
  * The account's request whose payment reference is `reference`; `request_not_found` otherwise,

@@ -4,7 +4,7 @@ import type { Clock } from '../base/clock.ts';
 import type { SecretBox } from '../base/secret-box.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import { networkConfig } from '../chains/network-config.ts';
-import type { NetworkId } from '../chains/networks.ts';
+import { isSandboxNetwork, type NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
 import type { Config } from '../config/config.ts';
@@ -196,10 +196,9 @@ function createRecurringExecutors(
     if (network.kind !== 'evm' || !deps.chains.contracts(id).recurringPaymentProxy) continue;
     const configured = networkConfig(deps.config.networks, id);
     if (!configured?.rpcUrl && !deps.transportNetworks?.includes(id)) continue;
-    const relayer =
-      id === 'sandbox'
-        ? privateKeyToAccount(sandboxRelayer().privateKey)
-        : deps.config.recurringRelayerKey && relayerAccount(deps.config.recurringRelayerKey);
+    const relayer = isSandboxNetwork(id)
+      ? privateKeyToAccount(sandboxRelayer().privateKey)
+      : deps.config.recurringRelayerKey && relayerAccount(deps.config.recurringRelayerKey);
     if (!relayer) {
       keyless.push(id);
       continue;

@@ -12,6 +12,7 @@ import { testConfig } from '../../../test/app.ts';
 import { AppError } from '../../base/errors.ts';
 import { createChainClients } from '../../chains/clients.ts';
 import { isNative } from '../../chains/currencies.ts';
+import { isSandboxNetwork } from '../../chains/networks.ts';
 import { createChainRegistry } from '../../chains/registry.ts';
 import { sandboxNetwork } from '../../sandbox/network.ts';
 import { batchPaymentsAbi } from '../abis.ts';
@@ -91,7 +92,7 @@ function ourLeg(input: Invoice): PaymentLeg {
  */
 function sdkRequest(input: Invoice): EnrichedRequest {
   const currency = chains.currency(input.currencyId);
-  if (!currency || currency.network === 'fiat' || currency.network === 'sandbox') {
+  if (!currency || currency.network === 'fiat' || isSandboxNetwork(currency.network)) {
     throw new Error(`${input.currencyId} is not on a network the SDK knows`);
   }
   const native = isNative(currency);

@@ -29,9 +29,13 @@ interface RpcReceipt {
   readonly logs: readonly { address: string; topics: string[]; data: string; logIndex: string }[];
 }
 
-export function registerSandboxTransaction(app: App, deps: { provider: Eip1193Provider }): void {
+export function registerSandboxTransaction(
+  app: App,
+  deps: { provider: Eip1193Provider; network?: string },
+): void {
+  const network = deps.network ?? 'sandbox';
   app.get(
-    '/sandbox/tx/:txHash',
+    `/${network}/tx/:txHash`,
     { schema: { hide: true, params: TxHashParams } },
     async (request) => {
       const hash = request.params.txHash.toLowerCase();
@@ -41,14 +45,14 @@ export function registerSandboxTransaction(app: App, deps: { provider: Eip1193Pr
         params: [hash],
       })) as RpcTransaction | null;
       if (tx === null) {
-        throw new AppError('transaction_not_found', 'Transaction not found on the sandbox chain');
+        throw new AppError('transaction_not_found', `Transaction not found on ${network}`);
       }
       const receipt = (await deps.provider.request({
         method: 'eth_getTransactionReceipt',
         params: [hash],
       })) as RpcReceipt | null;
       return {
-        network: 'sandbox',
+        network,
         hash: tx.hash,
         status: receipt === null ? 'pending' : receipt.status === '0x1' ? 'success' : 'reverted',
         blockNumber: tx.blockNumber === null ? null : Number(BigInt(tx.blockNumber)),

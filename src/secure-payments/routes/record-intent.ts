@@ -12,9 +12,9 @@ import {
 } from '../schemas.ts';
 
 const Hash = Type.String({ minLength: 66, maxLength: 66, pattern: '^0x[a-fA-F0-9]{64}$' });
-/** The reference's six, and ours for the sandbox's local chain. */
+/** The reference's six, and ours for the sandbox's local chains. */
 const Chain = Type.Union(
-  ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB', 'SANDBOX'].map((c) =>
+  ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'POLYGON', 'BNB', 'SANDBOX', 'SANDBOX_B'].map((c) =>
     Type.Literal(c),
   ),
 );
