@@ -9,8 +9,13 @@ import { getJson, postJson, sandboxClient, sendMined, testWallet } from './cli-h
  * of the sandbox chain it is for, waiting for every receipt. With `from` (`--chain`, `--token`)
  * it pays from that chain and token (`/pay?chain=&token=`): the approval and the bridge deposit
  * are sent on the source chain, and the deposit is recorded as the link's intent, so the
- * server's bridge tracker follows the transfer to its end (docs/guides/crosschain.md).
+ * server's bridge tracker follows the transfer to its end (docs/guides/crosschain.md); then it
+ * waits for the link to be paid on its own network (the bridge's fill, seen by the indexer).
  */
+
+/** How long a cross-chain payment may take to reach the link, fill and detection included. */
+const ARRIVAL_TIMEOUT_MS = 120_000;
+const ARRIVAL_POLL_MS = 500;
 
 interface PayAnswer {
   message?: string;
@@ -31,6 +36,8 @@ export interface SandboxPayment {
   readonly transactions: Hex[];
   /** The intent recording the bridge deposit, when paid from another chain. */
   readonly intentId?: string;
+  /** When paid from another chain: the link is paid on its network (it answers 409 now). */
+  readonly paid?: true;
 }
 
 export async function sandboxPay(input: {
@@ -84,10 +91,31 @@ export async function sandboxPay(input: {
       }),
     },
   );
+  await linkPaid(link, headers, intent.intentId);
   return {
     wallet: wallet.address,
     chain: input.from.chain,
     transactions: hashes,
     ...(intent.intentId !== undefined && { intentId: intent.intentId }),
+    paid: true,
   };
+}
+
+/** Resolves once the link answers 409 (completed); throws after ARRIVAL_TIMEOUT_MS. */
+async function linkPaid(
+  link: string,
+  headers: Record<string, string>,
+  intentId: string | undefined,
+): Promise<void> {
+  const deadline = Date.now() + ARRIVAL_TIMEOUT_MS;
+  for (;;) {
+    const answer = await getJson<{ message?: string; statusCode?: number }>(link, headers, [409]);
+    if (answer.statusCode === 409) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the bridge deposit was sent and recorded (intent ${intentId ?? 'unknown'}), but the link was not paid within ${ARRIVAL_TIMEOUT_MS / 1000} s: the server's log says what its bridge relayer and tracker did with it`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, ARRIVAL_POLL_MS));
+  }
 }

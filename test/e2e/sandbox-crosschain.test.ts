@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  freePort,
+  processEnv,
+  ROOT,
+  run,
+  runCli,
+  type ServerProcess,
+  startServer,
+} from '../process.ts';
+import { curl, matchShown, walkThrough, words } from '../readme-steps.ts';
+import { type Receiver, startReceiver } from '../webhook-receiver.ts';
+
+/**
+ * The README's "Pay from another chain", read from README.md and run as written against
+ * `npm start` (no LIFI_URL: the sandbox's second chain, its aggregator and the bridge relayer
+ * run in the server): after the main walk-through's steps 1 to 5 (an account paid in
+ * USDC-sandbox by test wallet 1, a webhook receiver, a 25 USDC link), the link's
+ * `paymentOptions` offer `SANDBOX_B`, `npx payreq sandbox pay --chain SANDBOX_B --token USDT`
+ * pays it from sandbox-b through the local bridge, and the two balances shown are the payee's
+ * exact 25 USDC on sandbox and the payer's USDT spent on sandbox-b. Then the link is complete,
+ * its request paid, and `payment.confirmed` names the payer on sandbox-b.
+ */
+
+let server: ServerProcess | undefined;
+let receiver: Receiver | undefined;
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+});
+
+const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+
+describe('the README’s cross-chain walk-through on the sandbox', () => {
+  it('runs as written: a sandbox link paid with sandbox-b’s USDT through the local bridge', async () => {
+    const port = await freePort();
+    const base = `http://localhost:${port}`;
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replaceAll(
+      'http://localhost:8080',
+      base,
+    );
+    const steps = walkThrough(readme, '## Pay from another chain');
+    expect(steps.map((step) => words(step.command).slice(0, 3).join(' '))).toEqual([
+      `curl -s ${base}/v2/secure-payments/<token>?wallet=${PAYER}`,
+      'npx payreq sandbox',
+      'curl -s -X',
+      'curl -s -X',
+    ]);
+
+    // Steps 1 to 5 of the main walk-through: the account and destination before the server.
+    const env = processEnv({ PORT: String(port), INDEXER_POLL_MS: '200' });
+    delete env.SANDBOX; // unset, as for a user: on by default
+    const account = await runCli(['account', 'create', '--name', 'Demo shop', '--json'], env);
+    expect(account.code, account.stderr).toBe(0);
+    const { accountId, apiKey } = JSON.parse(account.stdout) as {
+      accountId: string;
+      apiKey: string;
+    };
+    const created = await runCli(
+      [
+        ...['destination', 'create', '--account', accountId, '--address', PAYEE],
+        ...['--currency', 'USDC-sandbox', '--json'],
+      ],
+      env,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { destinationId } = JSON.parse(created.stdout) as { destinationId: string };
+    server = await startServer(env, { npmStart: true, timeoutMs: 120_000 });
+    expect(server.output()).toContain('sandbox chain sandbox-b ready');
+    const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+    receiver = await startReceiver();
+    const hook = await fetch(`${base}/v1/webhook`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: receiver.url }),
+    });
+    expect(hook.status, await hook.clone().text()).toBe(201);
+    const link = await fetch(`${base}/v2/secure-payments`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ requests: [{ destinationId, amount: '25' }] }),
+    });
+    expect(link.status).toBe(201);
+    const { token, requestIds } = (await link.json()) as { token: string; requestIds: string[] };
+
+    const known = new Map([
+      ['<token>', token],
+      ['<key>', apiKey],
+    ]);
+    for (const step of steps) {
+      const argv = words(step.command).map((word) =>
+        word.replace(/<[a-z]+>/g, (name) => known.get(name) ?? name),
+      );
+      let printed: string;
+      if (argv[0] === 'npx') {
+        const result = await run('npx', argv.slice(1), env, { timeoutMs: 150_000 });
+        expect(result.code, `${step.command}\n${result.stderr}`).toBe(0);
+        printed = result.stdout;
+      } else {
+        const result = await curl(argv.slice(1));
+        expect(result.status, `${step.command}\n${result.body}`).toBeLessThan(300);
+        printed = result.body;
+      }
+      expect(step.shows, `the README shows no output under ${step.command}`).not.toBeNull();
+      for (const [name, value] of matchShown(step.shows ?? '', printed, known)) {
+        known.set(name, value);
+      }
+    }
+    expect(known.get('<intentId>')).toMatch(/^[0-9a-f-]{36}$/);
+
+    // The link is complete and its request paid on sandbox, by the payer on sandbox-b.
+    const completed = await fetch(`${base}/v2/secure-payments/${token}`, { headers });
+    expect(completed.status).toBe(409);
+    const request = await fetch(`${base}/v2/request/${requestIds[0]}`, { headers });
+    expect(await request.json()).toMatchObject({ status: 'paid', hasBeenPaid: true });
+    const deadline = Date.now() + 30_000;
+    const confirmed = () =>
+      receiver?.received.map((r) => r.body).find((b) => b.event === 'payment.confirmed');
+    while (!confirmed() && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(confirmed()).toMatchObject({
+      requestId: requestIds[0],
+      amount: '25',
+      network: 'sandbox',
+      payerAddress: PAYER,
+    });
+  }, 300_000);
+});
