@@ -9,7 +9,8 @@ import { type FieldError, ValidationError } from '../base/errors.ts';
  * (Request API 0.31.0), and a wrong one (`base`, `SOLANA`) is told apart from a right one.
  */
 
-const CHAINS = ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM'] as const;
+/** The reference's four, and ours for the sandbox's local chains (served where they run). */
+const CHAINS = ['BASE', 'OPTIMISM', 'ARBITRUM', 'ETHEREUM', 'SANDBOX', 'SANDBOX_B'] as const;
 const TOKENS = ['USDC', 'USDT'] as const;
 
 /** The two parameters' schemas: one string enum each, as the reference's OpenAPI has them. */

@@ -177,7 +177,10 @@ describe('v1 requests, created, read, routed and paid by v1', () => {
     expect(cross.statusCode).toBe(400);
     expect(cross.json().code).toBe('crosschain_unavailable');
     // A chain or token outside the reference's enums: one error each, naming what is accepted.
-    const CHAIN = { field: 'chain', message: 'must be one of BASE, OPTIMISM, ARBITRUM, ETHEREUM' };
+    const CHAIN = {
+      field: 'chain',
+      message: 'must be one of BASE, OPTIMISM, ARBITRUM, ETHEREUM, SANDBOX, SANDBOX_B',
+    };
     const TOKEN = { field: 'token', message: 'must be one of USDC, USDT' };
     for (const [query, errors] of [
       ['chain=base', [CHAIN]],

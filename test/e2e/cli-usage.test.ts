@@ -127,6 +127,28 @@ describe('payreq usage, with the embedded database held by another process', () 
       ['sandbox', 'pay', 'tok', '--wallet', 'two', '--api-key', 'k'],
       'payreq: --wallet must be a test wallet number (got "two")',
     ],
+    [
+      ['sandbox', 'pay', 'tok', '--wallet', '2', '--api-key', 'k', '--chain', 'SANDBOX_B'],
+      'payreq: --chain and --token go together (the chain and token to pay from)',
+    ],
+    [
+      ['sandbox', 'pay', 'tok', '--wallet', '2', '--api-key', 'k', '--chain', 'sandbox-b'],
+      'payreq: --chain and --token go together (the chain and token to pay from)',
+    ],
+    [
+      [
+        ...['sandbox', 'pay', 'tok', '--wallet', '2', '--api-key', 'k'],
+        ...['--chain', 'sandbox-b', '--token', 'USDT'],
+      ],
+      'payreq: --chain must be an upper-case name such as SANDBOX_B or USDT (got "sandbox-b")',
+    ],
+    [
+      [
+        ...['sandbox', 'pay', 'tok', '--safe', `0x${'1'.repeat(40)}`, '--wallet', '2,3'],
+        ...['--api-key', 'k', '--chain', 'SANDBOX_B', '--token', 'USDT'],
+      ],
+      'payreq: --chain and --token pay from a test wallet, not with --safe',
+    ],
     [['serve', '--json'], 'payreq: unknown option --json for "serve" (see payreq --help)'],
     [['orchestrator', 'rotate-key'], 'payreq: --id is required'],
     [

@@ -116,10 +116,18 @@ describe('reference fields of features not built yet', () => {
     );
     expect((await pay('chain=SOLANA&token=USDC')).json()).toMatchObject({
       code: 'validation_failed',
-      errors: [{ field: 'chain', message: 'must be one of BASE, OPTIMISM, ARBITRUM, ETHEREUM' }],
+      errors: [
+        {
+          field: 'chain',
+          message: 'must be one of BASE, OPTIMISM, ARBITRUM, ETHEREUM, SANDBOX, SANDBOX_B',
+        },
+      ],
     });
     expect((await pay('chain=base&token=usdt')).json().errors).toEqual([
-      { field: 'chain', message: 'must be one of BASE, OPTIMISM, ARBITRUM, ETHEREUM' },
+      {
+        field: 'chain',
+        message: 'must be one of BASE, OPTIMISM, ARBITRUM, ETHEREUM, SANDBOX, SANDBOX_B',
+      },
       { field: 'token', message: 'must be one of USDC, USDT' },
     ]);
     expect((await pay('')).statusCode).toBe(200);
