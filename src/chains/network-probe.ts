@@ -82,7 +82,7 @@ export function createNetworkProbe(deps: {
     const failed = await ask(network);
     const checkedAt = deps.clock.now().toISOString();
     const where = isSandboxNetwork(network.id)
-      ? `the sandbox chain ${network.id}`
+      ? `the sandbox chain${network.id === 'sandbox' ? '' : ` ${network.id}`}`
       : `RPC_URL_${networkEnvSuffix(network.id)}`;
     if (failed === null) {
       states.set(network.id, { network: network.id, status: 'ok', reason: null, checkedAt });

@@ -78,7 +78,7 @@ describe('POST /{token}/intent', () => {
       {
         field: 'chain',
         message:
-          'must be one of "BASE", "OPTIMISM", "ARBITRUM", "ETHEREUM", "POLYGON", "BNB", "SANDBOX"',
+          'must be one of "BASE", "OPTIMISM", "ARBITRUM", "ETHEREUM", "POLYGON", "BNB", "SANDBOX", "SANDBOX_B"',
       },
     ]);
     await expectRefused(token, { chain: 'BASE', txHash: HASH }, 'token');
