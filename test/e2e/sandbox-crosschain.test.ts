@@ -21,7 +21,8 @@ import { type Receiver, startReceiver } from '../webhook-receiver.ts';
  * `paymentOptions` offer `SANDBOX_B`, `npx payreq sandbox pay --chain SANDBOX_B --token USDT`
  * pays it from sandbox-b through the local bridge, and the two balances shown are the payee's
  * exact 25 USDC on sandbox and the payer's USDT spent on sandbox-b. Then the link is complete,
- * its request paid, and `payment.confirmed` names the payer on sandbox-b.
+ * its request paid, `payment.confirmed` names the payer on sandbox-b, and the bridge tracker has
+ * followed the recorded deposit to its end; and a link on sandbox-b is paid from sandbox.
  */
 
 let server: ServerProcess | undefined;
@@ -33,6 +34,25 @@ afterAll(async () => {
 
 const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+/** Test wallet 3, paid on sandbox-b from sandbox by test wallet 4. */
+const PAYEE_B = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const PAYER_B = 4;
+const USDC = '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9';
+
+/** A test token balance read through the server's JSON-RPC of a sandbox chain. */
+async function balanceOn(base: string, network: string, owner: string): Promise<bigint> {
+  const response = await fetch(`${base}/${network}/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_call',
+      params: [{ to: USDC, data: `0x70a08231${owner.slice(2).padStart(64, '0')}` }, 'latest'],
+    }),
+  });
+  return BigInt(((await response.json()) as { result: string }).result);
+}
 
 describe('the README’s cross-chain walk-through on the sandbox', () => {
   it('runs as written: a sandbox link paid with sandbox-b’s USDT through the local bridge', async () => {
@@ -51,7 +71,12 @@ describe('the README’s cross-chain walk-through on the sandbox', () => {
     ]);
 
     // Steps 1 to 5 of the main walk-through: the account and destination before the server.
-    const env = processEnv({ PORT: String(port), INDEXER_POLL_MS: '200' });
+    // The bridge tracker asks the sandbox's aggregator often, so the intent's end comes soon.
+    const env = processEnv({
+      PORT: String(port),
+      INDEXER_POLL_MS: '200',
+      BRIDGE_TRACKER_POLL_MS: '200',
+    });
     delete env.SANDBOX; // unset, as for a user: on by default
     const account = await runCli(['account', 'create', '--name', 'Demo shop', '--json'], env);
     expect(account.code, account.stderr).toBe(0);
@@ -68,6 +93,17 @@ describe('the README’s cross-chain walk-through on the sandbox', () => {
     );
     expect(created.code, created.stderr).toBe(0);
     const { destinationId } = JSON.parse(created.stdout) as { destinationId: string };
+    // For the other way round, below: a payee paid in USDC on sandbox-b.
+    const onB = await runCli(
+      [
+        ...['destination', 'create', '--account', accountId, '--address', PAYEE_B],
+        ...['--currency', 'USDC-sandbox-b', '--json'],
+      ],
+      env,
+    );
+    expect(onB.code, onB.stderr).toBe(0);
+    const destinationB = (JSON.parse(onB.stdout) as { destinationId: string }).destinationId;
+    expect(destinationB).toContain('@eip155:31338#');
     server = await startServer(env, { npmStart: true, timeoutMs: 120_000 });
     expect(server.output()).toContain('sandbox chain sandbox-b ready');
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
@@ -128,5 +164,53 @@ describe('the README’s cross-chain walk-through on the sandbox', () => {
       network: 'sandbox',
       payerAddress: PAYER,
     });
+
+    // The bridge tracker followed the recorded deposit through the sandbox's aggregator to its
+    // end: the payment's journey shows the intent executed, with the deposit's hash.
+    const journey = await fetch(`${base}/v2/journey`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ requestId: requestIds[0] }),
+    });
+    expect(journey.status, await journey.clone().text()).toBeLessThan(300);
+    const { journeyId } = (await journey.json()) as { journeyId: string };
+    const intentHop = async () => {
+      const read = await fetch(`${base}/v2/journey/${journeyId}`, { headers });
+      const { events } = (await read.json()) as {
+        events: { type: string; status: string; rawPayload: Record<string, unknown> }[];
+      };
+      return events.find((event) => event.type === 'payment_intent');
+    };
+    const trackerDeadline = Date.now() + 30_000;
+    while ((await intentHop())?.status !== 'executed' && Date.now() < trackerDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(await intentHop()).toMatchObject({
+      status: 'executed',
+      rawPayload: { kind: 'bridge', network: 'sandbox-b', payerAddress: PAYER },
+    });
+
+    // The other way round: a link on sandbox-b paid with USDC from sandbox, exactly.
+    const before = await balanceOn(base, 'sandbox-b', PAYEE_B);
+    const linkB = await fetch(`${base}/v2/secure-payments`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ requests: [{ destinationId: destinationB, amount: '10' }] }),
+    });
+    expect(linkB.status).toBe(201);
+    const tokenB = ((await linkB.json()) as { token: string }).token;
+    const paid = await run(
+      'npx',
+      [
+        ...['payreq', 'sandbox', 'pay', tokenB, '--wallet', String(PAYER_B)],
+        ...['--chain', 'SANDBOX', '--token', 'USDC', '--api-key', apiKey, '--json'],
+      ],
+      env,
+      { timeoutMs: 150_000 },
+    );
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(JSON.parse(paid.stdout)).toMatchObject({ chain: 'SANDBOX', paid: true });
+    expect((await balanceOn(base, 'sandbox-b', PAYEE_B)) - before).toBe(10_000_000n);
+    expect((await fetch(`${base}/v2/secure-payments/${tokenB}`, { headers })).status).toBe(409);
   }, 300_000);
 });
