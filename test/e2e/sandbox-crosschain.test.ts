@@ -209,7 +209,21 @@ describe('the README’s cross-chain walk-through on the sandbox', () => {
       { timeoutMs: 150_000 },
     );
     expect(paid.code, paid.stderr).toBe(0);
-    expect(JSON.parse(paid.stdout)).toMatchObject({ chain: 'SANDBOX', paid: true });
+    const sent = JSON.parse(paid.stdout) as {
+      chain: string;
+      paid: boolean;
+      transactions: string[];
+    };
+    expect(sent).toMatchObject({ chain: 'SANDBOX', paid: true });
+    // The deposit is on sandbox, whose explorer page shows it; sandbox-b's knows nothing of it.
+    const deposit = sent.transactions.at(-1) ?? '';
+    const shown = await fetch(`${base}/sandbox/tx/${deposit}`);
+    expect(await shown.json()).toMatchObject({
+      network: 'sandbox',
+      hash: deposit,
+      status: 'success',
+    });
+    expect((await fetch(`${base}/sandbox-b/tx/${deposit}`)).status).toBe(404);
     expect((await balanceOn(base, 'sandbox-b', PAYEE_B)) - before).toBe(10_000_000n);
     expect((await fetch(`${base}/v2/secure-payments/${tokenB}`, { headers })).status).toBe(409);
   }, 300_000);
