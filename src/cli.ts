@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { enableCompileCache } from 'node:module';
-import { parseInvocation, USAGE, UsageError } from './cli/invocation.ts';
+import { parseInvocation, UsageError } from './cli/invocation.ts';
 import type { Output } from './cli/output.ts';
 import { registerResolveHook } from './cli/resolve-hook.ts';
+import { USAGE } from './cli/usage.ts';
 import type { Config } from './config/config.ts';
 
 /**

@@ -190,6 +190,7 @@ describe('what the CLI loads', () => {
         'src/cli.ts',
         'src/cli/invocation.ts',
         'src/cli/resolve-hook.ts',
+        'src/cli/usage.ts',
       ]);
     }
   });
