@@ -1,19 +1,14 @@
 import pino from 'pino';
-import { type Address, getAddress, keccak256, parseAbi, parseUnits, toHex } from 'viem';
+import { type Address, getAddress, keccak256, parseUnits, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkId } from '../../src/chains/networks.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
-import {
-  type FakeAggregator,
-  startFakeAggregator,
-} from '../../src/sandbox/aggregator/fake-aggregator.ts';
-import {
-  type BridgeRelayer,
-  bridgeChain,
-  createBridgeRelayer,
-} from '../../src/sandbox/bridge-relayer.ts';
+import type { FakeAggregator } from '../../src/sandbox/aggregator/fake-aggregator.ts';
+import type { BridgeRelayer } from '../../src/sandbox/bridge-relayer.ts';
+import { type LocalBridge, startLocalBridge } from '../../src/sandbox/local-bridge.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
+import { balanceOf, until } from '../bridge-world.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
@@ -29,8 +24,6 @@ import { testDispatcher, testIndexer } from '../workers.ts';
  * marks each child paid and the parent completes. And more than 20 children are refused.
  */
 
-const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
-
 let arbitrum: StandIn;
 let base: StandIn;
 let optimism: StandIn;
@@ -41,6 +34,7 @@ let receiver: Receiver;
 let indexers: Indexer[] = [];
 let dispatcher: Dispatcher;
 let relayer: BridgeRelayer;
+let bridge: LocalBridge;
 
 beforeAll(async () => {
   [arbitrum, base, optimism] = await Promise.all([
@@ -51,18 +45,15 @@ beforeAll(async () => {
   // Every local chain deploys the handler at one address: the fake names it for both.
   expect(optimism.chain.addresses.acrossHandler).toBe(base.chain.addresses.acrossHandler);
   const clock = createRealClock();
-  fake = await startFakeAggregator({
-    tokens: [
-      { chainId: 42161, address: arbitrum.chain.addresses.usdt, symbol: 'USDT', decimals: 6 },
-      { chainId: 8453, address: base.chain.addresses.usdc, symbol: 'USDC', decimals: 6 },
-      { chainId: 10, address: optimism.chain.addresses.usdc, symbol: 'USDC', decimals: 6 },
-    ],
-    spokePools: { 42161: arbitrum.chain.addresses.spokePool },
-    recipient: base.chain.addresses.acrossHandler,
+  // The fake aggregator and the relayer, wired as the sandbox wires them between its chains.
+  bridge = await startLocalBridge({
+    chains: [arbitrum.chain, base.chain, optimism.chain],
+    logger: pino({ level: 'silent' }),
     pricing: { feeBps: 10, feeFlat: '0.5', executionDurationSeconds: 30 },
     quoteLifetimeSeconds: 600,
     now: () => clock.now().getTime(),
   });
+  ({ aggregator: fake, relayer } = bridge);
   t = await createTestApp({
     env: {
       ...arbitrum.env,
@@ -82,18 +73,13 @@ beforeAll(async () => {
     testIndexer(t, { network, confirmations: 0 }),
   );
   dispatcher = testDispatcher(t);
-  relayer = createBridgeRelayer({
-    logger: pino({ level: 'silent' }),
-    chains: [arbitrum, base, optimism].map((chain) => bridgeChain(chain.chain)),
-  });
   relayer.start(20);
 }, 180_000);
 afterAll(async () => {
-  await relayer?.stop();
   for (const indexer of indexers) await indexer.stop();
   await receiver?.close();
   await t?.close();
-  await fake?.close();
+  await bridge?.close();
   for (const chain of [arbitrum, base, optimism]) await chain?.chain.close();
 });
 
@@ -104,24 +90,6 @@ function call(method: 'GET' | 'POST', url: string, payload?: Record<string, unkn
     headers: { 'x-api-key': tenant.apiKey },
     ...(payload && { payload }),
   });
-}
-
-function balanceOf(chain: StandIn, token: Address, owner: Address): Promise<bigint> {
-  return chain.chain.client.readContract({
-    address: token,
-    abi: TOKEN_ABI,
-    functionName: 'balanceOf',
-    args: [owner],
-  });
-}
-
-async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 interface Child {
