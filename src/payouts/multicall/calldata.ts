@@ -1,7 +1,6 @@
 import { AppError, ValidationError } from '../../base/errors.ts';
 import type { LegRouteDeps } from '../../crosschain/leg-route.ts';
 import type { Database } from '../../db/client.ts';
-import { formatAmount } from '../../payments/amounts.ts';
 import { buildBatchCalldata } from '../../payments/calldata/batch.ts';
 import type { CalldataDeps } from '../../payments/calldata/shared.ts';
 import { buildTronBatchCalldata } from '../../payments/calldata/tron-batch.ts';
@@ -14,6 +13,7 @@ import {
 import type { PaymentTransaction } from '../../payments/transactions.ts';
 import type { CrossChainQuery } from '../../secure-payments/link-crosschain.ts';
 import { completedError, type Link, linkLegs } from '../../secure-payments/links.ts';
+import { answerChildren } from './answer-children.ts';
 import { CROSS_CHAIN_MAX_CHILDREN } from './create.ts';
 import { crossChainMulticall } from './crosschain.ts';
 import { executionKindOf } from './view.ts';
@@ -115,24 +115,7 @@ async function walletCalldata(
     token: link.row.token,
     network: link.row.network,
     chainId: first?.network.chainId ?? 0,
-    childTokens: paying.map(({ child }) => child.row.token),
-    requestIds: legs.map((leg) => leg.requestId),
-    payees: legs.map((leg) => leg.payee),
-    amounts: legs.map((leg) => formatAmount(leg.amount, leg.currency.decimals)),
-    references: paying.map(({ child }) => child.row.reference),
-    children: paying.map(({ leg, child }) => ({
-      position: child.position,
-      securePaymentToken: child.row.token,
-      requestId: leg.requestId,
-      payee: leg.payee,
-      amount: formatAmount(leg.amount, leg.currency.decimals),
-      paymentCurrency: leg.currency.id,
-      network: leg.network.id,
-      paymentReference: leg.paymentReference,
-      paymentCurrencyAddress: leg.currency.address,
-      sourceTokenAddress: null,
-      tokenAddress: leg.currency.address,
-    })),
+    ...answerChildren(paying, null),
     transactions,
     feeBundle: null,
     ERC20ApprovalTransactions: approvals,

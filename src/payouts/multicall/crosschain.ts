@@ -1,13 +1,11 @@
 import { getAddress, zeroAddress } from 'viem';
 import { type LegRouteDeps, legRoute } from '../../crosschain/leg-route.ts';
 import { type MultiRouteLeg, multiRouteAnswer } from '../../crosschain/multi-route-answer.ts';
-import { formatAmount } from '../../payments/amounts.ts';
 import { buildBatchCalldata } from '../../payments/calldata/batch.ts';
 import type { Payer } from '../../payments/payer.ts';
-import type { PaymentLeg } from '../../payments/transactions.ts';
-import type { Child } from '../../secure-payments/link-children.ts';
 import type { CrossChainQuery } from '../../secure-payments/link-crosschain.ts';
 import type { Link } from '../../secure-payments/links.ts';
+import { answerChildren, type Paying } from './answer-children.ts';
 
 /**
  * Variant C of `evm_cross_chain`: a multicall parent paid from one source chain and token
@@ -19,11 +17,6 @@ import type { Link } from '../../secure-payments/links.ts';
  * direct children's approvals and batch payment. Null when no child needs a route (the
  * same-chain answer serves).
  */
-
-interface Paying {
-  readonly leg: PaymentLeg;
-  readonly child: Child;
-}
 
 export async function crossChainMulticall(
   deps: LegRouteDeps,
@@ -78,24 +71,11 @@ export async function crossChainMulticall(
     ...bridged.approvals.map((_, index) => index),
     ...directApprovals.map((_, index) => directStart + index),
   ];
-  const sourceToken = getAddress(source.currency.address);
-  const children = paying.map(({ leg, child }) => {
-    const destinationCall = bridged.destinationCalls.get(child.position);
-    return {
-      position: child.position,
-      securePaymentToken: child.row.token,
-      requestId: leg.requestId,
-      payee: leg.payee,
-      amount: formatAmount(leg.amount, leg.currency.decimals),
-      paymentCurrency: leg.currency.id,
-      network: leg.network.id,
-      paymentReference: leg.paymentReference,
-      paymentCurrencyAddress: leg.currency.address,
-      sourceTokenAddress: sourceToken,
-      tokenAddress: leg.currency.address,
-      ...(destinationCall && { destinationCall }),
-    };
-  });
+  const answered = answerChildren(
+    paying,
+    getAddress(source.currency.address),
+    bridged.destinationCalls,
+  );
   const hasEnoughGas = bridged.hasEnoughGas && (batch?.metadata.hasEnoughGas ?? true) !== false;
   return {
     paymentType: 'multicall' as const,
@@ -104,13 +84,8 @@ export async function crossChainMulticall(
     // Where every transaction of the answer is sent: the source chain.
     network: source.network.id,
     chainId: source.network.chainId,
-    childTokens: paying.map(({ child }) => child.row.token),
-    requestIds: paying.map(({ leg }) => leg.requestId),
-    payees: paying.map(({ leg }) => leg.payee),
-    amounts: paying.map(({ leg }) => formatAmount(leg.amount, leg.currency.decimals)),
-    references: paying.map(({ child }) => child.row.reference),
-    children,
-    destinationCalls: children.flatMap((child) =>
+    ...answered,
+    destinationCalls: answered.children.flatMap((child) =>
       child.destinationCall ? [child.destinationCall] : [],
     ),
     transactions,
