@@ -12,6 +12,7 @@ import type { LinkScope } from '../http/principal.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
+import { bridgeTransfersOf } from './bridge-intent.ts';
 import { type CalldataQuery, checkPayerInputs } from './calldata.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 import { linkPaymentOptions } from './link-payment-options.ts';
@@ -42,13 +43,17 @@ export async function linkDisplay(
   const payer = checkPayerInputs(link, query);
   const now = deps.clock.now();
   if (link.children) return deps.parents.display(link, now);
-  const [destinationIds, branding, feeLegs, paymentOptions] = await Promise.all([
+  const [destinationIds, branding, feeLegs, paymentOptions, bridgeTransfers] = await Promise.all([
     destinationIdsOf(deps.db, link),
     resolveLinkBranding(deps.db, link.row.clientIdId),
     linkFeeLegs(deps, link),
     linkPaymentOptions(deps, link, payer, now, log),
+    bridgeTransfersOf(deps.db, link),
   ]);
-  return displayBody(deps.chains, link, destinationIds, branding, feeLegs, paymentOptions);
+  return displayBody(deps.chains, link, destinationIds, branding, feeLegs, {
+    paymentOptions,
+    bridgeTransfers,
+  });
 }
 
 /** Destination row ids whose public ids a process keeps; past it the oldest is dropped. */
@@ -123,8 +128,12 @@ function displayBody(
   destinationIds: ReadonlyMap<string, string>,
   branding: ResolvedBranding | null,
   feeLegs: readonly FeeLegView[],
-  paymentOptions: PaymentOptions | undefined,
+  payer: {
+    readonly paymentOptions: PaymentOptions | undefined;
+    readonly bridgeTransfers: readonly { txHash: string; status: string }[];
+  },
 ) {
+  const { paymentOptions, bridgeTransfers } = payer;
   const parts = link.requests.map((request) => {
     // A fiat request counts in its fiat (cents, yen): what the wallet sends is only known from
     // the on-chain rate, which /pay quotes.
@@ -155,6 +164,8 @@ function displayBody(
     ...(paymentOptions !== undefined && { paymentOptions }),
     // Ours: the plan's fee legs, each paid or outstanding (a payer may pay some before others).
     ...(feeLegs.length > 0 && { feeLegs }),
+    // Ours: the transfers from other networks recorded on the link, each where it stands.
+    ...(bridgeTransfers.length > 0 && { bridgeTransfers }),
     expiresAt: link.row.expiresAt.toISOString(),
     // Ours: a payout link is paid only from the wallet that created it (the pay page says so).
     ...(link.row.payout && {

@@ -218,7 +218,12 @@ describe('a Base link paid with USDT from Arbitrum through the local bridge', ()
       network: 'arbitrum-one',
       securePaymentToken: token,
     });
-    expect((await api(`/v2/secure-payments/${token}`)).status).toBe(200);
+    const link = await api(`/v2/secure-payments/${token}`);
+    expect(link.status).toBe(200);
+    // Where the transfer stands is on the link: how the page that sent it learns it came back.
+    expect(JSON.parse(link.text).bridgeTransfers).toEqual([
+      { txHash: deposit, status: 'refunded' },
+    ]);
     // And answered a new route to pay it with.
     await quoteFromArbitrum(api, token, payer.address);
   });

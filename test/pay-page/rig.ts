@@ -15,7 +15,12 @@ import { createTenant, type Tenant } from '../fixtures.ts';
 import { freePort, ROOT } from '../process.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 import { testDispatcher, testIndexer } from '../workers.ts';
-import { installTestWallets, type TestWallet, type TestWalletSpec } from './wallet.ts';
+import {
+  type HomeChain,
+  installTestWallets,
+  type TestWallet,
+  type TestWalletSpec,
+} from './wallet.ts';
 
 /**
  * Everything a pay-page test needs, real end to end: the service listening on a loopback port
@@ -99,6 +104,15 @@ export async function startPayPageRig(
   options: {
     readonly network?: 'base' | 'sandbox';
     readonly env?: Readonly<Record<string, string>>;
+    /**
+     * Networks beside the link's (a payer's other chain, test/local-bridge.ts), made once the
+     * link's chain runs: their configuration, and the chains the wallets know besides it.
+     */
+    readonly more?: (local: StandIn) => Promise<{
+      readonly env: Readonly<Record<string, string>>;
+      readonly transports: StandIn['transports'];
+      readonly walletChains: readonly HomeChain[];
+    }>;
   } = {},
 ): Promise<PayPageRig> {
   const network = options.network ?? 'base';
@@ -107,6 +121,7 @@ export async function startPayPageRig(
     network === 'sandbox'
       ? await sandboxStandIn()
       : await standIn('base', { walletCount: WALLETS });
+  const more = await options.more?.(local);
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   // Every URL asked for, as sent: the log masks link tokens.
@@ -114,6 +129,7 @@ export async function startPayPageRig(
   const t = await createTestApp({
     env: {
       ...local.env,
+      ...more?.env,
       ...options.env,
       BASE_URL: origin,
       PAY_URL: origin,
@@ -125,7 +141,7 @@ export async function startPayPageRig(
         done();
       });
     },
-    transports: local.transports,
+    transports: { ...local.transports, ...more?.transports },
     clock: createRealClock(),
     ...(network === 'sandbox' && { sandbox: { provider: withSandboxMethods(local.chain) } }),
   });
@@ -179,7 +195,7 @@ export async function startPayPageRig(
     viewport: { width: number; height: number },
   ): Promise<Opened> => {
     const context = await browser.newContext({ viewport });
-    const wallets = await installTestWallets(context, local.chain, specs);
+    const wallets = await installTestWallets(context, local.chain, specs, more?.walletChains);
     const page = await context.newPage();
     await page.goto(`${origin}/?${query}`);
     return { context, page, wallets };

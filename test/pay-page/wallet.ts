@@ -118,6 +118,8 @@ export async function installTestWallets(
   context: BrowserContext | Page,
   home: HomeChain | null,
   specs: readonly TestWalletSpec[],
+  /** Chains the wallets also know from the start (a payer's other network). */
+  others: readonly HomeChain[] = [],
 ): Promise<TestWallet[]> {
   const wallets = specs.map(
     (spec): TestWallet => ({
@@ -133,9 +135,14 @@ export async function installTestWallets(
       beforeSend: null,
     }),
   );
-  const known = wallets.map((w) => new Set(w.spec.knownChainIds ?? (home ? [home.chainId] : [])));
-  /** How each chain is reached: the home chain in process, added ones over HTTP. */
-  const providers = new Map<number, Eip1193Provider>(home ? [[home.chainId, home.provider]] : []);
+  const homes = [...(home ? [home] : []), ...others];
+  const known = wallets.map(
+    (w) => new Set(w.spec.knownChainIds ?? homes.map((chain) => chain.chainId)),
+  );
+  /** How each chain is reached: the home chains in process, added ones over HTTP. */
+  const providers = new Map<number, Eip1193Provider>(
+    homes.map((chain) => [chain.chainId, chain.provider]),
+  );
   const providerOf = (chainId: number): Eip1193Provider => {
     const provider = providers.get(chainId);
     if (!provider) throw rpcError(-32603, `the wallet has no RPC for chain ${chainId}`);

@@ -59,9 +59,16 @@ export type FeePlan = {
   readonly fees: readonly PlanFee[];
 } | null;
 
+/** A transfer from another chain recorded on the link (payreq's), and where it stands. */
+interface BridgeTransfer {
+  readonly txHash: string;
+  readonly status: 'bridging' | 'delivered' | 'executed' | 'failed' | 'refunded';
+}
+
 interface DisplayCommon extends LinkCommon {
   readonly reference: string | null;
   readonly feePlan: FeePlan;
+  readonly bridgeTransfers?: readonly BridgeTransfer[];
 }
 
 /** Why a child of a multicall cannot be paid now (the server's `blockReason`). */
@@ -217,13 +224,11 @@ export interface UserEvent {
 /** Past this, a payer waiting on a silent service is told so rather than left on "Loading". */
 const ANSWER_WITHIN_MS = 15_000;
 
-export function createApi(config: PageConfig): Api {
+/** A JSON answer of the API, or an ApiError carrying the service's code and message. */
+export function answerOf(config: PageConfig) {
   const headers = { 'x-client-id': config.clientId };
-  const url = (path: string) => `${config.apiBase}${path}`;
-  const tokenPath = (token: string) => `/v2/secure-payments/${encodeURIComponent(token)}`;
-  /** A JSON answer, or an ApiError carrying the service's code and message. */
-  const answer = async <T>(path: string, init: RequestInit = { headers }): Promise<T> => {
-    const response = await fetch(url(path), {
+  return async <T>(path: string, init: RequestInit = { headers }): Promise<T> => {
+    const response = await fetch(`${config.apiBase}${path}`, {
       ...init,
       signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
     });
@@ -237,6 +242,14 @@ export function createApi(config: PageConfig): Api {
     }
     return body as T;
   };
+}
+
+export const tokenPath = (token: string) => `/v2/secure-payments/${encodeURIComponent(token)}`;
+
+export function createApi(config: PageConfig): Api {
+  const headers = { 'x-client-id': config.clientId };
+  const url = (path: string) => `${config.apiBase}${path}`;
+  const answer = answerOf(config);
   return {
     async link(token) {
       let response: Response;

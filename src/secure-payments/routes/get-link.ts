@@ -61,6 +61,20 @@ const DisplayCommon = {
     ),
   ),
   feeLegs: Type.Optional(FeeLegs),
+  bridgeTransfers: Type.Optional(
+    Type.Array(
+      Type.Object({
+        txHash: Type.String({ description: 'The source transaction the intent recorded' }),
+        status: Type.Union(
+          ['bridging', 'delivered', 'executed', 'failed', 'refunded'].map((s) => Type.Literal(s)),
+        ),
+      }),
+      {
+        description:
+          'Ours: the latest transfers from other networks recorded on the link (`POST /{token}/intent` with `evm_cross_chain`), newest first, and where each stands: failed and refunded ones leave the link payable (docs/guides/crosschain.md#following-a-transfer)',
+      },
+    ),
+  ),
   expiresAt: Type.String({ format: 'date-time' }),
   payout: Type.Optional(
     Type.Literal(true, { description: 'Ours: present on payout links (money going out)' }),

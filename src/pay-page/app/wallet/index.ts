@@ -1,5 +1,7 @@
 import { ApiError } from '../api.ts';
 import type { PayContext } from '../context.ts';
+import { payFromAnotherChain } from '../crosschain/pay.ts';
+import { crossChainSection, offersCrossChain } from '../crosschain/section.ts';
 import { h } from '../dom.ts';
 import { discoverWallets, type WalletChoice } from './eip6963.ts';
 import { payWithEvm } from './evm.ts';
@@ -79,6 +81,7 @@ export function mountWallets(context: PayContext, slot: HTMLElement): void {
           run: (pay) => void attempt(context, pay),
           ...(creator && { only: creator }),
         });
+  const crossChain = offersCrossChain(context);
   stop = discoverWallets((wallets: readonly WalletChoice[]) => {
     if (!slot.isConnected) return stop();
     slot.replaceChildren(
@@ -92,5 +95,13 @@ export function mountWallets(context: PayContext, slot: HTMLElement): void {
         : [h('p', { class: 'muted' }, NO_WALLET)]),
     );
     if (safe && wallets.length > 0) slot.append(safe.element(wallets));
+    if (crossChain && wallets.length > 0) {
+      slot.append(
+        crossChainSection(wallets, (wallet) => {
+          stop();
+          void attempt(context, () => payFromAnotherChain(context, wallet));
+        }),
+      );
+    }
   });
 }
