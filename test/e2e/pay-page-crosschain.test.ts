@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
-import { type Address, getAddress, type Hex, parseAbi, parseUnits } from 'viem';
+import { type Address, getAddress, type Hex, parseAbi, parseUnits, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalBridge, startLocalBridge } from '../local-bridge.ts';
-import { screen, sends, text } from '../pay-page/page.ts';
+import { accessibilityProblems, screen, sends, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
 
@@ -63,8 +63,16 @@ async function chooseArbitrumUsdt(page: Page): Promise<void> {
   await page.locator('details.crosschain summary').click();
   await page.getByRole('button', { name: 'Choose a source in Test Wallet' }).click();
   await screen(page, 'sources');
+  // Only other chains' tokens: the wallet buttons pay on Base.
+  expect(
+    await page
+      .locator('[data-source]')
+      .evaluateAll((all) => all.map((b) => b.dataset.source).sort()),
+  ).toEqual(['ARBITRUM:USDC', 'ARBITRUM:USDT']);
   const source = page.locator('[data-source="ARBITRUM:USDT"]');
   expect((await source.textContent())?.trim()).toBe('Pay with USDT on Arbitrum One');
+  await rig.screenshot(page, 'crosschain-sources');
+  expect(await accessibilityProblems(page)).toEqual([]);
   await source.click();
   await screen(page, 'route');
 }
@@ -96,6 +104,7 @@ describe('paying a link from another chain on the hosted page', () => {
       /^(1[01]\d seconds|2 minutes)$/,
     );
     await rig.screenshot(page, 'crosschain-route');
+    expect(await accessibilityProblems(page)).toEqual([]);
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
 
     await screen(page, 'completed');
@@ -124,4 +133,87 @@ describe('paying a link from another chain on the hosted page', () => {
     await rig.screenshot(page, 'crosschain-paid');
     await context.close();
   });
+
+  it('refreshes a quote that expired while the payer approved, and never sends the stale one', async () => {
+    // Quotes that hold 15 s: the page sends none with less than 10 s left.
+    bridge.fake.setQuoteLifetime(15);
+    const token = await rig.link([{ currency: 'USDC', amount: '3', payee: PAYEE }]);
+    const payee = rig.wallet(PAYEE).address;
+    const before = await rig.balance('USDC', payee);
+    const { page, wallets, context } = await rig.open(token, [spec(12)]);
+    const [wallet] = wallets;
+    if (!wallet) throw new Error('no wallet');
+    const asked = Date.now();
+    await chooseArbitrumUsdt(page);
+    // The payer reads the approval in the wallet until the quote is past sending.
+    wallet.hold = new Promise<void>((resolve) =>
+      setTimeout(
+        () => {
+          bridge.fake.setQuoteLifetime(600);
+          resolve();
+        },
+        asked + 15_500 - Date.now(),
+      ),
+    );
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await screen(page, 'completed');
+    wallet.hold = null;
+    expect((await rig.balance('USDC', payee)) - before).toBe(3_000_000n);
+    // One route, its step refreshed once: the deposit sent is the refreshed quote's.
+    expect(rig.asked(`${token}/pay?`)).toBe(1);
+    expect(rig.asked(`${token}/refresh-step-transaction`)).toBe(1);
+    expect(sends(wallet)).toBe(2);
+    const deposit = bridge.relayer.deposits().find((d) => d.depositTxHash === wallet.sent[1]);
+    expect(deposit?.status).toBe('filled');
+    expect(deposit?.relayData.fillDeadline).toBeGreaterThan(Math.floor(asked / 1000) + 500);
+    await context.close();
+  });
+
+  // Last: it moves both chains' clocks past the deposit's deadline.
+  it('says so when the bridge returns the payment, and the link is payable again', async () => {
+    bridge.relayer.pause();
+    const token = await rig.link([{ currency: 'USDC', amount: '2', payee: PAYEE }]);
+    const payer = rig.wallet(13).address;
+    const before = await usdtOnArbitrum(payer);
+    const { page, wallets, context } = await rig.open(token, [spec(13)]);
+    const [wallet] = wallets;
+    if (!wallet) throw new Error('no wallet');
+    await chooseArbitrumUsdt(page);
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await screen(page, 'transfer');
+    expect(await text(page, '[data-field="transfer-stage"]')).toMatch(/^Your payment left/);
+    await rig.screenshot(page, 'crosschain-transfer');
+    const depositTx = wallet.sent[1];
+    const seen = await until(() =>
+      bridge.relayer.deposits().find((d) => d.depositTxHash === depositTx),
+    );
+    bridge.relayer.hold(ARBITRUM_ID, seen.relayData.depositId);
+    bridge.relayer.resume();
+    for (const chain of [bridge.arbitrum.chain, rig.local.chain]) {
+      await chain.provider.request({ method: 'evm_increaseTime', params: [toHex(601)] });
+      await chain.provider.request({ method: 'evm_mine' });
+    }
+    bridge.relayer.wake();
+
+    await screen(page, 'transfer-refunded');
+    expect(await text(page, '[data-field="transfer-stage"]')).toBe(
+      'The bridge could not deliver your payment and returned the tokens to your wallet. The link was not paid and can be paid again.',
+    );
+    await rig.screenshot(page, 'crosschain-refunded');
+    expect(await usdtOnArbitrum(payer)).toBe(before);
+    await page.getByRole('button', { name: 'Back to the payment' }).click();
+    await screen(page, 'pending');
+    await context.close();
+  });
 });
+
+/** The value `read` gives once it gives one, within 30 s. */
+async function until<T>(read: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('not seen within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -64,10 +64,7 @@ export async function payFromAnotherChain(
   if (!account) throw new Problem('Your wallet shared no account. Unlock it, then try again.');
   const api = crossChainApi(config, context.token);
   const linkToken = symbolOf(display.paymentCurrency);
-  const sources = sourcesOf(await api.options(account), {
-    chain: context.network.intentChain ?? '',
-    token: linkToken,
-  });
+  const sources = sourcesOf(await api.options(account), context.network.intentChain ?? '');
   const owed = `${display.amount} ${linkToken}`;
   const source = await choose<Source>(
     (pick) => sourcesScreen(config, owed, sources, pick, () => pick(null)),

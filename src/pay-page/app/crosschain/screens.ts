@@ -24,12 +24,12 @@ function chainName(config: PageConfig, chain: string): string {
   return Object.values(config.networks).find((n) => n.intentChain === chain)?.name ?? chain;
 }
 
-/** Every source but the link's own chain and token (the ordinary wallet buttons pay that). */
-export function sourcesOf(options: PaymentOptions, own: { chain: string; token: string }) {
+/** The sources on other chains than the link's (the wallet buttons pay on the link's own). */
+export function sourcesOf(options: PaymentOptions, ownChain: string) {
   const sources: Source[] = [];
   for (const [chain, tokens] of Object.entries(options)) {
+    if (chain === ownChain) continue;
     for (const [token, option] of Object.entries(tokens)) {
-      if (chain === own.chain && token === own.token) continue;
       sources.push({
         chain,
         token,
