@@ -135,8 +135,9 @@ describe('paying a link from another chain on the hosted page', () => {
   });
 
   it('refreshes a quote that expired while the payer approved, and never sends the stale one', async () => {
-    // Quotes that hold 15 s: the page sends none with less than 10 s left.
-    bridge.fake.setQuoteLifetime(15);
+    // Quotes that hold 20 s: the page sends none with less than 10 s left, so this one is
+    // sent from its route screen for 10 s, and is past sending 20.5 s after it was asked for.
+    bridge.fake.setQuoteLifetime(20);
     const token = await rig.link([{ currency: 'USDC', amount: '3', payee: PAYEE }]);
     const payee = rig.wallet(PAYEE).address;
     const before = await rig.balance('USDC', payee);
@@ -152,7 +153,7 @@ describe('paying a link from another chain on the hosted page', () => {
           bridge.fake.setQuoteLifetime(600);
           resolve();
         },
-        asked + 15_500 - Date.now(),
+        asked + 20_500 - Date.now(),
       ),
     );
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
@@ -166,6 +167,36 @@ describe('paying a link from another chain on the hosted page', () => {
     const deposit = bridge.relayer.deposits().find((d) => d.depositTxHash === wallet.sent[1]);
     expect(deposit?.status).toBe('filled');
     expect(deposit?.relayData.fillDeadline).toBeGreaterThan(Math.floor(asked / 1000) + 500);
+    await context.close();
+  });
+
+  it('says so when the transfer fails, and the link is payable again', {
+    timeout: 60_000,
+  }, async () => {
+    bridge.relayer.pause();
+    const token = await rig.link([{ currency: 'USDC', amount: '1.5', payee: PAYEE }]);
+    const { page, wallets, context } = await rig.open(token, [spec(14)]);
+    const [wallet] = wallets;
+    if (!wallet) throw new Error('no wallet');
+    await chooseArbitrumUsdt(page);
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await screen(page, 'transfer');
+    const depositTx = wallet.sent[1];
+    const seen = await until(() =>
+      bridge.relayer.deposits().find((d) => d.depositTxHash === depositTx),
+    );
+    // Never filled here; the aggregator reports the transfer failed.
+    bridge.relayer.hold(ARBITRUM_ID, seen.relayData.depositId);
+    bridge.relayer.resume();
+    bridge.fake.setTransfer(seen.depositTxHash, { status: 'FAILED' });
+
+    await screen(page, 'transfer-failed');
+    expect(await text(page, '[data-field="transfer-stage"]')).toBe(
+      'The bridge could not deliver your payment, so the link was not paid. The link can be paid again.',
+    );
+    expect((await rig.get(`/v2/secure-payments/${token}`)).status).toBe(200);
+    await page.getByRole('button', { name: 'Back to the payment' }).click();
+    await screen(page, 'pending');
     await context.close();
   });
 
