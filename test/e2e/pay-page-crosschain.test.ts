@@ -181,6 +181,10 @@ describe('paying a link from another chain on the hosted page', () => {
     await chooseArbitrumUsdt(page);
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
     await screen(page, 'transfer');
+    // The link opened again in this browser meanwhile: the payment on its way, not due again.
+    const reopened = await context.newPage();
+    await reopened.goto(page.url());
+    await screen(reopened, 'confirming');
     const depositTx = wallet.sent[1];
     const seen = await until(() =>
       bridge.relayer.deposits().find((d) => d.depositTxHash === depositTx),
@@ -197,6 +201,13 @@ describe('paying a link from another chain on the hosted page', () => {
     expect((await rig.get(`/v2/secure-payments/${token}`)).status).toBe(200);
     await page.getByRole('button', { name: 'Back to the payment' }).click();
     await screen(page, 'pending');
+    // The page opened again says so too, and offers the payment again.
+    await screen(reopened, 'error');
+    expect(await text(reopened, '[role="alert"]')).toMatch(
+      /^The bridge could not deliver your payment from the other chain/,
+    );
+    await reopened.getByRole('button', { name: 'Try again' }).click();
+    await screen(reopened, 'pending');
     await context.close();
   });
 

@@ -16,7 +16,7 @@ import {
   stateScreen,
   summaryScreen,
 } from './screens.ts';
-import { rememberSent, sentFromHere } from './sent.ts';
+import { forgetSent, rememberSent, sentFromHere } from './sent.ts';
 
 /**
  * The pay page: reads the link through the public API, shows what is owed, then loads the
@@ -169,6 +169,12 @@ async function follow(display: Display, txHashes: readonly string[]): Promise<vo
       render(receiptScreen(config, receiptOfMulticall(sent, txHashes)));
       return;
     }
+    // A transfer from another chain that failed or came back: the link is due again.
+    if (state.kind === 'payable' && transferEnded(state.display, txHashes)) {
+      forgetSent(token);
+      render(errorScreen(TRANSFER_ENDED, () => payable(state.display)));
+      return;
+    }
     // Still pending (not yet confirmed), or the service is briefly unreachable: keep waiting.
     // A link that became invalid meanwhile says so.
     if (state.kind === 'invalidated' || state.kind === 'blocked' || state.kind === 'not_found') {
@@ -176,6 +182,18 @@ async function follow(display: Display, txHashes: readonly string[]): Promise<vo
       return;
     }
   }
+}
+
+const TRANSFER_ENDED =
+  'The bridge could not deliver your payment from the other chain, so the link was not paid. Any tokens it returned are back in your wallet. You can pay again.';
+
+/** Whether one of `txHashes` is a transfer from another chain that failed or was refunded. */
+function transferEnded(display: Display, txHashes: readonly string[]): boolean {
+  if (display.paymentType === 'multicall') return false;
+  const sent = new Set(txHashes.map((hash) => hash.toLowerCase()));
+  return (display.bridgeTransfers ?? []).some(
+    (t) => sent.has(t.txHash.toLowerCase()) && (t.status === 'failed' || t.status === 'refunded'),
+  );
 }
 
 /**
