@@ -131,6 +131,27 @@ describe('paying a link from another chain on the hosted page', () => {
     const filled = bridge.relayer.deposits().find((d) => d.depositTxHash === deposit);
     expect(filled?.status).toBe('filled');
     await rig.screenshot(page, 'crosschain-paid');
+    // The merchant's funnel names the chain the payer paid from, and the bridge call sent.
+    const events = await until(() => {
+      const found = rig.receiver.received
+        .map((r) => r.body)
+        .filter((b) => b.event === 'secure_payment.user_event' && b.securePaymentToken === token);
+      return found.length >= 3 ? found : undefined;
+    });
+    expect(events.map((e) => e.userEvent).sort()).toEqual([
+      'payment_approved_in_wallet',
+      'payment_sent_to_wallet',
+      'wallet_connected',
+    ]);
+    for (const event of events) {
+      expect(event.properties).toMatchObject({ selected_source_chain: 'arbitrum-one' });
+    }
+    expect(
+      events.find((e) => e.userEvent === 'payment_approved_in_wallet')?.properties,
+    ).toMatchObject({
+      payment_submission_id: deposit,
+      payment_submission_id_type: 'transaction_hash',
+    });
     await context.close();
   });
 

@@ -10,6 +10,7 @@ import { forgetSent, rememberSent } from '../sent.ts';
 import type { WalletChoice } from '../wallet/eip6963.ts';
 import { chainOf, ensureChain } from '../wallet/evm.ts';
 import { Problem } from '../wallet/problems.ts';
+import { type Report, reporter } from '../wallet/telemetry.ts';
 import { type CrossChainApi, crossChainApi, type Route } from './api.ts';
 import { followTransfer } from './follow.ts';
 import { quoteLeft, routeScreen, type Source, sourcesOf, sourcesScreen } from './screens.ts';
@@ -34,12 +35,13 @@ const REFUSED =
 
 const fresh = (expiresAt: number) => expiresAt - QUOTE_MARGIN_S > Date.now() / 1000;
 
-function networkOf(context: PayContext, chain: string): NetworkFacts {
-  const network = Object.values(context.config.networks).find(
-    (n) => n.intentChain === chain && n.kind === 'evm',
+/** The source network: its id (`arbitrum-one`) and its facts. */
+function networkOf(context: PayContext, chain: string): [string, NetworkFacts] {
+  const found = Object.entries(context.config.networks).find(
+    ([, n]) => n.intentChain === chain && n.kind === 'evm',
   );
-  if (!network) throw new Problem(`This page cannot pay from ${chain}.`);
-  return network;
+  if (!found) throw new Problem(`This page cannot pay from ${chain}.`);
+  return found;
 }
 
 /** Resolves with what the payer chose on a screen; null when they went back. */
@@ -73,7 +75,14 @@ export async function payFromAnotherChain(
   if (!source) return back(context);
   const route = await api.route(account, source.chain, source.token);
   assertFunded(route, source);
-  const network = networkOf(context, source.chain);
+  const [networkId, network] = networkOf(context, source.chain);
+  // The merchant's funnel names the source chain the payer chose.
+  const report = reporter(
+    { ...context, display: { ...display, network: networkId } },
+    wallet.rdns,
+    account,
+  );
+  report('wallet_connected');
   // The quote's time left counts down while the payer reads the route.
   const ticker = setInterval(() => {
     const field = document.querySelector('[data-field="quote-expires"]');
@@ -93,7 +102,13 @@ export async function payFromAnotherChain(
   const chain = chainOf(network);
   await ensureChain({ network, show: context.show }, client, chain);
   const send = sender(client, chain, account);
-  const hash = await sendRoute(context, wallet, send, api, { account, source, route, chain });
+  const hash = await sendRoute(context, wallet, send, api, {
+    account,
+    source,
+    route,
+    chain,
+    report,
+  });
   rememberSent(context.token, [hash]);
   if (!(await send.mined(hash))) {
     forgetSent(context.token);
@@ -160,9 +175,9 @@ async function sendRoute(
   wallet: WalletChoice,
   send: Send,
   api: CrossChainApi,
-  chosen: { account: string; source: Source; route: Route; chain: Chain },
+  chosen: { account: string; source: Source; route: Route; chain: Chain; report: Report },
 ): Promise<`0x${string}`> {
-  const { account, source, chain } = chosen;
+  const { account, source, chain, report } = chosen;
   const bridgeAction = `Send ${source.token} to the bridge`;
   let route = chosen.route;
   for (let round = 0; round < MAX_ROUTES; round++) {
@@ -204,7 +219,12 @@ async function sendRoute(
       };
     }
     context.show(payingScreen(total, total, bridgeAction, `Confirm in ${wallet.name}.`));
+    report('payment_sent_to_wallet');
     const hash = await send.one(bridge);
+    report('payment_approved_in_wallet', {
+      payment_submission_id: hash,
+      payment_submission_id_type: 'transaction_hash',
+    });
     context.show(payingScreen(total, total, bridgeAction, 'Sent. Waiting for the network…'));
     return hash;
   }
