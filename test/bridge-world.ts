@@ -40,11 +40,17 @@ export interface BridgeWorld {
 
 /**
  * The world, its relayer started (every 20 ms). The fake dates its quotes on `clock` (the app's,
- * a real one: the chains keep the wall clock's time), else on the wall clock.
+ * a real one: the chains keep the wall clock's time), else on the wall clock. `walletCount`:
+ * funded wallets on each chain (the stand-ins' default on Base, 8 on Arbitrum).
  */
-export async function startBridgeWorld(options: { clock?: TestClock } = {}): Promise<BridgeWorld> {
-  const base = await standIn('base');
-  const arbitrum = await standIn('arbitrum-one', { walletCount: 8 });
+export async function startBridgeWorld(
+  options: { clock?: TestClock; walletCount?: number } = {},
+): Promise<BridgeWorld> {
+  const base = await standIn(
+    'base',
+    options.walletCount === undefined ? {} : { walletCount: options.walletCount },
+  );
+  const arbitrum = await standIn('arbitrum-one', { walletCount: options.walletCount ?? 8 });
   const { clock } = options;
   // The fake aggregator and the relayer, wired as the sandbox wires them between its chains.
   const bridge = await startLocalBridge({

@@ -1,7 +1,14 @@
+import pino from 'pino';
 import type { Page } from 'playwright-core';
-import { type Address, getAddress, type Hex, parseAbi, parseUnits, toHex } from 'viem';
+import { type Address, getAddress, type Hex, parseUnits, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalBridge, startLocalBridge } from '../local-bridge.ts';
+import { createAggregator } from '../../src/crosschain/aggregator.ts';
+import {
+  type BridgeTracker,
+  createBridgeTracker,
+} from '../../src/secure-payments/bridge-tracker.ts';
+import { createSettlement } from '../../src/workers/settlement.ts';
+import { type BridgeWorld, balanceOf, startBridgeWorld, until } from '../bridge-world.ts';
 import { accessibilityProblems, screen, sends, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
@@ -13,33 +20,43 @@ import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
  * and deposits into the local Across SpokePool, the page records the deposit as the link's
  * intent and follows the transfer; the relayer fills it on Base, where the payee is paid
  * through the fee proxy, detection completes the link and the page shows it paid. Two local
- * chains with the real contracts, the fake routing aggregator over real HTTP.
+ * chains with the real contracts, the fake routing aggregator over real HTTP, the bridge
+ * relayer (test/bridge-world.ts) and the app's bridge tracker.
  */
 
-const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)']);
 const PAYEE = 1;
 const ARBITRUM_ID = 42161;
 
+let world: BridgeWorld;
 let rig: PayPageRig;
-let bridge: LocalBridge;
+let tracker: BridgeTracker;
 
 beforeAll(async () => {
+  // The rig's payees and payers are wallets up to 15 on both chains.
+  world = await startBridgeWorld({ walletCount: 16 });
   rig = await startPayPageRig({
-    more: async (base) => {
-      bridge = await startLocalBridge(base, { now: () => Date.now(), walletCount: 16 });
-      return {
-        env: bridge.env,
-        transports: bridge.transports,
-        walletChains: [bridge.arbitrum.chain],
-      };
+    world: {
+      base: world.base,
+      env: world.env,
+      transports: world.transports,
+      walletChains: [world.arbitrum.chain],
     },
   });
-  bridge.start(rig.t, 50);
-  bridge.tracker.start(200);
+  tracker = createBridgeTracker({
+    db: rig.t.db,
+    clock: rig.t.clock,
+    logger: pino({ level: 'silent' }),
+    aggregator: createAggregator({ config: rig.t.config.crosschain }),
+    chains: rig.t.chains,
+    sink: createSettlement({ chains: rig.t.chains }),
+    settleAfterMs: 600_000,
+  });
+  tracker.start(200);
 }, 180_000);
 afterAll(async () => {
-  await bridge?.close();
+  await tracker?.stop();
   await rig?.close();
+  await world?.close();
 });
 
 const spec = (index: number): TestWalletSpec => ({
@@ -49,12 +66,7 @@ const spec = (index: number): TestWalletSpec => ({
 });
 
 function usdtOnArbitrum(owner: Address): Promise<bigint> {
-  return bridge.arbitrum.chain.client.readContract({
-    address: getAddress(bridge.arbitrum.chain.addresses.usdt),
-    abi: TOKEN_ABI,
-    functionName: 'balanceOf',
-    args: [owner],
-  });
+  return balanceOf(world.arbitrum, getAddress(world.arbitrum.chain.addresses.usdt), owner);
 }
 
 /** From the summary to the route of USDT on Arbitrum, through the payer's sources. */
@@ -115,9 +127,9 @@ describe('paying a link from another chain on the hosted page', () => {
       ARBITRUM_ID,
     ]);
     expect(sends(wallet)).toBe(2);
-    const spokePool = getAddress(bridge.arbitrum.chain.addresses.spokePool);
+    const spokePool = getAddress(world.arbitrum.chain.addresses.spokePool);
     expect(sentTo(wallet).map((to) => getAddress(to))).toEqual([
-      getAddress(bridge.arbitrum.chain.addresses.usdt),
+      getAddress(world.arbitrum.chain.addresses.usdt),
       spokePool,
     ]);
     // The payee got the link's amount to the base unit; the payer paid what the page said.
@@ -126,18 +138,19 @@ describe('paying a link from another chain on the hosted page', () => {
     expect(before.payer - (await usdtOnArbitrum(payer))).toBe(spent);
     // The deposit was recorded on the link, and the tracker followed it to its end.
     const deposit = wallet.sent[1];
-    const row = await bridge.tracker.round().then(() => rig.get(`/v2/secure-payments/${token}`));
+    const row = await tracker.round().then(() => rig.get(`/v2/secure-payments/${token}`));
     expect(row.status).toBe(409);
-    const filled = bridge.relayer.deposits().find((d) => d.depositTxHash === deposit);
+    const filled = world.relayer.deposits().find((d) => d.depositTxHash === deposit);
     expect(filled?.status).toBe('filled');
     await rig.screenshot(page, 'crosschain-paid');
     // The merchant's funnel names the chain the payer paid from, and the bridge call sent.
-    const events = await until(() => {
-      const found = rig.receiver.received
-        .map((r) => r.body)
-        .filter((b) => b.event === 'secure_payment.user_event' && b.securePaymentToken === token);
-      return found.length >= 3 ? found : undefined;
-    });
+    const events = await until(
+      () =>
+        rig.receiver.received
+          .map((r) => r.body)
+          .filter((b) => b.event === 'secure_payment.user_event' && b.securePaymentToken === token),
+      (found) => found.length >= 3,
+    );
     expect(events.map((e) => e.userEvent).sort()).toEqual([
       'payment_approved_in_wallet',
       'payment_sent_to_wallet',
@@ -158,7 +171,7 @@ describe('paying a link from another chain on the hosted page', () => {
   it('refreshes a quote that expired while the payer approved, and never sends the stale one', async () => {
     // Quotes that hold 20 s: the page sends none with less than 10 s left, so this one is
     // sent from its route screen for 10 s, and is past sending 20.5 s after it was asked for.
-    bridge.fake.setQuoteLifetime(20);
+    world.fake.setQuoteLifetime(20);
     const token = await rig.link([{ currency: 'USDC', amount: '3', payee: PAYEE }]);
     const payee = rig.wallet(PAYEE).address;
     const before = await rig.balance('USDC', payee);
@@ -171,7 +184,7 @@ describe('paying a link from another chain on the hosted page', () => {
     wallet.hold = new Promise<void>((resolve) =>
       setTimeout(
         () => {
-          bridge.fake.setQuoteLifetime(600);
+          world.fake.setQuoteLifetime(600);
           resolve();
         },
         asked + 20_500 - Date.now(),
@@ -185,7 +198,7 @@ describe('paying a link from another chain on the hosted page', () => {
     expect(rig.asked(`${token}/pay?`)).toBe(1);
     expect(rig.asked(`${token}/refresh-step-transaction`)).toBe(1);
     expect(sends(wallet)).toBe(2);
-    const deposit = bridge.relayer.deposits().find((d) => d.depositTxHash === wallet.sent[1]);
+    const deposit = world.relayer.deposits().find((d) => d.depositTxHash === wallet.sent[1]);
     expect(deposit?.status).toBe('filled');
     expect(deposit?.relayData.fillDeadline).toBeGreaterThan(Math.floor(asked / 1000) + 500);
     await context.close();
@@ -194,7 +207,7 @@ describe('paying a link from another chain on the hosted page', () => {
   it('says so when the transfer fails, and the link is payable again', {
     timeout: 60_000,
   }, async () => {
-    bridge.relayer.pause();
+    world.relayer.pause();
     const token = await rig.link([{ currency: 'USDC', amount: '1.5', payee: PAYEE }]);
     const { page, wallets, context } = await rig.open(token, [spec(14)]);
     const [wallet] = wallets;
@@ -207,13 +220,11 @@ describe('paying a link from another chain on the hosted page', () => {
     await reopened.goto(page.url());
     await screen(reopened, 'confirming');
     const depositTx = wallet.sent[1];
-    const seen = await until(() =>
-      bridge.relayer.deposits().find((d) => d.depositTxHash === depositTx),
-    );
+    const seen = await deposit(depositTx);
     // Never filled here; the aggregator reports the transfer failed.
-    bridge.relayer.hold(ARBITRUM_ID, seen.relayData.depositId);
-    bridge.relayer.resume();
-    bridge.fake.setTransfer(seen.depositTxHash, { status: 'FAILED' });
+    world.relayer.hold(ARBITRUM_ID, seen.relayData.depositId);
+    world.relayer.resume();
+    world.fake.setTransfer(seen.depositTxHash, { status: 'FAILED' });
 
     await screen(page, 'transfer-failed');
     expect(await text(page, '[data-field="transfer-stage"]')).toBe(
@@ -234,7 +245,7 @@ describe('paying a link from another chain on the hosted page', () => {
 
   // Last: it moves both chains' clocks past the deposit's deadline.
   it('says so when the bridge returns the payment, and the link is payable again', async () => {
-    bridge.relayer.pause();
+    world.relayer.pause();
     const token = await rig.link([{ currency: 'USDC', amount: '2', payee: PAYEE }]);
     const payer = rig.wallet(13).address;
     const before = await usdtOnArbitrum(payer);
@@ -247,16 +258,14 @@ describe('paying a link from another chain on the hosted page', () => {
     expect(await text(page, '[data-field="transfer-stage"]')).toMatch(/^Your payment left/);
     await rig.screenshot(page, 'crosschain-transfer');
     const depositTx = wallet.sent[1];
-    const seen = await until(() =>
-      bridge.relayer.deposits().find((d) => d.depositTxHash === depositTx),
-    );
-    bridge.relayer.hold(ARBITRUM_ID, seen.relayData.depositId);
-    bridge.relayer.resume();
-    for (const chain of [bridge.arbitrum.chain, rig.local.chain]) {
+    const seen = await deposit(depositTx);
+    world.relayer.hold(ARBITRUM_ID, seen.relayData.depositId);
+    world.relayer.resume();
+    for (const chain of [world.arbitrum.chain, rig.local.chain]) {
       await chain.provider.request({ method: 'evm_increaseTime', params: [toHex(601)] });
       await chain.provider.request({ method: 'evm_mine' });
     }
-    bridge.relayer.wake();
+    world.relayer.wake();
 
     await screen(page, 'transfer-refunded');
     expect(await text(page, '[data-field="transfer-stage"]')).toBe(
@@ -270,13 +279,12 @@ describe('paying a link from another chain on the hosted page', () => {
   });
 });
 
-/** The value `read` gives once it gives one, within 30 s. */
-async function until<T>(read: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('not seen within 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** The relayer's view of the deposit sent in `txHash`, once it has seen it. */
+async function deposit(txHash: Hex | undefined) {
+  const seen = await until(
+    () => world.relayer.deposits().find((d) => d.depositTxHash === txHash),
+    (found) => found !== undefined,
+  );
+  if (!seen) throw new Error(`the relayer did not see the deposit ${txHash}`);
+  return seen;
 }

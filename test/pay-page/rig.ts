@@ -105,23 +105,26 @@ export async function startPayPageRig(
     readonly network?: 'base' | 'sandbox';
     readonly env?: Readonly<Record<string, string>>;
     /**
-     * Networks beside the link's (a payer's other chain, test/local-bridge.ts), made once the
-     * link's chain runs: their configuration, and the chains the wallets know besides it.
+     * Chains the caller runs (a cross-chain world, test/bridge-world.ts, which closes them):
+     * `base` is the link's chain, `env` and `transports` configure every chain of the world, and
+     * the wallets also know `walletChains` (a payer's other network).
      */
-    readonly more?: (local: StandIn) => Promise<{
+    readonly world?: {
+      readonly base: StandIn;
       readonly env: Readonly<Record<string, string>>;
       readonly transports: StandIn['transports'];
       readonly walletChains: readonly HomeChain[];
-    }>;
+    };
   } = {},
 ): Promise<PayPageRig> {
   const network = options.network ?? 'base';
   const chainId = network === 'sandbox' ? SANDBOX_CHAIN_ID : CHAIN_ID;
+  const more = options.world;
   const local: StandIn =
-    network === 'sandbox'
+    more?.base ??
+    (network === 'sandbox'
       ? await sandboxStandIn()
-      : await standIn('base', { walletCount: WALLETS });
-  const more = await options.more?.(local);
+      : await standIn('base', { walletCount: WALLETS }));
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   // Every URL asked for, as sent: the log masks link tokens.
@@ -306,7 +309,7 @@ export async function startPayPageRig(
       await dispatcher.stop();
       await receiver.close();
       await t.close();
-      await local.chain.close();
+      if (!more) await local.chain.close();
     },
   };
 }
