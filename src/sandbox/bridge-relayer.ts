@@ -192,7 +192,8 @@ export function createBridgeRelayer(deps: {
     const destinationTime = (await destination.client.getBlock()).timestamp;
     // Past its deadline on the destination chain, no one can fill it any more.
     if (destinationTime > BigInt(entry.relayData.fillDeadline)) return refund(key, entry);
-    if (entry.status === 'held' || paused || now() - entry.seenAt < fillDelayMs) return;
+    // Read now, not from the round's snapshot: a hold or a pause may have come during the reads.
+    if (held.has(key) || paused || now() - entry.seenAt < fillDelayMs) return;
     const hash = await fill(entry, destination);
     update(key, { status: 'filled', fillTxHash: hash });
     deps.onSettled?.(entry, { status: 'filled', txHash: hash });
