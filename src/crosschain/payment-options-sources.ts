@@ -123,8 +123,8 @@ function curatedToken(chains: ChainRegistry, network: Network, symbol: string) {
 
 /**
  * How much of a source token pays a need, in the source's base units; null when the source
- * cannot pay it. The seam where quotes come in: a later change may answer with the routing
- * aggregator's source amount (bridge fee included) for the sources that are not exact.
+ * cannot pay it. A link's options answer a source quoted for the payer with its route's source
+ * amount, bridge fee included (secure-payments/link-payment-options.ts), the others at face value.
  */
 export type NeededAmountEstimator = (source: PaymentSource) => Promise<bigint | null>;
 

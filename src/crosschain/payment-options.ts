@@ -43,6 +43,8 @@ export interface PaymentOptionsReader {
     needs: readonly PaymentNeed[],
     /** Whose balances: the wallet that holds the funds (the EOA behind a smart account). */
     funder: Address,
+    /** The amount each option needs; the face value unless told. */
+    estimate?: NeededAmountEstimator,
   ): Promise<{ readonly options: PaymentOptions; readonly leftOut: readonly LeftOutChain[] }>;
 }
 
@@ -57,15 +59,12 @@ export function createPaymentOptionsReader(deps: {
   readonly clients: ChainClients;
   /** How long a chain's balances may take before the answer goes without them. */
   readonly timeoutMs: number;
-  /** The amount each option needs; the face value until quotes refine it. */
-  readonly estimate?: NeededAmountEstimator;
 }): PaymentOptionsReader {
-  const estimate = deps.estimate ?? faceValueEstimate;
   const reachable = (network: NetworkId) =>
     deps.clients.configured(network) && deps.chains.contracts(network).multicall3 !== null;
 
   return {
-    async read(needs, funder) {
+    async read(needs, funder, estimate = faceValueEstimate) {
       const byNetwork = new Map<NetworkId, PaymentSource[]>();
       for (const source of paymentSources(deps.chains, reachable, needs)) {
         const list = byNetwork.get(source.network.id);

@@ -68,6 +68,11 @@ export interface RouteQuoter {
    * answer built around a route (balances read meanwhile), checked just before it leaves.
    */
   assertUnexpired(route: QuotedRoute): void;
+  /**
+   * The route kept for this link, wallet and source while it has time left, else null; nothing
+   * is asked of the aggregator. What a payer's `paymentOptions` read its amount needed from.
+   */
+  known(key: string, wallet: string, chainKey: string, tokenKey: string): QuotedRoute | null;
 }
 
 /** A step handed out: whose it is, and the route it was. */
@@ -178,10 +183,13 @@ export function createRouteQuoter(deps: {
       if (seconds() >= route.expiresAt) throw expired('expired while its answer was prepared');
     },
 
+    known(key, wallet, chainKey, tokenKey) {
+      const cached = cache.get(cacheKeyOf(key, wallet, chainKey, tokenKey));
+      return cached && seconds() < cached.expiresAt ? cached : null;
+    },
+
     async quote(key, source, destination) {
-      const cacheKey = [key, source.wallet.toLowerCase(), source.chainKey, source.tokenKey].join(
-        ':',
-      );
+      const cacheKey = cacheKeyOf(key, source.wallet, source.chainKey, source.tokenKey);
       const cached = cache.get(cacheKey);
       // A cached route is checked again: the link's fee legs may have been paid meanwhile.
       if (
@@ -239,4 +247,9 @@ function sourceProblem(step: LiFiStep, source: RouteSource): string | null {
   }
   if (!/^0x[0-9a-fA-F]{40}$/.test(step.estimate.approvalAddress)) return 'no approval address';
   return null;
+}
+
+/** Where a route is kept: per link (or request), payer wallet, source chain and token. */
+function cacheKeyOf(key: string, wallet: string, chainKey: string, tokenKey: string): string {
+  return [key, wallet.toLowerCase(), chainKey, tokenKey].join(':');
 }

@@ -4,6 +4,7 @@ import { type ResolvedBranding, resolveLinkBranding } from '../branding/resolve.
 import { isNative } from '../chains/currencies.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { PaymentOptions, PaymentOptionsReader } from '../crosschain/payment-options.ts';
+import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import { payeeDestinations } from '../db/schema.ts';
 import { NATIVE_TOKEN_ADDRESS } from '../destinations/destination-id.ts';
@@ -32,6 +33,7 @@ export async function linkDisplay(
     readonly chains: ChainRegistry;
     readonly parents: ParentLinks;
     readonly paymentOptions: PaymentOptionsReader;
+    readonly routes: RouteQuoter;
   },
   scope: LinkScope,
   token: string,

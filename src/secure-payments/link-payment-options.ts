@@ -1,7 +1,12 @@
 import { getAddress } from 'viem';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { PaymentOptions, PaymentOptionsReader } from '../crosschain/payment-options.ts';
-import type { PaymentNeed } from '../crosschain/payment-options-sources.ts';
+import {
+  faceValueEstimate,
+  type NeededAmountEstimator,
+  type PaymentNeed,
+} from '../crosschain/payment-options-sources.ts';
+import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import { feeLegsOf, isFeeLegPaid } from '../fees/legs.ts';
 import type { Payer } from '../payments/payer.ts';
@@ -24,6 +29,7 @@ export async function linkPaymentOptions(
     readonly db: Database;
     readonly chains: ChainRegistry;
     readonly paymentOptions: PaymentOptionsReader;
+    readonly routes: RouteQuoter;
   },
   link: Link,
   payer: Payer,
@@ -57,7 +63,16 @@ export async function linkPaymentOptions(
     }
   }
   const funder = getAddress(payer.eoaWallet ?? payer.wallet);
-  const { options, leftOut } = await deps.paymentOptions.read([...needs.values()], funder);
+  const wallet = payer.wallet;
+  // A source this wallet was quoted for (its /pay with chain and token) needs what the route
+  // takes, the bridge's fee included; the others, the face value until then.
+  const quoted: NeededAmountEstimator = async (source) => {
+    const route = source.exact
+      ? null
+      : deps.routes.known(link.row.id, wallet, source.chainKey, source.tokenKey);
+    return route ? BigInt(route.step.action.fromAmount) : faceValueEstimate(source);
+  };
+  const { options, leftOut } = await deps.paymentOptions.read([...needs.values()], funder, quoted);
   if (leftOut.length > 0) log?.warn({ leftOut }, 'paymentOptions: chains left out of the answer');
   return options;
 }

@@ -258,6 +258,39 @@ describe('GET /v2/secure-payments/{token}/pay?chain=&token=', () => {
     expect(res.json().metadata.hasEnoughBalance).toBe(false);
   });
 
+  it('gives paymentOptions the quoted amount, bridge fee included, once /pay quoted that source', async () => {
+    const { token } = await baseLink('10');
+    const payer = freshWallet();
+    // 10.2 USDT covers the link at face value, not with the bridge's fee (0.1 % and 0.5 USDT).
+    await fundUsdt(payer, '10.2');
+    const options = async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v2/secure-payments/${token}?wallet=${payer}`,
+        headers: { 'x-api-key': tenant.apiKey },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().paymentOptions.ARBITRUM.USDT as Record<string, unknown>;
+    };
+    expect(await options()).toEqual({
+      balance: '10.2',
+      hasEnoughBalance: true,
+      neededAmount: '10',
+    });
+    const before = quotesAsked();
+    const quoted = await pay(token, `wallet=${payer}&chain=ARBITRUM&token=USDT`);
+    expect(quoted.statusCode, quoted.body).toBe(200);
+    const { sourceAmount } = quoted.json().metadata as { sourceAmount: string };
+    expect(Number(sourceAmount)).toBeGreaterThan(10.2);
+    expect(await options()).toEqual({
+      balance: '10.2',
+      hasEnoughBalance: false,
+      neededAmount: sourceAmount,
+    });
+    // Read from the route kept for the wallet: the aggregator was asked once, by /pay.
+    expect(quotesAsked()).toBe(before + 1);
+  });
+
   it('asks again for another wallet or another source token, each its own cache entry', async () => {
     const { token } = await baseLink('10');
     const payer = freshWallet();

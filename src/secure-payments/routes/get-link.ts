@@ -3,6 +3,7 @@ import type { Clock } from '../../base/clock.ts';
 import { LinkBranding } from '../../branding/schemas.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { PaymentOptionsReader } from '../../crosschain/payment-options.ts';
+import type { RouteQuoter } from '../../crosschain/quote-route.ts';
 import type { Database } from '../../db/client.ts';
 import { FeeLegs, NullableFeePlan } from '../../fees/plan-schema.ts';
 import { linkScopeOf } from '../../http/principal.ts';
@@ -136,6 +137,7 @@ export function registerGetLink(
     chains: ChainRegistry;
     parents: ParentLinks;
     paymentOptions: PaymentOptionsReader;
+    routes: RouteQuoter;
   },
 ): void {
   app.get(
