@@ -65,8 +65,13 @@ export interface PayPageRig {
   /** Payment detection on the local chain; a test may stop it to hold a link unconfirmed. */
   readonly indexer: Indexer;
   link(items: readonly LinkItem[], extra?: Record<string, unknown>): Promise<string>;
-  /** A hosted payout link (`POST /v2/secure-payments/payouts`) from wallet `creator` (or a Safe). */
-  payout(item: LinkItem & { readonly creator: number | Address }): Promise<string>;
+  /**
+   * A hosted payout link (`POST /v2/secure-payments/payouts`) from wallet `creator` (or a Safe),
+   * on the rig's network or on `network`, another chain of the world's.
+   */
+  payout(
+    item: LinkItem & { readonly creator: number | Address; readonly network?: string },
+  ): Promise<string>;
   /** Merges payout links into a batch payout link (`POST /v2/secure-payments/batch-payouts`). */
   batchPayout(tokens: readonly string[]): Promise<string>;
   /** Groups payout links into a multicall payout (`POST /v2/secure-payments/multicall-payouts`). */
@@ -241,8 +246,8 @@ export async function startPayPageRig(
             typeof item.creator === 'number'
               ? accountOf(local.chain, item.creator).address
               : item.creator,
-          network,
-          currency: `${item.currency}-${network}`,
+          network: item.network ?? network,
+          currency: `${item.currency}-${item.network ?? network}`,
           amount: item.amount,
         },
       });

@@ -61,6 +61,7 @@ export function multicallRouteScreen(
   const pay = h('button', { class: 'button', type: 'button', 'data-action': 'pay' }, 'Pay');
   pay.addEventListener('click', onPay, { once: true });
   const gas = metadata.costBreakdown?.totalGasFee;
+  const here = due.some((child) => direct(config, child, source));
   return card(
     'route',
     `Pay ${due.length} payouts from ${from}`,
@@ -92,7 +93,7 @@ export function multicallRouteScreen(
     h(
       'p',
       { class: 'muted' },
-      `Your wallet switches to ${from}, approves the bridge, sends one transfer per payout on another network, then pays those on ${from} in one batch: ${route.transactions.length} transactions. If the bridge cannot deliver, it returns the ${source.token} to you.`,
+      `Your wallet switches to ${from}, approves the bridge and sends one transfer per payout on another network${here ? `, then pays those on ${from} in one batch` : ''}: ${route.transactions.length} transactions. If the bridge cannot deliver, it returns the ${source.token} to you.`,
     ),
     pay,
     backButton(onBack),

@@ -1,0 +1,163 @@
+import type { Page } from 'playwright-core';
+import { type Address, getAddress, type Hex, parseUnits } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Indexer } from '../../src/detection/indexer.ts';
+import { type BridgeWorld, balanceOf, startBridgeWorld } from '../bridge-world.ts';
+import type { StandIn } from '../chain.ts';
+import { accessibilityProblems, screen, text, texts } from '../pay-page/page.ts';
+import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
+import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
+import { testIndexer } from '../workers.ts';
+
+/**
+ * A multicall payout whose children are on Base and Optimism, paid by its creator on the
+ * hosted page from USDT on Arbitrum, in a real Chromium: the page offers only a source chain
+ * (no one chain pays the children directly), lists the sources every child can be paid from,
+ * shows each child bridged to its network and what the bridge takes, switches the wallet to
+ * Arbitrum and sends the approval and one deposit per child into the local Across SpokePool;
+ * the relayer fills each on its chain, where the handler pays the child through the fee proxy,
+ * detection on Base and Optimism marks each child paid, and the page shows the parent paid.
+ * Three local chains with the real contracts and the fake aggregator over real HTTP
+ * (test/bridge-world.ts).
+ */
+
+const ARBITRUM_ID = 42161;
+/** Recipients, then the creator (funded with USDT on Arbitrum). */
+const RECIPIENTS = [1, 2, 3] as const;
+const CREATOR = 11;
+
+let world: BridgeWorld;
+let optimism: StandIn;
+let rig: PayPageRig;
+let optimismIndexer: Indexer;
+
+beforeAll(async () => {
+  // The rig's payees and payers are wallets up to 15 on every chain.
+  world = await startBridgeWorld({ walletCount: 16, optimism: true });
+  if (!world.optimism) throw new Error('no Optimism stand-in');
+  optimism = world.optimism;
+  rig = await startPayPageRig({
+    world: {
+      base: world.base,
+      env: world.env,
+      transports: world.transports,
+      walletChains: [world.arbitrum.chain],
+    },
+    // Three chains' balances on a loaded machine: none left out of `paymentOptions`.
+    env: { PAYMENT_OPTIONS_TIMEOUT_MS: '20000' },
+  });
+  // The rig detects payments on Base; the Optimism child is detected on its own chain.
+  optimismIndexer = testIndexer(rig.t, { network: 'optimism', confirmations: 0 });
+  optimismIndexer.start(200);
+}, 180_000);
+afterAll(async () => {
+  await optimismIndexer?.stop();
+  await rig?.close();
+  await world?.close();
+});
+
+const spec = (index: number): TestWalletSpec => ({
+  name: 'Test Wallet',
+  rdns: 'test.payreq.wallet',
+  account: rig.wallet(index),
+});
+
+const usdc = (chain: StandIn, owner: Address) =>
+  balanceOf(chain, getAddress(chain.chain.addresses.usdc), owner);
+
+/** The calls the wallet sent: where each went. */
+function sentTo(wallet: TestWallet): Address[] {
+  return wallet.calls
+    .filter((c) => c.method === 'eth_sendTransaction')
+    .map((c) => getAddress((c.params as { to: Hex }[])[0]?.to ?? '0x'));
+}
+
+async function chooseArbitrumUsdt(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Pay with Test Wallet' }).click();
+  await screen(page, 'sources');
+  const offered = await page
+    .locator('[data-source]')
+    .evaluateAll((all) => all.map((b) => b.dataset.source));
+  expect(offered).toContain('ARBITRUM:USDT');
+  // USDC on Base pays the Base children but not the Optimism one without a bridge: still a
+  // source both kinds of child share; a source one child lacks is not offered.
+  expect(new Set(offered).size).toBe(offered.length);
+  expect(await accessibilityProblems(page)).toEqual([]);
+  await page.locator('[data-source="ARBITRUM:USDT"]').click();
+  await screen(page, 'route');
+}
+
+describe('paying a multicall payout across chains on the hosted page', () => {
+  it('pays children on Base and Optimism from USDT on Arbitrum, each payee exactly, and shows the payout paid', async () => {
+    const [r1, r2, r3] = RECIPIENTS;
+    const children = [
+      await rig.payout({ currency: 'USDC', amount: '1.5', payee: r1, creator: CREATOR }),
+      await rig.payout({ currency: 'USDC', amount: '2.25', payee: r2, creator: CREATOR }),
+      await rig.payout({
+        currency: 'USDC',
+        amount: '3',
+        payee: r3,
+        creator: CREATOR,
+        network: 'optimism',
+      }),
+    ];
+    const token = await rig.multicall(children);
+    const payees = RECIPIENTS.map((index) => rig.wallet(index).address);
+    const creator = rig.wallet(CREATOR).address;
+    const arbitrumUsdt = () =>
+      balanceOf(world.arbitrum, getAddress(world.arbitrum.chain.addresses.usdt), creator);
+    const chains = [world.base, world.base, optimism];
+    const balances = () =>
+      Promise.all(payees.map((payee, i) => usdc(chains[i] ?? world.base, payee)));
+    const before = { payees: await balances(), creator: await arbitrumUsdt() };
+
+    const { page, wallets, context } = await rig.open(token, [spec(CREATOR)]);
+    const [wallet] = wallets;
+    if (!wallet) throw new Error('no wallet');
+    await screen(page, 'pending');
+    expect(await text(page, '[data-field="network"]')).toMatch(/^Payouts on several networks/);
+    // No same-chain payment and no Safe: only a source chain pays children on two networks.
+    await page.getByRole('button', { name: 'Pay with Test Wallet' }).waitFor();
+    expect(await page.locator('details.safe, details.crosschain').count()).toBe(0);
+
+    await chooseArbitrumUsdt(page);
+    expect(await text(page, 'h1')).toBe('Pay 3 payouts from Arbitrum One');
+    expect(await texts(page, '[data-field="route"]', 3)).toEqual([
+      'Bridged to Base',
+      'Bridged to Base',
+      'Bridged to Optimism',
+    ]);
+    expect(await texts(page, '[data-field="payee"]', 3)).toEqual(payees);
+    // Each deposit pays 10 bps and 0.5 USDT to the bridge (the fake's price).
+    const sourceAmount = await text(page, '[data-field="source-amount"]');
+    expect(sourceAmount).toMatch(/^8\.2\d* USDT on Arbitrum One$/);
+    expect(await text(page, '[data-field="bridge-fee"]')).toMatch(/^1\.5\d* USDT$/);
+    expect(await text(page, '[data-field="quote-expires"]')).toMatch(/seconds|minutes/);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await rig.screenshot(page, 'crosschain-multicall-route');
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+
+    await screen(page, 'completed');
+    // The wallet moved to Arbitrum, approved the SpokePool, and deposited once per child.
+    const switched = wallet.calls.filter((c) => c.method === 'wallet_switchEthereumChain');
+    expect(switched.map((c) => Number((c.params as { chainId: string }[])[0]?.chainId))).toEqual([
+      ARBITRUM_ID,
+    ]);
+    const spokePool = getAddress(world.arbitrum.chain.addresses.spokePool);
+    const usdt = getAddress(world.arbitrum.chain.addresses.usdt);
+    expect(sentTo(wallet)).toEqual([usdt, spokePool, spokePool, spokePool]);
+    // Every recipient got its amount to the base unit, on its own chain.
+    const after = await balances();
+    expect(after.map((value, i) => value - (before.payees[i] ?? 0n))).toEqual([
+      1_500_000n,
+      2_250_000n,
+      3_000_000n,
+    ]);
+    // The creator paid what the page said.
+    const spent = parseUnits(sourceAmount.split(' ')[0] ?? '', 6);
+    expect(before.creator - (await arbitrumUsdt())).toBe(spent);
+    expect((await rig.get(`/v2/secure-payments/${token}`)).status).toBe(409);
+    await rig.screenshot(page, 'crosschain-multicall-paid');
+    await context.close();
+  });
+});
