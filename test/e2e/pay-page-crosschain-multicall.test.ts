@@ -22,9 +22,10 @@ import { testIndexer } from '../workers.ts';
  */
 
 const ARBITRUM_ID = 42161;
-/** Recipients, then the creator (funded with USDT on Arbitrum). */
+/** Recipients, then the creators (funded with USDT on Arbitrum): each test its own. */
 const RECIPIENTS = [1, 2, 3] as const;
 const CREATOR = 11;
+const LATE = { recipients: [4, 5] as const, creator: 12 };
 
 let world: BridgeWorld;
 let optimism: StandIn;
@@ -160,4 +161,57 @@ describe('paying a multicall payout across chains on the hosted page', () => {
     await rig.screenshot(page, 'crosschain-multicall-paid');
     await context.close();
   });
+
+  it('asks the parent’s routes again when the quote expired while the creator approved, and never sends the stale deposits', async () => {
+    // Quotes that hold 20 s: the page sends none with less than 10 s left, so this one is
+    // sent from its route screen for 10 s, and is past sending 20.5 s after it was asked for.
+    world.fake.setQuoteLifetime(20);
+    const [r1, r2] = LATE.recipients;
+    const children = [
+      await rig.payout({ currency: 'USDC', amount: '1', payee: r1, creator: LATE.creator }),
+      await rig.payout({
+        currency: 'USDC',
+        amount: '2',
+        payee: r2,
+        creator: LATE.creator,
+        network: 'optimism',
+      }),
+    ];
+    const token = await rig.multicall(children);
+    const [p1, p2] = LATE.recipients.map((index) => rig.wallet(index).address);
+    if (!p1 || !p2) throw new Error('no payees');
+    const before = [await usdc(world.base, p1), await usdc(optimism, p2)];
+    const { page, wallets, context } = await rig.open(token, [spec(LATE.creator)]);
+    const [wallet] = wallets;
+    if (!wallet) throw new Error('no wallet');
+    await screen(page, 'pending');
+    const asked = Date.now();
+    await chooseArbitrumUsdt(page);
+    // The creator reads the approval in the wallet until the quote is past sending.
+    wallet.hold = new Promise<void>((resolve) =>
+      setTimeout(
+        () => {
+          world.fake.setQuoteLifetime(600);
+          resolve();
+        },
+        asked + 20_500 - Date.now(),
+      ),
+    );
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await screen(page, 'completed');
+    wallet.hold = null;
+    expect([
+      (await usdc(world.base, p1)) - (before[0] ?? 0n),
+      (await usdc(optimism, p2)) - (before[1] ?? 0n),
+    ]).toEqual([1_000_000n, 2_000_000n]);
+    // The parent's routes asked twice (it has no step to refresh); one deposit per child, both
+    // the second route's: the approval, the new route's approval, then its two deposits.
+    expect(rig.asked(`${token}/pay?`)).toBe(2);
+    expect(rig.asked(`${token}/refresh-step-transaction`)).toBe(0);
+    const spokePool = getAddress(world.arbitrum.chain.addresses.spokePool);
+    const sent = sentTo(wallet);
+    expect(sent.filter((to) => to === spokePool)).toHaveLength(2);
+    expect(sent.slice(-2)).toEqual([spokePool, spokePool]);
+    await context.close();
+  }, 120_000);
 });
