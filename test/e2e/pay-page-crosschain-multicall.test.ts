@@ -139,6 +139,13 @@ describe('paying a multicall payout across chains on the hosted page', () => {
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
 
     await screen(page, 'completed');
+    // Paid on two networks: each payment names its own, and no one network is the receipt's.
+    expect(await texts(page, '[data-field="line-network"]', 3)).toEqual([
+      'on Base',
+      'on Base',
+      'on Optimism',
+    ]);
+    expect(await page.locator('[data-field="network"]').count()).toBe(0);
     // The wallet moved to Arbitrum, approved the SpokePool, and deposited once per child.
     const switched = wallet.calls.filter((c) => c.method === 'wallet_switchEthereumChain');
     expect(switched.map((c) => Number((c.params as { chainId: string }[])[0]?.chainId))).toEqual([
