@@ -26,6 +26,7 @@ const ARBITRUM_ID = 42161;
 const RECIPIENTS = [1, 2, 3] as const;
 const CREATOR = 11;
 const LATE = { recipients: [4, 5] as const, creator: 12 };
+const CHOSEN = { recipients: [6, 7] as const, creator: 13 };
 
 let world: BridgeWorld;
 let optimism: StandIn;
@@ -221,4 +222,44 @@ describe('paying a multicall payout across chains on the hosted page', () => {
     expect(sent.slice(-2)).toEqual([spokePool, spokePool]);
     await context.close();
   }, 120_000);
+
+  it('pays a payout created to cross chains, its children all on Base, from Arbitrum when its creator chooses to', async () => {
+    const [r1, r2] = CHOSEN.recipients;
+    const children = [
+      await rig.payout({ currency: 'USDC', amount: '1.25', payee: r1, creator: CHOSEN.creator }),
+      await rig.payout({ currency: 'USDC', amount: '0.75', payee: r2, creator: CHOSEN.creator }),
+    ];
+    const token = await rig.multicall(children, { requestedExecutionKind: 'evm_cross_chain' });
+    const payees = CHOSEN.recipients.map((index) => rig.wallet(index).address);
+    const before = await Promise.all(payees.map((payee) => usdc(world.base, payee)));
+    const { page, wallets, context } = await rig.open(token, [spec(CHOSEN.creator)]);
+    const [wallet] = wallets;
+    if (!wallet) throw new Error('no wallet');
+    await screen(page, 'pending');
+    // One network: the wallet buttons pay on Base, and another chain is offered under them.
+    expect(await text(page, '[data-field="network"]')).toBe('Base');
+    await page.locator('details.crosschain summary').click();
+    await page.getByRole('button', { name: 'Choose a source in Test Wallet' }).click();
+    await screen(page, 'sources');
+    const offered = await page
+      .locator('[data-source]')
+      .evaluateAll((all) => all.map((b) => b.dataset.source));
+    // Not Base's own tokens: the wallet buttons pay there.
+    expect(offered.filter((source) => source?.startsWith('BASE:'))).toEqual([]);
+    await page.locator('[data-source="ARBITRUM:USDT"]').click();
+    await screen(page, 'route');
+    expect(await texts(page, '[data-field="route"]', 2)).toEqual([
+      'Bridged to Base',
+      'Bridged to Base',
+    ]);
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await screen(page, 'completed');
+    const spokePool = getAddress(world.arbitrum.chain.addresses.spokePool);
+    expect(sentTo(wallet).slice(-2)).toEqual([spokePool, spokePool]);
+    const after = await Promise.all(payees.map((payee) => usdc(world.base, payee)));
+    expect(after.map((value, i) => value - (before[i] ?? 0n))).toEqual([1_250_000n, 750_000n]);
+    // One network: the receipt names it.
+    expect(await text(page, '[data-field="network"]')).toBe('Base');
+    await context.close();
+  });
 });

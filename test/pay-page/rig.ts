@@ -74,8 +74,11 @@ export interface PayPageRig {
   ): Promise<string>;
   /** Merges payout links into a batch payout link (`POST /v2/secure-payments/batch-payouts`). */
   batchPayout(tokens: readonly string[]): Promise<string>;
-  /** Groups payout links into a multicall payout (`POST /v2/secure-payments/multicall-payouts`). */
-  multicall(childTokens: readonly string[]): Promise<string>;
+  /**
+   * Groups payout links into a multicall payout (`POST /v2/secure-payments/multicall-payouts`),
+   * with `extra` fields of the body (`requestedExecutionKind`).
+   */
+  multicall(childTokens: readonly string[], extra?: Record<string, unknown>): Promise<string>;
   /**
    * How many requests the app received, from anyone, whose URL holds `fragment` (a link's
    * calldata: `<token>/pay?`). Read from the URLs as sent: the log masks link tokens.
@@ -264,12 +267,12 @@ export async function startPayPageRig(
       if (res.statusCode !== 201) throw new Error(`batch payout: ${res.body}`);
       return res.json().token;
     },
-    async multicall(childTokens) {
+    async multicall(childTokens, extra = {}) {
       const res = await t.app.inject({
         method: 'POST',
         url: '/v2/secure-payments/multicall-payouts',
         headers: { 'x-api-key': tenant.apiKey },
-        payload: { childTokens },
+        payload: { childTokens, ...extra },
       });
       if (res.statusCode !== 201) throw new Error(`multicall: ${res.body}`);
       return res.json().token;

@@ -1,5 +1,6 @@
 import type { Chain } from 'viem';
 import type { PayContext } from '../context.ts';
+import { spansNetworks } from '../multicall.ts';
 import { payingScreen } from '../screens.ts';
 import type { WalletChoice } from '../wallet/eip6963.ts';
 import { chainOf, ensureChain } from '../wallet/evm.ts';
@@ -80,8 +81,11 @@ export async function payMulticallFromAnotherChain(
     due.map((child) => crossChainApi(config, child.securePaymentToken).options(account)),
   );
   const owed = `money for ${due.length} payout${due.length === 1 ? '' : 's'}`;
+  // Children all on the page's network: the wallet buttons pay there, the sources elsewhere.
+  const own = spansNetworks(display) ? null : context.network.intentChain;
+  const sources = commonSources(options).filter((source) => source.chain !== own);
   const source = await choose<Source>(
-    (pick) => sourcesScreen(config, owed, commonSources(options), pick, () => pick(null)),
+    (pick) => sourcesScreen(config, owed, sources, pick, () => pick(null)),
     context,
   );
   if (!source) return back(context);
@@ -144,7 +148,8 @@ async function sendAll(
     const holds = () => fresh(route.metadata.quoteExpiresAt ?? Infinity);
     if (round > 0 || !holds()) route = await input.ask();
     const { transactions } = route;
-    const at = route.metadata.bridgeTxIndices?.[0] ?? transactions.length;
+    // No bridge call (every child already on the source chain): all are ordinary steps.
+    const at = route.metadata.bridgeTxIndices?.[0] ?? 0;
     const total = transactions.length;
     const step = async (index: number, action: string, refused: string) => {
       const call = transactions[index];
