@@ -16,7 +16,7 @@ import type { TestClock } from './app.ts';
 import { accountOf, type StandIn, standIn } from './chain.ts';
 
 /**
- * Two local chains with the real Request contracts and the local Across (SpokePool and
+ * Two local chains (three with `optimism`) with the real Request contracts and the local Across (SpokePool and
  * handler) on both, an Arbitrum and a Base stand-in; the fake routing aggregator over real HTTP
  * routing both chains' USDC and USDT through their SpokePools; and the bridge relayer filling
  * the deposits on the other chain, telling the fake what it did with each (`onSettled`), so the
@@ -30,6 +30,8 @@ const TOKEN_ABI = parseAbi(['function balanceOf(address) view returns (uint256)'
 export interface BridgeWorld {
   readonly base: StandIn;
   readonly arbitrum: StandIn;
+  /** A third chain, an Optimism stand-in, when asked for (`optimism: true`). */
+  readonly optimism: StandIn | null;
   readonly fake: FakeAggregator;
   readonly relayer: BridgeRelayer;
   /** Both stand-ins' settings and `LIFI_URL`, for an app or a process. */
@@ -41,20 +43,27 @@ export interface BridgeWorld {
 /**
  * The world, its relayer started (every 20 ms). The fake dates its quotes on `clock` (the app's,
  * a real one: the chains keep the wall clock's time), else on the wall clock. `walletCount`:
- * funded wallets on each chain (the stand-ins' default on Base, 8 on Arbitrum).
+ * funded wallets on each chain (the stand-ins' default on Base and Optimism, 8 on Arbitrum).
+ * `optimism`: a third chain, bridged to and from the other two as they are to each other.
  */
 export async function startBridgeWorld(
-  options: { clock?: TestClock; walletCount?: number } = {},
+  options: { clock?: TestClock; walletCount?: number; optimism?: boolean } = {},
 ): Promise<BridgeWorld> {
   const base = await standIn(
     'base',
     options.walletCount === undefined ? {} : { walletCount: options.walletCount },
   );
   const arbitrum = await standIn('arbitrum-one', { walletCount: options.walletCount ?? 8 });
+  const optimism = options.optimism
+    ? await standIn(
+        'optimism',
+        options.walletCount === undefined ? {} : { walletCount: options.walletCount },
+      )
+    : null;
   const { clock } = options;
   // The fake aggregator and the relayer, wired as the sandbox wires them between its chains.
   const bridge = await startLocalBridge({
-    chains: [arbitrum.chain, base.chain],
+    chains: [arbitrum.chain, base.chain, ...(optimism ? [optimism.chain] : [])],
     logger: pino({ level: 'silent' }),
     pricing: { feeBps: 10, feeFlat: '0.5', executionDurationSeconds: 30 },
     quoteLifetimeSeconds: 600,
@@ -65,12 +74,14 @@ export async function startBridgeWorld(
   return {
     base,
     arbitrum,
+    optimism,
     fake,
     relayer,
-    env: { ...base.env, ...arbitrum.env, LIFI_URL: fake.url },
-    transports: { ...base.transports, ...arbitrum.transports },
+    env: { ...base.env, ...arbitrum.env, ...optimism?.env, LIFI_URL: fake.url },
+    transports: { ...base.transports, ...arbitrum.transports, ...optimism?.transports },
     close: async () => {
       await bridge.close();
+      await optimism?.chain.close();
       await arbitrum.chain.close();
       await base.chain.close();
     },

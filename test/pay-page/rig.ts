@@ -65,12 +65,20 @@ export interface PayPageRig {
   /** Payment detection on the local chain; a test may stop it to hold a link unconfirmed. */
   readonly indexer: Indexer;
   link(items: readonly LinkItem[], extra?: Record<string, unknown>): Promise<string>;
-  /** A hosted payout link (`POST /v2/secure-payments/payouts`) from wallet `creator` (or a Safe). */
-  payout(item: LinkItem & { readonly creator: number | Address }): Promise<string>;
+  /**
+   * A hosted payout link (`POST /v2/secure-payments/payouts`) from wallet `creator` (or a Safe),
+   * on the rig's network or on `network`, another chain of the world's.
+   */
+  payout(
+    item: LinkItem & { readonly creator: number | Address; readonly network?: string },
+  ): Promise<string>;
   /** Merges payout links into a batch payout link (`POST /v2/secure-payments/batch-payouts`). */
   batchPayout(tokens: readonly string[]): Promise<string>;
-  /** Groups payout links into a multicall payout (`POST /v2/secure-payments/multicall-payouts`). */
-  multicall(childTokens: readonly string[]): Promise<string>;
+  /**
+   * Groups payout links into a multicall payout (`POST /v2/secure-payments/multicall-payouts`),
+   * with `extra` fields of the body (`requestedExecutionKind`).
+   */
+  multicall(childTokens: readonly string[], extra?: Record<string, unknown>): Promise<string>;
   /**
    * How many requests the app received, from anyone, whose URL holds `fragment` (a link's
    * calldata: `<token>/pay?`). Read from the URLs as sent: the log masks link tokens.
@@ -241,8 +249,8 @@ export async function startPayPageRig(
             typeof item.creator === 'number'
               ? accountOf(local.chain, item.creator).address
               : item.creator,
-          network,
-          currency: `${item.currency}-${network}`,
+          network: item.network ?? network,
+          currency: `${item.currency}-${item.network ?? network}`,
           amount: item.amount,
         },
       });
@@ -259,12 +267,12 @@ export async function startPayPageRig(
       if (res.statusCode !== 201) throw new Error(`batch payout: ${res.body}`);
       return res.json().token;
     },
-    async multicall(childTokens) {
+    async multicall(childTokens, extra = {}) {
       const res = await t.app.inject({
         method: 'POST',
         url: '/v2/secure-payments/multicall-payouts',
         headers: { 'x-api-key': tenant.apiKey },
-        payload: { childTokens },
+        payload: { childTokens, ...extra },
       });
       if (res.statusCode !== 201) throw new Error(`multicall: ${res.body}`);
       return res.json().token;

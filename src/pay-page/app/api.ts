@@ -1,3 +1,4 @@
+import { ANSWER_WITHIN_MS, answerOf, tokenPath } from './answer.ts';
 import type { Calldata } from './calldata.ts';
 import type { PageConfig } from './config.ts';
 import type { SafeCalldata, SafeIntent } from './safe-calldata.ts';
@@ -97,6 +98,8 @@ export interface MulticallChild {
   readonly payee: string | null;
   readonly paymentCurrency: string | null;
   readonly reference: string | null;
+  /** The child's own network (`base`): a parent's children may be on several. */
+  readonly network: string;
 }
 
 /**
@@ -106,6 +109,8 @@ export interface MulticallChild {
 export interface MulticallDisplay extends LinkCommon {
   readonly paymentType: 'multicall';
   readonly canExecute: boolean;
+  /** `evm_cross_chain`: paid from one source chain and token the creator picks. */
+  readonly executionKind: 'evm_same_chain' | 'evm_cross_chain' | 'tron_batch';
   readonly children: readonly MulticallChild[];
   readonly totals: {
     readonly childCount: number;
@@ -192,16 +197,6 @@ export type LinkState =
   | { readonly kind: 'expired' | 'invalidated' | 'blocked' | 'not_found' | 'in_progress' }
   | { readonly kind: 'error'; readonly message: string };
 
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string | undefined;
-  constructor(status: number, message: string, code: string | undefined) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
 export interface Api {
   link(token: string): Promise<LinkState>;
   /** Without a wallet: the steps anyone would send, and a fiat link's quote. */
@@ -220,31 +215,6 @@ export interface UserEvent {
   readonly occurredAt: string;
   readonly properties: Readonly<Record<string, string>>;
 }
-
-/** Past this, a payer waiting on a silent service is told so rather than left on "Loading". */
-const ANSWER_WITHIN_MS = 15_000;
-
-/** A JSON answer of the API, or an ApiError carrying the service's code and message. */
-export function answerOf(config: PageConfig) {
-  const headers = { 'x-client-id': config.clientId };
-  return async <T>(path: string, init: RequestInit = { headers }): Promise<T> => {
-    const response = await fetch(`${config.apiBase}${path}`, {
-      ...init,
-      signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
-    });
-    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!response.ok) {
-      throw new ApiError(
-        response.status,
-        String(body.message ?? 'The payment could not be prepared'),
-        body.code as string | undefined,
-      );
-    }
-    return body as T;
-  };
-}
-
-export const tokenPath = (token: string) => `/v2/secure-payments/${encodeURIComponent(token)}`;
 
 export function createApi(config: PageConfig): Api {
   const headers = { 'x-client-id': config.clientId };

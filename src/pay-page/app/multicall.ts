@@ -26,6 +26,12 @@ const LEFT_OUT: Readonly<Record<Exclude<BlockReason, 'already_paid'>, string>> =
 
 type Standing = 'due' | 'paid' | 'blocked';
 
+/** Whether the children due are on several networks: paid from one chain the creator picks. */
+export function spansNetworks(display: MulticallDisplay): boolean {
+  const due = display.children.filter((child) => child.executable);
+  return new Set(due.map((child) => child.network)).size > 1;
+}
+
 function standingOf(child: MulticallChild, symbol: string): readonly [Standing, string] {
   if (child.executable) {
     // Paid in part already: only what it still wants is sent.
@@ -36,7 +42,7 @@ function standingOf(child: MulticallChild, symbol: string): readonly [Standing, 
   return ['blocked', child.blockReason ? LEFT_OUT[child.blockReason] : 'Not sent'];
 }
 
-function childItem(child: MulticallChild): HTMLElement {
+function childItem(config: PageConfig, child: MulticallChild, spans: boolean): HTMLElement {
   const symbol = symbolOf(child.paymentCurrency ?? '');
   const [standing, words] = standingOf(child, symbol);
   return h(
@@ -53,7 +59,9 @@ function childItem(child: MulticallChild): HTMLElement {
       ),
       h('span', { class: `state ${standing}`, 'data-field': 'state' }, words),
     ),
-    child.payee ? h('span', { class: 'label' }, 'To') : null,
+    child.payee
+      ? h('span', { class: 'label' }, spans ? `To, on ${networkName(config, child.network)}` : 'To')
+      : null,
     child.payee ? h('code', { 'data-field': 'payee' }, child.payee) : null,
     child.reference
       ? h('span', { class: 'muted', 'data-field': 'reference' }, `Reference ${child.reference}`)
@@ -85,6 +93,7 @@ export function multicallScreen(
   );
   const creator = display.creatorWalletAddress ?? null;
   const network = h('strong', { 'data-field': 'network' }, networkName(config, display.network));
+  const spans = spansNetworks(display);
   return card(
     'pending',
     display.canExecute
@@ -96,12 +105,18 @@ export function multicallScreen(
       'Multicall payout',
       creator ? ': only the wallet that created it can send it.' : '',
     ),
-    h(
-      'p',
-      { class: 'network' },
-      display.canExecute ? `${sending} payouts in one transaction on ` : 'On ',
-      network,
-    ),
+    spans
+      ? h(
+          'p',
+          { class: 'network', 'data-field': 'network' },
+          'Payouts on several networks, paid from one chain and token you choose: a bridge carries each to its network.',
+        )
+      : h(
+          'p',
+          { class: 'network' },
+          display.canExecute ? `${sending} payouts in one transaction on ` : 'On ',
+          network,
+        ),
     display.canExecute && sending < children.length
       ? h(
           'p',
@@ -112,7 +127,7 @@ export function multicallScreen(
     h(
       'ul',
       { class: 'lines', 'aria-label': 'Recipients' },
-      ...children.map((child) => childItem(child)),
+      ...children.map((child) => childItem(config, child, spans)),
     ),
     h(
       'dl',

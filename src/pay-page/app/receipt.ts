@@ -184,7 +184,18 @@ function feeList(config: PageConfig, network: string | null, fees: readonly FeeL
   );
 }
 
-function linesOf(receipt: Receipt): (HTMLElement | null)[] {
+/** The network of a currency id this page knows (`USDC-optimism`: `optimism`); null for fiat. */
+function networkOfCurrency(config: PageConfig, currency: string): string | null {
+  const at = currency.indexOf('-');
+  const id = at < 0 ? '' : currency.slice(at + 1);
+  return config.networks[id] ? id : null;
+}
+
+/** `where`: each line's network, when they are on several (a multicall paid across chains). */
+function linesOf(
+  receipt: Receipt,
+  where: ((line: ReceiptLine) => string) | null,
+): (HTMLElement | null)[] {
   const [only] = receipt.lines;
   if (only && receipt.lines.length === 1) {
     return [
@@ -210,6 +221,7 @@ function linesOf(receipt: Receipt): (HTMLElement | null)[] {
             h('span', { 'data-field': 'amount' }, `${line.amount} ${symbolOf(line.currency)}`),
             ' to ',
             h('code', { 'data-field': 'payee' }, line.payee),
+            where ? h('span', { 'data-field': 'line-network' }, ` on ${where(line)}`) : null,
           ),
         ),
       ),
@@ -220,6 +232,14 @@ function linesOf(receipt: Receipt): (HTMLElement | null)[] {
 export function receiptScreen(config: PageConfig, receipt: Receipt): HTMLElement {
   const total = totalOf(receipt.lines);
   const hashes = [...new Set(receipt.txHashes)];
+  // Payments on several networks: each line names its own, and no one network is the receipt's.
+  const networks = new Set(receipt.lines.map((line) => networkOfCurrency(config, line.currency)));
+  networks.delete(null);
+  const several = networks.size > 1;
+  const network = several ? null : receipt.network;
+  const where = several
+    ? (line: ReceiptLine) => networkName(config, networkOfCurrency(config, line.currency) ?? '')
+    : null;
   // Only a web address becomes a link: never a `javascript:` one.
   const redirect =
     receipt.redirect && /^https?:\/\//i.test(receipt.redirect.url) ? receipt.redirect : null;
@@ -236,20 +256,18 @@ export function receiptScreen(config: PageConfig, receipt: Receipt): HTMLElement
     h(
       'dl',
       { class: 'facts receipt', 'aria-label': 'Receipt' },
-      ...linesOf(receipt),
-      receipt.network ? h('dt', {}, 'Network') : null,
-      receipt.network
-        ? h('dd', { 'data-field': 'network' }, networkName(config, receipt.network))
-        : null,
+      ...linesOf(receipt, where),
+      network ? h('dt', {}, 'Network') : null,
+      network ? h('dd', { 'data-field': 'network' }, networkName(config, network)) : null,
       receipt.reference ? h('dt', {}, 'Reference') : null,
       receipt.reference ? h('dd', { 'data-field': 'reference' }, receipt.reference) : null,
       receipt.paidAt ? h('dt', {}, 'Date paid') : null,
       receipt.paidAt ? h('dd', {}, dateOf(receipt.paidAt)) : null,
       h('dt', {}, 'Fees'),
-      h('dd', {}, feeList(config, receipt.network, receipt.fees)),
+      h('dd', {}, feeList(config, network, receipt.fees)),
       hashes.length > 0 ? h('dt', {}, hashes.length > 1 ? 'Transactions' : 'Transaction') : null,
       hashes.length > 0
-        ? h('dd', {}, ...hashes.map((hash) => transactionOf(config, receipt.network, hash)))
+        ? h('dd', {}, ...hashes.map((hash) => transactionOf(config, network, hash)))
         : null,
     ),
     h(

@@ -1,4 +1,4 @@
-import { answerOf, tokenPath } from '../api.ts';
+import { answerOf, tokenPath } from '../answer.ts';
 import type { EvmCall } from '../calldata.ts';
 import type { PageConfig } from '../config.ts';
 
@@ -60,6 +60,27 @@ export interface Route {
   };
 }
 
+/**
+ * A multicall payout's Variant C from a source chain (`executionKind: evm_cross_chain`): the
+ * approvals to each bridge contract, one bridge call per routed child (`bridgeTxIndices`), then
+ * the children already on the source chain paid directly, every transaction on the source chain.
+ */
+export interface MulticallRoute {
+  readonly transactions: readonly EvmCall[];
+  readonly metadata: {
+    readonly hasEnoughBalance?: boolean;
+    readonly hasEnoughGas?: boolean;
+    readonly balance?: string;
+    /** All the payer spends: the deposits with the bridge's fees, and the direct children. */
+    readonly sourceAmount?: string;
+    /** Absent on the same-chain answer (every child already on the source chain). */
+    readonly bridgeFeeAmount?: string;
+    readonly quoteExpiresAt?: number;
+    readonly bridgeTxIndices?: readonly number[];
+    readonly costBreakdown?: { readonly totalGasFee: GasCost };
+  };
+}
+
 export interface RefreshedStep {
   readonly transactionRequest: {
     readonly to: `0x${string}`;
@@ -98,6 +119,11 @@ export function crossChainApi(config: PageConfig, token: string) {
         .paymentOptions ?? {},
     route: (address: string, chain: string, source: string) =>
       answer<Route>(
+        `${path}/pay?${wallet(address)}&chain=${encodeURIComponent(chain)}&token=${encodeURIComponent(source)}`,
+      ),
+    /** A multicall parent's route from that source (it has no step to refresh: asked again). */
+    multicallRoute: (address: string, chain: string, source: string) =>
+      answer<MulticallRoute>(
         `${path}/pay?${wallet(address)}&chain=${encodeURIComponent(chain)}&token=${encodeURIComponent(source)}`,
       ),
     refresh: (step: RawStep) => post<RefreshedStep>('/refresh-step-transaction', { step }),

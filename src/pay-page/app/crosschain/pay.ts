@@ -1,11 +1,8 @@
-import { type Address, type Chain, type Client, createClient, custom } from 'viem';
-import { requestAddresses, sendTransaction, waitForTransactionReceipt } from 'viem/actions';
-import { ApiError } from '../api.ts';
-import type { EvmCall } from '../calldata.ts';
-import type { NetworkFacts } from '../config.ts';
+import type { Chain } from 'viem';
+import { ApiError } from '../answer.ts';
 import type { PayContext } from '../context.ts';
 import { symbolOf } from '../format.ts';
-import { connectingScreen, payingScreen } from '../screens.ts';
+import { payingScreen } from '../screens.ts';
 import { forgetSent, rememberSent } from '../sent.ts';
 import type { WalletChoice } from '../wallet/eip6963.ts';
 import { chainOf, ensureChain } from '../wallet/evm.ts';
@@ -14,6 +11,18 @@ import { type Report, reporter } from '../wallet/telemetry.ts';
 import { type CrossChainApi, crossChainApi, type Route } from './api.ts';
 import { followTransfer } from './follow.ts';
 import { quoteLeft, routeScreen, type Source, sourcesOf, sourcesScreen } from './screens.ts';
+import {
+  back,
+  choose,
+  connect,
+  fresh,
+  MAX_ROUTES,
+  networkOf,
+  REFUSED,
+  type Send,
+  sender,
+  tickQuote,
+} from './shared.ts';
 
 /**
  * Paying a link from another chain: the payer connects, picks a source among the link's
@@ -24,46 +33,13 @@ import { quoteLeft, routeScreen, type Source, sourcesOf, sourcesScreen } from '.
  * the transfer's tracking, and the page follows the transfer to its end (follow.ts).
  */
 
-const RECEIPT_POLL_MS = 1_000;
-/** A quote with less than this left (seconds) is not sent: a block may take that long. */
-const QUOTE_MARGIN_S = 10;
-/** New routes asked for in one attempt before giving up (they keep expiring, or moving). */
-const MAX_ROUTES = 3;
-
-const REFUSED =
-  'The network refused the transaction, so nothing was sent to the bridge. Try again; if it keeps failing, contact the merchant.';
-
-const fresh = (expiresAt: number) => expiresAt - QUOTE_MARGIN_S > Date.now() / 1000;
-
-/** The source network: its id (`arbitrum-one`) and its facts. */
-function networkOf(context: PayContext, chain: string): [string, NetworkFacts] {
-  const found = Object.entries(context.config.networks).find(
-    ([, n]) => n.intentChain === chain && n.kind === 'evm',
-  );
-  if (!found) throw new Problem(`This page cannot pay from ${chain}.`);
-  return found;
-}
-
-/** Resolves with what the payer chose on a screen; null when they went back. */
-function choose<T>(show: (pick: (value: T | null) => void) => HTMLElement, context: PayContext) {
-  return new Promise<T | null>((resolve) => context.show(show(resolve)));
-}
-
 export async function payFromAnotherChain(
   context: PayContext,
   wallet: WalletChoice,
 ): Promise<string[] | null> {
   const { display, config } = context;
   if (display.paymentType !== 'single') throw new Problem('Only a single payment crosses chains.');
-  context.show(connectingScreen(wallet.name));
-  const transport = custom(wallet.provider, { retryCount: 0 });
-  const client = createClient({
-    chain: chainOf(context.network),
-    transport,
-    pollingInterval: RECEIPT_POLL_MS,
-  });
-  const [account] = await requestAddresses(client);
-  if (!account) throw new Problem('Your wallet shared no account. Unlock it, then try again.');
+  const { client, account } = await connect(context, wallet);
   const api = crossChainApi(config, context.token);
   const linkToken = symbolOf(display.paymentCurrency);
   const sources = sourcesOf(await api.options(account), context.network.intentChain ?? '');
@@ -84,10 +60,7 @@ export async function payFromAnotherChain(
   );
   report('wallet_connected');
   // The quote's time left counts down while the payer reads the route.
-  const ticker = setInterval(() => {
-    const field = document.querySelector('[data-field="quote-expires"]');
-    if (field) field.textContent = quoteLeft(route.metadata.quoteExpiresAt);
-  }, 1_000);
+  const stopTicking = tickQuote(() => quoteLeft(route.metadata.quoteExpiresAt));
   const go = await choose<true>(
     (pick) =>
       routeScreen(
@@ -97,7 +70,7 @@ export async function payFromAnotherChain(
         () => pick(null),
       ),
     context,
-  ).finally(() => clearInterval(ticker));
+  ).finally(stopTicking);
   if (!go) return back(context);
   const chain = chainOf(network);
   await ensureChain({ network, show: context.show }, client, chain);
@@ -126,12 +99,6 @@ export async function payFromAnotherChain(
   return null;
 }
 
-/** Back to the summary, nothing sent. */
-function back(context: PayContext): null {
-  context.retry('');
-  return null;
-}
-
 function assertFunded(route: Route, source: Source): void {
   const { metadata } = route;
   if (metadata.hasEnoughBalance === false) {
@@ -144,25 +111,6 @@ function assertFunded(route: Route, source: Source): void {
       `This wallet does not hold enough ${metadata.costBreakdown.totalGasFee.currency} on that chain for the network fee (gas). Add some, or choose another source.`,
     );
   }
-}
-
-interface Send {
-  one(call: EvmCall): Promise<`0x${string}`>;
-  mined(hash: `0x${string}`): Promise<boolean>;
-}
-
-function sender(client: Client, chain: Chain, account: Address): Send {
-  return {
-    one: (call) =>
-      sendTransaction(client, {
-        account,
-        chain,
-        to: call.to,
-        data: call.data,
-        value: BigInt(call.value),
-      }),
-    mined: async (hash) => (await waitForTransactionReceipt(client, { hash })).status === 'success',
-  };
 }
 
 /**

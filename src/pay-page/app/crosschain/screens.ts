@@ -20,7 +20,7 @@ export interface Source {
 }
 
 /** The chain's name on this page (`Arbitrum One`), from its name in intents (`ARBITRUM`). */
-function chainName(config: PageConfig, chain: string): string {
+export function chainName(config: PageConfig, chain: string): string {
   return Object.values(config.networks).find((n) => n.intentChain === chain)?.name ?? chain;
 }
 
@@ -43,7 +43,7 @@ export function sourcesOf(options: PaymentOptions, ownChain: string) {
   return sources.sort((a, b) => Number(b.covers) - Number(a.covers));
 }
 
-function backButton(onBack: () => void): HTMLElement {
+export function backButton(onBack: () => void): HTMLElement {
   const back = h('button', { class: 'button secondary', type: 'button' }, 'Back');
   back.addEventListener('click', onBack, { once: true });
   return back;

@@ -1,12 +1,23 @@
 import type { PayContext } from '../context.ts';
 import { h } from '../dom.ts';
+import { spansNetworks } from '../multicall.ts';
 import type { WalletChoice } from '../wallet/eip6963.ts';
 
 /**
  * "Pay from another chain", under the wallet buttons: offered on a link of one payment in a
  * token on an EVM network (what a bridge can deliver), not on a payout (its creator sends it).
- * The payer picks a wallet; its balances on the other chains come once it is connected.
+ * The payer picks a wallet; its balances on the other chains come once it is connected. A
+ * multicall payout created to be paid across chains (`evm_cross_chain`) is offered it too:
+ * beside the wallet buttons when its children are on one network, in their place when they
+ * span several (no one chain pays them directly).
  */
+
+export function multicallCrossChain(context: PayContext): 'only' | 'also' | null {
+  const { display } = context;
+  if (display.paymentType !== 'multicall' || !display.canExecute) return null;
+  if (display.executionKind !== 'evm_cross_chain') return null;
+  return spansNetworks(display) ? 'only' : 'also';
+}
 
 export function offersCrossChain(context: PayContext): boolean {
   const { display, network } = context;

@@ -1,4 +1,5 @@
-import { ApiError, type Branding } from '../api.ts';
+import { ApiError } from '../answer.ts';
+import type { Branding } from '../api.ts';
 
 /**
  * The auth API calls of a link intent's page: wallet sign-in (SIWE), then, with the session

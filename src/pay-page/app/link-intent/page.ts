@@ -1,4 +1,4 @@
-import { ApiError } from '../api.ts';
+import { ApiError } from '../answer.ts';
 import { applyBranding, brandingChrome } from '../branding.ts';
 import type { PageConfig } from '../config.ts';
 import { h, show } from '../dom.ts';

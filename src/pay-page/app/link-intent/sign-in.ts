@@ -1,4 +1,4 @@
-import { ApiError } from '../api.ts';
+import { ApiError } from '../answer.ts';
 import type { WalletChoice } from '../wallet/eip6963.ts';
 import { explain, Problem, REJECTED } from '../wallet/problems.ts';
 import type { IntentApi } from './api.ts';

@@ -1,6 +1,6 @@
 import { createClient, custom } from 'viem';
 import { requestAddresses, sendTransaction, waitForTransactionReceipt } from 'viem/actions';
-import { ApiError } from '../api.ts';
+import { ApiError } from '../answer.ts';
 import { h } from '../dom.ts';
 import { connectingScreen } from '../screens.ts';
 import { discoverWallets, type WalletChoice } from '../wallet/eip6963.ts';

@@ -1,7 +1,7 @@
-import { ApiError } from '../api.ts';
+import { ApiError } from '../answer.ts';
 import type { PayContext } from '../context.ts';
 import { payFromAnotherChain } from '../crosschain/pay.ts';
-import { crossChainSection, offersCrossChain } from '../crosschain/section.ts';
+import { crossChainSection, multicallCrossChain, offersCrossChain } from '../crosschain/section.ts';
 import { h } from '../dom.ts';
 import { discoverWallets, type WalletChoice } from './eip6963.ts';
 import { payWithEvm } from './evm.ts';
@@ -82,19 +82,28 @@ export function mountWallets(context: PayContext, slot: HTMLElement): void {
           ...(creator && { only: creator }),
         });
   const crossChain = offersCrossChain(context);
+  const multicall = multicallCrossChain(context);
+  // A multicall's cross-chain code is its own chunk: most links never load it.
+  const payMulticall = (wallet: WalletChoice) => {
+    stop();
+    void attempt(context, async () =>
+      (await import('../crosschain/multicall.ts')).payMulticallFromAnotherChain(context, wallet),
+    );
+  };
   stop = discoverWallets((wallets: readonly WalletChoice[]) => {
     if (!slot.isConnected) return stop();
     slot.replaceChildren(
       ...(wallets.length > 0
         ? wallets.map((wallet) =>
             walletButton(wallet.name, wallet.icon, wallet.rdns, () => {
+              if (multicall === 'only') return payMulticall(wallet);
               stop();
               void attempt(context, () => payWithEvm(context, wallet));
             }),
           )
         : [h('p', { class: 'muted' }, NO_WALLET)]),
     );
-    if (safe && wallets.length > 0) slot.append(safe.element(wallets));
+    if (safe && wallets.length > 0 && multicall !== 'only') slot.append(safe.element(wallets));
     if (crossChain && wallets.length > 0) {
       slot.append(
         crossChainSection(wallets, (wallet) => {
@@ -102,6 +111,9 @@ export function mountWallets(context: PayContext, slot: HTMLElement): void {
           void attempt(context, () => payFromAnotherChain(context, wallet));
         }),
       );
+    }
+    if (multicall === 'also' && wallets.length > 0) {
+      slot.append(crossChainSection(wallets, payMulticall));
     }
   });
 }
