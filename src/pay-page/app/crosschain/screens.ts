@@ -76,7 +76,7 @@ export function sourcesScreen(
       h(
         'span',
         { class: 'muted', 'data-field': 'source-balance' },
-        `You hold ${source.balance} ${source.token}; about ${source.needed} ${source.token} ${source.covers ? 'pays it' : 'is needed'}, before the bridge’s fee.`,
+        `You hold ${source.balance} ${source.token}; about ${source.needed} ${source.token} ${source.covers ? 'pays it' : 'is needed'}. The route shows the bridge’s fee.`,
       ),
     );
   });
