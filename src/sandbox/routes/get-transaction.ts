@@ -45,7 +45,10 @@ export function registerSandboxTransaction(
         params: [hash],
       })) as RpcTransaction | null;
       if (tx === null) {
-        throw new AppError('transaction_not_found', `Transaction not found on the ${network} chain`);
+        throw new AppError(
+          'transaction_not_found',
+          `Transaction not found on the ${network} chain`,
+        );
       }
       const receipt = (await deps.provider.request({
         method: 'eth_getTransactionReceipt',
