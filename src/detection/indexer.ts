@@ -9,6 +9,7 @@ import type { LeaderLock } from '../db/leader-lock.ts';
 import { chainBlocks, chainCheckpoints } from '../db/schema.ts';
 import { RangeTooLargeError } from './evm-source.ts';
 import { matchFeeLegs } from './fee-legs.ts';
+import type { Payers } from './payer-accounts.ts';
 import { matchRequests, recordPayments, recurringPayers, rollBack } from './record.ts';
 import type { BlockSource, DetectedPayment, PaymentSink } from './types.ts';
 
@@ -158,16 +159,26 @@ export function createIndexer(deps: {
       const withPayers = await Promise.all(
         matched.map(async (m) => {
           const subscriber = recurring.get(m.request.id);
-          const payers = subscriber
-            ? { payerAddress: subscriber, payerEoaAddress: subscriber }
-            : await deps.source.payers(m.event);
-          return { ...m, event: { ...m.event, ...payers } };
+          if (subscriber) {
+            const payers = { payerAddress: subscriber, payerEoaAddress: subscriber };
+            return { ...m, event: { ...m.event, ...payers } };
+          }
+          const { bridgedFrom, ...payers } = await deps.source.payers(m.event);
+          // A bridge's fill paid: cross-chain, from the fill's origin chain (its deposit's
+          // transaction is the payer's bridge intent's, found when it is recorded).
+          const bridge = bridgedFrom && {
+            sourceNetwork:
+              deps.chains.networkByChainId(bridgedFrom.originChainId)?.id ??
+              String(bridgedFrom.originChainId),
+            sourceTxHash: null,
+          };
+          return { ...m, event: { ...m.event, ...payers, ...(bridge && { bridge }) } };
         }),
       );
       const feeLegPayers = await Promise.all(
         feeLegs.map(async (m) => ({
           ...m,
-          event: { ...m.event, ...(await deps.source.payers(m.event)) },
+          event: { ...m.event, ...payersOnly(await deps.source.payers(m.event)) },
         })),
       );
       const paymentBlocks = new Map(
@@ -211,4 +222,9 @@ export function createIndexer(deps: {
     start: (pollMs) => poller.start(pollMs),
     stop: () => poller.stop(),
   };
+}
+
+/** Who paid, without what else the source found. */
+function payersOnly({ payerAddress, payerEoaAddress }: Payers): Payers {
+  return { payerAddress, payerEoaAddress };
 }

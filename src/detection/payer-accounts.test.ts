@@ -85,10 +85,11 @@ const of = (logs: ReceiptLog[], logIndex: number, amount?: bigint) =>
   payersOf({ from: SENDER, logs }, payment(logIndex, amount), chain);
 
 describe('payersOf', () => {
-  it('names the depositor on the origin chain when a bridge fill delivered the token first', async () => {
+  it('names the depositor and the origin chain when a bridge fill delivered the token first', async () => {
     expect(await of([fill(TOKEN, OWNER, 0)], 1)).toEqual({
       payerAddress: OWNER,
       payerEoaAddress: OWNER,
+      bridgedFrom: { originChainId: 42161 },
     });
     // A fill of another token, or one after the payment, names no one.
     expect(await of([fill(BATCH, OWNER, 0)], 1)).toEqual({

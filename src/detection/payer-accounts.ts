@@ -36,6 +36,12 @@ import { safeAbi } from '../payments/safe/abi.ts';
 export interface Payers {
   readonly payerAddress: string | null;
   readonly payerEoaAddress: string | null;
+  /**
+   * Set when a bridge's fill delivered what paid: the payment is cross-chain, its deposit made
+   * on the fill's origin chain (the fill names the chain and the deposit id, not the deposit's
+   * transaction).
+   */
+  readonly bridgedFrom?: { readonly originChainId: number };
 }
 
 export interface ReceiptLog {
@@ -88,15 +94,15 @@ function decodedFill(data: Hex, topics: [Hex, ...Hex[]]) {
 }
 
 /**
- * The depositor of an Across fill that, earlier in the same transaction, delivered the token a
- * payment then paid: the fill hands its recipient (a handler) the tokens and the message whose
- * calls make the payment.
+ * The Across fill that, earlier in the same transaction, delivered the token a payment then
+ * paid (its depositor and origin chain): the fill hands its recipient (a handler) the tokens
+ * and the message whose calls make the payment.
  */
-function bridgeDepositorOf(
+function bridgeFillOf(
   logs: readonly ReceiptLog[],
   token: string,
   paymentLogIndex: number,
-): Address | null {
+): { readonly depositor: Address; readonly originChainId: number } | null {
   for (const log of logs) {
     if (log.logIndex >= paymentLogIndex) continue;
     if (log.topics[0]?.toLowerCase() !== ACROSS_FILL_TOPIC) continue;
@@ -104,7 +110,7 @@ function bridgeDepositorOf(
     if (!signature) continue;
     const fill = decodedFill(log.data, [signature, ...rest]);
     if (fill && fill.outputToken.toLowerCase() === token.toLowerCase()) {
-      return getAddress(fill.depositor);
+      return { depositor: getAddress(fill.depositor), originChainId: Number(fill.originChainId) };
     }
   }
   return null;
@@ -164,8 +170,14 @@ export async function payersOf(
   if (safe !== null) return { payerAddress: safe, payerEoaAddress: sender };
   const plain = { payerAddress: sender, payerEoaAddress: sender };
   if (payment.tokenAddress === null) return plain;
-  const depositor = bridgeDepositorOf(receipt.logs, payment.tokenAddress, payment.logIndex);
-  if (depositor !== null) return { payerAddress: depositor, payerEoaAddress: depositor };
+  const fill = bridgeFillOf(receipt.logs, payment.tokenAddress, payment.logIndex);
+  if (fill !== null) {
+    return {
+      payerAddress: fill.depositor,
+      payerEoaAddress: fill.depositor,
+      bridgedFrom: { originChainId: fill.originChainId },
+    };
+  }
   const transfers = transfersOf(receipt.logs, payment.tokenAddress);
   const payee = payment.payee.toLowerCase();
   let paid = latestBefore(

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, or, sql } from 'drizzle-orm';
 import type { Currency } from '../chains/currencies.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
@@ -8,6 +8,8 @@ import {
   chainBlocks,
   chainCheckpoints,
   feeLegPayments,
+  multicallChildren,
+  paymentIntents,
   payments,
   recurringExecutions,
   recurringPayouts,
@@ -185,6 +187,10 @@ export async function insertPayments(
         timestamp: event.timestamp,
         detectionSource: event.settledBy?.detectionSource ?? null,
         note: event.settledBy?.note ?? null,
+        ...(event.bridge && {
+          sourceNetwork: event.bridge.sourceNetwork,
+          sourceTxHash: event.bridge.sourceTxHash ?? (await depositTxOf(tx, request, event)),
+        }),
         ...searchColumnsOf(request),
       })
       .onConflictDoNothing({ target: [payments.network, payments.txHash, payments.logIndex] })
@@ -198,6 +204,49 @@ export async function insertPayments(
     );
   }
   return recorded;
+}
+
+/**
+ * The deposit transaction of a cross-chain payment, from the payer's bridge intent on the
+ * request's link (or the multicall parent that paid it) from the payment's source network: the
+ * one whose receiving transaction the aggregator reported to be this payment's, else the only
+ * one still under way. Null when none or several could be it: the bridge tracker fills it in
+ * when the aggregator names the delivering transaction (bridge-tracker.ts).
+ */
+async function depositTxOf(
+  tx: Database,
+  request: RequestRow,
+  event: DetectedPayment,
+): Promise<string | null> {
+  if (!event.bridge || request.securePaymentId === null) return null;
+  const parents = tx
+    .select({ id: multicallChildren.parentId })
+    .from(multicallChildren)
+    .where(eq(multicallChildren.childId, request.securePaymentId));
+  const rows = await tx
+    .select({
+      txHash: paymentIntents.txHash,
+      receivingTxHash: paymentIntents.receivingTxHash,
+      status: paymentIntents.status,
+    })
+    .from(paymentIntents)
+    .where(
+      and(
+        eq(paymentIntents.kind, 'bridge'),
+        eq(paymentIntents.network, event.bridge.sourceNetwork),
+        isNotNull(paymentIntents.txHash),
+        or(
+          eq(paymentIntents.securePaymentId, request.securePaymentId),
+          inArray(paymentIntents.securePaymentId, parents),
+        ),
+      ),
+    );
+  const delivering = rows.find(
+    (row) => row.receivingTxHash?.toLowerCase() === event.txHash.toLowerCase(),
+  );
+  const underWay = rows.filter((row) => row.status === 'bridging');
+  const [only] = underWay;
+  return delivering?.txHash ?? (underWay.length === 1 && only ? only.txHash : null);
 }
 
 /**

@@ -55,6 +55,12 @@ export interface DetectedPayment {
    * aggregator reporting a bridge's delivery (api-facts §18). Its block fields are empty.
    */
   readonly settledBy?: { readonly detectionSource: string; readonly note: string };
+  /**
+   * A cross-chain payment: a bridge delivered on `network` (`txHash` is the delivering fill)
+   * what the payer deposited on `sourceNetwork`, in `sourceTxHash` when known. Absent on
+   * same-chain payments.
+   */
+  readonly bridge?: { readonly sourceNetwork: string; readonly sourceTxHash: string | null };
 }
 
 /** A source of payment events for one network, scanned block range by block range. */

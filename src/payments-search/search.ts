@@ -1,4 +1,14 @@
-import { type AnyColumn, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import {
+  type AnyColumn,
+  eq,
+  gte,
+  inArray,
+  isNotNull,
+  isNull,
+  lte,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import { parseDateTime } from '../base/dates.ts';
 import { type FieldError, ValidationError } from '../base/errors.ts';
 import { addressKey, parseAddress } from '../chains/address.ts';
@@ -195,10 +205,14 @@ function filterConditions(chains: ChainRegistry, query: SearchQuery): FilterCond
   if (query.requestId !== undefined)
     found.request.push(eq(requests.requestId, query.requestId.toLowerCase()));
   if (query.reference !== undefined) found.request.push(eq(requests.reference, query.reference));
-  // Direct and conversion payments are recorded so far (a conversion pays a request written
-  // in another currency); the other kinds are valid and match nothing.
-  if (query.type === 'direct') found.payment.push(eq(payments.conversion, false));
-  else if (query.type === 'conversion') found.payment.push(eq(payments.conversion, true));
+  // A conversion pays a request written in another currency; a cross-chain payment arrived
+  // through a bridge (its source network is recorded); direct is neither. Recurring
+  // executions are valid and match nothing yet.
+  if (query.type === 'direct') {
+    found.payment.push(eq(payments.conversion, false), isNull(payments.sourceNetwork));
+  } else if (query.type === 'conversion') {
+    found.payment.push(eq(payments.conversion, true), isNull(payments.sourceNetwork));
+  } else if (query.type === 'crosschain') found.payment.push(isNotNull(payments.sourceNetwork));
   else if (query.type !== undefined) found.payment.push(sql`false`);
   if (query.invoiceCurrency !== undefined)
     found.payment.push(

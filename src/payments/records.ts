@@ -7,8 +7,10 @@ import { conversionRate, formatAmount, formatUsd } from './amounts.ts';
 
 /**
  * A recorded payment as the API shows it, the same wherever it appears: in `GET /v2/payments`
- * and in a request's `payments`. Same-chain payments only so far, so the money leaves and
- * arrives on one network in one transaction.
+ * and in a request's `payments`. A same-chain payment leaves and arrives on one network in one
+ * transaction (`sourceTxHash`); a cross-chain one left the payer on `sourceNetwork` in its
+ * bridge deposit (`sourceTxHash`, null while unknown) and arrived in the bridge's fill
+ * (`destinationTxHash`).
  */
 
 export type PaymentRow = typeof payments.$inferSelect;
@@ -53,12 +55,20 @@ export const PaymentSchema = Type.Object(
     }),
     sourceNetwork: Type.String(),
     destinationNetwork: Type.String(),
-    sourceTxHash: Type.String(),
-    destinationTxHash: Type.Null({
-      description: 'A cross-chain payment’s arrival; null: same-chain, one transaction',
+    sourceTxHash: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The payer’s transaction: same-chain, the payment; cross-chain, the bridge deposit on sourceNetwork (null while not known)',
+    }),
+    destinationTxHash: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'A cross-chain payment’s arrival (the bridge’s fill that paid); null: same-chain, one transaction',
     }),
     timestamp: Type.String({ format: 'date-time', description: "The block's time" }),
-    type: Type.Union([Type.Literal('direct'), Type.Literal('conversion')]),
+    type: Type.Union([
+      Type.Literal('direct'),
+      Type.Literal('conversion'),
+      Type.Literal('crosschain'),
+    ]),
     currency: Type.String({ description: 'Symbol of the invoice currency' }),
     paymentCurrency: Type.String({ description: 'Id of the payment currency' }),
     conversionRateSource: Type.Union([Type.String(), Type.Null()], {
@@ -105,8 +115,13 @@ export const PaymentSchema = Type.Object(
     ),
     payerAddress: Type.Union([Type.String(), Type.Null()]),
     payerEoaAddress: Type.Union([Type.String(), Type.Null()]),
-    detectionSource: Type.Literal('request-network'),
-    note: Type.Null({ description: 'The reference notes fallback detections; ours has none' }),
+    detectionSource: Type.Union([Type.Literal('request-network'), Type.Literal('lifi')], {
+      description:
+        'lifi: settled on the routing aggregator’s report that the bridge delivered it, not seen on chain',
+    }),
+    note: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why a payment was settled another way than seen on chain',
+    }),
   },
   { $id: PAYMENT_SCHEMA_ID, additionalProperties: false },
 );
@@ -129,15 +144,20 @@ export function paymentBody(
   const invoiceSymbol = invoice?.symbol ?? request.invoiceCurrency;
   const converts = request.invoiceCurrency !== request.paymentCurrency;
   const counted = countedAmount(payment);
+  const crosschain = payment.sourceNetwork !== null;
   return {
     id: payment.id,
     amount: formatAmount(counted, invoiceDecimals),
-    sourceNetwork: payment.network,
+    sourceNetwork: payment.sourceNetwork ?? payment.network,
     destinationNetwork: payment.network,
-    sourceTxHash: payment.txHash,
-    destinationTxHash: null,
+    sourceTxHash: crosschain ? payment.sourceTxHash : payment.txHash,
+    destinationTxHash: crosschain ? payment.txHash : null,
     timestamp: payment.timestamp.toISOString(),
-    type: converts ? ('conversion' as const) : ('direct' as const),
+    type: crosschain
+      ? ('crosschain' as const)
+      : converts
+        ? ('conversion' as const)
+        : ('direct' as const),
     currency: invoiceSymbol,
     paymentCurrency: request.paymentCurrency,
     conversionRateSource: converts
@@ -183,8 +203,9 @@ export function paymentBody(
     },
     payerAddress: payment.payerAddress,
     payerEoaAddress: payment.payerEoaAddress,
-    detectionSource: 'request-network' as const,
-    note: null,
+    detectionSource:
+      payment.detectionSource === 'lifi' ? ('lifi' as const) : ('request-network' as const),
+    note: payment.note,
   };
 }
 

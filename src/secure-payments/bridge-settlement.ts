@@ -104,6 +104,7 @@ function settlementOf(
         payerAddress: intent.payerAddress,
         payerEoaAddress: intent.payerEoaAddress ?? intent.payerAddress,
         settledBy: LIFI_SETTLEMENT,
+        bridge: { sourceNetwork: intent.network, sourceTxHash: intent.txHash },
       },
       request,
       requestAmount: owed,

@@ -179,7 +179,21 @@ describe('a cross-chain transfer recorded as an intent', () => {
       note: LIFI_SETTLEMENT.note,
       payerAddress: PAYER,
       network: 'base',
+      sourceNetwork: 'arbitrum-one',
+      sourceTxHash: link.txHash,
     });
+    // Shown as the cross-chain payment it is, settled on the aggregator's word.
+    expect(status.json().payments).toEqual([
+      expect.objectContaining({
+        type: 'crosschain',
+        sourceNetwork: 'arbitrum-one',
+        destinationNetwork: 'base',
+        sourceTxHash: link.txHash,
+        destinationTxHash: receiving,
+        detectionSource: 'lifi',
+        note: LIFI_SETTLEMENT.note,
+      }),
+    ]);
     expect(await queued('payment.confirmed', link.requestIds[0])).toEqual([
       expect.objectContaining({
         amount: '25',
@@ -228,6 +242,91 @@ describe('a cross-chain transfer recorded as an intent', () => {
     expect(seen).toBe(0);
     const after = await t.db.select().from(requests).where(eq(requests.id, request.id));
     expect(after[0]?.totalAmountPaid).toBe(25_000_000n);
+  });
+
+  it('names a cross-chain payment’s deposit: the one transfer under way, else the delivering one', async () => {
+    const link = await bridged();
+    hash += 1;
+    const second = `0x${hash.toString(16).padStart(64, '0')}`;
+    const again = await post(
+      `/v2/secure-payments/${link.token}/intent`,
+      {
+        chain: 'ARBITRUM',
+        token: 'USDC',
+        txHash: second,
+        executionKind: 'evm_cross_chain',
+        payerAddress: PAYER,
+        sourceToken: 'USDT',
+        sourceAmount: '25.06',
+        routeKind: 'crosschain',
+        bridgeTool: 'across',
+      },
+      apiKey(shop),
+    );
+    expect(again.statusCode, again.body).toBe(200);
+    const [request] = await t.db
+      .select()
+      .from(requests)
+      .where(eq(requests.requestId, link.requestIds[0] ?? ''));
+    const token = request ? t.chains.currency(request.paymentCurrency)?.address : undefined;
+    if (!request || !token) throw new Error('no request');
+    // Detection sees a fill from Arbitrum pay the link while two transfers are under way.
+    const fill = `0x${'cd'.repeat(32)}`;
+    const recorded = await recordPayments(
+      t.db,
+      { sink: createSettlement({ chains: t.chains }), now: t.clock.now() },
+      [
+        {
+          event: {
+            network: 'base',
+            txHash: fill,
+            logIndex: 3,
+            blockNumber: 91n,
+            blockHash: `0x${'91'.repeat(32)}`,
+            timestamp: t.clock.now(),
+            referenceTopic: request.referenceTopic ?? '',
+            tokenAddress: token,
+            payee: request.payee,
+            amount: 25_000_000n,
+            feeAmount: 0n,
+            feeAddress: null,
+            payerAddress: PAYER,
+            payerEoaAddress: PAYER,
+            bridge: { sourceNetwork: 'arbitrum-one', sourceTxHash: null },
+          },
+          request,
+          requestAmount: 25_000_000n,
+          requestFeeAmount: 0n,
+        },
+      ],
+      { network: 'base', lastBlock: 91n, blocks: [] },
+    );
+    expect(recorded).toBe(1);
+    const shown = async (query: string) =>
+      (await get(`/v2/payments?requestId=${link.requestIds[0]}${query}`, apiKey(shop))).json()
+        .payments;
+    // Either could have paid: the deposit is not named yet.
+    expect(await shown('&type=crosschain')).toEqual([
+      expect.objectContaining({
+        type: 'crosschain',
+        sourceNetwork: 'arbitrum-one',
+        destinationNetwork: 'base',
+        sourceTxHash: null,
+        destinationTxHash: fill,
+        detectionSource: 'request-network',
+        note: null,
+      }),
+    ]);
+    expect(await shown('&type=direct')).toEqual([]);
+
+    // The aggregator reports the second delivered by this fill: its deposit is the source.
+    fake.setTransfer(second, { status: 'DONE', receivingTxHash: fill });
+    await tracker.round();
+    expect(await shown('&type=crosschain')).toEqual([
+      expect.objectContaining({ sourceTxHash: second, destinationTxHash: fill }),
+    ]);
+    const [row] = await t.db.select().from(payments).where(eq(payments.txHash, fill));
+    expect(row).toMatchObject({ sourceNetwork: 'arbitrum-one', sourceTxHash: second });
   });
 
   it('sends payment.failed when the bridge fails', async () => {

@@ -1,12 +1,12 @@
 import type { StatusResponse } from '@lifi/types';
-import { and, asc, eq, gt, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.ts';
 import { createPoller, type Poller, type PollerLock } from '../base/poller.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Aggregator } from '../crosschain/aggregator.ts';
 import type { Database } from '../db/client.ts';
-import { paymentIntents, securePayments } from '../db/schema.ts';
+import { paymentIntents, payments, securePayments } from '../db/schema.ts';
 import type { PaymentSink } from '../detection/types.ts';
 import { settleDelivered } from './bridge-settlement.ts';
 import { enqueueIntentEvent, type IntentEvent } from './intent-events.ts';
@@ -78,7 +78,7 @@ export function createBridgeTracker(deps: {
         ? ({ kind: 'failed', reason: BRIDGE_NOT_DONE } as const)
         : null);
     if (!ended) return;
-    if (await endBridge(deps.db, intent.id, ended, now)) {
+    if (await endBridge(deps.db, intent, ended, now)) {
       log.info(
         { intentId: intent.id, network: intent.network, outcome: ended.kind },
         'bridge transfer tracking ended',
@@ -141,10 +141,11 @@ function receivedOf(answer: StatusResponse): { txHash: string; amount: string | 
  */
 async function endBridge(
   db: Database,
-  intentId: string,
+  bridging: BridgingIntent,
   outcome: BridgeOutcome,
   now: Date,
 ): Promise<boolean> {
+  const intentId = bridging.id;
   return db.transaction(async (tx) => {
     const [intent] = await tx
       .update(paymentIntents)
@@ -160,6 +161,9 @@ async function endBridge(
       .where(and(eq(paymentIntents.id, intentId), eq(paymentIntents.status, 'bridging')))
       .returning();
     if (!intent) return false;
+    if (outcome.kind === 'delivered' && outcome.receivingTxHash !== null) {
+      await nameDeposit(tx, intent, bridging.linkNetwork, outcome.receivingTxHash);
+    }
     const event = eventOf(intent, outcome);
     if (event) {
       const [link] = await tx
@@ -170,6 +174,31 @@ async function endBridge(
     }
     return true;
   });
+}
+
+/**
+ * The deposit a delivered transfer started: written on the cross-chain payments its receiving
+ * transaction made that detection recorded before it knew which intent they came from
+ * (record.ts names it when it does).
+ */
+async function nameDeposit(
+  tx: Database,
+  intent: IntentRow,
+  linkNetwork: string,
+  receivingTxHash: string,
+) {
+  if (intent.txHash === null) return;
+  await tx
+    .update(payments)
+    .set({ sourceTxHash: intent.txHash })
+    .where(
+      and(
+        eq(payments.network, linkNetwork),
+        inArray(payments.txHash, [...new Set([receivingTxHash, receivingTxHash.toLowerCase()])]),
+        eq(payments.sourceNetwork, intent.network),
+        isNull(payments.sourceTxHash),
+      ),
+    );
 }
 
 function eventOf(intent: IntentRow, outcome: BridgeOutcome): IntentEvent | null {

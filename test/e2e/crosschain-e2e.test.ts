@@ -124,7 +124,7 @@ async function payFromArbitrum(seed: string) {
 
 describe('a Base link paid with USDT from Arbitrum through the local bridge', () => {
   it('pays the payee and the fee leg exactly on Base, confirmed by detection, tracked to the end', async () => {
-    const { token, requestIds, payee, payer, before, intentId, usdc, usdt } =
+    const { token, requestIds, payee, payer, deposit, before, intentId, usdc, usdt } =
       await payFromArbitrum('paid');
     // The relayer fills the deposit on Base: the handler pays the link through the fee proxy.
     const filled = await until(
@@ -173,6 +173,27 @@ describe('a Base link paid with USDT from Arbitrum through the local bridge', ()
       headers: { 'x-api-key': tenant.apiKey },
     });
     expect(status.json()).toMatchObject({ hasBeenPaid: true, txHash: fill.fillTxHash });
+    // A cross-chain payment: it left the payer on Arbitrum in the deposit, and arrived on Base
+    // in the relayer's fill.
+    const crosschain = {
+      type: 'crosschain',
+      sourceNetwork: 'arbitrum-one',
+      destinationNetwork: 'base',
+      sourceTxHash: deposit,
+      destinationTxHash: fill.fillTxHash,
+      amount: '24.975',
+      payerAddress: payer.address,
+      detectionSource: 'request-network',
+    };
+    expect(status.json().payments).toEqual([expect.objectContaining(crosschain)]);
+    const search = async (query: string) => {
+      const found = await api(`/v2/payments?requestId=${requestIds[0]}${query}`);
+      expect(found.status, found.text).toBe(200);
+      return JSON.parse(found.text).payments;
+    };
+    expect(await search('')).toEqual([expect.objectContaining(crosschain)]);
+    expect(await search('&type=crosschain')).toEqual([expect.objectContaining(crosschain)]);
+    expect(await search('&type=direct')).toEqual([]);
     const link = await t.app.inject({
       url: `/v2/secure-payments/${token}`,
       headers: { 'x-api-key': tenant.apiKey },

@@ -283,6 +283,26 @@ describe('a multicall payout on Base and Optimism paid with USDT from Arbitrum',
     expect(confirmed.map((b) => [b.requestId, b.network]).sort()).toEqual(
       children.map((child) => [child.requestId, child.network]).sort(),
     );
+    // Each child's payment is cross-chain: from Arbitrum, arrived in one of the relayer's fills
+    // on its own network. The bundle's receipt names one transaction, not each leg's deposit.
+    const fills = new Set<unknown>(filled.map((d) => d.fillTxHash));
+    const arrivals: unknown[] = [];
+    for (const child of children) {
+      const found = await call('GET', `/v2/payments?requestId=${child.requestId}&type=crosschain`);
+      expect(found.json().payments).toEqual([
+        expect.objectContaining({
+          type: 'crosschain',
+          sourceNetwork: 'arbitrum-one',
+          destinationNetwork: child.network,
+          sourceTxHash: null,
+        }),
+      ]);
+      arrivals.push(found.json().payments[0].destinationTxHash);
+      const direct = await call('GET', `/v2/payments?requestId=${child.requestId}&type=direct`);
+      expect(direct.json().payments).toEqual([]);
+    }
+    expect(arrivals.every((hash) => fills.has(hash))).toBe(true);
+    expect(new Set(arrivals).size).toBe(3);
     const view = await call('GET', `/v2/secure-payments/multicall-payouts/${parent}`);
     expect(view.json()).toMatchObject({
       status: 'completed',

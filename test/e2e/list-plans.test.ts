@@ -109,6 +109,7 @@ describe.runIf(source.kind === 'postgres')('list plans at 100,000 rows', () => {
     ['reference', { reference: facts.reference }],
     ['type direct', { type: 'direct' }],
     ['type conversion', { type: 'conversion' }],
+    ['type crosschain', { type: 'crosschain' }],
     ['invoiceCurrency', { invoiceCurrency: 'DAI-base' }],
     ['paymentCurrency', { paymentCurrency: 'usdc-base' }],
     ['invoiceCurrency by symbol', { invoiceCurrency: 'USDC' }],

@@ -190,6 +190,33 @@ describe('the README’s cross-chain walk-through on the sandbox', () => {
       rawPayload: { kind: 'bridge', network: 'sandbox-b', payerAddress: PAYER },
     });
 
+    // The payment is cross-chain: it left the payer on sandbox-b in the deposit (a transaction
+    // sandbox-b's explorer page knows), and arrived on sandbox in the relayer's fill.
+    const depositHash = String((await intentHop())?.rawPayload.txHash);
+    expect((await fetch(`${base}/sandbox-b/tx/${depositHash}`)).status).toBe(200);
+    const crosschain = {
+      type: 'crosschain',
+      sourceNetwork: 'sandbox-b',
+      destinationNetwork: 'sandbox',
+      sourceTxHash: depositHash,
+      destinationTxHash: confirmed()?.txHash,
+      payerAddress: PAYER,
+    };
+    const shownPaid = (await (
+      await fetch(`${base}/v2/request/${requestIds[0]}`, { headers })
+    ).json()) as {
+      payments: unknown[];
+    };
+    expect(shownPaid.payments).toEqual([expect.objectContaining(crosschain)]);
+    const search = async (type: string) => {
+      const found = await fetch(`${base}/v2/payments?requestId=${requestIds[0]}&type=${type}`, {
+        headers,
+      });
+      return ((await found.json()) as { payments: unknown[] }).payments;
+    };
+    expect(await search('crosschain')).toEqual([expect.objectContaining(crosschain)]);
+    expect(await search('direct')).toEqual([]);
+
     // The other way round: a link on sandbox-b paid with USDC from sandbox, exactly.
     const before = await balanceOn(base, 'sandbox-b', PAYEE_B);
     const linkB = await fetch(`${base}/v2/secure-payments`, {

@@ -104,6 +104,14 @@ export const payments = pgTable(
      */
     detectionSource: text(),
     note: text(),
+    /**
+     * A cross-chain payment's (a bridge's fill delivered the tokens that paid): the network the
+     * payer's deposit left (the fill's origin chain: its registry id, else its chain id), and
+     * the deposit's transaction there when known (the payer's bridge intent names it). Null on
+     * same-chain payments, where `tx_hash` is both.
+     */
+    sourceNetwork: text(),
+    sourceTxHash: text(),
     createdAt: createdAt(),
     txHashKey: text()
       .generatedAlwaysAs(
@@ -142,6 +150,9 @@ export const payments = pgTable(
     index().on(t.accountId, t.paymentReference, t.timestamp, t.id),
     index().on(t.accountId, t.txHashKey),
     index().on(t.accountId, t.conversion, t.timestamp, t.id),
+    index('payments_crosschain')
+      .on(t.accountId, t.timestamp, t.id)
+      .where(sql`${t.sourceNetwork} is not null`),
     index().on(t.accountId, t.invoiceCurrencyKey, t.timestamp, t.id),
     index().on(t.accountId, t.paymentCurrencyKey, t.timestamp, t.id),
     // A client ID belongs to one account: its payments need no account column.
