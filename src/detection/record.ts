@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNotNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Currency } from '../chains/currencies.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
@@ -8,8 +8,6 @@ import {
   chainBlocks,
   chainCheckpoints,
   feeLegPayments,
-  multicallChildren,
-  paymentIntents,
   payments,
   recurringExecutions,
   recurringPayouts,
@@ -17,6 +15,7 @@ import {
 import { searchColumnsOf } from '../payments/records.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
+import { depositTxOf } from './deposit-tx.ts';
 import { type MatchedFeeLeg, recordFeeLegs, sameAddress } from './fee-legs.ts';
 import type { DetectedPayment, PaymentSink } from './types.ts';
 
@@ -204,49 +203,6 @@ export async function insertPayments(
     );
   }
   return recorded;
-}
-
-/**
- * The deposit transaction of a cross-chain payment, from the payer's bridge intent on the
- * request's link (or the multicall parent that paid it) from the payment's source network: the
- * one whose receiving transaction the aggregator reported to be this payment's, else the only
- * one still under way. Null when none or several could be it: the bridge tracker fills it in
- * when the aggregator names the delivering transaction (bridge-tracker.ts).
- */
-async function depositTxOf(
-  tx: Database,
-  request: RequestRow,
-  event: DetectedPayment,
-): Promise<string | null> {
-  if (!event.bridge || request.securePaymentId === null) return null;
-  const parents = tx
-    .select({ id: multicallChildren.parentId })
-    .from(multicallChildren)
-    .where(eq(multicallChildren.childId, request.securePaymentId));
-  const rows = await tx
-    .select({
-      txHash: paymentIntents.txHash,
-      receivingTxHash: paymentIntents.receivingTxHash,
-      status: paymentIntents.status,
-    })
-    .from(paymentIntents)
-    .where(
-      and(
-        eq(paymentIntents.kind, 'bridge'),
-        eq(paymentIntents.network, event.bridge.sourceNetwork),
-        isNotNull(paymentIntents.txHash),
-        or(
-          eq(paymentIntents.securePaymentId, request.securePaymentId),
-          inArray(paymentIntents.securePaymentId, parents),
-        ),
-      ),
-    );
-  const delivering = rows.find(
-    (row) => row.receivingTxHash?.toLowerCase() === event.txHash.toLowerCase(),
-  );
-  const underWay = rows.filter((row) => row.status === 'bridging');
-  const [only] = underWay;
-  return delivering?.txHash ?? (underWay.length === 1 && only ? only.txHash : null);
 }
 
 /**
