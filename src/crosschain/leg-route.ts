@@ -95,9 +95,14 @@ export async function legRoute(
       `Tron ${what}s are paid on Tron only: send neither chain nor token (cross-chain routes start and end on EVM networks)`,
     );
   }
-  if (leg.invoiceCurrency !== undefined || isNative(leg.currency)) {
+  if (leg.invoiceCurrency !== undefined) {
     throw refuse(
-      `Cross-chain payment needs a ${what} in a token; this one is paid in ${(leg.invoiceCurrency ?? leg.currency).id}`,
+      `Cross-chain payment needs a ${what} in a token; this one is written in ${leg.invoiceCurrency.id}`,
+    );
+  }
+  if (isNative(leg.currency)) {
+    throw refuse(
+      `Cross-chain payment needs a ${what} in a token; this one is paid in ${leg.currency.id}`,
     );
   }
   const reachable = (network: NetworkId) =>
