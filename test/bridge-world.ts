@@ -18,7 +18,7 @@ import { accountOf, type StandIn, standIn } from './chain.ts';
 /**
  * Two local chains (three with `optimism`) with the real Request contracts and the local Across (SpokePool and
  * handler) on both, an Arbitrum and a Base stand-in; the fake routing aggregator over real HTTP
- * routing both chains' USDC and USDT through their SpokePools; and the bridge relayer filling
+ * routing both chains' USDC, USDT and DAI through their SpokePools; and the bridge relayer filling
  * the deposits on the other chain, telling the fake what it did with each (`onSettled`), so the
  * fake's status operation answers as LI.FI would (src/sandbox/local-bridge.ts, which the
  * sandbox runs between its two chains). What the cross-chain end-to-end tests share, in process

@@ -1,6 +1,7 @@
 import { count, eq, inArray } from 'drizzle-orm';
 import { custom, getAddress } from 'viem';
 import { afterAll, beforeAll, expect } from 'vitest';
+import type { NetworkId } from '../src/chains/networks.ts';
 import { requests, securePayments } from '../src/db/schema.ts';
 import { activateDestination, type DestinationRow } from '../src/destinations/destinations.ts';
 import { resolveTarget } from '../src/destinations/target.ts';
@@ -33,12 +34,28 @@ export let rival: Tenant;
 /** Every JSON-RPC method the app sent to base. */
 export const rpcCalls: string[] = [];
 
-/** Registers the file's app (with PAY_URL and the failing base transport), shop and rival. */
-export function setupSecurePaymentsApp(): void {
+/** A transport that fails every call: the network is configured, and never answers. */
+const unreachable = (network: string) =>
+  custom(
+    {
+      request: async () => {
+        throw new Error(`${network} is not reachable in these tests`);
+      },
+    },
+    { retryCount: 0 },
+  );
+
+/**
+ * Registers the file's app (with PAY_URL and the failing base transport), shop and rival;
+ * `networks` are configured too, with transports that fail every call (sources `/pay` and a
+ * transfer's intent may name).
+ */
+export function setupSecurePaymentsApp(networks: readonly NetworkId[] = []): void {
   beforeAll(async () => {
     t = await createTestApp({
       env: { PAY_URL },
       transports: {
+        ...Object.fromEntries(networks.map((network) => [network, unreachable(network)])),
         base: custom(
           {
             request: async ({ method }: { method: string }) => {

@@ -118,6 +118,7 @@ export const ERROR_STATUS = {
   delivery_in_flight: 409,
   webhook_url_taken: 409,
   journey_limit_reached: 409,
+  transfer_recorded_elsewhere: 409,
   // 423: a payer's Safe transaction for the link is being tracked.
   secure_payment_in_progress: 423,
   // 410: an operation the reference API removed.

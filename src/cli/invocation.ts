@@ -249,12 +249,11 @@ function checkSandboxPay(values: Values): void {
   if (values.chain !== undefined && values.safe !== undefined) {
     throw new UsageError('--chain and --token pay from a test wallet, not with --safe');
   }
+  const examples = { chain: 'a chain name such as SANDBOX_B', token: 'a token name such as USDT' };
   for (const flag of ['chain', 'token'] as const) {
     const value = values[flag];
     if (value !== undefined && !/^[A-Z][A-Z0-9_]{0,31}$/.test(value)) {
-      throw new UsageError(
-        `--${flag} must be an upper-case name such as SANDBOX_B or USDT (got "${value}")`,
-      );
+      throw new UsageError(`--${flag} must be ${examples[flag]}, in upper case (got "${value}")`);
     }
   }
   if (values.safe !== undefined) {

@@ -82,6 +82,48 @@ export interface LegRouteInput {
 }
 
 /**
+ * The source `chain` and `token` name for this leg, as `paymentOptions` offers it; refused with
+ * 400 `crosschain_unavailable` where the leg cannot be paid from there: a Tron leg, one written
+ * in fiat or paid in a native currency, a source not offered. Also what a recorded transfer's
+ * source is held to (secure-payments/bridge-intent.ts).
+ */
+export function legSource(
+  deps: Pick<LegRouteDeps, 'chains' | 'clients'>,
+  leg: PaymentLeg,
+  what: 'link' | 'request',
+  chain: string,
+  token: string,
+): PaymentSource {
+  if (leg.network.kind !== 'evm') {
+    throw refuse(
+      `Tron ${what}s are paid on Tron only: send neither chain nor token (cross-chain routes start and end on EVM networks)`,
+    );
+  }
+  if (leg.invoiceCurrency !== undefined) {
+    throw refuse(
+      `Cross-chain payment needs a ${what} in a token; this one is written in ${leg.invoiceCurrency.id}`,
+    );
+  }
+  if (isNative(leg.currency)) {
+    throw refuse(
+      `Cross-chain payment needs a ${what} in a token; this one is paid in ${leg.currency.id}`,
+    );
+  }
+  const reachable = (network: NetworkId) =>
+    deps.clients.configured(network) && deps.chains.contracts(network).multicall3 !== null;
+  const need = { network: leg.network, currency: leg.currency, amount: leg.amount };
+  const source = paymentSources(deps.chains, reachable, [need]).find(
+    (candidate) => candidate.chainKey === chain && candidate.tokenKey === token,
+  );
+  if (!source) {
+    throw refuse(
+      `This ${what} (${leg.currency.id}) cannot be paid from ${chain} ${token} on this server; its paymentOptions list the sources it can`,
+    );
+  }
+  return source;
+}
+
+/**
  * The leg's route from the source named, checked (quote-route.ts), or null when the source is
  * the leg's own currency on its own network (nothing to bridge: it is paid directly).
  */
@@ -89,28 +131,8 @@ export async function legRoute(
   deps: LegRouteDeps,
   input: LegRouteInput,
 ): Promise<RoutedLeg | null> {
-  const { leg, what } = input;
-  if (leg.network.kind !== 'evm') {
-    throw refuse(
-      `Tron ${what}s are paid on Tron only: send neither chain nor token (cross-chain routes start and end on EVM networks)`,
-    );
-  }
-  if (leg.invoiceCurrency !== undefined || isNative(leg.currency)) {
-    throw refuse(
-      `Cross-chain payment needs a ${what} in a token; this one is paid in ${(leg.invoiceCurrency ?? leg.currency).id}`,
-    );
-  }
-  const reachable = (network: NetworkId) =>
-    deps.clients.configured(network) && deps.chains.contracts(network).multicall3 !== null;
-  const need = { network: leg.network, currency: leg.currency, amount: leg.amount };
-  const source = paymentSources(deps.chains, reachable, [need]).find(
-    (candidate) => candidate.chainKey === input.chain && candidate.tokenKey === input.token,
-  );
-  if (!source) {
-    throw refuse(
-      `This ${what} (${leg.currency.id}) cannot be paid from ${input.chain} ${input.token} on this server; its paymentOptions list the sources it can`,
-    );
-  }
+  const { leg } = input;
+  const source = legSource(deps, leg, input.what, input.chain, input.token);
   if (source.exact) return null;
   const destination = legDestination(deps.chains, leg, input.feeCalls);
   const route = await deps.routes.quote(

@@ -56,14 +56,23 @@ export interface MultiRouteAnswer {
   readonly metadata: Record<string, unknown>;
 }
 
+/** A child paid directly on the source chain, in the source token. */
+export interface DirectPayment {
+  readonly currency: { readonly id: string; readonly decimals: number };
+  readonly amount: bigint;
+}
+
 export async function multiRouteAnswer(
   deps: { readonly chains: ChainRegistry; readonly clients: ChainClients },
   input: {
     readonly legs: readonly MultiRouteLeg[];
     readonly source: PaymentSource;
     readonly wallet: Address;
-    /** What the payer also pays directly on the source chain in the source token (base units). */
-    readonly directSpend: bigint;
+    /**
+     * What the payer also pays directly on the source chain in the source token: each child
+     * already there, in its currency (the source token), fee included, in base units.
+     */
+    readonly direct: readonly DirectPayment[];
   },
 ): Promise<MultiRouteAnswer> {
   const { legs, source, wallet } = input;
@@ -105,7 +114,8 @@ export async function multiRouteAnswer(
   const bridges = legs.map(({ route }) => bridgeTransaction(route.step, chainId));
   const balance = state.tokens.get(token.toLowerCase())?.balance ?? 0n;
   const bridged = [...bySpender.values()].reduce((sum, amount) => sum + amount, 0n);
-  const spend = bridged + input.directSpend;
+  const directSpend = input.direct.reduce((sum, payment) => sum + payment.amount, 0n);
+  const spend = bridged + directSpend;
 
   const native = network.native;
   const approvalWei = APPROVE_GAS * BigInt(approvals.length) * (state.baseFee + PRIORITY_FEE_WEI);
@@ -125,9 +135,18 @@ export async function multiRouteAnswer(
     leg.route.executionDeadline < first.route.executionDeadline ? leg : first,
   );
   const fetchedAt = Math.min(...legs.map(({ route }) => route.fetchedAt.getTime()));
-  const currencies = new Set(legs.map(({ source: legSource }) => legSource.need.currency.id));
-  const paid = legs.reduce((sum, { destination }) => sum + destinationTotal(destination), 0n);
+  // What every child of the answer receives, routed or paid directly, in its currency.
+  const received = [
+    ...legs.map(({ source: legSource, destination }) => ({
+      currency: legSource.need.currency,
+      amount: destinationTotal(destination),
+    })),
+    ...input.direct,
+  ];
+  const currencies = new Set(received.map(({ currency }) => currency.id));
+  const paid = received.reduce((sum, { amount }) => sum + amount, 0n);
   const [first] = legs;
+  const [firstReceived] = received;
 
   const destinationCalls = new Map(
     legs.map((leg) => {
@@ -158,7 +177,7 @@ export async function multiRouteAnswer(
       routeType: 'crosschain' as const,
       sourceAmount: units(spend),
       bridgeSourceAmount: units(bridged),
-      sourceSideAmount: units(input.directSpend),
+      sourceSideAmount: units(directSpend),
       bridgeFeeAmount: units(fee),
       sourceToken: source.tokenKey,
       sourceTokenAddress: token,
@@ -206,12 +225,14 @@ export async function multiRouteAnswer(
           hasEnoughApprovalGas: enoughGasFor(approvalWei),
           hasEnoughOverall: hasEnoughBalance && hasEnoughGas,
         },
-        // Amounts of several currencies do not add up: the totals are given for one only.
+        // Both totals cover every child the answer pays, routed or direct: what they receive
+        // and all the payer spends for it. Amounts of several currencies (a network's token is
+        // a currency of its own) do not add up: the totals are given for one only.
         ...(currencies.size === 1 &&
-          first && {
+          firstReceived && {
             totals: {
-              paymentAmount: formatAmount(paid, first.source.need.currency.decimals),
-              paymentCurrency: first.source.need.currency.id,
+              paymentAmount: formatAmount(paid, firstReceived.currency.decimals),
+              paymentCurrency: firstReceived.currency.id,
               sourceAmount: units(spend),
             },
           }),

@@ -59,11 +59,14 @@ function chainKeyOf(network: Network): string {
  * one contract (USDT and USDT0 on Arbitrum and Polygon) are one source, under the first.
  * The sandbox's chains are bridged by the sandbox's own aggregator and bridge, between each
  * other only (never to or from a real network), and across chains only (no swap on one).
+ * `crossChain` false (a payment `/pay` refuses to route: a batch, a smart account's) keeps every
+ * need to its own currency on its own chain.
  */
 export function paymentSources(
   chains: ChainRegistry,
   reachable: (network: NetworkId) => boolean,
   needs: readonly PaymentNeed[],
+  crossChain = true,
 ): PaymentSource[] {
   const sources: PaymentSource[] = [];
   const [only] = needs;
@@ -79,7 +82,7 @@ export function paymentSources(
     });
   }
   // A network the aggregator does not bridge (a testnet) keeps to itself.
-  const bridged = needs.length === 1 && only.network.crossChainName !== null;
+  const bridged = crossChain && needs.length === 1 && only.network.crossChainName !== null;
   const peg = bridged ? pegOf(only.currency.symbol) : undefined;
   if (!peg) return sources;
   // The link's own network first, so that its same-chain options lead the answer.

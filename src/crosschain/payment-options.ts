@@ -45,6 +45,8 @@ export interface PaymentOptionsReader {
     funder: Address,
     /** The amount each option needs; the face value unless told. */
     estimate?: NeededAmountEstimator,
+    /** False where `/pay` would refuse a route: the needs' own chain and currencies only. */
+    crossChain?: boolean,
   ): Promise<{ readonly options: PaymentOptions; readonly leftOut: readonly LeftOutChain[] }>;
 }
 
@@ -64,9 +66,9 @@ export function createPaymentOptionsReader(deps: {
     deps.clients.configured(network) && deps.chains.contracts(network).multicall3 !== null;
 
   return {
-    async read(needs, funder, estimate = faceValueEstimate) {
+    async read(needs, funder, estimate = faceValueEstimate, crossChain = true) {
       const byNetwork = new Map<NetworkId, PaymentSource[]>();
-      for (const source of paymentSources(deps.chains, reachable, needs)) {
+      for (const source of paymentSources(deps.chains, reachable, needs, crossChain)) {
         const list = byNetwork.get(source.network.id);
         if (list) list.push(source);
         else byNetwork.set(source.network.id, [source]);

@@ -8,7 +8,7 @@ import type { LocalChain } from './chain.ts';
 
 /**
  * Cross-chain payments between local chains, wired whole: the fake routing aggregator
- * (aggregator/, real HTTP on loopback) routing every chain's USDC and USDT through each chain's
+ * (aggregator/, real HTTP on loopback) routing every chain's USDC, USDT and DAI through each chain's
  * SpokePool to the destination's MulticallHandler, and the bridge relayer that fills those
  * deposits on the destination chain and tells the aggregator what it did with each (so its
  * status operation answers as LI.FI's would). The sandbox runs it between its two chains
@@ -21,8 +21,17 @@ export interface LocalBridge {
   close(): Promise<void>;
 }
 
-/** The local chains' test tokens the aggregator routes: dollars, 6 decimals on every chain. */
-const BRIDGED_TOKENS = ['usdc', 'usdt'] as const;
+/**
+ * The local chains' test tokens the aggregator routes, all dollars: USDC and USDT in 6 decimals,
+ * DAI in 18 (converted one to one in value across decimals). DAI is routed as LI.FI routes it,
+ * so that a DAI link is paid from another chain's USDC or USDT as `paymentOptions` offers it;
+ * the relayer fills with the DAI every local chain funds it with (chain.ts).
+ */
+const BRIDGED_TOKENS = [
+  { key: 'usdc', decimals: 6 },
+  { key: 'usdt', decimals: 6 },
+  { key: 'dai', decimals: 18 },
+] as const;
 
 export async function startLocalBridge(deps: {
   chains: readonly LocalChain[];
@@ -41,11 +50,11 @@ export async function startLocalBridge(deps: {
   const handler = getAddress(first.addresses.acrossHandler);
   const aggregator = await startFakeAggregator({
     tokens: deps.chains.flatMap((chain) =>
-      BRIDGED_TOKENS.map((key) => ({
+      BRIDGED_TOKENS.map(({ key, decimals }) => ({
         chainId: chain.chainId,
         address: chain.addresses[key],
         symbol: key.toUpperCase(),
-        decimals: 6,
+        decimals,
       })),
     ),
     spokePools: Object.fromEntries(

@@ -1,5 +1,6 @@
 import { and, desc, eq, isNotNull } from 'drizzle-orm';
-import { type FieldError, ValidationError } from '../base/errors.ts';
+import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
+import { legSource } from '../crosschain/leg-route.ts';
 import type { Database } from '../db/client.ts';
 import { paymentIntents } from '../db/schema.ts';
 import {
@@ -10,7 +11,8 @@ import {
   type IntentDeps,
   networkOf,
 } from './intent-body.ts';
-import type { Link } from './links.ts';
+import { assertOneLeg } from './link-crosschain.ts';
+import { type Link, linkLegs } from './links.ts';
 
 /**
  * How long a bridge transfer is followed before it counts as failed. Across fills in minutes
@@ -50,6 +52,12 @@ export async function recordBridgeIntent(deps: IntentDeps, link: Link, body: Int
   if (errors.length > 0 || source === null) throw new ValidationError(errors);
 
   const now = deps.clock.now();
+  assertPayableFrom(deps, link, body, now);
+  const txHash = body.txHash?.toLowerCase() ?? null;
+  if (txHash !== null) {
+    const recorded = await recordedTransfer(deps.db, link, txHash);
+    if (recorded) return intentAnswer(link, recorded);
+  }
   const [intent] = await deps.db
     .insert(paymentIntents)
     .values({
@@ -57,7 +65,7 @@ export async function recordBridgeIntent(deps: IntentDeps, link: Link, body: Int
       kind: 'bridge',
       status: 'bridging',
       network: source,
-      txHash: body.txHash?.toLowerCase() ?? null,
+      txHash,
       payerAddress: body.payerAddress ?? null,
       payerEoaAddress: body.payerEoaAddress ?? null,
       details: details(body),
@@ -66,6 +74,47 @@ export async function recordBridgeIntent(deps: IntentDeps, link: Link, body: Int
     })
     .returning();
   if (!intent) throw new Error('payment intent insert returned no row');
+  return intentAnswer(link, intent);
+}
+
+/**
+ * The source named must be one `/pay` routes this link from, refused as `/pay` refuses it: a
+ * batch still owing several requests, a link in fiat or a native currency, a chain or token
+ * its `paymentOptions` do not offer (`sourceToken` when sent, else `token`).
+ */
+function assertPayableFrom(deps: IntentDeps, link: Link, body: IntentBody, now: Date): void {
+  const legs = linkLegs(deps.chains, link, now);
+  assertOneLeg(legs);
+  const [leg] = legs;
+  if (!leg) return;
+  const token = typeof body.sourceToken === 'string' ? body.sourceToken : (body.token ?? '');
+  legSource(deps, leg, 'link', body.chain, token);
+}
+
+/**
+ * The intent a transfer was recorded as already: the same answer to the same transfer sent
+ * again (a page retrying), 409 when another link holds it (one transaction pays one link).
+ */
+async function recordedTransfer(db: Database, link: Link, txHash: string) {
+  const [row] = await db
+    .select()
+    .from(paymentIntents)
+    .where(and(eq(paymentIntents.kind, 'bridge'), eq(paymentIntents.txHash, txHash)))
+    .limit(1);
+  if (!row) return null;
+  if (row.securePaymentId !== link.row.id) {
+    throw new AppError(
+      'transfer_recorded_elsewhere',
+      'This transaction is recorded as a transfer to another link',
+    );
+  }
+  return row;
+}
+
+function intentAnswer(
+  link: Link,
+  intent: { id: string; txHash: string | null; payerAddress: string | null },
+) {
   const [first] = link.requests;
   return {
     intentId: intent.id,

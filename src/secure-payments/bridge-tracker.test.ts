@@ -31,7 +31,7 @@ import { BRIDGE_NOT_DONE, type BridgeTracker, createBridgeTracker } from './brid
  * transfer where it stands, and two trackers ending a transfer once.
  */
 
-setupSecurePaymentsApp();
+setupSecurePaymentsApp(['arbitrum-one']);
 
 const PAYER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 let fake: FakeAggregator;
@@ -468,6 +468,101 @@ describe('recording a cross-chain transfer', () => {
     expect(safe.statusCode).toBe(400);
     expect(safe.json().code).toBe('crosschain_unavailable');
     expect((await t.db.select().from(paymentIntents)).length).toBe(before);
+  });
+
+  it('refuses a source /pay would not route from, with /pay’s answer, writing nothing', async () => {
+    const dest = await destination(shop);
+    const { token } = await createLink(shop, [{ destinationId: dest.destinationId, amount: '2' }]);
+    const before = (await t.db.select().from(paymentIntents)).length;
+    const txHash = `0x${'56'.repeat(32)}`;
+    // Polygon has no RPC here: /pay offers no route from it, so no transfer comes from it.
+    for (const [chain, sourceToken] of [
+      ['POLYGON', 'USDC'],
+      // EURC has no contract here: no source either.
+      ['ARBITRUM', 'EURC'],
+    ] as const) {
+      const res = await intent(token, {
+        chain,
+        token: 'USDC',
+        txHash,
+        executionKind: 'evm_cross_chain',
+        sourceToken,
+      });
+      const pay = await get(
+        `/v2/secure-payments/${token}/pay?wallet=${PAYER}&chain=${chain}&token=${sourceToken}`,
+        apiKey(shop),
+      );
+      expect(res.statusCode, res.body).toBe(400);
+      expect(pay.statusCode, pay.body).toBe(400);
+      expect(res.json()).toEqual(pay.json());
+      expect(res.json().message).toBe(
+        `This link (USDC-base) cannot be paid from ${chain} ${sourceToken} on this server; its paymentOptions list the sources it can`,
+      );
+    }
+    const other = await destination(shop);
+    const batch = await createLink(shop, [
+      { destinationId: dest.destinationId, amount: '1' },
+      { destinationId: other.destinationId, amount: '1' },
+    ]);
+    const fromBatch = await intent(batch.token, {
+      chain: 'ARBITRUM',
+      token: 'USDC',
+      txHash,
+      executionKind: 'evm_cross_chain',
+    });
+    expect(fromBatch.statusCode, fromBatch.body).toBe(400);
+    expect(fromBatch.json()).toMatchObject({
+      code: 'crosschain_unavailable',
+      message: 'Cross-chain payment of a batch link is not available yet; pay it on its network',
+    });
+    expect((await t.db.select().from(paymentIntents)).length).toBe(before);
+  });
+
+  it('answers a transfer sent again with its intent, and refuses it for another link', async () => {
+    const first = await bridged();
+    const again = await post(
+      `/v2/secure-payments/${first.token}/intent`,
+      {
+        chain: 'ARBITRUM',
+        token: 'USDC',
+        txHash: first.txHash.toUpperCase().replace('0X', '0x'),
+        executionKind: 'evm_cross_chain',
+        payerAddress: PAYER,
+      },
+      apiKey(shop),
+    );
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual({
+      intentId: first.intentId,
+      paymentReference: expect.stringMatching(/^0x[0-9a-f]{16}$/),
+      txHash: first.txHash,
+      isListening: true,
+      payerAddress: PAYER,
+    });
+    const rows = await t.db
+      .select()
+      .from(paymentIntents)
+      .where(eq(paymentIntents.txHash, first.txHash));
+    expect(rows).toHaveLength(1);
+    const display = await get(`/v2/secure-payments/${first.token}`, apiKey(shop));
+    expect(display.json().bridgeTransfers).toEqual([{ txHash: first.txHash, status: 'bridging' }]);
+
+    const dest = await destination(shop);
+    const other = await createLink(shop, [{ destinationId: dest.destinationId, amount: '25' }]);
+    const elsewhere = await intent(other.token, {
+      chain: 'ARBITRUM',
+      token: 'USDC',
+      txHash: first.txHash,
+      executionKind: 'evm_cross_chain',
+    });
+    expect(elsewhere.statusCode, elsewhere.body).toBe(409);
+    expect(elsewhere.json()).toMatchObject({
+      code: 'transfer_recorded_elsewhere',
+      message: 'This transaction is recorded as a transfer to another link',
+    });
+    expect(
+      await t.db.select().from(paymentIntents).where(eq(paymentIntents.txHash, first.txHash)),
+    ).toHaveLength(1);
   });
 
   it('refuses a Tron link, which no bridge pays', async () => {

@@ -150,6 +150,23 @@ describe('GET /v2/secure-payments/{token} of a fiat link', () => {
     expect(rpcCalls.length).toBe(calls);
   });
 
+  it('refuses to be paid from another chain, naming the fiat it is written in', async () => {
+    const dest = await destination(shop);
+    const link = await createLink(shop, [
+      { destinationId: dest.destinationId, amount: '5', invoiceCurrency: 'USD' },
+    ]);
+    const wallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    const res = await get(
+      `/v2/secure-payments/${link.token}/pay?wallet=${wallet}&chain=ARBITRUM&token=USDC`,
+      apiKey(shop),
+    );
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({
+      code: 'crosschain_unavailable',
+      message: 'Cross-chain payment needs a link in a token; this one is written in USD',
+    });
+  });
+
   it('gives no invoice fields on a link in the token itself', async () => {
     const dest = await destination(shop);
     const link = await createLink(shop, [{ destinationId: dest.destinationId, amount: '2' }]);

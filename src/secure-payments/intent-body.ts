@@ -1,6 +1,7 @@
 import type { Clock } from '../base/clock.ts';
 import { AppError, type FieldError } from '../base/errors.ts';
 import { parseAddress } from '../chains/address.ts';
+import type { ChainClients } from '../chains/clients.ts';
 import { intentChainOf, NETWORKS, SANDBOX_NETWORKS } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
@@ -12,6 +13,8 @@ export type IntentDeps = {
   readonly db: Database;
   readonly clock: Clock;
   readonly chains: ChainRegistry;
+  /** Which networks a transfer may come from: those `/pay` routes from (an RPC configured). */
+  readonly clients: ChainClients;
 };
 
 interface LegIndex {

@@ -22,7 +22,9 @@ interface WarnLog {
  * fee legs not yet paid), against the payer's balances on every chain it could pay from.
  * Empty where nothing can be offered: a Tron link (sources are EVM chains, and a Tron wallet
  * holds nothing there), a link written in fiat (what it takes in tokens is the on-chain rate,
- * which /pay reads), a link with nothing left to pay.
+ * which /pay reads), a link with nothing left to pay. Only the link's own chain where `/pay`
+ * refuses to route from another (link-crosschain.ts): a batch still owing several requests, a
+ * smart account paying with its owner's funds (`eoaWallet`).
  */
 export async function linkPaymentOptions(
   deps: {
@@ -72,7 +74,13 @@ export async function linkPaymentOptions(
       : deps.routes.known(link.row.id, wallet, source.chainKey, source.tokenKey);
     return route ? BigInt(route.step.action.fromAmount) : faceValueEstimate(source);
   };
-  const { options, leftOut } = await deps.paymentOptions.read([...needs.values()], funder, quoted);
+  const crossChain = legs.length === 1 && payer.eoaWallet === undefined;
+  const { options, leftOut } = await deps.paymentOptions.read(
+    [...needs.values()],
+    funder,
+    quoted,
+    crossChain,
+  );
   if (leftOut.length > 0) log?.warn({ leftOut }, 'paymentOptions: chains left out of the answer');
   return options;
 }

@@ -140,7 +140,14 @@ describe('payreq usage, with the embedded database held by another process', () 
         ...['sandbox', 'pay', 'tok', '--wallet', '2', '--api-key', 'k'],
         ...['--chain', 'sandbox-b', '--token', 'USDT'],
       ],
-      'payreq: --chain must be an upper-case name such as SANDBOX_B or USDT (got "sandbox-b")',
+      'payreq: --chain must be a chain name such as SANDBOX_B, in upper case (got "sandbox-b")',
+    ],
+    [
+      [
+        ...['sandbox', 'pay', 'tok', '--wallet', '2', '--api-key', 'k'],
+        ...['--chain', 'SANDBOX_B', '--token', 'usdt'],
+      ],
+      'payreq: --token must be a token name such as USDT, in upper case (got "usdt")',
     ],
     [
       [

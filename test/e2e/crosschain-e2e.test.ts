@@ -22,6 +22,7 @@ import {
   injectApi,
   payFromArbitrum as payLink,
   quoteFromArbitrum,
+  sendOnArbitrum,
   startBridgeWorld,
   until,
 } from '../bridge-world.ts';
@@ -200,6 +201,50 @@ describe('a Base link paid with USDT from Arbitrum through the local bridge', ()
     });
     expect(link.statusCode).toBe(409);
   });
+  it('pays a DAI link from Arbitrum’s USDT: the payee’s DAI exact, in its 18 decimals', async () => {
+    const payee = getAddress(keccak256(toHex('crosschain e2e dai payee')).slice(0, 42));
+    const dai = getAddress(base.chain.addresses.dai);
+    const target = resolveTarget(t.chains, {
+      walletAddress: payee,
+      chainId: 8453,
+      tokenAddress: dai,
+    });
+    const { destinationId } = await activateDestination(t.db, t.clock, tenant.accountId, target);
+    const { token } = await createLink(api, destinationId, '2.5');
+    const payer = accountOf(arbitrum.chain, 5);
+    // paymentOptions offers the DAI link Arbitrum's USDT, which the aggregator routes.
+    const display = await t.app.inject({
+      url: `/v2/secure-payments/${token}?wallet=${payer.address}`,
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(display.json().paymentOptions.ARBITRUM.USDT).toMatchObject({ neededAmount: '2.5' });
+    const answer = await quoteFromArbitrum(api, token, payer.address);
+    const before = {
+      payee: await balanceOf(base, dai, payee),
+      fee: await balanceOf(base, dai, PROTOCOL),
+    };
+    const receipts = await sendOnArbitrum(world, payer, answer.transactions);
+    for (const receipt of receipts) expect(receipt.status).toBe('success');
+    const deposit = receipts[1]?.transactionHash;
+    const intent = await api(`/v2/secure-payments/${token}/intent`, {
+      chain: 'ARBITRUM',
+      token: 'DAI',
+      txHash: deposit,
+      executionKind: 'evm_cross_chain',
+      payerAddress: payer.address,
+      sourceToken: 'USDT',
+      sourceAmount: answer.metadata.sourceAmount,
+    });
+    expect(intent.status, intent.text).toBe(200);
+    await until(
+      () => world.relayer.deposits(),
+      (deposits) => deposits.some((d) => d.depositTxHash === deposit && d.status === 'filled'),
+    );
+    // 2.5 DAI less the protocol's 10 bps, each to the wei.
+    expect((await balanceOf(base, dai, payee)) - before.payee).toBe(2_497_500_000_000_000_000n);
+    expect((await balanceOf(base, dai, PROTOCOL)) - before.fee).toBe(2_500_000_000_000_000n);
+  });
+
   it('refunds a deposit the bridge never filled: payment.refunded, the payer whole, the link payable', async () => {
     world.relayer.pause();
     const { token, requestIds, payer, deposit, before, intentId, usdt } =

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { type Address, getAddress, keccak256, parseUnits, toHex } from 'viem';
+import { type Address, formatUnits, getAddress, keccak256, parseUnits, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkId } from '../../src/chains/networks.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
@@ -317,7 +317,7 @@ describe('a multicall payout on Base and Optimism paid with USDT from Arbitrum',
     const children = [
       await payout(payer.address, 'base', '3'),
       await payout(payer.address, 'arbitrum-one', '4.5'),
-      await payout(payer.address, 'optimism', '1.25'),
+      await payout(payer.address, 'base', '1.25'),
     ];
     // Its kind left open: the children's networks make it cross-chain.
     const created = await call('POST', '/v2/secure-payments/multicall-payouts', {
@@ -341,6 +341,12 @@ describe('a multicall payout on Base and Optimism paid with USDT from Arbitrum',
       sourceSideAmount: '4.5',
       executableLegCount: 3,
     });
+    // The routed children share USDC-base, the direct one is USDT-arbitrum-one: no total adds
+    // them up, and none leaves the direct child out while sourceAmount counts it.
+    expect(answer.metadata.sourceAmount).toBe(
+      formatUnits(parseUnits(answer.metadata.bridgeSourceAmount, 6) + 4_500_000n, 6),
+    );
+    expect(answer.metadata.costBreakdown).not.toHaveProperty('totals');
     expect(answer.batchPaymentTransaction.to).toBe(batch);
     expect(answer.children[1].destinationCall).toBeUndefined();
     expect(answer.destinationCalls).toHaveLength(2);
@@ -365,6 +371,32 @@ describe('a multicall payout on Base and Optimism paid with USDT from Arbitrum',
       (body) => body.status === 'completed',
     );
     expect(view).toMatchObject({ status: 'completed', executionKind: 'evm_cross_chain' });
+  });
+
+  it('totals what every child receives and all the payer spends when the children share a currency', async () => {
+    const payer = { address: getAddress(keccak256(toHex('xmulti totals payer')).slice(0, 42)) };
+    const children = [
+      await payout(payer.address, 'base', '3'),
+      await payout(payer.address, 'base', '4.25'),
+    ];
+    const created = await call('POST', '/v2/secure-payments/multicall-payouts', {
+      childTokens: children.map((child) => child.token),
+      requestedExecutionKind: 'evm_cross_chain',
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const pay = await call(
+      'GET',
+      `/v2/secure-payments/${created.json().token}/pay?wallet=${payer.address}&chain=ARBITRUM&token=USDT`,
+    );
+    expect(pay.statusCode, pay.body).toBe(200);
+    const { metadata } = pay.json();
+    expect(metadata.costBreakdown.totals).toEqual({
+      paymentAmount: '7.25',
+      paymentCurrency: 'USDC-base',
+      sourceAmount: metadata.sourceAmount,
+    });
+    // Both routes' deposits, each more than its child receives (the bridge's fee).
+    expect(parseUnits(metadata.sourceAmount, 6)).toBeGreaterThan(7_250_000n);
   });
 
   it('refuses the whole answer when one child’s route would pay someone else', async () => {

@@ -229,14 +229,18 @@ describe('paymentOptions', () => {
     const token = await baseLink({ token: 'usdc', amount: '2.5' });
 
     const options = await optionsOf(token, `wallet=${account}&eoaWallet=${owner}`);
-    expect(options?.BASE?.USDC).toEqual({
-      balance: '3',
-      hasEnoughBalance: true,
-      neededAmount: '2.5',
+    // A smart account is not routed from another chain by /pay: its own chain's options only.
+    expect(options).toEqual({
+      BASE: { USDC: { balance: '3', hasEnoughBalance: true, neededAmount: '2.5' } },
     });
+    const pay = await get(
+      `/v2/secure-payments/${token}/pay?wallet=${account}&eoaWallet=${owner}&chain=ARBITRUM&token=USDC`,
+    );
+    expect(pay.statusCode, pay.body).toBe(400);
+    expect(pay.json().code).toBe('crosschain_unavailable');
   });
 
-  it('adds up a batch’s requests in one currency, and keeps a two-currency batch on its chain', async () => {
+  it('adds up a batch’s requests in one currency, and keeps a batch on its chain, as /pay does', async () => {
     const payer = freshWallet('batch');
     await fund('base', 'usdc', payer, '20');
     await fund('base', 'dai', payer, '1.25');
@@ -247,16 +251,15 @@ describe('paymentOptions', () => {
       { token: 'usdc', amount: '12' },
     );
     const same = await optionsOf(usdcOnly, `wallet=${payer}`);
-    expect(same?.BASE?.USDC).toEqual({
-      balance: '20',
-      hasEnoughBalance: false,
-      neededAmount: '22',
+    // /pay routes no batch from another chain, so no other chain is offered.
+    expect(same).toEqual({
+      BASE: { USDC: { balance: '20', hasEnoughBalance: false, neededAmount: '22' } },
     });
-    expect(same?.ARBITRUM?.USDC).toEqual({
-      balance: '12',
-      hasEnoughBalance: false,
-      neededAmount: '22',
-    });
+    const pay = await get(
+      `/v2/secure-payments/${usdcOnly}/pay?wallet=${payer}&chain=ARBITRUM&token=USDC`,
+    );
+    expect(pay.statusCode, pay.body).toBe(400);
+    expect(pay.json().code).toBe('crosschain_unavailable');
 
     // Two currencies: the same-chain options only, each against its own requests.
     const mixed = await baseLink({ token: 'usdc', amount: '10' }, { token: 'dai', amount: '1.25' });

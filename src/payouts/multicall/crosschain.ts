@@ -49,9 +49,12 @@ export async function crossChainMulticall(
   if (!first) return null;
   const source = first.source;
   const direct = routed.filter(({ route }) => route === null).map(({ leg }) => leg);
-  const directSpend = direct.reduce((sum, leg) => sum + leg.amount + leg.feeAmount, 0n);
+  const directPaid = direct.map((leg) => ({
+    currency: leg.currency,
+    amount: leg.amount + leg.feeAmount,
+  }));
   const [bridged, batch] = await Promise.all([
-    multiRouteAnswer(deps, { legs, source, wallet, directSpend }),
+    multiRouteAnswer(deps, { legs, source, wallet, direct: directPaid }),
     direct.length > 0 ? buildBatchCalldata(deps, direct, payer) : null,
   ]);
   const directApprovals = (batch?.ERC20ApprovalTransactions ?? []).map((tx) => ({

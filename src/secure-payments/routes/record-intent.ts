@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ErrorEnvelopeRef } from '../../http/envelope.ts';
 import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import type { IntentDeps } from '../intent-body.ts';
@@ -121,7 +122,10 @@ export function registerRecordIntent(app: App, deps: IntentDeps): void {
         response: {
           200: IntentAnswer,
           403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
-          409: { ...CompletedResponse, description: 'Already completed' },
+          409: Type.Union([CompletedResponse, ErrorEnvelopeRef], {
+            description:
+              'Already completed; or (transfer_recorded_elsewhere) the txHash is recorded as a transfer to another link',
+          }),
           423: InProgressResponse,
         },
       },
