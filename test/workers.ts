@@ -1,5 +1,7 @@
+import pino from 'pino';
 import type { PrivateKeyAccount, PublicClient } from 'viem';
 import type { NetworkId } from '../src/chains/networks.ts';
+import { createAggregator } from '../src/crosschain/aggregator.ts';
 import type { DatabaseHandle } from '../src/db/client.ts';
 import { createLeaderLock, type LeaderLock } from '../src/db/leader-lock.ts';
 import { createEvmSource } from '../src/detection/evm-source.ts';
@@ -9,6 +11,7 @@ import {
   type RecurringExecutor,
 } from '../src/payouts/recurring/executor.ts';
 import { relayerAccount } from '../src/payouts/recurring/relayer.ts';
+import { type BridgeTracker, createBridgeTracker } from '../src/secure-payments/bridge-tracker.ts';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
 import { createSettlement } from '../src/workers/settlement.ts';
 import type { TestApp } from './app.ts';
@@ -55,6 +58,22 @@ export function testDispatcher(t: TestApp, database: DatabaseHandle = t.database
     logger: t.app.log as never,
     secretBox: t.secretBox,
     config: t.config.webhooks,
+  });
+}
+
+/**
+ * The bridge tracker of an app whose `LIFI_URL` names the fake aggregator, settling on the
+ * aggregator's word only after ten minutes (detection sees the payments first in these tests).
+ */
+export function testBridgeTracker(t: TestApp): BridgeTracker {
+  return createBridgeTracker({
+    db: t.db,
+    clock: t.clock,
+    logger: pino({ level: 'silent' }),
+    aggregator: createAggregator({ config: t.config.crosschain }),
+    chains: t.chains,
+    sink: createSettlement({ chains: t.chains }),
+    settleAfterMs: 600_000,
   });
 }
 

@@ -1,18 +1,12 @@
 import { eq } from 'drizzle-orm';
-import pino from 'pino';
 import { getAddress, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAggregator } from '../../src/crosschain/aggregator.ts';
 import { paymentIntents } from '../../src/db/schema.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
-import {
-  type BridgeTracker,
-  createBridgeTracker,
-} from '../../src/secure-payments/bridge-tracker.ts';
+import type { BridgeTracker } from '../../src/secure-payments/bridge-tracker.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
-import { createSettlement } from '../../src/workers/settlement.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import {
   type Api,
@@ -29,7 +23,7 @@ import {
 import { accountOf, type StandIn } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
-import { testDispatcher, testIndexer } from '../workers.ts';
+import { testBridgeTracker, testDispatcher, testIndexer } from '../workers.ts';
 
 /**
  * A link on Base paid with USDT from Arbitrum, end to end, on two local chains running the real
@@ -80,15 +74,7 @@ beforeAll(async () => {
   expect(hook.statusCode, hook.body).toBe(201);
   indexer = testIndexer(t, { network: 'base', confirmations: 0 });
   dispatcher = testDispatcher(t);
-  tracker = createBridgeTracker({
-    db: t.db,
-    clock: t.clock,
-    logger: pino({ level: 'silent' }),
-    aggregator: createAggregator({ config: t.config.crosschain }),
-    chains: t.chains,
-    sink: createSettlement({ chains: t.chains }),
-    settleAfterMs: 600_000,
-  });
+  tracker = testBridgeTracker(t);
 }, 180_000);
 afterAll(async () => {
   await tracker?.stop();

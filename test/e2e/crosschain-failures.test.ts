@@ -1,20 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import pino from 'pino';
 import { type Address, getAddress, keccak256, toFunctionSelector, toHex } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAggregator } from '../../src/crosschain/aggregator.ts';
 import { paymentIntents } from '../../src/db/schema.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import { spokePoolArtifact } from '../../src/sandbox/across-artifacts.ts';
-import {
-  type BridgeTracker,
-  createBridgeTracker,
-} from '../../src/secure-payments/bridge-tracker.ts';
+import type { BridgeTracker } from '../../src/secure-payments/bridge-tracker.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
-import { createSettlement } from '../../src/workers/settlement.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import {
   type Api,
@@ -33,7 +27,7 @@ import {
 import { accountOf } from '../chain.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
-import { testDispatcher, testIndexer } from '../workers.ts';
+import { testBridgeTracker, testDispatcher, testIndexer } from '../workers.ts';
 
 /**
  * What goes wrong on the way of a cross-chain payment, end to end through payreq's HTTP API on
@@ -85,15 +79,7 @@ beforeAll(async () => {
   secret = JSON.parse(hook.text).secret;
   indexer = testIndexer(t, { network: 'base', confirmations: 0 });
   dispatcher = testDispatcher(t);
-  tracker = createBridgeTracker({
-    db: t.db,
-    clock: t.clock,
-    logger: pino({ level: 'silent' }),
-    aggregator: createAggregator({ config: t.config.crosschain }),
-    chains: t.chains,
-    sink: createSettlement({ chains: t.chains }),
-    settleAfterMs: 600_000,
-  });
+  tracker = testBridgeTracker(t);
 }, 180_000);
 afterAll(async () => {
   await tracker?.stop();

@@ -1,17 +1,12 @@
-import pino from 'pino';
 import type { Page } from 'playwright-core';
 import { type Address, getAddress, type Hex, parseUnits, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAggregator } from '../../src/crosschain/aggregator.ts';
-import {
-  type BridgeTracker,
-  createBridgeTracker,
-} from '../../src/secure-payments/bridge-tracker.ts';
-import { createSettlement } from '../../src/workers/settlement.ts';
+import type { BridgeTracker } from '../../src/secure-payments/bridge-tracker.ts';
 import { type BridgeWorld, balanceOf, startBridgeWorld, until } from '../bridge-world.ts';
 import { accessibilityProblems, screen, sends, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
+import { testBridgeTracker } from '../workers.ts';
 
 /**
  * A payer pays a Base link from another chain on the hosted page, in a real Chromium: the page
@@ -42,15 +37,7 @@ beforeAll(async () => {
       walletChains: [world.arbitrum.chain],
     },
   });
-  tracker = createBridgeTracker({
-    db: rig.t.db,
-    clock: rig.t.clock,
-    logger: pino({ level: 'silent' }),
-    aggregator: createAggregator({ config: rig.t.config.crosschain }),
-    chains: rig.t.chains,
-    sink: createSettlement({ chains: rig.t.chains }),
-    settleAfterMs: 600_000,
-  });
+  tracker = testBridgeTracker(rig.t);
   tracker.start(200);
 }, 180_000);
 afterAll(async () => {
