@@ -10,6 +10,8 @@ const SAME_ON_EVERY_DATABASE = [
   // DATABASE_URL), and they use no other.
   'test/e2e/sandbox.test.ts',
   'test/e2e/sandbox-pay-page.test.ts',
+  'test/e2e/sandbox-crosschain.test.ts',
+  'test/e2e/sandbox-pay-page-crosschain.test.ts',
   'test/e2e/cli-usage.test.ts',
   'test/e2e/rpc-config.test.ts',
   'test/e2e/server-bundle.test.ts',
