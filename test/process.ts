@@ -106,6 +106,13 @@ export async function createDestinationByCli(
   return (JSON.parse(result.stdout) as { destinationId: string }).destinationId;
 }
 
+/**
+ * An RPC address nothing answers on, for "the node is down" tests. Port 1 (tcpmux) is below
+ * the ephemeral range, so no server a parallel test starts on port 0 can take it, as one did
+ * a port `freePort` had just handed out and released.
+ */
+export const REFUSING_URL = 'http://127.0.0.1:1';
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -3,7 +3,7 @@ import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
-import { freePort } from '../process.ts';
+import { REFUSING_URL } from '../process.ts';
 
 /** A network without RPC, or with one that does not answer: clear 503/502, never a 500. */
 
@@ -33,7 +33,7 @@ describe('chain errors', () => {
   beforeAll(async () => {
     unconfigured = await createTestApp();
     // Nothing listens on this loopback port: every RPC call fails to connect.
-    down = await createTestApp({ env: { RPC_URL_BASE: `http://127.0.0.1:${await freePort()}` } });
+    down = await createTestApp({ env: { RPC_URL_BASE: REFUSING_URL } });
   });
   afterAll(async () => {
     await unconfigured.close();

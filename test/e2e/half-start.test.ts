@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { emptyPostgresDatabase } from '../database.ts';
-import { freePort, processEnv, run, runCli, type ServerProcess, startServer } from '../process.ts';
+import {
+  freePort,
+  processEnv,
+  REFUSING_URL,
+  run,
+  runCli,
+  type ServerProcess,
+  startServer,
+} from '../process.ts';
 
 /**
  * No silent half-start: a service started with the sandbox on either runs it or does not
@@ -142,10 +150,7 @@ describe('the port taken', () => {
 
 describe('a network whose RPC does not answer at start', () => {
   it('serves, with /readyz 503 naming the network and why, and says so once in the log', async () => {
-    const down = await freePort();
-    server = await startServer(
-      processEnv({ RPC_URL_BASE: `http://127.0.0.1:${down}` }, { migrated: true }),
-    );
+    server = await startServer(processEnv({ RPC_URL_BASE: REFUSING_URL }, { migrated: true }));
     const url = server.url;
     await expect
       .poll(

@@ -15,7 +15,7 @@ import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf } from '../chain.ts';
 import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from '../fixtures.ts';
-import { freePort } from '../process.ts';
+import { REFUSING_URL } from '../process.ts';
 import {
   placeTronBatch,
   type SignedTron,
@@ -364,7 +364,7 @@ describe('relaying a signed Tron transaction', () => {
 
   it('answers 502 when the node cannot be reached, and logs why without the API key', async () => {
     const down = await createTestApp({
-      env: { RPC_URL_TRON: `http://127.0.0.1:${await freePort()}`, TRON_API_KEY: 'tron-down-key' },
+      env: { RPC_URL_TRON: REFUSING_URL, TRON_API_KEY: 'tron-down-key' },
     });
     try {
       const shop = await createTenant(down.db);
