@@ -6,6 +6,7 @@
 
 export * from './schema/branding.ts';
 export * from './schema/chain.ts';
+export * from './schema/commerce.ts';
 export * from './schema/fees.ts';
 export * from './schema/intents.ts';
 export * from './schema/journeys.ts';
