@@ -56,6 +56,13 @@ export async function standIn(
         ...(DEPLOYED_CONTRACTS[network].recurringPaymentProxy && {
           recurringPaymentProxy: a.recurringPaymentProxy,
         }),
+        // Where the real network has commerce payments (Base), so does its stand-in.
+        ...(DEPLOYED_CONTRACTS[network].commerceEscrowWrapper && {
+          commerceEscrowWrapper: a.commerceEscrowWrapper,
+          authCaptureEscrow: a.authCaptureEscrow,
+          preApprovalPaymentCollector: a.preApprovalPaymentCollector,
+          operatorRefundCollector: a.operatorRefundCollector,
+        }),
       }),
     },
     transports: { [network]: custom(chain.provider, { retryCount: 0 }) },

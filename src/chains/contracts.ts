@@ -41,6 +41,19 @@ export interface ContractSet {
   readonly multiSendCallOnly: string | null;
   /** CompatibilityFallbackHandler 1.4.1, the fallback handler a new Safe is set up with. */
   readonly safeFallbackHandler: string | null;
+  /**
+   * Commerce payments (contracts.md §5): Request's ERC20CommerceEscrowWrapper, the payments'
+   * entry point, and the AuthCaptureEscrow it wraps. On Base and Sepolia only.
+   */
+  readonly commerceEscrowWrapper: string | null;
+  readonly authCaptureEscrow: string | null;
+  /**
+   * The escrow's token collectors: PreApprovalPaymentCollector pulls an authorization's funds
+   * from the escrow's payer (the wrapper), OperatorRefundCollector a refund's from its operator
+   * (the wrapper again). Unknown on Sepolia, so commerce is served on Base only there.
+   */
+  readonly preApprovalPaymentCollector: string | null;
+  readonly operatorRefundCollector: string | null;
 }
 
 export const CONTRACT_KEYS = [
@@ -57,6 +70,10 @@ export const CONTRACT_KEYS = [
   'safeProxyFactory',
   'multiSendCallOnly',
   'safeFallbackHandler',
+  'commerceEscrowWrapper',
+  'authCaptureEscrow',
+  'preApprovalPaymentCollector',
+  'operatorRefundCollector',
 ] as const;
 
 const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
@@ -75,6 +92,12 @@ export const SAFE_1_4_1 = {
   safeProxyFactory: '0x4e1DCf7AD4e460CfD30791CCC4F9c8a4f820ec67',
   multiSendCallOnly: '0x9641d764fc13c8B624c04430C7356C1C7C8102e2',
   safeFallbackHandler: '0xfd0732Dc9E303f09fCEf3a7388Ad10A83459Ec99',
+} as const;
+const NO_COMMERCE = {
+  commerceEscrowWrapper: null,
+  authCaptureEscrow: null,
+  preApprovalPaymentCollector: null,
+  operatorRefundCollector: null,
 } as const;
 const NO_SAFE = {
   safeSingleton: null,
@@ -100,6 +123,7 @@ export const DEPLOYED_CONTRACTS = {
     chainlinkConversionPath: '0xC5519f3fcECC8EC85caaF8836563dEe9a00080f9',
     recurringPaymentProxy: '0xF0Bebbc99E26Ba7F651E7Ff14e0D3029B0228880',
     ...SAFE_1_4_1,
+    ...NO_COMMERCE,
   },
   'arbitrum-one': {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
@@ -111,6 +135,7 @@ export const DEPLOYED_CONTRACTS = {
     chainlinkConversionPath: CONVERSION_PATH,
     recurringPaymentProxy: '0xC335f956e91faa1DC103f9B54f7009c470dc6EEf',
     ...SAFE_1_4_1,
+    ...NO_COMMERCE,
   },
   optimism: {
     erc20FeeProxy: '0x399F5EE127ce7432E4921a61b8CF52b0af52cbfE',
@@ -122,6 +147,7 @@ export const DEPLOYED_CONTRACTS = {
     chainlinkConversionPath: CONVERSION_PATH,
     recurringPaymentProxy: null,
     ...SAFE_1_4_1,
+    ...NO_COMMERCE,
   },
   base: {
     erc20FeeProxy: '0x1892196E80C4c17ea5100Da765Ab48c1fE2Fb814',
@@ -133,6 +159,10 @@ export const DEPLOYED_CONTRACTS = {
     chainlinkConversionPath: '0x3dF89c727eaDF67eeD7b4d09EC4F2b41f8Dec2ca',
     recurringPaymentProxy: '0xd2c3392e3e70F4CE033Cb39CC80B414aDdD64fFa',
     ...SAFE_1_4_1,
+    commerceEscrowWrapper: '0x9A73b3774183d07d4a2b585B04982F2Ec672B03b',
+    authCaptureEscrow: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
+    preApprovalPaymentCollector: '0x1b77ABd71FCD21fbe2398AE821Aa27D1E6B94bC6',
+    operatorRefundCollector: '0x934907bffd0901b6A21e398B9C53A4A38F02fa5d',
   },
   matic: {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
@@ -144,6 +174,7 @@ export const DEPLOYED_CONTRACTS = {
     chainlinkConversionPath: CONVERSION_PATH,
     recurringPaymentProxy: '0xD3BD678f219439c2bcf602Beb07e601a91b8Cd3d',
     ...SAFE_1_4_1,
+    ...NO_COMMERCE,
   },
   bsc: {
     erc20FeeProxy: '0x0DfbEe143b42B41eFC5A6F87bFD1fFC78c2f0aC9',
@@ -155,6 +186,7 @@ export const DEPLOYED_CONTRACTS = {
     chainlinkConversionPath: CONVERSION_PATH,
     recurringPaymentProxy: '0xbb0f20890E9e405f9D4c2e707590525ccAA3De16',
     ...SAFE_1_4_1,
+    ...NO_COMMERCE,
   },
   tron: {
     erc20FeeProxy: 'TCUDPYnS9dH3WvFEaE7wN7vnDa51J4R4fd',
@@ -167,6 +199,7 @@ export const DEPLOYED_CONTRACTS = {
     chainlinkConversionPath: null,
     recurringPaymentProxy: null,
     ...NO_SAFE,
+    ...NO_COMMERCE,
   },
   sepolia: {
     erc20FeeProxy: '0x399F5EE127ce7432E4921a61b8CF52b0af52cbfE',
@@ -178,6 +211,10 @@ export const DEPLOYED_CONTRACTS = {
     chainlinkConversionPath: '0x7c285b9F2dA5E2c10feA25C00Ce1aCB107F85475',
     recurringPaymentProxy: '0xb6C7448458d8616B00eb8f93883d0081Fa2aDec9',
     ...SAFE_1_4_1,
+    commerceEscrowWrapper: '0xc9b2eCBc2bfb38908f0Ee59729875959A09E6Ea5',
+    authCaptureEscrow: '0xF81E3F293c92CaCfc0d723d2D8183e39Cc3AEdC7',
+    preApprovalPaymentCollector: null,
+    operatorRefundCollector: null,
   },
 } as const satisfies Readonly<Record<PaymentNetworkId, ContractSet>>;
 

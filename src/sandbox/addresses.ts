@@ -62,6 +62,11 @@ const SANDBOX_DEPLOYMENTS = [
   'recurringPaymentProxy',
   'spokePool',
   'acrossHandler',
+  // Commerce payments (contracts.md §5): the escrow, its two collectors, then the wrapper.
+  'authCaptureEscrow',
+  'preApprovalPaymentCollector',
+  'operatorRefundCollector',
+  'commerceEscrowWrapper',
 ] as const;
 
 type SandboxContract = (typeof SANDBOX_DEPLOYMENTS)[number];

@@ -37,6 +37,11 @@ export function sandboxNetwork(
       ethConversionProxy: addresses.ethConversionProxy,
       chainlinkConversionPath: addresses.chainlinkConversionPath,
       recurringPaymentProxy: addresses.recurringPaymentProxy,
+      // Deployed when the chain starts (chain.ts); ours, to contracts.md §5's interface.
+      commerceEscrowWrapper: addresses.commerceEscrowWrapper,
+      authCaptureEscrow: addresses.authCaptureEscrow,
+      preApprovalPaymentCollector: addresses.preApprovalPaymentCollector,
+      operatorRefundCollector: addresses.operatorRefundCollector,
       // Installed at their canonical addresses when the chain starts (safe.ts).
       ...SAFE_1_4_1,
     },
