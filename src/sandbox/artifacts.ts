@@ -5,6 +5,12 @@ import vm from 'node:vm';
 import type { Abi, Hex } from 'viem';
 import { multicallHandlerArtifact, spokePoolArtifact } from './across-artifacts.ts';
 import { batchAccountArtifact } from './batch-account-artifact.ts';
+import {
+  authCaptureEscrowArtifact,
+  commerceEscrowWrapperArtifact,
+  operatorRefundCollectorArtifact,
+  preApprovalPaymentCollectorArtifact,
+} from './commerce-escrow-artifacts.ts';
 import { recurringPaymentProxyArtifact } from './recurring-proxy-artifact.ts';
 
 /**
@@ -13,8 +19,8 @@ import { recurringPaymentProxyArtifact } from './recurring-proxy-artifact.ts';
  * sandbox and the tests use it, production never loads it). The factories `require('ethers')`
  * only to extend its classes, so they run here against a stand-in that has just those names.
  * No package ships ERC20RecurringPaymentProxy, BatchAccount (the smart account the tests pay
- * through) or Across's SpokePool and MulticallHandler (the local bridge): ours are compiled from
- * `contracts/` ahead of time.
+ * through), Across's SpokePool and MulticallHandler (the local bridge) or the commerce escrow,
+ * its collectors and wrapper: ours are compiled from `contracts/` ahead of time.
  */
 
 export interface Artifact {
@@ -42,7 +48,11 @@ export type ArtifactName =
   | 'ERC20RecurringPaymentProxy'
   | 'BatchAccount'
   | 'SpokePool'
-  | 'MulticallHandler';
+  | 'MulticallHandler'
+  | 'AuthCaptureEscrow'
+  | 'PreApprovalPaymentCollector'
+  | 'OperatorRefundCollector'
+  | 'ERC20CommerceEscrowWrapper';
 
 const require = createRequire(import.meta.url);
 const cache = new Map<ArtifactName, Artifact>();
@@ -67,6 +77,14 @@ function uncached(name: ArtifactName): Artifact {
       return spokePoolArtifact;
     case 'MulticallHandler':
       return multicallHandlerArtifact;
+    case 'AuthCaptureEscrow':
+      return authCaptureEscrowArtifact;
+    case 'PreApprovalPaymentCollector':
+      return preApprovalPaymentCollectorArtifact;
+    case 'OperatorRefundCollector':
+      return operatorRefundCollectorArtifact;
+    case 'ERC20CommerceEscrowWrapper':
+      return commerceEscrowWrapperArtifact;
     default:
       return fromFactory(FACTORIES[name]);
   }

@@ -24,13 +24,15 @@ import {
   sandboxRelayer,
   sandboxWallets,
 } from './addresses.ts';
-import { type ArtifactName, loadArtifact } from './artifacts.ts';
+import { loadArtifact } from './artifacts.ts';
+import { type Deployer, deployCommerce } from './commerce-chain.ts';
 import { installSafe } from './safe.ts';
 
 /**
  * A local EVM (Hardhat 3's EDR, in process) with the real Request contracts and test tokens
  * deployed at the sandbox's fixed addresses, the local bridge (Across's SpokePool and
- * MulticallHandler, ours: contracts/Across.sol), Safe 1.4.1 at its canonical ones, and test
+ * MulticallHandler, ours: contracts/Across.sol), the commerce escrow and its wrapper (ours:
+ * contracts/CommerceEscrow.sol), Safe 1.4.1 at its canonical ones, and test
  * wallets (and the bridge relayer) funded with every token. The
  * tests use it with the chain id of whichever network it stands in for; `npm start` runs one
  * as the `sandbox` network.
@@ -129,7 +131,7 @@ async function deploy(
   });
   const expected = sandboxAddresses();
 
-  const create = async (name: ArtifactName, args: readonly unknown[], at: Address) => {
+  const create: Deployer = async (name, args, at) => {
     const artifact = loadArtifact(name);
     const hash = await wallet.deployContract({
       abi: artifact.abi,
@@ -210,6 +212,7 @@ async function deploy(
   // expired deposits the bridge relayer refunds, and the handler that runs deposits' messages.
   await create('SpokePool', [sandboxBridgeRelayer().address], expected.spokePool);
   await create('MulticallHandler', [], expected.acrossHandler);
+  await deployCommerce(create, expected);
   const ends = SANDBOX_AGGREGATORS.map((feed) => ({
     input: sandboxCurrencyHash(expected, nativeHash, feed.input),
     output: sandboxCurrencyHash(expected, nativeHash, feed.output),
