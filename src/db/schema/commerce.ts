@@ -26,6 +26,11 @@ export const commercePayments = pgTable(
       .$defaultFn(() => uuidV7()),
     /** The request's public id (`01` + 64 hex digits), the path's `{requestId}`. */
     requestId: text().notNull(),
+    /**
+     * The buyer's capability on the pay page (`PAY_URL/?commerce=<payToken>`): 64 hex digits,
+     * 256 random bits (`newPayToken` of base/ids.ts).
+     */
+    payToken: text().notNull(),
     accountId: uuid().notNull(),
     clientIdId: uuid(),
     /** The browser origin a client ID created it from. */
@@ -62,6 +67,7 @@ export const commercePayments = pgTable(
   },
   (t) => [
     uniqueIndex().on(t.requestId),
+    uniqueIndex().on(t.payToken),
     uniqueIndex().on(t.network, t.paymentReference),
     index().on(t.accountId, t.id),
   ],

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
-import { isUuid } from '../../base/ids.ts';
+import { isPayToken, isUuid, newPayToken } from '../../base/ids.ts';
 import { occurrenceDate } from '../../base/recurrence.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
@@ -128,13 +127,6 @@ export async function findRecurringPayout(
   return row ?? null;
 }
 
-/** A pay token: 256 random bits as 64 hex digits, the payer's capability on the pay page. */
-function newPayToken(): string {
-  return randomBytes(32).toString('hex');
-}
-
-const PAY_TOKEN = /^[0-9a-f]{64}$/;
-
 /**
  * The schedule of a pay token: the caller's account's, or any account's for the pay page's
  * own client ID (`linkScopeOf`: the token is the payer's capability). Null when unknown.
@@ -144,7 +136,7 @@ export async function findByPayToken(
   scope: LinkScope,
   token: string,
 ): Promise<RecurringPayoutRow | null> {
-  if (!PAY_TOKEN.test(token)) return null;
+  if (!isPayToken(token)) return null;
   const conditions = [eq(recurringPayouts.payToken, token)];
   if ('accountId' in scope) conditions.push(eq(recurringPayouts.accountId, scope.accountId));
   const [row] = await db
