@@ -13,6 +13,8 @@ const SAME_ON_EVERY_DATABASE = [
   'test/e2e/sandbox-crosschain.test.ts',
   'test/e2e/sandbox-pay-page-crosschain.test.ts',
   'test/e2e/cli-usage.test.ts',
+  // The commerce contracts driven from wallets on a local chain: no database at all.
+  'test/e2e/commerce-contracts.test.ts',
   'test/e2e/rpc-config.test.ts',
   'test/e2e/server-bundle.test.ts',
   // What a browser does with the pay page, over the HTTP API: the database behind that API is

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { enableCompileCache } from 'node:module';
-import { parseInvocation, UsageError } from './cli/invocation.ts';
+import { isSandboxCommand, parseInvocation, UsageError } from './cli/invocation.ts';
 import type { Output } from './cli/output.ts';
 import { registerResolveHook } from './cli/resolve-hook.ts';
 import { USAGE } from './cli/usage.ts';
@@ -46,7 +46,7 @@ export async function runCli(
     const { serve } = await import('./main.ts');
     return serve();
   }
-  if (command === 'sandbox pay' || command === 'sandbox create-safe') {
+  if (isSandboxCommand(command)) {
     // Over HTTP to the running server: the embedded database stays its own.
     const { runSandboxCommand } = await import('./cli/sandbox-commands.ts');
     await runSandboxCommand(command, values, args, config.baseUrl, io.out);

@@ -12,13 +12,22 @@ import {
 } from 'viem';
 import { erc20Abi } from '../src/payments/abis.ts';
 import type { LocalChain } from '../src/sandbox/chain.ts';
-import { commerceEscrowWrapperArtifact } from '../src/sandbox/commerce-escrow-artifacts.ts';
+import {
+  authCaptureEscrowArtifact,
+  commerceEscrowWrapperArtifact,
+  preApprovalPaymentCollectorArtifact,
+} from '../src/sandbox/commerce-escrow-artifacts.ts';
 
 /**
  * Helpers for tests that drive the sandbox's commerce contracts (src/sandbox/contracts/
  * CommerceEscrow.sol) directly from wallets: sending a call and reading its receipt, the
  * wrapper's `AuthParams`, and balances.
  */
+
+const COMMERCE_ERRORS = [
+  ...authCaptureEscrowArtifact.abi,
+  ...preApprovalPaymentCollectorArtifact.abi,
+].filter((item) => item.type === 'error');
 
 /** Sends one contract call from `account` and answers its receipt; throws if it reverts. */
 export async function write<
@@ -39,9 +48,11 @@ export async function write<
     chain: chain.chain,
     transport: custom(chain.provider, { retryCount: 0 }),
   });
-  // Simulated first, so a revert throws with the contract's custom error decoded.
+  // Simulated first, so a revert throws with the custom error decoded, even one the escrow or
+  // a collector raised under the wrapper.
   const { request: simulated } = await chain.client.simulateContract({
     ...request,
+    abi: [...request.abi, ...COMMERCE_ERRORS],
     account,
   } as Parameters<typeof chain.client.simulateContract>[0]);
   const hash = await wallet.writeContract(simulated);

@@ -7,7 +7,13 @@ import { migrateDatabase } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { accounts } from '../db/schema.ts';
 import { CREDENTIAL_CACHE_MS, onCredentialsChanged } from '../http/credential-cache.ts';
-import { type CommandName, given, UsageError, type Values } from './invocation.ts';
+import {
+  type CommandName,
+  given,
+  type SandboxCommand,
+  UsageError,
+  type Values,
+} from './invocation.ts';
 import { type Output, print } from './output.ts';
 
 /**
@@ -23,7 +29,7 @@ import { type Output, print } from './output.ts';
  */
 const SHARED_BUFFERS = '16MB';
 
-export type DatabaseCommand = Exclude<CommandName, 'serve' | 'sandbox pay' | 'sandbox create-safe'>;
+export type DatabaseCommand = Exclude<CommandName, 'serve' | SandboxCommand>;
 
 export async function runDatabaseCommand(
   command: DatabaseCommand,

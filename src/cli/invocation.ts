@@ -118,9 +118,21 @@ const COMMANDS = {
     required: ['owners', 'threshold'],
     check: checkCreateSafe,
   }),
+  'sandbox clock': command(['url', 'json'], { check: checkUrl }),
+  'sandbox clock advance': command(['url', 'json'], {
+    positionals: ['<duration>'],
+    check: checkUrl,
+  }),
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
+
+/** The commands that talk to the running server's sandbox over HTTP, opening no database. */
+export type SandboxCommand = Extract<CommandName, `sandbox ${string}`>;
+
+export function isSandboxCommand(name: CommandName): name is SandboxCommand {
+  return name.startsWith('sandbox ');
+}
 
 export type Invocation =
   | { readonly kind: 'help' }
@@ -188,7 +200,9 @@ export function parseInvocation(argv: readonly string[]): Invocation {
 }
 
 function findCommand(positionals: readonly string[]): CommandName | null {
-  for (const candidate of [positionals.slice(0, 1), positionals.slice(0, 2)]) {
+  // The longest match: `sandbox clock advance` before `sandbox clock`.
+  for (const words of [3, 2, 1]) {
+    const candidate = positionals.slice(0, words);
     const name = candidate.join(' ');
     if (Object.hasOwn(COMMANDS, name)) return name as CommandName;
   }

@@ -1,4 +1,4 @@
-import { given, type Values } from './invocation.ts';
+import { given, type SandboxCommand, UsageError, type Values } from './invocation.ts';
 import { type Output, print } from './output.ts';
 
 /**
@@ -6,13 +6,17 @@ import { type Output, print } from './output.ts';
  * `/sandbox/rpc`): they open no database, so they run while the server holds the embedded one.
  */
 export async function runSandboxCommand(
-  command: 'sandbox pay' | 'sandbox create-safe',
+  command: SandboxCommand,
   values: Values,
   args: readonly string[],
   configBaseUrl: string,
   out: Output,
 ): Promise<void> {
   const baseUrl = (values.url ?? configBaseUrl).replace(/\/+$/, '');
+  if (command === 'sandbox clock' || command === 'sandbox clock advance') {
+    await runClock(baseUrl, command === 'sandbox clock advance' ? args[0] : undefined, values, out);
+    return;
+  }
   if (command === 'sandbox create-safe') {
     const { sandboxCreateSafe } = await import('../sandbox/create-safe.ts');
     const result = await sandboxCreateSafe({
@@ -61,4 +65,34 @@ export async function runSandboxCommand(
       : `Paid with wallet ${result.wallet} from ${result.chain} (intent ${result.intentId ?? 'not recorded'}):`,
     ...result.transactions.map((hash) => `  ${hash}`),
   ]);
+}
+
+/** `sandbox clock` prints the chain's time; `sandbox clock advance <duration>` moves it on. */
+async function runClock(
+  baseUrl: string,
+  duration: string | undefined,
+  values: Values,
+  out: Output,
+): Promise<void> {
+  const { parseDuration, sandboxClock } = await import('../sandbox/clock.ts');
+  const advanceSeconds = duration === undefined ? undefined : parseDuration(duration);
+  if (advanceSeconds === null) {
+    throw new UsageError(
+      `<duration> must be seconds or a number with s, m, h or d, such as 90m, 2h or 7d, up to ten years (got "${duration}")`,
+    );
+  }
+  const result = await sandboxClock({ baseUrl, advanceSeconds });
+  const now = `${result.now.time} (unix ${result.now.timestamp}, block ${result.now.block})`;
+  print(
+    values,
+    out,
+    result,
+    result.before === undefined
+      ? [`Sandbox chain time: ${now}`]
+      : [
+          `Moved the sandbox clock on by ${duration} (${advanceSeconds} s):`,
+          `  was ${result.before.time} (unix ${result.before.timestamp}, block ${result.before.block})`,
+          `  now ${now}`,
+        ],
+  );
 }

@@ -38,6 +38,11 @@ Commands:
                       [--wallet <n>] [--url <baseUrl>]
                                                 make a Safe 1.4.1 on the sandbox chain (sent by
                                                 test wallet n, 0 by default), and fund it
+  sandbox clock [--url <baseUrl>]               print the sandbox chain's time (its latest block)
+  sandbox clock advance <duration> [--url <baseUrl>]
+                                                move the sandbox chain's clock on by <duration>
+                                                (seconds, or e.g. 90m, 2h, 7d) and mine a block,
+                                                so an expiry passes without waiting for it
 
 Options:
   --json    print one JSON object instead of text
