@@ -1,6 +1,7 @@
 import pino from 'pino';
 import type { PrivateKeyAccount, PublicClient } from 'viem';
 import type { NetworkId } from '../src/chains/networks.ts';
+import { commerceWatchers } from '../src/commerce/detect-events.ts';
 import { createAggregator } from '../src/crosschain/aggregator.ts';
 import type { DatabaseHandle } from '../src/db/client.ts';
 import { createLeaderLock, type LeaderLock } from '../src/db/leader-lock.ts';
@@ -48,6 +49,7 @@ export function testIndexer(
     confirmations: options.confirmations,
     lock: options.lock ?? createLeaderLock(database, `test:indexer:${network}`),
     sink: createSettlement({ chains: t.chains }),
+    watchers: commerceWatchers(t.chains, network),
   });
 }
 

@@ -18,7 +18,7 @@ import {
   ethFeeProxyAbi,
 } from '../payments/abis.ts';
 import { payersOf } from './payer-accounts.ts';
-import type { BlockSource, DetectedPayment } from './types.ts';
+import type { BlockSource, ContractLog, DetectedPayment } from './types.ts';
 
 /** The RPC refused the block range as too large: scan smaller ranges. */
 export class RangeTooLargeError extends Error {}
@@ -98,89 +98,115 @@ export function createEvmSource(deps: {
     }
   }
 
+  async function scan(from: bigint, to: bigint, watched: readonly string[]) {
+    let logs: Awaited<ReturnType<PublicClient['getLogs']>>;
+    try {
+      logs = await deps.client.getLogs({
+        address: [...proxies, ...watched.map((a) => getAddress(a))],
+        fromBlock: from,
+        toBlock: to,
+      });
+    } catch (error) {
+      if (isRangeError(error))
+        throw new RangeTooLargeError(`${deps.network} refused blocks ${from}-${to}`);
+      throw error;
+    }
+    const watching = new Set(watched.map((a) => a.toLowerCase()));
+    const all = parseEventLogs({
+      abi: EVENT_ABI,
+      logs: logs.filter((log) => !watching.has(log.address.toLowerCase())),
+    });
+    const parsed = all.filter((log) => log.eventName === 'TransferWithReferenceAndFee');
+    const conversions = new Map<string, NonNullable<DetectedPayment['conversion']>>();
+    for (const [transferKey, log] of pairConversions(all)) {
+      const args = log.args as {
+        amount: bigint;
+        currency: Address;
+        feeAmount: bigint;
+        maxRateTimespan: bigint;
+      };
+      conversions.set(transferKey, {
+        currency: args.currency.toLowerCase(),
+        amount: args.amount,
+        feeAmount: args.feeAmount,
+        maxRateTimespan: args.maxRateTimespan,
+        amountInUsd:
+          log.blockNumber === null
+            ? null
+            : await inUsd(args.currency, args.amount, log.blockNumber),
+      });
+    }
+    const timestamps = new Map<bigint, Date>();
+    /** A block's time, read once per block. */
+    const timeOf = async (blockNumber: bigint) => {
+      let timestamp = timestamps.get(blockNumber);
+      if (!timestamp) {
+        const block = await deps.client.getBlock({ blockNumber });
+        timestamp = new Date(Number(block.timestamp) * 1000);
+        timestamps.set(blockNumber, timestamp);
+      }
+      return timestamp;
+    };
+    const events: DetectedPayment[] = [];
+    for (const log of parsed) {
+      const topic = log.topics[1];
+      if (log.blockNumber === null || log.blockHash === null || log.logIndex === null || !topic)
+        continue;
+      const timestamp = await timeOf(log.blockNumber);
+      const args = log.args as {
+        tokenAddress?: Address;
+        to: Address;
+        amount: bigint;
+        feeAmount: bigint;
+        feeAddress: Address;
+      };
+      const isErc20 = erc20Proxies.has(getAddress(log.address)) && args.tokenAddress !== undefined;
+      const conversion = conversions.get(logKey(log));
+      events.push({
+        network: deps.network,
+        txHash: log.transactionHash ?? '',
+        logIndex: log.logIndex,
+        blockNumber: log.blockNumber,
+        blockHash: log.blockHash,
+        timestamp,
+        referenceTopic: topic.toLowerCase(),
+        tokenAddress: isErc20 && args.tokenAddress ? getAddress(args.tokenAddress) : null,
+        payee: getAddress(args.to),
+        amount: args.amount,
+        feeAmount: args.feeAmount,
+        // No fee, no fee address: a batch names one for its own sake even when nothing is paid.
+        feeAddress:
+          args.feeAmount === 0n || args.feeAddress === zeroAddress
+            ? null
+            : getAddress(args.feeAddress),
+        payerAddress: null,
+        payerEoaAddress: null,
+        ...(conversion && { conversion }),
+      });
+    }
+    const contractLogs: ContractLog[] = [];
+    for (const log of logs) {
+      if (!watching.has(log.address.toLowerCase())) continue;
+      if (log.blockNumber === null || log.blockHash === null || log.logIndex === null) continue;
+      contractLogs.push({
+        address: getAddress(log.address),
+        topics: log.topics,
+        data: log.data,
+        txHash: log.transactionHash ?? '',
+        logIndex: log.logIndex,
+        blockNumber: log.blockNumber,
+        blockHash: log.blockHash,
+        timestamp: await timeOf(log.blockNumber),
+      });
+    }
+    return { payments: events, logs: contractLogs };
+  }
+
   return {
     head: () => deps.client.getBlockNumber({ cacheTime: 0 }),
     blockHash: async (number) => (await deps.client.getBlock({ blockNumber: number })).hash,
-    async events(from, to) {
-      let logs: Awaited<ReturnType<PublicClient['getLogs']>>;
-      try {
-        logs = await deps.client.getLogs({
-          address: proxies as Address[],
-          fromBlock: from,
-          toBlock: to,
-        });
-      } catch (error) {
-        if (isRangeError(error))
-          throw new RangeTooLargeError(`${deps.network} refused blocks ${from}-${to}`);
-        throw error;
-      }
-      const all = parseEventLogs({ abi: EVENT_ABI, logs });
-      const parsed = all.filter((log) => log.eventName === 'TransferWithReferenceAndFee');
-      const conversions = new Map<string, NonNullable<DetectedPayment['conversion']>>();
-      for (const [transferKey, log] of pairConversions(all)) {
-        const args = log.args as {
-          amount: bigint;
-          currency: Address;
-          feeAmount: bigint;
-          maxRateTimespan: bigint;
-        };
-        conversions.set(transferKey, {
-          currency: args.currency.toLowerCase(),
-          amount: args.amount,
-          feeAmount: args.feeAmount,
-          maxRateTimespan: args.maxRateTimespan,
-          amountInUsd:
-            log.blockNumber === null
-              ? null
-              : await inUsd(args.currency, args.amount, log.blockNumber),
-        });
-      }
-      const timestamps = new Map<bigint, Date>();
-      const events: DetectedPayment[] = [];
-      for (const log of parsed) {
-        const topic = log.topics[1];
-        if (log.blockNumber === null || log.blockHash === null || log.logIndex === null || !topic)
-          continue;
-        let timestamp = timestamps.get(log.blockNumber);
-        if (!timestamp) {
-          const block = await deps.client.getBlock({ blockNumber: log.blockNumber });
-          timestamp = new Date(Number(block.timestamp) * 1000);
-          timestamps.set(log.blockNumber, timestamp);
-        }
-        const args = log.args as {
-          tokenAddress?: Address;
-          to: Address;
-          amount: bigint;
-          feeAmount: bigint;
-          feeAddress: Address;
-        };
-        const isErc20 =
-          erc20Proxies.has(getAddress(log.address)) && args.tokenAddress !== undefined;
-        const conversion = conversions.get(logKey(log));
-        events.push({
-          network: deps.network,
-          txHash: log.transactionHash ?? '',
-          logIndex: log.logIndex,
-          blockNumber: log.blockNumber,
-          blockHash: log.blockHash,
-          timestamp,
-          referenceTopic: topic.toLowerCase(),
-          tokenAddress: isErc20 && args.tokenAddress ? getAddress(args.tokenAddress) : null,
-          payee: getAddress(args.to),
-          amount: args.amount,
-          feeAmount: args.feeAmount,
-          // No fee, no fee address: a batch names one for its own sake even when nothing is paid.
-          feeAddress:
-            args.feeAmount === 0n || args.feeAddress === zeroAddress
-              ? null
-              : getAddress(args.feeAddress),
-          payerAddress: null,
-          payerEoaAddress: null,
-          ...(conversion && { conversion }),
-        });
-      }
-      return events;
-    },
+    events: async (from, to) => (await scan(from, to, [])).payments,
+    scan,
     async payers(event) {
       const receipt = await deps.client.getTransactionReceipt({
         hash: event.txHash as `0x${string}`,

@@ -11,7 +11,13 @@ import { RangeTooLargeError } from './evm-source.ts';
 import { matchFeeLegs } from './fee-legs.ts';
 import type { Payers } from './payer-accounts.ts';
 import { matchRequests, recordPayments, recurringPayers, rollBack } from './record.ts';
-import type { BlockSource, DetectedPayment, PaymentSink } from './types.ts';
+import type {
+  BlockSource,
+  ContractLog,
+  DetectedPayment,
+  LogWatcher,
+  PaymentSink,
+} from './types.ts';
 
 /** On first start, scan this far back from the confirmed head (payments precede no request). */
 const INITIAL_LOOKBACK_BLOCKS = 1_000n;
@@ -54,9 +60,28 @@ export function createIndexer(deps: {
   lock: LeaderLock;
   /** What follows from payments (requests, links, webhooks); see src/workers/settlement.ts. */
   sink: PaymentSink;
+  /** Other contracts' logs read in the same pass (commerce payments' wrapper events). */
+  watchers?: readonly LogWatcher[];
   /** Called after payments were recorded (to wake the webhook dispatcher). */
   onRecorded?: () => void;
 }): Indexer {
+  const watchers = deps.watchers ?? [];
+  const watched = watchers.flatMap((w) => w.addresses);
+  /** The payments of a range and the watched contracts' logs, from one read of the node. */
+  const read = async (from: bigint, to: bigint) =>
+    watched.length > 0 && deps.source.scan
+      ? deps.source.scan(from, to, watched)
+      : { payments: await deps.source.events(from, to), logs: [] };
+  /** The watchers' part of a range, in the transaction that records it. */
+  const recordWatched = async (tx: Database, logs: readonly ContractLog[], now: Date) => {
+    let recorded = 0;
+    for (const watcher of watchers) {
+      const mine = new Set(watcher.addresses.map((a) => a.toLowerCase()));
+      const own = logs.filter((log) => mine.has(log.address.toLowerCase()));
+      if (own.length > 0) recorded += await watcher.recorded(tx, own, now);
+    }
+    return recorded;
+  };
   const log = deps.logger.child({ network: deps.network });
   let span = INITIAL_SPAN;
   /** Never grow back past a range the RPC refused. */
@@ -112,7 +137,12 @@ export function createIndexer(deps: {
     if (saved !== null) {
       const fork = await findFork(saved);
       if (fork !== null) {
-        rolledBack = await rollBack(deps.db, { sink: deps.sink }, deps.network, fork);
+        rolledBack = await rollBack(
+          deps.db,
+          { sink: deps.sink, watched: { watchers, now: deps.clock.now() } },
+          deps.network,
+          fork,
+        );
         log.warn(
           { fork: String(fork), was: String(last), rolledBack },
           'chain reorganised below the checkpoint; rescanning',
@@ -131,8 +161,9 @@ export function createIndexer(deps: {
     while (from <= target) {
       const to = from + span - 1n < target ? from + span - 1n : target;
       let events: DetectedPayment[];
+      let logs: readonly ContractLog[];
       try {
-        events = await deps.source.events(from, to);
+        ({ payments: events, logs } = await read(from, to));
       } catch (error) {
         if (error instanceof RangeTooLargeError && span > 1n) {
           span = span / 2n;
@@ -184,10 +215,12 @@ export function createIndexer(deps: {
       const paymentBlocks = new Map(
         [...withPayers, ...feeLegPayers].map((m) => [m.event.blockNumber, m.event.blockHash]),
       );
+      for (const log of logs) paymentBlocks.set(log.blockNumber, log.blockHash);
       paymentBlocks.set(to, toHash);
+      const now = deps.clock.now();
       recorded += await recordPayments(
         deps.db,
-        { sink: deps.sink, now: deps.clock.now() },
+        { sink: deps.sink, now, also: (tx) => recordWatched(tx, logs, now) },
         withPayers,
         {
           network: deps.network,

@@ -17,7 +17,7 @@ import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
 import { depositTxOf } from './deposit-tx.ts';
 import { type MatchedFeeLeg, recordFeeLegs, sameAddress } from './fee-legs.ts';
-import type { DetectedPayment, PaymentSink } from './types.ts';
+import type { DetectedPayment, LogWatcher, PaymentSink } from './types.ts';
 
 /** Blocks whose hashes are kept per network, to find where a reorganisation forked. */
 const REMEMBERED_BLOCKS = 512;
@@ -118,7 +118,12 @@ export interface Checkpoint {
  */
 export async function recordPayments(
   db: Database,
-  deps: { readonly sink: PaymentSink; readonly now: Date },
+  deps: {
+    readonly sink: PaymentSink;
+    readonly now: Date;
+    /** What else the range holds (watched contracts' logs), recorded in the same transaction. */
+    readonly also?: (tx: Database) => Promise<number>;
+  },
   matched: readonly MatchedPayment[],
   checkpoint: Checkpoint,
   feeLegs: readonly MatchedFeeLeg[] = [],
@@ -129,6 +134,7 @@ export async function recordPayments(
       // Fee legs first: the payee's payment events then say which of its fees are paid.
       recorded = await recordFeeLegs(tx, feeLegs);
       recorded += await recordIn(tx, deps, matched, checkpoint);
+      if (deps.also) recorded += await deps.also(tx);
     });
   } catch (error) {
     deps.sink.ended?.(false);
@@ -266,11 +272,18 @@ async function saveCheckpoint(tx: Database, checkpoint: Checkpoint): Promise<voi
  */
 export async function rollBack(
   db: Database,
-  deps: { readonly sink: PaymentSink },
+  deps: {
+    readonly sink: PaymentSink;
+    /** Their rows above the fork go too, and what followed from them is taken back, now. */
+    readonly watched?: { readonly watchers: readonly LogWatcher[]; readonly now: Date };
+  },
   network: NetworkId,
   fork: bigint,
 ): Promise<number> {
   return db.transaction(async (tx) => {
+    let watched = 0;
+    const { watchers = [], now } = deps.watched ?? {};
+    for (const watcher of watchers) if (now) watched += await watcher.dropped(tx, fork, now);
     const dropped = await tx
       .delete(payments)
       .where(and(eq(payments.network, network), gt(payments.blockNumber, fork)))
@@ -301,6 +314,6 @@ export async function rollBack(
         target: chainCheckpoints.network,
         set: { lastBlock: fork, updatedAt: sql`now()` },
       });
-    return dropped.length;
+    return dropped.length + watched;
   });
 }

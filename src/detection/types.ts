@@ -78,6 +78,42 @@ export interface BlockSource {
    * (payer-accounts.ts).
    */
   payers(event: DetectedPayment): Promise<Payers>;
+  /**
+   * The payment events of [from, to] and, from the same read of the node, the logs of other
+   * contracts watchers asked for (`watched`). Sources that serve no watcher (Tron) leave it out.
+   */
+  scan?(
+    from: bigint,
+    to: bigint,
+    watched: readonly string[],
+  ): Promise<{ readonly payments: DetectedPayment[]; readonly logs: ContractLog[] }>;
+}
+
+/** A log of a watched contract (not a payment proxy), with its block's time. */
+export interface ContractLog {
+  readonly address: string;
+  readonly topics: readonly `0x${string}`[];
+  readonly data: `0x${string}`;
+  readonly txHash: string;
+  readonly logIndex: number;
+  readonly blockNumber: bigint;
+  readonly blockHash: string;
+  readonly timestamp: Date;
+}
+
+/**
+ * A feature that reads other contracts' logs in the indexer's pass: their logs come from the
+ * same read as the payments', are recorded in the transaction that moves the checkpoint, and
+ * are taken back in the one that rolls a reorganisation back. Detection knows nothing of what
+ * they mean (src/workers/workers.ts wires the commerce payments' one).
+ */
+export interface LogWatcher {
+  /** The contracts whose logs it wants, on the indexer's network. */
+  readonly addresses: readonly string[];
+  /** Records what the logs say (a log recorded before changes nothing); returns how many are new. */
+  recorded(tx: Database, logs: readonly ContractLog[], now: Date): Promise<number>;
+  /** Takes back what it recorded above `fork`; returns how many rows it dropped. */
+  dropped(tx: Database, fork: bigint, now: Date): Promise<number>;
 }
 
 /** A payment detection recorded: the event, its row, and the request it was matched to. */

@@ -7,6 +7,7 @@ import { networkConfig } from '../chains/network-config.ts';
 import { isSandboxNetwork, type NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
+import { commerceWatchers } from '../commerce/detect-events.ts';
 import type { Config } from '../config/config.ts';
 import { type Aggregator, createAggregator } from '../crosschain/aggregator.ts';
 import type { DatabaseHandle } from '../db/client.ts';
@@ -111,6 +112,7 @@ export function createWorkers(deps: {
         confirmations: configured?.confirmations ?? network.defaultConfirmations,
         lock: createLeaderLock(deps.database, `payreq:indexer:${id}`),
         sink: createSettlement({ chains: deps.chains, handoff: dispatcher }),
+        watchers: commerceWatchers(deps.chains, id),
         onRecorded: () => dispatcher.wake(),
       }),
     );

@@ -1,0 +1,143 @@
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import type { NetworkId } from '../chains/networks.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { commerceEvents, commercePayments } from '../db/schema.ts';
+import type { LogWatcher } from '../detection/types.ts';
+import { type CommerceLogEvent, decodeCommerceLogs } from './detect-logs.ts';
+import { enqueueCommerceEvent, revertCommerceEvents } from './webhooks-events.ts';
+
+type CommercePaymentRow = typeof commercePayments.$inferSelect;
+
+/**
+ * Detection of commerce payments (contracts.md §5): the wrapper's logs, read by the network's
+ * indexer in the same pass as the payments' (src/detection/types.ts `LogWatcher`), become
+ * `commerce_events` rows of the payment of that (network, reference), each with its webhook, in
+ * the transaction that moves the checkpoint. Logs of references we did not create are ignored.
+ * The merchant's leg of a capture is a fee-proxy payment to the merchant, which the request of
+ * the same reference records as any payment; the legs back to the payer pay no request.
+ */
+export function createCommerceWatcher(deps: {
+  readonly chains: ChainRegistry;
+  readonly network: NetworkId;
+  /** The network's ERC20CommerceEscrowWrapper. */
+  readonly wrapper: string;
+}): LogWatcher {
+  const { network } = deps;
+  return {
+    addresses: [deps.wrapper],
+    async recorded(tx, logs, now) {
+      const events = decodeCommerceLogs(logs);
+      if (events.length === 0) return 0;
+      const rows = await tx
+        .select()
+        .from(commercePayments)
+        .where(
+          and(
+            eq(commercePayments.network, network),
+            inArray(commercePayments.paymentReference, [
+              ...new Set(events.map((e) => e.paymentReference)),
+            ]),
+          ),
+        );
+      const byReference = new Map(rows.map((row) => [row.paymentReference.toLowerCase(), row]));
+      let recorded = 0;
+      for (const event of events) {
+        const payment = byReference.get(event.paymentReference);
+        if (!payment || !concerns(event, payment)) continue;
+        const [inserted] = await tx
+          .insert(commerceEvents)
+          .values({
+            commercePaymentId: payment.id,
+            type: event.type,
+            amount: event.amount,
+            network,
+            txHash: event.txHash,
+            logIndex: event.logIndex,
+            blockNumber: event.blockNumber,
+            blockHash: event.blockHash,
+            blockTime: event.timestamp,
+          })
+          .onConflictDoNothing({
+            target: [commerceEvents.network, commerceEvents.txHash, commerceEvents.logIndex],
+          })
+          .returning();
+        if (!inserted) continue;
+        recorded += 1;
+        const current = await learnFrom(tx, payment, event, now);
+        byReference.set(event.paymentReference, current);
+        await enqueueCommerceEvent(tx, { chains: deps.chains, now }, current, inserted);
+      }
+      return recorded;
+    },
+    async dropped(tx, fork, now) {
+      const events = await tx
+        .delete(commerceEvents)
+        .where(and(eq(commerceEvents.network, network), gt(commerceEvents.blockNumber, fork)))
+        .returning();
+      if (events.length === 0) return 0;
+      const payments = await tx
+        .select()
+        .from(commercePayments)
+        .where(inArray(commercePayments.id, [...new Set(events.map((e) => e.commercePaymentId))]));
+      const byId = new Map(payments.map((row) => [row.id, row]));
+      await revertCommerceEvents(
+        tx,
+        { chains: deps.chains, now },
+        events.flatMap((event) => {
+          const payment = byId.get(event.commercePaymentId);
+          return payment ? [{ payment, event }] : [];
+        }),
+      );
+      return events.length;
+    },
+  };
+}
+
+/** The watchers of a network's indexer: the commerce wrapper's, where the network has one. */
+export function commerceWatchers(chains: ChainRegistry, network: NetworkId): LogWatcher[] {
+  if (chains.network(network)?.kind !== 'evm') return [];
+  const wrapper = chains.contracts(network).commerceEscrowWrapper;
+  return wrapper ? [createCommerceWatcher({ chains, network, wrapper })] : [];
+}
+
+/**
+ * Whether a log of the reference is about our payment: from the wrapper it was created on,
+ * naming its merchant and token where the event names them. Anyone may authorize on the
+ * wrapper with any reference; an authorization for someone else's merchant or token is not ours.
+ */
+function concerns(event: CommerceLogEvent, payment: CommercePaymentRow): boolean {
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  return (
+    same(event.wrapper, payment.wrapper) &&
+    (event.merchant === null || same(event.merchant, payment.merchant)) &&
+    (event.token === null || same(event.token, payment.tokenAddress))
+  );
+}
+
+/**
+ * What an authorization (or a charge) tells us that the row may not know yet: the buyer, when
+ * the payment was created without one (a link the buyer authorizes from the pay page), and the
+ * escrow's hash of the payment. Never overwrites what the row holds.
+ */
+async function learnFrom(
+  tx: Database,
+  payment: CommercePaymentRow,
+  event: CommerceLogEvent,
+  now: Date,
+): Promise<CommercePaymentRow> {
+  if (event.type !== 'authorized' && event.type !== 'charged') return payment;
+  const payer = payment.payer ?? event.payer;
+  const hash = payment.commercePaymentHash ?? event.commercePaymentHash;
+  if (payer === payment.payer && hash === payment.commercePaymentHash) return payment;
+  const [updated] = await tx
+    .update(commercePayments)
+    .set({
+      payer: sql`coalesce(${commercePayments.payer}, ${payer})`,
+      commercePaymentHash: sql`coalesce(${commercePayments.commercePaymentHash}, ${hash})`,
+      updatedAt: now,
+    })
+    .where(eq(commercePayments.id, payment.id))
+    .returning();
+  return updated ?? payment;
+}
