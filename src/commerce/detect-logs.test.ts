@@ -1,14 +1,7 @@
-import {
-  type AbiEvent,
-  encodeAbiParameters,
-  encodeEventTopics,
-  getAbiItem,
-  type Hex,
-  toEventSelector,
-} from 'viem';
+import { type Hex, toEventSelector } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { wrapperLog as buildLog } from '../../test/commerce-logs.ts';
 import type { ContractLog } from '../detection/types.ts';
-import { commerceWrapperAbi } from '../payments/commerce/abi.ts';
 import { decodeCommerceLogs } from './detect-logs.ts';
 
 const WRAPPER = '0x9A73b3774183d07d4a2b585B04982F2Ec672B03b';
@@ -20,33 +13,20 @@ const HASH: Hex = `0x${'ab'.repeat(32)}`;
 const TX: Hex = `0x${'cd'.repeat(32)}`;
 const BLOCK_HASH: Hex = `0x${'ef'.repeat(32)}`;
 
-type EventName = Extract<(typeof commerceWrapperAbi)[number], { type: 'event' }>['name'];
-
-/** A log as the wrapper emits it: the reference indexed, the rest in the data. */
+/** A log of the wrapper at block 7 of transaction TX. */
 function wrapperLog(
-  eventName: EventName,
+  eventName: Parameters<typeof buildLog>[0],
   values: readonly unknown[],
   position: { logIndex: number; txHash?: Hex; reference?: Hex },
 ): ContractLog {
-  const event = getAbiItem({ abi: commerceWrapperAbi, name: eventName }) as AbiEvent;
-  const topics = encodeEventTopics({
-    abi: [event],
-    args: { paymentReference: position.reference ?? REFERENCE },
-  });
-  const data = encodeAbiParameters(
-    event.inputs.filter((input) => !input.indexed),
-    values,
-  );
-  return {
-    address: WRAPPER,
-    topics: topics.filter((topic): topic is Hex => typeof topic === 'string'),
-    data,
+  return buildLog(eventName, values, {
+    wrapper: WRAPPER,
+    reference: position.reference ?? REFERENCE,
     txHash: position.txHash ?? TX,
     logIndex: position.logIndex,
     blockNumber: 7n,
     blockHash: BLOCK_HASH,
-    timestamp: new Date('2026-11-29T12:00:00Z'),
-  };
+  });
 }
 
 describe('decodeCommerceLogs', () => {
