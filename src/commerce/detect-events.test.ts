@@ -3,11 +3,11 @@ import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { type LogPosition, wrapperLog } from '../../test/commerce-logs.ts';
+import { insertCommercePayment } from '../../test/commerce-world.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { commerceEvents, commercePayments, webhookDeliveries } from '../db/schema.ts';
 import type { ContractLog } from '../detection/types.ts';
 import { REORGED } from '../requests/payment-events.ts';
-import { insertRequests } from '../requests/requests.ts';
 import { createCommerceWatcher } from './detect-events.ts';
 
 /**
@@ -46,49 +46,13 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 /** A commerce payment of 50 USDC to MERCHANT, with its request (payee the merchant). */
-async function commercePayment() {
-  const network = t.chains.network('base');
-  const currency = t.chains.currency('USDC-base');
-  if (!network || !currency) throw new Error('base');
-  const [request] = await insertRequests(t.db, [
-    {
-      accountId: tenant.accountId,
-      clientIdId: null,
-      network,
-      invoiceCurrency: currency,
-      paymentCurrency: currency,
-      expectedAmount: 50_000_000n,
-      payee: MERCHANT,
-    },
-  ]);
-  if (!request) throw new Error('no request');
-  const [row] = await t.db
-    .insert(commercePayments)
-    .values({
-      requestId: request.requestId,
-      accountId: tenant.accountId,
-      merchantId: 'shop-1',
-      network: 'base',
-      chainId: 8453,
-      currency: 'USDC-base',
-      tokenAddress: usdc,
-      wrapper,
-      escrow: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
-      merchant: MERCHANT,
-      payer: null,
-      operator: OPERATOR,
-      tokenCollector: '0x1b77ABd71FCD21fbe2398AE821Aa27D1E6B94bC6',
-      amount: 50_000_000n,
-      maxAmount: 50_000_000n,
-      preApprovalExpiry: 2_000_000_000,
-      authorizationExpiry: 2_000_000_000,
-      refundExpiry: 2_000_000_000,
-      paymentReference: request.paymentReference,
-    })
-    .returning();
-  if (!row) throw new Error('no commerce payment');
-  return { row, reference: `0x${request.paymentReference}` as Hex };
-}
+const commercePayment = () =>
+  insertCommercePayment(t, {
+    accountId: tenant.accountId,
+    merchant: MERCHANT,
+    operator: OPERATOR,
+    amount: 50_000_000n,
+  });
 
 const at = (
   reference: Hex,
