@@ -24,14 +24,14 @@ type CommercePaymentRow = typeof commercePayments.$inferSelect;
 type CommerceEventRow = typeof commerceEvents.$inferSelect;
 
 /** What the payment's events add up to, in base units (a charge counts as both). */
-export interface CommerceTotals {
+interface CommerceTotals {
   readonly authorized: bigint;
   readonly captured: bigint;
   readonly refunded: bigint;
 }
 
 /** The totals of a payment's events now recorded. */
-export async function commerceTotals(
+async function commerceTotals(
   tx: Database,
   commercePaymentId: string,
 ): Promise<CommerceTotals> {
@@ -53,7 +53,7 @@ export async function commerceTotals(
 }
 
 /** The body of `commerce_payment.<type>`, `event` aside. */
-export function commerceEventPayload(
+function commerceEventPayload(
   chains: ChainRegistry,
   input: {
     readonly payment: CommercePaymentRow;
