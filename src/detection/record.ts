@@ -15,6 +15,7 @@ import {
 import { searchColumnsOf } from '../payments/records.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
+import { commerceRequestIds } from './commerce-captures.ts';
 import { depositTxOf } from './deposit-tx.ts';
 import { type MatchedFeeLeg, recordFeeLegs, sameAddress } from './fee-legs.ts';
 import type { DetectedPayment, LogWatcher, PaymentSink } from './types.ts';
@@ -43,13 +44,22 @@ export async function matchRequests(
   const topics = [...new Set(events.map((e) => e.referenceTopic.toLowerCase()))];
   const rows = await requestsByReferenceTopics(db, network, topics);
   const byTopic = new Map(rows.map((row) => [row.referenceTopic, row]));
+  const captures = await commerceRequestIds(
+    db,
+    network,
+    rows.map((row) => row.requestId),
+  );
   const matched: MatchedPayment[] = [];
   for (const event of events) {
     const request = byTopic.get(event.referenceTopic.toLowerCase());
     const currency = request ? chains.currency(request.paymentCurrency) : undefined;
     const invoice = request ? chains.currency(request.invoiceCurrency) : undefined;
     if (request && currency && invoice && paysRequest(event, request, currency, invoice))
-      matched.push({ event, request, ...inRequestUnits(event, invoice) });
+      matched.push({
+        event,
+        request,
+        ...inRequestUnits(event, invoice, captures.has(request.requestId)),
+      });
   }
   return matched;
 }
@@ -72,8 +82,13 @@ export async function recurringPayers(
   return new Map(rows.map((row) => [row.requestRowId, row.payer]));
 }
 
-/** A plain payment counts what it paid; a conversion payment what it converted, unpadded. */
-function inRequestUnits(event: DetectedPayment, invoice: Currency) {
+/**
+ * A plain payment counts what it paid; a conversion payment what it converted, unpadded; a
+ * commerce capture's leg what was captured, its fee included (commerce-captures.ts).
+ */
+function inRequestUnits(event: DetectedPayment, invoice: Currency, capture: boolean) {
+  if (capture && !event.conversion)
+    return { requestAmount: event.amount + event.feeAmount, requestFeeAmount: event.feeAmount };
   if (!event.conversion) return { requestAmount: event.amount, requestFeeAmount: event.feeAmount };
   const scale = 10n ** BigInt(PADDED_FIAT_DECIMALS - invoice.decimals);
   return {

@@ -15,7 +15,8 @@ import { testDispatcher, testIndexer } from '../workers.ts';
 /**
  * The commerce wrapper settles every leg through ERC20FeeProxy with the payment's reference
  * (contracts.md §5.1): a capture pays the merchant, which the commerce payment's request (payee
- * the merchant) records as a payment with `payment.partial` / `payment.confirmed`; a void,
+ * the merchant) records as a payment with `payment.partial` / `payment.confirmed`, counting
+ * what was captured (the fee comes out of it, not on top); a void,
  * refund or reclaim pays the buyer back, which must pay no request and announce nothing. The
  * legs are sent here as the wrapper sends them, straight to the fee proxy.
  */
@@ -123,14 +124,16 @@ describe('the legs of a commerce payment through the fee proxy', () => {
         event: 'payment.partial',
         requestId: row.requestId,
         txHash: capture,
-        amount: '29.7',
-        totalAmountPaid: '29.7',
+        // What was captured, its fee included: the wrapper takes the fee out of it.
+        amount: '30',
+        totalAmountPaid: '30',
+        fees: [{ type: 'platform', amount: '0.3', currency: 'USDC-base' }],
       }),
     ]);
     expect(first.some((r) => r.body.txHash === refund)).toBe(false);
 
     // The rest captured: the request is paid. A void's leg back to the payer changes nothing.
-    const rest = await leg(reference, merchant, 20_300_000n);
+    const rest = await leg(reference, merchant, 20_000_000n);
     const voided = await leg(reference, payer, 1n);
     expect((await indexer.tick()).recorded).toBe(1);
     await dispatcher.runOnce();
