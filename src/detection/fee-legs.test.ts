@@ -6,7 +6,8 @@ import { type FeeLegState, feeLegsOf, insertFeeLegs } from '../fees/legs.ts';
 import { insertRequests, type RequestRow } from '../requests/requests.ts';
 import { createSettlement } from '../workers/settlement.ts';
 import { matchFeeLegs } from './fee-legs.ts';
-import { matchRequests, recordPayments, rollBack } from './record.ts';
+import { matchRequests, recordPayments } from './record.ts';
+import { rollBack } from './rollback.ts';
 import type { DetectedPayment } from './types.ts';
 
 /**

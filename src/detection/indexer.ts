@@ -10,7 +10,8 @@ import { chainBlocks, chainCheckpoints } from '../db/schema.ts';
 import { RangeTooLargeError } from './evm-source.ts';
 import { matchFeeLegs } from './fee-legs.ts';
 import type { Payers } from './payer-accounts.ts';
-import { matchRequests, recordPayments, recurringPayers, rollBack } from './record.ts';
+import { matchRequests, recordPayments, recurringPayers } from './record.ts';
+import { rollBack } from './rollback.ts';
 import type {
   BlockSource,
   ContractLog,
