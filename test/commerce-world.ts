@@ -1,4 +1,5 @@
 import type { Hex } from 'viem';
+import { newPayToken } from '../src/base/ids.ts';
 import { commercePayments } from '../src/db/schema.ts';
 import { insertRequests } from '../src/requests/requests.ts';
 import type { TestApp } from './app.ts';
@@ -45,6 +46,7 @@ export async function insertCommercePayment(
     .insert(commercePayments)
     .values({
       requestId: request.requestId,
+      payToken: newPayToken(),
       accountId: input.accountId,
       clientIdId: input.clientIdId ?? null,
       merchantId: 'shop-1',
