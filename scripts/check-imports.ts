@@ -34,6 +34,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'sandbox',
     'v1',
     'journeys',
+    'commerce',
   ],
   ['server', 'workers'],
   ['main.ts', 'cli.ts', 'cli'],
