@@ -36,14 +36,14 @@ export interface AuthorizeCalldata {
 }
 
 /** Where commerce payments run on a network: its wrapper, escrow and both collectors. */
-export interface CommerceContracts {
+interface CommerceContracts {
   readonly wrapper: Address;
   readonly escrow: Address;
   readonly preApprovalCollector: Address;
   readonly refundCollector: Address;
 }
 
-export function commerceContracts(
+function commerceContracts(
   deps: Pick<CommerceDeps, 'chains'>,
   network: Network,
 ): CommerceContracts {

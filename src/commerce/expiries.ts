@@ -8,11 +8,11 @@ import { MAX_COMMERCE_EXPIRY } from '../payments/commerce/abi.ts';
  */
 
 /** How long the buyer's authorization may wait to be sent, by default: one hour. */
-export const DEFAULT_PRE_APPROVAL_SECONDS = 3_600;
+const DEFAULT_PRE_APPROVAL_SECONDS = 3_600;
 /** How long the funds are held for capture, by default: seven days. */
-export const DEFAULT_AUTHORIZATION_SECONDS = 7 * 86_400;
+const DEFAULT_AUTHORIZATION_SECONDS = 7 * 86_400;
 /** How long after the authorization expires refunds stay possible, by default: thirty days. */
-export const DEFAULT_REFUND_AFTER_AUTHORIZATION_SECONDS = 30 * 86_400;
+const DEFAULT_REFUND_AFTER_AUTHORIZATION_SECONDS = 30 * 86_400;
 
 export interface ExpiryDurations {
   readonly preApprovalExpiry?: number | undefined;

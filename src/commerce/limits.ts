@@ -11,7 +11,7 @@ import type { CommerceState } from './state.ts';
  * payment's state refuses now.
  */
 
-export const MAX_FEE_BPS = 10_000;
+const MAX_FEE_BPS = 10_000;
 
 /** A decimal amount in the token's units, greater than 0 and within uint96, as base units. */
 export function commerceAmount(field: string, value: string, decimals: number): bigint {

@@ -1,4 +1,4 @@
-import type { Address, Hex } from 'viem';
+import type { Hex } from 'viem';
 import type { commerceActions, commerceEvents, commercePayments } from '../db/schema.ts';
 
 export type CommercePaymentRow = typeof commercePayments.$inferSelect;
@@ -8,8 +8,4 @@ export type CommerceActionRow = typeof commerceActions.$inferSelect;
 /** The wrapper's key of a payment: its request's payment reference as `bytes8`. */
 export function referenceOf(payment: Pick<CommercePaymentRow, 'paymentReference'>): Hex {
   return `0x${payment.paymentReference}`;
-}
-
-export function wrapperOf(payment: Pick<CommercePaymentRow, 'wrapper'>): Address {
-  return payment.wrapper as Address;
 }

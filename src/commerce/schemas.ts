@@ -30,7 +30,7 @@ export const OperatorCall = Type.Object({
   operator: Type.String({ description: 'Who must send it: the payment’s operator' }),
 });
 
-export const AmountText = Type.String({
+const AmountText = Type.String({
   maxLength: 100,
   description: 'A decimal string in the token’s units, greater than 0',
 });

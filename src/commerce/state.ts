@@ -25,7 +25,7 @@ export const COMMERCE_STATUSES = [
   'RECLAIMED',
   'FAILED',
 ] as const;
-export type CommerceStatus = (typeof COMMERCE_STATUSES)[number];
+type CommerceStatus = (typeof COMMERCE_STATUSES)[number];
 
 export interface StateEvent {
   readonly type: CommerceEventType;

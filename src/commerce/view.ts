@@ -39,7 +39,7 @@ const ACTION_TYPES: Readonly<Record<CommerceActionRow['kind'], EventType>> = {
  * The detected events, then the execute operations' transactions whose receipt succeeded and
  * which detection has not seen yet (no block number until it does).
  */
-export function eventViews(loaded: LoadedPayment): EventView[] {
+function eventViews(loaded: LoadedPayment): EventView[] {
   const detected = new Set(loaded.events.map((e) => e.txHash.toLowerCase()));
   const views: EventView[] = loaded.events.map((event) => ({
     type: EVENT_TYPES[event.type],

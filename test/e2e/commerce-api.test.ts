@@ -9,7 +9,6 @@ import {
   createdPayment,
   local,
   MERCHANT_WALLET,
-  OPERATOR_WALLET,
   operatorNonce,
   post,
   setClientIdCommerce,
