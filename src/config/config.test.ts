@@ -208,6 +208,18 @@ describe('parseConfig', () => {
     expect(parseConfig({ SECRET_KEY: key.toString('base64') }, CWD).secretKey).toEqual(key);
   });
 
+  it('holds the commerce operator key as a secret', () => {
+    expect(parseConfig({}, CWD).commerceOperatorKey).toBeNull();
+    const key = 'df57089febbacf7ba0bc227dafbffa9fc08a93fdc68e1e42411a14efcf23656e';
+    const operator = parseConfig({ COMMERCE_OPERATOR_KEY: key }, CWD).commerceOperatorKey;
+    expect(operator?.reveal()).toBe(`0x${key}`);
+    expect(JSON.stringify({ operator })).toBe('{"operator":"[secret]"}');
+    expect(inspect(operator)).toBe('[secret]');
+    expect(() => parseConfig({ COMMERCE_OPERATOR_KEY: 'f'.repeat(64) }, CWD)).toThrow(
+      'COMMERCE_OPERATOR_KEY',
+    );
+  });
+
   it('reads the recurring relayer key as an account and never repeats a bad one', () => {
     expect(parseConfig({}, CWD).recurringRelayerKey).toBeNull();
     // The sandbox relayer's public development key, with and without 0x.

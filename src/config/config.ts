@@ -22,6 +22,7 @@ import {
   parseFrameAncestors,
   parseInteger,
   parsePort,
+  parsePrivateKey,
   parseRelayerKey,
   parseSecretKey,
   parseTrustProxy,
@@ -90,6 +91,12 @@ export interface Config {
    * logging or serialising the configuration shows no secret.
    */
   readonly recurringRelayerKey: PrivateKey | null;
+  /**
+   * The server's commerce operator (`COMMERCE_OPERATOR_KEY`): the key that signs commerce
+   * payments' captures, voids and refunds for client IDs without an operator wallet of their
+   * own; null when unset. Shown as "[secret]".
+   */
+  readonly commerceOperatorKey: PrivateKey | null;
   /** Fastify's trustProxy (`TRUST_PROXY`): false, true, a hop count, or addresses/CIDRs. */
   readonly trustProxy: boolean | number | string;
   /** Requests per minute by kind of caller (`RATE_LIMIT_*`, defaults `DEFAULT_RATE_LIMITS`). */
@@ -230,6 +237,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     },
     tronApiKey: nonEmpty(env, 'TRON_API_KEY') ?? null,
     recurringRelayerKey: parseRelayerKey(env),
+    commerceOperatorKey: parsePrivateKey(env, 'COMMERCE_OPERATOR_KEY'),
     trustProxy: parseTrustProxy(env),
     rateLimits: Object.fromEntries(
       Object.entries(RATE_LIMIT_ENV).map(([kind, name]) => [

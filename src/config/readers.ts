@@ -183,7 +183,11 @@ export class PrivateKey {
 
 /** A secp256k1 private key, 64 hex digits (0x optional). The value never appears in an error. */
 export function parseRelayerKey(env: Env): PrivateKey | null {
-  const name = 'RECURRING_RELAYER_KEY';
+  return parsePrivateKey(env, 'RECURRING_RELAYER_KEY');
+}
+
+/** The private key in `name`, null when unset; a bad value names the variable, never the value. */
+export function parsePrivateKey(env: Env, name: string): PrivateKey | null {
   const raw = nonEmpty(env, name);
   if (raw === undefined) return null;
   const hex = raw.replace(/^0x/i, '');

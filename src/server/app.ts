@@ -11,6 +11,9 @@ import type { ChainClients } from '../chains/clients.ts';
 import type { NetworkReadiness } from '../chains/network-probe.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
+import { serverOperator } from '../commerce/operator.ts';
+import { commerceRoutes } from '../commerce/routes.ts';
+import { createSendQueue } from '../commerce/send-queue.ts';
 import type { Config } from '../config/config.ts';
 import { type Aggregator, createAggregator } from '../crosschain/aggregator.ts';
 import { createPaymentOptionsReader } from '../crosschain/payment-options.ts';
@@ -100,6 +103,12 @@ const MAX_PARAM_LENGTH = 256;
 
 /** Largest JSON body we parse (the biggest legitimate one is a batch of a few hundred items). */
 const BODY_LIMIT_BYTES = 1_048_576;
+
+/**
+ * How long a commerce execute operation waits for its transaction's receipt before answering
+ * it in flight (the status follows it from there).
+ */
+const COMMERCE_RECEIPT_TIMEOUT_MS = 30_000;
 
 export interface BuiltApp {
   readonly app: App;
@@ -266,6 +275,13 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       : null,
     rateLimiter: deps.rateLimiter,
     wakeDispatcher: deps.wakeDispatcher,
+  });
+  commerceRoutes(app, {
+    ...chainDeps,
+    operator: serverOperator(deps.config.commerceOperatorKey),
+    sends: createSendQueue(),
+    payUrl: deps.config.payUrl,
+    receiptTimeoutMs: COMMERCE_RECEIPT_TIMEOUT_MS,
   });
   paymentSearchRoutes(app, { db, chains: deps.chains });
   journeyRoutes(app, { db, clock: deps.clock, chains: deps.chains });

@@ -8,18 +8,9 @@ import { pathShape, referenceUnion } from '../reference-versions.ts';
  * one issue 32 should have served; a table entry we now serve must leave the table.
  */
 
-const COMMERCE = '#36 commerce';
 const PAYER = '#37 payer';
 
 const NOT_YET_SERVED: Readonly<Record<string, string>> = {
-  'POST /v2/commerce-payments/authorize/calldata': COMMERCE,
-  'GET /v2/commerce-payments/{requestId}/status': COMMERCE,
-  'POST /v2/commerce-payments/{requestId}/authorize': COMMERCE,
-  'POST /v2/commerce-payments/{requestId}/capture/calldata': COMMERCE,
-  'POST /v2/commerce-payments/{requestId}/void/calldata': COMMERCE,
-  'POST /v2/commerce-payments/{requestId}/capture': COMMERCE,
-  'POST /v2/commerce-payments/{requestId}/void': COMMERCE,
-
   'POST /v2/payer': PAYER,
   'PATCH /v2/payer/{clientUserId}': PAYER,
   'GET /v2/payer/{clientUserId}': PAYER,

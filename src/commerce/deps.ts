@@ -1,0 +1,21 @@
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { Clock } from '../base/clock.ts';
+import type { ChainClients } from '../chains/clients.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import type { SendQueue } from './send-queue.ts';
+
+export interface CommerceDeps {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly chains: ChainRegistry;
+  readonly clients: ChainClients;
+  /** The server's operator (`COMMERCE_OPERATOR_KEY`), null when unset. */
+  readonly operator: PrivateKeyAccount | null;
+  /** One send at a time per network for the server's operator (its nonces). */
+  readonly sends: SendQueue;
+  /** The pay page's base URL (`PAY_URL`): a payment's page is `PAY_URL/?commerce=<payToken>`. */
+  readonly payUrl: string;
+  /** How long an execute operation waits for its receipt before answering it in flight. */
+  readonly receiptTimeoutMs: number;
+}

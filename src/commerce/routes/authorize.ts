@@ -1,0 +1,60 @@
+import { Type } from 'typebox';
+import { scopeOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { authorizePlan } from '../actions.ts';
+import type { CommerceDeps } from '../deps.ts';
+import { executeAction } from '../execute.ts';
+import { formatted } from '../format.ts';
+import {
+  COMMERCE_AUTH,
+  COMMERCE_TAGS,
+  CommerceParams,
+  CommerceStatus,
+  emptyBodyAsObject,
+  SignedTransaction,
+} from '../schemas.ts';
+
+const AuthorizeBody = Type.Object(
+  { signedTransaction: Type.Optional(SignedTransaction) },
+  { additionalProperties: false },
+);
+
+const AuthorizeResponse = Type.Object({
+  requestId: Type.String(),
+  status: CommerceStatus,
+  transactionHash: Type.String(),
+  amount: Type.String(),
+});
+
+export function registerAuthorize(app: App, deps: CommerceDeps): void {
+  app.post(
+    '/v2/commerce-payments/:requestId/authorize',
+    {
+      config: { auth: COMMERCE_AUTH },
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags: COMMERCE_TAGS,
+        summary: 'Authorize a commerce payment as its operator: the escrow takes the buyer’s funds',
+        description:
+          'The buyer must have approved the wrapper for the amount. Sent with the server’s operator key when it is the payment’s operator, else `signedTransaction` is required.',
+        params: CommerceParams,
+        body: AuthorizeBody,
+        response: { 200: AuthorizeResponse },
+      },
+    },
+    async (request) => {
+      const result = await executeAction(
+        deps,
+        scopeOf(request),
+        request.params.requestId,
+        authorizePlan(deps.clock.now, request.body.signedTransaction),
+      );
+      return {
+        requestId: result.payment.requestId,
+        status: result.state.status,
+        transactionHash: result.transactionHash,
+        amount: formatted(deps.chains, result.payment, result.amount),
+      };
+    },
+  );
+}

@@ -1,0 +1,60 @@
+import { Type } from 'typebox';
+import { scopeOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { capturePlan } from '../actions.ts';
+import type { CommerceDeps } from '../deps.ts';
+import { executeAction } from '../execute.ts';
+import { formatted } from '../format.ts';
+import {
+  CaptureBody,
+  COMMERCE_AUTH,
+  COMMERCE_TAGS,
+  CommerceParams,
+  CommerceStatus,
+  SignedTransaction,
+} from '../schemas.ts';
+
+const CaptureExecuteBody = Type.Object(
+  { ...CaptureBody.properties, signedTransaction: Type.Optional(SignedTransaction) },
+  { additionalProperties: false },
+);
+
+const CaptureResponse = Type.Object({
+  requestId: Type.String(),
+  status: CommerceStatus,
+  transactionHash: Type.String(),
+  captureAmount: Type.String(),
+});
+
+export function registerCapture(app: App, deps: CommerceDeps): void {
+  app.post(
+    '/v2/commerce-payments/:requestId/capture',
+    {
+      config: { auth: COMMERCE_AUTH },
+      schema: {
+        tags: COMMERCE_TAGS,
+        summary: 'Capture held funds to the merchant, in part or in full',
+        description:
+          'At most the capturable amount, before the authorization expires; `feeBps` of it goes to `feeReceiver`. Sent with the server’s operator key when it is the payment’s operator, else `signedTransaction` is required.',
+        params: CommerceParams,
+        body: CaptureExecuteBody,
+        response: { 200: CaptureResponse },
+      },
+    },
+    async (request) => {
+      const { signedTransaction, ...body } = request.body;
+      const result = await executeAction(
+        deps,
+        scopeOf(request),
+        request.params.requestId,
+        capturePlan(deps.chains, deps.clock.now, body, signedTransaction),
+      );
+      return {
+        requestId: result.payment.requestId,
+        status: result.state.status,
+        transactionHash: result.transactionHash,
+        captureAmount: formatted(deps.chains, result.payment, result.amount),
+      };
+    },
+  );
+}

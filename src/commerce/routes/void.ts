@@ -1,0 +1,63 @@
+import { Type } from 'typebox';
+import { scopeOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { voidPlan } from '../actions.ts';
+import type { CommerceDeps } from '../deps.ts';
+import { executeAction } from '../execute.ts';
+import { formatted } from '../format.ts';
+import {
+  COMMERCE_AUTH,
+  COMMERCE_TAGS,
+  CommerceParams,
+  CommerceStatus,
+  emptyBodyAsObject,
+  SignedTransaction,
+} from '../schemas.ts';
+
+const VoidBody = Type.Object(
+  {
+    reason: Type.Optional(Type.String({ maxLength: 500, description: 'Kept with the void' })),
+    signedTransaction: Type.Optional(SignedTransaction),
+  },
+  { additionalProperties: false },
+);
+
+const VoidResponse = Type.Object({
+  requestId: Type.String(),
+  status: CommerceStatus,
+  transactionHash: Type.String(),
+  voidedAmount: Type.String(),
+});
+
+export function registerVoid(app: App, deps: CommerceDeps): void {
+  app.post(
+    '/v2/commerce-payments/:requestId/void',
+    {
+      config: { auth: COMMERCE_AUTH },
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags: COMMERCE_TAGS,
+        summary: 'Void a commerce payment: every unit still held goes back to the buyer',
+        description:
+          'Sent with the server’s operator key when it is the payment’s operator, else `signedTransaction` is required.',
+        params: CommerceParams,
+        body: VoidBody,
+        response: { 200: VoidResponse },
+      },
+    },
+    async (request) => {
+      const result = await executeAction(
+        deps,
+        scopeOf(request),
+        request.params.requestId,
+        voidPlan(request.body.reason, request.body.signedTransaction),
+      );
+      return {
+        requestId: result.payment.requestId,
+        status: result.state.status,
+        transactionHash: result.transactionHash,
+        voidedAmount: formatted(deps.chains, result.payment, result.state.voided),
+      };
+    },
+  );
+}

@@ -1,0 +1,63 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
+import type { RequestCaller } from '../requests/create.ts';
+import { COMMERCE_STATUSES } from './state.ts';
+
+export const COMMERCE_AUTH = ['apiKey', 'clientId'] as const;
+export const COMMERCE_TAGS = ['V2/Commerce Payments'];
+
+export const CommerceParams = Type.Object({ requestId: Type.String({ maxLength: 100 }) });
+
+export const CommerceStatus = Type.Enum([...COMMERCE_STATUSES], {
+  description: 'docs/guides/commerce.md#states',
+});
+
+const SIGNED_TRANSACTION_DESCRIPTION =
+  'payreq’s addition: the operator’s own signed transaction (hex, as `eth_sendRawTransaction` takes it) of exactly the `/calldata` answer, for operators whose key this server does not hold; it is checked and broadcast as it is';
+
+export const SignedTransaction = Type.String({
+  maxLength: 100_000,
+  description: SIGNED_TRANSACTION_DESCRIPTION,
+});
+
+/** What the operator signs (`/capture/calldata`, `/void/calldata`, `/refund/calldata`). */
+export const OperatorCall = Type.Object({
+  requestId: Type.String(),
+  calldata: Type.String(),
+  to: Type.String({ description: 'The commerce escrow wrapper' }),
+  value: Type.String(),
+  operator: Type.String({ description: 'Who must send it: the payment’s operator' }),
+});
+
+const AmountText = Type.String({
+  maxLength: 100,
+  description: 'A decimal string in the token’s units, greater than 0',
+});
+
+export const CaptureBody = Type.Object(
+  {
+    captureAmount: AmountText,
+    feeBps: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    feeReceiver: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const RefundBody = Type.Object(
+  { refundAmount: AmountText },
+  { additionalProperties: false },
+);
+
+export function commerceCallerOf(request: FastifyRequest): RequestCaller {
+  return {
+    accountId: accountIdOf(request),
+    clientId: clientIdOf(request),
+    origin: browserOriginOf(request),
+  };
+}
+
+/** Operations whose body is optional: no body reads as `{}`. */
+export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}

@@ -1,0 +1,124 @@
+import type { ChainRegistry } from '../chains/registry.ts';
+import { formatAmount } from '../payments/amounts.ts';
+import type { CommerceActionRow, CommerceEventRow, CommercePaymentRow } from './payment.ts';
+import type { CommerceState } from './state.ts';
+import type { LoadedPayment } from './store.ts';
+
+/**
+ * `GET /v2/commerce-payments/{requestId}/status`: 0.31.0's schema (the latest event: `type`,
+ * `timestamp`, `transactionHash`, `blockNumber`) and its example (the whole payment) together,
+ * plus the amounts a caller needs to act (capturable, refundable, voided, reclaimed).
+ */
+
+type EventType = 'AUTHORIZED' | 'CAPTURED' | 'VOIDED' | 'REFUNDED' | 'RECLAIMED';
+
+interface EventView {
+  readonly type: EventType;
+  readonly timestamp: string;
+  readonly transactionHash: string;
+  readonly blockNumber?: string;
+}
+
+const EVENT_TYPES: Readonly<Record<CommerceEventRow['type'], EventType>> = {
+  authorized: 'AUTHORIZED',
+  charged: 'CAPTURED',
+  captured: 'CAPTURED',
+  voided: 'VOIDED',
+  refunded: 'REFUNDED',
+  reclaimed: 'RECLAIMED',
+};
+
+const ACTION_TYPES: Readonly<Record<CommerceActionRow['kind'], EventType>> = {
+  authorize: 'AUTHORIZED',
+  capture: 'CAPTURED',
+  void: 'VOIDED',
+  refund: 'REFUNDED',
+};
+
+/**
+ * The detected events, then the execute operations' transactions whose receipt succeeded and
+ * which detection has not seen yet (no block number until it does).
+ */
+function eventViews(loaded: LoadedPayment): EventView[] {
+  const detected = new Set(loaded.events.map((e) => e.txHash.toLowerCase()));
+  const views: EventView[] = loaded.events.map((event) => ({
+    type: EVENT_TYPES[event.type],
+    timestamp: event.blockTime.toISOString(),
+    transactionHash: event.txHash,
+    blockNumber: event.blockNumber.toString(),
+  }));
+  for (const action of loaded.actions) {
+    if (action.status !== 'confirmed' || action.txHash === null) continue;
+    if (detected.has(action.txHash.toLowerCase())) continue;
+    views.push({
+      type: ACTION_TYPES[action.kind],
+      timestamp: (action.endedAt ?? action.createdAt).toISOString(),
+      transactionHash: action.txHash,
+    });
+  }
+  return views;
+}
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+/** Before any event: the one the payment awaits, as of its creation (`status` says more). */
+function latestOf(
+  payment: CommercePaymentRow,
+  state: CommerceState,
+  events: EventView[],
+): { type: EventType | 'EXPIRED' | 'FAILED'; timestamp: string } {
+  const latest = events.at(-1);
+  if (latest) return latest;
+  const type =
+    state.status === 'EXPIRED' || state.status === 'FAILED' ? state.status : 'AUTHORIZED';
+  return { type, timestamp: payment.createdAt.toISOString() };
+}
+
+/** When anything last happened to the payment: its creation, an event or an action. */
+function lastChange(loaded: LoadedPayment): Date {
+  const times = [
+    loaded.payment.updatedAt,
+    ...loaded.events.map((e) => e.blockTime),
+    ...loaded.actions.map((a) => a.endedAt ?? a.createdAt),
+  ];
+  return new Date(Math.max(...times.map((time) => time.getTime())));
+}
+
+export function statusView(chains: ChainRegistry, loaded: LoadedPayment) {
+  const { payment, state } = loaded;
+  const decimals = chains.currency(payment.currency)?.decimals;
+  if (decimals === undefined) throw new Error(`currency ${payment.currency} is no longer served`);
+  const amount = (value: bigint) => formatAmount(value, decimals);
+  const events = eventViews(loaded);
+  return {
+    ...latestOf(payment, state, events),
+    requestId: payment.requestId,
+    status: state.status,
+    payer: payment.payer ?? '',
+    merchant: payment.merchant,
+    operator: payment.operator,
+    token: payment.tokenAddress,
+    currency: payment.currency,
+    network: payment.network,
+    amount: amount(payment.amount),
+    maxAmount: amount(payment.maxAmount),
+    authorizedAmount: amount(state.authorized),
+    capturedAmount: amount(state.captured),
+    capturableAmount: amount(state.capturable),
+    refundedAmount: amount(state.refunded),
+    refundableAmount: amount(state.refundable),
+    voidedAmount: amount(state.voided),
+    reclaimedAmount: amount(state.reclaimed),
+    paymentReference: payment.paymentReference,
+    commercePaymentHash: payment.commercePaymentHash ?? '',
+    preApprovalExpiry: iso(payment.preApprovalExpiry),
+    authorizationExpiry: iso(payment.authorizationExpiry),
+    refundExpiry: iso(payment.refundExpiry),
+    canCapture: state.canCapture,
+    canVoid: state.canVoid,
+    canRefund: state.canRefund,
+    createdAt: payment.createdAt.toISOString(),
+    updatedAt: lastChange(loaded).toISOString(),
+    events,
+  };
+}

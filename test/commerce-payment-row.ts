@@ -1,0 +1,31 @@
+import type { CommercePaymentRow } from '../src/commerce/payment.ts';
+
+/** A commerce payment as the calldata builders' tests read it: fixed addresses and terms. */
+export const PAYMENT_ROW: CommercePaymentRow = {
+  id: '0195f1a2-0000-7000-8000-000000000001',
+  requestId: `01${'ab'.repeat(32)}`,
+  payToken: 'cd'.repeat(32),
+  accountId: '0195f1a2-0000-7000-8000-000000000002',
+  clientIdId: null,
+  origin: null,
+  merchantId: 'shop-1',
+  network: 'base',
+  chainId: 8453,
+  currency: 'USDC-base',
+  tokenAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  wrapper: '0x9A73b3774183d07d4a2b585B04982F2Ec672B03b',
+  escrow: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
+  merchant: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+  operator: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+  tokenCollector: '0x1b77ABd71FCD21fbe2398AE821Aa27D1E6B94bC6',
+  amount: 50_000_000n,
+  maxAmount: 50_000_000n,
+  preApprovalExpiry: 1_795_352_400,
+  authorizationExpiry: 1_795_953_600,
+  refundExpiry: 1_798_545_600,
+  paymentReference: '0123456789abcdef',
+  commercePaymentHash: null,
+  createdAt: new Date('2026-11-22T12:00:00Z'),
+  updatedAt: new Date('2026-11-22T12:00:00Z'),
+};

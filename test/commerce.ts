@@ -1,0 +1,111 @@
+import { eq } from 'drizzle-orm';
+import type { Hex } from 'viem';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { clientIds } from '../src/db/schema.ts';
+import { createRealClock, createTestApp, type TestApp } from './app.ts';
+import { type StandIn, standIn } from './chain.ts';
+import { createTenant, type Tenant } from './fixtures.ts';
+
+/**
+ * Commerce payment test helpers: the real app on a local EVM standing in for Base, with the
+ * server's commerce operator key (`COMMERCE_OPERATOR_KEY`, wallet 5), two tenants, and a
+ * snapshot around every test. Live bindings, assigned by `setupCommerceApp()`.
+ */
+
+export let local: StandIn;
+export let t: TestApp;
+export let tenantA: Tenant;
+export let tenantB: Tenant;
+let snapshot: Hex;
+
+export const OPERATOR_WALLET = 5;
+export const BUYER_WALLET = 2;
+export const MERCHANT_WALLET = 3;
+
+/** `realClock`: the chain's time is the machine's, so on-chain expiries need the app's to be too. */
+export function setupCommerceApp(options: { realClock?: boolean } = {}): void {
+  beforeAll(async () => {
+    local = await standIn('base', { walletCount: 8 });
+    const key = local.chain.wallets[OPERATOR_WALLET]?.privateKey ?? '';
+    t = await createTestApp({
+      env: { ...local.env, COMMERCE_OPERATOR_KEY: key },
+      transports: local.transports,
+      ...(options.realClock && { clock: createRealClock() }),
+    });
+    tenantA = await createTenant(t.db, 'Shop A');
+    tenantB = await createTenant(t.db, 'Shop B');
+  });
+  afterAll(async () => {
+    await t.close();
+    await local.chain.close();
+  });
+  beforeEach(async () => {
+    snapshot = await local.chain.snapshot();
+  });
+  afterEach(async () => {
+    await local.chain.revert(snapshot);
+  });
+}
+
+export function wallet(index: number): PrivateKeyAccount {
+  const found = local.chain.wallets[index];
+  if (!found) throw new Error(`no wallet ${index}`);
+  return privateKeyToAccount(found.privateKey);
+}
+
+export type Headers = Record<string, string>;
+export const apiKey = (tenant: Tenant): Headers => ({ 'x-api-key': tenant.apiKey });
+export const backendClient = (tenant: Tenant): Headers => ({
+  'x-client-id': tenant.backendClientId,
+});
+
+export function post(url: string, payload: object, headers: Headers = apiKey(tenantA)) {
+  return t.app.inject({ method: 'POST', url, headers, payload });
+}
+
+export function status(requestId: string, headers: Headers = apiKey(tenantA)) {
+  return t.app.inject({
+    method: 'GET',
+    url: `/v2/commerce-payments/${requestId}/status`,
+    headers,
+  });
+}
+
+export function authorizeBody(extra: Record<string, unknown> = {}) {
+  return {
+    merchantId: 'shop-1',
+    merchantAddress: wallet(MERCHANT_WALLET).address,
+    buyerAddress: wallet(BUYER_WALLET).address,
+    amount: '50',
+    paymentCurrency: 'USDC-base',
+    ...extra,
+  };
+}
+
+/** Creates a commerce payment and returns the 201 answer. */
+export async function createdPayment(
+  extra: Record<string, unknown> = {},
+  headers: Headers = apiKey(tenantA),
+) {
+  const res = await post('/v2/commerce-payments/authorize/calldata', authorizeBody(extra), headers);
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json();
+}
+
+/** Sets a client ID's commerce settings, as PUT /v2/client-ids/{id} would. */
+export async function setClientIdCommerce(
+  clientId: string,
+  values: {
+    operatorWalletAddress?: string | null;
+    defaultPreApprovalExpiry?: number | null;
+    defaultAuthorizationExpiry?: number | null;
+  },
+): Promise<void> {
+  await t.db.update(clientIds).set(values).where(eq(clientIds.clientId, clientId));
+}
+
+/** The operator's nonce: what a refusal must leave unchanged (nothing was sent). */
+export function operatorNonce(): Promise<number> {
+  return local.chain.client.getTransactionCount({ address: wallet(OPERATOR_WALLET).address });
+}
