@@ -3,7 +3,7 @@ import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { clientIds } from '../src/db/schema.ts';
-import { createTestApp, type TestApp } from './app.ts';
+import { createRealClock, createTestApp, type TestApp } from './app.ts';
 import { type StandIn, standIn } from './chain.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 
@@ -23,13 +23,15 @@ export const OPERATOR_WALLET = 5;
 export const BUYER_WALLET = 2;
 export const MERCHANT_WALLET = 3;
 
-export function setupCommerceApp(): void {
+/** `realClock`: the chain's time is the machine's, so on-chain expiries need the app's to be too. */
+export function setupCommerceApp(options: { realClock?: boolean } = {}): void {
   beforeAll(async () => {
     local = await standIn('base', { walletCount: 8 });
     const key = local.chain.wallets[OPERATOR_WALLET]?.privateKey ?? '';
     t = await createTestApp({
       env: { ...local.env, COMMERCE_OPERATOR_KEY: key },
       transports: local.transports,
+      ...(options.realClock && { clock: createRealClock() }),
     });
     tenantA = await createTenant(t.db, 'Shop A');
     tenantB = await createTenant(t.db, 'Shop B');

@@ -1,5 +1,6 @@
 import { type Address, getAddress, type Hex } from 'viem';
 import { AppError, ValidationError } from '../base/errors.ts';
+import { newPayToken } from '../base/ids.ts';
 import type { Currency } from '../chains/currencies.ts';
 import type { Network } from '../chains/networks.ts';
 import { commercePayments, requests } from '../db/schema.ts';
@@ -141,6 +142,7 @@ export async function createAuthorizeCalldata(
       .insert(commercePayments)
       .values({
         requestId: request.requestId,
+        payToken: newPayToken(),
         accountId: caller.accountId,
         clientIdId: caller.clientId?.id ?? null,
         origin: caller.origin,

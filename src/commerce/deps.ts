@@ -14,6 +14,8 @@ export interface CommerceDeps {
   readonly operator: PrivateKeyAccount | null;
   /** One send at a time per network for the server's operator (its nonces). */
   readonly sends: SendQueue;
+  /** The pay page's base URL (`PAY_URL`): a payment's page is `PAY_URL/?commerce=<payToken>`. */
+  readonly payUrl: string;
   /** How long an execute operation waits for its receipt before answering it in flight. */
   readonly receiptTimeoutMs: number;
 }

@@ -280,6 +280,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     ...chainDeps,
     operator: serverOperator(deps.config.commerceOperatorKey),
     sends: createSendQueue(),
+    payUrl: deps.config.payUrl,
     receiptTimeoutMs: COMMERCE_RECEIPT_TIMEOUT_MS,
   });
   paymentSearchRoutes(app, { db, chains: deps.chains });

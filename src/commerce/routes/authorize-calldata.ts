@@ -58,6 +58,10 @@ const AuthorizeCalldataResponse = Type.Object({
   value: Type.String(),
   operator: Type.String(),
   description: Type.String(),
+  payUrl: Type.String({
+    description:
+      'payreq’s addition: the hosted page where the buyer sees what is held and authorizes from their wallet, `PAY_URL/?commerce=<token>`; the token is the buyer’s capability',
+  }),
   transactions: Type.Array(EvmCall, {
     description:
       'What the buyer sends, in order: the approval of the wrapper, then authorizePayment',
@@ -94,6 +98,7 @@ export function registerAuthorizeCalldata(app: App, deps: CommerceDeps): void {
         calldata: data,
         value: '0',
         operator: payment.operator,
+        payUrl: `${deps.payUrl}/?commerce=${payment.payToken}`,
         description:
           payment.payer === null
             ? 'No buyerAddress: the buyer must be named before anything can be signed, or authorizes from the pay page. Nothing to send yet.'

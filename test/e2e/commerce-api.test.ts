@@ -1,0 +1,247 @@
+import { type Address, createWalletClient, custom, getAddress, type Hex } from 'viem';
+import { prepareTransactionRequest } from 'viem/actions';
+import { describe, expect, it } from 'vitest';
+import { accountOf, sendAll, usdcBalance } from '../chain.ts';
+import {
+  apiKey,
+  BUYER_WALLET,
+  backendClient,
+  createdPayment,
+  local,
+  MERCHANT_WALLET,
+  OPERATOR_WALLET,
+  operatorNonce,
+  post,
+  setClientIdCommerce,
+  setupCommerceApp,
+  status,
+  t,
+  tenantA,
+  wallet,
+} from '../commerce.ts';
+
+/**
+ * Commerce payments end to end through HTTP, on a local chain standing in for Base with our
+ * escrow, collectors and Request's wrapper deployed: the buyer approves and authorizes, the
+ * server's operator captures, refunds and voids; an operator with its own key sends signed
+ * transactions. Balances are read on chain, exact to the base unit. (The status after the
+ * buyer's own authorization needs detection, which is not asserted here.)
+ */
+
+setupCommerceApp({ realClock: true });
+
+const FEE_RECEIVER = 4;
+const url = (id: string, path: string) => `/v2/commerce-payments/${id}/${path}`;
+const escrow = () => getAddress(t.chains.contracts('base').authCaptureEscrow ?? '');
+const balance = (who: Address) => usdcBalance(local.chain, who);
+
+async function approveOnly(transactions: { to: Address; data: Hex; value: { hex: Hex } }[]) {
+  const [approval] = transactions;
+  if (!approval) throw new Error('no approval');
+  await sendAll(local.chain, accountOf(local.chain, BUYER_WALLET), [
+    {
+      to: approval.to,
+      data: approval.data,
+      value: approval.value.hex,
+      chainId: local.chain.chainId,
+    },
+  ]);
+}
+
+describe('commerce payments on chain', () => {
+  it('the buyer’s own transactions move the amount into the escrow', async () => {
+    const body = await createdPayment();
+    const buyer = wallet(BUYER_WALLET).address;
+    const before = await balance(buyer);
+    await sendAll(
+      local.chain,
+      accountOf(local.chain, BUYER_WALLET),
+      body.transactions.map((tx: { to: Address; data: Hex; value: { hex: Hex } }) => ({
+        to: tx.to,
+        data: tx.data,
+        value: tx.value.hex,
+        chainId: local.chain.chainId,
+      })),
+    );
+    expect(await balance(buyer)).toBe(before - 50_000_000n);
+    expect(await balance(escrow())).toBe(50_000_000n);
+  });
+
+  it('authorize 50, capture 30 with 1 %, capture 20, refund 10; then a second flow voided', async () => {
+    const buyer = wallet(BUYER_WALLET).address;
+    const merchant = wallet(MERCHANT_WALLET).address;
+    const feeReceiver = wallet(FEE_RECEIVER).address;
+    const start = {
+      buyer: await balance(buyer),
+      merchant: await balance(merchant),
+      fee: await balance(feeReceiver),
+    };
+    const { requestId, transactions } = await createdPayment();
+    await approveOnly(transactions);
+    const authorized = await post(url(requestId, 'authorize'), {});
+    expect(authorized.statusCode, authorized.body).toBe(200);
+    expect(authorized.json()).toMatchObject({ requestId, status: 'AUTHORIZED', amount: '50' });
+    expect(await balance(escrow())).toBe(50_000_000n);
+
+    const first = await post(url(requestId, 'capture'), {
+      captureAmount: '30',
+      feeBps: 100,
+      feeReceiver,
+    });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toMatchObject({ status: 'PAID', captureAmount: '30' });
+    expect(await balance(merchant)).toBe(start.merchant + 29_700_000n);
+    expect(await balance(feeReceiver)).toBe(start.fee + 300_000n);
+    expect(await balance(escrow())).toBe(20_000_000n);
+
+    const over = await post(url(requestId, 'capture'), { captureAmount: '20.000001' });
+    expect(over.statusCode, over.body).toBe(409);
+    expect(over.json().message).toBe(
+      'captureAmount 20.000001 is more than the capturable amount, 20',
+    );
+    const second = await post(url(requestId, 'capture'), { captureAmount: '20' });
+    expect(second.statusCode, second.body).toBe(200);
+    expect(await balance(escrow())).toBe(0n);
+    expect(await balance(merchant)).toBe(start.merchant + 49_700_000n);
+
+    const nonce = await operatorNonce();
+    const nothing = await post(url(requestId, 'void'), {});
+    expect(nothing.statusCode, nothing.body).toBe(409);
+    expect(nothing.json().message).toBe(
+      'Nothing is held to void: the payment is fully captured or reclaimed',
+    );
+    const tooMuch = await post(url(requestId, 'refund'), { refundAmount: '50.000001' });
+    expect(tooMuch.json().message).toBe(
+      'refundAmount 50.000001 is more than the refundable amount, 50',
+    );
+    expect(await operatorNonce()).toBe(nonce);
+
+    const refund = await post(url(requestId, 'refund'), { refundAmount: '10' });
+    expect(refund.statusCode, refund.body).toBe(200);
+    expect(refund.json()).toMatchObject({ status: 'PARTIALLY_REFUNDED', refundAmount: '10' });
+    expect(await balance(buyer)).toBe(start.buyer - 50_000_000n + 10_000_000n);
+    const after = (await status(requestId)).json();
+    expect(after).toMatchObject({
+      status: 'PARTIALLY_REFUNDED',
+      capturedAmount: '50',
+      refundedAmount: '10',
+      refundableAmount: '40',
+      capturableAmount: '0',
+      canCapture: false,
+      canVoid: false,
+      canRefund: true,
+    });
+    expect(after.events.map((e: { type: string }) => e.type)).toEqual([
+      'AUTHORIZED',
+      'CAPTURED',
+      'CAPTURED',
+      'REFUNDED',
+    ]);
+
+    // A second flow, voided: the buyer is back where it started.
+    const next = await createdPayment();
+    const held = await balance(buyer);
+    await approveOnly(next.transactions);
+    expect((await post(url(next.requestId, 'authorize'), {})).statusCode).toBe(200);
+    expect(await balance(buyer)).toBe(held - 50_000_000n);
+    const voided = await post(url(next.requestId, 'void'), { reason: 'order cancelled' });
+    expect(voided.statusCode, voided.body).toBe(200);
+    expect(voided.json()).toMatchObject({ status: 'VOIDED', voidedAmount: '50' });
+    expect(await balance(buyer)).toBe(held);
+    const again = await post(url(next.requestId, 'void'), {});
+    expect(again.statusCode).toBe(409);
+    expect(again.json().message).toBe('The payment is already voided');
+  });
+
+  it('refuses a capture after the authorization expired, with nothing sent', async () => {
+    const { requestId, transactions } = await createdPayment({ authorizationExpiry: 600 });
+    await approveOnly(transactions);
+    expect((await post(url(requestId, 'authorize'), {})).statusCode).toBe(200);
+    t.clock.advance(601_000);
+    try {
+      const nonce = await operatorNonce();
+      const res = await post(url(requestId, 'capture'), { captureAmount: '1' });
+      expect(res.statusCode, res.body).toBe(409);
+      const expiry = (await status(requestId)).json().authorizationExpiry;
+      expect(res.json().message).toBe(
+        `The authorization expired at ${expiry} (authorizationExpiry): nothing can be captured`,
+      );
+      expect(await operatorNonce()).toBe(nonce);
+    } finally {
+      t.clock.advance(-601_000);
+    }
+  });
+
+  it('two racing captures of the last amount: one succeeds, one is refused', async () => {
+    const { requestId, transactions } = await createdPayment();
+    await approveOnly(transactions);
+    expect((await post(url(requestId, 'authorize'), {})).statusCode).toBe(200);
+    const both = await Promise.all([
+      post(url(requestId, 'capture'), { captureAmount: '50' }),
+      post(url(requestId, 'capture'), { captureAmount: '50' }),
+    ]);
+    expect(both.map((res) => res.statusCode).sort()).toEqual([200, 409]);
+    expect(await balance(escrow())).toBe(0n);
+  });
+
+  it('broadcasts an operator’s own signed capture, and refuses one that differs', async () => {
+    const operator = accountOf(local.chain, 6);
+    await setClientIdCommerce(tenantA.backendClientId, { operatorWalletAddress: operator.address });
+    try {
+      const { requestId, transactions } = await createdPayment({}, backendClient(tenantA));
+      await approveOnly(transactions);
+      // The buyer may send authorizePayment itself; here the operator signs it.
+      const sign = async (path: string, body: object) => {
+        const call = await post(url(requestId, `${path}/calldata`), body, backendClient(tenantA));
+        expect(call.statusCode, call.body).toBe(200);
+        const { to, calldata } = call.json();
+        const client = createWalletClient({
+          account: operator,
+          chain: local.chain.chain,
+          transport: custom(local.chain.provider, { retryCount: 0 }),
+        });
+        const prepared = await prepareTransactionRequest(client, { to, data: calldata });
+        return client.signTransaction(prepared);
+      };
+      const authorizeCall = transactions[1];
+      const clientTx = createWalletClient({
+        account: operator,
+        chain: local.chain.chain,
+        transport: custom(local.chain.provider, { retryCount: 0 }),
+      });
+      const signedAuthorize = await clientTx.signTransaction(
+        await prepareTransactionRequest(clientTx, {
+          to: authorizeCall.to,
+          data: authorizeCall.data,
+        }),
+      );
+      const authorized = await post(
+        url(requestId, 'authorize'),
+        { signedTransaction: signedAuthorize },
+        backendClient(tenantA),
+      );
+      expect(authorized.statusCode, authorized.body).toBe(200);
+      const wrong = await sign('capture', { captureAmount: '10' });
+      const refused = await post(
+        url(requestId, 'capture'),
+        { captureAmount: '20', signedTransaction: wrong },
+        backendClient(tenantA),
+      );
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json().message).toBe(
+        'signedTransaction does not carry the expected calldata (see the /calldata operation)',
+      );
+      const signed = await sign('capture', { captureAmount: '20' });
+      const captured = await post(
+        url(requestId, 'capture'),
+        { captureAmount: '20', signedTransaction: signed },
+        backendClient(tenantA),
+      );
+      expect(captured.statusCode, captured.body).toBe(200);
+      expect(await balance(escrow())).toBe(30_000_000n);
+      expect((await status(requestId, apiKey(tenantA))).json().capturedAmount).toBe('20');
+    } finally {
+      await setClientIdCommerce(tenantA.backendClientId, { operatorWalletAddress: null });
+    }
+  });
+});
