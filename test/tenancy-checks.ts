@@ -36,6 +36,7 @@ export function secretsOf(o: Objects): string[] {
     o.journeyId,
     o.recurringRequestId,
     o.recurringPaymentReference,
+    o.commerceRequestId,
     o.destinationId,
     o.webhookId,
     o.webhookUrl,
@@ -189,6 +190,7 @@ function pathFor(route: RouteEntry, o: Objects): string {
         case 'queryId':
           return o.journeyId;
         case 'requestId':
+          if (route.url.startsWith('/v2/commerce-payments/')) return o.commerceRequestId;
           return route.method === 'PATCH' ? o.recurringRequestId : o.requestId;
         case 'destinationId':
           return o.destinationId;

@@ -40,6 +40,8 @@ export interface Objects {
   readonly recurringRequestId: string;
   /** Its payment reference (0x and 16 hex digits): the v1 operations' key. */
   readonly recurringPaymentReference: string;
+  /** A's commerce payment (made with A's API key, the server's operator, not authorized). */
+  readonly commerceRequestId: string;
   /** Two of A's pending payout links, to merge. */
   readonly payoutTokens: readonly string[];
   /** A's multicall payout of two other payout links. */
@@ -318,6 +320,53 @@ export const PROBES: Record<string, Probe> = {
   'POST /v2/payouts/batch': {
     expect: refused(),
     body: (o) => ({ requestIds: [o.requestId] }),
+  },
+
+  // Commerce payments: B makes its own; A's are as unknown to B as missing ones. A's own calls
+  // reach the rules of A's payment, which is not authorized (this app has no RPC to send on).
+  'POST /v2/commerce-payments/authorize/calldata': {
+    expect: own,
+    body: (_o, caller) => ({
+      merchantId: `m-${next()}`,
+      merchantAddress: caller.wallet,
+      amount: '1',
+      paymentCurrency: 'USDC-base',
+    }),
+  },
+  'GET /v2/commerce-payments/:requestId/status': { expect: refused() },
+  'POST /v2/commerce-payments/:requestId/authorize': {
+    expect: refused(),
+    body: () => ({}),
+    ownCode: 'chain_unavailable',
+  },
+  'POST /v2/commerce-payments/:requestId/capture/calldata': {
+    expect: refused(),
+    body: () => ({ captureAmount: '1' }),
+    ownCode: 'commerce_not_authorized',
+  },
+  'POST /v2/commerce-payments/:requestId/capture': {
+    expect: refused(),
+    body: () => ({ captureAmount: '1' }),
+    ownCode: 'commerce_not_authorized',
+  },
+  'POST /v2/commerce-payments/:requestId/void/calldata': {
+    expect: refused(),
+    ownCode: 'commerce_not_authorized',
+  },
+  'POST /v2/commerce-payments/:requestId/void': {
+    expect: refused(),
+    body: () => ({}),
+    ownCode: 'commerce_not_authorized',
+  },
+  'POST /v2/commerce-payments/:requestId/refund/calldata': {
+    expect: refused(),
+    body: () => ({ refundAmount: '1' }),
+    ownCode: 'commerce_not_captured',
+  },
+  'POST /v2/commerce-payments/:requestId/refund': {
+    expect: refused(),
+    body: () => ({ refundAmount: '1' }),
+    ownCode: 'commerce_not_captured',
   },
 
   // A's destination in B's link: not one of B's (an orchestrator's pair is held to its bound one).

@@ -24,6 +24,8 @@ import { next, USDC_BASE } from './tenancy-probes.ts';
  */
 
 const KEY_A: Hex = '0x59c6995e998f97a5a0044966f0945389dc9c86dae88c7a8412f4603b6b78690d';
+/** The server's commerce operator (a development key no tenant holds). */
+const COMMERCE_OPERATOR: Hex = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6';
 const KEY_B: Hex = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
 export const PAYMENT_TX = `0x${'ab'.repeat(32)}`;
 
@@ -150,6 +152,19 @@ export async function makeObjects(): Promise<Objects> {
     recurrence: { startDate: '2026-12-01T00:00:00Z', frequency: 'MONTHLY' },
   });
   expect(recurring.statusCode, recurring.body).toBe(201);
+  const commerce = await call(
+    'POST',
+    '/v2/commerce-payments/authorize/calldata',
+    a.headers.apiKey,
+    {
+      merchantId: 'a-shop',
+      merchantAddress: a.wallet,
+      buyerAddress: b.wallet,
+      amount: '5',
+      paymentCurrency: 'USDC-base',
+    },
+  );
+  expect(commerce.statusCode, commerce.body).toBe(201);
   const payout = async (amount: string): Promise<string> => {
     const made = await call('POST', '/v2/secure-payments/payouts', a.headers.apiKey, {
       recipient: b.wallet,
@@ -235,6 +250,7 @@ export async function makeObjects(): Promise<Objects> {
     requestId: link.json().requestIds[0],
     journeyId: journey.json().journeyId,
     recurringRequestId: recurring.json().requestId,
+    commerceRequestId: commerce.json().requestId,
     recurringPaymentReference: recurring.json().paymentReference,
     destinationId: destination.destinationId,
     webhookId: webhook.json().id,
@@ -260,7 +276,7 @@ export async function makeObjects(): Promise<Objects> {
 /** Starts the app, makes both tenants and A's shared objects; closes the app after the file. */
 export function setupTenancy(): void {
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: { COMMERCE_OPERATOR_KEY: COMMERCE_OPERATOR } });
     a = await tenant('A', KEY_A);
     b = await tenant('B', KEY_B);
     b.headers.foreignPair['x-orchestrator-key'] =

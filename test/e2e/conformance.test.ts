@@ -47,6 +47,9 @@ const NEVER_SUCCEEDS: Readonly<Record<string, string>> = {
     'a wallet change is pending only while Safe owners sign it; ours apply at once, so there is none to cancel (404)',
 };
 const PAYEE_KEY = `0x${'59'.repeat(32)}` as Hex;
+/** The server's commerce operator and a commerce buyer, among the local chain's wallets. */
+const COMMERCE_OPERATOR = 4;
+const COMMERCE_BUYER = 1;
 /** The local chain's wallet that pays the Tron link (through the Tron node on the same EVM). */
 const TRON_PAYER = 3;
 
@@ -68,7 +71,13 @@ describe('conformance with the reference API', () => {
     // Arbitrum and the fake routing aggregator, for the cross-chain operations.
     crossChain = await startCrossChainWorld(local);
     t = await createTestApp({
-      env: { ...local.env, ...crossChain.env, CONFIRMATIONS_BASE: '1', RPC_URL_TRON: tron.url },
+      env: {
+        ...local.env,
+        ...crossChain.env,
+        CONFIRMATIONS_BASE: '1',
+        RPC_URL_TRON: tron.url,
+        COMMERCE_OPERATOR_KEY: local.chain.wallets[COMMERCE_OPERATOR]?.privateKey ?? '',
+      },
       transports: { ...local.transports, ...crossChain.transports },
     });
     crossChain.useClock(t.clock);
@@ -1083,6 +1092,51 @@ describe('conformance with the reference API', () => {
         ]),
       );
     }
+  });
+
+  it('answers the commerce operations: calldata, authorize, status, capture and void', async () => {
+    const commerce = (path: string, payload: object) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/v2/commerce-payments/${path}`,
+        headers: headers(),
+        payload,
+      });
+    // Long expiries: the chain keeps the machine's time, the test clock an earlier one.
+    const created = await commerce('authorize/calldata', {
+      merchantId: 'shop-7',
+      merchantAddress: accountOf(local.chain, 2).address,
+      buyerAddress: accountOf(local.chain, COMMERCE_BUYER).address,
+      amount: '20',
+      paymentCurrency: USDC_BASE_ID,
+      preApprovalExpiry: 30 * 86_400,
+      authorizationExpiry: 60 * 86_400,
+    });
+    ok(created, 201);
+    const { requestId, transactions } = created.json();
+    const [approval] = transactions;
+    await sendAll(local.chain, accountOf(local.chain, COMMERCE_BUYER), [
+      {
+        to: approval.to,
+        data: approval.data,
+        value: approval.value.hex,
+        chainId: local.chain.chainId,
+      },
+    ]);
+    ok(
+      await t.app.inject({
+        method: 'GET',
+        url: `/v2/commerce-payments/${requestId}/status`,
+        headers: headers(),
+      }),
+    );
+    ok(await commerce(`${requestId}/authorize`, {}));
+    ok(await commerce(`${requestId}/capture/calldata`, { captureAmount: '5' }));
+    ok(await commerce(`${requestId}/capture`, { captureAmount: '5' }));
+    ok(await commerce(`${requestId}/void/calldata`, {}));
+    const voided = await commerce(`${requestId}/void`, { reason: 'out of stock' });
+    ok(voided);
+    expect(voided.json()).toMatchObject({ status: 'PAID', voidedAmount: '15' });
   });
 
   it('has a conforming success answer for every reference operation we serve', () => {
