@@ -1,5 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type Address, getAddress, isAddress, parseEventLogs } from 'viem';
+import {
+  type Address,
+  getAddress,
+  isAddress,
+  parseEventLogs,
+  TransactionReceiptNotFoundError,
+} from 'viem';
 import { AppError, ValidationError } from '../base/errors.ts';
 import { isPayToken } from '../base/ids.ts';
 import type { NetworkId } from '../chains/networks.ts';
@@ -135,7 +141,11 @@ export async function recordBuyerAuthorization(
   }
   const hash = txHash.toLowerCase() as `0x${string}`;
   const receipt = await deps.clients.read(payment.network as NetworkId, (client) =>
-    client.getTransactionReceipt({ hash }).catch(() => null),
+    client.getTransactionReceipt({ hash }).catch((error: unknown) => {
+      // Not mined (or unknown): no authorization; anything else is the RPC's failure.
+      if (error instanceof TransactionReceiptNotFoundError) return null;
+      throw error;
+    }),
   );
   const authorized =
     receipt?.status === 'success'
