@@ -80,7 +80,7 @@ export function buyerView(deps: Pick<CommerceDeps, 'chains'>, loaded: LoadedPaym
 }
 
 /** The wallet a buyer connected, checked against the buyer the payment names (if any). */
-export function buyerWallet(payment: CommercePaymentRow, wallet: string | undefined): Address {
+function buyerWallet(payment: CommercePaymentRow, wallet: string | undefined): Address {
   if (wallet === undefined || !isAddress(wallet, { strict: false })) {
     throw new ValidationError([{ field: 'wallet', message: 'must be an EVM address' }]);
   }

@@ -180,6 +180,26 @@ describe('a commerce payment on the hosted page', () => {
     await context.close();
   });
 
+  it('is its own chunk: a payment link’s page never downloads it', async () => {
+    const scripts: string[] = [];
+    const token = await rig.link([{ currency: 'USDC', amount: '1', payee: MERCHANT }]);
+    const { page, context } = await rig.openAt(`token=${token}`, [spec(STRANGER)]);
+    page.on('response', (response) => {
+      if (response.url().endsWith('.js')) scripts.push(response.url());
+    });
+    await page.reload();
+    await screen(page, 'pending');
+    await page
+      .getByRole('button', { name: /Test Wallet/ })
+      .first()
+      .waitFor();
+    expect(scripts.length).toBeGreaterThan(1);
+    for (const url of scripts) {
+      expect(await (await fetch(url)).text(), url).not.toContain('will be held until');
+    }
+    await context.close();
+  });
+
   it('says a link that names no payment is not found', async () => {
     const { page, context } = await rig.openAt(`commerce=${'ab'.repeat(32)}`, []);
     await screen(page, 'not_found');

@@ -47,7 +47,7 @@ type CommerceState =
   | { readonly kind: 'not_found' }
   | { readonly kind: 'error'; readonly message: string };
 
-export interface WalletCall {
+interface WalletCall {
   readonly to: `0x${string}`;
   readonly data: `0x${string}`;
   readonly value: { readonly hex: `0x${string}` };

@@ -41,7 +41,7 @@ export function authorizable(view: CommerceView): boolean {
   return STAGES[view.status] === 'awaiting' && Date.parse(view.preApprovalExpiry) > Date.now();
 }
 
-export function stageOf(view: CommerceView): Stage {
+function stageOf(view: CommerceView): Stage {
   return STAGES[view.status] === 'awaiting' && !authorizable(view)
     ? 'expired'
     : STAGES[view.status];
