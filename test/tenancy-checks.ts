@@ -37,6 +37,7 @@ export function secretsOf(o: Objects): string[] {
     o.recurringRequestId,
     o.recurringPaymentReference,
     o.commerceRequestId,
+    o.commercePayToken,
     o.destinationId,
     o.webhookId,
     o.webhookUrl,
@@ -198,6 +199,8 @@ function pathFor(route: RouteEntry, o: Objects): string {
           return o.recurringPaymentReference;
         case 'paymentIntentId':
           return 'pi_0195f1a2';
+        case 'payToken':
+          return o.commercePayToken;
         case 'deliveryId':
           return o.deliveryId;
         default:

@@ -42,6 +42,8 @@ export interface Objects {
   readonly recurringPaymentReference: string;
   /** A's commerce payment (made with A's API key, the server's operator, not authorized). */
   readonly commerceRequestId: string;
+  /** Its pay token: the buyer's capability on the pay page (`?commerce=`). */
+  readonly commercePayToken: string;
   /** Two of A's pending payout links, to merge. */
   readonly payoutTokens: readonly string[];
   /** A's multicall payout of two other payout links. */
@@ -367,6 +369,18 @@ export const PROBES: Record<string, Probe> = {
     expect: refused(),
     body: () => ({ refundAmount: '1' }),
     ownCode: 'commerce_not_captured',
+  },
+  // The pay page's routes by pay token: an account's credentials reach its own payments only.
+  // A's own calls find the payment: no wallet named (400), no RPC to read the receipt on.
+  'GET /v2/commerce-payments/token/:payToken': { expect: refused() },
+  'GET /v2/commerce-payments/token/:payToken/authorize': {
+    expect: refused(),
+    ownCode: 'validation_failed',
+  },
+  'POST /v2/commerce-payments/token/:payToken/authorization': {
+    expect: refused(),
+    body: () => ({ txHash: `0x${'11'.repeat(32)}` }),
+    ownCode: 'chain_unavailable',
   },
 
   // A's destination in B's link: not one of B's (an orchestrator's pair is held to its bound one).

@@ -251,6 +251,7 @@ export async function makeObjects(): Promise<Objects> {
     journeyId: journey.json().journeyId,
     recurringRequestId: recurring.json().requestId,
     commerceRequestId: commerce.json().requestId,
+    commercePayToken: new URL(commerce.json().payUrl).searchParams.get('commerce') ?? '',
     recurringPaymentReference: recurring.json().paymentReference,
     destinationId: destination.destinationId,
     webhookId: webhook.json().id,

@@ -62,6 +62,7 @@ export const ERROR_STATUS = {
   commerce_unavailable: 400,
   commerce_operator_missing: 400,
   commerce_buyer_missing: 400,
+  commerce_buyer_mismatch: 400,
   signed_transaction_required: 400,
   signed_transaction_mismatch: 400,
   // 401: no usable credential.

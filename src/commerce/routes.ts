@@ -4,7 +4,10 @@ import { registerAuthorize } from './routes/authorize.ts';
 import { registerAuthorizeCalldata } from './routes/authorize-calldata.ts';
 import { registerCapture } from './routes/capture.ts';
 import { registerCaptureCalldata } from './routes/capture-calldata.ts';
+import { registerGetBuyerAuthorize } from './routes/get-buyer-authorize.ts';
+import { registerGetByPayToken } from './routes/get-by-pay-token.ts';
 import { registerGetStatus } from './routes/get-status.ts';
+import { registerPostBuyerAuthorization } from './routes/post-buyer-authorization.ts';
 import { registerRefund } from './routes/refund.ts';
 import { registerRefundCalldata } from './routes/refund-calldata.ts';
 import { registerVoid } from './routes/void.ts';
@@ -21,4 +24,7 @@ export function commerceRoutes(app: App, deps: CommerceDeps): void {
   registerVoid(app, deps);
   registerRefundCalldata(app, deps);
   registerRefund(app, deps);
+  registerGetByPayToken(app, deps);
+  registerGetBuyerAuthorize(app, deps);
+  registerPostBuyerAuthorization(app, deps);
 }

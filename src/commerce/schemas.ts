@@ -6,6 +6,23 @@ import { COMMERCE_STATUSES } from './state.ts';
 
 export const COMMERCE_AUTH = ['apiKey', 'clientId'] as const;
 export const COMMERCE_TAGS = ['V2/Commerce Payments'];
+/** The buyer's routes by pay token: the hosted pay page's client ID, or the account's own. */
+export const PAY_TOKEN_AUTH = ['clientId', 'apiKey'] as const;
+
+export const PayTokenParams = Type.Object({
+  payToken: Type.String({
+    minLength: 1,
+    maxLength: 128,
+    description: 'The pay token of `payUrl` (`PAY_URL/?commerce=<payToken>`)',
+  }),
+});
+
+/** One transaction a wallet sends, its value as the reference's BigNumber. */
+export const EvmCall = Type.Object({
+  to: Type.String(),
+  data: Type.String(),
+  value: Type.Object({ type: Type.Literal('BigNumber'), hex: Type.String() }),
+});
 
 export const CommerceParams = Type.Object({ requestId: Type.String({ maxLength: 100 }) });
 

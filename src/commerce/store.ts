@@ -11,7 +11,7 @@ import { type CommerceState, commerceState } from './state.ts';
  * only the ones it created; any other is as unknown as a missing one.
  */
 
-function commerceNotFound(): AppError {
+export function commerceNotFound(): AppError {
   return new AppError('commerce_payment_not_found', 'Commerce payment not found');
 }
 

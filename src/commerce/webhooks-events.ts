@@ -31,10 +31,7 @@ interface CommerceTotals {
 }
 
 /** The totals of a payment's events now recorded. */
-async function commerceTotals(
-  tx: Database,
-  commercePaymentId: string,
-): Promise<CommerceTotals> {
+async function commerceTotals(tx: Database, commercePaymentId: string): Promise<CommerceTotals> {
   const rows = await tx
     .select({
       type: commerceEvents.type,

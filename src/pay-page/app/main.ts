@@ -241,25 +241,27 @@ function intentToken(): string | null {
   }
 }
 
-// A recurring payout's page (`?recurring=<pay token>`), and a link intent's: their own chunks,
-// loaded only there.
-const recurring = new URLSearchParams(location.search).get('recurring');
+// A recurring payout's page (`?recurring=<pay token>`), a commerce payment's
+// (`?commerce=<pay token>`), and a link intent's: their own chunks, loaded only there.
+const query = new URLSearchParams(location.search);
+const recurring = query.get('recurring');
+const commerce = query.get('commerce');
 const intent = intentToken();
+const pageFailed = () =>
+  render(errorScreen('The page could not load. Check your connection.', () => location.reload()));
 if (intent !== null) {
   import('./link-intent/page.ts').then(
     (page) => page.showLinkIntent(config, root, intent),
-    () =>
-      render(
-        errorScreen('The page could not load. Check your connection.', () => location.reload()),
-      ),
+    pageFailed,
   );
-} else if (recurring === null) void load();
-else {
+} else if (recurring !== null) {
   import('./recurring/page.ts').then(
     (page) => page.showRecurring(config, root, recurring.trim()),
-    () =>
-      render(
-        errorScreen('The page could not load. Check your connection.', () => location.reload()),
-      ),
+    pageFailed,
   );
-}
+} else if (commerce !== null) {
+  import('./commerce/page.ts').then(
+    (page) => page.showCommerce(config, root, commerce.trim()),
+    pageFailed,
+  );
+} else void load();
