@@ -3,7 +3,7 @@ import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { clientIds } from '../src/db/schema.ts';
-import { createRealClock, createTestApp, type TestApp } from './app.ts';
+import { createRealClock, createTestApp, createTestClock, type TestApp } from './app.ts';
 import { type StandIn, standIn } from './chain.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 
@@ -23,6 +23,13 @@ export const OPERATOR_WALLET = 5;
 export const BUYER_WALLET = 2;
 export const MERCHANT_WALLET = 3;
 
+/**
+ * Where the test clock starts: ahead of the local chain's time (the machine's), so the time the
+ * commerce checks judge by (the later of the server's and the chain's, chain-time.ts) is the
+ * test clock's, and moves only when a test moves it.
+ */
+export const COMMERCE_TEST_START = new Date('2030-01-01T12:00:00Z');
+
 /** `realClock`: the chain's time is the machine's, so on-chain expiries need the app's to be too. */
 export function setupCommerceApp(options: { realClock?: boolean } = {}): void {
   beforeAll(async () => {
@@ -31,7 +38,7 @@ export function setupCommerceApp(options: { realClock?: boolean } = {}): void {
     t = await createTestApp({
       env: { ...local.env, COMMERCE_OPERATOR_KEY: key },
       transports: local.transports,
-      ...(options.realClock && { clock: createRealClock() }),
+      clock: options.realClock ? createRealClock() : createTestClock(COMMERCE_TEST_START),
     });
     tenantA = await createTenant(t.db, 'Shop A');
     tenantB = await createTenant(t.db, 'Shop B');

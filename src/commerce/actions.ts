@@ -1,6 +1,5 @@
 import { getAddress } from 'viem';
 import { AppError } from '../base/errors.ts';
-import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { authorizeTransaction } from './calldata/authorize.ts';
 import { captureTransaction } from './calldata/capture.ts';
@@ -29,7 +28,7 @@ export function decimalsOf(chains: ChainRegistry, payment: CommercePaymentRow): 
   return currency.decimals;
 }
 
-export function authorizePlan(now: () => Date, signedTransaction: string | undefined): ActionPlan {
+export function authorizePlan(signedTransaction: string | undefined): ActionPlan {
   return {
     kind: 'authorize',
     transaction: (payment) => {
@@ -44,8 +43,8 @@ export function authorizePlan(now: () => Date, signedTransaction: string | undef
       }
       return authorizeTransaction({ ...payment, payer: payment.payer });
     },
-    check: ({ payment, state }) => {
-      checkAuthorize(payment, state, now());
+    check: ({ payment, state, now }) => {
+      checkAuthorize(payment, state, now);
       return payment.amount;
     },
     signedTransaction,
@@ -54,7 +53,6 @@ export function authorizePlan(now: () => Date, signedTransaction: string | undef
 
 export function capturePlan(
   chains: ChainRegistry,
-  now: () => Date,
   body: { captureAmount: string; feeBps?: number; feeReceiver?: string },
   signedTransaction: string | undefined,
 ): ActionPlan {
@@ -66,9 +64,9 @@ export function capturePlan(
     feeBps: fee.feeBps,
     feeReceiver: fee.feeReceiver,
     transaction: (payment) => captureTransaction(payment, { amount: amountOf(payment), ...fee }),
-    check: ({ payment, state }) => {
+    check: ({ payment, state, now }) => {
       const amount = amountOf(payment);
-      checkCapture(payment, state, amount, decimalsOf(chains, payment), now());
+      checkCapture(payment, state, amount, decimalsOf(chains, payment), now);
       return amount;
     },
     signedTransaction,
@@ -93,7 +91,6 @@ export function voidPlan(
 
 export function refundPlan(
   chains: ChainRegistry,
-  now: () => Date,
   body: { refundAmount: string },
   signedTransaction: string | undefined,
 ): ActionPlan {
@@ -103,7 +100,7 @@ export function refundPlan(
     kind: 'refund',
     approveFirst: true,
     transaction: (payment) => {
-      const collector = chains.contracts(payment.network as NetworkId).operatorRefundCollector;
+      const collector = chains.contracts(payment.network).operatorRefundCollector;
       if (!collector) {
         throw new AppError(
           'commerce_unavailable',
@@ -112,9 +109,9 @@ export function refundPlan(
       }
       return refundTransaction(payment, { amount: amountOf(payment), refundCollector: collector });
     },
-    check: ({ payment, state }) => {
+    check: ({ payment, state, now }) => {
       const amount = amountOf(payment);
-      checkRefund(payment, state, amount, decimalsOf(chains, payment), now());
+      checkRefund(payment, state, amount, decimalsOf(chains, payment), now);
       return amount;
     },
     signedTransaction,

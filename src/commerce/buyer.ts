@@ -8,7 +8,6 @@ import {
 } from 'viem';
 import { AppError, ValidationError } from '../base/errors.ts';
 import { isPayToken } from '../base/ids.ts';
-import type { NetworkId } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
 import { commerceActions, commerceEvents, commercePayments } from '../db/schema.ts';
 import type { LinkScope } from '../http/principal.ts';
@@ -105,10 +104,11 @@ export async function buyerTransactions(
   wallet: string | undefined,
 ): Promise<EvmTransaction[]> {
   const payer = buyerWallet(payment, wallet);
-  const loaded = await loadState(deps.db, payment, deps.clock.now());
+  const now = await deps.chainTime.now(payment.network);
+  const loaded = await loadState(deps.db, payment, now);
   const named = { ...payment, payer };
-  checkAuthorize(named, loaded.state, deps.clock.now());
-  const allowance = await deps.clients.read(payment.network as NetworkId, (client) =>
+  checkAuthorize(named, loaded.state, now);
+  const allowance = await deps.clients.read(payment.network, (client) =>
     client.readContract({
       address: getAddress(payment.tokenAddress),
       abi: erc20Abi,
@@ -140,7 +140,7 @@ export async function recordBuyerAuthorization(
     throw new ValidationError([{ field: 'txHash', message: 'must be a transaction hash' }]);
   }
   const hash = txHash.toLowerCase() as `0x${string}`;
-  const receipt = await deps.clients.read(payment.network as NetworkId, (client) =>
+  const receipt = await deps.clients.read(payment.network, (client) =>
     client.getTransactionReceipt({ hash }).catch((error: unknown) => {
       // Not mined (or unknown): no authorization; anything else is the RPC's failure.
       if (error instanceof TransactionReceiptNotFoundError) return null;

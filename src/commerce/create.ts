@@ -106,7 +106,8 @@ export async function createAuthorizeCalldata(
   if (maxAmount < amount) {
     throw new ValidationError([{ field: 'maxAmount', message: 'must be at least amount' }]);
   }
-  const now = deps.clock.now();
+  // Expiries are the escrow's: counted from its chain's time (chain-time.ts).
+  const now = await deps.chainTime.now(network.id);
   const expiries = resolveExpiries(body, caller.clientId, now);
   const operator = operatorFor(caller.clientId, deps.operator);
 

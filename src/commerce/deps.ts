@@ -3,6 +3,7 @@ import type { Clock } from '../base/clock.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
+import type { ChainTime } from './chain-time.ts';
 import type { SendQueue } from './send-queue.ts';
 
 export interface CommerceDeps {
@@ -10,6 +11,8 @@ export interface CommerceDeps {
   readonly clock: Clock;
   readonly chains: ChainRegistry;
   readonly clients: ChainClients;
+  /** The time the escrow judges expiries by: its chain's (chain-time.ts). */
+  readonly chainTime: ChainTime;
   /** The server's operator (`COMMERCE_OPERATOR_KEY`), null when unset. */
   readonly operator: PrivateKeyAccount | null;
   /** One send at a time per network for the server's operator (its nonces). */

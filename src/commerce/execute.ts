@@ -1,7 +1,6 @@
 import type { Address, Hex, PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { AppError } from '../base/errors.ts';
-import type { NetworkId } from '../chains/networks.ts';
 import { type CommerceActionKind, commerceActions } from '../db/schema.ts';
 import type { CallerScope } from '../http/principal.ts';
 import { erc20Abi } from '../payments/abis.ts';
@@ -62,7 +61,7 @@ export async function executeAction(
   // could never be sent.
   const found = await deps.db.transaction(async (tx) => {
     const payment = await lockCommercePayment(tx, scope, requestId);
-    plan.check(await loadState(tx, payment, deps.clock.now()));
+    plan.check(await loadState(tx, payment, await deps.chainTime.now(payment.network)));
     return payment;
   });
   const expected = plan.transaction(found);
@@ -76,11 +75,13 @@ export async function executeAction(
       `signedTransaction is required: this server does not hold the key of the payment's operator ${found.operator}; sign the /calldata answer with it`,
     );
   }
-  const client = deps.clients.evm(found.network as NetworkId);
+  const client = deps.clients.evm(found.network);
+  // Read before the lock is taken: no chain call while it is held.
+  const checkedAt = await deps.chainTime.now(found.network);
 
   const { payment, actionId, amount } = await deps.db.transaction(async (tx) => {
     const locked = await lockCommercePayment(tx, scope, requestId);
-    const reserved = plan.check(await loadState(tx, locked, deps.clock.now()));
+    const reserved = plan.check(await loadState(tx, locked, checkedAt));
     const [action] = await tx
       .insert(commerceActions)
       .values({
@@ -139,7 +140,7 @@ export async function executeAction(
       { cause: error },
     );
   }
-  const { state } = await loadState(deps.db, payment, deps.clock.now());
+  const { state } = await loadState(deps.db, payment, await deps.chainTime.now(payment.network));
   return { payment, transactionHash: hash, amount, state };
 }
 
@@ -170,12 +171,12 @@ async function approveIfShort(
 
 /** A `/calldata` operation: the same rules as the execute operation, and the call, unsent. */
 export async function planCalldata(
-  deps: Pick<CommerceDeps, 'db' | 'clock'>,
+  deps: Pick<CommerceDeps, 'db' | 'chainTime'>,
   scope: CallerScope,
   requestId: string,
   plan: ActionPlan,
 ): Promise<{ payment: CommercePaymentRow; transaction: EvmTransaction }> {
   const payment = await findCommercePayment(deps.db, scope, requestId);
-  plan.check(await loadState(deps.db, payment, deps.clock.now()));
+  plan.check(await loadState(deps.db, payment, await deps.chainTime.now(payment.network)));
   return { payment, transaction: plan.transaction(payment) };
 }

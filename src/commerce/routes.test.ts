@@ -5,6 +5,7 @@ import {
   authorizeBody,
   BUYER_WALLET,
   backendClient,
+  COMMERCE_TEST_START,
   createdPayment,
   MERCHANT_WALLET,
   OPERATOR_WALLET,
@@ -29,7 +30,7 @@ import { commercePayments, requests } from '../db/schema.ts';
 setupCommerceApp();
 
 const CREATE = '/v2/commerce-payments/authorize/calldata';
-const START = Math.floor(new Date('2026-11-22T12:00:00Z').getTime() / 1000);
+const START = Math.floor(COMMERCE_TEST_START.getTime() / 1000);
 
 describe('POST /v2/commerce-payments/authorize/calldata', () => {
   it('writes the request and the payment and answers the buyer’s two transactions', async () => {
@@ -171,9 +172,9 @@ describe('GET /v2/commerce-payments/{requestId}/status', () => {
       refundableAmount: '0',
       voidedAmount: '0',
       reclaimedAmount: '0',
-      preApprovalExpiry: '2026-11-22T13:00:00.000Z',
-      authorizationExpiry: '2026-11-29T12:00:00.000Z',
-      refundExpiry: '2026-12-29T12:00:00.000Z',
+      preApprovalExpiry: '2030-01-01T13:00:00.000Z',
+      authorizationExpiry: '2030-01-08T12:00:00.000Z',
+      refundExpiry: '2030-02-07T12:00:00.000Z',
       canCapture: false,
       canVoid: false,
       canRefund: false,
@@ -262,7 +263,7 @@ describe('refusals before anything is sent', () => {
         `${base(requestId)}/authorize`,
         {},
         409,
-        'The pre-approval expired at 2026-11-22T12:01:00.000Z (preApprovalExpiry): the payment can no longer be authorized',
+        'The pre-approval expired at 2030-01-01T12:01:00.000Z (preApprovalExpiry): the payment can no longer be authorized',
       );
       expect((await status(requestId)).json().status).toBe('EXPIRED');
     } finally {

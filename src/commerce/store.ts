@@ -53,6 +53,8 @@ export interface LoadedPayment {
   readonly events: readonly CommerceEventRow[];
   readonly actions: readonly CommerceActionRow[];
   readonly state: CommerceState;
+  /** The time the state is judged at (the escrow's chain's, chain-time.ts). */
+  readonly now: Date;
 }
 
 /** The payment's events and actions, and the state they make at `now`. */
@@ -73,7 +75,7 @@ export async function loadState(
     .where(eq(commerceActions.commercePaymentId, payment.id))
     .orderBy(asc(commerceActions.createdAt));
   const state = commerceState({ terms: payment, events, actions, now });
-  return { payment, events, actions, state };
+  return { payment, events, actions, state, now };
 }
 
 export async function markAction(

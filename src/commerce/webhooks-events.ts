@@ -1,5 +1,4 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import {
@@ -62,7 +61,7 @@ function commerceEventPayload(
   },
 ): Record<string, unknown> {
   const { payment, event, totals } = input;
-  const network = payment.network as NetworkId;
+  const network = payment.network;
   const currency =
     chains.currency(payment.currency) ?? chains.currencyByToken(network, payment.tokenAddress);
   // A currency no longer served still has its amounts reported, in base units.

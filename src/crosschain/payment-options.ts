@@ -1,4 +1,5 @@
 import { type Address, getAbiItem, type Hex, hexToBigInt, toFunctionSelector } from 'viem';
+import { bounded } from '../base/bounded.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { Network, NetworkId } from '../chains/networks.ts';
@@ -155,27 +156,4 @@ async function readBalances(
       ? hexToBigInt(result.returnData as Hex)
       : null;
   });
-}
-
-type Outcome<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly reason: 'timeout' | 'failed' };
-
-/** The work's result, or why there is none: it failed, or took longer than `ms`. */
-async function bounded<T>(work: Promise<T>, ms: number): Promise<Outcome<T>> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<Outcome<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, reason: 'timeout' }), ms);
-  });
-  try {
-    return await Promise.race([
-      work.then(
-        (value): Outcome<T> => ({ ok: true, value }),
-        (): Outcome<T> => ({ ok: false, reason: 'failed' }),
-      ),
-      late,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

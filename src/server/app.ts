@@ -11,6 +11,7 @@ import type { ChainClients } from '../chains/clients.ts';
 import type { NetworkReadiness } from '../chains/network-probe.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
+import { createChainTime } from '../commerce/chain-time.ts';
 import { serverOperator } from '../commerce/operator.ts';
 import { commerceRoutes } from '../commerce/routes.ts';
 import { createSendQueue } from '../commerce/send-queue.ts';
@@ -278,6 +279,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   });
   commerceRoutes(app, {
     ...chainDeps,
+    chainTime: createChainTime(chainDeps),
     operator: serverOperator(deps.config.commerceOperatorKey),
     sends: createSendQueue(),
     payUrl: deps.config.payUrl,

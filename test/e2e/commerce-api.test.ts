@@ -156,19 +156,19 @@ describe('commerce payments on chain', () => {
     const { requestId, transactions } = await createdPayment({ authorizationExpiry: 600 });
     await approveOnly(transactions);
     expect((await post(url(requestId, 'authorize'), {})).statusCode).toBe(200);
-    t.clock.advance(601_000);
-    try {
-      const nonce = await operatorNonce();
-      const res = await post(url(requestId, 'capture'), { captureAmount: '1' });
-      expect(res.statusCode, res.body).toBe(409);
-      const expiry = (await status(requestId)).json().authorizationExpiry;
-      expect(res.json().message).toBe(
-        `The authorization expired at ${expiry} (authorizationExpiry): nothing can be captured`,
-      );
-      expect(await operatorNonce()).toBe(nonce);
-    } finally {
-      t.clock.advance(-601_000);
-    }
+    // The escrow's clock is its chain's: ten minutes pass there (the server reads it).
+    await local.chain.provider.request({ method: 'evm_increaseTime', params: [601] });
+    await local.chain.provider.request({ method: 'evm_mine', params: [] });
+    // Read again within seconds (chain-time.ts).
+    await expect.poll(async () => (await status(requestId)).json().canCapture).toBe(false);
+    const expiry = (await status(requestId)).json().authorizationExpiry;
+    const nonce = await operatorNonce();
+    const res = await post(url(requestId, 'capture'), { captureAmount: '1' });
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().message).toBe(
+      `The authorization expired at ${expiry} (authorizationExpiry): nothing can be captured`,
+    );
+    expect(await operatorNonce()).toBe(nonce);
   });
 
   it('two racing captures of the last amount: one succeeds, one is refused', async () => {

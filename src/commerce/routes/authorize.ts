@@ -47,7 +47,7 @@ export function registerAuthorize(app: App, deps: CommerceDeps): void {
         deps,
         scopeOf(request),
         request.params.requestId,
-        authorizePlan(deps.clock.now, request.body.signedTransaction),
+        authorizePlan(request.body.signedTransaction),
       );
       return {
         requestId: result.payment.requestId,

@@ -31,7 +31,7 @@ export function registerCaptureCalldata(app: App, deps: CommerceDeps): void {
         deps,
         scopeOf(request),
         request.params.requestId,
-        capturePlan(deps.chains, deps.clock.now, request.body, undefined),
+        capturePlan(deps.chains, request.body, undefined),
       );
       return operatorCall(payment, transaction);
     },

@@ -47,7 +47,7 @@ export function registerCapture(app: App, deps: CommerceDeps): void {
         deps,
         scopeOf(request),
         request.params.requestId,
-        capturePlan(deps.chains, deps.clock.now, body, signedTransaction),
+        capturePlan(deps.chains, body, signedTransaction),
       );
       return {
         requestId: result.payment.requestId,

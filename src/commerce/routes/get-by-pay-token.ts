@@ -47,7 +47,10 @@ export function registerGetByPayToken(app: App, deps: CommerceDeps): void {
     },
     async (request) => {
       const payment = await findByPayToken(deps.db, linkScopeOf(request), request.params.payToken);
-      return buyerView(deps, await loadState(deps.db, payment, deps.clock.now()));
+      return buyerView(
+        deps,
+        await loadState(deps.db, payment, await deps.chainTime.now(payment.network)),
+      );
     },
   );
 }

@@ -77,7 +77,10 @@ export function registerGetStatus(app: App, deps: CommerceDeps): void {
         scopeOf(request),
         request.params.requestId,
       );
-      return statusView(deps.chains, await loadState(deps.db, payment, deps.clock.now()));
+      return statusView(
+        deps.chains,
+        await loadState(deps.db, payment, await deps.chainTime.now(payment.network)),
+      );
     },
   );
 }

@@ -36,7 +36,10 @@ export function registerPostBuyerAuthorization(app: App, deps: CommerceDeps): vo
       const payment = await findByPayToken(deps.db, scope, request.params.payToken);
       await recordBuyerAuthorization(deps, payment, request.body.txHash);
       const again = await findByPayToken(deps.db, scope, request.params.payToken);
-      const view = buyerView(deps, await loadState(deps.db, again, deps.clock.now()));
+      const view = buyerView(
+        deps,
+        await loadState(deps.db, again, await deps.chainTime.now(again.network)),
+      );
       return { requestId: view.requestId, status: view.status };
     },
   );

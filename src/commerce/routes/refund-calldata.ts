@@ -43,7 +43,7 @@ export function registerRefundCalldata(app: App, deps: CommerceDeps): void {
       },
     },
     async (request) => {
-      const plan = refundPlan(deps.chains, deps.clock.now, request.body, undefined);
+      const plan = refundPlan(deps.chains, request.body, undefined);
       const { payment, transaction } = await planCalldata(
         deps,
         scopeOf(request),

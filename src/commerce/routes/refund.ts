@@ -47,7 +47,7 @@ export function registerRefund(app: App, deps: CommerceDeps): void {
         deps,
         scopeOf(request),
         request.params.requestId,
-        refundPlan(deps.chains, deps.clock.now, body, signedTransaction),
+        refundPlan(deps.chains, body, signedTransaction),
       );
       return {
         requestId: result.payment.requestId,

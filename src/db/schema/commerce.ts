@@ -9,6 +9,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { uuidV7 } from '../../base/uuid-v7.ts';
+import type { NetworkId } from '../../chains/networks.ts';
 import { baseUnits, createdAt, nullableTime } from './columns.ts';
 
 /**
@@ -37,7 +38,7 @@ export const commercePayments = pgTable(
     origin: text(),
     /** The caller's own name for the merchant (`merchantId` of the body). */
     merchantId: text().notNull(),
-    network: text().notNull(),
+    network: text().$type<NetworkId>().notNull(),
     chainId: integer().notNull(),
     /** The currency id (`paymentCurrency`), e.g. `USDC-base`. */
     currency: text().notNull(),
@@ -99,7 +100,7 @@ export const commerceEvents = pgTable(
     type: text().$type<CommerceEventType>().notNull(),
     /** Base units: authorized, captured (before the fee), voided, refunded or reclaimed. */
     amount: baseUnits().notNull(),
-    network: text().notNull(),
+    network: text().$type<NetworkId>().notNull(),
     txHash: text().notNull(),
     logIndex: integer().notNull(),
     blockNumber: bigint({ mode: 'bigint' }).notNull(),
