@@ -114,6 +114,11 @@ const COMMANDS = {
     positionals: ['<token>'],
     check: checkSandboxPay,
   }),
+  'sandbox authorize': command(['wallet', 'api-key', 'url', 'json'], {
+    required: ['wallet', 'api-key'],
+    positionals: ['<payToken>'],
+    check: checkUrl,
+  }),
   'sandbox create-safe': command(['owners', 'threshold', 'fund', 'wallet', 'url', 'json'], {
     required: ['owners', 'threshold'],
     check: checkCreateSafe,

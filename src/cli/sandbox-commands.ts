@@ -17,6 +17,20 @@ export async function runSandboxCommand(
     await runClock(baseUrl, command === 'sandbox clock advance' ? args[0] : undefined, values, out);
     return;
   }
+  if (command === 'sandbox authorize') {
+    const { sandboxAuthorize } = await import('../sandbox/authorize.ts');
+    const result = await sandboxAuthorize({
+      baseUrl,
+      payToken: args[0] ?? '',
+      wallet: Number(values.wallet),
+      apiKey: values['api-key'] ?? '',
+    });
+    print(values, out, result, [
+      `Authorized commerce payment ${result.requestId} with wallet ${result.wallet} (${result.status}):`,
+      ...result.transactions.map((hash) => `  ${hash}`),
+    ]);
+    return;
+  }
   if (command === 'sandbox create-safe') {
     const { sandboxCreateSafe } = await import('../sandbox/create-safe.ts');
     const result = await sandboxCreateSafe({

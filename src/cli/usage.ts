@@ -34,6 +34,10 @@ Commands:
   sandbox pay <token> --safe <address> --wallet <n>,<m>... --api-key <key> [--url <baseUrl>]
                                                 pay it from a Safe: its owners test wallets n, m…
                                                 sign, the first executes
+  sandbox authorize <payToken> --wallet <n> --api-key <key> [--url <baseUrl>]
+                                                authorize a commerce payment (its payUrl's
+                                                ?commerce= token) with test wallet n: the funds
+                                                are held in the sandbox's escrow
   sandbox create-safe --owners <n|0x…>,... --threshold <n> [--fund <USDC>]
                       [--wallet <n>] [--url <baseUrl>]
                                                 make a Safe 1.4.1 on the sandbox chain (sent by

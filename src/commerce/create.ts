@@ -109,7 +109,7 @@ export async function createAuthorizeCalldata(
   // Expiries are the escrow's: counted from its chain's time (chain-time.ts).
   const now = await deps.chainTime.now(network.id);
   const expiries = resolveExpiries(body, caller.clientId, now);
-  const operator = operatorFor(caller.clientId, deps.operator);
+  const operator = operatorFor(caller.clientId, deps.operator(network.id));
 
   const request = requestValues({
     accountId: caller.accountId,

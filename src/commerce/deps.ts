@@ -1,6 +1,7 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Clock } from '../base/clock.ts';
 import type { ChainClients } from '../chains/clients.ts';
+import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import type { ChainTime } from './chain-time.ts';
@@ -13,8 +14,11 @@ export interface CommerceDeps {
   readonly clients: ChainClients;
   /** The time the escrow judges expiries by: its chain's (chain-time.ts). */
   readonly chainTime: ChainTime;
-  /** The server's operator (`COMMERCE_OPERATOR_KEY`), null when unset. */
-  readonly operator: PrivateKeyAccount | null;
+  /**
+   * The server's operator on a network: `COMMERCE_OPERATOR_KEY`'s account; on a sandbox chain
+   * without it, the sandbox's commerce operator (a development key); else null.
+   */
+  readonly operator: (network: NetworkId) => PrivateKeyAccount | null;
   /** One send at a time per network for the server's operator (its nonces). */
   readonly sends: SendQueue;
   /** The pay page's base URL (`PAY_URL`): a payment's page is `PAY_URL/?commerce=<payToken>`. */

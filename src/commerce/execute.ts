@@ -65,7 +65,7 @@ export async function executeAction(
     return payment;
   });
   const expected = plan.transaction(found);
-  const signer = serverSigns(found.operator, deps.operator);
+  const signer = serverSigns(found.operator, deps.operator(found.network));
   let signed: { serialized: Hex; hash: Hex } | null = null;
   if (plan.signedTransaction !== undefined) {
     signed = await checkSignedTransaction(plan.signedTransaction, expected, found.operator);

@@ -1,12 +1,22 @@
-import { type Address, getAddress } from 'viem';
+import { type Address, getAddress, type Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { AppError } from '../base/errors.ts';
+import type { NetworkId } from '../chains/networks.ts';
 import type { PrivateKey } from '../config/config.ts';
 import type { ClientIdRow } from '../db/schema.ts';
 
-/** The server's commerce operator, from `COMMERCE_OPERATOR_KEY`; null when unset. */
-export function serverOperator(key: PrivateKey | null): PrivateKeyAccount | null {
-  return key === null ? null : privateKeyToAccount(key.reveal());
+/**
+ * The server's commerce operator on each network: `COMMERCE_OPERATOR_KEY`'s account wherever it
+ * is set; without it, `sandbox`'s (a development key, holding nothing of value) on the sandbox
+ * chains only, and none elsewhere.
+ */
+export function serverOperator(
+  key: PrivateKey | null,
+  sandbox: { readonly isSandbox: (network: NetworkId) => boolean; readonly key: Hex } | null,
+): (network: NetworkId) => PrivateKeyAccount | null {
+  const configured = key === null ? null : privateKeyToAccount(key.reveal());
+  const local = sandbox === null ? null : privateKeyToAccount(sandbox.key);
+  return (network) => configured ?? (local && sandbox?.isSandbox(network) ? local : null);
 }
 
 /**

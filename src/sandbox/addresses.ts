@@ -99,6 +99,19 @@ export function sandboxBridgeRelayer(): SandboxWallet {
   return mnemonicWallet(BRIDGE_RELAYER_INDEX);
 }
 
+/**
+ * The sandbox's commerce operator: the server's when `COMMERCE_OPERATOR_KEY` is unset, on the
+ * sandbox chains only (src/commerce/operator.ts). It captures, voids and refunds the sandbox's
+ * commerce payments, and funds refunds with the test tokens every local chain mints it at start.
+ * Account 17 of the development mnemonic, for the relayers' reasons. Address
+ * 0xbDA5747bFD65F08deb54cb465eB87D40e51B197E.
+ */
+const COMMERCE_OPERATOR_INDEX = 17;
+
+export function sandboxCommerceOperator(): SandboxWallet {
+  return mnemonicWallet(COMMERCE_OPERATOR_INDEX);
+}
+
 let cached: SandboxAddresses | undefined;
 
 export function sandboxAddresses(): SandboxAddresses {

@@ -21,6 +21,7 @@ import {
   type SandboxWallet,
   sandboxAddresses,
   sandboxBridgeRelayer,
+  sandboxCommerceOperator,
   sandboxRelayer,
   sandboxWallets,
 } from './addresses.ts';
@@ -227,8 +228,13 @@ async function deploy(
       SANDBOX_AGGREGATORS.map((feed) => expected[feed.name]),
     ],
   });
-  // The bridge relayer fills deposits with its own tokens.
-  for (const to of [...wallets.map((holder) => holder.address), sandboxBridgeRelayer().address]) {
+  // The bridge relayer fills deposits with its own tokens; the commerce operator funds refunds.
+  const funded = [
+    ...wallets.map((holder) => holder.address),
+    sandboxBridgeRelayer().address,
+    sandboxCommerceOperator().address,
+  ];
+  for (const to of funded) {
     await send({
       address: expected.usdc,
       abi: ERC20,

@@ -9,6 +9,7 @@ import { resolveOrchestratorBranding } from '../branding/resolve.ts';
 import { brandingRoutes } from '../branding/routes.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { NetworkReadiness } from '../chains/network-probe.ts';
+import { isSandboxNetwork } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
 import { createChainTime } from '../commerce/chain-time.ts';
@@ -43,6 +44,7 @@ import { MULTICALL_SCHEMAS } from '../payouts/multicall/schemas.ts';
 import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
+import { sandboxCommerceOperator } from '../sandbox/addresses.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
@@ -280,7 +282,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   commerceRoutes(app, {
     ...chainDeps,
     chainTime: createChainTime(chainDeps),
-    operator: serverOperator(deps.config.commerceOperatorKey),
+    operator: serverOperator(
+      deps.config.commerceOperatorKey,
+      deps.config.sandbox
+        ? { isSandbox: isSandboxNetwork, key: sandboxCommerceOperator().privateKey }
+        : null,
+    ),
     sends: createSendQueue(),
     payUrl: deps.config.payUrl,
     receiptTimeoutMs: COMMERCE_RECEIPT_TIMEOUT_MS,
