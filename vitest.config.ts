@@ -12,6 +12,7 @@ const SAME_ON_EVERY_DATABASE = [
   'test/e2e/sandbox-pay-page.test.ts',
   'test/e2e/sandbox-crosschain.test.ts',
   'test/e2e/sandbox-pay-page-crosschain.test.ts',
+  'test/e2e/sandbox-commerce.test.ts',
   'test/e2e/cli-usage.test.ts',
   // The commerce contracts driven from wallets on a local chain: no database at all.
   'test/e2e/commerce-contracts.test.ts',
