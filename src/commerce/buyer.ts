@@ -20,7 +20,7 @@ import { approveWrapperTransaction } from './calldata/approve-wrapper.ts';
 import { authorizeTransaction } from './calldata/authorize.ts';
 import type { CommerceDeps } from './deps.ts';
 import { checkAuthorize } from './limits.ts';
-import type { CommercePaymentRow } from './payment.ts';
+import { type CommercePaymentRow, isOurAuthorization } from './payment.ts';
 import { commerceNotFound, type LoadedPayment, loadState } from './store.ts';
 
 /**
@@ -157,7 +157,8 @@ export async function recordBuyerAuthorization(
           (log) =>
             log.address.toLowerCase() === payment.wrapper.toLowerCase() &&
             log.args.paymentReference.toLowerCase() ===
-              `0x${payment.paymentReference}`.toLowerCase(),
+              `0x${payment.paymentReference}`.toLowerCase() &&
+            isOurAuthorization(payment, log.args),
         )
       : undefined;
   if (!authorized) {

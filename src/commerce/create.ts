@@ -123,20 +123,19 @@ export async function createAuthorizeCalldata(
     origin: caller.origin,
   });
   const reference: Hex = `0x${request.paymentReference}`;
-  const hash =
-    payer === null
-      ? null
-      : commercePaymentHash(
-          network.chainId,
-          contracts.escrow,
-          wrapperPaymentInfo({
-            wrapper: contracts.wrapper,
-            token: getAddress(currency.address),
-            maxAmount,
-            ...expiries,
-            paymentReference: reference,
-          }),
-        );
+  // The escrow's hash of the terms, the buyer aside (the wrapper is the escrow's payer): what
+  // an authorization must carry to be this payment's (payment.ts, isOurAuthorization).
+  const hash = commercePaymentHash(
+    network.chainId,
+    contracts.escrow,
+    wrapperPaymentInfo({
+      wrapper: contracts.wrapper,
+      token: getAddress(currency.address),
+      maxAmount,
+      ...expiries,
+      paymentReference: reference,
+    }),
+  );
   const payment = await deps.db.transaction(async (tx) => {
     await tx.insert(requests).values(request);
     const [row] = await tx

@@ -5,9 +5,8 @@ import type { Database } from '../db/client.ts';
 import { commerceEvents, commercePayments } from '../db/schema.ts';
 import type { LogWatcher } from '../detection/types.ts';
 import { type CommerceLogEvent, decodeCommerceLogs } from './detect-logs.ts';
+import { type CommercePaymentRow, isOurAuthorization } from './payment.ts';
 import { enqueueCommerceEvent, revertCommerceEvents } from './webhooks-events.ts';
-
-type CommercePaymentRow = typeof commercePayments.$inferSelect;
 
 /**
  * Detection of commerce payments (contracts.md §5): the wrapper's logs, read by the network's
@@ -102,14 +101,18 @@ export function commerceWatchers(chains: ChainRegistry, network: NetworkId): Log
 }
 
 /**
- * Whether a log of the reference is about our payment: from the wrapper it was created on,
- * naming its merchant and token where the event names them. Anyone may authorize on the
- * wrapper with any reference; an authorization for someone else's merchant or token is not ours.
+ * Whether a log of the reference is about our payment: from the wrapper it was created on; an
+ * authorization (or charge) the one the payment asked for (payment.ts, isOurAuthorization), as
+ * anyone may authorize on the wrapper with any reference; other events naming its merchant and
+ * token where they name them.
  */
 function concerns(event: CommerceLogEvent, payment: CommercePaymentRow): boolean {
   const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  if (!same(event.wrapper, payment.wrapper)) return false;
+  if (event.type === 'authorized' || event.type === 'charged') {
+    return isOurAuthorization(payment, event);
+  }
   return (
-    same(event.wrapper, payment.wrapper) &&
     (event.merchant === null || same(event.merchant, payment.merchant)) &&
     (event.token === null || same(event.token, payment.tokenAddress))
   );

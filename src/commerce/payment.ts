@@ -9,3 +9,36 @@ export type CommerceActionRow = typeof commerceActions.$inferSelect;
 export function referenceOf(payment: Pick<CommercePaymentRow, 'paymentReference'>): Hex {
   return `0x${payment.paymentReference}`;
 }
+
+/**
+ * Whether an authorization (or a charge) the wrapper announced with this payment's reference is
+ * the one this payment asked for. Anyone may call the wrapper with any reference, so it must
+ * name the payment's merchant and token, hold exactly its amount under the escrow's hash of its
+ * terms (token, maximum, expiries: `commercePaymentHash`), and come from its buyer when the
+ * payment names one. (Its operator is in no event: one authorized for another operator cannot
+ * be captured by ours, and shows so when its capture is refused.)
+ */
+export function isOurAuthorization(
+  payment: Pick<
+    CommercePaymentRow,
+    'merchant' | 'tokenAddress' | 'amount' | 'commercePaymentHash' | 'payer'
+  >,
+  event: {
+    readonly payer: string | null;
+    readonly merchant: string | null;
+    readonly token: string | null;
+    readonly amount: bigint;
+    readonly commercePaymentHash: string | null;
+  },
+): boolean {
+  const same = (a: string | null, b: string | null) =>
+    a !== null && b !== null && a.toLowerCase() === b.toLowerCase();
+  return (
+    same(event.merchant, payment.merchant) &&
+    (event.token === null || same(event.token, payment.tokenAddress)) &&
+    event.amount === payment.amount &&
+    (payment.commercePaymentHash === null ||
+      same(event.commercePaymentHash, payment.commercePaymentHash)) &&
+    (payment.payer === null || same(event.payer, payment.payer))
+  );
+}

@@ -1,15 +1,11 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import {
-  type CommerceEventType,
-  commerceEvents,
-  type commercePayments,
-  webhookDeliveries,
-} from '../db/schema.ts';
+import { type CommerceEventType, commerceEvents, webhookDeliveries } from '../db/schema.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import { REORGED } from '../requests/payment-events.ts';
 import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
+import type { CommercePaymentRow } from './payment.ts';
 
 /**
  * The commerce payments' webhooks: `commerce_payment.<type>` for every wrapper event detection
@@ -19,7 +15,6 @@ import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
  * have heard of it with the same event, `reverted: true`: the transition is taken back.
  */
 
-type CommercePaymentRow = typeof commercePayments.$inferSelect;
 type CommerceEventRow = typeof commerceEvents.$inferSelect;
 
 /** What the payment's events add up to, in base units (a charge counts as both). */

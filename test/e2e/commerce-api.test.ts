@@ -160,7 +160,9 @@ describe('commerce payments on chain', () => {
     await local.chain.provider.request({ method: 'evm_increaseTime', params: [601] });
     await local.chain.provider.request({ method: 'evm_mine', params: [] });
     // Read again within seconds (chain-time.ts).
-    await expect.poll(async () => (await status(requestId)).json().canCapture).toBe(false);
+    await expect
+      .poll(async () => (await status(requestId)).json().canCapture, { timeout: 10_000 })
+      .toBe(false);
     const expiry = (await status(requestId)).json().authorizationExpiry;
     const nonce = await operatorNonce();
     const res = await post(url(requestId, 'capture'), { captureAmount: '1' });
