@@ -99,6 +99,22 @@ export async function executeAction(
     return { payment: locked, actionId: action.id, amount: reserved };
   });
 
+  const failed = async (reason: string, cause: unknown, txHash: Hex | null) => {
+    await markAction(deps.db, actionId, {
+      status: 'failed',
+      txHash,
+      failureReason: reason,
+      endedAt: deps.clock.now(),
+    });
+    return new AppError(
+      'commerce_transaction_failed',
+      `The ${plan.kind} transaction failed; its amount is free again: ${reason}`,
+      { cause },
+    );
+  };
+  const firstLine = (error: unknown) =>
+    (error instanceof Error ? error.message.split('\n')[0] : String(error)) || 'send failed';
+
   let hash: Hex | null = signed?.hash ?? null;
   try {
     if (signed) {
@@ -114,31 +130,23 @@ export async function executeAction(
       });
     }
     if (hash === null) throw new Error('no transaction to send');
-    const outcome = await waitForOutcome(client, hash, {
-      timeoutMs: deps.receiptTimeoutMs,
-      pollMs: RECEIPT_POLL_MS,
-    });
-    if (outcome === 'reverted') throw new Error(`transaction ${hash} reverted`);
-    if (outcome === 'success') {
-      await markAction(deps.db, actionId, {
-        status: 'confirmed',
-        txHash: hash,
-        endedAt: deps.clock.now(),
-      });
-    }
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw await failed(firstLine(error), error, hash);
+  }
+  // Broadcast: from here on the transaction may land whatever we hear, so only a revert frees
+  // its amount; a receipt not read in time (or an RPC that fails meanwhile) leaves it in flight,
+  // for detection to settle.
+  const outcome = await waitForOutcome(client, hash, {
+    timeoutMs: deps.receiptTimeoutMs,
+    pollMs: RECEIPT_POLL_MS,
+  }).catch(() => 'pending' as const);
+  if (outcome === 'reverted') throw await failed(`transaction ${hash} reverted`, null, hash);
+  if (outcome === 'success') {
     await markAction(deps.db, actionId, {
-      status: 'failed',
+      status: 'confirmed',
       txHash: hash,
-      failureReason: reason ?? 'send failed',
       endedAt: deps.clock.now(),
     });
-    throw new AppError(
-      'commerce_transaction_failed',
-      `The ${plan.kind} transaction failed; its amount is free again: ${reason}`,
-      { cause: error },
-    );
   }
   const { state } = await loadState(deps.db, payment, await deps.chainTime.now(payment.network));
   return { payment, transactionHash: hash, amount, state };

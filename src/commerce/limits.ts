@@ -109,6 +109,7 @@ export function checkVoid(state: CommerceState): void {
     throw conflict('commerce_already_voided', 'The payment is already voided');
   }
   if (state.authorized === 0n) throw notAuthorized();
+  if (state.capturing) throw inFlight('a capture');
   if (state.held === 0n) {
     throw conflict(
       'commerce_nothing_to_void',

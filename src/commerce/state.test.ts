@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkVoid } from './limits.ts';
 import { commerceState, type StateAction, type StateEvent } from './state.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -33,6 +34,15 @@ describe('commerceState', () => {
     expect(state([], [], new Date((T + 60) * 1000)).status).toBe('EXPIRED');
     expect(state([], [action('authorize', 50n, 'pending')]).status).toBe('AUTHORIZING');
     expect(state([], [action('authorize', 50n, 'failed')]).status).toBe('FAILED');
+  });
+
+  it('refuses a void while a capture is in flight, and a capture while a void is', () => {
+    const authorized = [event('authorized', 50n)];
+    const capturing = state(authorized, [action('capture', 20n, 'sent', '0xc1')]);
+    expect(capturing).toMatchObject({ capturing: true, capturable: 30n, canVoid: false });
+    expect(() => checkVoid(capturing)).toThrow(/a capture in flight/);
+    const voiding = state(authorized, [action('void', 0n, 'pending')]);
+    expect(voiding).toMatchObject({ voiding: true, canCapture: false });
   });
 
   it('follows authorize → partial captures → refunds, with the amounts and what is possible', () => {

@@ -63,8 +63,9 @@ export interface CommerceState {
   readonly capturable: bigint;
   /** What a new refund may return: captured and not refunded, less refunds in flight. */
   readonly refundable: bigint;
-  /** In flight: an authorization, a void. */
+  /** In flight: an authorization, a capture, a void. */
   readonly authorizing: boolean;
+  readonly capturing: boolean;
   readonly voiding: boolean;
   readonly canCapture: boolean;
   readonly canVoid: boolean;
@@ -146,6 +147,7 @@ export function commerceState(input: {
   const capturable = positive(held - sum(flying('capture')));
   const refundable = positive(captured - refunded - sum(flying('refund')));
   const authorizing = flying('authorize').length > 0;
+  const capturing = flying('capture').length > 0;
   const voiding = flying('void').length > 0;
   const nowSeconds = Math.floor(input.now.getTime() / 1000);
   const { terms } = input;
@@ -174,9 +176,11 @@ export function commerceState(input: {
     capturable,
     refundable,
     authorizing,
+    capturing,
     voiding,
     canCapture: capturable > 0n && beforeAuthorizationExpiry && !voiding,
-    canVoid: held > 0n && !voiding,
+    // A void releases all that is held: not while a capture may still take part of it.
+    canVoid: held > 0n && !voiding && !capturing,
     canRefund: refundable > 0n && nowSeconds < terms.refundExpiry,
     events,
   };
