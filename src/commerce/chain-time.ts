@@ -25,10 +25,11 @@ export function createChainTime(
   const ahead = new Map<NetworkId, { readonly ms: number; readonly readAt: number }>();
 
   const read = async (network: NetworkId): Promise<number> => {
-    const block = await bounded(
+    // A network with no RPC here throws at once: the server's clock, as for a silent one.
+    const latest = Promise.resolve().then(() =>
       deps.clients.evm(network).getBlock({ blockTag: 'latest' }),
-      timeoutMs,
     );
+    const block = await bounded(latest, timeoutMs);
     return block.ok ? Number(block.value.timestamp) * 1000 - deps.clock.now().getTime() : 0;
   };
 
