@@ -20,7 +20,7 @@ import {
 
 /**
  * Helpers for tests that drive the sandbox's commerce contracts (src/sandbox/contracts/
- * CommerceEscrow.sol) directly from wallets: sending a call and reading its receipt, the
+ * commerce/) directly from wallets: sending a call and reading its receipt, the
  * wrapper's `AuthParams`, and balances.
  */
 
@@ -128,6 +128,21 @@ export function authParams(
     tokenCollector: chain.addresses.preApprovalPaymentCollector,
     collectorData: '0x',
   };
+}
+
+export type ChargeParams = ContractFunctionArgs<
+  typeof wrapperAbi,
+  'nonpayable',
+  'chargePayment'
+>[0];
+
+/** The wrapper's `ChargeParams`: `authParams`'s terms, with a fee. */
+export function chargeParams(
+  params: AuthParams,
+  fee: { feeBps: number; feeReceiver: Address },
+): ChargeParams {
+  const { tokenCollector, collectorData, ...terms } = params;
+  return { ...terms, ...fee, tokenCollector, collectorData };
 }
 
 /** The latest block's timestamp. */

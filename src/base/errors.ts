@@ -128,6 +128,7 @@ export const ERROR_STATUS = {
   transfer_recorded_elsewhere: 409,
   commerce_not_authorized: 409,
   commerce_already_authorized: 409,
+  commerce_not_preapproved: 409,
   commerce_preapproval_expired: 409,
   commerce_authorization_expired: 409,
   commerce_capture_exceeds_capturable: 409,

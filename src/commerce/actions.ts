@@ -28,9 +28,20 @@ export function decimalsOf(chains: ChainRegistry, payment: CommercePaymentRow): 
   return currency.decimals;
 }
 
-export function authorizePlan(signedTransaction: string | undefined): ActionPlan {
+/**
+ * `authorizePayment`, sent by the operator: the wrapper takes it only on terms the buyer
+ * pre-approved, which `preApproved` reads from the chain first.
+ */
+export function authorizePlan(
+  signedTransaction: string | undefined,
+  preApproved: (payment: CommercePaymentRow & { readonly payer: string }) => Promise<void>,
+): ActionPlan {
   return {
     kind: 'authorize',
+    // checkAuthorize has refused a payment without a buyer by then.
+    ready: async (payment) => {
+      if (payment.payer !== null) await preApproved({ ...payment, payer: payment.payer });
+    },
     transaction: (payment) => {
       // checkAuthorize refuses a payment without a buyer before any call is built.
       if (payment.payer === null) {

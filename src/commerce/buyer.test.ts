@@ -125,10 +125,17 @@ describe('GET /v2/commerce-payments/token/{payToken}/authorize', () => {
     const buyer = wallet(BUYER_WALLET).address;
     const res = await get(`${token}/authorize?wallet=${buyer.toLowerCase()}`);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().transactions).toEqual(created.transactions);
+    // The wallet is the payer: it sends authorizePayment (the creation's `data`) itself, with
+    // no pre-approval of the terms.
+    const authorize = {
+      to: created.to,
+      data: created.data,
+      value: { type: 'BigNumber', hex: '0x0' },
+    };
+    expect(res.json().transactions).toEqual([created.transactions[0], authorize]);
     await send(BUYER_WALLET, res.json().transactions.slice(0, 1));
     const again = await get(`${token}/authorize?wallet=${buyer}`);
-    expect(again.json().transactions).toEqual(created.transactions.slice(1));
+    expect(again.json().transactions).toEqual([authorize]);
   });
 
   it('refuses another wallet than the named buyer (400) and a wallet that is no address', async () => {

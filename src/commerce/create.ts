@@ -10,7 +10,7 @@ import type { RequestCaller } from '../requests/create.ts';
 import { walletOf } from '../requests/create.ts';
 import { requestValues } from '../requests/requests.ts';
 import { approveWrapperTransaction } from './calldata/approve-wrapper.ts';
-import { authorizeTransaction } from './calldata/authorize.ts';
+import { authorizeTransaction, preApproveTransaction } from './calldata/authorize.ts';
 import type { CommerceDeps } from './deps.ts';
 import { resolveExpiries } from './expiries.ts';
 import { commerceAmount } from './limits.ts';
@@ -31,8 +31,13 @@ export interface AuthorizeCalldataInput {
 
 export interface AuthorizeCalldata {
   readonly payment: CommercePaymentRow;
-  /** The buyer's approval of the wrapper, then `authorizePayment`; none without a buyer. */
+  /**
+   * What the buyer sends: the approval of the wrapper, then `preApproveAuthorization` of the
+   * payment's terms; none without a buyer.
+   */
   readonly transactions: readonly EvmTransaction[];
+  /** `authorizePayment` (what `/authorize` sends as the operator); null without a buyer. */
+  readonly authorize: EvmTransaction | null;
 }
 
 /** Where commerce payments run on a network: its wrapper, escrow and both collectors. */
@@ -169,12 +174,11 @@ export async function createAuthorizeCalldata(
     if (!row) throw new Error('commerce payment insert returned no row');
     return row;
   });
-  const transactions =
-    payment.payer === null
-      ? []
-      : [
-          approveWrapperTransaction(payment, amount),
-          authorizeTransaction({ ...payment, payer: payment.payer }),
-        ];
-  return { payment, transactions };
+  if (payment.payer === null) return { payment, transactions: [], authorize: null };
+  const named = { ...payment, payer: payment.payer };
+  return {
+    payment,
+    transactions: [approveWrapperTransaction(payment, amount), preApproveTransaction(named)],
+    authorize: authorizeTransaction(named),
+  };
 }

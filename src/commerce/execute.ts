@@ -39,6 +39,11 @@ export interface ActionPlan {
   readonly feeBps?: number;
   readonly feeReceiver?: string;
   readonly reason?: string;
+  /**
+   * What the chain must show before the call is sent (read with no lock held), else a 4xx:
+   * an authorization's pre-approval by the buyer.
+   */
+  ready?(payment: CommercePaymentRow): Promise<void>;
   /** Refunds: the server's operator approves the wrapper for the amount first, when short. */
   readonly approveFirst?: boolean;
   readonly signedTransaction: string | undefined;
@@ -75,6 +80,7 @@ export async function executeAction(
       `signedTransaction is required: this server does not hold the key of the payment's operator ${found.operator}; sign the /calldata answer with it`,
     );
   }
+  await plan.ready?.(found);
   const client = deps.clients.evm(found.network);
   // Read before the lock is taken: no chain call while it is held.
   const checkedAt = await deps.chainTime.now(found.network);

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { toFunctionSelector } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
   apiKey,
@@ -45,9 +46,10 @@ describe('POST /v2/commerce-payments/authorize/calldata', () => {
     expect(body.transactions).toHaveLength(2);
     expect(body.transactions[0].to).toBe(t.chains.currency('USDC-base')?.address);
     expect(body.transactions[0].data.slice(0, 10)).toBe('0x095ea7b3');
+    // The buyer's pre-approval of exactly the terms that `data` (authorizePayment) carries.
     expect(body.transactions[1]).toEqual({
       to: body.to,
-      data: body.data,
+      data: `${toFunctionSelector('preApproveAuthorization((bytes8,address,address,address,address,uint256,uint256,uint256,uint256,uint256,address,bytes))')}${body.data.slice(10)}`,
       value: { type: 'BigNumber', hex: '0x0' },
     });
     expect(body.data.slice(0, 10)).toBe('0x03af28e0');

@@ -33,7 +33,7 @@ import { installSafe } from './safe.ts';
  * A local EVM (Hardhat 3's EDR, in process) with the real Request contracts and test tokens
  * deployed at the sandbox's fixed addresses, the local bridge (Across's SpokePool and
  * MulticallHandler, ours: contracts/Across.sol), the commerce escrow and its wrapper (ours:
- * contracts/CommerceEscrow.sol), Safe 1.4.1 at its canonical ones, and test
+ * contracts/commerce/), Safe 1.4.1 at its canonical ones, and test
  * wallets (and the bridge relayer) funded with every token. The
  * tests use it with the chain id of whichever network it stands in for; `npm start` runs one
  * as the `sandbox` network.

@@ -6,7 +6,7 @@ import type { ArtifactName } from './artifacts.ts';
 export type Deployer = (name: ArtifactName, args: readonly unknown[], at: Address) => Promise<void>;
 
 /**
- * Commerce payments (contracts.md §5, ours: contracts/CommerceEscrow.sol), last in the deploy
+ * Commerce payments (contracts.md §5, ours: contracts/commerce/), last in the deploy
  * order: the escrow, the collector that funds authorizations and the one that funds refunds
  * (both callable by the escrow only), then the wrapper, which settles through ERC20FeeProxy.
  */

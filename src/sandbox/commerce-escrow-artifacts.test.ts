@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import {
   type Abi,
   type AbiItem,
@@ -21,9 +21,10 @@ import {
   wrapperAbi,
   write,
 } from '../../test/commerce-contracts.ts';
-import { compileContract } from '../../test/solidity.ts';
+import { compileFolder } from '../../test/solidity.ts';
 import {
   authCaptureEscrowAbi,
+  commerceConsentAbi,
   commerceWrapperAbi,
   MAX_COMMERCE_AMOUNT,
   MAX_COMMERCE_EXPIRY,
@@ -38,7 +39,8 @@ import {
   preApprovalPaymentCollectorArtifact,
 } from './commerce-escrow-artifacts.ts';
 
-const SOURCE = readFileSync(new URL('./contracts/CommerceEscrow.sol', import.meta.url), 'utf8');
+/** One .sol file per contract, with the interfaces and libraries they share. */
+const compile = compileFolder(fileURLToPath(new URL('./contracts/commerce', import.meta.url)));
 
 /** `name(types)` of every function, event and error: what selectors and topics are made of. */
 function signatures(abi: readonly AbiItem[]): string[] {
@@ -71,8 +73,8 @@ function abbreviated(topic: string | undefined): string {
 }
 
 describe('the shipped commerce escrow artifacts', () => {
-  const escrow = compileContract(SOURCE, 'AuthCaptureEscrow');
-  const wrapper = compileContract(SOURCE, 'ERC20CommerceEscrowWrapper');
+  const escrow = compile('AuthCaptureEscrow');
+  const wrapper = compile('ERC20CommerceEscrowWrapper');
 
   it('are what compiling the source gives (else run scripts/build-commerce-escrow.ts)', () => {
     const shipped = [
@@ -82,7 +84,7 @@ describe('the shipped commerce escrow artifacts', () => {
       ['ERC20CommerceEscrowWrapper', commerceEscrowWrapperArtifact],
     ] as const;
     for (const [name, artifact] of shipped) {
-      const compiled = compileContract(SOURCE, name);
+      const compiled = compile(name);
       expect(artifact.bytecode, name).toBe(compiled.bytecode);
       expect(artifact.abi, name).toEqual(compiled.abi);
     }
@@ -90,6 +92,7 @@ describe('the shipped commerce escrow artifacts', () => {
 
   it('have every function, event and struct of the ABIs the service uses', () => {
     expect(signatures(wrapper.abi)).toEqual(expect.arrayContaining(signatures(commerceWrapperAbi)));
+    expect(signatures(wrapper.abi)).toEqual(expect.arrayContaining(signatures(commerceConsentAbi)));
     expect(signatures(escrow.abi)).toEqual(
       expect.arrayContaining(signatures(authCaptureEscrowAbi)),
     );
@@ -124,6 +127,10 @@ describe('the shipped commerce escrow artifacts', () => {
         PaymentRefunded: '0x06ea814c…93a4',
         PaymentCharged: '0x6c988772…6752',
         PaymentReclaimed: '0x8420c5c8…3409',
+        // payreq's addition: the payer's consent to the terms (docs/guides/commerce.md).
+        PaymentTermsPreApproved: abbreviated(
+          toEventSelector('PaymentTermsPreApproved(bytes8,address,bytes32)'),
+        ),
       },
     );
   });

@@ -21,8 +21,9 @@ import {
 
 /**
  * Commerce payments end to end through HTTP, on a local chain standing in for Base with our
- * escrow, collectors and Request's wrapper deployed: the buyer approves and authorizes, the
- * server's operator captures, refunds and voids; an operator with its own key sends signed
+ * escrow, collectors and Request's wrapper deployed: the buyer approves the wrapper and
+ * pre-approves the terms, the server's operator authorizes (only then), captures, refunds and
+ * voids; an operator with its own key sends signed
  * transactions. Balances are read on chain, exact to the base unit. (The status after the
  * buyer's own authorization needs detection, which is not asserted here.)
  */
@@ -34,36 +35,70 @@ const url = (id: string, path: string) => `/v2/commerce-payments/${id}/${path}`;
 const escrow = () => getAddress(t.chains.contracts('base').authCaptureEscrow ?? '');
 const balance = (who: Address) => usdcBalance(local.chain, who);
 
-async function approveOnly(transactions: { to: Address; data: Hex; value: { hex: Hex } }[]) {
-  const [approval] = transactions;
-  if (!approval) throw new Error('no approval');
-  await sendAll(local.chain, accountOf(local.chain, BUYER_WALLET), [
-    {
-      to: approval.to,
-      data: approval.data,
-      value: approval.value.hex,
+type Call = { to: Address; data: Hex; value: { hex: Hex } };
+
+/** The buyer's wallet sends these calls, in order. */
+async function buyerSends(calls: Call[]) {
+  await sendAll(
+    local.chain,
+    accountOf(local.chain, BUYER_WALLET),
+    calls.map((tx) => ({
+      to: tx.to,
+      data: tx.data,
+      value: tx.value.hex,
       chainId: local.chain.chainId,
-    },
-  ]);
+    })),
+  );
 }
 
 describe('commerce payments on chain', () => {
-  it('the buyer’s own transactions move the amount into the escrow', async () => {
+  it('the buyer may send authorizePayment itself, after the approval', async () => {
     const body = await createdPayment();
     const buyer = wallet(BUYER_WALLET).address;
     const before = await balance(buyer);
-    await sendAll(
-      local.chain,
-      accountOf(local.chain, BUYER_WALLET),
-      body.transactions.map((tx: { to: Address; data: Hex; value: { hex: Hex } }) => ({
-        to: tx.to,
-        data: tx.data,
-        value: tx.value.hex,
-        chainId: local.chain.chainId,
-      })),
-    );
+    const [approval] = body.transactions;
+    await buyerSends([approval, { to: body.to, data: body.data, value: { hex: '0x0' } }]);
     expect(await balance(buyer)).toBe(before - 50_000_000n);
     expect(await balance(escrow())).toBe(50_000_000n);
+  });
+
+  it('authorizes as the operator only on terms the buyer pre-approved, sending nothing before', async () => {
+    const { requestId, transactions } = await createdPayment();
+    const buyer = wallet(BUYER_WALLET).address;
+    const [approval, preApproval] = transactions;
+    const nonce = await operatorNonce();
+    const bare = await post(url(requestId, 'authorize'), {});
+    expect(bare.statusCode, bare.body).toBe(409);
+    expect(bare.json()).toMatchObject({
+      code: 'commerce_not_preapproved',
+      message: `The buyer ${buyer} has not pre-approved this payment's terms on the wrapper: the buyer sends the transactions of /authorize/calldata (the approval of the wrapper, then preApproveAuthorization) before the operator authorizes, or authorizes from payUrl itself`,
+    });
+    // The approval alone, the standing kind an attacker would spend, is not consent.
+    await buyerSends([approval]);
+    const approvedOnly = await post(url(requestId, 'authorize'), {});
+    expect(approvedOnly.statusCode, approvedOnly.body).toBe(409);
+    expect(approvedOnly.json().code).toBe('commerce_not_preapproved');
+    expect(await operatorNonce()).toBe(nonce);
+    expect(await balance(escrow())).toBe(0n);
+
+    await buyerSends([preApproval]);
+    const authorized = await post(url(requestId, 'authorize'), {});
+    expect(authorized.statusCode, authorized.body).toBe(200);
+    expect(authorized.json()).toMatchObject({ requestId, status: 'AUTHORIZED', amount: '50' });
+    expect(await balance(escrow())).toBe(50_000_000n);
+  });
+
+  it('refuses the operator’s authorization when the buyer’s approval is short, sending nothing', async () => {
+    const { requestId, transactions } = await createdPayment();
+    await buyerSends([transactions[1]]);
+    const nonce = await operatorNonce();
+    const short = await post(url(requestId, 'authorize'), {});
+    expect(short.statusCode, short.body).toBe(409);
+    expect(short.json()).toMatchObject({
+      code: 'commerce_not_preapproved',
+      message: `The buyer ${wallet(BUYER_WALLET).address} approved the wrapper for 0, short of the amount 50: the buyer sends the approval of /authorize/calldata first`,
+    });
+    expect(await operatorNonce()).toBe(nonce);
   });
 
   it('authorize 50, capture 30 with 1 %, capture 20, refund 10; then a second flow voided', async () => {
@@ -76,7 +111,7 @@ describe('commerce payments on chain', () => {
       fee: await balance(feeReceiver),
     };
     const { requestId, transactions } = await createdPayment();
-    await approveOnly(transactions);
+    await buyerSends(transactions);
     const authorized = await post(url(requestId, 'authorize'), {});
     expect(authorized.statusCode, authorized.body).toBe(200);
     expect(authorized.json()).toMatchObject({ requestId, status: 'AUTHORIZED', amount: '50' });
@@ -140,7 +175,7 @@ describe('commerce payments on chain', () => {
     // A second flow, voided: the buyer is back where it started.
     const next = await createdPayment();
     const held = await balance(buyer);
-    await approveOnly(next.transactions);
+    await buyerSends(next.transactions);
     expect((await post(url(next.requestId, 'authorize'), {})).statusCode).toBe(200);
     expect(await balance(buyer)).toBe(held - 50_000_000n);
     const voided = await post(url(next.requestId, 'void'), { reason: 'order cancelled' });
@@ -154,7 +189,7 @@ describe('commerce payments on chain', () => {
 
   it('refuses a capture after the authorization expired, with nothing sent', async () => {
     const { requestId, transactions } = await createdPayment({ authorizationExpiry: 600 });
-    await approveOnly(transactions);
+    await buyerSends(transactions);
     expect((await post(url(requestId, 'authorize'), {})).statusCode).toBe(200);
     // The escrow's clock is its chain's: ten minutes pass there (the server reads it).
     await local.chain.provider.request({ method: 'evm_increaseTime', params: [601] });
@@ -175,7 +210,7 @@ describe('commerce payments on chain', () => {
 
   it('two racing captures of the last amount: one succeeds, one is refused', async () => {
     const { requestId, transactions } = await createdPayment();
-    await approveOnly(transactions);
+    await buyerSends(transactions);
     expect((await post(url(requestId, 'authorize'), {})).statusCode).toBe(200);
     const both = await Promise.all([
       post(url(requestId, 'capture'), { captureAmount: '50' }),
@@ -189,9 +224,10 @@ describe('commerce payments on chain', () => {
     const operator = accountOf(local.chain, 6);
     await setClientIdCommerce(tenantA.backendClientId, { operatorWalletAddress: operator.address });
     try {
-      const { requestId, transactions } = await createdPayment({}, backendClient(tenantA));
-      await approveOnly(transactions);
-      // The buyer may send authorizePayment itself; here the operator signs it.
+      const created = await createdPayment({}, backendClient(tenantA));
+      const { requestId, transactions } = created;
+      await buyerSends(transactions);
+      // The buyer pre-approved the terms; the operator signs authorizePayment (`data`).
       const sign = async (path: string, body: object) => {
         const call = await post(url(requestId, `${path}/calldata`), body, backendClient(tenantA));
         expect(call.statusCode, call.body).toBe(200);
@@ -204,17 +240,13 @@ describe('commerce payments on chain', () => {
         const prepared = await prepareTransactionRequest(client, { to, data: calldata });
         return client.signTransaction(prepared);
       };
-      const authorizeCall = transactions[1];
       const clientTx = createWalletClient({
         account: operator,
         chain: local.chain.chain,
         transport: custom(local.chain.provider, { retryCount: 0 }),
       });
       const signedAuthorize = await clientTx.signTransaction(
-        await prepareTransactionRequest(clientTx, {
-          to: authorizeCall.to,
-          data: authorizeCall.data,
-        }),
+        await prepareTransactionRequest(clientTx, { to: created.to, data: created.data }),
       );
       const authorized = await post(
         url(requestId, 'authorize'),

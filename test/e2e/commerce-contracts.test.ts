@@ -326,9 +326,7 @@ describe.each(TOKENS)('commerce payments in $symbol', ({ decimals, pick }) => {
     await expect(
       authorizeWith(payer, { ...params, authorizationExpiry: MAX_COMMERCE_EXPIRY + 1n }),
     ).rejects.toThrow('ExpiryTooLarge');
-    await expect(authorizeWith(merchant, params)).rejects.toThrow(
-      customError('NotPayerOrOperator', merchant.address),
-    );
+    await expect(authorizeWith(merchant, params)).rejects.toThrow('TermsNotPreApproved');
     await authorize(reference, '1');
     await expect(authorize(reference, '1')).rejects.toThrow('PaymentAlreadyExists');
   });

@@ -9,8 +9,8 @@ import { testIndexer } from '../workers.ts';
 
 /**
  * A commerce payment's whole life through HTTP, its state read from the chain by the real
- * indexer: the buyer authorizes with the transactions the API answers, the server's operator
- * captures with a fee, refunds and voids the rest, on an 18-decimal token; and a payment whose
+ * indexer: the buyer pre-approves with the transactions the API answers, the server's operator
+ * authorizes, captures with a fee, refunds and voids the rest, on an 18-decimal token; and a payment whose
  * authorization expires on the chain's clock (moved, as `payreq sandbox clock advance` moves
  * the sandbox's, while the server's stays put) is refused a capture and reclaimed by its buyer.
  * Every balance exact to the base unit.
@@ -65,7 +65,10 @@ async function statusOf(requestId: string) {
   return res.json();
 }
 
-/** Creates the payment and sends the buyer's approval and authorization, as a wallet would. */
+/**
+ * Creates the payment, sends the buyer's approval and pre-approval as a wallet would, then
+ * the server's operator authorizes.
+ */
 async function authorized(body: Record<string, unknown>): Promise<string> {
   const created = await call('POST', '/v2/commerce-payments/authorize/calldata', {
     merchantId: 'order-1',
@@ -88,6 +91,8 @@ async function authorized(body: Record<string, unknown>): Promise<string> {
       chainId: local.chain.chainId,
     })),
   );
+  const authorize = await call('POST', url(requestId, 'authorize'), {});
+  expect(authorize.statusCode, authorize.body).toBe(200);
   await indexer.tick();
   return requestId;
 }

@@ -1114,15 +1114,17 @@ describe('conformance with the reference API', () => {
     });
     ok(created, 201);
     const { requestId, transactions } = created.json();
-    const [approval] = transactions;
-    await sendAll(local.chain, accountOf(local.chain, COMMERCE_BUYER), [
-      {
-        to: approval.to,
-        data: approval.data,
-        value: approval.value.hex,
+    // The buyer approves the wrapper and pre-approves the terms; the operator authorizes.
+    await sendAll(
+      local.chain,
+      accountOf(local.chain, COMMERCE_BUYER),
+      transactions.map((tx: { to: Hex; data: Hex; value: { hex: Hex } }) => ({
+        to: tx.to,
+        data: tx.data,
+        value: tx.value.hex,
         chainId: local.chain.chainId,
-      },
-    ]);
+      })),
+    );
     ok(
       await t.app.inject({
         method: 'GET',

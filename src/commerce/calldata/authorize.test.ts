@@ -1,6 +1,7 @@
+import { toFunctionSelector } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { PAYMENT_ROW } from '../../../test/commerce-payment-row.ts';
-import { authorizeTransaction } from './authorize.ts';
+import { authorizeTransaction, preApproveTransaction } from './authorize.ts';
 
 describe('authorizeTransaction', () => {
   it('encodes authorizePayment(AuthParams) with the pre-approval collector and no data', () => {
@@ -13,5 +14,18 @@ describe('authorizeTransaction', () => {
         "value": "0x0",
       }
     `);
+  });
+
+  it('encodes preApproveAuthorization(AuthParams): the same terms, under its own selector', () => {
+    const payment = { ...PAYMENT_ROW, payer: PAYMENT_ROW.payer ?? '' };
+    const authorize = authorizeTransaction(payment);
+    const preApprove = preApproveTransaction(payment);
+    expect(preApprove.data.slice(0, 10)).toBe(
+      toFunctionSelector(
+        'preApproveAuthorization((bytes8,address,address,address,address,uint256,uint256,uint256,uint256,uint256,address,bytes))',
+      ),
+    );
+    expect(preApprove).toEqual({ ...authorize, data: preApprove.data });
+    expect(preApprove.data.slice(10)).toBe(authorize.data.slice(10));
   });
 });

@@ -53,7 +53,10 @@ const AuthorizeCalldataResponse = Type.Object({
   requestId: Type.String(),
   paymentReference: Type.String({ description: 'The wrapper’s key (bytes8, no 0x)' }),
   to: Type.String({ description: 'The commerce escrow wrapper' }),
-  data: Type.String({ description: '`authorizePayment`, or 0x without a buyer' }),
+  data: Type.String({
+    description:
+      '`authorizePayment`, or 0x without a buyer: what `/authorize` sends as the operator once the buyer sent `transactions` (the buyer may instead send it itself, after the approval)',
+  }),
   calldata: Type.String({ description: 'The same as data' }),
   value: Type.String(),
   operator: Type.String(),
@@ -64,7 +67,7 @@ const AuthorizeCalldataResponse = Type.Object({
   }),
   transactions: Type.Array(EvmCall, {
     description:
-      'What the buyer sends, in order: the approval of the wrapper, then authorizePayment',
+      'What the buyer sends, in order: the approval of the wrapper for the amount, then preApproveAuthorization of exactly these terms, which lets the operator authorize (`POST /{requestId}/authorize`)',
   }),
 });
 
@@ -77,18 +80,17 @@ export function registerAuthorizeCalldata(app: App, deps: CommerceDeps): void {
         tags: COMMERCE_TAGS,
         summary: 'Create a commerce payment and the calldata that authorizes it',
         description:
-          'Writes a request (payee the merchant) and its commerce payment, with the expiries resolved (body, else the client ID’s defaults, else 1 h, 7 d and 30 d after the authorization) and the operator (the client ID’s operatorWalletAddress, else the server’s). With `buyerAddress`, `transactions` are the buyer’s approval of the wrapper and `authorizePayment`.',
+          'Writes a request (payee the merchant) and its commerce payment, with the expiries resolved (body, else the client ID’s defaults, else 1 h, 7 d and 30 d after the authorization) and the operator (the client ID’s operatorWalletAddress, else the server’s). With `buyerAddress`, `transactions` are the buyer’s approval of the wrapper and its pre-approval of the terms (`preApproveAuthorization`), after which `POST /{requestId}/authorize` sends `authorizePayment` (`data`) as the operator.',
         body: AuthorizeCalldataBody,
         response: { 201: AuthorizeCalldataResponse },
       },
     },
     async (request, reply) => {
-      const { payment, transactions } = await createAuthorizeCalldata(
+      const { payment, transactions, authorize } = await createAuthorizeCalldata(
         deps,
         commerceCallerOf(request),
         request.body,
       );
-      const authorize = transactions.at(-1);
       const data = authorize?.data ?? '0x';
       return reply.code(201).send({
         requestId: payment.requestId,
@@ -102,7 +104,7 @@ export function registerAuthorizeCalldata(app: App, deps: CommerceDeps): void {
         description:
           payment.payer === null
             ? 'No buyerAddress: the buyer must be named before anything can be signed, or authorizes from the pay page. Nothing to send yet.'
-            : `The buyer ${payment.payer} sends both transactions in order: the approval of the wrapper for the amount, then authorizePayment, which moves the amount into the escrow until ${payment.operator} captures or voids it.`,
+            : `The buyer ${payment.payer} sends both transactions in order: the approval of the wrapper for the amount, then preApproveAuthorization of exactly these terms. Then the operator ${payment.operator} sends authorizePayment (data; POST /authorize), which moves the amount into the escrow until it captures or voids it.`,
         transactions: transactions.map((tx) => ({
           to: tx.to,
           data: tx.data,

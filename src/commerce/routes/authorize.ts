@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { scopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { authorizePlan } from '../actions.ts';
+import { checkPreApproved } from '../consent.ts';
 import type { CommerceDeps } from '../deps.ts';
 import { executeAction } from '../execute.ts';
 import { formatted } from '../format.ts';
@@ -36,7 +37,7 @@ export function registerAuthorize(app: App, deps: CommerceDeps): void {
         tags: COMMERCE_TAGS,
         summary: 'Authorize a commerce payment as its operator: the escrow takes the buyer’s funds',
         description:
-          'The buyer must have approved the wrapper for the amount. Sent with the server’s operator key when it is the payment’s operator, else `signedTransaction` is required.',
+          'Sends `authorizePayment` as the operator. The wrapper takes it only on terms the buyer pre-approved: the buyer must first have sent the transactions of `/authorize/calldata` (the approval of the wrapper for the amount, then `preApproveAuthorization`); without them, 409 `commerce_not_preapproved` and nothing is sent. Sent with the server’s operator key when it is the payment’s operator, else `signedTransaction` is required.',
         params: CommerceParams,
         body: AuthorizeBody,
         response: { 200: AuthorizeResponse },
@@ -47,7 +48,7 @@ export function registerAuthorize(app: App, deps: CommerceDeps): void {
         deps,
         scopeOf(request),
         request.params.requestId,
-        authorizePlan(request.body.signedTransaction),
+        authorizePlan(request.body.signedTransaction, (payment) => checkPreApproved(deps, payment)),
       );
       return {
         requestId: result.payment.requestId,

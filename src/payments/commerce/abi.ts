@@ -5,7 +5,9 @@ import { parseAbi } from 'viem';
  * Coinbase's AuthCaptureEscrow. Each payment is keyed by its 8-byte Request payment reference;
  * the wrapper is the escrow's payer, operator and receiver, and settles every leg through
  * ERC20FeeProxy with that reference. Our build of both contracts (src/sandbox/contracts/
- * CommerceEscrow.sol) is proven to have exactly these functions, events and structs.
+ * commerce/) is proven to have exactly these functions, events and structs, and payreq's
+ * addition: an authorization or a charge needs its payer's consent, the payer sending it or
+ * having pre-approved its exact terms (`preApproveAuthorization`, docs/guides/commerce.md).
  */
 
 /** `AuthParams` and `ChargeParams` of the wrapper, as tuple components. */
@@ -35,6 +37,23 @@ export const commerceWrapperAbi = parseAbi([
   'event PaymentReclaimed(bytes8 indexed paymentReference, bytes32 commercePaymentHash, uint256 reclaimedAmount, address payer)',
 ]);
 
+/**
+ * payreq's addition to the wrapper: the payer's consent to the terms of an authorization or a
+ * charge, pre-approved by the payer and used up by the call it allows. Apart from the wrapper's
+ * ABI, whose events detection reads.
+ */
+export const commerceConsentAbi = parseAbi([
+  // Spelt out, so that viem types the reads' arguments.
+  'struct AuthParams { bytes8 paymentReference; address payer; address merchant; address operator; address token; uint256 amount; uint256 maxAmount; uint256 preApprovalExpiry; uint256 authorizationExpiry; uint256 refundExpiry; address tokenCollector; bytes collectorData; }',
+  'struct ChargeParams { bytes8 paymentReference; address payer; address merchant; address operator; address token; uint256 amount; uint256 maxAmount; uint256 preApprovalExpiry; uint256 authorizationExpiry; uint256 refundExpiry; uint16 feeBps; address feeReceiver; address tokenCollector; bytes collectorData; }',
+  'function preApproveAuthorization(AuthParams params)',
+  'function preApproveCharge(ChargeParams params)',
+  'function authorizationTermsHash(AuthParams params) pure returns (bytes32)',
+  'function chargeTermsHash(ChargeParams params) pure returns (bytes32)',
+  'function preApprovedTerms(bytes32 termsHash) view returns (bool)',
+  'event PaymentTermsPreApproved(bytes8 indexed paymentReference, address indexed payer, bytes32 termsHash)',
+]);
+
 export const authCaptureEscrowAbi = parseAbi([
   `struct PaymentInfo { ${PAYMENT_INFO.replaceAll(', ', '; ')}; }`,
   'function authorize(PaymentInfo paymentInfo, uint256 amount, address tokenCollector, bytes collectorData)',
@@ -43,7 +62,7 @@ export const authCaptureEscrowAbi = parseAbi([
   'function refund(PaymentInfo paymentInfo, uint256 amount, address tokenCollector, bytes collectorData)',
   'function charge(PaymentInfo paymentInfo, uint256 amount, address tokenCollector, bytes collectorData, uint16 feeBps, address feeReceiver)',
   'function reclaim(PaymentInfo paymentInfo)',
-  'function getHash(PaymentInfo paymentInfo) view returns (bytes32)',
+  'function getHash(PaymentInfo paymentInfo) pure returns (bytes32)',
   'function paymentState(bytes32 paymentInfoHash) view returns (bool hasCollectedPayment, uint120 capturableAmount, uint120 refundableAmount)',
   'event PaymentAuthorized(bytes32 indexed paymentInfoHash, PaymentInfo paymentInfo, uint256 amount, address tokenCollector)',
   'event PaymentCaptured(bytes32 indexed paymentInfoHash, uint256 amount, uint16 feeBps, address feeReceiver)',
