@@ -159,5 +159,7 @@ describe('the README’s commerce walk-through on the sandbox', () => {
     });
     expect(late.status).toBe(409);
     expect(((await late.json()) as { code: string }).code).toBe('commerce_authorization_expired');
-  });
+    // npm start builds and boots a server, and the walk-through runs eight CLI and curl steps:
+    // as the other sandbox walk-throughs, it takes longer than the suite's 30 s default.
+  }, 180_000);
 });
