@@ -2,9 +2,9 @@ import { eq } from 'drizzle-orm';
 import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import { clientIds } from '../src/db/schema.ts';
+import { clientIds, commercePayments } from '../src/db/schema.ts';
 import { createRealClock, createTestApp, createTestClock, type TestApp } from './app.ts';
-import { type StandIn, standIn } from './chain.ts';
+import { type StandIn, sendAll, standIn } from './chain.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 
 /**
@@ -115,4 +115,40 @@ export async function setClientIdCommerce(
 /** The operator's nonce: what a refusal must leave unchanged (nothing was sent). */
 export function operatorNonce(): Promise<number> {
   return local.chain.client.getTransactionCount({ address: wallet(OPERATOR_WALLET).address });
+}
+
+/** A commerce payment's row, by its request id. */
+export async function commerceRowOf(requestId: string) {
+  const [row] = await t.db
+    .select()
+    .from(commercePayments)
+    .where(eq(commercePayments.requestId, requestId));
+  if (!row) throw new Error(`no commerce payment ${requestId}`);
+  return row;
+}
+
+/** `GET /v2/commerce-payments/token/<path>`: the buyer's routes by pay token. */
+export function byPayToken(path: string, headers: Headers = apiKey(tenantA)) {
+  return t.app.inject({ method: 'GET', url: `/v2/commerce-payments/token/${path}`, headers });
+}
+
+/** A wallet call as the buyer's routes answer it. */
+export interface BuyerCall {
+  readonly to: `0x${string}`;
+  readonly data: `0x${string}`;
+  readonly value: { readonly hex: `0x${string}` };
+}
+
+/** Sends `calls` from the local chain's wallet `index`, as the pay page's wallet does. */
+export function sendBuyerCalls(index: number, calls: readonly BuyerCall[]) {
+  return sendAll(
+    local.chain,
+    wallet(index),
+    calls.map((c) => ({
+      to: c.to,
+      data: c.data,
+      value: c.value.hex,
+      chainId: local.chain.chainId,
+    })),
+  );
 }

@@ -377,6 +377,10 @@ export const PROBES: Record<string, Probe> = {
     expect: refused(),
     ownCode: 'validation_failed',
   },
+  'GET /v2/commerce-payments/token/:payToken/reclaim': {
+    expect: refused(),
+    ownCode: 'validation_failed',
+  },
   'POST /v2/commerce-payments/token/:payToken/authorization': {
     expect: refused(),
     body: () => ({ txHash: `0x${'11'.repeat(32)}` }),

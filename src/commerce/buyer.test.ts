@@ -1,12 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { sendAll } from '../../test/chain.ts';
 import {
   apiKey,
   BUYER_WALLET,
+  type BuyerCall as Call,
+  commerceRowOf,
   createdPayment,
-  local,
+  byPayToken as get,
   MERCHANT_WALLET,
+  sendBuyerCalls as send,
   setupCommerceApp,
   status,
   t,
@@ -27,23 +29,8 @@ setupCommerceApp({ realClock: true });
 
 const STRANGER = 6;
 
-interface Call {
-  readonly to: `0x${string}`;
-  readonly data: `0x${string}`;
-  readonly value: { readonly hex: `0x${string}` };
-}
-
 async function tokenOf(requestId: string): Promise<string> {
-  const [row] = await t.db
-    .select()
-    .from(commercePayments)
-    .where(eq(commercePayments.requestId, requestId));
-  if (!row) throw new Error(`no payment ${requestId}`);
-  return row.payToken;
-}
-
-function get(path: string, headers = apiKey(tenantA)) {
-  return t.app.inject({ method: 'GET', url: `/v2/commerce-payments/token/${path}`, headers });
+  return (await commerceRowOf(requestId)).payToken;
 }
 
 function authorized(token: string, txHash: string) {
@@ -53,20 +40,6 @@ function authorized(token: string, txHash: string) {
     headers: apiKey(tenantA),
     payload: { txHash },
   });
-}
-
-/** Sends `calls` from the local chain's wallet `index`, as the pay page's wallet does. */
-function send(index: number, calls: readonly Call[]) {
-  return sendAll(
-    local.chain,
-    wallet(index),
-    calls.map((c) => ({
-      to: c.to,
-      data: c.data,
-      value: c.value.hex,
-      chainId: local.chain.chainId,
-    })),
-  );
 }
 
 describe('GET /v2/commerce-payments/token/{payToken}', () => {

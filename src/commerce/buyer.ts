@@ -78,12 +78,17 @@ export function buyerView(deps: Pick<CommerceDeps, 'chains'>, loaded: LoadedPaym
   };
 }
 
-/** The wallet a buyer connected, checked against the buyer the payment names (if any). */
-function buyerWallet(payment: CommercePaymentRow, wallet: string | undefined): Address {
+/** The `wallet` of a buyer's query: an EVM address (400 otherwise). */
+export function connectedWallet(wallet: string | undefined): Address {
   if (wallet === undefined || !isAddress(wallet, { strict: false })) {
     throw new ValidationError([{ field: 'wallet', message: 'must be an EVM address' }]);
   }
-  const address = getAddress(wallet);
+  return getAddress(wallet);
+}
+
+/** The wallet a buyer connected, checked against the buyer the payment names (if any). */
+function buyerWallet(payment: CommercePaymentRow, wallet: string | undefined): Address {
+  const address = connectedWallet(wallet);
   if (payment.payer !== null && payment.payer.toLowerCase() !== address.toLowerCase()) {
     throw new AppError(
       'commerce_buyer_mismatch',

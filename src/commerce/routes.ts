@@ -5,6 +5,7 @@ import { registerAuthorizeCalldata } from './routes/authorize-calldata.ts';
 import { registerCapture } from './routes/capture.ts';
 import { registerCaptureCalldata } from './routes/capture-calldata.ts';
 import { registerGetBuyerAuthorize } from './routes/get-buyer-authorize.ts';
+import { registerGetBuyerReclaim } from './routes/get-buyer-reclaim.ts';
 import { registerGetByPayToken } from './routes/get-by-pay-token.ts';
 import { registerGetStatus } from './routes/get-status.ts';
 import { registerPostBuyerAuthorization } from './routes/post-buyer-authorization.ts';
@@ -27,4 +28,5 @@ export function commerceRoutes(app: App, deps: CommerceDeps): void {
   registerGetByPayToken(app, deps);
   registerGetBuyerAuthorize(app, deps);
   registerPostBuyerAuthorization(app, deps);
+  registerGetBuyerReclaim(app, deps);
 }

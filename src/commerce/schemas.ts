@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
+import type { EvmTransaction } from '../payments/transactions.ts';
 import type { RequestCaller } from '../requests/create.ts';
 import { COMMERCE_STATUSES } from './state.ts';
 
@@ -23,6 +24,11 @@ export const EvmCall = Type.Object({
   data: Type.String(),
   value: Type.Object({ type: Type.Literal('BigNumber'), hex: Type.String() }),
 });
+
+/** A transaction as `EvmCall` answers it. */
+export function evmCallOf(tx: EvmTransaction) {
+  return { to: tx.to, data: tx.data, value: { type: 'BigNumber' as const, hex: tx.value } };
+}
 
 export const CommerceParams = Type.Object({ requestId: Type.String({ maxLength: 100 }) });
 

@@ -6,6 +6,7 @@ import { sandboxWallets } from '../../src/sandbox/addresses.ts';
 import { accessibilityProblems, screen, sends, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import type { TestWallet, TestWalletSpec } from '../pay-page/wallet.ts';
+import type { AtomicSupport } from '../pay-page/wallet-calls.ts';
 
 /**
  * The hosted page of a commerce payment (`payUrl`, `PAY_URL/?commerce=<payToken>`), in a real
@@ -21,7 +22,14 @@ let rig: PayPageRig;
 /** The rig's wallets (the sandbox mnemonic's): the operator, the merchant, buyers, a stranger. */
 const OPERATOR = 15;
 const MERCHANT = 1;
-const BUYER = { named: 10, unnamed: 11, refused: 12 } as const;
+const BUYER = {
+  named: 10,
+  unnamed: 11,
+  refused: 12,
+  reclaims: 13,
+  atomic: 9,
+  unbatched: 8,
+} as const;
 const STRANGER = 14;
 const HOUR = 3_600;
 const DAY = 86_400;
@@ -35,10 +43,11 @@ afterAll(async () => {
   await rig?.close();
 });
 
-const spec = (index: number): TestWalletSpec => ({
+const spec = (index: number, atomic?: AtomicSupport): TestWalletSpec => ({
   name: 'Test Wallet',
   rdns: 'test.payreq.wallet',
   account: rig.wallet(index),
+  ...(atomic && { atomic }),
 });
 
 interface Created {
@@ -79,6 +88,28 @@ async function rowOf(requestId: string) {
 
 const escrow = (): Address => getAddress(rig.local.chain.addresses.authCaptureEscrow);
 const methodsOf = (wallet: TestWallet | undefined) => wallet?.calls.map((c) => c.method) ?? [];
+const asked = (wallet: TestWallet | undefined, method: string) =>
+  wallet?.calls.filter((c) => c.method === method) ?? [];
+
+interface Call {
+  readonly to: string;
+  readonly data: string;
+  readonly value: { readonly hex: string };
+}
+
+/** What the buyer's wallet is told to send to authorize, as the page reads it. */
+async function authorizeCalls(created: Created, buyer: Address) {
+  const token = new URL(created.payUrl).searchParams.get('commerce');
+  const { status, body } = await rig.get(
+    `/v2/commerce-payments/token/${token}/authorize?wallet=${buyer}`,
+  );
+  expect(status).toBe(200);
+  return (body.transactions as Call[]).map(({ to, data, value }) => ({
+    to,
+    data,
+    value: value.hex,
+  }));
+}
 
 describe('a commerce payment on the hosted page', () => {
   it('shows what is held until when, is authorized from the buyer’s wallet, and is held in the escrow', async () => {
@@ -203,6 +234,110 @@ describe('a commerce payment on the hosted page', () => {
   it('says a link that names no payment is not found', async () => {
     const { page, context } = await rig.openAt(`commerce=${'ab'.repeat(32)}`, []);
     await screen(page, 'not_found');
+    await context.close();
+  });
+});
+
+describe('authorizing in one confirmation (EIP-5792)', () => {
+  it('sends the approval and authorizePayment in one wallet_sendCalls to a wallet that batches atomically', async () => {
+    const created = await createPayment('2.5', BUYER.atomic);
+    const buyer = rig.wallet(BUYER.atomic).address;
+    const expected = await authorizeCalls(created, buyer);
+    expect(expected).toHaveLength(2); // the approval, then the authorization
+    const before = await rig.balance('USDC', escrow());
+    const { page, wallets, context } = await rig.openAt(queryOf(created), [
+      spec(BUYER.atomic, 'supported'),
+    ]);
+    const [wallet] = wallets;
+    await screen(page, 'commerce-awaiting');
+    await page.getByRole('button', { name: 'Authorize with Test Wallet' }).click();
+    await screen(page, 'commerce-held');
+    expect(asked(wallet, 'wallet_sendCalls').map((c) => c.params)).toEqual([
+      [
+        {
+          version: '2.0.0',
+          chainId: '0x2105',
+          from: buyer,
+          atomicRequired: true,
+          calls: expected,
+        },
+      ],
+    ]);
+    expect(sends(wallet)).toBe(0);
+    expect(wallet?.batches[0]?.status).toBe(200);
+    expect((await rig.balance('USDC', escrow())) - before).toBe(2_500_000n);
+    const status = await rig.get(`/v2/commerce-payments/${created.requestId}/status`);
+    expect(status.body).toMatchObject({ status: 'AUTHORIZED', authorizedAmount: '2.5' });
+    await context.close();
+  });
+
+  it('sends them one by one to a wallet that does not batch atomically', async () => {
+    const created = await createPayment('1.5', BUYER.unbatched);
+    const buyer = rig.wallet(BUYER.unbatched).address;
+    const [approval, authorization] = await authorizeCalls(created, buyer);
+    const { page, wallets, context } = await rig.openAt(queryOf(created), [
+      spec(BUYER.unbatched, 'unsupported'),
+    ]);
+    const [wallet] = wallets;
+    await screen(page, 'commerce-awaiting');
+    await page.getByRole('button', { name: 'Authorize with Test Wallet' }).click();
+    await screen(page, 'commerce-held');
+    expect(asked(wallet, 'wallet_getCapabilities')).toHaveLength(1);
+    expect(asked(wallet, 'wallet_sendCalls')).toHaveLength(0);
+    const sent = asked(wallet, 'eth_sendTransaction').map(
+      (c) => (c.params as [{ to: string; data: string }])[0],
+    );
+    expect(sent.map(({ to, data }) => ({ to, data }))).toEqual([
+      { to: approval?.to, data: approval?.data },
+      { to: authorization?.to, data: authorization?.data },
+    ]);
+    await context.close();
+  });
+});
+
+// Last: it moves the chain's clock a week on, past every payment's authorization expiry.
+describe('an authorization that expired uncaptured', () => {
+  it('says the funds are still held and the buyer’s, and gives them back to the buyer’s wallet exactly', async () => {
+    const created = await createPayment('6.75', BUYER.reclaims);
+    const buyer = rig.wallet(BUYER.reclaims).address;
+    const start = [await rig.balance('USDC', buyer), await rig.balance('USDC', escrow())];
+    const held = await rig.openAt(queryOf(created), [spec(BUYER.reclaims)]);
+    await screen(held.page, 'commerce-awaiting');
+    await held.page.getByRole('button', { name: 'Authorize with Test Wallet' }).click();
+    await screen(held.page, 'commerce-held');
+    await held.context.close();
+    expect((await rig.balance('USDC', buyer)) - (start[0] ?? 0n)).toBe(-6_750_000n);
+
+    // The chain's clock passes the authorization's expiry; the merchant captured nothing.
+    await rig.local.chain.provider.request({ method: 'evm_increaseTime', params: [8 * DAY] });
+    await rig.local.chain.provider.request({ method: 'evm_mine', params: [] });
+    await expect
+      .poll(async () => (await rig.get(`/v2/commerce-payments/${created.requestId}/status`)).body, {
+        timeout: 10_000,
+      })
+      .toMatchObject({ status: 'EXPIRED' });
+
+    const { page, wallets, context } = await rig.openAt(queryOf(created), [spec(BUYER.reclaims)]);
+    await screen(page, 'commerce-reclaimable');
+    expect(await text(page, 'h1')).toBe('The hold expired');
+    expect(await text(page, '[data-field="state"]')).toBe('expired, yours to reclaim');
+    expect(await text(page, '[data-field="words"]')).toBe(
+      'The hold expired before the merchant captured it: 6.75 USDC is still in the escrow, and only you can take it back. Reclaim it to your wallet.',
+    );
+    expect(await text(page, 'p.amount')).toMatch(/^6\.75 USDC was held until .+$/);
+    expect(await page.getByText('Nothing was held').count()).toBe(0);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await rig.screenshot(page, 'commerce-reclaimable');
+
+    await page.getByRole('button', { name: 'Reclaim with Test Wallet' }).click();
+    // Shown reclaimed once detection reads the wrapper's PaymentReclaimed.
+    await screen(page, 'commerce-reclaimed');
+    expect(await text(page, 'h1')).toBe('Payment reclaimed');
+    expect(await text(page, '[data-field="state"]')).toBe('reclaimed');
+    expect(sends(wallets[0])).toBe(1);
+    expect([await rig.balance('USDC', buyer), await rig.balance('USDC', escrow())]).toEqual(start);
+    const status = await rig.get(`/v2/commerce-payments/${created.requestId}/status`);
+    expect(status.body).toMatchObject({ status: 'RECLAIMED', reclaimedAmount: '6.75' });
     await context.close();
   });
 });

@@ -3,7 +3,7 @@ import type { App } from '../../http/types.ts';
 import { BigNumberJson } from '../../requests/schemas.ts';
 import { createAuthorizeCalldata } from '../create.ts';
 import type { CommerceDeps } from '../deps.ts';
-import { COMMERCE_AUTH, COMMERCE_TAGS, commerceCallerOf } from '../schemas.ts';
+import { COMMERCE_AUTH, COMMERCE_TAGS, commerceCallerOf, evmCallOf } from '../schemas.ts';
 
 const Seconds = (description: string) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description }));
@@ -105,11 +105,7 @@ export function registerAuthorizeCalldata(app: App, deps: CommerceDeps): void {
           payment.payer === null
             ? 'No buyerAddress: the buyer must be named before anything can be signed, or authorizes from the pay page. Nothing to send yet.'
             : `The buyer ${payment.payer} sends both transactions in order: the approval of the wrapper for the amount, then preApproveAuthorization of exactly these terms. Then the operator ${payment.operator} sends authorizePayment (data; POST /authorize), which moves the amount into the escrow until it captures or voids it.`,
-        transactions: transactions.map((tx) => ({
-          to: tx.to,
-          data: tx.data,
-          value: { type: 'BigNumber' as const, hex: tx.value },
-        })),
+        transactions: transactions.map(evmCallOf),
       });
     },
   );

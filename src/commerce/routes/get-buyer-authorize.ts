@@ -3,7 +3,7 @@ import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { buyerTransactions, findByPayToken } from '../buyer.ts';
 import type { CommerceDeps } from '../deps.ts';
-import { COMMERCE_TAGS, EvmCall, PAY_TOKEN_AUTH, PayTokenParams } from '../schemas.ts';
+import { COMMERCE_TAGS, EvmCall, evmCallOf, PAY_TOKEN_AUTH, PayTokenParams } from '../schemas.ts';
 
 const BuyerAuthorizeQuery = Type.Object(
   {
@@ -51,11 +51,7 @@ export function registerGetBuyerAuthorize(app: App, deps: CommerceDeps): void {
       const payment = await findByPayToken(deps.db, linkScopeOf(request), request.params.payToken);
       const transactions = await buyerTransactions(deps, payment, request.query.wallet);
       return {
-        transactions: transactions.map((tx) => ({
-          to: tx.to,
-          data: tx.data,
-          value: { type: 'BigNumber' as const, hex: tx.value },
-        })),
+        transactions: transactions.map(evmCallOf),
       };
     },
   );

@@ -12,6 +12,7 @@ import {
   COMMERCE_AUTH,
   COMMERCE_TAGS,
   CommerceParams,
+  evmCallOf,
   OperatorCall,
   RefundBody,
 } from '../schemas.ts';
@@ -58,11 +59,7 @@ export function registerRefundCalldata(app: App, deps: CommerceDeps): void {
       const calls = [approveWrapperTransaction(payment, amount), transaction];
       return {
         ...operatorCall(payment, transaction),
-        transactions: calls.map((tx) => ({
-          to: tx.to,
-          data: tx.data,
-          value: { type: 'BigNumber' as const, hex: tx.value },
-        })),
+        transactions: calls.map(evmCallOf),
       };
     },
   );

@@ -35,4 +35,11 @@ export function answerOf(config: PageConfig) {
   };
 }
 
+/** Why the service could not be asked, in the payer's words. */
+export function unreachable(error: unknown): string {
+  return error instanceof DOMException && error.name === 'TimeoutError'
+    ? 'The payment service is not answering. Try again in a moment.'
+    : 'The payment service could not be reached. Check your connection and try again.';
+}
+
 export const tokenPath = (token: string) => `/v2/secure-payments/${encodeURIComponent(token)}`;

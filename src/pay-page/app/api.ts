@@ -1,4 +1,4 @@
-import { ANSWER_WITHIN_MS, answerOf, tokenPath } from './answer.ts';
+import { ANSWER_WITHIN_MS, answerOf, tokenPath, unreachable } from './answer.ts';
 import type { Calldata } from './calldata.ts';
 import type { PageConfig } from './config.ts';
 import type { SafeCalldata, SafeIntent } from './safe-calldata.ts';
@@ -229,13 +229,7 @@ export function createApi(config: PageConfig): Api {
           signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
         });
       } catch (error) {
-        return {
-          kind: 'error',
-          message:
-            error instanceof DOMException && error.name === 'TimeoutError'
-              ? 'The payment service is not answering. Try again in a moment.'
-              : 'The payment service could not be reached. Check your connection and try again.',
-        };
+        return { kind: 'error', message: unreachable(error) };
       }
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
       if (response.ok) return { kind: 'payable', display: body as unknown as Display };

@@ -1,9 +1,10 @@
-import { ApiError } from '../answer.ts';
 import type { PageConfig } from '../config.ts';
+import { createTokenClient, type ViewState, type WalletCall } from '../token-page/api.ts';
 
 /**
  * The API calls of a commerce payment's page, by its pay token: the payment as its buyer sees
- * it, the transactions the buyer's wallet sends, and the word that the authorization was sent.
+ * it, the transactions the buyer's wallet sends (to authorize, or to reclaim an expired hold),
+ * and the word that the authorization was sent.
  */
 
 export type CommerceStatus =
@@ -42,75 +43,22 @@ export interface CommerceView {
   readonly refundExpiry: string;
 }
 
-type CommerceState =
-  | { readonly kind: 'found'; readonly view: CommerceView }
-  | { readonly kind: 'not_found' }
-  | { readonly kind: 'error'; readonly message: string };
-
-interface WalletCall {
-  readonly to: `0x${string}`;
-  readonly data: `0x${string}`;
-  readonly value: { readonly hex: `0x${string}` };
-}
-
 export interface CommerceApi {
-  view(token: string): Promise<CommerceState>;
+  view(token: string): Promise<ViewState<CommerceView>>;
   /** The approval (when the allowance is short), then `authorizePayment` for `wallet`. */
   transactions(token: string, wallet: string): Promise<readonly WalletCall[]>;
   authorized(token: string, txHash: string): Promise<void>;
+  /** `reclaimPayment`, for the payer's `wallet` once the authorization has expired. */
+  reclaim(token: string, wallet: string): Promise<readonly WalletCall[]>;
 }
 
-const ANSWER_WITHIN_MS = 15_000;
-
 export function createCommerceApi(config: PageConfig): CommerceApi {
-  const headers = { 'x-client-id': config.clientId };
-  const url = (token: string, rest = '') =>
-    `${config.apiBase}/v2/commerce-payments/token/${encodeURIComponent(token)}${rest}`;
-  const call = async (target: string, init: RequestInit = {}) => {
-    const response = await fetch(target, {
-      ...init,
-      headers: { ...headers, ...init.headers },
-      signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
-    });
-    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!response.ok) {
-      throw new ApiError(
-        response.status,
-        String(body.message ?? `The service answered ${response.status}`),
-        body.code as string | undefined,
-      );
-    }
-    return body;
-  };
+  const client = createTokenClient(config, '/v2/commerce-payments/token');
+  const forWallet = (wallet: string) => `?wallet=${encodeURIComponent(wallet)}`;
   return {
-    async view(token) {
-      try {
-        return { kind: 'found', view: (await call(url(token))) as unknown as CommerceView };
-      } catch (error) {
-        if (error instanceof ApiError) {
-          return error.status === 404
-            ? { kind: 'not_found' }
-            : { kind: 'error', message: error.message };
-        }
-        return {
-          kind: 'error',
-          message:
-            error instanceof DOMException && error.name === 'TimeoutError'
-              ? 'The payment service is not answering. Try again in a moment.'
-              : 'The payment service could not be reached. Check your connection and try again.',
-        };
-      }
-    },
-    async transactions(token, wallet) {
-      const body = await call(url(token, `/authorize?wallet=${encodeURIComponent(wallet)}`));
-      return body.transactions as WalletCall[];
-    },
-    async authorized(token, txHash) {
-      await call(url(token, '/authorization'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ txHash }),
-      });
-    },
+    view: (token) => client.view<CommerceView>(token),
+    transactions: (token, wallet) => client.transactions(token, `/authorize${forWallet(wallet)}`),
+    authorized: (token, txHash) => client.post(token, '/authorization', { txHash }),
+    reclaim: (token, wallet) => client.transactions(token, `/reclaim${forWallet(wallet)}`),
   };
 }

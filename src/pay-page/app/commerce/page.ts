@@ -1,58 +1,35 @@
 import type { PageConfig } from '../config.ts';
-import { h, show } from '../dom.ts';
-import { errorScreen, loadingScreen, stateScreen } from '../screens.ts';
-import { type CommerceView, createCommerceApi } from './api.ts';
-import type { CommerceContext } from './context.ts';
-import { authorizable, followingScreen, paymentScreen } from './screens.ts';
+import { errorScreen } from '../screens.ts';
+import { tokenPage } from '../token-page/page.ts';
+import { walletsSlot } from '../wallet/offer.ts';
+import { type CommerceStatus, type CommerceView, createCommerceApi } from './api.ts';
+import type { BuyerAction, CommerceContext } from './context.ts';
+import { buyerActionOf, followingScreen, paymentScreen } from './screens.ts';
 
 /**
  * The page of a commerce payment (`PAY_URL/?commerce=<pay token>`): reads the payment by its
- * token and shows what is held and until when; while it awaits the buyer, the wallet code (its
+ * token and shows what is held and until when. While it awaits the buyer, the wallet code (its
  * own chunk, downloaded meanwhile) offers the wallets, and the buyer approves the wrapper and
- * authorizes. The page then follows the payment until it reads held.
+ * authorizes; once a hold has expired uncaptured, the buyer reclaims it. The page then follows
+ * the payment until it reads held, or reclaimed.
  */
 
-/** Pay tokens are 64 hex digits: anything else (a URL copied in part) names no payment. */
-const PAY_TOKEN = /^[0-9a-f]{64}$/;
 const FOLLOW_EVERY_MS = 2_000;
 
-const walletCode = () => import('./wallet.ts');
+/** The statuses that end following each action. */
+const SETTLED: Record<BuyerAction, (status: CommerceStatus) => boolean> = {
+  authorize: (status) => status !== 'PENDING' && status !== 'AUTHORIZING',
+  reclaim: (status) => status !== 'EXPIRED',
+};
 
 export function showCommerce(config: PageConfig, root: HTMLElement, token: string): void {
   const api = createCommerceApi(config);
-  const render = (screen: HTMLElement) => show(root, screen);
 
-  const load = async (): Promise<void> => {
-    if (!PAY_TOKEN.test(token)) {
-      render(stateScreen('not_found'));
-      return;
-    }
-    render(loadingScreen());
-    walletCode().catch(() => {});
-    const state = await api.view(token);
-    switch (state.kind) {
-      case 'not_found':
-        render(stateScreen('not_found'));
-        return;
-      case 'error':
-        render(errorScreen(state.message, () => void load()));
-        return;
-      case 'found':
-        present(state.view);
-        return;
-    }
-  };
-
-  /** Until the authorization is counted (held, or anything after it). */
-  const follow = async (): Promise<void> => {
-    render(followingScreen());
+  const follow = async (action: BuyerAction): Promise<void> => {
+    page.render(followingScreen(action));
     for (;;) {
       const state = await api.view(token);
-      if (
-        state.kind === 'found' &&
-        state.view.status !== 'PENDING' &&
-        state.view.status !== 'AUTHORIZING'
-      ) {
+      if (state.kind === 'found' && SETTLED[action](state.view.status)) {
         present(state.view);
         return;
       }
@@ -61,40 +38,42 @@ export function showCommerce(config: PageConfig, root: HTMLElement, token: strin
   };
 
   const present = (view: CommerceView, problem?: string): void => {
-    if (!authorizable(view)) {
-      render(paymentScreen(config, view));
+    const action = buyerActionOf(view);
+    if (action === null) {
+      page.render(paymentScreen(config, view));
       return;
     }
     const network = config.networks[view.network];
     if (network?.kind !== 'evm') {
-      render(errorScreen(`This page cannot authorize on ${view.network}.`, () => void load()));
+      const words = action === 'authorize' ? 'authorize' : 'reclaim';
+      page.render(
+        errorScreen(`This page cannot ${words} on ${view.network}.`, () => void page.load()),
+      );
       return;
     }
-    const wallets = h(
-      'section',
-      { class: 'wallets', 'aria-label': 'Authorize with' },
-      h('p', { class: 'muted' }, 'Looking for wallets…'),
-    );
-    render(paymentScreen(config, view, { wallets, problem }));
+    const wallets = walletsSlot(action === 'authorize' ? 'Authorize with' : 'Reclaim with');
+    page.render(paymentScreen(config, view, { wallets, problem }));
     const context: CommerceContext = {
       config,
       api,
       token,
       view,
       network,
-      show: render,
+      action,
+      show: page.render,
       retry: (words) => present(view, words),
-      follow: () => void follow(),
-      reload: () => void load(),
+      follow: () => void follow(action),
+      reload: () => void page.load(),
     };
-    walletCode().then(
-      (code) => code.mountCommerceWallets(context, wallets),
-      () =>
-        wallets.replaceChildren(
-          h('p', { role: 'alert' }, 'The wallet code could not load. Reload the page.'),
-        ),
-    );
+    page.mount(wallets, (code) => code.mountCommerceWallets(context, wallets));
   };
 
-  void load();
+  const page = tokenPage({
+    root,
+    token,
+    read: api.view,
+    walletCode: () => import('./wallet.ts'),
+    present: (view) => present(view),
+  });
+  void page.load();
 }

@@ -18,6 +18,8 @@ type Stage =
   | 'released'
   | 'refunded'
   | 'reclaimed'
+  /** Held past the authorization's expiry: the buyer may take it back. */
+  | 'reclaimable'
   | 'expired';
 
 const STAGES: Record<CommerceStatus, Stage> = {
@@ -37,11 +39,26 @@ const STAGES: Record<CommerceStatus, Stage> = {
 };
 
 /** Whether the buyer may still authorize it from here. */
-export function authorizable(view: CommerceView): boolean {
+function authorizable(view: CommerceView): boolean {
   return STAGES[view.status] === 'awaiting' && Date.parse(view.preApprovalExpiry) > Date.now();
 }
 
+/**
+ * Expired by the service's reading of the chain's clock with funds still in the escrow: the
+ * authorization lapsed uncaptured (an expired pre-approval holds nothing).
+ */
+function reclaimable(view: CommerceView): boolean {
+  return view.status === 'EXPIRED' && Number(view.heldAmount) > 0;
+}
+
+/** What the buyer's wallet may do from here: authorize it, reclaim it, or nothing. */
+export function buyerActionOf(view: CommerceView): 'authorize' | 'reclaim' | null {
+  if (authorizable(view)) return 'authorize';
+  return reclaimable(view) ? 'reclaim' : null;
+}
+
 function stageOf(view: CommerceView): Stage {
+  if (reclaimable(view)) return 'reclaimable';
   return STAGES[view.status] === 'awaiting' && !authorizable(view)
     ? 'expired'
     : STAGES[view.status];
@@ -55,6 +72,7 @@ const TITLES: Record<Stage, string> = {
   released: 'Payment released',
   refunded: 'Payment refunded',
   reclaimed: 'Payment reclaimed',
+  reclaimable: 'The hold expired',
   expired: 'This payment has expired',
 };
 
@@ -66,6 +84,7 @@ const STATE_WORDS: Record<Stage, string> = {
   released: 'released',
   refunded: 'refunded',
   reclaimed: 'reclaimed',
+  reclaimable: 'expired, yours to reclaim',
   expired: 'expired',
 };
 
@@ -85,6 +104,8 @@ function headline(view: CommerceView, stage: Stage): HTMLElement {
       return h('p', { class: 'amount' }, amount, ' will be held until ', until);
     case 'held':
       return h('p', { class: 'amount' }, amount, ' is held until ', until);
+    case 'reclaimable':
+      return h('p', { class: 'amount' }, amount, ' was held until ', until);
     default:
       return h('p', { class: 'amount' }, amount);
   }
@@ -108,6 +129,8 @@ function stageWords(view: CommerceView, stage: Stage): string {
       return `The merchant refunded ${view.refundedAmount} ${symbol} to your wallet.`;
     case 'reclaimed':
       return 'The hold expired and the amount went back to your wallet.';
+    case 'reclaimable':
+      return `The hold expired before the merchant captured it: ${view.heldAmount} ${symbol} is still in the escrow, and only you can take it back. Reclaim it to your wallet.`;
     case 'expired':
       return 'Nothing was held. Ask the merchant for a new link.';
   }
@@ -165,12 +188,23 @@ export function stepScreen(step: number, total: number, action: string, detail: 
   );
 }
 
-/** Sent and seen on chain: until the service reads the payment held. */
-export function followingScreen() {
+const FOLLOWING = {
+  authorize: {
+    title: 'Authorizing the payment',
+    words: 'Your authorization was sent. This page updates once it is held.',
+  },
+  reclaim: {
+    title: 'Reclaiming the payment',
+    words: 'Your reclaim was sent. This page updates once the funds are back in your wallet.',
+  },
+} as const;
+
+/** Sent and seen on chain: until the service reads the payment held, or reclaimed. */
+export function followingScreen(action: 'authorize' | 'reclaim') {
   return card(
     'commerce-following',
-    'Authorizing the payment',
-    h('p', { role: 'status' }, 'Your authorization was sent. This page updates once it is held.'),
+    FOLLOWING[action].title,
+    h('p', { role: 'status' }, FOLLOWING[action].words),
     h('div', { class: 'spinner', 'aria-hidden': 'true' }),
   );
 }

@@ -3,7 +3,8 @@ import { applyBranding, brandingChrome } from '../branding.ts';
 import type { PageConfig } from '../config.ts';
 import { h, show } from '../dom.ts';
 import { connectingScreen } from '../screens.ts';
-import { discoverWallets, type WalletChoice } from '../wallet/eip6963.ts';
+import type { WalletChoice } from '../wallet/eip6963.ts';
+import { offerWallets, walletsSlot } from '../wallet/offer.ts';
 import { explain } from '../wallet/problems.ts';
 import { createIntentApi, type Destination, type IntentApi, type IntentFacts } from './api.ts';
 import {
@@ -37,8 +38,6 @@ const REFUSED: Readonly<Record<string, Refusal>> = {
   link_intent_not_found: 'not_found',
 };
 
-const NO_WALLET =
-  'No wallet found in this browser. Install a wallet extension, or open this page in your wallet app’s browser.';
 const SIGNED_OUT = 'Your sign-in has ended. Sign in again to continue.';
 const UNREACHABLE = 'The service could not be reached. Check your connection and try again.';
 
@@ -89,39 +88,13 @@ export function showLinkIntent(config: PageConfig, root: HTMLElement, token: str
   };
 
   const start = (problem?: string): void => {
-    const wallets = h(
-      'section',
-      { class: 'wallets', 'aria-label': 'Sign in with' },
-      h('p', { class: 'muted' }, 'Looking for wallets…'),
-    );
+    const wallets = walletsSlot('Sign in with');
     render(signInScreen({ wallets, problem }));
-    let stop = () => {};
-    stop = discoverWallets((found: readonly WalletChoice[]) => {
-      if (!wallets.isConnected) return stop();
-      wallets.replaceChildren(
-        ...(found.length > 0
-          ? found.map((wallet) => {
-              const button = h(
-                'button',
-                { class: 'button wallet', type: 'button', 'data-wallet': wallet.rdns },
-                wallet.icon
-                  ? h('img', { src: wallet.icon, alt: '', width: '24', height: '24' })
-                  : null,
-                `Sign in with ${wallet.name}`,
-              );
-              button.addEventListener(
-                'click',
-                () => {
-                  stop();
-                  void enter(wallet);
-                },
-                { once: true },
-              );
-              return button;
-            })
-          : [h('p', { class: 'muted' }, NO_WALLET)]),
-      );
-    });
+    offerWallets(
+      wallets,
+      (name) => `Sign in with ${name}`,
+      (wallet) => void enter(wallet),
+    );
   };
 
   const enter = async (wallet: WalletChoice): Promise<void> => {

@@ -1,10 +1,7 @@
-import { createClient, custom } from 'viem';
-import { requestAddresses, sendTransaction, waitForTransactionReceipt } from 'viem/actions';
 import { ApiError } from '../answer.ts';
-import { h } from '../dom.ts';
-import { connectingScreen } from '../screens.ts';
-import { discoverWallets, type WalletChoice } from '../wallet/eip6963.ts';
-import { chainOf, ensureChain } from '../wallet/evm.ts';
+import { connect, failureWords, sendMined } from '../token-page/wallet.ts';
+import type { WalletChoice } from '../wallet/eip6963.ts';
+import { offerWallets } from '../wallet/offer.ts';
 import { explain, Problem, REJECTED } from '../wallet/problems.ts';
 import type { Permit } from './api.ts';
 import type { RecurringContext } from './context.ts';
@@ -17,8 +14,6 @@ import { stepScreen } from './screens.ts';
  * then have the wallet sign the permit with `eth_signTypedData_v4` and post the signature.
  */
 
-const RECEIPT_POLL_MS = 1_000;
-
 /** The domain's fields, in the order EIP-712 wallets hash them, as they want them listed. */
 const EIP712_DOMAIN = [
   { name: 'name', type: 'string' },
@@ -29,9 +24,6 @@ const EIP712_DOMAIN = [
 
 export const SIGN_REFUSED =
   'You declined to sign in your wallet, so the schedule is not set up and nothing will be paid. You can try again.';
-
-const NO_WALLET =
-  'No wallet found in this browser. Install a wallet extension, or open this page in your wallet app’s browser.';
 
 /** The typed data exactly as the API gave it, with the domain's type wallets ask for. */
 export function typedDataOf(permit: Permit) {
@@ -44,33 +36,11 @@ export function typedDataOf(permit: Permit) {
 }
 
 export function mountRecurringWallets(context: RecurringContext, slot: HTMLElement): void {
-  let stop = () => {};
-  stop = discoverWallets((wallets: readonly WalletChoice[]) => {
-    if (!slot.isConnected) return stop();
-    slot.replaceChildren(
-      ...(wallets.length > 0
-        ? wallets.map((wallet) => {
-            const button = h(
-              'button',
-              { class: 'button wallet', type: 'button', 'data-wallet': wallet.rdns },
-              wallet.icon
-                ? h('img', { src: wallet.icon, alt: '', width: '24', height: '24' })
-                : null,
-              `Approve with ${wallet.name}`,
-            );
-            button.addEventListener(
-              'click',
-              () => {
-                stop();
-                void attempt(context, wallet);
-              },
-              { once: true },
-            );
-            return button;
-          })
-        : [h('p', { class: 'muted' }, NO_WALLET)]),
-    );
-  });
+  offerWallets(
+    slot,
+    (name) => `Approve with ${name}`,
+    (wallet) => void attempt(context, wallet),
+  );
 }
 
 async function attempt(context: RecurringContext, wallet: WalletChoice): Promise<void> {
@@ -86,47 +56,34 @@ async function attempt(context: RecurringContext, wallet: WalletChoice): Promise
       context.reload();
       return;
     }
-    const words = { network: context.network.name, native: context.network.native.symbol };
-    context.retry(
-      error instanceof ApiError
-        ? `The payment service answered: ${error.message}`
-        : explain(error, words),
-    );
+    context.retry(failureWords(context.network, error));
   }
 }
 
 async function setUp(context: RecurringContext, wallet: WalletChoice): Promise<void> {
   const { view } = context;
-  context.show(connectingScreen(wallet.name));
-  const chain = chainOf(context.network);
-  const transport = custom(wallet.provider, { retryCount: 0 });
-  const client = createClient({ chain, transport, pollingInterval: RECEIPT_POLL_MS });
-  const [account] = await requestAddresses(client);
-  if (!account) throw new Problem('Your wallet shared no account. Unlock it, then try again.');
-  if (account.toLowerCase() !== view.payer.toLowerCase()) {
-    throw new Problem(
-      `Only the paying wallet can approve this schedule: ${view.payer}. This wallet is ${account}. Connect that wallet, then try again.`,
-    );
-  }
-  await ensureChain(context, client, chain);
+  const connected = await connect(
+    context,
+    wallet,
+    view.payer,
+    (payer, account) =>
+      `Only the paying wallet can approve this schedule: ${payer}. This wallet is ${account}. Connect that wallet, then try again.`,
+  );
+  const { account } = connected;
   const approvals = await context.api.approvals(context.token, account);
   const steps = approvals.length + 1;
   const allow = 'Allow the payment contract to send the scheduled payments from your wallet';
   for (const [i, approval] of approvals.entries()) {
     context.show(stepScreen(i + 1, steps, allow, `Confirm in ${wallet.name}.`));
-    const hash = await sendTransaction(client, {
-      account,
-      chain,
-      to: approval.to,
-      data: approval.data,
-      value: BigInt(approval.value.hex),
-    });
-    context.show(stepScreen(i + 1, steps, allow, 'Sent. Waiting for the network to include it…'));
-    if ((await waitForTransactionReceipt(client, { hash })).status !== 'success') {
-      throw new Problem(
-        'The network refused the approval, so the schedule is not set up. Try again; if it keeps failing, contact the merchant.',
-      );
-    }
+    await sendMined(
+      connected,
+      approval,
+      () =>
+        context.show(
+          stepScreen(i + 1, steps, allow, 'Sent. Waiting for the network to include it…'),
+        ),
+      'The network refused the approval, so the schedule is not set up. Try again; if it keeps failing, contact the merchant.',
+    );
   }
   const sign = 'Sign the payment schedule';
   context.show(

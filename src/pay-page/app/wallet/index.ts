@@ -5,6 +5,7 @@ import { crossChainSection, multicallCrossChain, offersCrossChain } from '../cro
 import { h } from '../dom.ts';
 import { discoverWallets, type WalletChoice } from './eip6963.ts';
 import { payWithEvm } from './evm.ts';
+import { NO_WALLET } from './offer.ts';
 import { explain } from './problems.ts';
 import { safeSection } from './safe-section.ts';
 import { findTronWallet, payWithTron } from './tron.ts';
@@ -47,9 +48,6 @@ function walletButton(name: string, icon: string | null, id: string, onClick: ()
   button.addEventListener('click', onClick, { once: true });
   return button;
 }
-
-const NO_WALLET =
-  'No wallet found in this browser. Install a wallet extension, or open this page in your wallet app’s browser.';
 
 export function mountWallets(context: PayContext, slot: HTMLElement): void {
   if (context.network.kind === 'tron') {
