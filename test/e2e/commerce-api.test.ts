@@ -4,15 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { accountOf, sendAll, usdcBalance } from '../chain.ts';
 import {
   apiKey,
+  approveOnly,
   BUYER_WALLET,
   backendClient,
   createdPayment,
   local,
   MERCHANT_WALLET,
+  OPERATOR_WALLET,
   operatorNonce,
   post,
   setClientIdCommerce,
   setupCommerceApp,
+  signedRefund,
   status,
   t,
   tenantA,
@@ -22,8 +25,8 @@ import {
 /**
  * Commerce payments end to end through HTTP, on a local chain standing in for Base with our
  * escrow, collectors and Request's wrapper deployed: the buyer approves and authorizes, the
- * server's operator captures, refunds and voids; an operator with its own key sends signed
- * transactions. Balances are read on chain, exact to the base unit. (The status after the
+ * server's operator captures and voids, and refunds only what its key's holder signs; an
+ * operator with its own key sends signed transactions. Balances are read on chain, exact to the base unit. (The status after the
  * buyer's own authorization needs detection, which is not asserted here.)
  */
 
@@ -33,19 +36,6 @@ const FEE_RECEIVER = 4;
 const url = (id: string, path: string) => `/v2/commerce-payments/${id}/${path}`;
 const escrow = () => getAddress(t.chains.contracts('base').authCaptureEscrow ?? '');
 const balance = (who: Address) => usdcBalance(local.chain, who);
-
-async function approveOnly(transactions: { to: Address; data: Hex; value: { hex: Hex } }[]) {
-  const [approval] = transactions;
-  if (!approval) throw new Error('no approval');
-  await sendAll(local.chain, accountOf(local.chain, BUYER_WALLET), [
-    {
-      to: approval.to,
-      data: approval.data,
-      value: approval.value.hex,
-      chainId: local.chain.chainId,
-    },
-  ]);
-}
 
 describe('commerce payments on chain', () => {
   it('the buyer’s own transactions move the amount into the escrow', async () => {
@@ -109,13 +99,19 @@ describe('commerce payments on chain', () => {
     expect(nothing.json().message).toBe(
       'Nothing is held to void: the payment is fully captured or reclaimed',
     );
-    const tooMuch = await post(url(requestId, 'refund'), { refundAmount: '50.000001' });
+    const tooMuch = await post(url(requestId, 'refund/calldata'), { refundAmount: '50.000001' });
     expect(tooMuch.json().message).toBe(
       'refundAmount 50.000001 is more than the refundable amount, 50',
     );
+    // The server's shared key would pay the refund from the platform's wallet: refused.
+    const unfunded = await post(url(requestId, 'refund'), { refundAmount: '10' });
+    expect(unfunded.statusCode, unfunded.body).toBe(409);
+    expect(unfunded.json().code).toBe('commerce_refund_unfunded');
     expect(await operatorNonce()).toBe(nonce);
+    expect(await balance(buyer)).toBe(start.buyer - 50_000_000n);
 
-    const refund = await post(url(requestId, 'refund'), { refundAmount: '10' });
+    // The key's holder refunds on purpose: it signs the refund itself.
+    const refund = await signedRefund(post, local.chain, OPERATOR_WALLET, requestId, '10');
     expect(refund.statusCode, refund.body).toBe(200);
     expect(refund.json()).toMatchObject({ status: 'PARTIALLY_REFUNDED', refundAmount: '10' });
     expect(await balance(buyer)).toBe(start.buyer - 50_000_000n + 10_000_000n);
