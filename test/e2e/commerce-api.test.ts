@@ -181,7 +181,7 @@ describe('commerce payments on chain', () => {
     expect(await balance(escrow())).toBe(0n);
   });
 
-  it('broadcasts an operator’s own signed capture, and refuses one that differs', async () => {
+  it('broadcasts an operator’s own signed capture and refund, and refuses one that differs', async () => {
     const operator = accountOf(local.chain, 6);
     await setClientIdCommerce(tenantA.backendClientId, { operatorWalletAddress: operator.address });
     try {
@@ -237,6 +237,27 @@ describe('commerce payments on chain', () => {
       expect(captured.statusCode, captured.body).toBe(200);
       expect(await balance(escrow())).toBe(30_000_000n);
       expect((await status(requestId, apiKey(tenantA))).json().capturedAmount).toBe('20');
+
+      // Its refund comes from its own wallet: unsigned, the server holds no key to send it.
+      const buyer = wallet(BUYER_WALLET).address;
+      const before = { buyer: await balance(buyer), operator: await balance(operator.address) };
+      const unsigned = await post(
+        url(requestId, 'refund'),
+        { refundAmount: '5' },
+        backendClient(tenantA),
+      );
+      expect(unsigned.statusCode, unsigned.body).toBe(400);
+      expect(unsigned.json().code).toBe('signed_transaction_required');
+      const refunded = await signedRefund(
+        (path, payload) => post(path, payload, backendClient(tenantA)),
+        local.chain,
+        6,
+        requestId,
+        '5',
+      );
+      expect(refunded.statusCode, refunded.body).toBe(200);
+      expect(await balance(buyer)).toBe(before.buyer + 5_000_000n);
+      expect(await balance(operator.address)).toBe(before.operator - 5_000_000n);
     } finally {
       await setClientIdCommerce(tenantA.backendClientId, { operatorWalletAddress: null });
     }
