@@ -1,10 +1,12 @@
 import { eq } from 'drizzle-orm';
-import type { Hex } from 'viem';
+import { type Address, createWalletClient, custom, type Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { prepareTransactionRequest } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { clientIds, commercePayments } from '../src/db/schema.ts';
+import type { LocalChain } from '../src/sandbox/chain.ts';
 import { createRealClock, createTestApp, createTestClock, type TestApp } from './app.ts';
-import { type StandIn, sendAll, standIn } from './chain.ts';
+import { accountOf, type StandIn, sendAll, standIn } from './chain.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 
 /**
@@ -151,4 +153,52 @@ export function sendBuyerCalls(index: number, calls: readonly BuyerCall[]) {
       chainId: local.chain.chainId,
     })),
   );
+}
+
+export type AnsweredTransaction = { to: Address; data: Hex; value: { hex: Hex } };
+
+/**
+ * A payment of 50 the buyer approved and pre-approved (the transactions of /authorize/calldata)
+ * and the server's operator authorized: its requestId.
+ */
+export async function authorizedPayment(): Promise<string> {
+  const { requestId, transactions } = await createdPayment();
+  await sendBuyerCalls(BUYER_WALLET, transactions);
+  const res = await post(`/v2/commerce-payments/${requestId}/authorize`, {});
+  expect(res.statusCode, res.body).toBe(200);
+  return requestId;
+}
+
+type Answer = Awaited<ReturnType<TestApp['app']['inject']>>;
+
+/**
+ * A refund as its operator sends it with its own key: `/refund/calldata`, its approval of the
+ * wrapper sent, then `refundPayment` signed and handed to `/refund` as `signedTransaction`.
+ * `send` posts as the test's caller; the answer is `/refund`'s.
+ */
+export async function signedRefund(
+  send: (url: string, payload: object) => Promise<Answer>,
+  chain: LocalChain,
+  operatorIndex: number,
+  requestId: string,
+  refundAmount: string,
+): Promise<Answer> {
+  const url = `/v2/commerce-payments/${requestId}/refund`;
+  const call = await send(`${url}/calldata`, { refundAmount });
+  expect(call.statusCode, call.body).toBe(200);
+  const [approval, refund] = call.json().transactions as AnsweredTransaction[];
+  if (!approval || !refund) throw new Error('no refund transactions');
+  const operator = accountOf(chain, operatorIndex);
+  await sendAll(chain, operator, [
+    { to: approval.to, data: approval.data, value: approval.value.hex, chainId: chain.chainId },
+  ]);
+  const client = createWalletClient({
+    account: operator,
+    chain: chain.chain,
+    transport: custom(chain.provider, { retryCount: 0 }),
+  });
+  const signedTransaction = await client.signTransaction(
+    await prepareTransactionRequest(client, { to: refund.to, data: refund.data }),
+  );
+  return send(url, { refundAmount, signedTransaction });
 }

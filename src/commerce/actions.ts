@@ -109,7 +109,7 @@ export function refundPlan(
     commerceAmount('refundAmount', body.refundAmount, decimalsOf(chains, payment));
   return {
     kind: 'refund',
-    approveFirst: true,
+    fundedByOperator: true,
     transaction: (payment) => {
       const collector = chains.contracts(payment.network).operatorRefundCollector;
       if (!collector) {

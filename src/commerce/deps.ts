@@ -19,7 +19,13 @@ export interface CommerceDeps {
    * without it, the sandbox's commerce operator (a development key); else null.
    */
   readonly operator: (network: NetworkId) => PrivateKeyAccount | null;
-  /** One send at a time per network for the server's operator (its nonces). */
+  /**
+   * The server's operator is `COMMERCE_OPERATOR_KEY`'s, shared by every tenant: it sends no
+   * refund (their tokens would come from its wallet, execute.ts). False with the sandbox's
+   * development operator alone.
+   */
+  readonly sharedOperatorKey: boolean;
+  /** One send at a time per network and operator address, across processes (its nonces). */
   readonly sends: SendQueue;
   /** The pay page's base URL (`PAY_URL`): a payment's page is `PAY_URL/?commerce=<payToken>`. */
   readonly payUrl: string;

@@ -4,12 +4,13 @@ import { AppError } from '../base/errors.ts';
 import { type CommerceActionKind, commerceActions } from '../db/schema.ts';
 import type { CallerScope } from '../http/principal.ts';
 import { erc20Abi } from '../payments/abis.ts';
+import { broadcast, signCall, waitForOutcome } from '../payments/sender.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';
-import { broadcast, signTrigger, waitForOutcome } from '../payouts/recurring/on-chain.ts';
 import { approveWrapperTransaction } from './calldata/approve-wrapper.ts';
 import type { CommerceDeps } from './deps.ts';
 import { serverSigns } from './operator.ts';
 import type { CommercePaymentRow } from './payment.ts';
+import { sendKey } from './send-queue.ts';
 import { checkSignedTransaction } from './signed.ts';
 import type { CommerceState } from './state.ts';
 import {
@@ -25,10 +26,13 @@ import {
  * then reserved as a pending action under the payment's row lock (two racing captures of the
  * last amount: the second sees the first's reservation and is refused), then sent — signed by
  * the server's operator key, or the operator's own signed transaction broadcast as it is — and
- * its receipt awaited for a bounded time. A send that fails frees the reservation.
+ * its receipt awaited for a bounded time. A send that fails frees the reservation; one the
+ * chain never answers is ended by the reconciler (reconciler.ts).
  */
 
 const RECEIPT_POLL_MS = 250;
+/** A refund approves the wrapper at most this many times before it gives up (another refund took the allowance). */
+const APPROVAL_ROUNDS = 3;
 
 export interface ActionPlan {
   readonly kind: CommerceActionKind;
@@ -44,8 +48,12 @@ export interface ActionPlan {
    * an authorization's pre-approval by the buyer.
    */
   ready?(payment: CommercePaymentRow): Promise<void>;
-  /** Refunds: the server's operator approves the wrapper for the amount first, when short. */
-  readonly approveFirst?: boolean;
+  /**
+   * Refunds: the operator's own tokens pay them (the escrow's refund collector pulls them from
+   * it), so the server never signs one with its shared key (`refusedWithSharedKey`), and the
+   * server's development operator approves the wrapper first when short.
+   */
+  readonly fundedByOperator?: boolean;
   readonly signedTransaction: string | undefined;
 }
 
@@ -54,6 +62,24 @@ export interface ActionResult {
   readonly transactionHash: Hex;
   readonly amount: bigint;
   readonly state: CommerceState;
+}
+
+/**
+ * A refund is paid from its operator's wallet (the escrow's refund collector pulls it), so one
+ * the server would sign with its shared key (`COMMERCE_OPERATOR_KEY`) would be paid by the
+ * platform, whoever captured the funds: refused before anything is reserved, signed or sent.
+ * The key's holder may still refund by signing `/refund/calldata` itself (`signedTransaction`):
+ * no caller of the API can. The sandbox's development operator holds nothing of value and keeps
+ * refunding.
+ */
+function refusedWithSharedKey(deps: CommerceDeps, payment: CommercePaymentRow, plan: ActionPlan) {
+  if (!plan.fundedByOperator || plan.signedTransaction !== undefined) return;
+  if (!deps.sharedOperatorKey) return;
+  if (serverSigns(payment.operator, deps.operator(payment.network)) === null) return;
+  throw new AppError(
+    'commerce_refund_unfunded',
+    `The server does not refund with its shared operator key: a refund is paid from the operator's wallet (${payment.operator}). Its key holder signs the /refund/calldata transactions and sends signedTransaction; a merchant refunds from its own operator (the client ID's operatorWalletAddress)`,
+  );
 }
 
 export async function executeAction(
@@ -66,12 +92,13 @@ export async function executeAction(
   // could never be sent.
   const found = await deps.db.transaction(async (tx) => {
     const payment = await lockCommercePayment(tx, scope, requestId);
+    refusedWithSharedKey(deps, payment, plan);
     plan.check(await loadState(tx, payment, await deps.chainTime.now(payment.network)));
     return payment;
   });
   const expected = plan.transaction(found);
   const signer = serverSigns(found.operator, deps.operator(found.network));
-  let signed: { serialized: Hex; hash: Hex } | null = null;
+  let signed: { serialized: Hex; hash: Hex; nonce: number } | null = null;
   if (plan.signedTransaction !== undefined) {
     signed = await checkSignedTransaction(plan.signedTransaction, expected, found.operator);
   } else if (signer === null) {
@@ -121,18 +148,27 @@ export async function executeAction(
   const firstLine = (error: unknown) =>
     (error instanceof Error ? error.message.split('\n')[0] : String(error)) || 'send failed';
 
+  // Recorded before the broadcast: a crash after it leaves the hash for the reconciler.
+  const markSent = async (call: { hash: Hex; nonce: number }) => {
+    const moved = await markAction(deps.db, actionId, {
+      status: 'sent',
+      txHash: call.hash,
+      nonce: call.nonce,
+    });
+    if (!moved) throw new Error('the action was ended while it waited to be sent');
+  };
   let hash: Hex | null = signed?.hash ?? null;
   try {
     if (signed) {
-      await markAction(deps.db, actionId, { status: 'sent', txHash: signed.hash });
+      await markSent(signed);
       await broadcast(client, signed.serialized);
     } else if (signer) {
-      hash = await deps.sends.run(payment.network, async () => {
-        if (plan.approveFirst) await approveIfShort(deps, client, signer, payment, amount);
-        const trigger = await signTrigger(client, signer, expected);
-        await markAction(deps.db, actionId, { status: 'sent', txHash: trigger.hash });
-        await broadcast(client, trigger.serialized);
-        return trigger.hash;
+      if (plan.fundedByOperator) await approveIfShort(deps, client, signer, payment, amount);
+      hash = await deps.sends.run(sendKey(payment.network, signer.address), async () => {
+        const call = await signCall(client, signer, expected);
+        await markSent(call);
+        await broadcast(client, call.serialized);
+        return call.hash;
       });
     }
     if (hash === null) throw new Error('no transaction to send');
@@ -141,7 +177,7 @@ export async function executeAction(
   }
   // Broadcast: from here on the transaction may land whatever we hear, so only a revert frees
   // its amount; a receipt not read in time (or an RPC that fails meanwhile) leaves it in flight,
-  // for detection to settle.
+  // for detection and the reconciler to settle.
   const outcome = await waitForOutcome(client, hash, {
     timeoutMs: deps.receiptTimeoutMs,
     pollMs: RECEIPT_POLL_MS,
@@ -158,7 +194,11 @@ export async function executeAction(
   return { payment, transactionHash: hash, amount, state };
 }
 
-/** The server's operator approves the wrapper for a refund's amount when its allowance is short. */
+/**
+ * The server's operator approves the wrapper for a refund's amount when its allowance is short.
+ * Only the signing and broadcast of the approval hold the operator's send queue; its receipt is
+ * awaited outside it, and the allowance read again in case another refund used it meanwhile.
+ */
 async function approveIfShort(
   deps: CommerceDeps,
   client: PublicClient,
@@ -166,21 +206,27 @@ async function approveIfShort(
   payment: CommercePaymentRow,
   amount: bigint,
 ): Promise<void> {
-  const allowance = await client.readContract({
-    address: payment.tokenAddress as Address,
-    abi: erc20Abi,
-    functionName: 'allowance',
-    args: [signer.address, payment.wrapper as Address],
-  });
-  if (allowance >= amount) return;
-  const approval = await signTrigger(client, signer, approveWrapperTransaction(payment, amount));
-  await broadcast(client, approval.serialized);
-  const outcome = await waitForOutcome(client, approval.hash, {
-    timeoutMs: deps.receiptTimeoutMs,
-    pollMs: RECEIPT_POLL_MS,
-  });
-  if (outcome !== 'success')
-    throw new Error(`the approval of the wrapper ${approval.hash} did not succeed (${outcome})`);
+  for (let round = 0; round < APPROVAL_ROUNDS; round++) {
+    const allowance = await client.readContract({
+      address: payment.tokenAddress as Address,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [signer.address, payment.wrapper as Address],
+    });
+    if (allowance >= amount) return;
+    const approval = await deps.sends.run(sendKey(payment.network, signer.address), async () => {
+      const call = await signCall(client, signer, approveWrapperTransaction(payment, amount));
+      await broadcast(client, call.serialized);
+      return call.hash;
+    });
+    const outcome = await waitForOutcome(client, approval, {
+      timeoutMs: deps.receiptTimeoutMs,
+      pollMs: RECEIPT_POLL_MS,
+    });
+    if (outcome !== 'success')
+      throw new Error(`the approval of the wrapper ${approval} did not succeed (${outcome})`);
+  }
+  throw new Error('the approval of the wrapper was used by other refunds meanwhile; try again');
 }
 
 /** A `/calldata` operation: the same rules as the execute operation, and the call, unsent. */

@@ -26,14 +26,31 @@ describe('resolveExpiries', () => {
     expect(resolveExpiries({}, NO_DEFAULTS, NOW).preApprovalExpiry).toBe(T + 3_600);
   });
 
-  it('prefers the body, then the client ID, then the defaults, field by field', () => {
+  it('takes the client ID’s setting over the body, then the body, then ours, field by field', () => {
     const client = { defaultPreApprovalExpiry: 600, defaultAuthorizationExpiry: 86_400 };
     expect(resolveExpiries({}, client, NOW)).toEqual({
       preApprovalExpiry: T + 600,
       authorizationExpiry: T + 86_400,
       refundExpiry: T + 31 * 86_400,
     });
-    expect(resolveExpiries({ preApprovalExpiry: 60 }, client, NOW)).toEqual({
+    // The client ID's settings override what the body sends (api-facts §8.1).
+    expect(
+      resolveExpiries(
+        { preApprovalExpiry: 60, authorizationExpiry: 120, refundExpiry: 180 * 86_400 },
+        client,
+        NOW,
+      ),
+    ).toEqual({
+      preApprovalExpiry: T + 600,
+      authorizationExpiry: T + 86_400,
+      refundExpiry: T + 180 * 86_400,
+    });
+    // A field the client ID leaves unset comes from the body.
+    const onlyAuthorization = {
+      defaultPreApprovalExpiry: null,
+      defaultAuthorizationExpiry: 86_400,
+    };
+    expect(resolveExpiries({ preApprovalExpiry: 60 }, onlyAuthorization, NOW)).toEqual({
       preApprovalExpiry: T + 60,
       authorizationExpiry: T + 86_400,
       refundExpiry: T + 31 * 86_400,
@@ -41,7 +58,7 @@ describe('resolveExpiries', () => {
     expect(
       resolveExpiries(
         { preApprovalExpiry: 60, authorizationExpiry: 120, refundExpiry: 180 },
-        client,
+        NO_DEFAULTS,
         NOW,
       ),
     ).toEqual({ preApprovalExpiry: T + 60, authorizationExpiry: T + 120, refundExpiry: T + 180 });

@@ -35,8 +35,10 @@ export interface Expiries {
 const MAX_EXPIRY = Number(MAX_COMMERCE_EXPIRY);
 
 /**
- * Each duration from the body, else the client ID's default, else ours (the pre-approval's cut
- * to the authorization's); the refund window's default runs from the authorization's expiry. Any rule broken: 400 naming the field.
+ * Each duration from the client ID's setting when it has one (it overrides the body, as the
+ * reference's client IDs do: api-facts §8.1), else the body, else ours (the pre-approval's cut
+ * to the authorization's); the refund window's default runs from the authorization's expiry.
+ * Any rule broken: 400 naming the field.
  */
 export function resolveExpiries(
   body: ExpiryDurations,
@@ -45,13 +47,13 @@ export function resolveExpiries(
 ): Expiries {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const authorization =
-    body.authorizationExpiry ??
     clientId?.defaultAuthorizationExpiry ??
+    body.authorizationExpiry ??
     DEFAULT_AUTHORIZATION_SECONDS;
   // Our own default never outlasts the authorization it precedes.
   const preApproval =
-    body.preApprovalExpiry ??
     clientId?.defaultPreApprovalExpiry ??
+    body.preApprovalExpiry ??
     Math.min(DEFAULT_PRE_APPROVAL_SECONDS, authorization);
   const refund = body.refundExpiry ?? authorization + DEFAULT_REFUND_AFTER_AUTHORIZATION_SECONDS;
   const expiries = {

@@ -87,14 +87,18 @@ describe('POST /v2/commerce-payments/authorize/calldata', () => {
     expect(body.description).toContain('buyerAddress');
   });
 
-  it('takes expiries from the body, else the client ID, else the defaults', async () => {
+  it('takes expiries from the client ID over the body, else the body, else the defaults', async () => {
     await setClientIdCommerce(tenantA.backendClientId, {
       defaultPreApprovalExpiry: 600,
       defaultAuthorizationExpiry: 86_400,
       operatorWalletAddress: wallet(7).address,
     });
     const fromClient = await createdPayment({}, backendClient(tenantA));
-    const fromBody = await createdPayment({ preApprovalExpiry: 60 }, backendClient(tenantA));
+    const overridden = await createdPayment(
+      { preApprovalExpiry: 60, authorizationExpiry: 120 },
+      backendClient(tenantA),
+    );
+    const fromBody = await createdPayment({ preApprovalExpiry: 60 }, apiKey(tenantA));
     const rows = await t.db.select().from(commercePayments);
     const of = (id: string) => rows.find((r) => r.requestId === id);
     expect(of(fromClient.requestId)).toMatchObject({
@@ -103,9 +107,13 @@ describe('POST /v2/commerce-payments/authorize/calldata', () => {
       refundExpiry: START + 31 * 86_400,
       operator: wallet(7).address,
     });
+    expect(of(overridden.requestId)).toMatchObject({
+      preApprovalExpiry: START + 600,
+      authorizationExpiry: START + 86_400,
+    });
     expect(of(fromBody.requestId)).toMatchObject({
       preApprovalExpiry: START + 60,
-      authorizationExpiry: START + 86_400,
+      authorizationExpiry: START + 7 * 86_400,
     });
     expect(fromClient.operator).toBe(wallet(7).address);
     await setClientIdCommerce(tenantA.backendClientId, {
@@ -218,14 +226,23 @@ describe('refusals before anything is sent', () => {
     for (const path of ['void', 'void/calldata']) {
       await refused(`${base(requestId)}/${path}`, {}, 409, notAuthorized);
     }
-    for (const path of ['refund', 'refund/calldata']) {
-      await refused(
-        `${base(requestId)}/${path}`,
-        { refundAmount: '1' },
-        409,
-        'Nothing is captured yet: there is nothing to refund',
-      );
-    }
+    await refused(
+      `${base(requestId)}/refund/calldata`,
+      { refundAmount: '1' },
+      409,
+      'Nothing is captured yet: there is nothing to refund',
+    );
+  });
+
+  it('refuses a refund the server would pay with its shared operator key', async () => {
+    const { requestId, operator } = await createdPayment();
+    expect(operator).toBe(wallet(OPERATOR_WALLET).address);
+    await refused(
+      `${base(requestId)}/refund`,
+      { refundAmount: '1' },
+      409,
+      `The server does not refund with its shared operator key: a refund is paid from the operator's wallet (${operator}). Its key holder signs the /refund/calldata transactions and sends signedTransaction; a merchant refunds from its own operator (the client ID's operatorWalletAddress)`,
+    );
   });
 
   it('refuses a fee without its receiver, and amounts beyond uint96', async () => {

@@ -19,6 +19,8 @@ import type { EvmTransaction } from '../payments/transactions.ts';
 export interface CheckedTransaction {
   readonly serialized: Hex;
   readonly hash: Hex;
+  /** The operator's nonce it takes (the reconciler's test for a dropped transaction). */
+  readonly nonce: number;
 }
 
 function mismatch(message: string): AppError {
@@ -57,5 +59,5 @@ export async function checkSignedTransaction(
   if (signer.toLowerCase() !== operator.toLowerCase()) {
     throw mismatch(`is signed by ${signer}, not the payment's operator ${operator}`);
   }
-  return { serialized, hash: keccak256(serialized) };
+  return { serialized, hash: keccak256(serialized), nonce: parsed.nonce ?? 0 };
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { commerceActions, commerceEvents, commercePayments } from '../db/schema.ts';
@@ -78,11 +78,16 @@ export async function loadState(
   return { payment, events, actions, state, now };
 }
 
+/**
+ * Moves an action on: to `sent` from `pending` only, and to an end from in flight only, so an
+ * execute operation and the reconciler never undo each other. False when the action had moved
+ * on already.
+ */
 export async function markAction(
   db: Database,
   actionId: string,
   change:
-    | { readonly status: 'sent'; readonly txHash: string }
+    | { readonly status: 'sent'; readonly txHash: string; readonly nonce: number }
     | { readonly status: 'confirmed'; readonly txHash: string; readonly endedAt: Date }
     | {
         readonly status: 'failed';
@@ -90,6 +95,12 @@ export async function markAction(
         readonly failureReason: string;
         readonly endedAt: Date;
       },
-): Promise<void> {
-  await db.update(commerceActions).set(change).where(eq(commerceActions.id, actionId));
+): Promise<boolean> {
+  const from: ('pending' | 'sent')[] = change.status === 'sent' ? ['pending'] : ['pending', 'sent'];
+  const moved = await db
+    .update(commerceActions)
+    .set(change)
+    .where(and(eq(commerceActions.id, actionId), inArray(commerceActions.status, from)))
+    .returning({ id: commerceActions.id });
+  return moved.length > 0;
 }

@@ -255,6 +255,20 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ SAFE_TRACKER_POLL_MS: '5' }, CWD)).toThrow(/SAFE_TRACKER_POLL_MS/);
   });
 
+  it('reads the commerce reconciler’s interval and grace, 30 s and 10 min unless set', () => {
+    const workers = parseConfig({}, CWD).workers;
+    expect(workers.commerceReconcilePollMs).toBe(30_000);
+    expect(workers.commerceReconcileGraceMs).toBe(600_000);
+    const set = parseConfig(
+      { COMMERCE_RECONCILE_POLL_MS: '500', COMMERCE_RECONCILE_GRACE_MS: '0' },
+      CWD,
+    ).workers;
+    expect(set).toMatchObject({ commerceReconcilePollMs: 500, commerceReconcileGraceMs: 0 });
+    expect(() => parseConfig({ COMMERCE_RECONCILE_POLL_MS: '5' }, CWD)).toThrow(
+      /COMMERCE_RECONCILE_POLL_MS/,
+    );
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],

@@ -163,6 +163,16 @@ interface WorkerConfig {
    * payment before it is settled on the aggregator's word (`BRIDGE_SETTLE_AFTER_MS`).
    */
   readonly bridgeSettleAfterMs: number;
+  /**
+   * How often the commerce reconciler reads the chain for execute operations left in flight
+   * (`COMMERCE_RECONCILE_POLL_MS`).
+   */
+  readonly commerceReconcilePollMs: number;
+  /**
+   * How long an execute operation may stay unsent, or its transaction unknown to the node,
+   * before the reconciler may end it (`COMMERCE_RECONCILE_GRACE_MS`).
+   */
+  readonly commerceReconcileGraceMs: number;
 }
 
 const DEFAULT_PORT = 8080;
@@ -258,6 +268,10 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
       bridgeTrackerPollMs: parseInteger(env, 'BRIDGE_TRACKER_POLL_MS', 10, 600_000) ?? 15_000,
       bridgeSettleAfterMs:
         parseInteger(env, 'BRIDGE_SETTLE_AFTER_MS', 0, 24 * 60 * 60_000) ?? 10 * 60_000,
+      commerceReconcilePollMs:
+        parseInteger(env, 'COMMERCE_RECONCILE_POLL_MS', 10, 600_000) ?? 30_000,
+      commerceReconcileGraceMs:
+        parseInteger(env, 'COMMERCE_RECONCILE_GRACE_MS', 0, 24 * 60 * 60_000) ?? 10 * 60_000,
     },
   };
 }

@@ -288,7 +288,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
         ? { isSandbox: isSandboxNetwork, key: sandboxCommerceOperator().privateKey }
         : null,
     ),
-    sends: createSendQueue(),
+    sharedOperatorKey: deps.config.commerceOperatorKey !== null,
+    sends: createSendQueue(deps.database),
     payUrl: deps.config.payUrl,
     receiptTimeoutMs: COMMERCE_RECEIPT_TIMEOUT_MS,
   });

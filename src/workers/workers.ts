@@ -8,6 +8,7 @@ import { isSandboxNetwork, type NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { createTronGridClient } from '../chains/tron-grid.ts';
 import { commerceWatchers } from '../commerce/detect-events.ts';
+import { type CommerceReconciler, createCommerceReconciler } from '../commerce/reconciler.ts';
 import type { Config } from '../config/config.ts';
 import { type Aggregator, createAggregator } from '../crosschain/aggregator.ts';
 import type { DatabaseHandle } from '../db/client.ts';
@@ -33,6 +34,7 @@ export interface Workers {
   readonly recurringExecutors: readonly RecurringExecutor[];
   readonly safeTracker: SafeTracker;
   readonly bridgeTracker: BridgeTracker;
+  readonly commerceReconciler: CommerceReconciler;
   /** Each recurring executor's last relayer check (for `/readyz`). */
   relayerHealth(): RelayerHealth[];
   start(): void;
@@ -43,7 +45,7 @@ export interface Workers {
  * The background work of a payreq process: one indexer per network it can read (an RPC is
  * configured, or the sandbox runs), the webhook dispatcher, the generator of recurring
  * requests' occurrences, the executor of recurring payouts (one per network with a recurring
- * proxy, a transport and a relayer key), the trackers of payers' Safe transactions and cross-chain transfers, and the janitor that deletes expired challenges, nonces
+ * proxy, a transport and a relayer key), the trackers of payers' Safe transactions and cross-chain transfers, the reconciler of commerce transactions left in flight, and the janitor that deletes expired challenges, nonces
  * and sessions. With Postgres, several processes may run them: each network is indexed, and its
  * recurring payouts triggered, by whichever process holds its lock, and dispatchers and
  * generators share their work through row locks.
@@ -118,17 +120,19 @@ export function createWorkers(deps: {
     );
   }
   const recurringExecutors = createRecurringExecutors(deps, () => dispatcher.wake());
+  // The networks this process reads (it indexes them), EVM ones: a Safe or an escrow is on
+  // none other.
+  const evmClient = (network: string) => {
+    const id = indexers.find((indexer) => indexer.network === network)?.network;
+    return id !== undefined && deps.chains.network(id)?.kind === 'evm'
+      ? deps.clients.evm(id)
+      : null;
+  };
   const safeTracker = createSafeTracker({
     db,
     clock: deps.clock,
     logger: deps.logger.child({ worker: 'safe-tracker' }),
-    // The networks this process reads (it indexes them), EVM ones: a Safe is on none other.
-    client: (network) => {
-      const id = indexers.find((indexer) => indexer.network === network)?.network;
-      return id !== undefined && deps.chains.network(id)?.kind === 'evm'
-        ? deps.clients.evm(id)
-        : null;
-    },
+    client: evmClient,
     lock: createLeaderLock(deps.database, 'payreq:safe-tracker'),
     onFailed: () => dispatcher.wake(),
   });
@@ -143,6 +147,14 @@ export function createWorkers(deps: {
     lock: createLeaderLock(deps.database, 'payreq:bridge-tracker'),
     onEnded: () => dispatcher.wake(),
   });
+  const commerceReconciler = createCommerceReconciler({
+    db,
+    clock: deps.clock,
+    logger: deps.logger.child({ worker: 'commerce-reconciler' }),
+    client: evmClient,
+    graceMs: deps.config.workers.commerceReconcileGraceMs,
+    lock: createLeaderLock(deps.database, 'payreq:commerce-reconciler'),
+  });
   return {
     dispatcher,
     indexers,
@@ -150,6 +162,7 @@ export function createWorkers(deps: {
     recurringExecutors,
     safeTracker,
     bridgeTracker,
+    commerceReconciler,
     relayerHealth: () =>
       recurringExecutors.flatMap((executor) => {
         const health = executor.health();
@@ -165,6 +178,7 @@ export function createWorkers(deps: {
       }
       safeTracker.start(deps.config.workers.safeTrackerPollMs);
       bridgeTracker.start(deps.config.workers.bridgeTrackerPollMs);
+      commerceReconciler.start(deps.config.workers.commerceReconcilePollMs);
     },
     async stop() {
       // What writes deliveries stops first: a payment recorded during shutdown is handed to a
@@ -175,6 +189,7 @@ export function createWorkers(deps: {
         ...recurringExecutors.map((e) => e.stop()),
         safeTracker.stop(),
         bridgeTracker.stop(),
+        commerceReconciler.stop(),
       ]);
       await Promise.all([dispatcher.stop(), janitor.stop()]);
     },

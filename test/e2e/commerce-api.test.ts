@@ -1,18 +1,22 @@
-import { type Address, createWalletClient, custom, getAddress, type Hex } from 'viem';
+import { type Address, createWalletClient, custom, getAddress } from 'viem';
 import { prepareTransactionRequest } from 'viem/actions';
 import { describe, expect, it } from 'vitest';
-import { accountOf, sendAll, usdcBalance } from '../chain.ts';
+import { accountOf, usdcBalance } from '../chain.ts';
 import {
+  type AnsweredTransaction,
   apiKey,
   BUYER_WALLET,
   backendClient,
   createdPayment,
   local,
   MERCHANT_WALLET,
+  OPERATOR_WALLET,
   operatorNonce,
   post,
+  sendBuyerCalls,
   setClientIdCommerce,
   setupCommerceApp,
+  signedRefund,
   status,
   t,
   tenantA,
@@ -22,8 +26,8 @@ import {
 /**
  * Commerce payments end to end through HTTP, on a local chain standing in for Base with our
  * escrow, collectors and Request's wrapper deployed: the buyer approves the wrapper and
- * pre-approves the terms, the server's operator authorizes (only then), captures, refunds and
- * voids; an operator with its own key sends signed
+ * pre-approves the terms, the server's operator authorizes (only then), captures and voids, and
+ * refunds only what its key's holder signs; an operator with its own key sends signed
  * transactions. Balances are read on chain, exact to the base unit. (The status after the
  * buyer's own authorization needs detection, which is not asserted here.)
  */
@@ -35,21 +39,8 @@ const url = (id: string, path: string) => `/v2/commerce-payments/${id}/${path}`;
 const escrow = () => getAddress(t.chains.contracts('base').authCaptureEscrow ?? '');
 const balance = (who: Address) => usdcBalance(local.chain, who);
 
-type Call = { to: Address; data: Hex; value: { hex: Hex } };
-
 /** The buyer's wallet sends these calls, in order. */
-async function buyerSends(calls: Call[]) {
-  await sendAll(
-    local.chain,
-    accountOf(local.chain, BUYER_WALLET),
-    calls.map((tx) => ({
-      to: tx.to,
-      data: tx.data,
-      value: tx.value.hex,
-      chainId: local.chain.chainId,
-    })),
-  );
-}
+const buyerSends = (calls: readonly AnsweredTransaction[]) => sendBuyerCalls(BUYER_WALLET, calls);
 
 describe('commerce payments on chain', () => {
   it('the buyer may send authorizePayment itself, after the approval', async () => {
@@ -144,13 +135,19 @@ describe('commerce payments on chain', () => {
     expect(nothing.json().message).toBe(
       'Nothing is held to void: the payment is fully captured or reclaimed',
     );
-    const tooMuch = await post(url(requestId, 'refund'), { refundAmount: '50.000001' });
+    const tooMuch = await post(url(requestId, 'refund/calldata'), { refundAmount: '50.000001' });
     expect(tooMuch.json().message).toBe(
       'refundAmount 50.000001 is more than the refundable amount, 50',
     );
+    // The server's shared key would pay the refund from the platform's wallet: refused.
+    const unfunded = await post(url(requestId, 'refund'), { refundAmount: '10' });
+    expect(unfunded.statusCode, unfunded.body).toBe(409);
+    expect(unfunded.json().code).toBe('commerce_refund_unfunded');
     expect(await operatorNonce()).toBe(nonce);
+    expect(await balance(buyer)).toBe(start.buyer - 50_000_000n);
 
-    const refund = await post(url(requestId, 'refund'), { refundAmount: '10' });
+    // The key's holder refunds on purpose: it signs the refund itself.
+    const refund = await signedRefund(post, local.chain, OPERATOR_WALLET, requestId, '10');
     expect(refund.statusCode, refund.body).toBe(200);
     expect(refund.json()).toMatchObject({ status: 'PARTIALLY_REFUNDED', refundAmount: '10' });
     expect(await balance(buyer)).toBe(start.buyer - 50_000_000n + 10_000_000n);
@@ -220,7 +217,7 @@ describe('commerce payments on chain', () => {
     expect(await balance(escrow())).toBe(0n);
   });
 
-  it('broadcasts an operator’s own signed capture, and refuses one that differs', async () => {
+  it('broadcasts an operator’s own signed capture and refund, and refuses one that differs', async () => {
     const operator = accountOf(local.chain, 6);
     await setClientIdCommerce(tenantA.backendClientId, { operatorWalletAddress: operator.address });
     try {
@@ -273,6 +270,27 @@ describe('commerce payments on chain', () => {
       expect(captured.statusCode, captured.body).toBe(200);
       expect(await balance(escrow())).toBe(30_000_000n);
       expect((await status(requestId, apiKey(tenantA))).json().capturedAmount).toBe('20');
+
+      // Its refund comes from its own wallet: unsigned, the server holds no key to send it.
+      const buyer = wallet(BUYER_WALLET).address;
+      const before = { buyer: await balance(buyer), operator: await balance(operator.address) };
+      const unsigned = await post(
+        url(requestId, 'refund'),
+        { refundAmount: '5' },
+        backendClient(tenantA),
+      );
+      expect(unsigned.statusCode, unsigned.body).toBe(400);
+      expect(unsigned.json().code).toBe('signed_transaction_required');
+      const refunded = await signedRefund(
+        (path, payload) => post(path, payload, backendClient(tenantA)),
+        local.chain,
+        6,
+        requestId,
+        '5',
+      );
+      expect(refunded.statusCode, refunded.body).toBe(200);
+      expect(await balance(buyer)).toBe(before.buyer + 5_000_000n);
+      expect(await balance(operator.address)).toBe(before.operator - 5_000_000n);
     } finally {
       await setClientIdCommerce(tenantA.backendClientId, { operatorWalletAddress: null });
     }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
+import { signedRefund } from '../commerce.ts';
 import { balanceOf, wrapperAbi, write } from '../commerce-contracts.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { testIndexer } from '../workers.ts';
@@ -10,7 +11,8 @@ import { testIndexer } from '../workers.ts';
 /**
  * A commerce payment's whole life through HTTP, its state read from the chain by the real
  * indexer: the buyer pre-approves with the transactions the API answers, the server's operator
- * authorizes, captures with a fee, refunds and voids the rest, on an 18-decimal token; and a payment whose
+ * authorizes, captures with a fee, its key's holder signs a refund, and the server voids the rest,
+ * on an 18-decimal token; and a payment whose
  * authorization expires on the chain's clock (moved, as `payreq sandbox clock advance` moves
  * the sandbox's, while the server's stays put) is refused a capture and reclaimed by its buyer.
  * Every balance exact to the base unit.
@@ -141,7 +143,17 @@ describe('a commerce payment read from the chain', () => {
       refundableAmount: '30',
     });
 
-    const refund = await call('POST', url(requestId, 'refund'), { refundAmount: '10' });
+    // The server does not pay a refund with its shared key; its holder signs one on purpose.
+    const unfunded = await call('POST', url(requestId, 'refund'), { refundAmount: '10' });
+    expect(unfunded.statusCode, unfunded.body).toBe(409);
+    expect(unfunded.json().code).toBe('commerce_refund_unfunded');
+    const refund = await signedRefund(
+      (path, payload) => call('POST', path, payload),
+      local.chain,
+      OPERATOR,
+      requestId,
+      '10',
+    );
     expect(refund.statusCode, refund.body).toBe(200);
     await indexer.tick();
     expect(await balance(address(BUYER))).toBe(start.buyer - dai('40'));

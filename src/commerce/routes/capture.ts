@@ -1,10 +1,7 @@
 import { Type } from 'typebox';
-import { scopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { capturePlan } from '../actions.ts';
 import type { CommerceDeps } from '../deps.ts';
-import { executeAction } from '../execute.ts';
-import { formatted } from '../format.ts';
 import {
   CaptureBody,
   COMMERCE_AUTH,
@@ -13,6 +10,7 @@ import {
   CommerceStatus,
   SignedTransaction,
 } from '../schemas.ts';
+import { executeRoute } from './execute-route.ts';
 
 const CaptureExecuteBody = Type.Object(
   { ...CaptureBody.properties, signedTransaction: Type.Optional(SignedTransaction) },
@@ -43,18 +41,12 @@ export function registerCapture(app: App, deps: CommerceDeps): void {
     },
     async (request) => {
       const { signedTransaction, ...body } = request.body;
-      const result = await executeAction(
+      const { amount, ...answer } = await executeRoute(
         deps,
-        scopeOf(request),
-        request.params.requestId,
+        request,
         capturePlan(deps.chains, body, signedTransaction),
       );
-      return {
-        requestId: result.payment.requestId,
-        status: result.state.status,
-        transactionHash: result.transactionHash,
-        captureAmount: formatted(deps.chains, result.payment, result.amount),
-      };
+      return { ...answer, captureAmount: amount };
     },
   );
 }

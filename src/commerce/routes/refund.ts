@@ -1,10 +1,7 @@
 import { Type } from 'typebox';
-import { scopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { refundPlan } from '../actions.ts';
 import type { CommerceDeps } from '../deps.ts';
-import { executeAction } from '../execute.ts';
-import { formatted } from '../format.ts';
 import {
   COMMERCE_AUTH,
   COMMERCE_TAGS,
@@ -13,6 +10,7 @@ import {
   RefundBody,
   SignedTransaction,
 } from '../schemas.ts';
+import { executeRoute } from './execute-route.ts';
 
 const RefundExecuteBody = Type.Object(
   { ...RefundBody.properties, signedTransaction: Type.Optional(SignedTransaction) },
@@ -35,7 +33,7 @@ export function registerRefund(app: App, deps: CommerceDeps): void {
         tags: COMMERCE_TAGS,
         summary: 'payreq’s addition: refund captured funds to the buyer, from the operator',
         description:
-          'At most the refundable amount (captured, not yet refunded), before the refund expiry. The operator supplies the funds: the server’s operator approves the wrapper first when its allowance is short; an operator with its own key approves the wrapper itself and sends `signedTransaction`.',
+          'At most the refundable amount (captured, not yet refunded), before the refund expiry. The operator supplies the funds, so the operator signs: it approves the wrapper itself and sends `signedTransaction` (`/refund/calldata`). The server never pays a refund with its shared `COMMERCE_OPERATOR_KEY` (409 `commerce_refund_unfunded`); only the sandbox’s development operator refunds unsigned, approving the wrapper first when short.',
         params: CommerceParams,
         body: RefundExecuteBody,
         response: { 200: RefundResponse },
@@ -43,18 +41,12 @@ export function registerRefund(app: App, deps: CommerceDeps): void {
     },
     async (request) => {
       const { signedTransaction, ...body } = request.body;
-      const result = await executeAction(
+      const { amount, ...answer } = await executeRoute(
         deps,
-        scopeOf(request),
-        request.params.requestId,
+        request,
         refundPlan(deps.chains, body, signedTransaction),
       );
-      return {
-        requestId: result.payment.requestId,
-        status: result.state.status,
-        transactionHash: result.transactionHash,
-        refundAmount: formatted(deps.chains, result.payment, result.amount),
-      };
+      return { ...answer, refundAmount: amount };
     },
   );
 }

@@ -1,10 +1,7 @@
 import { Type } from 'typebox';
-import { scopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { voidPlan } from '../actions.ts';
 import type { CommerceDeps } from '../deps.ts';
-import { executeAction } from '../execute.ts';
-import { formatted } from '../format.ts';
 import {
   COMMERCE_AUTH,
   COMMERCE_TAGS,
@@ -13,6 +10,7 @@ import {
   emptyBodyAsObject,
   SignedTransaction,
 } from '../schemas.ts';
+import { executeRoute } from './execute-route.ts';
 
 const VoidBody = Type.Object(
   {
@@ -46,18 +44,13 @@ export function registerVoid(app: App, deps: CommerceDeps): void {
       },
     },
     async (request) => {
-      const result = await executeAction(
+      const { amount, ...answer } = await executeRoute(
         deps,
-        scopeOf(request),
-        request.params.requestId,
+        request,
         voidPlan(request.body.reason, request.body.signedTransaction),
+        (result) => result.state.voided,
       );
-      return {
-        requestId: result.payment.requestId,
-        status: result.state.status,
-        transactionHash: result.transactionHash,
-        voidedAmount: formatted(deps.chains, result.payment, result.state.voided),
-      };
+      return { ...answer, voidedAmount: amount };
     },
   );
 }

@@ -119,7 +119,8 @@ export type CommerceActionKind = 'authorize' | 'capture' | 'void' | 'refund';
 /**
  * What the execute operations sent (`/authorize`, `/capture`, `/void`, `/refund`): reserved
  * under the payment's row lock before sending, so two racing captures of the last amount cannot
- * both pass the check; `pending` until its event is detected or its receipt says it failed.
+ * both pass the check; `pending` until signed, `sent` once signed (broadcast follows), then
+ * `confirmed` or `failed` by its receipt, here or in the reconciler (reconciler.ts).
  */
 export const commerceActions = pgTable(
   'commerce_actions',
@@ -139,9 +140,14 @@ export const commerceActions = pgTable(
     reason: text(),
     status: text().$type<'pending' | 'sent' | 'confirmed' | 'failed'>().notNull(),
     txHash: text(),
+    /**
+     * The operator's nonce the transaction takes: once the operator's mined count passes it
+     * with the transaction unknown, it was dropped (the reconciler, reconciler.ts).
+     */
+    nonce: integer(),
     failureReason: text(),
     createdAt: createdAt(),
     endedAt: nullableTime(),
   },
-  (t) => [index().on(t.commercePaymentId)],
+  (t) => [index().on(t.commercePaymentId), index().on(t.status)],
 );

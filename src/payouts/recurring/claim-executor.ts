@@ -3,6 +3,7 @@ import type { Address, Hex, PrivateKeyAccount, PublicClient } from 'viem';
 import type { Clock } from '../../base/clock.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { Database } from '../../db/client.ts';
+import { broadcast, signCall, transactionStatus, waitForOutcome } from '../../payments/sender.ts';
 import {
   type Claim,
   recordFailure,
@@ -10,17 +11,7 @@ import {
   recordSuccess,
   releaseClaim,
 } from './executions.ts';
-import {
-  broadcast,
-  isIndexPaid,
-  payerFunds,
-  type Revert,
-  scheduleDigest,
-  signTrigger,
-  simulate,
-  transactionStatus,
-  waitForOutcome,
-} from './on-chain.ts';
+import { isIndexPaid, payerFunds, type Revert, scheduleDigest, simulate } from './on-chain.ts';
 import type { RelayerHealthTracker } from './relayer-health.ts';
 import { triggerRecurringPayment } from './trigger.ts';
 import { type Verdict, verdictOf } from './verdict.ts';
@@ -176,7 +167,7 @@ export function createClaimExecutor(deps: {
     if (revert !== null) return apply(claim, await judge(claim, revert), null, false);
 
     // 4. Sign, record, send, and let the receipt decide.
-    const signed = await signTrigger(client, relayer, tx);
+    const signed = await signCall(client, relayer, tx);
     const balance = await client.getBalance({ address: relayer.address });
     if (balance < signed.maxCost) {
       relayerHealth.short(balance, signed.maxCost);

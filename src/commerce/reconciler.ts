@@ -1,0 +1,170 @@
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Address, Hex, PublicClient } from 'viem';
+import type { Clock } from '../base/clock.ts';
+import { createPoller, type Poller, type PollerLock } from '../base/poller.ts';
+import type { Database } from '../db/client.ts';
+import { commerceActions, commercePayments } from '../db/schema.ts';
+import { minedNonce, transactionStatus } from '../payments/sender.ts';
+import { markAction } from './store.ts';
+
+/** Actions read per query; a round reads them all, page by page. */
+const PAGE = 100;
+
+export interface CommerceReconciler extends Poller {
+  /** One round over every action in flight (what the poller runs); resolves false. */
+  round(): Promise<boolean>;
+}
+
+/** An execute operation's action still in flight, with what the chain is asked about it. */
+interface InFlight {
+  readonly id: string;
+  readonly status: 'pending' | 'sent' | 'confirmed' | 'failed';
+  readonly txHash: string | null;
+  readonly nonce: number | null;
+  readonly createdAt: Date;
+  readonly network: string;
+  readonly operator: string;
+}
+
+/**
+ * Ends the execute operations' actions that no request will end: the process stopped while it
+ * waited for the receipt, or before it broadcast, or the node dropped the transaction. Each
+ * round reads every action `pending` or `sent`:
+ *
+ * - `sent`, its receipt mined: `confirmed` on success; `failed` on a revert, its amount free;
+ * - `sent`, unknown to the node once `graceMs` has passed since it was made, and the
+ *   operator's mined nonce past the transaction's: another transaction took its nonce, so it
+ *   can never be mined: `failed`, its amount free. (Known to the node, it waits.)
+ * - `pending` (never signed and broadcast: `sent` is recorded before the broadcast) once
+ *   `graceMs` has passed: `failed`, its amount free.
+ *
+ * Its state is the actions' rows, so a restart resumes; one process runs it at a time (the
+ * leader lock), and `markAction` moves an action on only from in flight, so neither two
+ * reconcilers nor a request answering meanwhile undo each other. A network this process does
+ * not read (no client) waits for one that does.
+ */
+export function createCommerceReconciler(deps: {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The client of a network this process reads, or null. */
+  readonly client: (network: string) => PublicClient | null;
+  /** How long an action may be unsent, or its transaction unknown, before it is ended. */
+  readonly graceMs: number;
+  readonly lock?: PollerLock;
+}): CommerceReconciler {
+  const log = deps.logger;
+
+  const end = async (action: InFlight, outcome: Outcome) => {
+    const endedAt = deps.clock.now();
+    const moved = await markAction(
+      deps.db,
+      action.id,
+      outcome.kind === 'confirmed'
+        ? { status: 'confirmed', txHash: outcome.txHash, endedAt }
+        : {
+            status: 'failed',
+            txHash: action.txHash,
+            failureReason: outcome.reason,
+            endedAt,
+          },
+    );
+    if (moved) {
+      log.info(
+        { actionId: action.id, network: action.network, outcome: outcome.kind },
+        'commerce action reconciled',
+      );
+    }
+  };
+
+  const track = async (action: InFlight): Promise<void> => {
+    const client = deps.client(action.network);
+    if (client === null) return;
+    const old = deps.clock.now().getTime() - action.createdAt.getTime() >= deps.graceMs;
+    const outcome =
+      action.status === 'sent' && action.txHash !== null
+        ? await sentOutcome(client, action, action.txHash as Hex, old)
+        : old
+          ? ({
+              kind: 'failed',
+              reason: 'never sent: the server stopped before broadcasting it',
+            } as const)
+          : null;
+    if (outcome) await end(action, outcome);
+  };
+
+  const round = async (): Promise<boolean> => {
+    let after: string | null = null;
+    for (;;) {
+      const actions = await inFlight(deps.db, after);
+      for (const action of actions) {
+        try {
+          await track(action);
+        } catch (error) {
+          log.warn(
+            { err: error, actionId: action.id, network: action.network },
+            'commerce action reconcile failed',
+          );
+        }
+      }
+      const last = actions.at(-1);
+      if (!last || actions.length < PAGE) return false;
+      after = last.id;
+    }
+  };
+
+  const poller = createPoller({
+    logger: log,
+    round,
+    failure: { level: 'warn', message: 'commerce reconciler round failed; retrying' },
+    ...(deps.lock && { lock: deps.lock }),
+  });
+  return { ...poller, round };
+}
+
+type Outcome =
+  | { readonly kind: 'confirmed'; readonly txHash: string }
+  | { readonly kind: 'failed'; readonly reason: string };
+
+/** What the chain says of a sent action's transaction, or null while it may still land. */
+async function sentOutcome(
+  client: PublicClient,
+  action: InFlight,
+  hash: Hex,
+  old: boolean,
+): Promise<Outcome | null> {
+  const status = await transactionStatus(client, hash);
+  if (status === 'success') return { kind: 'confirmed', txHash: hash };
+  if (status === 'reverted') return { kind: 'failed', reason: `transaction ${hash} reverted` };
+  if (status === 'pending' || !old || action.nonce === null) return null;
+  const mined = await minedNonce(client, action.operator as Address);
+  if (mined <= action.nonce) return null;
+  return {
+    kind: 'failed',
+    reason: `transaction ${hash} was dropped: the operator's nonce ${action.nonce} was taken by another transaction`,
+  };
+}
+
+function inFlight(db: Database, after: string | null): Promise<InFlight[]> {
+  return db
+    .select({
+      id: commerceActions.id,
+      status: commerceActions.status,
+      txHash: commerceActions.txHash,
+      nonce: commerceActions.nonce,
+      createdAt: commerceActions.createdAt,
+      network: commercePayments.network,
+      operator: commercePayments.operator,
+    })
+    .from(commerceActions)
+    .innerJoin(commercePayments, eq(commercePayments.id, commerceActions.commercePaymentId))
+    .where(
+      and(
+        inArray(commerceActions.status, ['pending', 'sent']),
+        after === null ? undefined : gt(commerceActions.id, after),
+      ),
+    )
+    .orderBy(asc(commerceActions.id))
+    .limit(PAGE);
+}
