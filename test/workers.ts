@@ -49,7 +49,7 @@ export function testIndexer(
     confirmations: options.confirmations,
     lock: options.lock ?? createLeaderLock(database, `test:indexer:${network}`),
     sink: createSettlement({ chains: t.chains }),
-    watchers: commerceWatchers(t.chains, network),
+    watchers: commerceWatchers(t.chains, t.clients, network),
   });
 }
 

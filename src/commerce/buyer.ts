@@ -20,8 +20,9 @@ import { approveWrapperTransaction } from './calldata/approve-wrapper.ts';
 import { authorizeTransaction } from './calldata/authorize.ts';
 import type { CommerceDeps } from './deps.ts';
 import { checkAuthorize } from './limits.ts';
-import { type CommercePaymentRow, isOurAuthorization } from './payment.ts';
+import { type CommercePaymentRow, isOurAuthorization, referenceOf } from './payment.ts';
 import { commerceNotFound, type LoadedPayment, loadState } from './store.ts';
+import { wrapperOperator } from './wrapper-operator.ts';
 
 /**
  * A commerce payment as its buyer reaches it, by its pay token (`PAY_URL/?commerce=<payToken>`):
@@ -152,7 +153,7 @@ export async function recordBuyerAuthorization(
       throw error;
     }),
   );
-  const authorized =
+  const announced =
     receipt?.status === 'success'
       ? parseEventLogs({
           abi: commerceWrapperAbi,
@@ -162,10 +163,16 @@ export async function recordBuyerAuthorization(
           (log) =>
             log.address.toLowerCase() === payment.wrapper.toLowerCase() &&
             log.args.paymentReference.toLowerCase() ===
-              `0x${payment.paymentReference}`.toLowerCase() &&
-            isOurAuthorization(payment, log.args),
+              `0x${payment.paymentReference}`.toLowerCase(),
         )
       : undefined;
+  const operator = announced
+    ? await deps.clients.read(payment.network, (client) =>
+        wrapperOperator(client, payment.wrapper, referenceOf(payment)),
+      )
+    : null;
+  const authorized =
+    announced && isOurAuthorization(payment, announced.args, operator) ? announced : undefined;
   if (!authorized) {
     throw new ValidationError([
       {

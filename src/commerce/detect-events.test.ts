@@ -9,6 +9,7 @@ import { commerceEvents, commercePayments, webhookDeliveries } from '../db/schem
 import type { ContractLog } from '../detection/types.ts';
 import { REORGED } from '../requests/payment-events.ts';
 import { createCommerceWatcher } from './detect-events.ts';
+import type { WrapperOperators } from './wrapper-operator.ts';
 
 /**
  * The wrapper's logs recorded as commerce events of the payment of their reference, each with
@@ -68,13 +69,19 @@ const at = (
   blockHash: BLOCK_HASH,
 });
 
+/**
+ * The wrapper's stored operator of every reference: these logs are written, not mined, so no
+ * wrapper holds them (the e2e tests ask the sandbox's).
+ */
+const operators: WrapperOperators = { of: async () => OPERATOR, forget: () => undefined };
+
 function record(logs: readonly ContractLog[]) {
-  const watcher = createCommerceWatcher({ chains: t.chains, network: 'base', wrapper });
+  const watcher = createCommerceWatcher({ chains: t.chains, network: 'base', wrapper, operators });
   return t.db.transaction((tx) => watcher.recorded(tx, logs, t.clock.now()));
 }
 
 function drop(fork: bigint) {
-  const watcher = createCommerceWatcher({ chains: t.chains, network: 'base', wrapper });
+  const watcher = createCommerceWatcher({ chains: t.chains, network: 'base', wrapper, operators });
   return t.db.transaction((tx) => watcher.dropped(tx, fork, t.clock.now()));
 }
 

@@ -1,12 +1,16 @@
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import type { ChainClients } from '../chains/clients.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import { commerceEvents, commercePayments } from '../db/schema.ts';
+import { commerceActions, commerceEvents, commercePayments, requests } from '../db/schema.ts';
 import type { LogWatcher } from '../detection/types.ts';
+import { concerns } from './concerns.ts';
+import { settledLegs } from './detect-legs.ts';
 import { type CommerceLogEvent, decodeCommerceLogs } from './detect-logs.ts';
-import { type CommercePaymentRow, isOurAuthorization } from './payment.ts';
+import type { CommercePaymentRow } from './payment.ts';
 import { enqueueCommerceEvent, revertCommerceEvents } from './webhooks-events.ts';
+import { createWrapperOperators, type WrapperOperators } from './wrapper-operator.ts';
 
 /**
  * Detection of commerce payments (contracts.md §5): the wrapper's logs, read by the network's
@@ -21,10 +25,13 @@ export function createCommerceWatcher(deps: {
   readonly network: NetworkId;
   /** The network's ERC20CommerceEscrowWrapper. */
   readonly wrapper: string;
+  readonly operators: WrapperOperators;
 }): LogWatcher {
   const { network } = deps;
   return {
     addresses: [deps.wrapper],
+    settles: (db, payments, logs) =>
+      settledLegs(db, { network, operators: deps.operators }, payments, logs),
     async recorded(tx, logs, now) {
       const events = decodeCommerceLogs(logs);
       if (events.length === 0) return 0;
@@ -43,7 +50,7 @@ export function createCommerceWatcher(deps: {
       let recorded = 0;
       for (const event of events) {
         const payment = byReference.get(event.paymentReference);
-        if (!payment || !concerns(event, payment)) continue;
+        if (!payment || !(await concerns(event, payment, deps.operators))) continue;
         const [inserted] = await tx
           .insert(commerceEvents)
           .values({
@@ -70,11 +77,13 @@ export function createCommerceWatcher(deps: {
       return recorded;
     },
     async dropped(tx, fork, now) {
+      deps.operators.forget();
       const events = await tx
         .delete(commerceEvents)
         .where(and(eq(commerceEvents.network, network), gt(commerceEvents.blockNumber, fork)))
         .returning();
       if (events.length === 0) return 0;
+      await undoConfirmedActions(tx, events, now);
       const payments = await tx
         .select()
         .from(commercePayments)
@@ -94,28 +103,42 @@ export function createCommerceWatcher(deps: {
 }
 
 /** The watchers of a network's indexer: the commerce wrapper's, where the network has one. */
-export function commerceWatchers(chains: ChainRegistry, network: NetworkId): LogWatcher[] {
+export function commerceWatchers(
+  chains: ChainRegistry,
+  clients: Pick<ChainClients, 'evm'>,
+  network: NetworkId,
+): LogWatcher[] {
   if (chains.network(network)?.kind !== 'evm') return [];
   const wrapper = chains.contracts(network).commerceEscrowWrapper;
-  return wrapper ? [createCommerceWatcher({ chains, network, wrapper })] : [];
+  const operators = createWrapperOperators(() => clients.evm(network));
+  return wrapper ? [createCommerceWatcher({ chains, network, wrapper, operators })] : [];
 }
 
 /**
- * Whether a log of the reference is about our payment: from the wrapper it was created on; an
- * authorization (or charge) the one the payment asked for (payment.ts, isOurAuthorization), as
- * anyone may authorize on the wrapper with any reference; other events naming its merchant and
- * token where they name them.
+ * A confirmed action whose event a reorganisation took back no longer counts as done: its
+ * transaction is off the chain, and counting it (state.ts counts a confirmed action until its
+ * event is detected) would count it a second time beside the one that replaces it. Should the
+ * transaction be mined again, detection records its event, which counts.
  */
-function concerns(event: CommerceLogEvent, payment: CommercePaymentRow): boolean {
-  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-  if (!same(event.wrapper, payment.wrapper)) return false;
-  if (event.type === 'authorized' || event.type === 'charged') {
-    return isOurAuthorization(payment, event);
-  }
-  return (
-    (event.merchant === null || same(event.merchant, payment.merchant)) &&
-    (event.token === null || same(event.token, payment.tokenAddress))
-  );
+async function undoConfirmedActions(
+  tx: Database,
+  events: readonly { readonly commercePaymentId: string; readonly txHash: string }[],
+  now: Date,
+): Promise<void> {
+  await tx
+    .update(commerceActions)
+    .set({ status: 'failed', failureReason: 'taken back by a reorganisation', endedAt: now })
+    .where(
+      and(
+        inArray(commerceActions.commercePaymentId, [
+          ...new Set(events.map((e) => e.commercePaymentId)),
+        ]),
+        eq(commerceActions.status, 'confirmed'),
+        inArray(sql`lower(${commerceActions.txHash})`, [
+          ...new Set(events.map((e) => e.txHash.toLowerCase())),
+        ]),
+      ),
+    );
 }
 
 /**
@@ -132,6 +155,13 @@ async function learnFrom(
   if (event.type !== 'authorized' && event.type !== 'charged') return payment;
   const payer = payment.payer ?? event.payer;
   const hash = payment.commercePaymentHash ?? event.commercePaymentHash;
+  // The request's payer, when it had none: the buyer, whom its payments name (detect-legs.ts).
+  if (payer !== null) {
+    await tx
+      .update(requests)
+      .set({ payer })
+      .where(and(eq(requests.requestId, payment.requestId), isNull(requests.payer)));
+  }
   if (payer === payment.payer && hash === payment.commercePaymentHash) return payment;
   const [updated] = await tx
     .update(commercePayments)

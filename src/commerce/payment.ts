@@ -14,14 +14,16 @@ export function referenceOf(payment: Pick<CommercePaymentRow, 'paymentReference'
  * Whether an authorization (or a charge) the wrapper announced with this payment's reference is
  * the one this payment asked for. Anyone may call the wrapper with any reference, so it must
  * name the payment's merchant and token, hold exactly its amount under the escrow's hash of its
- * terms (token, maximum, expiries: `commercePaymentHash`), and come from its buyer when the
- * payment names one. (Its operator is in no event: one authorized for another operator cannot
- * be captured by ours, and shows so when its capture is refused.)
+ * terms (token, maximum, expiries: `commercePaymentHash`), come from its buyer when the payment
+ * names one, and be operated by the payment's operator (the server's or the tenant's declared
+ * one). No event names the operator, and the escrow's hash does not hold it (the wrapper is the
+ * escrow's operator): `operator` is what the wrapper stored for the reference
+ * (wrapper-operator.ts), null when it knows none.
  */
 export function isOurAuthorization(
   payment: Pick<
     CommercePaymentRow,
-    'merchant' | 'tokenAddress' | 'amount' | 'commercePaymentHash' | 'payer'
+    'merchant' | 'tokenAddress' | 'amount' | 'commercePaymentHash' | 'payer' | 'operator'
   >,
   event: {
     readonly payer: string | null;
@@ -30,15 +32,20 @@ export function isOurAuthorization(
     readonly amount: bigint;
     readonly commercePaymentHash: string | null;
   },
+  operator: string | null,
 ): boolean {
-  const same = (a: string | null, b: string | null) =>
-    a !== null && b !== null && a.toLowerCase() === b.toLowerCase();
   return (
     same(event.merchant, payment.merchant) &&
     (event.token === null || same(event.token, payment.tokenAddress)) &&
     event.amount === payment.amount &&
     (payment.commercePaymentHash === null ||
       same(event.commercePaymentHash, payment.commercePaymentHash)) &&
-    (payment.payer === null || same(event.payer, payment.payer))
+    (payment.payer === null || same(event.payer, payment.payer)) &&
+    same(operator, payment.operator)
   );
+}
+
+/** Two addresses (or hashes) alike whatever their case; null is like nothing. */
+export function same(a: string | null, b: string | null): boolean {
+  return a !== null && b !== null && a.toLowerCase() === b.toLowerCase();
 }

@@ -168,8 +168,10 @@ describe('GET /v2/commerce-payments/{requestId}/status', () => {
     const { requestId } = await createdPayment();
     const res = await status(requestId);
     expect(res.statusCode, res.body).toBe(200);
+    // No event yet: 0.31.0's `type` has no value for that, so neither it nor its time is said.
+    expect(res.json()).not.toHaveProperty('type');
+    expect(res.json()).not.toHaveProperty('timestamp');
     expect(res.json()).toMatchObject({
-      type: 'AUTHORIZED',
       requestId,
       status: 'PENDING',
       payer: wallet(BUYER_WALLET).address,

@@ -7,7 +7,8 @@ import type { CommerceActionKind, CommerceEventType } from '../db/schema.ts';
  *
  * Actions count until an event of the same transaction is detected: one in flight (`pending`,
  * `sent`) reserves its amount, so two captures cannot both take the last of it; one whose
- * receipt succeeded (`confirmed`) counts as done. A `failed` action frees its amount.
+ * receipt succeeded (`confirmed`) counts as done. A `failed` action frees its amount; so does
+ * a confirmed one whose event a reorganisation took back (detect-events.ts fails it).
  */
 
 export const COMMERCE_STATUSES = [

@@ -1,7 +1,6 @@
 import type { ChainRegistry } from '../chains/registry.ts';
 import { formatAmount } from '../payments/amounts.ts';
-import type { CommerceActionRow, CommerceEventRow, CommercePaymentRow } from './payment.ts';
-import type { CommerceState } from './state.ts';
+import type { CommerceActionRow, CommerceEventRow } from './payment.ts';
 import type { LoadedPayment } from './store.ts';
 
 /**
@@ -61,17 +60,27 @@ function eventViews(loaded: LoadedPayment): EventView[] {
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-/** Before any event: the one the payment awaits, as of its creation (`status` says more). */
+/**
+ * The latest event's `type` and `timestamp` (0.31.0's schema). Before any event there is none to
+ * repeat, and 0.31.0's `type` has no value for "nothing yet" (only its `EXPIRED` and `FAILED`
+ * describe a payment no event moved: its pre-approval ran out, its authorization failed): both
+ * are absent then, as in 0.31.0's example, and `status` (`PENDING`, `AUTHORIZING`) says where
+ * the payment stands.
+ */
 function latestOf(
-  payment: CommercePaymentRow,
-  state: CommerceState,
+  { payment, state, actions }: LoadedPayment,
   events: EventView[],
-): { type: EventType | 'EXPIRED' | 'FAILED'; timestamp: string } {
+): { type: EventType | 'EXPIRED' | 'FAILED'; timestamp: string } | Record<string, never> {
   const latest = events.at(-1);
   if (latest) return latest;
-  const type =
-    state.status === 'EXPIRED' || state.status === 'FAILED' ? state.status : 'AUTHORIZED';
-  return { type, timestamp: payment.createdAt.toISOString() };
+  if (state.status === 'EXPIRED') {
+    return { type: state.status, timestamp: iso(payment.preApprovalExpiry) };
+  }
+  if (state.status === 'FAILED') {
+    const failed = actions.findLast((a) => a.status === 'failed');
+    return { type: state.status, timestamp: (failed?.endedAt ?? payment.updatedAt).toISOString() };
+  }
+  return {};
 }
 
 /** When anything last happened to the payment: its creation, an event or an action. */
@@ -91,7 +100,7 @@ export function statusView(chains: ChainRegistry, loaded: LoadedPayment) {
   const amount = (value: bigint) => formatAmount(value, decimals);
   const events = eventViews(loaded);
   return {
-    ...latestOf(payment, state, events),
+    ...latestOf(loaded, events),
     requestId: payment.requestId,
     status: state.status,
     payer: payment.payer ?? '',

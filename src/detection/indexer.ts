@@ -19,6 +19,7 @@ import type {
   LogWatcher,
   PaymentSink,
 } from './types.ts';
+import { settledByWatchers } from './watched.ts';
 
 /** On first start, scan this far back from the confirmed head (payments precede no request). */
 const INITIAL_LOOKBACK_BLOCKS = 1_000n;
@@ -173,10 +174,11 @@ export function createIndexer(deps: {
         }
         throw error;
       }
-      const [matched, feeLegs] = await Promise.all([
+      const [requested, feeLegs] = await Promise.all([
         matchRequests(deps.db, deps.chains, deps.network, events),
         matchFeeLegs(deps.db, deps.chains, deps.network, events),
       ]);
+      const matched = await settledByWatchers(deps.db, watchers, requested, logs);
       // The recurring payers and the checkpoint's block, asked of the database and the node at
       // once; the node is asked who paid only where no schedule names the payer.
       const [recurring, toHash] = await Promise.all([
@@ -187,12 +189,13 @@ export function createIndexer(deps: {
         deps.source.blockHash(to),
       ]);
       // A recurring execution's sender is our relayer: the payer is the subscriber, whose
-      // signed permit it ran (their own wallet too). Otherwise the chain says who paid.
+      // signed permit it ran (their own wallet too); a watcher's payer likewise (a commerce
+      // capture's buyer, not the operator that sent it). Otherwise the chain says who paid.
       const withPayers = await Promise.all(
         matched.map(async (m) => {
-          const subscriber = recurring.get(m.request.id);
-          if (subscriber) {
-            const payers = { payerAddress: subscriber, payerEoaAddress: subscriber };
+          const known = m.payer ?? recurring.get(m.request.id);
+          if (known) {
+            const payers = { payerAddress: known, payerEoaAddress: known };
             return { ...m, event: { ...m.event, ...payers } };
           }
           const { bridgedFrom, ...payers } = await deps.source.payers(m.event);

@@ -14,7 +14,6 @@ import {
 import { searchColumnsOf } from '../payments/records.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
-import { commerceRequestIds } from './commerce-captures.ts';
 import { depositTxOf } from './deposit-tx.ts';
 import { type MatchedFeeLeg, recordFeeLegs, sameAddress } from './fee-legs.ts';
 import type { DetectedPayment, PaymentSink } from './types.ts';
@@ -28,6 +27,8 @@ export interface MatchedPayment {
   /** What the payment counts for, in the request's invoice currency's base units. */
   readonly requestAmount: bigint;
   readonly requestFeeAmount: bigint;
+  /** Who paid, when a watcher knows better than the transaction (watched.ts). */
+  readonly payer?: string;
 }
 
 /** The proxies' fiat amounts carry 8 decimals; requests keep the currency's own (contracts.md §3.3). */
@@ -43,22 +44,13 @@ export async function matchRequests(
   const topics = [...new Set(events.map((e) => e.referenceTopic.toLowerCase()))];
   const rows = await requestsByReferenceTopics(db, network, topics);
   const byTopic = new Map(rows.map((row) => [row.referenceTopic, row]));
-  const captures = await commerceRequestIds(
-    db,
-    network,
-    rows.map((row) => row.requestId),
-  );
   const matched: MatchedPayment[] = [];
   for (const event of events) {
     const request = byTopic.get(event.referenceTopic.toLowerCase());
     const currency = request ? chains.currency(request.paymentCurrency) : undefined;
     const invoice = request ? chains.currency(request.invoiceCurrency) : undefined;
     if (request && currency && invoice && paysRequest(event, request, currency, invoice))
-      matched.push({
-        event,
-        request,
-        ...inRequestUnits(event, invoice, captures.has(request.requestId)),
-      });
+      matched.push({ event, request, ...inRequestUnits(event, invoice) });
   }
   return matched;
 }
@@ -82,12 +74,10 @@ export async function recurringPayers(
 }
 
 /**
- * A plain payment counts what it paid; a conversion payment what it converted, unpadded; a
- * commerce capture's leg what was captured, its fee included (commerce-captures.ts).
+ * A plain payment counts what it paid; a conversion payment what it converted, unpadded (a
+ * watcher may say otherwise of the requests its contracts settle: watched.ts).
  */
-function inRequestUnits(event: DetectedPayment, invoice: Currency, capture: boolean) {
-  if (capture && !event.conversion)
-    return { requestAmount: event.amount + event.feeAmount, requestFeeAmount: event.feeAmount };
+function inRequestUnits(event: DetectedPayment, invoice: Currency) {
   if (!event.conversion) return { requestAmount: event.amount, requestFeeAmount: event.feeAmount };
   const scale = 10n ** BigInt(PADDED_FIAT_DECIMALS - invoice.decimals);
   return {

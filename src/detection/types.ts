@@ -114,6 +114,32 @@ export interface LogWatcher {
   recorded(tx: Database, logs: readonly ContractLog[], now: Date): Promise<number>;
   /** Takes back what it recorded above `fork`; returns how many rows it dropped. */
   dropped(tx: Database, fork: bigint, now: Date): Promise<number>;
+  /**
+   * Judges the range's payments to requests its contracts settle, by the range's logs of its
+   * contracts (those of the same transactions), before the payers are asked and outside the
+   * recording transaction. One answer per payment: `undefined` when the request is none of its
+   * own (detection counts it as any payment), `null` when it pays nothing (no log vouches for
+   * it), else what it counts for and who paid.
+   */
+  settles?(
+    db: Database,
+    payments: readonly WatchedPayment[],
+    logs: readonly ContractLog[],
+  ): Promise<readonly (WatchedSettlement | null | undefined)[]>;
+}
+
+/** A payment matched to a request, as a watcher judges it. */
+export interface WatchedPayment {
+  readonly event: DetectedPayment;
+  /** The request's public id. */
+  readonly requestId: string;
+}
+
+/** What a payment a watcher vouches for counts: its request's units, and who paid. */
+export interface WatchedSettlement {
+  readonly requestAmount: bigint;
+  /** The resolved payer, as both `payerAddress` and `payerEoaAddress`; null to ask the chain. */
+  readonly payer: string | null;
 }
 
 /** A payment detection recorded: the event, its row, and the request it was matched to. */

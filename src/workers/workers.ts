@@ -114,7 +114,7 @@ export function createWorkers(deps: {
         confirmations: configured?.confirmations ?? network.defaultConfirmations,
         lock: createLeaderLock(deps.database, `payreq:indexer:${id}`),
         sink: createSettlement({ chains: deps.chains, handoff: dispatcher }),
-        watchers: commerceWatchers(deps.chains, id),
+        watchers: commerceWatchers(deps.chains, deps.clients, id),
         onRecorded: () => dispatcher.wake(),
       }),
     );

@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import { type Account, type Hex, parseUnits, zeroAddress } from 'viem';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { commerceEvents, payments } from '../../src/db/schema.ts';
+import { commerceActions, commerceEvents, payments } from '../../src/db/schema.ts';
 import type { Indexer } from '../../src/detection/indexer.ts';
 import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestApp, type TestApp } from '../app.ts';
@@ -79,12 +79,17 @@ const newPayment = (amount: string) =>
     amount: usdc(amount),
   });
 
-async function authorize(reference: Hex, amount: string, authorization = 86_400n) {
+async function authorize(
+  reference: Hex,
+  amount: string,
+  authorization = 86_400n,
+  by: Account = operator,
+) {
   const params = authParams(local.chain, {
     paymentReference: reference,
     payer: payer.address,
     merchant: merchant.address,
-    operator: operator.address,
+    operator: by.address,
     token: local.chain.addresses.usdc,
     amount: usdc(amount),
     now: await chainNow(local.chain),
@@ -102,8 +107,8 @@ async function authorize(reference: Hex, amount: string, authorization = 86_400n
   return receipt.transactionHash;
 }
 
-async function capture(reference: Hex, amount: string, feeBps = 0) {
-  const receipt = await write(local.chain, operator, {
+async function capture(reference: Hex, amount: string, feeBps = 0, by: Account = operator) {
+  const receipt = await write(local.chain, by, {
     address: wrapper(),
     abi: wrapperAbi,
     functionName: 'capturePayment',
@@ -152,6 +157,16 @@ async function settle(expected: number) {
   return received.map((r) => r.body);
 }
 
+async function commerceStatus(requestId: string) {
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/v2/commerce-payments/${requestId}/status`,
+    headers: { 'x-api-key': tenant.apiKey },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
 const eventsOf = (commercePaymentId: string) =>
   t.db
     .select()
@@ -193,6 +208,9 @@ describe('commerce payments detected on chain', () => {
       txHash: first,
       amount: '30',
       payee: merchant.address,
+      // The buyer whose funds were held, not the operator that sent the capture.
+      payerAddress: payer.address,
+      payerEoaAddress: payer.address,
     });
 
     receiver.received.length = 0;
@@ -306,5 +324,63 @@ describe('commerce payments detected on chain', () => {
       reverted: false,
       capturedAmount: '25',
     });
+  });
+  it('takes no authorization made for another operator: no event, PENDING, and its capture pays nothing', async () => {
+    const { row, request, reference } = await newPayment('30');
+    // Same merchant, token, amount and terms (the escrow's hash holds no wrapper operator), but
+    // the wrapper stores another operator: ours could capture, void or refund none of it.
+    await authorize(reference, '30', 86_400n, feeReceiver);
+    const captured = await capture(reference, '30', 0, feeReceiver);
+    await indexer.tick();
+    expect(await eventsOf(row.id)).toEqual([]);
+    expect(await t.db.select().from(payments).where(eq(payments.requestRowId, request.id))).toEqual(
+      [],
+    );
+    expect(await dispatcher.runOnce()).toBe(0);
+    const status = await commerceStatus(row.requestId);
+    expect(status).toMatchObject({ status: 'PENDING', authorizedAmount: '0', events: [] });
+    expect(JSON.stringify(status)).not.toContain(captured);
+  });
+
+  it('counts a confirmed capture a reorganisation took back no more: captured again, it counts once', async () => {
+    const { row, reference } = await newPayment('25');
+    await authorize(reference, '25');
+    await settle(1);
+    const forkPoint = await local.chain.snapshot();
+
+    receiver.received.length = 0;
+    const captured = await capture(reference, '25');
+    // As the execute operation records it once its receipt succeeded.
+    await t.db.insert(commerceActions).values({
+      commercePaymentId: row.id,
+      kind: 'capture',
+      amount: usdc('25'),
+      status: 'confirmed',
+      txHash: captured,
+      endedAt: t.clock.now(),
+    });
+    await settle(2);
+    expect(await commerceStatus(row.requestId)).toMatchObject({ capturedAmount: '25' });
+
+    receiver.received.length = 0;
+    await local.chain.revert(forkPoint);
+    for (let i = 0; i < 4; i++) await local.chain.provider.request({ method: 'evm_mine' });
+    await settle(1);
+    // Off the chain: neither its event nor its action counts.
+    expect(await commerceStatus(row.requestId)).toMatchObject({
+      status: 'AUTHORIZED',
+      capturedAmount: '0',
+      capturableAmount: '25',
+    });
+
+    receiver.received.length = 0;
+    const again = await capture(reference, '25');
+    await settle(2);
+    const after = await commerceStatus(row.requestId);
+    expect(after).toMatchObject({ status: 'PAID', capturedAmount: '25', capturableAmount: '0' });
+    expect(after.events.map((e: { transactionHash: string }) => e.transactionHash)).not.toContain(
+      captured,
+    );
+    expect(after.events.at(-1)?.transactionHash).toBe(again);
   });
 });

@@ -80,7 +80,8 @@ describe('the README’s commerce walk-through on the sandbox', () => {
         const status = step.command.includes('/status');
         const deadline = Date.now() + (status ? 20_000 : 0);
         let result = await curl(argv.slice(1));
-        while (status && !result.body.startsWith('{"type":"VOIDED"') && Date.now() < deadline) {
+        const voided = (body: string) => /,"type":"VOIDED","timestamp"/.test(body);
+        while (status && !voided(result.body) && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 200));
           result = await curl(argv.slice(1));
         }

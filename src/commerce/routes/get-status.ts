@@ -6,7 +6,7 @@ import { COMMERCE_AUTH, COMMERCE_TAGS, CommerceParams, CommerceStatus } from '..
 import { findCommercePayment, loadState } from '../store.ts';
 import { statusView } from '../view.ts';
 
-const EventType = Type.Enum([
+const EVENT_TYPES = [
   'AUTHORIZED',
   'CAPTURED',
   'VOIDED',
@@ -14,7 +14,9 @@ const EventType = Type.Enum([
   'EXPIRED',
   'RECLAIMED',
   'FAILED',
-]);
+] as const;
+
+const EventType = Type.Enum(EVENT_TYPES);
 
 const Event = Type.Object({
   type: EventType,
@@ -26,7 +28,17 @@ const Event = Type.Object({
 });
 
 const StatusResponse = Type.Object({
-  ...Event.properties,
+  type: Type.Optional(
+    Type.Enum(EVENT_TYPES, {
+      description:
+        'The latest event’s; before any, absent unless the payment expired or failed without one (`status` says where it stands)',
+    }),
+  ),
+  timestamp: Type.Optional(
+    Type.String({ description: 'When the latest event happened; absent with `type`' }),
+  ),
+  transactionHash: Event.properties.transactionHash,
+  blockNumber: Event.properties.blockNumber,
   requestId: Type.String(),
   status: CommerceStatus,
   payer: Type.String({ description: 'Empty until the buyer is known' }),
@@ -66,7 +78,7 @@ export function registerGetStatus(app: App, deps: CommerceDeps): void {
         tags: COMMERCE_TAGS,
         summary: 'Where a commerce payment stands: its state, amounts, expiries and events',
         description:
-          '`type`, `timestamp`, `transactionHash` and `blockNumber` repeat the latest event (before the first, the awaited `AUTHORIZED` at the payment’s creation).',
+          '`type`, `timestamp`, `transactionHash` and `blockNumber` repeat the latest event. Before the first they are absent (0.31.0’s `type` has no value for none yet), save `type` `EXPIRED` (at the pre-approval’s expiry) or `FAILED` (when the authorization failed); `status` always says where the payment stands.',
         params: CommerceParams,
         response: { 200: StatusResponse },
       },
