@@ -365,10 +365,11 @@ export const PROBES: Record<string, Probe> = {
     body: () => ({ refundAmount: '1' }),
     ownCode: 'commerce_not_captured',
   },
+  // A's own refund with the server's shared operator key, unsigned: never sent (F4).
   'POST /v2/commerce-payments/:requestId/refund': {
     expect: refused(),
     body: () => ({ refundAmount: '1' }),
-    ownCode: 'commerce_not_captured',
+    ownCode: 'commerce_refund_unfunded',
   },
   // The pay page's routes by pay token: an account's credentials reach its own payments only.
   // A's own calls find the payment: no wallet named (400), no RPC to read the receipt on.
