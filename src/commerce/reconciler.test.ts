@@ -1,9 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import pino from 'pino';
 import { createWalletClient, custom, type Hex, keccak256, toHex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
   authorizedPayment,
+  commerceRowOf,
   local,
   OPERATOR_WALLET,
   operatorNonce,
@@ -156,5 +157,40 @@ describe('the commerce reconciler', () => {
     const capture = await post(url(requestId, 'capture'), { captureAmount: '50' });
     expect(capture.statusCode, capture.body).toBe(200);
     expect(await operatorNonce()).toBe(nonce + 1);
+  });
+
+  it('fails a confirmed capture a reorganisation took back before detection saw it, after the grace', async () => {
+    const requestId = await authorizedPayment();
+    const beforeCapture = await local.chain.snapshot();
+    const capture = await post(url(requestId, 'capture'), { captureAmount: '30' });
+    expect(capture.statusCode, capture.body).toBe(200);
+    const { id: paymentId } = await commerceRowOf(requestId);
+    const [action] = await t.db
+      .select()
+      .from(commerceActions)
+      .where(
+        and(eq(commerceActions.commercePaymentId, paymentId), eq(commerceActions.kind, 'capture')),
+      );
+    if (!action) throw new Error('no capture action');
+    // Still on the chain: a confirmed action stays confirmed while detection catches up.
+    t.clock.advance(GRACE_MS - 1);
+    await reconcile();
+    expect(await actionOf(action.id)).toMatchObject({ status: 'confirmed' });
+    expect(await capturable(requestId)).toBe('20');
+
+    // Gone from the chain, within the grace (a node behind its peers may not know it yet).
+    await local.chain.revert(beforeCapture);
+    await reconcile();
+    expect(await actionOf(action.id)).toMatchObject({ status: 'confirmed' });
+    t.clock.advance(1);
+    await reconcile();
+    expect(await actionOf(action.id)).toMatchObject({
+      status: 'failed',
+      failureReason: `taken back by a reorganisation: transaction ${action.txHash} is no longer on the chain`,
+    });
+    // The authorization, still confirmed on the chain, counts; what the capture took is back.
+    expect(await capturable(requestId)).toBe('50');
+    const again = await post(url(requestId, 'capture'), { captureAmount: '50' });
+    expect(again.statusCode, again.body).toBe(200);
   });
 });

@@ -1,15 +1,21 @@
-import { and, asc, eq, gt, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Address, Hex, PublicClient } from 'viem';
 import type { Clock } from '../base/clock.ts';
 import { createPoller, type Poller, type PollerLock } from '../base/poller.ts';
 import type { Database } from '../db/client.ts';
-import { commerceActions, commercePayments } from '../db/schema.ts';
+import { commerceActions, commerceEvents, commercePayments } from '../db/schema.ts';
 import { minedNonce, transactionStatus } from '../payments/sender.ts';
 import { markAction } from './store.ts';
 
 /** Actions read per query; a round reads them all, page by page. */
 const PAGE = 100;
+
+/**
+ * How long a confirmed action detection has not matched is watched for a reorganisation that
+ * takes its transaction back: deeper than any network's confirmations by far.
+ */
+const REORG_WATCH_MS = 24 * 60 * 60_000;
 
 export interface CommerceReconciler extends Poller {
   /** One round over every action in flight (what the poller runs); resolves false. */
@@ -23,21 +29,27 @@ interface InFlight {
   readonly txHash: string | null;
   readonly nonce: number | null;
   readonly createdAt: Date;
+  readonly endedAt: Date | null;
   readonly network: string;
   readonly operator: string;
 }
 
 /**
  * Ends the execute operations' actions that no request will end: the process stopped while it
- * waited for the receipt, or before it broadcast, or the node dropped the transaction. Each
- * round reads every action `pending` or `sent`:
+ * waited for the receipt, or before it broadcast, or the node dropped the transaction, or a
+ * reorganisation took it back. Each round reads:
  *
  * - `sent`, its receipt mined: `confirmed` on success; `failed` on a revert, its amount free;
  * - `sent`, unknown to the node once `graceMs` has passed since it was made, and the
  *   operator's mined nonce past the transaction's: another transaction took its nonce, so it
  *   can never be mined: `failed`, its amount free. (Known to the node, it waits.)
  * - `pending` (never signed and broadcast: `sent` is recorded before the broadcast) once
- *   `graceMs` has passed: `failed`, its amount free.
+ *   `graceMs` has passed: `failed`, its amount free;
+ * - `confirmed` (its receipt succeeded) and not yet matched by a detected event, for a day:
+ *   its transaction reverted, or unknown to the node `graceMs` after it was confirmed (a
+ *   reorganisation took it back before detection saw it): `failed`, as detection fails a
+ *   confirmed action whose event a reorganisation dropped (detect-events.ts), so it no longer
+ *   counts as done. Mined again, its event is detected and counts.
  *
  * Its state is the actions' rows, so a restart resumes; one process runs it at a time (the
  * leader lock), and `markAction` moves an action on only from in flight, so neither two
@@ -81,6 +93,7 @@ export function createCommerceReconciler(deps: {
   const track = async (action: InFlight): Promise<void> => {
     const client = deps.client(action.network);
     if (client === null) return;
+    if (action.status === 'confirmed') return recheck(client, action);
     const old = deps.clock.now().getTime() - action.createdAt.getTime() >= deps.graceMs;
     const outcome =
       action.status === 'sent' && action.txHash !== null
@@ -94,10 +107,40 @@ export function createCommerceReconciler(deps: {
     if (outcome) await end(action, outcome);
   };
 
+  /** A confirmed action detection has not matched: failed when its transaction is gone. */
+  const recheck = async (client: PublicClient, action: InFlight): Promise<void> => {
+    if (action.txHash === null || action.endedAt === null) return;
+    const status = await transactionStatus(client, action.txHash as Hex);
+    const gone =
+      status === 'reverted' ||
+      (status === 'unknown' &&
+        deps.clock.now().getTime() - action.endedAt.getTime() >= deps.graceMs);
+    if (!gone) return;
+    const taken = await deps.db
+      .update(commerceActions)
+      .set({
+        status: 'failed',
+        failureReason: `taken back by a reorganisation: transaction ${action.txHash} is ${status === 'reverted' ? 'now reverted' : 'no longer on the chain'}`,
+        endedAt: deps.clock.now(),
+      })
+      .where(and(eq(commerceActions.id, action.id), eq(commerceActions.status, 'confirmed')))
+      .returning({ id: commerceActions.id });
+    if (taken.length > 0) {
+      log.warn(
+        { actionId: action.id, network: action.network },
+        'commerce action taken back by a reorganisation',
+      );
+    }
+  };
+
   const round = async (): Promise<boolean> => {
     let after: string | null = null;
     for (;;) {
-      const actions = await inFlight(deps.db, after);
+      const actions = await inFlight(
+        deps.db,
+        after,
+        new Date(deps.clock.now().getTime() - REORG_WATCH_MS),
+      );
       for (const action of actions) {
         try {
           await track(action);
@@ -146,7 +189,11 @@ async function sentOutcome(
   };
 }
 
-function inFlight(db: Database, after: string | null): Promise<InFlight[]> {
+/**
+ * The actions a round looks at: in flight, or confirmed since `since` with no event of their
+ * transaction detected for their payment.
+ */
+function inFlight(db: Database, after: string | null, since: Date): Promise<InFlight[]> {
   return db
     .select({
       id: commerceActions.id,
@@ -154,6 +201,7 @@ function inFlight(db: Database, after: string | null): Promise<InFlight[]> {
       txHash: commerceActions.txHash,
       nonce: commerceActions.nonce,
       createdAt: commerceActions.createdAt,
+      endedAt: commerceActions.endedAt,
       network: commercePayments.network,
       operator: commercePayments.operator,
     })
@@ -161,7 +209,14 @@ function inFlight(db: Database, after: string | null): Promise<InFlight[]> {
     .innerJoin(commercePayments, eq(commercePayments.id, commerceActions.commercePaymentId))
     .where(
       and(
-        inArray(commerceActions.status, ['pending', 'sent']),
+        or(
+          inArray(commerceActions.status, ['pending', 'sent']),
+          and(
+            eq(commerceActions.status, 'confirmed'),
+            gt(commerceActions.endedAt, since),
+            sql`not exists (select 1 from ${commerceEvents} where ${commerceEvents.commercePaymentId} = ${commerceActions.commercePaymentId} and lower(${commerceEvents.txHash}) = lower(${commerceActions.txHash}))`,
+          ),
+        ),
         after === null ? undefined : gt(commerceActions.id, after),
       ),
     )
