@@ -261,5 +261,5 @@ describe('paying a multicall payout across chains on the hosted page', () => {
     // One network: the receipt names it.
     expect(await text(page, '[data-field="network"]')).toBe('Base');
     await context.close();
-  });
+  }, 120_000);
 });
