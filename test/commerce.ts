@@ -32,14 +32,26 @@ export const MERCHANT_WALLET = 3;
  */
 export const COMMERCE_TEST_START = new Date('2030-01-01T12:00:00Z');
 
-/** `realClock`: the chain's time is the machine's, so on-chain expiries need the app's to be too. */
-export function setupCommerceApp(options: { realClock?: boolean } = {}): void {
+/** A JSON-RPC provider as viem's `custom` transport calls it. */
+export interface RpcProvider {
+  request(args: { readonly method: string; readonly params?: unknown }): Promise<unknown>;
+}
+
+/**
+ * `realClock`: the chain's time is the machine's, so on-chain expiries need the app's to be too.
+ * `provider`: what the app's client of the chain calls instead of it (a fault injected).
+ */
+export function setupCommerceApp(
+  options: { realClock?: boolean; provider?: (chain: LocalChain) => RpcProvider } = {},
+): void {
   beforeAll(async () => {
     local = await standIn('base', { walletCount: 8 });
     const key = local.chain.wallets[OPERATOR_WALLET]?.privateKey ?? '';
     t = await createTestApp({
       env: { ...local.env, COMMERCE_OPERATOR_KEY: key },
-      transports: local.transports,
+      transports: options.provider
+        ? { base: custom(options.provider(local.chain), { retryCount: 0 }) }
+        : local.transports,
       clock: options.realClock ? createRealClock() : createTestClock(COMMERCE_TEST_START),
     });
     tenantA = await createTenant(t.db, 'Shop A');

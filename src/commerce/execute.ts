@@ -4,12 +4,20 @@ import { AppError } from '../base/errors.ts';
 import { type CommerceActionKind, commerceActions } from '../db/schema.ts';
 import type { CallerScope } from '../http/principal.ts';
 import { erc20Abi } from '../payments/abis.ts';
-import { broadcast, signCall, waitForOutcome } from '../payments/sender.ts';
+import {
+  type BroadcastOutcome,
+  broadcast,
+  broadcastOutcome,
+  firstLine,
+  signCall,
+  waitForOutcome,
+} from '../payments/sender.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';
 import { approveWrapperTransaction } from './calldata/approve-wrapper.ts';
 import type { CommerceDeps } from './deps.ts';
 import { serverSigns } from './operator.ts';
 import type { CommercePaymentRow } from './payment.ts';
+import { contractRefusal } from './reverts.ts';
 import { sendKey } from './send-queue.ts';
 import { checkSignedTransaction } from './signed.ts';
 import type { CommerceState } from './state.ts';
@@ -26,8 +34,10 @@ import {
  * then reserved as a pending action under the payment's row lock (two racing captures of the
  * last amount: the second sees the first's reservation and is refused), then sent — signed by
  * the server's operator key, or the operator's own signed transaction broadcast as it is — and
- * its receipt awaited for a bounded time. A send that fails frees the reservation; one the
- * chain never answers is ended by the reconciler (reconciler.ts).
+ * its receipt awaited for a bounded time. A send refused for good (the contract at its gas
+ * estimate, the node at its broadcast) frees the reservation; one that may still be mined (the
+ * node did not answer its broadcast clearly, or its receipt in time) is answered in flight and
+ * ended by detection or the reconciler (reconciler.ts).
  */
 
 const RECEIPT_POLL_MS = 250;
@@ -145,8 +155,22 @@ export async function executeAction(
       { cause },
     );
   };
-  const firstLine = (error: unknown) =>
-    (error instanceof Error ? error.message.split('\n')[0] : String(error)) || 'send failed';
+  /**
+   * What answers a send that failed before its broadcast (nothing reached the chain): the
+   * action failed, and a contract's refusal at the gas estimate named. One judged by the
+   * chain's clock past an expiry the server's reading (chain-time.ts, cached for seconds) had
+   * not reached answers the operation's own 409, as if the server had seen it.
+   */
+  const refusedBeforeSending = async (error: unknown, txHash: Hex | null) => {
+    const refusal = contractRefusal(error);
+    const failure = await failed(
+      refusal ? `the contract refused it: ${refusal.text}` : firstLine(error),
+      error,
+      txHash,
+    );
+    if (refusal?.chainTime) plan.check(await loadState(deps.db, payment, refusal.chainTime));
+    return failure;
+  };
 
   // Recorded before the broadcast: a crash after it leaves the hash for the reconciler.
   const markSent = async (call: { hash: Hex; nonce: number }) => {
@@ -158,26 +182,28 @@ export async function executeAction(
     if (!moved) throw new Error('the action was ended while it waited to be sent');
   };
   let hash: Hex | null = signed?.hash ?? null;
+  let sent: BroadcastOutcome | null = null;
   try {
     if (signed) {
       await markSent(signed);
-      await broadcast(client, signed.serialized);
+      sent = await broadcastOutcome(client, signed.serialized);
     } else if (signer) {
       if (plan.fundedByOperator) await approveIfShort(deps, client, signer, payment, amount);
-      hash = await deps.sends.run(sendKey(payment.network, signer.address), async () => {
+      [hash, sent] = await deps.sends.run(sendKey(payment.network, signer.address), async () => {
         const call = await signCall(client, signer, expected);
         await markSent(call);
-        await broadcast(client, call.serialized);
-        return call.hash;
+        return [call.hash, await broadcastOutcome(client, call.serialized)] as const;
       });
     }
-    if (hash === null) throw new Error('no transaction to send');
+    if (hash === null || sent === null) throw new Error('no transaction to send');
   } catch (error) {
-    throw await failed(firstLine(error), error, hash);
+    throw await refusedBeforeSending(error, hash);
   }
-  // Broadcast: from here on the transaction may land whatever we hear, so only a revert frees
-  // its amount; a receipt not read in time (or an RPC that fails meanwhile) leaves it in flight,
-  // for detection and the reconciler to settle.
+  if (sent.kind === 'refused') throw await failed(sent.reason, null, hash);
+  // Broadcast, or perhaps (the node did not answer clearly: a timeout, a 5xx, `already known`):
+  // from here on the transaction may land whatever we hear, so only a revert frees its amount;
+  // a receipt not read in time (or an RPC that fails meanwhile) leaves it in flight, for
+  // detection and the reconciler to settle.
   const outcome = await waitForOutcome(client, hash, {
     timeoutMs: deps.receiptTimeoutMs,
     pollMs: RECEIPT_POLL_MS,

@@ -1,9 +1,12 @@
 import {
   type Address,
+  BaseError,
   type Hex,
+  isHex,
   keccak256,
   type PrivateKeyAccount,
   type PublicClient,
+  RpcError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type TransactionSerializable,
@@ -102,6 +105,64 @@ export async function signCall(
 export async function broadcast(client: PublicClient, serialized: Hex): Promise<void> {
   await sendRawTransaction(client, { serializedTransaction: serialized });
 }
+
+/**
+ * What a broadcast came to: the node took the transaction; the node refused it for good (it
+ * can never be mined as it is); or nobody can say (a timeout, an HTTP failure or a 5xx after
+ * the node may have taken it, `already known`): the transaction may still be mined.
+ */
+export type BroadcastOutcome =
+  | { readonly kind: 'accepted' }
+  | { readonly kind: 'refused' | 'unclear'; readonly reason: string };
+
+/** A node's answer that it holds the transaction already: in flight, not refused. */
+const ALREADY_KNOWN = /already ?known|known transaction|already imported|already exists/i;
+/** A node's answers that refuse a transaction for good (geth, Erigon, Nethermind, Reth, Hardhat). */
+const REFUSED =
+  /nonce too (low|high)|nonce has already been used|insufficient funds|intrinsic gas too low|gas limit|underpriced|fee cap|less than (the )?block base fee|invalid (sender|signature|chain ?id)|chain ?id mismatch|type not supported|oversized data/i;
+
+/**
+ * Broadcasts a signed transaction and says what came of it (`BroadcastOutcome`). Only an
+ * answer of the node itself (a JSON-RPC error) that names a refusal counts as one, and only
+ * while the node does not know the transaction's hash: a `nonce too low` may be this very
+ * transaction, mined by an attempt that timed out.
+ */
+export async function broadcastOutcome(
+  client: PublicClient,
+  serialized: Hex,
+): Promise<BroadcastOutcome> {
+  try {
+    await broadcast(client, serialized);
+    return { kind: 'accepted' };
+  } catch (error) {
+    const said = error instanceof BaseError ? error.walk((e) => e instanceof RpcError) : null;
+    const text = said instanceof RpcError ? `${said.shortMessage} ${said.details}` : '';
+    // The node's own words when it answered (viem's message is its error code's).
+    const reason = (said instanceof RpcError && said.details) || firstLine(error);
+    if (!REFUSED.test(text) || ALREADY_KNOWN.test(text)) return { kind: 'unclear', reason };
+    const known = await transactionStatus(client, keccak256(serialized)).catch(() => null);
+    return known === 'unknown' ? { kind: 'refused', reason } : { kind: 'unclear', reason };
+  }
+}
+
+/** An error's first line (viem's carry their details and version below it). */
+export function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message.split('\n')[0] : String(error)) || 'send failed';
+}
+
+/**
+ * The revert data of a call the chain refused (an `estimateGas` or `call` error), to decode
+ * against the contract's errors; null when the error carries none (the RPC failed, or the
+ * contract reverted without data).
+ */
+export function revertData(error: unknown): Hex | null {
+  if (!(error instanceof BaseError)) return null;
+  const found = error.walk(carriesData);
+  return carriesData(found) ? found.data : null;
+}
+
+const carriesData = (e: unknown): e is { readonly data: Hex } =>
+  typeof e === 'object' && e !== null && 'data' in e && isHex(e.data) && e.data.length > 2;
 
 /** The sender's count of mined transactions: a nonce below it is taken for good. */
 export async function minedNonce(client: PublicClient, sender: Address): Promise<number> {
