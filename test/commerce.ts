@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm';
-import { type Address, createWalletClient, custom, type Hex } from 'viem';
+import { type Address, createWalletClient, custom, getAddress, type Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { prepareTransactionRequest } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { clientIds, commercePayments } from '../src/db/schema.ts';
 import type { LocalChain } from '../src/sandbox/chain.ts';
 import { createRealClock, createTestApp, createTestClock, type TestApp } from './app.ts';
-import { accountOf, type StandIn, sendAll, standIn } from './chain.ts';
+import { accountOf, type StandIn, sendAll, standIn, usdcBalance } from './chain.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 
 /**
@@ -204,13 +204,21 @@ export async function signedRefund(
   await sendAll(chain, operator, [
     { to: approval.to, data: approval.data, value: approval.value.hex, chainId: chain.chainId },
   ]);
+  const signedTransaction = await signedBy(chain, operatorIndex, refund.to, refund.data);
+  return send(url, { refundAmount, signedTransaction });
+}
+
+/** The call `to`/`data` signed by the local chain's wallet `index`, as an operator off the server signs it. */
+export async function signedBy(chain: LocalChain, index: number, to: Hex, data: Hex): Promise<Hex> {
   const client = createWalletClient({
-    account: operator,
+    account: accountOf(chain, index),
     chain: chain.chain,
     transport: custom(chain.provider, { retryCount: 0 }),
   });
-  const signedTransaction = await client.signTransaction(
-    await prepareTransactionRequest(client, { to: refund.to, data: refund.data }),
-  );
-  return send(url, { refundAmount, signedTransaction });
+  return client.signTransaction(await prepareTransactionRequest(client, { to, data }));
+}
+
+/** The USDC the commerce escrow holds (every authorized payment's unreleased funds). */
+export function escrowBalance(): Promise<bigint> {
+  return usdcBalance(local.chain, getAddress(t.chains.contracts('base').authCaptureEscrow ?? ''));
 }

@@ -87,6 +87,7 @@ export const ERROR_STATUS = {
   client_id_mismatch: 403,
   destination_mismatch: 403,
   commerce_not_payer: 403,
+  commerce_client_id_cannot_sign: 403,
   secure_payment_expired: 403,
   secure_payment_invalidated: 403,
   secure_payment_compliance_failed: 403,

@@ -39,6 +39,10 @@ export const CommerceStatus = Type.Enum([...COMMERCE_STATUSES], {
 const SIGNED_TRANSACTION_DESCRIPTION =
   'payreq’s addition: the operator’s own signed transaction (hex, as `eth_sendRawTransaction` takes it) of exactly the `/calldata` answer, for operators whose key this server does not hold; it is checked and broadcast as it is';
 
+/** How an execute operation is signed, and who may have the server sign it. */
+export const SERVER_SIGNS =
+  'Sent with the server’s operator key when it is the payment’s operator, and then only for an API key: a client ID is public, so with one alone it answers 403 `commerce_client_id_cannot_sign` and sends nothing, unless it carries the operator’s own `signedTransaction`. When the server does not hold the operator’s key, `signedTransaction` is required.';
+
 export const SignedTransaction = Type.String({
   maxLength: 100_000,
   description: SIGNED_TRANSACTION_DESCRIPTION,

@@ -1,19 +1,18 @@
 import { Type } from 'typebox';
-import { scopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { authorizePlan } from '../actions.ts';
 import { checkPreApproved } from '../consent.ts';
 import type { CommerceDeps } from '../deps.ts';
-import { executeAction } from '../execute.ts';
-import { formatted } from '../format.ts';
 import {
   COMMERCE_AUTH,
   COMMERCE_TAGS,
   CommerceParams,
   CommerceStatus,
   emptyBodyAsObject,
+  SERVER_SIGNS,
   SignedTransaction,
 } from '../schemas.ts';
+import { executeRoute } from './execute-route.ts';
 
 const AuthorizeBody = Type.Object(
   { signedTransaction: Type.Optional(SignedTransaction) },
@@ -37,25 +36,18 @@ export function registerAuthorize(app: App, deps: CommerceDeps): void {
         tags: COMMERCE_TAGS,
         summary: 'Authorize a commerce payment as its operator: the escrow takes the buyer’s funds',
         description:
-          'Sends `authorizePayment` as the operator. The wrapper takes it only on terms the buyer pre-approved: the buyer must first have sent the transactions of `/authorize/calldata` (the approval of the wrapper for the amount, then `preApproveAuthorization`); without them, 409 `commerce_not_preapproved` and nothing is sent. Sent with the server’s operator key when it is the payment’s operator, else `signedTransaction` is required.',
+          'Sends `authorizePayment` as the operator. The wrapper takes it only on terms the buyer pre-approved: the buyer must first have sent the transactions of `/authorize/calldata` (the approval of the wrapper for the amount, then `preApproveAuthorization`); without them, 409 `commerce_not_preapproved` and nothing is sent. ' +
+          SERVER_SIGNS,
         params: CommerceParams,
         body: AuthorizeBody,
         response: { 200: AuthorizeResponse },
       },
     },
-    async (request) => {
-      const result = await executeAction(
+    async (request) =>
+      executeRoute(
         deps,
-        scopeOf(request),
-        request.params.requestId,
+        request,
         authorizePlan(request.body.signedTransaction, (payment) => checkPreApproved(deps, payment)),
-      );
-      return {
-        requestId: result.payment.requestId,
-        status: result.state.status,
-        transactionHash: result.transactionHash,
-        amount: formatted(deps.chains, result.payment, result.amount),
-      };
-    },
+      ),
   );
 }

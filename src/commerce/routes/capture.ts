@@ -8,6 +8,7 @@ import {
   COMMERCE_TAGS,
   CommerceParams,
   CommerceStatus,
+  SERVER_SIGNS,
   SignedTransaction,
 } from '../schemas.ts';
 import { executeRoute } from './execute-route.ts';
@@ -33,7 +34,8 @@ export function registerCapture(app: App, deps: CommerceDeps): void {
         tags: COMMERCE_TAGS,
         summary: 'Capture held funds to the merchant, in part or in full',
         description:
-          'At most the capturable amount, before the authorization expires; `feeBps` of it goes to `feeReceiver`. Sent with the server’s operator key when it is the payment’s operator, else `signedTransaction` is required.',
+          'At most the capturable amount, before the authorization expires; `feeBps` of it goes to `feeReceiver`. ' +
+          SERVER_SIGNS,
         params: CommerceParams,
         body: CaptureExecuteBody,
         response: { 200: CaptureResponse },

@@ -33,7 +33,7 @@ export function registerRefund(app: App, deps: CommerceDeps): void {
         tags: COMMERCE_TAGS,
         summary: 'payreq’s addition: refund captured funds to the buyer, from the operator',
         description:
-          'At most the refundable amount (captured, not yet refunded), before the refund expiry. The operator supplies the funds, so the operator signs: it approves the wrapper itself and sends `signedTransaction` (`/refund/calldata`). The server never pays a refund with its shared `COMMERCE_OPERATOR_KEY` (409 `commerce_refund_unfunded`); only the sandbox’s development operator refunds unsigned, approving the wrapper first when short.',
+          'At most the refundable amount (captured, not yet refunded), before the refund expiry. The operator supplies the funds, so the operator signs: it approves the wrapper itself and sends `signedTransaction` (`/refund/calldata`). The server never pays a refund with its shared `COMMERCE_OPERATOR_KEY` (409 `commerce_refund_unfunded`); only the sandbox’s development operator refunds unsigned, approving the wrapper first when short, and only for an API key: with a client ID alone, 403 `commerce_client_id_cannot_sign`.',
         params: CommerceParams,
         body: RefundExecuteBody,
         response: { 200: RefundResponse },

@@ -8,6 +8,7 @@ import {
   CommerceParams,
   CommerceStatus,
   emptyBodyAsObject,
+  SERVER_SIGNS,
   SignedTransaction,
 } from '../schemas.ts';
 import { executeRoute } from './execute-route.ts';
@@ -36,8 +37,7 @@ export function registerVoid(app: App, deps: CommerceDeps): void {
       schema: {
         tags: COMMERCE_TAGS,
         summary: 'Void a commerce payment: every unit still held goes back to the buyer',
-        description:
-          'Sent with the server’s operator key when it is the payment’s operator, else `signedTransaction` is required.',
+        description: SERVER_SIGNS,
         params: CommerceParams,
         body: VoidBody,
         response: { 200: VoidResponse },
