@@ -67,6 +67,7 @@ describe('GET /v2/commerce-payments/token/{payToken}', () => {
       heldAmount: '0',
       capturedAmount: '0',
       refundedAmount: '0',
+      canReclaim: false,
       merchant: wallet(MERCHANT_WALLET).address,
       merchantId: 'shop-1',
       buyer: wallet(BUYER_WALLET).address,

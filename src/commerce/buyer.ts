@@ -22,6 +22,7 @@ import type { CommerceDeps } from './deps.ts';
 import { checkAuthorize } from './limits.ts';
 import { type CommercePaymentRow, isOurAuthorization, referenceOf } from './payment.ts';
 import { commerceNotFound, type LoadedPayment, loadState } from './store.ts';
+import { canReclaim } from './view.ts';
 import { wrapperOperator } from './wrapper-operator.ts';
 
 /**
@@ -70,6 +71,7 @@ export function buyerView(deps: Pick<CommerceDeps, 'chains'>, loaded: LoadedPaym
     heldAmount: amount(state.held),
     capturedAmount: amount(state.captured),
     refundedAmount: amount(state.refunded),
+    canReclaim: canReclaim(loaded),
     merchant: payment.merchant,
     merchantId: payment.merchantId,
     buyer: payment.payer,

@@ -6,6 +6,7 @@ import { reclaimTransaction } from './calldata/reclaim.ts';
 import type { CommerceDeps } from './deps.ts';
 import type { CommercePaymentRow } from './payment.ts';
 import { loadState } from './store.ts';
+import { canReclaim } from './view.ts';
 
 /**
  * `GET /v2/commerce-payments/token/{payToken}/reclaim?wallet=`: the buyer's `reclaimPayment`,
@@ -21,8 +22,8 @@ export async function buyerReclaim(
 ): Promise<EvmTransaction> {
   const address = connectedWallet(wallet);
   const now = await deps.chainTime.now(payment.network);
-  const { state } = await loadState(deps.db, payment, now);
-  if (payment.payer === null || state.held === 0n) {
+  const loaded = await loadState(deps.db, payment, now);
+  if (payment.payer === null || loaded.state.held === 0n) {
     throw new AppError(
       'commerce_nothing_to_reclaim',
       'Nothing is held to reclaim: the payment is not authorized, or was captured, released or reclaimed',
@@ -34,7 +35,7 @@ export async function buyerReclaim(
       `Only the payer can reclaim this payment: ${getAddress(payment.payer)}, not ${address}`,
     );
   }
-  if (Math.floor(now.getTime() / 1000) < payment.authorizationExpiry) {
+  if (!canReclaim(loaded)) {
     throw new AppError(
       'commerce_authorization_not_expired',
       `The authorization holds until ${new Date(payment.authorizationExpiry * 1000).toISOString()} (authorizationExpiry): it can be reclaimed after`,

@@ -190,6 +190,7 @@ describe('GET /v2/commerce-payments/{requestId}/status', () => {
       canCapture: false,
       canVoid: false,
       canRefund: false,
+      canReclaim: false,
       events: [],
     });
   });

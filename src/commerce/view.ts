@@ -6,7 +6,8 @@ import type { LoadedPayment } from './store.ts';
 /**
  * `GET /v2/commerce-payments/{requestId}/status`: 0.31.0's schema (the latest event: `type`,
  * `timestamp`, `transactionHash`, `blockNumber`) and its example (the whole payment) together,
- * plus the amounts a caller needs to act (capturable, refundable, voided, reclaimed).
+ * plus the amounts a caller needs to act (capturable, refundable, voided, reclaimed) and what
+ * it may do (`canCapture`, `canVoid`, `canRefund`, and the payer's `canReclaim`).
  */
 
 type EventType = 'AUTHORIZED' | 'CAPTURED' | 'VOIDED' | 'REFUNDED' | 'RECLAIMED';
@@ -59,6 +60,15 @@ function eventViews(loaded: LoadedPayment): EventView[] {
 }
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+/**
+ * payreq's `canReclaim`: something is still held and the chain's clock (the `now` the state was
+ * judged at, chain-time.ts) has passed `authorizationExpiry`, so the payer's `reclaimPayment`
+ * succeeds, whatever the status says (a partly captured hold reads `PAID`).
+ */
+export function canReclaim({ payment, state, now }: LoadedPayment): boolean {
+  return state.held > 0n && Math.floor(now.getTime() / 1000) >= payment.authorizationExpiry;
+}
 
 /**
  * The latest event's `type` and `timestamp` (0.31.0's schema). Before any event there is none to
@@ -126,6 +136,7 @@ export function statusView(chains: ChainRegistry, loaded: LoadedPayment) {
     canCapture: state.canCapture,
     canVoid: state.canVoid,
     canRefund: state.canRefund,
+    canReclaim: canReclaim(loaded),
     createdAt: payment.createdAt.toISOString(),
     updatedAt: lastChange(loaded).toISOString(),
     events,

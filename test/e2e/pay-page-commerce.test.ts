@@ -27,6 +27,7 @@ const BUYER = {
   unnamed: 11,
   refused: 12,
   reclaims: 13,
+  partlyCaptured: 7,
   atomic: 9,
   unbatched: 8,
 } as const;
@@ -295,7 +296,7 @@ describe('authorizing in one confirmation (EIP-5792)', () => {
   });
 });
 
-// Last: it moves the chain's clock a week on, past every payment's authorization expiry.
+// Last: they move the chain's clock past every payment's authorization expiry.
 describe('an authorization that expired uncaptured', () => {
   it('says the funds are still held and the buyer’s, and gives them back to the buyer’s wallet exactly', async () => {
     const created = await createPayment('6.75', BUYER.reclaims);
@@ -338,6 +339,71 @@ describe('an authorization that expired uncaptured', () => {
     expect([await rig.balance('USDC', buyer), await rig.balance('USDC', escrow())]).toEqual(start);
     const status = await rig.get(`/v2/commerce-payments/${created.requestId}/status`);
     expect(status.body).toMatchObject({ status: 'RECLAIMED', reclaimedAmount: '6.75' });
+    await context.close();
+  });
+});
+
+describe('an authorization captured in part that expired', () => {
+  it('offers the buyer what the merchant did not capture, and gives exactly that back', async () => {
+    const created = await createPayment('50', BUYER.partlyCaptured);
+    const buyer = rig.wallet(BUYER.partlyCaptured).address;
+    const start = [await rig.balance('USDC', buyer), await rig.balance('USDC', escrow())];
+    const held = await rig.openAt(queryOf(created), [spec(BUYER.partlyCaptured)]);
+    await held.page.getByRole('button', { name: 'Authorize with Test Wallet' }).click();
+    await screen(held.page, 'commerce-held');
+    await held.context.close();
+    const capture = await fetch(`${rig.origin}/v2/commerce-payments/${created.requestId}/capture`, {
+      method: 'POST',
+      headers: { 'x-api-key': rig.tenant.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ captureAmount: '30' }),
+    });
+    expect(capture.status, await capture.text()).toBe(200);
+
+    // The chain's clock passes the authorization's expiry with 20 of the 50 still held.
+    const latest = await rig.local.chain.client.getBlock({ blockTag: 'latest' });
+    const { authorizationExpiry } = await rowOf(created.requestId);
+    await rig.local.chain.provider.request({
+      method: 'evm_increaseTime',
+      params: [authorizationExpiry + 60 - Number(latest.timestamp)],
+    });
+    await rig.local.chain.provider.request({ method: 'evm_mine', params: [] });
+    await expect
+      .poll(async () => (await rig.get(`/v2/commerce-payments/${created.requestId}/status`)).body, {
+        timeout: 10_000,
+      })
+      .toMatchObject({ status: 'PAID', capturableAmount: '20', canReclaim: true });
+
+    const { page, wallets, context } = await rig.openAt(queryOf(created), [
+      spec(BUYER.partlyCaptured),
+    ]);
+    await screen(page, 'commerce-reclaimable');
+    expect(await text(page, 'h1')).toBe('The hold expired');
+    expect(await text(page, '[data-field="state"]')).toBe('expired, yours to reclaim');
+    expect(await text(page, '[data-field="words"]')).toBe(
+      '30 USDC was captured; the remaining 20 USDC is yours to reclaim. It is still in the escrow, and only you can take it back to your wallet.',
+    );
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await rig.screenshot(page, 'commerce-reclaimable-partly-captured');
+    const beforeReclaim = await rig.balance('USDC', buyer);
+
+    await page.getByRole('button', { name: 'Reclaim with Test Wallet' }).click();
+    // Followed until detection reads the reclaim: nothing is held, and it stays captured.
+    await screen(page, 'commerce-captured');
+    expect(await page.getByRole('button', { name: 'Reclaim with Test Wallet' }).count()).toBe(0);
+    expect(sends(wallets[0])).toBe(1);
+    expect((await rig.balance('USDC', buyer)) - beforeReclaim).toBe(20_000_000n);
+    // Of the buyer's 50, the merchant kept the 30 captured; the escrow holds nothing of it.
+    expect([
+      (await rig.balance('USDC', buyer)) - (start[0] ?? 0n),
+      await rig.balance('USDC', escrow()),
+    ]).toEqual([-30_000_000n, start[1]]);
+    const status = await rig.get(`/v2/commerce-payments/${created.requestId}/status`);
+    expect(status.body).toMatchObject({
+      status: 'PAID',
+      capturedAmount: '30',
+      reclaimedAmount: '20',
+      canReclaim: false,
+    });
     await context.close();
   });
 });

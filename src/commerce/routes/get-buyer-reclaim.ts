@@ -33,7 +33,7 @@ export function registerGetBuyerReclaim(app: App, deps: CommerceDeps): void {
         tags: COMMERCE_TAGS,
         summary: 'The transaction a buyer’s wallet sends to reclaim an expired commerce payment',
         description:
-          'payreq’s addition, for the hosted page: once the authorization has expired by the chain’s clock, the payer takes back what the escrow still holds. Nothing is recorded: the payment reads RECLAIMED once detection sees the wrapper’s PaymentReclaimed.',
+          'payreq’s addition, for the hosted page: once the authorization has expired by the chain’s clock, the payer takes back what the escrow still holds, all of it or, when part was captured, the rest (the view’s `canReclaim`). Nothing is recorded: once detection sees the wrapper’s PaymentReclaimed, nothing reads held and the payment reads RECLAIMED (PAID or a refund’s status when part was captured).',
         params: PayTokenParams,
         querystring: BuyerReclaimQuery,
         response: {

@@ -19,6 +19,10 @@ const BuyerViewResponse = Type.Object({
   heldAmount: Type.String({ description: 'Held in the escrow now' }),
   capturedAmount: Type.String(),
   refundedAmount: Type.String(),
+  canReclaim: Type.Boolean({
+    description:
+      'The buyer may take back what is held (`heldAmount`, by `/reclaim`): something is held and the chain’s clock has passed `authorizationExpiry`, whatever `status` says (a partly captured hold stays `PAID`)',
+  }),
   merchant: Type.String({ description: 'Who captures the payment' }),
   merchantId: Type.String(),
   buyer: Type.Union([Type.String(), Type.Null()], {

@@ -64,6 +64,10 @@ const StatusResponse = Type.Object({
   canCapture: Type.Boolean(),
   canVoid: Type.Boolean(),
   canRefund: Type.Boolean(),
+  canReclaim: Type.Boolean({
+    description:
+      'payreq’s addition: the payer may reclaim what is still held (`reclaimPayment`): something is held and the chain’s clock has passed `authorizationExpiry`, whatever `status` says (a partly captured hold stays `PAID`)',
+  }),
   createdAt: Type.String(),
   updatedAt: Type.String(),
   events: Type.Array(Event),

@@ -35,6 +35,8 @@ export interface CommerceView {
   readonly heldAmount: string;
   readonly capturedAmount: string;
   readonly refundedAmount: string;
+  /** Something is held past the authorization's expiry (by the chain's clock): the buyer's to take back. */
+  readonly canReclaim: boolean;
   readonly merchant: string;
   readonly merchantId: string;
   readonly buyer: string | null;

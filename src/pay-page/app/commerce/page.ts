@@ -2,7 +2,7 @@ import type { PageConfig } from '../config.ts';
 import { errorScreen } from '../screens.ts';
 import { tokenPage } from '../token-page/page.ts';
 import { walletsSlot } from '../wallet/offer.ts';
-import { type CommerceStatus, type CommerceView, createCommerceApi } from './api.ts';
+import { type CommerceView, createCommerceApi } from './api.ts';
 import type { BuyerAction, CommerceContext } from './context.ts';
 import { buyerActionOf, followingScreen, paymentScreen } from './screens.ts';
 
@@ -10,16 +10,19 @@ import { buyerActionOf, followingScreen, paymentScreen } from './screens.ts';
  * The page of a commerce payment (`PAY_URL/?commerce=<pay token>`): reads the payment by its
  * token and shows what is held and until when. While it awaits the buyer, the wallet code (its
  * own chunk, downloaded meanwhile) offers the wallets, and the buyer approves the wrapper and
- * authorizes; once a hold has expired uncaptured, the buyer reclaims it. The page then follows
+ * authorizes; once a hold has expired with anything still in it, the buyer reclaims that. The page then follows
  * the payment until it reads held, or reclaimed.
  */
 
 const FOLLOW_EVERY_MS = 2_000;
 
-/** The statuses that end following each action. */
-const SETTLED: Record<BuyerAction, (status: CommerceStatus) => boolean> = {
-  authorize: (status) => status !== 'PENDING' && status !== 'AUTHORIZING',
-  reclaim: (status) => status !== 'EXPIRED',
+/**
+ * What ends following each action: the authorization once the payment reads past it; the
+ * reclaim once nothing is left to reclaim (a partly captured hold keeps reading `PAID`).
+ */
+const SETTLED: Record<BuyerAction, (view: CommerceView) => boolean> = {
+  authorize: ({ status }) => status !== 'PENDING' && status !== 'AUTHORIZING',
+  reclaim: (view) => !view.canReclaim,
 };
 
 export function showCommerce(config: PageConfig, root: HTMLElement, token: string): void {
@@ -29,7 +32,7 @@ export function showCommerce(config: PageConfig, root: HTMLElement, token: strin
     page.render(followingScreen(action));
     for (;;) {
       const state = await api.view(token);
-      if (state.kind === 'found' && SETTLED[action](state.view.status)) {
+      if (state.kind === 'found' && SETTLED[action](state.view)) {
         present(state.view);
         return;
       }

@@ -44,11 +44,11 @@ function authorizable(view: CommerceView): boolean {
 }
 
 /**
- * Expired by the service's reading of the chain's clock with funds still in the escrow: the
- * authorization lapsed uncaptured (an expired pre-approval holds nothing).
+ * Funds still in the escrow past the authorization's expiry, by the service's reading of the
+ * chain's clock (`canReclaim`): the hold lapsed uncaptured, or captured in part (`PAID`).
  */
 function reclaimable(view: CommerceView): boolean {
-  return view.status === 'EXPIRED' && Number(view.heldAmount) > 0;
+  return view.canReclaim;
 }
 
 /** What the buyer's wallet may do from here: authorize it, reclaim it, or nothing. */
@@ -130,7 +130,9 @@ function stageWords(view: CommerceView, stage: Stage): string {
     case 'reclaimed':
       return 'The hold expired and the amount went back to your wallet.';
     case 'reclaimable':
-      return `The hold expired before the merchant captured it: ${view.heldAmount} ${symbol} is still in the escrow, and only you can take it back. Reclaim it to your wallet.`;
+      return Number(view.capturedAmount) > 0
+        ? `${view.capturedAmount} ${symbol} was captured; the remaining ${view.heldAmount} ${symbol} is yours to reclaim. It is still in the escrow, and only you can take it back to your wallet.`
+        : `The hold expired before the merchant captured it: ${view.heldAmount} ${symbol} is still in the escrow, and only you can take it back. Reclaim it to your wallet.`;
     case 'expired':
       return 'Nothing was held. Ask the merchant for a new link.';
   }
