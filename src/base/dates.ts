@@ -25,3 +25,8 @@ export function parseDateTime(value: string, options: { utcOnly?: boolean } = {}
   const date = new Date(value);
   return exists && !Number.isNaN(date.getTime()) ? date : null;
 }
+
+/** A Unix time in seconds (a block's or a contract's) as an ISO 8601 UTC timestamp. */
+export function isoFromSeconds(seconds: number | bigint): string {
+  return new Date(Number(seconds) * 1000).toISOString();
+}

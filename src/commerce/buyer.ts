@@ -6,6 +6,7 @@ import {
   parseEventLogs,
   TransactionReceiptNotFoundError,
 } from 'viem';
+import { isoFromSeconds } from '../base/dates.ts';
 import { AppError, ValidationError } from '../base/errors.ts';
 import { isPayToken } from '../base/ids.ts';
 import type { Database } from '../db/client.ts';
@@ -51,8 +52,6 @@ export async function findByPayToken(
   return row;
 }
 
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
-
 /** `GET /v2/commerce-payments/token/{payToken}`: what the buyer's page shows. */
 export function buyerView(deps: Pick<CommerceDeps, 'chains'>, loaded: LoadedPayment) {
   const { payment, state } = loaded;
@@ -75,9 +74,9 @@ export function buyerView(deps: Pick<CommerceDeps, 'chains'>, loaded: LoadedPaym
     merchant: payment.merchant,
     merchantId: payment.merchantId,
     buyer: payment.payer,
-    preApprovalExpiry: iso(payment.preApprovalExpiry),
-    authorizationExpiry: iso(payment.authorizationExpiry),
-    refundExpiry: iso(payment.refundExpiry),
+    preApprovalExpiry: isoFromSeconds(payment.preApprovalExpiry),
+    authorizationExpiry: isoFromSeconds(payment.authorizationExpiry),
+    refundExpiry: isoFromSeconds(payment.refundExpiry),
   };
 }
 

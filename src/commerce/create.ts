@@ -167,8 +167,10 @@ export async function createAuthorizeCalldata(
         ...expiries,
         paymentReference: request.paymentReference,
         commercePaymentHash: hash,
-        createdAt: now,
-        updatedAt: now,
+        // The row's own times are the server's, as every later update's: only the escrow's
+        // expiries follow the chain's clock.
+        createdAt: deps.clock.now(),
+        updatedAt: deps.clock.now(),
       })
       .returning();
     if (!row) throw new Error('commerce payment insert returned no row');

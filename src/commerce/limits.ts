@@ -1,4 +1,5 @@
 import { type Address, getAddress, isAddress, zeroAddress } from 'viem';
+import { isoFromSeconds } from '../base/dates.ts';
 import { AppError, ValidationError } from '../base/errors.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
 import { MAX_COMMERCE_AMOUNT } from '../payments/commerce/abi.ts';
@@ -56,7 +57,6 @@ function conflict(code: ConstructorParameters<typeof AppError>[0], message: stri
 }
 
 const nowSeconds = (now: Date) => Math.floor(now.getTime() / 1000);
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 export function checkAuthorize(
   payment: CommercePaymentRow,
@@ -76,7 +76,7 @@ export function checkAuthorize(
   if (nowSeconds(now) >= payment.preApprovalExpiry) {
     throw conflict(
       'commerce_preapproval_expired',
-      `The pre-approval expired at ${iso(payment.preApprovalExpiry)} (preApprovalExpiry): the payment can no longer be authorized`,
+      `The pre-approval expired at ${isoFromSeconds(payment.preApprovalExpiry)} (preApprovalExpiry): the payment can no longer be authorized`,
     );
   }
 }
@@ -92,7 +92,7 @@ export function checkCapture(
   if (nowSeconds(now) >= payment.authorizationExpiry) {
     throw conflict(
       'commerce_authorization_expired',
-      `The authorization expired at ${iso(payment.authorizationExpiry)} (authorizationExpiry): nothing can be captured`,
+      `The authorization expired at ${isoFromSeconds(payment.authorizationExpiry)} (authorizationExpiry): nothing can be captured`,
     );
   }
   if (state.voiding) throw inFlight('a void');
@@ -131,7 +131,7 @@ export function checkRefund(
   if (nowSeconds(now) >= payment.refundExpiry) {
     throw conflict(
       'commerce_refund_expired',
-      `The refund window closed at ${iso(payment.refundExpiry)} (refundExpiry)`,
+      `The refund window closed at ${isoFromSeconds(payment.refundExpiry)} (refundExpiry)`,
     );
   }
   if (amount > state.refundable) {

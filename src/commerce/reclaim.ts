@@ -1,4 +1,5 @@
 import { getAddress } from 'viem';
+import { isoFromSeconds } from '../base/dates.ts';
 import { AppError } from '../base/errors.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';
 import { connectedWallet } from './buyer.ts';
@@ -38,7 +39,7 @@ export async function buyerReclaim(
   if (!canReclaim(loaded)) {
     throw new AppError(
       'commerce_authorization_not_expired',
-      `The authorization holds until ${new Date(payment.authorizationExpiry * 1000).toISOString()} (authorizationExpiry): it can be reclaimed after`,
+      `The authorization holds until ${isoFromSeconds(payment.authorizationExpiry)} (authorizationExpiry): it can be reclaimed after`,
     );
   }
   return reclaimTransaction(payment);

@@ -1,3 +1,4 @@
+import { isoFromSeconds } from '../base/dates.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { CommerceActionRow, CommerceEventRow } from './payment.ts';
@@ -59,8 +60,6 @@ function eventViews(loaded: LoadedPayment): EventView[] {
   return views;
 }
 
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
-
 /**
  * payreq's `canReclaim`: something is still held and the chain's clock (the `now` the state was
  * judged at, chain-time.ts) has passed `authorizationExpiry`, so the payer's `reclaimPayment`
@@ -84,7 +83,7 @@ function latestOf(
   const latest = events.at(-1);
   if (latest) return latest;
   if (state.status === 'EXPIRED') {
-    return { type: state.status, timestamp: iso(payment.preApprovalExpiry) };
+    return { type: state.status, timestamp: isoFromSeconds(payment.preApprovalExpiry) };
   }
   if (state.status === 'FAILED') {
     const failed = actions.findLast((a) => a.status === 'failed');
@@ -130,9 +129,9 @@ export function statusView(chains: ChainRegistry, loaded: LoadedPayment) {
     reclaimedAmount: amount(state.reclaimed),
     paymentReference: payment.paymentReference,
     commercePaymentHash: payment.commercePaymentHash ?? '',
-    preApprovalExpiry: iso(payment.preApprovalExpiry),
-    authorizationExpiry: iso(payment.authorizationExpiry),
-    refundExpiry: iso(payment.refundExpiry),
+    preApprovalExpiry: isoFromSeconds(payment.preApprovalExpiry),
+    authorizationExpiry: isoFromSeconds(payment.authorizationExpiry),
+    refundExpiry: isoFromSeconds(payment.refundExpiry),
     canCapture: state.canCapture,
     canVoid: state.canVoid,
     canRefund: state.canRefund,

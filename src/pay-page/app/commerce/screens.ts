@@ -122,7 +122,9 @@ function stageWords(view: CommerceView, stage: Stage): string {
     case 'held':
       return WHAT_HAPPENS;
     case 'captured':
-      return `The merchant captured ${view.capturedAmount} ${symbol}; what it did not take goes back to your wallet.`;
+      return Number(view.heldAmount) > 0
+        ? `The merchant captured ${view.capturedAmount} ${symbol}. The other ${view.heldAmount} ${symbol} stays in the escrow until the merchant releases it, or until the hold expires and you reclaim it.`
+        : `The merchant captured ${view.capturedAmount} ${symbol}.`;
     case 'released':
       return 'The merchant released the payment: the amount held is back in your wallet.';
     case 'refunded':
