@@ -1,56 +1,16 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
-import type { Logger } from 'pino';
-import { apiKeyRoutes, authRoutes, clientIdRoutes } from '../auth/routes.ts';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
-import type { Clock } from '../base/clock.ts';
-import type { SecretBox } from '../base/secret-box.ts';
-import { resolveOrchestratorBranding } from '../branding/resolve.ts';
-import { brandingRoutes } from '../branding/routes.ts';
-import type { ChainClients } from '../chains/clients.ts';
-import type { NetworkReadiness } from '../chains/network-probe.ts';
-import { isSandboxNetwork } from '../chains/networks.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
-import { createTronGridClient } from '../chains/tron-grid.ts';
-import { createChainTime } from '../commerce/chain-time.ts';
-import { serverOperator } from '../commerce/operator.ts';
-import { commerceRoutes } from '../commerce/routes.ts';
-import { createSendQueue } from '../commerce/send-queue.ts';
-import type { Config } from '../config/config.ts';
-import { type Aggregator, createAggregator } from '../crosschain/aggregator.ts';
-import { createPaymentOptionsReader } from '../crosschain/payment-options.ts';
-import { createRouteQuoter } from '../crosschain/quote-route.ts';
-import { currencyRoutes } from '../currencies/routes.ts';
-import type { DatabaseHandle } from '../db/client.ts';
-import { destinationRoutes } from '../destinations/routes.ts';
-import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
-import { feeRoutes } from '../fees/routes.ts';
-import type { RateLimits } from '../http/budgets.ts';
 import { cookieWriteOrigins } from '../http/cookie-writes.ts';
 import { createCredentialCache } from '../http/credential-cache.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
-import { journeyRoutes } from '../journeys/routes.ts';
-import { orchestratorRoutes } from '../orchestrators/routes.ts';
 import { loadPayPageBuild } from '../pay-page/assets.ts';
 import { ensurePayPageClientId } from '../pay-page/client-id.ts';
-import { payPageRoutes } from '../pay-page/routes.ts';
-import { payPagePath } from '../pay-page/shell.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
-import { paymentSearchRoutes } from '../payments-search/routes.ts';
-import { createMulticallParents } from '../payouts/multicall/parents.ts';
 import { MULTICALL_SCHEMAS } from '../payouts/multicall/schemas.ts';
-import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
-import { payoutRoutes } from '../payouts/routes.ts';
-import { requestRoutes } from '../requests/routes.ts';
-import { sandboxCommerceOperator } from '../sandbox/addresses.ts';
-import type { Eip1193Provider } from '../sandbox/chain.ts';
-import { sandboxRoutes } from '../sandbox/routes.ts';
-import { securePaymentRoutes } from '../secure-payments/routes.ts';
-import { v1Routes } from '../v1/routes.ts';
-import { webhookRoutes } from '../webhooks/routes.ts';
 import { installAdmission } from './admission.ts';
+import type { AppDeps } from './app-deps.ts';
 import { installCors } from './cors.ts';
 import { installAuth, installAuthGate } from './credentials.ts';
 import {
@@ -59,7 +19,7 @@ import {
   installHttpGuards,
   sendRawEnvelope,
 } from './error-handler.ts';
-import { healthRoutes } from './health.ts';
+import { registerFeatureRoutes } from './feature-routes.ts';
 import { installInputGuard } from './input-guard.ts';
 import { installOpenApi } from './openapi.ts';
 import { installFailedCredentialLimit, installRateLimit } from './rate-limit-hooks.ts';
@@ -67,51 +27,10 @@ import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { type RouteEntry, recordRoutes } from './route-table.ts';
 
-export interface AppDeps {
-  readonly config: Config;
-  readonly chains: ChainRegistry;
-  readonly clients: ChainClients;
-  readonly database: DatabaseHandle;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  /** Per-caller request budgets (main.ts); absent in tests that do not exercise them. */
-  readonly rateLimiter?: RateLimiter | undefined;
-  /** Budgets other than the defaults (tests). */
-  readonly rateLimits?: Partial<RateLimits> | undefined;
-  /** Seals and opens webhook signing secrets (SECRET_KEY). */
-  readonly secretBox: SecretBox;
-  /** Called when deliveries were queued outside payment detection (tests, redeliveries). */
-  readonly wakeDispatcher?: (() => void) | undefined;
-  /**
-   * The sandbox chain, when `npm start` runs one: its JSON-RPC is served at /sandbox/rpc (the
-   * second chain's, when it runs, at /sandbox-b/rpc).
-   */
-  readonly sandbox?:
-    | {
-        readonly provider: Eip1193Provider;
-        readonly second?: { readonly provider: Eip1193Provider } | null | undefined;
-      }
-    | undefined;
-  /** The recurring executors' relayer checks, shown by `/readyz` (when this process runs them). */
-  readonly relayerHealth?: (() => readonly RelayerHealth[]) | undefined;
-  /** The networks' start check, shown by `/readyz` (main.ts runs it). */
-  readonly networkReadiness?: (() => readonly NetworkReadiness[]) | undefined;
-  /** Where the built pay page is (tests); dist/pay-page by default. */
-  readonly payPageDir?: string | undefined;
-  /** The process's routing aggregator, shared with its workers (made here otherwise). */
-  readonly aggregator?: Aggregator | undefined;
-}
-
 const MAX_PARAM_LENGTH = 256;
 
 /** Largest JSON body we parse (the biggest legitimate one is a batch of a few hundred items). */
 const BODY_LIMIT_BYTES = 1_048_576;
-
-/**
- * How long a commerce execute operation waits for its transaction's receipt before answering
- * it in flight (the status follows it from there).
- */
-const COMMERCE_RECEIPT_TIMEOUT_MS = 30_000;
 
 export interface BuiltApp {
   readonly app: App;
@@ -213,105 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   await installOpenApi(app, deps.config);
 
   for (const schema of [...SHARED_SCHEMAS, ...MULTICALL_SCHEMAS]) app.addSchema(schema);
-  healthRoutes(app, {
-    database: deps.database,
-    relayerHealth: deps.relayerHealth,
-    networks: deps.networkReadiness,
-  });
-  currencyRoutes(app, { chains: deps.chains });
-  orchestratorRoutes(app, {
-    db,
-    clock: deps.clock,
-    secretBox: deps.secretBox,
-    webhooks: deps.config.webhooks,
-    chains: deps.chains,
-    payUrl: deps.config.payUrl,
-    brandingOf: (orchestratorId) => resolveOrchestratorBranding(db, orchestratorId),
-  });
-  feeRoutes(app, {
-    db,
-    clock: deps.clock,
-    chains: deps.chains,
-    protocolFee: deps.config.protocolFee,
-  });
-  brandingRoutes(app, {
-    db,
-    clock: deps.clock,
-    dir: deps.config.brandingDir,
-    basePath: payPagePath(deps.config.payUrl),
-  });
-  const chainDeps = { db, clock: deps.clock, chains: deps.chains, clients: deps.clients };
-  // One aggregator per process (main.ts hands the workers' bridge tracker the same): every
-  // cross-chain call shares its circuit breaker, and every
-  // route verb the one quoter (its cache of routes and of steps handed out).
-  const crossChainRoutes = createRouteQuoter({
-    aggregator: deps.aggregator ?? createAggregator({ config: deps.config.crosschain }),
-    clock: deps.clock,
-  });
-  destinationRoutes(app, chainDeps);
-  payeeDestinationV1Routes(app, chainDeps);
-  requestRoutes(app, { ...chainDeps, routes: crossChainRoutes });
-  v1Routes(app, { ...chainDeps, routes: crossChainRoutes });
-  payoutRoutes(app, {
-    ...chainDeps,
-    payUrl: deps.config.payUrl,
-    protocolFee: deps.config.protocolFee,
-    maxChildren: deps.config.multicallMaxChildren,
-  });
-  const tronRpc = deps.config.networks.tron.rpcUrl;
-  securePaymentRoutes(app, {
-    ...chainDeps,
-    payUrl: deps.config.payUrl,
-    protocolFee: deps.config.protocolFee,
-    parents: createMulticallParents({ ...chainDeps, routes: crossChainRoutes }),
-    paymentOptions: createPaymentOptionsReader({
-      chains: deps.chains,
-      clients: deps.clients,
-      timeoutMs: deps.config.paymentOptionsTimeoutMs,
-    }),
-    routes: crossChainRoutes,
-    tronNode: tronRpc
-      ? createTronGridClient({
-          baseUrl: tronRpc,
-          ...(deps.config.tronApiKey && { apiKey: deps.config.tronApiKey }),
-        })
-      : null,
-    rateLimiter: deps.rateLimiter,
-    wakeDispatcher: deps.wakeDispatcher,
-  });
-  commerceRoutes(app, {
-    ...chainDeps,
-    chainTime: createChainTime(chainDeps),
-    operator: serverOperator(
-      deps.config.commerceOperatorKey,
-      deps.config.sandbox
-        ? { isSandbox: isSandboxNetwork, key: sandboxCommerceOperator().privateKey }
-        : null,
-    ),
-    sharedOperatorKey: deps.config.commerceOperatorKey !== null,
-    sends: createSendQueue(deps.database),
-    payUrl: deps.config.payUrl,
-    receiptTimeoutMs: COMMERCE_RECEIPT_TIMEOUT_MS,
-  });
-  paymentSearchRoutes(app, { db, chains: deps.chains });
-  journeyRoutes(app, { db, clock: deps.clock, chains: deps.chains });
-  authRoutes(app, { db, clock: deps.clock, config: deps.config, clients: deps.clients });
-  clientIdRoutes(app, { db, clock: deps.clock });
-  apiKeyRoutes(app, { db, clock: deps.clock });
-  webhookRoutes(app, {
-    db,
-    clock: deps.clock,
-    secretBox: deps.secretBox,
-    config: deps.config.webhooks,
-    ...(deps.wakeDispatcher && { wake: deps.wakeDispatcher }),
-  });
-  if (deps.sandbox) sandboxRoutes(app, deps.sandbox);
-  payPageRoutes(app, {
-    config: deps.config,
-    chains: deps.chains,
-    clientId: payPageClientId,
-    build: payPageBuild,
-  });
+  registerFeatureRoutes(app, deps, { clientId: payPageClientId, build: payPageBuild });
 
   app.addHook('onClose', async () => {
     await usage.flush();
