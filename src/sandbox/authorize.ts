@@ -1,5 +1,6 @@
 import type { Hex } from 'viem';
 import { SANDBOX_NETWORKS } from '../chains/networks.ts';
+import { contractRefusal } from '../commerce/reverts.ts';
 import { getJson, postJson, sandboxClient, sendMined, testWallet } from './cli-http.ts';
 
 /**
@@ -49,6 +50,8 @@ export async function sandboxAuthorize(input: {
       to: tx.to,
       data: tx.data,
       value: BigInt(tx.value.hex),
+    }).catch((error: unknown) => {
+      throw refused(error);
     });
     hashes.push(receipt.transactionHash);
   }
@@ -65,4 +68,14 @@ export async function sandboxAuthorize(input: {
     requestId: recorded.requestId,
     status: recorded.status,
   };
+}
+
+/** A send's failure, in the wrapper's own words when it refused the call. */
+export function refused(error: unknown): unknown {
+  const refusal = contractRefusal(error);
+  if (refusal === null) return error;
+  const taken = refusal.text.startsWith('PaymentAlreadyExists')
+    ? ': another authorization already holds this payment reference (docs/guides/commerce.md#who-may-authorize)'
+    : '';
+  return new Error(`the wrapper refused the authorization: ${refusal.text}${taken}`);
 }
