@@ -33,7 +33,9 @@ describe('commerceState', () => {
     expect(state([]).status).toBe('PENDING');
     expect(state([], [], new Date((T + 60) * 1000)).status).toBe('EXPIRED');
     expect(state([], [action('authorize', 50n, 'pending')]).status).toBe('AUTHORIZING');
-    expect(state([], [action('authorize', 50n, 'failed')]).status).toBe('FAILED');
+    expect(state([], [action('authorize', 50n, 'failed', '0xa1')]).status).toBe('FAILED');
+    // Refused before it was sent: nothing happened to the payment.
+    expect(state([], [action('authorize', 50n, 'failed')]).status).toBe('PENDING');
   });
 
   it('refuses a void while a capture is in flight, and a capture while a void is', () => {

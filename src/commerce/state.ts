@@ -162,7 +162,11 @@ export function commerceState(input: {
     refunded,
     held,
     inFlight,
-    failed: undetected.some((a) => a.status === 'failed' && a.kind === 'authorize'),
+    // An authorization that reached the chain and failed there; one refused before it was sent
+    // (its estimate reverted, or it was never broadcast) leaves the payment as it was.
+    failed: undetected.some(
+      (a) => a.status === 'failed' && a.kind === 'authorize' && a.txHash !== null,
+    ),
     preApprovalOver: nowSeconds >= terms.preApprovalExpiry,
     authorizationOver: !beforeAuthorizationExpiry,
   });
