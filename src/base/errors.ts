@@ -143,6 +143,7 @@ export const ERROR_STATUS = {
   commerce_refund_expired: 409,
   commerce_action_in_flight: 409,
   commerce_refund_unfunded: 409,
+  commerce_request_not_directly_payable: 409,
   // 423: a payer's Safe transaction for the link is being tracked.
   secure_payment_in_progress: 423,
   // 410: an operation the reference API removed.

@@ -6,6 +6,7 @@ import { formatAmount } from '../payments/amounts.ts';
 import { buildBatchCalldata, checkBatchNetworks } from '../payments/calldata/batch.ts';
 import { checkPayer } from '../payments/payer.ts';
 import type { EvmTransaction } from '../payments/transactions.ts';
+import { refuseCommerceRequests } from '../requests/commerce-guard.ts';
 import { prepareRequest, type RequestCaller } from '../requests/create.ts';
 import { amountDue, requestLeg } from '../requests/legs.ts';
 import { feeUnits, platformFee } from '../requests/pay.ts';
@@ -211,6 +212,7 @@ async function existing(
       throw new AppError('request_paid', `Request ${id} has already been paid`);
     rows.push(row);
   }
+  await refuseCommerceRequests(deps.db, rows);
   return rows;
 }
 

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
 import { BatchMetadata } from '../../payments/schemas.ts';
+import { COMMERCE_REQUEST_REFUSED } from '../../requests/commerce-guard.ts';
 import { BigNumberJson } from '../../requests/schemas.ts';
 import { createBatchPayout } from '../batch.ts';
 import { payoutCallerOf } from '../caller.ts';
@@ -67,7 +68,7 @@ export function registerCreateBatchPayout(app: App, deps: PayoutDeps): void {
         description:
           'New requests (`requests`) or existing ones (`requestIds`), up to 200, ERC20 of several tokens and the native currency mixed. Send the approvals, then the batch transaction.',
         body: BatchPayoutBody,
-        response: { 201: BatchPayoutResponse },
+        response: { 201: BatchPayoutResponse, 409: COMMERCE_REQUEST_REFUSED },
       },
     },
     async (request, reply) => {

@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf, clientIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import { COMMERCE_REQUEST_REFUSED, payableRequest } from '../commerce-guard.ts';
 import type { RequestCalldataDeps } from '../pay.ts';
 import { paymentRoutes } from '../payment-routes.ts';
-import { ownRequest } from '../read.ts';
 import { AUTH, RequestParams, TAGS } from '../schemas.ts';
 
 export const RoutesQuery = Type.Object(
@@ -80,11 +80,11 @@ export function registerGetRequestRoutes(app: App, deps: RequestCalldataDeps & {
           'Pay the route named REQUEST_NETWORK_PAYMENT with GET /v2/request/{requestId}/pay, without chain and token; a cross-chain route with its chain and token. A source the routing aggregator has no checked route from is left out.',
         params: RequestParams,
         querystring: RoutesQuery,
-        response: { 200: RoutesResponse },
+        response: { 200: RoutesResponse, 409: COMMERCE_REQUEST_REFUSED },
       },
     },
     async (request) => {
-      const row = await ownRequest(deps.db, accountIdOf(request), request.params.requestId);
+      const row = await payableRequest(deps.db, accountIdOf(request), request.params.requestId);
       return paymentRoutes(deps, row, request.query, clientIdOf(request));
     },
   );

@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
 import { accountIdOf, clientIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import { COMMERCE_REQUEST_REFUSED, payableRequest } from '../commerce-guard.ts';
 import { namedCrossChainValues } from '../cross-chain-query.ts';
 import { type RequestCalldataDeps, requestCalldata } from '../pay.ts';
-import { ownRequest } from '../read.ts';
 import { AUTH, BigNumberJson, PayQuery, RequestParams, TAGS } from '../schemas.ts';
 
 const PayResponse = Type.Object({
@@ -34,12 +34,12 @@ export function registerPayRequest(app: App, deps: RequestCalldataDeps & { db: D
           'Without `wallet` nothing is read from the chain: an approval is always included, and hasEnoughBalance and hasEnoughGas read true.',
         params: RequestParams,
         querystring: PayQuery,
-        response: { 200: PayResponse },
+        response: { 200: PayResponse, 409: COMMERCE_REQUEST_REFUSED },
       },
       preValidation: namedCrossChainValues,
     },
     async (request) => {
-      const row = await ownRequest(deps.db, accountIdOf(request), request.params.requestId);
+      const row = await payableRequest(deps.db, accountIdOf(request), request.params.requestId);
       return requestCalldata(deps, row, request.query, clientIdOf(request));
     },
   );

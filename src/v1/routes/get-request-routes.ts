@@ -1,6 +1,7 @@
 import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import { COMMERCE_REQUEST_REFUSED, refuseCommerceRequests } from '../../requests/commerce-guard.ts';
 import type { RequestCalldataDeps } from '../../requests/pay.ts';
 import { paymentRoutes } from '../../requests/payment-routes.ts';
 import { RoutesQuery, RoutesResponse } from '../../requests/routes/get-request-routes.ts';
@@ -22,7 +23,7 @@ export function registerGetV1RequestRoutes(
           'As GET /v2/request/{requestId}/routes. Pay the route named REQUEST_NETWORK_PAYMENT with GET /v1/request/{paymentReference}/pay, without chain and token; a cross-chain route with its chain and token.',
         params: ReferenceParams,
         querystring: RoutesQuery,
-        response: { 200: RoutesResponse },
+        response: { 200: RoutesResponse, 409: COMMERCE_REQUEST_REFUSED },
       },
     },
     async (request) => {
@@ -31,6 +32,7 @@ export function registerGetV1RequestRoutes(
         accountIdOf(request),
         request.params.paymentReference,
       );
+      await refuseCommerceRequests(deps.db, [row]);
       return paymentRoutes(deps, row, request.query, null);
     },
   );

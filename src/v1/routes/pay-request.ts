@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import type { CalldataDeps } from '../../payments/calldata/shared.ts';
+import { COMMERCE_REQUEST_REFUSED, refuseCommerceRequests } from '../../requests/commerce-guard.ts';
 import { namedCrossChainValues } from '../../requests/cross-chain-query.ts';
 import { PayQuery } from '../../requests/schemas.ts';
 import { requestByReference } from '../lookup.ts';
@@ -32,7 +33,7 @@ export function registerPayV1Request(app: App, deps: CalldataDeps & { db: Databa
           'As GET /v2/request/{requestId}/pay: all of what is still due, or `amount` of it. Without `wallet` nothing is read from the chain: an approval is always included, and hasEnoughBalance and hasEnoughGas read true.',
         params: ReferenceParams,
         querystring: V1PayQuery,
-        response: { 200: V1PayAnswer },
+        response: { 200: V1PayAnswer, 409: COMMERCE_REQUEST_REFUSED },
       },
       preValidation: namedCrossChainValues,
     },
@@ -42,6 +43,7 @@ export function registerPayV1Request(app: App, deps: CalldataDeps & { db: Databa
         accountIdOf(request),
         request.params.paymentReference,
       );
+      await refuseCommerceRequests(deps.db, [row]);
       return v1Calldata(deps, row, request.query);
     },
   );
