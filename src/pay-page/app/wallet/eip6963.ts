@@ -50,6 +50,9 @@ export function discoverWallets(onChange: (wallets: readonly WalletChoice[]) => 
     const detail = (event as CustomEvent<unknown>).detail;
     if (!isAnnouncement(detail)) return;
     const { info, provider } = detail;
+    // A wallet announcing itself again (to another page part's request) changes nothing:
+    // rendering again would replace the buttons under the payer's pointer.
+    if (found.get(info.uuid)?.provider === provider) return;
     found.delete('injected');
     found.set(info.uuid, {
       id: info.uuid,
@@ -63,8 +66,10 @@ export function discoverWallets(onChange: (wallets: readonly WalletChoice[]) => 
   window.addEventListener('eip6963:announceProvider', announce);
   window.dispatchEvent(new Event('eip6963:requestProvider'));
   const legacy = setTimeout(() => {
+    // Wallets that announced themselves are on the page already.
+    if (found.size > 0) return;
     const injected = (window as { ethereum?: Eip1193Provider }).ethereum;
-    if (found.size === 0 && typeof injected?.request === 'function') {
+    if (typeof injected?.request === 'function') {
       found.set('injected', {
         id: 'injected',
         name: 'Browser wallet',
