@@ -60,6 +60,11 @@ function usdtOnArbitrum(owner: Address): Promise<bigint> {
 async function chooseArbitrumUsdt(page: Page): Promise<void> {
   await screen(page, 'pending');
   await page.locator('details.crosschain summary').click();
+  // Past the wallet discovery's late check for window.ethereum (400 ms): the wallet buttons
+  // and the opened section stay as they are, not rendered afresh under the payer's pointer.
+  const section = await page.locator('details.crosschain').elementHandle();
+  await page.waitForTimeout(600);
+  expect(await section?.evaluate((el) => el.isConnected && el.hasAttribute('open'))).toBe(true);
   await page.getByRole('button', { name: 'Choose a source in Test Wallet' }).click();
   await screen(page, 'sources');
   // Only other chains' tokens: the wallet buttons pay on Base.
