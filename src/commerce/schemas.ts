@@ -66,7 +66,13 @@ export const CaptureBody = Type.Object(
   {
     captureAmount: AmountText,
     feeBps: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
-    feeReceiver: Type.Optional(Type.String({ maxLength: 100 })),
+    feeReceiver: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'The address `feeBps` of the capture goes to: required, and not the zero address, when `feeBps` is above 0',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
