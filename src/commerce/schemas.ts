@@ -37,7 +37,7 @@ export const CommerceStatus = Type.Enum([...COMMERCE_STATUSES], {
 });
 
 const SIGNED_TRANSACTION_DESCRIPTION =
-  'payreq’s addition: the operator’s own signed transaction (hex, as `eth_sendRawTransaction` takes it) of exactly the `/calldata` answer, for operators whose key this server does not hold; it is checked and broadcast as it is';
+  'payreq’s addition: the operator’s own signed transaction (hex, as `eth_sendRawTransaction` takes it) of exactly the `/calldata` answer, for operators whose key this server does not hold; it is checked and broadcast as it is; sent again, it answers as the first time, reserving and sending nothing more';
 
 /** How an execute operation is signed, and who may have the server sign it. */
 export const SERVER_SIGNS =
