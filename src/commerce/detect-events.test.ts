@@ -154,6 +154,7 @@ describe('the commerce watcher', () => {
         commercePaymentHash: HASH,
         txHash: `0x${'01'.repeat(32)}`,
         blockNumber: '10',
+        logIndex: 0,
         blockTimestamp: '2026-11-29T12:00:00.000Z',
         explorer: `https://basescan.org/tx/0x${'01'.repeat(32)}`,
         reverted: false,
@@ -166,8 +167,44 @@ describe('the commerce watcher', () => {
         capturedAmount: '30',
         refundedAmount: '0',
         blockNumber: '12',
+        logIndex: 2,
         reverted: false,
       }),
+    ]);
+  });
+
+  it('gives each webhook the totals as of its own event, when an earlier one is recorded later', async () => {
+    const { row, reference } = await commercePayment();
+    const authorization = wrapperLog(
+      'PaymentAuthorized',
+      [PAYER, MERCHANT, usdc, 50_000_000n, HASH],
+      at(reference, '21', 3, 5n),
+    );
+    await record([
+      authorization,
+      wrapperLog('PaymentCaptured', [HASH, 30_000_000n, MERCHANT], at(reference, '22', 1, 6n)),
+      wrapperLog('PaymentRefunded', [HASH, 10_000_000n, PAYER], at(reference, '22', 4, 6n)),
+    ]);
+    // A second capture earlier in the refund's block, found after it (a later scan).
+    await record([
+      wrapperLog('PaymentCaptured', [HASH, 5_000_000n, MERCHANT], at(reference, '23', 0, 6n)),
+    ]);
+    const bodies = (await outbox(row.requestId)).map((d) => JSON.parse(d.body));
+    const summary = bodies
+      .map((b) => [
+        b.event,
+        b.blockNumber,
+        b.logIndex,
+        b.authorizedAmount,
+        b.capturedAmount,
+        b.refundedAmount,
+      ])
+      .sort((a, b) => Number(a[1]) - Number(b[1]) || Number(a[2]) - Number(b[2]));
+    expect(summary).toEqual([
+      ['commerce_payment.authorized', '5', 3, '50', '0', '0'],
+      ['commerce_payment.captured', '6', 0, '50', '5', '0'],
+      ['commerce_payment.captured', '6', 1, '50', '30', '0'],
+      ['commerce_payment.refunded', '6', 4, '50', '30', '10'],
     ]);
   });
 

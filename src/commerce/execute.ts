@@ -1,4 +1,4 @@
-import type { Address, Hex, PublicClient } from 'viem';
+import { type Address, type Hex, isHex, keccak256, type PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { AppError } from '../base/errors.ts';
 import { type CommerceActionKind, commerceActions } from '../db/schema.ts';
@@ -92,6 +92,31 @@ function refusedWithSharedKey(deps: CommerceDeps, payment: CommercePaymentRow, p
   );
 }
 
+/**
+ * The answer to a `signedTransaction` the payment already has a live action for (its hash, the
+ * keccak of the bytes, matches: the same transaction, checked when it first came): the same
+ * answer as the first request's, the payment as it is now, nothing reserved or sent again. A
+ * client retrying, or two racing, never reserve one transaction twice. One that failed may be
+ * sent again (the unique index on the transaction skips failed actions, like this).
+ */
+function earlierAction(
+  loaded: LoadedPayment,
+  signedTransaction: string | undefined,
+): ActionResult | null {
+  if (signedTransaction === undefined || !isHex(signedTransaction)) return null;
+  const hash = keccak256(signedTransaction);
+  const action = loaded.actions.find(
+    (a) => a.status !== 'failed' && a.txHash?.toLowerCase() === hash,
+  );
+  if (!action) return null;
+  return {
+    payment: loaded.payment,
+    transactionHash: hash,
+    amount: action.amount,
+    state: loaded.state,
+  };
+}
+
 export async function executeAction(
   deps: CommerceDeps,
   scope: CallerScope,
@@ -100,12 +125,17 @@ export async function executeAction(
 ): Promise<ActionResult> {
   // Everything that can be checked without the lock first: nothing is reserved for a call that
   // could never be sent.
-  const found = await deps.db.transaction(async (tx) => {
+  const first = await deps.db.transaction(async (tx) => {
     const payment = await lockCommercePayment(tx, scope, requestId);
+    const loaded = await loadState(tx, payment, await deps.chainTime.now(payment.network));
+    const earlier = earlierAction(loaded, plan.signedTransaction);
+    if (earlier) return { payment, earlier };
     refusedWithSharedKey(deps, payment, plan);
-    plan.check(await loadState(tx, payment, await deps.chainTime.now(payment.network)));
-    return payment;
+    plan.check(loaded);
+    return { payment, earlier: null };
   });
+  if (first.earlier) return first.earlier;
+  const found = first.payment;
   const expected = plan.transaction(found);
   const signer = serverSigns(found.operator, deps.operator(found.network));
   let signed: { serialized: Hex; hash: Hex; nonce: number } | null = null;
@@ -122,9 +152,12 @@ export async function executeAction(
   // Read before the lock is taken: no chain call while it is held.
   const checkedAt = await deps.chainTime.now(found.network);
 
-  const { payment, actionId, amount } = await deps.db.transaction(async (tx) => {
+  const reservation = await deps.db.transaction(async (tx) => {
     const locked = await lockCommercePayment(tx, scope, requestId);
-    const reserved = plan.check(await loadState(tx, locked, checkedAt));
+    const loaded = await loadState(tx, locked, checkedAt);
+    const earlier = earlierAction(loaded, plan.signedTransaction);
+    if (earlier) return { earlier };
+    const reserved = plan.check(loaded);
     const [action] = await tx
       .insert(commerceActions)
       .values({
@@ -135,12 +168,18 @@ export async function executeAction(
         feeReceiver: plan.feeReceiver ?? null,
         reason: plan.reason ?? null,
         status: 'pending',
+        // The operator's own transaction is known before it is sent: a second request with it
+        // finds it here (`earlierAction`).
+        txHash: signed?.hash ?? null,
+        nonce: signed?.nonce ?? null,
         createdAt: deps.clock.now(),
       })
       .returning({ id: commerceActions.id });
     if (!action) throw new Error('commerce action insert returned no row');
-    return { payment: locked, actionId: action.id, amount: reserved };
+    return { earlier: null, payment: locked, actionId: action.id, amount: reserved };
   });
+  if (reservation.earlier) return reservation.earlier;
+  const { payment, actionId, amount } = reservation;
 
   const failed = async (reason: string, cause: unknown, txHash: Hex | null) => {
     await markAction(deps.db, actionId, {

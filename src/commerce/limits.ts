@@ -35,7 +35,10 @@ export interface Fee {
   readonly feeReceiver: Address;
 }
 
-/** `feeBps` within 0..10,000 and a `feeReceiver` whenever there is a fee. */
+/**
+ * `feeBps` within 0..10,000 and a `feeReceiver` whenever there is a fee: not the zero address,
+ * which the escrow refuses (`ZeroFeeReceiver()`) only at the gas estimate.
+ */
 export function commerceFee(feeBps: number | undefined, feeReceiver: string | undefined): Fee {
   const bps = feeBps ?? 0;
   if (!Number.isInteger(bps) || bps < 0 || bps > MAX_FEE_BPS) {
@@ -47,6 +50,14 @@ export function commerceFee(feeBps: number | undefined, feeReceiver: string | un
   if (bps > 0 && feeReceiver === undefined) {
     throw new ValidationError([
       { field: 'feeReceiver', message: 'is required when feeBps is greater than 0' },
+    ]);
+  }
+  if (bps > 0 && feeReceiver !== undefined && BigInt(feeReceiver) === 0n) {
+    throw new ValidationError([
+      {
+        field: 'feeReceiver',
+        message: 'must not be the zero address when feeBps is greater than 0',
+      },
     ]);
   }
   return { feeBps: bps, feeReceiver: feeReceiver ? getAddress(feeReceiver) : zeroAddress };

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { toFunctionSelector } from 'viem';
+import { toFunctionSelector, zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
   apiKey,
@@ -20,7 +20,7 @@ import {
   tenantB,
   wallet,
 } from '../../test/commerce.ts';
-import { commercePayments, requests } from '../db/schema.ts';
+import { commerceActions, commercePayments, requests } from '../db/schema.ts';
 
 /**
  * `/v2/commerce-payments` over HTTP on the real app and a local chain standing in for Base:
@@ -248,7 +248,7 @@ describe('refusals before anything is sent', () => {
     );
   });
 
-  it('refuses a fee without its receiver, and amounts beyond uint96', async () => {
+  it('refuses a fee without its receiver or to the zero address, and amounts beyond uint96', async () => {
     const { requestId } = await createdPayment();
     const res = await refused(
       `${base(requestId)}/capture`,
@@ -259,6 +259,21 @@ describe('refusals before anything is sent', () => {
     expect(res.json().errors).toEqual([
       { field: 'feeReceiver', message: 'is required when feeBps is greater than 0' },
     ]);
+    for (const path of ['capture', 'capture/calldata']) {
+      const zero = await refused(
+        `${base(requestId)}/${path}`,
+        { captureAmount: '1', feeBps: 100, feeReceiver: zeroAddress },
+        400,
+        'Validation failed',
+      );
+      expect(zero.json().errors).toEqual([
+        {
+          field: 'feeReceiver',
+          message: 'must not be the zero address when feeBps is greater than 0',
+        },
+      ]);
+    }
+    expect(await t.db.select().from(commerceActions)).toEqual([]);
     const big = await refused(
       `${base(requestId)}/capture`,
       { captureAmount: '79228162514264337593543.950336' },

@@ -37,7 +37,7 @@ export const CommerceStatus = Type.Enum([...COMMERCE_STATUSES], {
 });
 
 const SIGNED_TRANSACTION_DESCRIPTION =
-  'payreq’s addition: the operator’s own signed transaction (hex, as `eth_sendRawTransaction` takes it) of exactly the `/calldata` answer, for operators whose key this server does not hold; it is checked and broadcast as it is';
+  'payreq’s addition: the operator’s own signed transaction (hex, as `eth_sendRawTransaction` takes it) of exactly the `/calldata` answer, for operators whose key this server does not hold; it is checked and broadcast as it is; sent again, it answers as the first time, reserving and sending nothing more';
 
 /** How an execute operation is signed, and who may have the server sign it. */
 export const SERVER_SIGNS =
@@ -66,7 +66,13 @@ export const CaptureBody = Type.Object(
   {
     captureAmount: AmountText,
     feeBps: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
-    feeReceiver: Type.Optional(Type.String({ maxLength: 100 })),
+    feeReceiver: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'The address `feeBps` of the capture goes to: required, and not the zero address, when `feeBps` is above 0',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

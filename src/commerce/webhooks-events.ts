@@ -24,15 +24,25 @@ interface CommerceTotals {
   readonly refunded: bigint;
 }
 
-/** The totals of a payment's events now recorded. */
-async function commerceTotals(tx: Database, commercePaymentId: string): Promise<CommerceTotals> {
+/**
+ * The totals of a payment's events now recorded up to `event`'s place on the chain (its block,
+ * then its log), the event counted if it is still recorded: webhooks may arrive out of order,
+ * so each carries the totals as of its own event, and a receiver orders them by
+ * (`blockNumber`, `logIndex`).
+ */
+async function commerceTotals(tx: Database, event: CommerceEventRow): Promise<CommerceTotals> {
   const rows = await tx
     .select({
       type: commerceEvents.type,
       total: sql<string>`coalesce(sum(${commerceEvents.amount}), 0)::text`,
     })
     .from(commerceEvents)
-    .where(eq(commerceEvents.commercePaymentId, commercePaymentId))
+    .where(
+      and(
+        eq(commerceEvents.commercePaymentId, event.commercePaymentId),
+        sql`(${commerceEvents.blockNumber}, ${commerceEvents.logIndex}) <= (${String(event.blockNumber)}::bigint, ${event.logIndex}::integer)`,
+      ),
+    )
     .groupBy(commerceEvents.type);
   const of = (type: CommerceEventType) =>
     BigInt(rows.find((row) => row.type === type)?.total ?? '0');
@@ -77,6 +87,7 @@ function commerceEventPayload(
     commercePaymentHash: payment.commercePaymentHash,
     txHash: event.txHash,
     blockNumber: String(event.blockNumber),
+    logIndex: event.logIndex,
     blockTimestamp: event.blockTime.toISOString(),
     explorer: chains.explorerTxUrl(network, event.txHash),
     reverted: input.reverted,
@@ -97,7 +108,7 @@ export async function enqueueCommerceEvent(
     clientIdId: payment.clientIdId,
   });
   if (webhookIds.length === 0) return 0;
-  const totals = await commerceTotals(tx, payment.id);
+  const totals = await commerceTotals(tx, event);
   const payload = commerceEventPayload(deps.chains, {
     payment,
     event,
@@ -159,7 +170,7 @@ export async function revertCommerceEvents(
     const payload = commerceEventPayload(deps.chains, {
       payment,
       event,
-      totals: await commerceTotals(tx, payment.id),
+      totals: await commerceTotals(tx, event),
       reverted: true,
       clientId,
       recordedAt: deps.now,

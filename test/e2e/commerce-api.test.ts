@@ -1,6 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { type Address, createWalletClient, custom, getAddress } from 'viem';
 import { prepareTransactionRequest } from 'viem/actions';
 import { describe, expect, it } from 'vitest';
+import { commerceActions } from '../../src/db/schema.ts';
 import { accountOf, usdcBalance } from '../chain.ts';
 import {
   type AnsweredTransaction,
@@ -294,5 +296,50 @@ describe('commerce payments on chain', () => {
     } finally {
       await setClientIdCommerce(tenantA.backendClientId, { operatorWalletAddress: null });
     }
+  });
+
+  it('answers a signed capture sent twice, at once or again, as one: one reservation, one send', async () => {
+    const { requestId, transactions } = await createdPayment();
+    await buyerSends(transactions);
+    expect((await post(url(requestId, 'authorize'), {})).statusCode).toBe(200);
+    const call = (await post(url(requestId, 'capture/calldata'), { captureAmount: '20' })).json();
+    const client = createWalletClient({
+      account: accountOf(local.chain, OPERATOR_WALLET),
+      chain: local.chain.chain,
+      transport: custom(local.chain.provider, { retryCount: 0 }),
+    });
+    const signedTransaction = await client.signTransaction(
+      await prepareTransactionRequest(client, { to: call.to, data: call.calldata }),
+    );
+    const nonce = await operatorNonce();
+    const capture = () =>
+      post(url(requestId, 'capture'), { captureAmount: '20', signedTransaction });
+    const answers = [...(await Promise.all([capture(), capture()])), await capture()];
+    answers.push(await capture());
+    const [first] = answers;
+    expect(first?.statusCode, first?.body).toBe(200);
+    for (const answer of answers) {
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(answer.json()).toMatchObject({
+        requestId,
+        captureAmount: '20',
+        transactionHash: first?.json().transactionHash,
+      });
+    }
+    const actions = await t.db
+      .select()
+      .from(commerceActions)
+      .where(eq(commerceActions.kind, 'capture'));
+    expect(
+      actions.filter(
+        (a) => a.txHash?.toLowerCase() === first?.json().transactionHash.toLowerCase(),
+      ),
+    ).toHaveLength(1);
+    expect(await operatorNonce()).toBe(nonce + 1);
+    expect(await balance(escrow())).toBe(30_000_000n);
+    expect((await status(requestId)).json()).toMatchObject({
+      capturedAmount: '20',
+      capturableAmount: '30',
+    });
   });
 });

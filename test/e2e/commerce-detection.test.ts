@@ -192,7 +192,13 @@ describe('commerce payments detected on chain', () => {
       explorer: `https://basescan.org/tx/${authorized}`,
       reverted: false,
     });
-    expect(typeof auth?.blockNumber).toBe('string');
+    // Its place on the chain, by which a receiver orders the payment's events.
+    const [authEvent] = await eventsOf(row.id);
+    expect([auth?.blockNumber, auth?.logIndex]).toEqual([
+      String(authEvent?.blockNumber),
+      authEvent?.logIndex,
+    ]);
+    expect(auth?.logIndex).toEqual(expect.any(Number));
 
     receiver.received.length = 0;
     const first = await capture(reference, '30', 100);

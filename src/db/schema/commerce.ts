@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   index,
@@ -149,5 +150,12 @@ export const commerceActions = pgTable(
     createdAt: createdAt(),
     endedAt: nullableTime(),
   },
-  (t) => [index().on(t.commercePaymentId), index().on(t.status)],
+  (t) => [
+    index().on(t.commercePaymentId),
+    index().on(t.status),
+    /** One live action per transaction of a payment: a `signedTransaction` sent twice is one. */
+    uniqueIndex('commerce_actions_one_per_transaction')
+      .on(t.commercePaymentId, sql`lower(${t.txHash})`)
+      .where(sql`${t.status} <> 'failed'`),
+  ],
 );

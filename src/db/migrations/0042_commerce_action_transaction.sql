@@ -1,0 +1,3 @@
+-- A transaction sent twice before this index was reserved twice: the later reservations end.
+UPDATE "commerce_actions" AS "a" SET "status" = 'failed', "failure_reason" = 'a second reservation of the same transaction', "ended_at" = now() WHERE "a"."tx_hash" IS NOT NULL AND "a"."status" <> 'failed' AND EXISTS (SELECT 1 FROM "commerce_actions" AS "b" WHERE "b"."commerce_payment_id" = "a"."commerce_payment_id" AND lower("b"."tx_hash") = lower("a"."tx_hash") AND "b"."status" <> 'failed' AND ("b"."created_at", "b"."id") < ("a"."created_at", "a"."id"));--> statement-breakpoint
+CREATE UNIQUE INDEX "commerce_actions_one_per_transaction" ON "commerce_actions" USING btree ("commerce_payment_id",lower("tx_hash")) WHERE "commerce_actions"."status" <> 'failed';
