@@ -8,8 +8,8 @@ import type { NetworkId } from '../chains/networks.ts';
  * the server's clock, moved forward to the chain's latest block time when that is ahead (a
  * sandbox clock moved with `payreq sandbox clock advance`; a real chain's is within seconds of
  * ours, and a chain behind us only makes a check refuse a little early). The chain is asked at
- * most once per network every `ttlMs`; one that does not answer within `timeoutMs` leaves the
- * server's clock.
+ * most once per network every `ttlMs`; one that does not answer within `timeoutMs` keeps the
+ * lead it last read, or leaves the server's clock when it never answered.
  */
 export interface ChainTime {
   now(network: NetworkId): Promise<Date>;
@@ -24,13 +24,17 @@ export function createChainTime(
   /** Per network: how far the chain is ahead of our clock, and when that was read. */
   const ahead = new Map<NetworkId, { readonly ms: number; readonly readAt: number }>();
 
+  /** How far ahead the chain is; when it does not answer, what it last said (else 0). */
   const read = async (network: NetworkId): Promise<number> => {
     // A network with no RPC here throws at once: the server's clock, as for a silent one.
     const latest = Promise.resolve().then(() =>
       deps.clients.evm(network).getBlock({ blockTag: 'latest' }),
     );
     const block = await bounded(latest, timeoutMs);
-    return block.ok ? Number(block.value.timestamp) * 1000 - deps.clock.now().getTime() : 0;
+    if (block.ok) return Number(block.value.timestamp) * 1000 - deps.clock.now().getTime();
+    // A slow answer says nothing of the chain's clock: keep the lead it last had, so a check
+    // judged by it does not fall back to the server's clock for a while.
+    return ahead.get(network)?.ms ?? 0;
   };
 
   return {

@@ -195,7 +195,7 @@ describe('commerce payments on chain', () => {
     await local.chain.provider.request({ method: 'evm_mine', params: [] });
     // Read again within seconds (chain-time.ts).
     await expect
-      .poll(async () => (await status(requestId)).json().canCapture, { timeout: 10_000 })
+      .poll(async () => (await status(requestId)).json().canCapture, { timeout: 20_000 })
       .toBe(false);
     const expiry = (await status(requestId)).json().authorizationExpiry;
     const nonce = await operatorNonce();
@@ -205,7 +205,7 @@ describe('commerce payments on chain', () => {
       `The authorization expired at ${expiry} (authorizationExpiry): nothing can be captured`,
     );
     expect(await operatorNonce()).toBe(nonce);
-  });
+  }, 60_000);
 
   it('two racing captures of the last amount: one succeeds, one is refused', async () => {
     const { requestId, transactions } = await createdPayment();

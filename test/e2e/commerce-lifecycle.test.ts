@@ -190,7 +190,7 @@ describe('a commerce payment read from the chain', () => {
       'VOIDED',
     ]);
     for (const event of final.events) expect(event.blockNumber).toMatch(/^[0-9]+$/);
-  });
+  }, 90_000);
 
   it('expires on the chain’s clock: a capture is refused with nothing sent, and the buyer reclaims', async () => {
     const usdc = (value: string) => parseUnits(value, 6);
@@ -210,7 +210,7 @@ describe('a commerce payment read from the chain', () => {
     await local.chain.provider.request({ method: 'evm_increaseTime', params: [601] });
     await local.chain.provider.request({ method: 'evm_mine', params: [] });
     await expect
-      .poll(async () => (await statusOf(requestId)).status, { timeout: 10_000 })
+      .poll(async () => (await statusOf(requestId)).status, { timeout: 20_000 })
       .toBe('EXPIRED');
     // Past the authorization, the escrow still lets the operator release the hold (a void).
     expect(await statusOf(requestId)).toMatchObject({ canCapture: false, canVoid: true });
@@ -243,5 +243,5 @@ describe('a commerce payment read from the chain', () => {
     });
     expect(await balance(address(BUYER))).toBe(buyerStart);
     expect(await balance(escrow())).toBe(escrowStart);
-  });
+  }, 90_000);
 });
