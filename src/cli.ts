@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { enableCompileCache } from 'node:module';
-import { isSandboxCommand, parseInvocation, UsageError } from './cli/invocation.ts';
+import { UsageError } from './cli/flags.ts';
+import { isSandboxCommand, parseInvocation } from './cli/invocation.ts';
 import type { Output } from './cli/output.ts';
 import { registerResolveHook } from './cli/resolve-hook.ts';
 import { USAGE } from './cli/usage.ts';

@@ -7,13 +7,8 @@ import { migrateDatabase } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { accounts } from '../db/schema.ts';
 import { CREDENTIAL_CACHE_MS, onCredentialsChanged } from '../http/credential-cache.ts';
-import {
-  type CommandName,
-  given,
-  type SandboxCommand,
-  UsageError,
-  type Values,
-} from './invocation.ts';
+import { given, UsageError, type Values } from './flags.ts';
+import type { CommandName, SandboxCommand } from './invocation.ts';
 import { type Output, print } from './output.ts';
 
 /**

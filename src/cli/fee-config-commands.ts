@@ -12,7 +12,8 @@ import {
   feeConfigsOf,
   listFeeConfigs,
 } from '../fees/fee-configs.ts';
-import { type CommandName, given, UsageError, type Values } from './invocation.ts';
+import { given, UsageError, type Values } from './flags.ts';
+import type { CommandName } from './invocation.ts';
 import { type Output, print } from './output.ts';
 
 /**

@@ -1,64 +1,19 @@
-import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
+import {
+  checkCreateSafe,
+  checkDestinationTarget,
+  checkFeeRecipient,
+  checkSandboxPay,
+  checkUrl,
+} from './flag-checks.ts';
+import { FLAGS, type Flag, UsageError, type Values } from './flags.ts';
 
 /**
  * What `payreq` was asked to do, checked against the command table before anything else runs:
  * no config is read and no database opened until the command and its flags are known to be
- * well formed. This module imports only node builtins, so `payreq --help` and usage errors
+ * well formed. This module and its flags (flags.ts, flag-checks.ts) import only node builtins, so `payreq --help` and usage errors
  * answer at once, and even while a server holds the embedded database.
  */
-
-/** Wrong usage: printed as `payreq: <message>`, plus the usage text when `showUsage`. */
-export class UsageError extends Error {
-  readonly showUsage: boolean;
-  constructor(message: string, options: { showUsage?: boolean } = {}) {
-    super(message);
-    this.name = 'UsageError';
-    this.showUsage = options.showUsage ?? false;
-  }
-}
-
-const FLAGS = {
-  name: { type: 'string' },
-  account: { type: 'string' },
-  label: { type: 'string' },
-  key: { type: 'string' },
-  address: { type: 'string' },
-  'chain-id': { type: 'string' },
-  chain: { type: 'string' },
-  token: { type: 'string' },
-  currency: { type: 'string' },
-  bind: { type: 'string' },
-  wallet: { type: 'string' },
-  'api-key': { type: 'string' },
-  url: { type: 'string' },
-  domain: { type: 'string', multiple: true },
-  id: { type: 'string' },
-  orchestrator: { type: 'string' },
-  'client-id': { type: 'string' },
-  flow: { type: 'string' },
-  bearer: { type: 'string' },
-  bps: { type: 'string' },
-  'usd-cap': { type: 'string' },
-  'evm-recipient': { type: 'string' },
-  'tron-recipient': { type: 'string' },
-  safe: { type: 'string' },
-  owners: { type: 'string' },
-  threshold: { type: 'string' },
-  fund: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies Record<string, ParseArgsOptionDescriptor>;
-
-type Flag = keyof typeof FLAGS;
-
-/** Flag values, trimmed; a flag the command requires is present and non-empty. */
-export type Values = {
-  readonly [F in Flag]?: (typeof FLAGS)[F] extends { multiple: true }
-    ? readonly string[]
-    : (typeof FLAGS)[F]['type'] extends 'boolean'
-      ? boolean
-      : string;
-};
 
 interface CommandSpec {
   /** Flags the command takes besides --help (and --json when `json`). */
@@ -228,85 +183,4 @@ function trimValues(values: Record<string, unknown>): Values {
   }
   // The token checks above held every value to its flag's type.
   return out as Values;
-}
-
-function checkDestinationTarget(values: Values): void {
-  const byCurrency = values.currency !== undefined;
-  const byToken = values['chain-id'] !== undefined || values.token !== undefined;
-  if (byCurrency && byToken) {
-    throw new UsageError('give either --currency, or --chain-id with --token, not both');
-  }
-  if (!byCurrency && (values['chain-id'] === undefined || values.token === undefined)) {
-    throw new UsageError('--chain-id and --token, or --currency, are required');
-  }
-  const chainId = values['chain-id'];
-  if (chainId !== undefined && !/^[1-9]\d{0,15}$/.test(chainId)) {
-    throw new UsageError(`--chain-id must be a positive integer (got "${chainId}")`);
-  }
-}
-
-/**
- * A fee needs a recipient: said here in the flags' words. Every other rule of a fee config
- * (values, ranges, addresses, the client ID, one per pair) is the API's own, checked by its code.
- */
-function checkFeeRecipient(values: Values): void {
-  if (values['evm-recipient'] === undefined && values['tron-recipient'] === undefined) {
-    throw new UsageError('--evm-recipient or --tron-recipient is required (or both)');
-  }
-}
-
-/** A flag the command table requires: parseInvocation has already refused its absence. */
-export function given(value: string | undefined): string {
-  if (value === undefined) throw new Error('a required flag reached the command unchecked');
-  return value;
-}
-
-function checkSandboxPay(values: Values): void {
-  if ((values.chain === undefined) !== (values.token === undefined)) {
-    throw new UsageError('--chain and --token go together (the chain and token to pay from)');
-  }
-  if (values.chain !== undefined && values.safe !== undefined) {
-    throw new UsageError('--chain and --token pay from a test wallet, not with --safe');
-  }
-  const examples = { chain: 'a chain name such as SANDBOX_B', token: 'a token name such as USDT' };
-  for (const flag of ['chain', 'token'] as const) {
-    const value = values[flag];
-    if (value !== undefined && !/^[A-Z][A-Z0-9_]{0,31}$/.test(value)) {
-      throw new UsageError(`--${flag} must be ${examples[flag]}, in upper case (got "${value}")`);
-    }
-  }
-  if (values.safe !== undefined) {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(values.safe)) {
-      throw new UsageError(`--safe must be the Safe's address (got "${values.safe}")`);
-    }
-    if (values.wallet !== undefined && !/^\d{1,3}(,\d{1,3})*$/.test(values.wallet)) {
-      throw new UsageError(
-        `--wallet must be test wallet numbers, comma-separated (got "${values.wallet}")`,
-      );
-    }
-  } else if (values.wallet !== undefined && !/^\d{1,3}$/.test(values.wallet)) {
-    throw new UsageError(`--wallet must be a test wallet number (got "${values.wallet}")`);
-  }
-  checkUrl(values);
-}
-
-function checkCreateSafe(values: Values): void {
-  if (values.threshold !== undefined && !/^[1-9]\d{0,2}$/.test(values.threshold)) {
-    throw new UsageError(`--threshold must be a positive integer (got "${values.threshold}")`);
-  }
-  if (values.fund !== undefined && !/^\d{1,12}(\.\d{1,6})?$/.test(values.fund)) {
-    throw new UsageError(
-      `--fund must be an amount of USDC, e.g. 100 or 12.5 (got "${values.fund}")`,
-    );
-  }
-  if (values.wallet !== undefined && !/^\d{1,3}$/.test(values.wallet)) {
-    throw new UsageError(`--wallet must be a test wallet number (got "${values.wallet}")`);
-  }
-  checkUrl(values);
-}
-
-function checkUrl(values: Values): void {
-  if (values.url !== undefined && !/^https?:\/\/[^\s/]+/.test(values.url)) {
-    throw new UsageError(`--url must be an http(s) base URL (got "${values.url}")`);
-  }
 }

@@ -6,7 +6,8 @@ import {
   type OrchestratorSummary,
   rotateOrchestratorKey,
 } from '../orchestrators/orchestrators.ts';
-import { type CommandName, given, UsageError, type Values } from './invocation.ts';
+import { given, UsageError, type Values } from './flags.ts';
+import type { CommandName } from './invocation.ts';
 import { type Output, print } from './output.ts';
 
 /**

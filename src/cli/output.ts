@@ -1,4 +1,4 @@
-import type { Values } from './invocation.ts';
+import type { Values } from './flags.ts';
 
 /** Where a command writes its result: one line (or block) per call. */
 export type Output = (line: string) => void;

@@ -1,4 +1,5 @@
-import { given, type SandboxCommand, UsageError, type Values } from './invocation.ts';
+import { given, UsageError, type Values } from './flags.ts';
+import type { SandboxCommand } from './invocation.ts';
 import { type Output, print } from './output.ts';
 
 /**
