@@ -2,7 +2,8 @@
 // files (served with a year of caching), the wallet code in its own chunk loaded after the
 // summary shows, and manifest.json naming the entry files for the server's HTML shell.
 // Run by `npm start`, `npm test` and the test setup; the output is never committed.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
@@ -71,8 +72,31 @@ async function writeEncoded(
   return Object.fromEntries(entries);
 }
 
+/**
+ * Builds into a staging folder beside `outdir`, then moves each file in (a rename replaces a
+ * file whole), manifest.json last, and removes the files the new manifest does not name. A
+ * server starting meanwhile (another `npm start`, a test's app) reads a whole build, the old
+ * or the new: the folder is never empty or half written, and the names are content hashes.
+ */
 export async function buildPayPage(outdir = PAY_PAGE_DIST): Promise<PayPageManifest> {
-  rmSync(outdir, { recursive: true, force: true });
+  const staging = `${outdir}.staging-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const manifest = await buildInto(staging);
+    mkdirSync(outdir, { recursive: true });
+    const built = readdirSync(staging).filter((name) => name !== 'manifest.json');
+    for (const name of built) renameSync(join(staging, name), join(outdir, name));
+    renameSync(join(staging, 'manifest.json'), join(outdir, 'manifest.json'));
+    const kept = new Set([...built, 'manifest.json']);
+    for (const name of readdirSync(outdir)) {
+      if (!kept.has(name)) rmSync(join(outdir, name), { recursive: true, force: true });
+    }
+    return manifest;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+async function buildInto(outdir: string): Promise<PayPageManifest> {
   mkdirSync(outdir, { recursive: true });
   const result = await build({
     entryPoints: {
