@@ -35,6 +35,8 @@ const TABLES = [
   'orchestrator_keys',
   'orchestrators',
   'payee_destinations',
+  'payers',
+  'payment_details',
   'payment_intents',
   'payments',
   'recurring_executions',
