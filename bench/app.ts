@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Transport } from 'viem';
 import { systemClock } from '../src/base/clock.ts';
+import { createKeyRing } from '../src/base/key-ring.ts';
 import { createLogger } from '../src/base/logger.ts';
 import { createSecretBox } from '../src/base/secret-box.ts';
 import { createChainClients } from '../src/chains/clients.ts';
@@ -29,6 +30,7 @@ export async function benchApp(
     logger: createLogger('silent'),
     clock: systemClock,
     secretBox: createSecretBox(randomBytes(32)),
+    keyRing: createKeyRing({ defaultKey: randomBytes(32) }),
   });
   return { app, chains };
 }

@@ -10,6 +10,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { custom, type EIP1193RequestFn } from 'viem';
 import { createAccount } from '../src/auth/accounts.ts';
 import { systemClock } from '../src/base/clock.ts';
+import { createKeyRing } from '../src/base/key-ring.ts';
 import { createLogger } from '../src/base/logger.ts';
 import { createSecretBox } from '../src/base/secret-box.ts';
 import { ulid } from '../src/base/ulid.ts';
@@ -124,6 +125,7 @@ async function measure(database: DatabaseHandle): Promise<Measured> {
     logger,
     clock: systemClock,
     secretBox,
+    keyRing: createKeyRing({ defaultKey: randomBytes(32) }),
     wakeDispatcher: () => workers.dispatcher.wake(),
   });
   await app.ready();

@@ -11,13 +11,14 @@ import { createNetworkProbe, type NetworkProbe } from './chains/network-probe.ts
 import { createChainRegistry } from './chains/registry.ts';
 import { createTronGridClient } from './chains/tron-grid.ts';
 import { type Config, ConfigError, parseConfig } from './config/config.ts';
-import { loadSecretKey } from './config/secret-key.ts';
+import { loadKeyRing, loadSecretKey } from './config/secret-key.ts';
 import { createAggregator } from './crosschain/aggregator.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
+import type { SandboxCompliance } from './sandbox/compliance/sandbox.ts';
 import type { SandboxHost } from './sandbox/host.ts';
 import { buildApp } from './server/app.ts';
 import { createWorkers, type Workers } from './workers/workers.ts';
@@ -58,6 +59,7 @@ async function startSandbox(
 export async function createService(given: Config, logger: Logger): Promise<Service> {
   let config = given;
   const secretBox = createSecretBox(loadSecretKey(config));
+  const keyRing = loadKeyRing(config);
   const database = await openDatabase(config);
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, clock: systemClock, logger });
   let broadcast: CredentialBroadcast | null = null;
@@ -66,6 +68,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   let sandbox: SandboxHost | null = null;
   let workers: Workers | null = null;
   let probe: NetworkProbe | null = null;
+  let compliance: SandboxCompliance | null = null;
   try {
     // With Redis, a credential revoked on one instance is forgotten by all at once.
     if (config.redisUrl !== null) {
@@ -80,6 +83,12 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
     // With no LIFI_URL, the sandbox's two chains are bridged by its own aggregator.
     if (sandbox?.aggregatorUrl) {
       config = { ...config, crosschain: { ...config.crosschain, url: sandbox.aggregatorUrl } };
+    }
+    // With no COMPLIANCE_URL, the sandbox's payers are checked by its own fake provider.
+    if (sandbox && config.compliance.url === null) {
+      const { startSandboxCompliance } = await import('./sandbox/compliance/sandbox.ts');
+      compliance = await startSandboxCompliance();
+      config = { ...config, compliance: { ...config.compliance, ...compliance.config } };
     }
     const second = sandbox?.second ?? null;
     const chains = createChainRegistry(
@@ -134,6 +143,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       logger,
       clock: systemClock,
       secretBox,
+      keyRing,
       rateLimiter,
       wakeDispatcher: dispatcher ? () => dispatcher.wake() : undefined,
       sandbox: sandbox ?? undefined,
@@ -162,6 +172,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
         });
     }
   } catch (error) {
+    await compliance?.close();
     await sandbox?.close();
     await broadcast?.close();
     await rateLimiter.close();
@@ -175,6 +186,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
     async listen() {
       await app.listen({ port: config.port, host: config.host });
       const { port } = app.server.address() as AddressInfo;
+      compliance?.callTo(`http://127.0.0.1:${port}`);
       logger.info(
         {
           database: database.kind,
@@ -202,6 +214,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
           async () => broadcast?.close(),
           async () => workers?.stop(),
           async () => sandbox?.close(),
+          async () => compliance?.close(),
           () => database.close(),
         ]) {
           await Promise.resolve()

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import type { Transport } from 'viem';
 import type { UsageRecorder } from '../src/auth/usage.ts';
 import type { Clock } from '../src/base/clock.ts';
+import { createKeyRing, type KeyRing } from '../src/base/key-ring.ts';
 import { createLogger } from '../src/base/logger.ts';
 import { createSecretBox, type SecretBox } from '../src/base/secret-box.ts';
 import { type ChainClients, createChainClients } from '../src/chains/clients.ts';
@@ -92,6 +93,7 @@ export interface TestApp {
   readonly chains: ChainRegistry;
   readonly clients: ChainClients;
   readonly secretBox: SecretBox;
+  readonly keyRing: KeyRing;
   readonly clock: TestClock;
   readonly logs: LogCapture;
   readonly routes: readonly RouteEntry[];
@@ -135,6 +137,8 @@ export async function createTestApp(
     payPageDir?: string;
     /** A chain served at /sandbox/rpc, as `npm start` serves the sandbox's. */
     sandbox?: { readonly provider: Eip1193Provider };
+    /** The keys sealing personal data; one random key by default. */
+    keyRing?: KeyRing;
     /** What `/readyz` reports of recurring relayers (the test's executors). */
     relayerHealth?: () => readonly RelayerHealth[];
   } = {},
@@ -153,6 +157,7 @@ export async function createTestApp(
     ...(options.transports && { transports: options.transports }),
   });
   const secretBox = createSecretBox(randomBytes(32));
+  const keyRing = options.keyRing ?? createKeyRing({ defaultKey: randomBytes(32) });
   const logger = createLogger('info', logs);
   const rateLimiter = options.rateLimiter?.({ clock, logger });
   const { app, routes, usage } = await buildApp({
@@ -160,6 +165,7 @@ export async function createTestApp(
     chains,
     clients,
     secretBox,
+    keyRing,
     database,
     logger,
     clock,
@@ -193,6 +199,7 @@ export async function createTestApp(
     chains,
     clients,
     secretBox,
+    keyRing,
     clock,
     logs,
     routes,

@@ -130,6 +130,23 @@ async function run(
       const { runFeeConfigCommand } = await import('./fee-config-commands.ts');
       return runFeeConfigCommand(command, values, db, out);
     }
+    case 'payers reencrypt': {
+      const [{ loadKeyRing }, { reencryptPersonalData }] = await Promise.all([
+        import('../config/secret-key.ts'),
+        import('../payer/reencrypt.ts'),
+      ]);
+      const keys = loadKeyRing(config);
+      const outcome = await reencryptPersonalData(db, keys);
+      print(values, out, { currentKeyId: keys.currentId, ...outcome }, [
+        `Re-sealed ${outcome.resealed} personal record(s) under key ${keys.currentId}.`,
+        ...(outcome.unreadable > 0
+          ? [
+              `${outcome.unreadable} record(s) are sealed under a key not given (DATA_KEYS): left as they are.`,
+            ]
+          : []),
+      ]);
+      return;
+    }
     case 'destination create': {
       const [
         { createChainRegistry },

@@ -64,6 +64,7 @@ const COMMANDS = {
     ['account', 'address', 'chain-id', 'token', 'currency', 'bind', 'json'],
     { required: ['account', 'address'], check: checkDestinationTarget },
   ),
+  'payers reencrypt': command(['json']),
   'sandbox pay': command(['wallet', 'safe', 'api-key', 'url', 'chain', 'token', 'json'], {
     required: ['wallet', 'api-key'],
     positionals: ['<token>'],

@@ -25,6 +25,8 @@ Commands:
   destination create --account <id> --address <wallet>
                      (--chain-id <n> --token <tokenAddress> | --currency <id, e.g. USDC-sandbox>)
                      [--bind <clientId>]        register a payee destination (and bind it)
+  payers reencrypt                              re-seal payers' personal data under the current
+                                                key (DATA_KEY_ID); safe while servers run
   sandbox pay <token> --wallet <n> --api-key <key> [--url <baseUrl>]
               [--chain <SANDBOX|SANDBOX_B> --token <USDC|USDT>]
                                                 pay a link on the sandbox chain with test wallet n

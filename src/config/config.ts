@@ -8,6 +8,12 @@ import {
   PGLITE_ADMISSION,
   type RateLimits,
 } from '../http/budgets.ts';
+import {
+  type ComplianceConfig,
+  type DataKeysConfig,
+  parseCompliance,
+  parseDataKeys,
+} from './compliance.ts';
 import { type CrosschainConfig, parseCrosschain } from './crosschain.ts';
 import { type ProtocolFeeConfig, parseProtocolFee } from './protocol-fee.ts';
 import {
@@ -115,6 +121,10 @@ export interface Config {
   readonly paymentOptionsTimeoutMs: number;
   /** The routing aggregator of cross-chain payments (`LIFI_*`). */
   readonly crosschain: CrosschainConfig;
+  /** The compliance provider of payers (src/config/compliance.ts). */
+  readonly compliance: ComplianceConfig;
+  /** Keys that seal personal data besides SECRET_KEY, and the current one. */
+  readonly dataKeys: DataKeysConfig;
 }
 
 /** The variable that sets each budget. */
@@ -259,6 +269,8 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     protocolFee: parseProtocolFee(env),
     paymentOptionsTimeoutMs: parseInteger(env, 'PAYMENT_OPTIONS_TIMEOUT_MS', 10, 60_000) ?? 1_500,
     crosschain: parseCrosschain(env),
+    compliance: parseCompliance(env),
+    dataKeys: parseDataKeys(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createKeyRing, type KeyRing, KeyRingError } from '../base/key-ring.ts';
 import type { Config } from './config.ts';
 import { ConfigError, decodeSecretKey } from './readers.ts';
 
@@ -30,6 +31,27 @@ export function loadSecretKey(config: Config): Buffer {
   } catch (error) {
     // Another process created it between our read and write: use theirs.
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadSecretKey(config);
+    throw error;
+  }
+}
+
+/**
+ * The keys that seal personal data (src/base/key-ring.ts): SECRET_KEY (its id derived from it)
+ * and DATA_KEYS, sealing under DATA_KEY_ID (SECRET_KEY's when unset).
+ */
+export function loadKeyRing(config: Config): KeyRing {
+  try {
+    return createKeyRing({
+      defaultKey: loadSecretKey(config),
+      extra: config.dataKeys.keys.map(({ id, key }) => {
+        const bytes = decodeSecretKey(key.reveal());
+        if (bytes === null) throw new ConfigError('DATA_KEYS', `key ${id} is not 32 bytes`);
+        return { id, key: bytes };
+      }),
+      currentId: config.dataKeys.currentId,
+    });
+  } catch (error) {
+    if (error instanceof KeyRingError) throw new ConfigError('DATA_KEY_ID', error.message);
     throw error;
   }
 }

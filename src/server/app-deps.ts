@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.ts';
+import type { KeyRing } from '../base/key-ring.ts';
 import type { SecretBox } from '../base/secret-box.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import type { NetworkReadiness } from '../chains/network-probe.ts';
@@ -26,6 +27,8 @@ export interface AppDeps {
   readonly rateLimits?: Partial<RateLimits> | undefined;
   /** Seals and opens webhook signing secrets (SECRET_KEY). */
   readonly secretBox: SecretBox;
+  /** Seals and opens personal data at rest (SECRET_KEY, DATA_KEYS). */
+  readonly keyRing: KeyRing;
   /** Called when deliveries were queued outside payment detection (tests, redeliveries). */
   readonly wakeDispatcher?: (() => void) | undefined;
   /**

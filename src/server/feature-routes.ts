@@ -20,6 +20,8 @@ import { orchestratorRoutes } from '../orchestrators/routes.ts';
 import type { LoadedBuild } from '../pay-page/assets.ts';
 import { payPageRoutes } from '../pay-page/routes.ts';
 import { payPagePath } from '../pay-page/shell.ts';
+import { createComplianceProvider } from '../payer/provider.ts';
+import { payerRoutes } from '../payer/routes.ts';
 import { paymentSearchRoutes } from '../payments-search/routes.ts';
 import { createMulticallParents } from '../payouts/multicall/parents.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
@@ -139,6 +141,18 @@ export function registerFeatureRoutes(
     secretBox: deps.secretBox,
     config: deps.config.webhooks,
     ...(deps.wakeDispatcher && { wake: deps.wakeDispatcher }),
+  });
+  const compliance = deps.config.compliance;
+  payerRoutes(app, {
+    db,
+    clock: deps.clock,
+    keys: deps.keyRing,
+    provider:
+      compliance.url === null
+        ? null
+        : createComplianceProvider({ ...compliance, url: compliance.url }),
+    webhookSecret: compliance.webhookSecret?.reveal() ?? null,
+    wake: deps.wakeDispatcher,
   });
   if (deps.sandbox) sandboxRoutes(app, deps.sandbox);
   payPageRoutes(app, {

@@ -41,6 +41,31 @@ export function isTestEventType(value: string): value is TestEventType {
   return (TEST_EVENT_TYPES as readonly string[]).includes(value);
 }
 
+/** `compliance.updated` (api-facts §1.2, §1.6): a payer's KYC or agreement status changed. */
+export interface ComplianceUpdatedPayload {
+  readonly event: 'compliance.updated';
+  readonly clientUserId: string;
+  readonly kycStatus: string;
+  readonly agreementStatus: string;
+  readonly isCompliant: boolean;
+  readonly timestamp: string;
+  /** The compliance provider's status fields that caused it (no personal field). */
+  readonly rawPayload: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * `payment_detail.updated`: a bank account's verification status changed (`pending`,
+ * `approved`, `failed`). The reference does not document its payload; ours is this one.
+ */
+export interface PaymentDetailUpdatedPayload {
+  readonly event: 'payment_detail.updated';
+  readonly clientUserId: string;
+  readonly paymentDetailsId: string;
+  readonly status: string;
+  readonly timestamp: string;
+  readonly rawPayload: Readonly<Record<string, unknown>>;
+}
+
 /** The wallet test deliveries name as the payer (sender and signer). */
 const SAMPLE_PAYER = '0x0000000000000000000000000000000000000001';
 
@@ -187,6 +212,7 @@ export function sampleEvent(
         paymentDetailsId: 'test',
         status: 'approved',
         timestamp: now.toISOString(),
+        rawPayload: {},
       };
     case 'secure_payment.user_event':
       return {

@@ -51,7 +51,11 @@ export const payers = pgTable(
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     erasedAt: nullableTime(),
   },
-  (t) => [uniqueIndex().on(t.accountId, t.clientUserId), index().on(t.keyId)],
+  (t) => [
+    uniqueIndex().on(t.accountId, t.clientUserId),
+    index().on(t.keyId),
+    index().on(t.providerUserId),
+  ],
 );
 
 /** A payer's bank account: where the off-ramp sends fiat. */
@@ -83,5 +87,5 @@ export const paymentDetails = pgTable(
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     erasedAt: nullableTime(),
   },
-  (t) => [index().on(t.payerId, t.createdAt), index().on(t.keyId)],
+  (t) => [index().on(t.payerId, t.createdAt), index().on(t.keyId), index().on(t.providerAccountId)],
 );

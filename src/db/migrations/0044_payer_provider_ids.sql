@@ -1,0 +1,2 @@
+CREATE INDEX "payers_provider_user_id_index" ON "payers" USING btree ("provider_user_id");--> statement-breakpoint
+CREATE INDEX "payment_details_provider_account_id_index" ON "payment_details" USING btree ("provider_account_id");

@@ -1,0 +1,170 @@
+import { eq } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import { AppError } from '../../base/errors.ts';
+import { uuidV7 } from '../../base/uuid-v7.ts';
+import { payers } from '../../db/schema/payers.ts';
+import { accountIdOf } from '../../http/principal.ts';
+import type { App } from '../../http/types.ts';
+import { type PayerDeps, providerFailed, providerOf } from '../deps.ts';
+import { emitComplianceUpdated } from '../events.ts';
+import { type PayerPersonal, sealPersonal } from '../personal.ts';
+import { type ProviderCustomerInput, ProviderRefusal } from '../provider.ts';
+import { PAYER_AUTH, PAYER_TAGS, PayerBody, PayerCreated } from '../schemas.ts';
+import { findPayer, type PayerRow } from '../store.ts';
+
+/**
+ * `POST /v1|v2/payer`: the payer's KYC data, sealed, and sent to the compliance provider, whose
+ * KYC and terms pages come back as `kycUrl` and `agreementUrl`. Sending the same `clientUserId`
+ * again (same account) re-submits: the data is replaced, the provider told, and the answer names
+ * the same `userId`. An erased payer's `clientUserId` starts over as a new submission on its row.
+ */
+export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): void {
+  app.post(
+    prefix,
+    {
+      config: { auth: PAYER_AUTH },
+      schema: {
+        tags: PAYER_TAGS,
+        summary: 'Submit a payer’s KYC data',
+        body: PayerBody,
+        response: { 200: PayerCreated },
+      },
+    },
+    async (request) => {
+      const accountId = accountIdOf(request);
+      const { clientUserId, ...personal } = request.body;
+      const provider = providerOf(deps);
+      const now = deps.clock.now();
+      const row = await storeSubmission(deps, accountId, clientUserId, personal, now);
+      const input = customerInput(personal);
+      let customer: { id: string };
+      try {
+        customer =
+          row.providerUserId === null
+            ? await provider.createCustomer(input, row.id)
+            : await provider.updateCustomer(row.providerUserId, input);
+        const links = await provider.links(customer.id);
+        return await recordLinks(deps, row, customer.id, links);
+      } catch (error) {
+        if (error instanceof ProviderRefusal) {
+          throw new AppError(
+            'kyc_submission_refused',
+            'The compliance provider refused the KYC submission',
+            { cause: error.message },
+          );
+        }
+        if (error instanceof AppError) throw error;
+        throw providerFailed(error);
+      }
+    },
+  );
+}
+
+async function storeSubmission(
+  deps: PayerDeps,
+  accountId: string,
+  clientUserId: string,
+  personal: PayerPersonal,
+  now: Date,
+): Promise<PayerRow> {
+  const existing = await findPayer(deps.db, accountId, clientUserId);
+  const id = existing?.id ?? uuidV7();
+  const sealed = sealPersonal(deps.keys, 'payers', id, personal);
+  if (existing === null) {
+    const [inserted] = await deps.db
+      .insert(payers)
+      .values({ id, accountId, clientUserId, ...sealed, createdAt: now, updatedAt: now })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted) return inserted;
+    // A concurrent first submission won: this one re-submits on its row.
+    return storeSubmission(deps, accountId, clientUserId, personal, now);
+  }
+  const [updated] = await deps.db
+    .update(payers)
+    .set({
+      ...sealed,
+      updatedAt: now,
+      // An erased payer starts over: a new customer at the provider, every status anew.
+      ...(existing.erasedAt !== null && {
+        erasedAt: null,
+        providerUserId: null,
+        kycStatus: 'not_started' as const,
+        agreementStatus: 'not_started' as const,
+        kycUrl: null,
+        agreementUrl: null,
+      }),
+    })
+    .where(eq(payers.id, existing.id))
+    .returning();
+  if (!updated) throw new Error('payer row vanished');
+  return updated;
+}
+
+/** The links and the started KYC; `compliance.updated` when a status moved. */
+async function recordLinks(
+  deps: PayerDeps,
+  row: PayerRow,
+  providerUserId: string,
+  links: { kycUrl: string; tosUrl: string },
+): Promise<Static<typeof PayerCreated>> {
+  const now = deps.clock.now();
+  const restarts = ['not_started', 'rejected', 'retry_required', 'failed'].includes(row.kycStatus);
+  const kycStatus = restarts ? 'initiated' : row.kycStatus;
+  const agreementStatus = row.agreementStatus === 'not_started' ? 'pending' : row.agreementStatus;
+  await deps.db.transaction(async (tx) => {
+    await tx
+      .update(payers)
+      .set({
+        providerUserId,
+        kycUrl: links.kycUrl,
+        agreementUrl: links.tosUrl,
+        kycStatus,
+        agreementStatus,
+        updatedAt: now,
+      })
+      .where(eq(payers.id, row.id));
+    if (kycStatus !== row.kycStatus || agreementStatus !== row.agreementStatus) {
+      await emitComplianceUpdated(
+        tx,
+        now,
+        { accountId: row.accountId, clientUserId: row.clientUserId, kycStatus, agreementStatus },
+        { source: 'submission', customerId: providerUserId },
+      );
+    }
+  });
+  deps.wake?.();
+  return {
+    agreementUrl: links.tosUrl,
+    kycUrl: links.kycUrl,
+    status: {
+      agreementStatus: agreementStatus === 'completed' ? 'completed' : 'not_started',
+      kycStatus: kycStatus === 'approved' ? 'completed' : 'not_started',
+    },
+    userId: row.id,
+  };
+}
+
+function customerInput(personal: PayerPersonal): ProviderCustomerInput {
+  return {
+    type: personal.beneficiaryType,
+    first_name: personal.firstName,
+    last_name: personal.lastName,
+    business_name: personal.companyName,
+    email: personal.email,
+    phone: personal.phone,
+    birth_date: personal.dateOfBirth,
+    nationality: personal.nationality,
+    tax_identification_number: personal.ssn,
+    address: {
+      street_line_1: personal.addressLine1,
+      street_line_2: personal.addressLine2,
+      city: personal.city,
+      subdivision: personal.state,
+      postal_code: personal.postcode,
+      country: personal.country,
+    },
+    source_of_funds: personal.sourceOfFunds,
+    business_activity: personal.businessActivity,
+  };
+}
