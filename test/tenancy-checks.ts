@@ -9,6 +9,8 @@ import {
   journeys,
   orchestratorClientLinks,
   payeeDestinations,
+  payers,
+  paymentDetails,
   payments,
   recurringExecutions,
   recurringPayouts,
@@ -38,6 +40,9 @@ export function secretsOf(o: Objects): string[] {
     o.recurringPaymentReference,
     o.commerceRequestId,
     o.commercePayToken,
+    o.payerUserId,
+    o.paymentDetailsId,
+    o.payerEmail,
     o.destinationId,
     o.webhookId,
     o.webhookUrl,
@@ -158,6 +163,16 @@ export async function snapshotOfA(): Promise<unknown> {
       .from(brandings)
       .where(eq(brandings.orchestratorId, a.orchestratorId))
       .orderBy(brandings.id),
+    payers: await t.db
+      .select()
+      .from(payers)
+      .where(eq(payers.accountId, account))
+      .orderBy(payers.id),
+    paymentDetails: await t.db
+      .select()
+      .from(paymentDetails)
+      .where(eq(paymentDetails.accountId, account))
+      .orderBy(paymentDetails.id),
     apiKeys: withoutUsage(await t.db.select().from(apiKeys).where(eq(apiKeys.accountId, account))),
     sessions: (await t.db.select().from(sessions).where(eq(sessions.accountId, account))).map(
       ({ lastSeenAt: _ignored, ...rest }) => rest,
@@ -203,6 +218,8 @@ function pathFor(route: RouteEntry, o: Objects): string {
           return o.commercePayToken;
         case 'deliveryId':
           return o.deliveryId;
+        case 'clientUserId':
+          return o.clientUserId;
         default:
           throw new Error(`${route.url}: no fixture for path parameter :${param}`);
       }

@@ -44,6 +44,11 @@ export interface Objects {
   readonly commerceRequestId: string;
   /** Its pay token: the buyer's capability on the pay page (`?commerce=`). */
   readonly commercePayToken: string;
+  /** A's payer (`/v2/payer`), its `userId`, its bank details' id and its (personal) e-mail. */
+  readonly clientUserId: string;
+  readonly payerUserId: string;
+  readonly paymentDetailsId: string;
+  readonly payerEmail: string;
   /** Two of A's pending payout links, to merge. */
   readonly payoutTokens: readonly string[];
   /** A's multicall payout of two other payout links. */
@@ -374,6 +379,10 @@ export const PROBES: Record<string, Probe> = {
   // The pay page's routes by pay token: an account's credentials reach its own payments only.
   // A's own calls find the payment: no wallet named (400), no RPC to read the receipt on.
   'GET /v2/commerce-payments/token/:payToken': { expect: refused() },
+  ...payerProbes('/v2/payer'),
+  ...payerProbes('/v1/payer'),
+  // Ours: erasure. B's key finds no payer of A's.
+  'DELETE /v2/payer/:clientUserId': { expect: refused() },
   'GET /v2/commerce-payments/token/:payToken/authorize': {
     expect: refused(),
     ownCode: 'validation_failed',
@@ -538,3 +547,53 @@ export const PROBES: Record<string, Probe> = {
   'GET /v1/webhook/:id/deliveries': { expect: refused(), as: 'apiKey' },
   'POST /v1/webhook/:id/deliveries/:deliveryId/redeliver': { expect: refused(), as: 'apiKey' },
 };
+
+/**
+ * `/v1|v2/payer`: A's payer by its `clientUserId`. B submitting the same `clientUserId` makes
+ * B's own payer (a payer belongs to the account that created it).
+ */
+function payerProbes(prefix: string): Record<string, Probe> {
+  const bank = {
+    bankName: 'Chase',
+    accountName: 'B Holder',
+    accountNumber: '123456789',
+    beneficiaryType: 'individual',
+    currency: 'usd',
+    addressLine1: '1 Main St',
+    city: 'Springfield',
+    country: 'US',
+    dateOfBirth: '1990-01-01',
+    postalCode: '12345',
+  };
+  return {
+    [`POST ${prefix}`]: {
+      expect: own,
+      body: (o) => ({
+        clientUserId: o.clientUserId,
+        email: 'b.holder@example.com',
+        firstName: 'B',
+        lastName: 'Holder',
+        beneficiaryType: 'individual',
+        dateOfBirth: '1990-01-01',
+        addressLine1: '1 Main St',
+        city: 'Springfield',
+        state: 'IL',
+        postcode: '12345',
+        country: 'US',
+        nationality: 'US',
+        phone: '+15555550100',
+        ssn: '000-00-0000',
+      }),
+    },
+    [`GET ${prefix}/:clientUserId`]: { expect: refused() },
+    [`PATCH ${prefix}/:clientUserId`]: {
+      expect: refused(),
+      body: () => ({ agreementCompleted: true }),
+    },
+    [`POST ${prefix}/:clientUserId/payment-details`]: { expect: refused(), body: () => bank },
+    [`GET ${prefix}/:clientUserId/payment-details`]: {
+      expect: refused(),
+      query: (o) => `paymentDetailsId=${o.paymentDetailsId}`,
+    },
+  };
+}

@@ -12,7 +12,9 @@ import { createFeeConfig } from '../src/fees/fee-configs.ts';
 import { linkClientId } from '../src/orchestrators/links.ts';
 import { createOrchestrator } from '../src/orchestrators/orchestrators.ts';
 import { searchColumnsOf } from '../src/payments/records.ts';
+import { startFakeCompliance } from '../src/sandbox/compliance/fake-compliance.ts';
 import { createTestApp, type TestApp } from './app.ts';
+import { bankBody, kycBody } from './payer-world.ts';
 import { insertSchedule, signPermit } from './recurring.ts';
 import { challenge, verify } from './sign-in.ts';
 import type { Objects, Tenant } from './tenancy-probes.ts';
@@ -33,6 +35,7 @@ export let t: TestApp;
 export let a: Tenant;
 export let b: Tenant;
 export let shared: Objects;
+let closeCompliance: () => Promise<void> = async () => undefined;
 
 async function walletSession(key: Hex): Promise<{ token: string; accountId: string }> {
   const account = privateKeyToAccount(key);
@@ -165,6 +168,17 @@ export async function makeObjects(): Promise<Objects> {
     },
   );
   expect(commerce.statusCode, commerce.body).toBe(201);
+  // A's payer and its bank details (through the fake compliance provider).
+  const clientUserId = `a-user-${n}`;
+  const payer = await call('POST', '/v2/payer', a.headers.apiKey, kycBody(clientUserId, `9${n}`));
+  expect(payer.statusCode, payer.body).toBe(200);
+  const details = await call(
+    'POST',
+    `/v2/payer/${clientUserId}/payment-details`,
+    a.headers.apiKey,
+    bankBody(`9${n}`),
+  );
+  expect(details.statusCode, details.body).toBe(201);
   const payout = async (amount: string): Promise<string> => {
     const made = await call('POST', '/v2/secure-payments/payouts', a.headers.apiKey, {
       recipient: b.wallet,
@@ -251,6 +265,10 @@ export async function makeObjects(): Promise<Objects> {
     journeyId: journey.json().journeyId,
     recurringRequestId: recurring.json().requestId,
     commerceRequestId: commerce.json().requestId,
+    clientUserId,
+    payerUserId: payer.json().userId,
+    paymentDetailsId: details.json().payment_detail.id,
+    payerEmail: kycBody(clientUserId, `9${n}`).email,
     commercePayToken: new URL(commerce.json().payUrl).searchParams.get('commerce') ?? '',
     recurringPaymentReference: recurring.json().paymentReference,
     destinationId: destination.destinationId,
@@ -277,7 +295,11 @@ export async function makeObjects(): Promise<Objects> {
 /** Starts the app, makes both tenants and A's shared objects; closes the app after the file. */
 export function setupTenancy(): void {
   beforeAll(async () => {
-    t = await createTestApp({ env: { COMMERCE_OPERATOR_KEY: COMMERCE_OPERATOR } });
+    const compliance = await startFakeCompliance({ webhookSecret: 'tenancy-callback-secret' });
+    closeCompliance = () => compliance.close();
+    t = await createTestApp({
+      env: { COMMERCE_OPERATOR_KEY: COMMERCE_OPERATOR, COMPLIANCE_URL: compliance.url },
+    });
     a = await tenant('A', KEY_A);
     b = await tenant('B', KEY_B);
     b.headers.foreignPair['x-orchestrator-key'] =
@@ -308,5 +330,8 @@ export function setupTenancy(): void {
       timestamp: t.clock.now(),
     });
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await closeCompliance();
+  });
 }

@@ -9,6 +9,10 @@ import type { Indexer } from '../../src/detection/indexer.ts';
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import type { TronTransaction } from '../../src/payments/transactions.ts';
+import {
+  type FakeCompliance,
+  startFakeCompliance,
+} from '../../src/sandbox/compliance/fake-compliance.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { capturedAnswers, referenceOperations } from '../conformance.ts';
@@ -16,6 +20,7 @@ import { answerAuthOperations } from '../conformance-auth.ts';
 import { type CrossChainWorld, startCrossChainWorld } from '../crosschain-world.ts';
 import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
+import { bankBody, kycBody } from '../payer-world.ts';
 import { pathShape } from '../reference-versions.ts';
 import { signTronCall, startTronWorld, TRON_CHAIN_ID, TRON_USDT } from '../tron-world.ts';
 import { startReceiver } from '../webhook-receiver.ts';
@@ -60,6 +65,7 @@ describe('conformance with the reference API', () => {
   let indexer: Indexer;
   let tron: FakeTronNode;
   let crossChain: CrossChainWorld;
+  let compliance: FakeCompliance;
   const headers = () => ({ 'x-api-key': tenant.apiKey });
   const ok = (res: { statusCode: number; body: string }, status = 200) =>
     expect(res.statusCode, res.body).toBe(status);
@@ -70,8 +76,10 @@ describe('conformance with the reference API', () => {
     tron = await startTronWorld(local.chain, [TRON_PAYER]);
     // Arbitrum and the fake routing aggregator, for the cross-chain operations.
     crossChain = await startCrossChainWorld(local);
+    compliance = await startFakeCompliance({ webhookSecret: 'conformance-callback-secret' });
     t = await createTestApp({
       env: {
+        COMPLIANCE_URL: compliance.url,
         ...local.env,
         ...crossChain.env,
         CONFIRMATIONS_BASE: '1',
@@ -88,6 +96,7 @@ describe('conformance with the reference API', () => {
     await t?.close();
     await tron?.close();
     await crossChain?.close();
+    await compliance?.close();
     await local?.chain.close();
   });
 
@@ -1139,6 +1148,30 @@ describe('conformance with the reference API', () => {
     const voided = await commerce(`${requestId}/void`, { reason: 'out of stock' });
     ok(voided);
     expect(voided.json()).toMatchObject({ status: 'PAID', voidedAmount: '15' });
+  });
+
+  it('answers the payer operations, v2 and v1, and the payer 404', async () => {
+    for (const version of ['v2', 'v1']) {
+      const base = `/${version}/payer`;
+      const user = `conformance-${version}`;
+      const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+        t.app.inject({ method, url, headers: headers(), ...(payload && { payload }) });
+      ok(await call('POST', base, kycBody(user, '3131')));
+      ok(await call('GET', `${base}/${user}`));
+      ok(await call('PATCH', `${base}/${user}`, { agreementCompleted: true }));
+      const added = await call('POST', `${base}/${user}/payment-details`, bankBody('3131'));
+      ok(added, 201);
+      const id = added.json().payment_detail.id as string;
+      ok(await call('GET', `${base}/${user}/payment-details`));
+      ok(await call('GET', `${base}/${user}/payment-details?paymentDetailsId=${id}`));
+      const missing = await call('GET', `${base}/nobody`);
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toMatchObject({
+        statusCode: 404,
+        message: 'Payer with client user ID nobody not found',
+        error: 'Not Found',
+      });
+    }
   });
 
   it('has a conforming success answer for every reference operation we serve', () => {

@@ -7,6 +7,10 @@ import { queryRows } from '../../src/db/client.ts';
 import * as schema from '../../src/db/schema.ts';
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
+import {
+  type FakeCompliance,
+  startFakeCompliance,
+} from '../../src/sandbox/compliance/fake-compliance.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { challenge, verify } from '../sign-in.ts';
@@ -113,9 +117,12 @@ describe('fuzzing every route', () => {
   const credentials = new Map<Kind, Record<string, string>>();
   let operations: Operation[] = [];
   let tables: string[] = [];
+  let compliance: FakeCompliance;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // The payer routes reach their handlers' provider calls (a refusal must still write nothing).
+    compliance = await startFakeCompliance({ webhookSecret: 'fuzz-callback-secret-0' });
+    t = await createTestApp({ env: { COMPLIANCE_URL: compliance.url } });
     tenant = await createTenant(t.db, 'Fuzzed');
     const wallet = privateKeyToAccount(`0x${'42'.repeat(32)}`);
     const issued = await challenge(t, wallet.address);
@@ -158,7 +165,10 @@ describe('fuzzing every route', () => {
       .filter((value) => is(value, PgTable))
       .map((table) => getTableName(table as PgTable));
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await compliance?.close();
+  });
 
   const rowCounts = async () => {
     const [row] = await queryRows<Record<string, number>>(
