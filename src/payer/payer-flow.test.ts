@@ -287,6 +287,20 @@ describe('the provider’s other verdicts and its callbacks’ signature', () =>
     });
   });
 
+  it('answers 502 while the provider fails, and takes the same submission once it is back', async () => {
+    w.fake.failWith(503);
+    const failed = await w.call('POST', '/v2/payer', key(), kycBody('user-3', '7733'));
+    expect(failed.status).toBe(502);
+    expect(failed.body).toMatchObject({ code: 'compliance_provider_failed' });
+    expect(JSON.stringify(failed.body)).not.toContain('7733');
+    w.fake.failWith(null);
+    const retried = await w.call('POST', '/v2/payer', key(), kycBody('user-3', '7733'));
+    expect(retried.status).toBe(200);
+    const [row] = await w.t.db.select().from(payers).where(eq(payers.clientUserId, 'user-3'));
+    expect(retried.body.userId).toBe(row?.id);
+    expect(row?.kycStatus).toBe('initiated');
+  });
+
   it('refuses a callback with a bad or missing signature, changing nothing', async () => {
     const customerId = await providerIdOf('user-2');
     const body = JSON.stringify({
