@@ -101,6 +101,16 @@ describe('a payer from KYC to a verified bank account', () => {
     const missing = await w.call('PATCH', '/v2/payer/user-1', key(), {});
     expect(missing.status).toBe(400);
     expect(missing.body.message).toBe('agreementCompleted must be provided');
+    const wrong = await w.call('PATCH', '/v2/payer/user-1', key(), { agreementCompleted: 'yes' });
+    expect(wrong.status).toBe(400);
+    const none = await fetch(`${w.baseUrl}/v2/payer/user-1`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': key() },
+    });
+    expect(none.status).toBe(400);
+    expect(((await none.json()) as { message: string }).message).toBe(
+      'agreementCompleted must be provided',
+    );
     const res = await w.call('PATCH', '/v2/payer/user-1', key(), { agreementCompleted: true });
     expect(res).toEqual({ status: 200, body: { success: true } });
     const event = await nextEvent(2, 'compliance.updated');

@@ -8,6 +8,11 @@ import { emitComplianceUpdated } from '../events.ts';
 import { AgreementBody, ClientUserIdParams, PAYER_AUTH, PAYER_TAGS, Success } from '../schemas.ts';
 import { livePayer } from '../store.ts';
 
+const notProvided = () =>
+  new AppError('validation_failed', 'agreementCompleted must be provided', {
+    errors: [{ field: 'agreementCompleted', message: 'must be provided' }],
+  });
+
 /**
  * `PATCH /v1|v2/payer/{clientUserId}` `{agreementCompleted}`: the payer accepted the terms on
  * `agreementUrl` (true: the provider is told, `completed`) or declined them (false:
@@ -25,14 +30,14 @@ export function registerUpdatePayer(app: App, deps: PayerDeps, prefix: string): 
         body: AgreementBody,
         response: { 200: Success },
       },
+      // No body at all is the reference's missing field too, not a malformed body.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) throw notProvided();
+      },
     },
     async (request) => {
       const completed = request.body?.agreementCompleted;
-      if (completed === undefined) {
-        throw new AppError('validation_failed', 'agreementCompleted must be provided', {
-          errors: [{ field: 'agreementCompleted', message: 'must be provided' }],
-        });
-      }
+      if (completed === undefined) throw notProvided();
       const row = await livePayer(deps.db, accountIdOf(request), request.params.clientUserId);
       if (completed && row.providerUserId !== null && deps.provider !== null) {
         await deps.provider.acceptTerms(row.providerUserId).catch((error: unknown) => {
