@@ -28,11 +28,19 @@ export function providerOf(deps: PayerDeps): ComplianceProvider {
   return deps.provider;
 }
 
-/** A provider failure as the caller sees it (the cause, for the log, names no personal field). */
-export function providerFailed(error: unknown): AppError {
+/**
+ * A provider failure as the caller sees it, logged with its cause: the operation and the HTTP
+ * status (provider.ts's messages), never what was sent.
+ */
+export function providerFailed(
+  error: unknown,
+  log: { warn(fields: object, message: string): void },
+): AppError {
+  const reason = error instanceof ProviderFailure ? error.message : 'provider error';
+  log.warn({ reason }, 'compliance provider call failed');
   return new AppError(
     'compliance_provider_failed',
     'The compliance provider could not be reached; try again',
-    { cause: error instanceof ProviderFailure ? error.message : 'provider error' },
+    { cause: reason },
   );
 }

@@ -303,6 +303,8 @@ describe('the provider’s other verdicts and its callbacks’ signature', () =>
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ code: 'compliance_provider_failed' });
     expect(JSON.stringify(failed.body)).not.toContain('7733');
+    const warned = w.t.logs.entries().find((e) => e.msg === 'compliance provider call failed');
+    expect(warned?.reason).toBe('compliance provider create customer: HTTP 503');
     w.fake.failWith(null);
     const retried = await w.call('POST', '/v2/payer', key(), kycBody('user-3', '7733'));
     expect(retried.status).toBe(200);

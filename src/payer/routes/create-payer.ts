@@ -54,7 +54,7 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
           );
         }
         if (error instanceof AppError) throw error;
-        throw providerFailed(error);
+        throw providerFailed(error, request.log);
       }
     },
   );

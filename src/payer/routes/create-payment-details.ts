@@ -6,7 +6,7 @@ import type { App } from '../../http/types.ts';
 import { type PayerDeps, providerFailed, providerOf } from '../deps.ts';
 import { emitPaymentDetailUpdated } from '../events.ts';
 import { type PaymentDetailPersonal, sealPersonal } from '../personal.ts';
-import { type ProviderAccountInput, ProviderRefusal } from '../provider.ts';
+import { type ProviderAccountInput, ProviderFailure, ProviderRefusal } from '../provider.ts';
 import {
   ClientUserIdParams,
   PAYER_AUTH,
@@ -44,7 +44,10 @@ export function registerCreatePaymentDetails(app: App, deps: PayerDeps, prefix: 
       if (personal.accountNumber === undefined && personal.iban === undefined) throw invalid();
       const provider = providerOf(deps);
       if (payer.providerUserId === null) {
-        throw providerFailed(new Error('the payer has no provider customer yet'));
+        throw providerFailed(
+          new ProviderFailure('the payer has no provider customer yet'),
+          request.log,
+        );
       }
       const id = uuidV7();
       let account: { id: string; status: string };
@@ -56,7 +59,7 @@ export function registerCreatePaymentDetails(app: App, deps: PayerDeps, prefix: 
         );
       } catch (error) {
         if (error instanceof ProviderRefusal) throw invalid();
-        throw providerFailed(error);
+        throw providerFailed(error, request.log);
       }
       const now = deps.clock.now();
       const status = detailStatusOf(account.status);

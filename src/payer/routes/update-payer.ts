@@ -41,7 +41,7 @@ export function registerUpdatePayer(app: App, deps: PayerDeps, prefix: string): 
       const row = await livePayer(deps.db, accountIdOf(request), request.params.clientUserId);
       if (completed && row.providerUserId !== null && deps.provider !== null) {
         await deps.provider.acceptTerms(row.providerUserId).catch((error: unknown) => {
-          throw providerFailed(error);
+          throw providerFailed(error, request.log);
         });
       }
       const agreementStatus = completed ? 'completed' : 'rejected';
