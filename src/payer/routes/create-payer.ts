@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { AppError } from '../../base/errors.ts';
@@ -7,7 +8,7 @@ import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { type PayerDeps, providerFailed, providerOf } from '../deps.ts';
 import { emitComplianceUpdated } from '../events.ts';
-import { type PayerPersonal, sealPersonal } from '../personal.ts';
+import { openPayer, type PayerPersonal, sealPersonal } from '../personal.ts';
 import { type ProviderCustomerInput, ProviderRefusal } from '../provider.ts';
 import { PAYER_AUTH, PAYER_TAGS, PayerBody, PayerCreated } from '../schemas.ts';
 import { findPayer, type PayerRow } from '../store.ts';
@@ -35,18 +36,36 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
       const { clientUserId, ...personal } = request.body;
       const provider = providerOf(deps);
       const now = deps.clock.now();
-      const row = await storeSubmission(deps, accountId, clientUserId, personal, now);
+      const existing = await findPayer(deps.db, accountId, clientUserId);
+      // A first submission (or one the provider never answered) is stored before the call: its
+      // row id is the call's idempotency key, so a retry after a failure is safe. A re-submission
+      // of a payer the provider knows is stored only once the provider took it.
+      const first =
+        existing === null || existing.erasedAt !== null || existing.providerUserId === null;
+      const row = first
+        ? await storeSubmission(deps, accountId, clientUserId, personal, now)
+        : existing;
       const input = customerInput(personal);
-      let customer: { id: string };
       try {
-        customer =
+        const customer =
           row.providerUserId === null
             ? await provider.createCustomer(input, row.id)
             : await provider.updateCustomer(row.providerUserId, input);
         const links = await provider.links(customer.id);
-        return await recordLinks(deps, row, customer.id, links);
+        const resubmitted = first
+          ? null
+          : { personal, changed: !samePersonal(deps, row, personal) };
+        return await recordLinks(deps, row, customer.id, links, resubmitted);
       } catch (error) {
         if (error instanceof ProviderRefusal) {
+          // A refused first submission leaves nothing behind; a refused re-submission was never written.
+          if (existing === null) await deps.db.delete(payers).where(eq(payers.id, row.id));
+          else if (existing.erasedAt !== null) {
+            await deps.db
+              .update(payers)
+              .set({ personal: null, keyId: null, erasedAt: existing.erasedAt })
+              .where(eq(payers.id, row.id));
+          }
           throw new AppError(
             'kyc_submission_refused',
             'The compliance provider refused the KYC submission',
@@ -57,6 +76,26 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
         throw providerFailed(error, request.log);
       }
     },
+  );
+}
+
+/** Whether a re-submission carries the very data that was approved (then its KYC stands). */
+function samePersonal(deps: PayerDeps, row: PayerRow, personal: PayerPersonal): boolean {
+  if (row.personal === null) return false;
+  let stored: PayerPersonal;
+  try {
+    stored = openPayer(deps.keys, row.id, row.personal);
+  } catch {
+    return false;
+  }
+  return isDeepStrictEqual(normalized(stored), normalized(personal));
+}
+
+function normalized(personal: PayerPersonal): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(personal)
+      .filter(([, value]) => value !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
   );
 }
 
@@ -107,15 +146,21 @@ async function recordLinks(
   row: PayerRow,
   providerUserId: string,
   links: { kycUrl: string; tosUrl: string },
+  resubmitted: { personal: PayerPersonal; changed: boolean } | null,
 ): Promise<Static<typeof PayerCreated>> {
   const now = deps.clock.now();
-  const restarts = ['not_started', 'rejected', 'retry_required', 'failed'].includes(row.kycStatus);
+  // New KYC data restarts the KYC, whatever it stood at: an approval was of other data.
+  const restarts =
+    resubmitted?.changed === true ||
+    ['not_started', 'rejected', 'retry_required', 'failed'].includes(row.kycStatus);
   const kycStatus = restarts ? 'initiated' : row.kycStatus;
   const agreementStatus = row.agreementStatus === 'not_started' ? 'pending' : row.agreementStatus;
   await deps.db.transaction(async (tx) => {
     await tx
       .update(payers)
       .set({
+        ...(resubmitted !== null &&
+          sealPersonal(deps.keys, 'payers', row.id, resubmitted.personal)),
         providerUserId,
         kycUrl: links.kycUrl,
         agreementUrl: links.tosUrl,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isDeepStrictEqual } from 'node:util';
 import { SIGNATURE_HEADER, signCallback } from '../../payer/callback-signature.ts';
 import type {
   ProviderAccountStatus,
@@ -190,10 +191,15 @@ export async function startFakeCompliance(options: FakeComplianceOptions): Promi
     const action = `${method} ${parts.slice(3).join('/')}`;
     switch (action) {
       case 'PUT ':
-        customer.input = body;
-        if (customer.kyc_status === 'incomplete' || customer.kyc_status === 'rejected') {
+        // Other KYC data is a new KYC, whatever the verdict on the old one was.
+        if (
+          customer.kyc_status === 'incomplete' ||
+          customer.kyc_status === 'rejected' ||
+          !isDeepStrictEqual(customer.input, body)
+        ) {
           customer.kyc_status = 'not_started';
         }
+        customer.input = body;
         return { status: 200, body: customerView(customer) };
       case 'POST kyc_links': {
         const id = encodeURIComponent(customer.id);
