@@ -24,6 +24,7 @@ const TABLES = [
   'commerce_actions',
   'commerce_events',
   'commerce_payments',
+  'compliance_events',
   'destination_nonces',
   'fee_configs',
   'fee_leg_payments',

@@ -1,15 +1,19 @@
 import { eq } from 'drizzle-orm';
-import type { AgreementStatus, KycStatus } from '../db/schema/payers.ts';
-import { payers, paymentDetails } from '../db/schema/payers.ts';
+import type { Database } from '../db/client.ts';
+import type { AgreementStatus, KycStatus, PaymentDetailStatus } from '../db/schema/payers.ts';
+import { complianceEvents, payers, paymentDetails } from '../db/schema/payers.ts';
 import type { PayerDeps } from './deps.ts';
 import { emitComplianceUpdated, emitPaymentDetailUpdated } from './events.ts';
-import { detailStatusOf } from './store.ts';
 
 /**
  * The compliance provider's status callbacks, once their signature is checked: a customer's KYC
  * or terms moved (`customer.updated`), or a bank account's verification (`external_account
  * .updated`). Each change is stored with its webhook in one transaction; a callback that
- * changes nothing (a repeat) sends nothing. Unknown ids are acknowledged and ignored.
+ * changes nothing sends nothing. A callback whose `event_id` was applied before (a replay)
+ * changes nothing (the ids are kept in `compliance_events`); one created before the last one
+ * applied to that customer or account (`event_created_at`) is stale and changes nothing either.
+ * Unknown ids and statuses are acknowledged, logged and ignored: an unknown status never
+ * downgrades what is stored.
  */
 
 const KYC: Readonly<Record<string, KycStatus>> = {
@@ -20,32 +24,76 @@ const KYC: Readonly<Record<string, KycStatus>> = {
   rejected: 'rejected',
 };
 
+const ACCOUNT: Readonly<Record<string, PaymentDetailStatus>> = {
+  pending: 'pending',
+  approved: 'approved',
+  failed: 'failed',
+};
+
 export interface ProviderEvent {
+  readonly event_id: string;
   readonly event_type: string;
+  readonly created_at: Date;
   readonly event_object: Readonly<Record<string, unknown>>;
 }
 
+type Log = { info(fields: object, message: string): void };
+
 export function parseProviderEvent(body: unknown): ProviderEvent | null {
   if (typeof body !== 'object' || body === null) return null;
-  const { event_type: type, event_object: object } = body as Record<string, unknown>;
+  const {
+    event_id: id,
+    event_type: type,
+    event_created_at: createdAt,
+    event_object: object,
+  } = body as Record<string, unknown>;
+  if (typeof id !== 'string' || id === '' || id.length > 200) return null;
   if (typeof type !== 'string' || typeof object !== 'object' || object === null) return null;
-  return { event_type: type, event_object: object as Record<string, unknown> };
+  const created = typeof createdAt === 'string' ? new Date(createdAt) : null;
+  if (created === null || Number.isNaN(created.getTime())) return null;
+  return {
+    event_id: id,
+    event_type: type,
+    created_at: created,
+    event_object: object as Record<string, unknown>,
+  };
 }
 
-export async function applyProviderEvent(deps: PayerDeps, event: ProviderEvent): Promise<void> {
+export async function applyProviderEvent(
+  deps: PayerDeps,
+  event: ProviderEvent,
+  log: Log,
+): Promise<void> {
   const object = event.event_object;
   if (typeof object.id !== 'string') return;
-  if (event.event_type === 'customer.updated') return customerUpdated(deps, object.id, object);
+  if (event.event_type === 'customer.updated') return customerUpdated(deps, event, object.id, log);
   if (event.event_type === 'external_account.updated')
-    return accountUpdated(deps, object.id, object);
+    return accountUpdated(deps, event, object.id, log);
 }
+
+/** Records the event id; false when it was applied before (a replay). */
+async function firstSeen(tx: Database, event: ProviderEvent, now: Date): Promise<boolean> {
+  const [inserted] = await tx
+    .insert(complianceEvents)
+    .values({ eventId: event.event_id, receivedAt: now })
+    .onConflictDoNothing()
+    .returning();
+  return inserted !== undefined;
+}
+
+const stale = (event: ProviderEvent, last: Date | null) =>
+  last !== null && event.created_at.getTime() < last.getTime();
 
 async function customerUpdated(
   deps: PayerDeps,
+  event: ProviderEvent,
   customerId: string,
-  object: Readonly<Record<string, unknown>>,
+  log: Log,
 ): Promise<void> {
+  const object = event.event_object;
   const kyc = KYC[String(object.kyc_status)];
+  if (kyc === undefined)
+    log.info({ eventId: event.event_id }, 'unknown provider KYC status ignored');
   const now = deps.clock.now();
   let changed = false;
   await deps.db.transaction(async (tx) => {
@@ -55,9 +103,14 @@ async function customerUpdated(
       .where(eq(payers.providerUserId, customerId))
       .for('update');
     if (!row || row.erasedAt !== null) return;
+    if (!(await firstSeen(tx, event, now)) || stale(event, row.providerEventAt)) {
+      log.info({ eventId: event.event_id }, 'replayed or stale provider callback ignored');
+      return;
+    }
     const kycStatus = kyc ?? row.kycStatus;
     const agreementStatus: AgreementStatus =
       object.tos_status === 'approved' ? 'completed' : row.agreementStatus;
+    await tx.update(payers).set({ providerEventAt: event.created_at }).where(eq(payers.id, row.id));
     if (kycStatus === row.kycStatus && agreementStatus === row.agreementStatus) return;
     await tx
       .update(payers)
@@ -81,10 +134,16 @@ async function customerUpdated(
 
 async function accountUpdated(
   deps: PayerDeps,
+  event: ProviderEvent,
   accountId: string,
-  object: Readonly<Record<string, unknown>>,
+  log: Log,
 ): Promise<void> {
-  const status = detailStatusOf(String(object.status));
+  const object = event.event_object;
+  const status = ACCOUNT[String(object.status)];
+  if (status === undefined) {
+    log.info({ eventId: event.event_id }, 'unknown provider account status ignored');
+    return;
+  }
   const now = deps.clock.now();
   let changed = false;
   await deps.db.transaction(async (tx) => {
@@ -94,7 +153,16 @@ async function accountUpdated(
       .innerJoin(payers, eq(payers.id, paymentDetails.payerId))
       .where(eq(paymentDetails.providerAccountId, accountId))
       .for('update');
-    if (!row || row.detail.erasedAt !== null || row.detail.status === status) return;
+    if (!row || row.detail.erasedAt !== null) return;
+    if (!(await firstSeen(tx, event, now)) || stale(event, row.detail.providerEventAt)) {
+      log.info({ eventId: event.event_id }, 'replayed or stale provider callback ignored');
+      return;
+    }
+    await tx
+      .update(paymentDetails)
+      .set({ providerEventAt: event.created_at })
+      .where(eq(paymentDetails.id, row.detail.id));
+    if (row.detail.status === status) return;
     await tx
       .update(paymentDetails)
       .set({ status, updatedAt: now })

@@ -47,6 +47,8 @@ export const payers = pgTable(
     personal: text(),
     /** The key `personal` is sealed under; null once erased. */
     keyId: text(),
+    /** When the provider created the last callback applied to this payer: older ones are stale. */
+    providerEventAt: nullableTime(),
     createdAt: createdAt(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     erasedAt: nullableTime(),
@@ -83,9 +85,17 @@ export const paymentDetails = pgTable(
     /** The sealed bank and holder fields (names, numbers, IBAN, address, document); null once erased. */
     personal: text(),
     keyId: text(),
+    /** When the provider created the last callback applied to this account: older ones are stale. */
+    providerEventAt: nullableTime(),
     createdAt: createdAt(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     erasedAt: nullableTime(),
   },
   (t) => [index().on(t.payerId, t.createdAt), index().on(t.keyId), index().on(t.providerAccountId)],
 );
+
+/** The compliance provider's callbacks already applied, by its event id: a replay changes nothing. */
+export const complianceEvents = pgTable('compliance_events', {
+  eventId: text().primaryKey(),
+  receivedAt: createdAt(),
+});

@@ -50,7 +50,7 @@ export function registerComplianceCallback(app: App, deps: PayerDeps): void {
         }
         const event = parseProviderEvent(parsed);
         if (event === null) throw new AppError('bad_request', 'Not a provider event');
-        await applyProviderEvent(deps, event);
+        await applyProviderEvent(deps, event, request.log);
         return { received: true };
       },
     );
