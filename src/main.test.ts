@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LogCapture, testConfig } from '../test/app.ts';
 import { copyMigratedDatabase } from '../test/process.ts';
+import { createAccount } from './auth/accounts.ts';
 import { createLogger } from './base/logger.ts';
+import { StartError } from './base/start-error.ts';
+import { uuidV7 } from './base/uuid-v7.ts';
+import { payers } from './db/schema/payers.ts';
 import { createService } from './main.ts';
 
 describe('graceful stop', () => {
@@ -49,6 +53,28 @@ describe('a stop step that fails', () => {
     await service.listen();
     await expect(service.stop()).rejects.toThrow('a plugin would not close');
     await expect(service.database.ping()).rejects.toThrow();
+    expect(existsSync(join(config.dataDir, 'pgdata.lock'))).toBe(false);
+  });
+});
+
+describe('a start with personal data sealed under a key it lacks', () => {
+  it('refuses to start, naming the missing key ids and DATA_KEYS', async () => {
+    const config = testConfig({ PORT: '0', HOST: '127.0.0.1' });
+    copyMigratedDatabase(config.dataDir);
+    const first = await createService(config, createLogger('warn', new LogCapture()));
+    const { accountId } = await createAccount(first.database.db, 'Keys');
+    for (const keyId of ['k2', 'k2', 'k3']) {
+      const id = uuidV7();
+      await first.database.db
+        .insert(payers)
+        .values({ id, accountId, clientUserId: id, personal: 'k1.x.y.z.w', keyId });
+    }
+    await first.stop();
+    await expect(createService(config, createLogger('warn', new LogCapture()))).rejects.toThrow(
+      new StartError(
+        'personal data is sealed under key id(s) k2 (2 row(s)), k3 (1 row(s)), which neither DATA_KEYS nor SECRET_KEY gives; add each as id:key to DATA_KEYS (the key it was sealed with), then start again',
+      ),
+    );
     expect(existsSync(join(config.dataDir, 'pgdata.lock'))).toBe(false);
   });
 });

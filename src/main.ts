@@ -18,6 +18,7 @@ import { migrateDatabase } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
+import { missingDataKeysMessage } from './payer/key-check.ts';
 import type { SandboxCompliance } from './sandbox/compliance/sandbox.ts';
 import type { SandboxHost } from './sandbox/host.ts';
 import { buildApp } from './server/app.ts';
@@ -76,6 +77,9 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       broadcast = await startCredentialBroadcast({ url: config.redisUrl, logger });
     }
     await migrateDatabase(database);
+    // Rows sealed under a key this process lacks would answer 500 at every read: refuse to start.
+    const missingKeys = await missingDataKeysMessage(database.db, keyRing);
+    if (missingKeys !== null) throw new StartError(missingKeys);
     // One chain per deployment: with Postgres, whichever process holds its lock runs it and
     // serves its JSON-RPC on HOST (a port of its own) for the others.
     // The sandbox (a Hardhat EDR chain, its contracts and wallets) loads only when it runs.
