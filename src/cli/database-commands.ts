@@ -139,12 +139,13 @@ async function run(
       const outcome = await reencryptPersonalData(db, keys);
       print(values, out, { currentKeyId: keys.currentId, ...outcome }, [
         `Re-sealed ${outcome.resealed} personal record(s) under key ${keys.currentId}.`,
-        ...(outcome.unreadable > 0
-          ? [
-              `${outcome.unreadable} record(s) are sealed under a key not given (DATA_KEYS): left as they are.`,
-            ]
-          : []),
       ]);
+      if (outcome.unreadable > 0) {
+        // Not done: those rows still need their key; the run exits non-zero.
+        throw new UsageError(
+          `${outcome.unreadable} record(s) could not be opened, sealed under key id(s) ${outcome.unreadableKeyIds.join(', ')} that DATA_KEYS does not give: left as they are; add those keys to DATA_KEYS and run again`,
+        );
+      }
       return;
     }
     case 'destination create': {

@@ -17,6 +17,8 @@ export interface ReencryptOutcome {
   readonly resealed: number;
   /** Rows sealed under a key the ring lacks, or that do not open. */
   readonly unreadable: number;
+  /** The key ids the unreadable rows name (`none` for a row naming none). */
+  readonly unreadableKeyIds: readonly string[];
 }
 
 export async function reencryptPersonalData(
@@ -31,6 +33,7 @@ export async function reencryptPersonalData(
   return {
     resealed: outcomes.reduce((sum, o) => sum + o.resealed, 0),
     unreadable: outcomes.reduce((sum, o) => sum + o.unreadable, 0),
+    unreadableKeyIds: [...new Set(outcomes.flatMap((o) => o.unreadableKeyIds))].sort(),
   };
 }
 
@@ -43,10 +46,11 @@ async function reencryptTable(
   const table = name === 'payers' ? payers : paymentDetails;
   let resealed = 0;
   let unreadable = 0;
+  const unreadableKeyIds = new Set<string>();
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const rows = await db
-      .select({ id: table.id, personal: table.personal })
+      .select({ id: table.id, personal: table.personal, keyId: table.keyId })
       .from(table)
       .where(
         and(
@@ -66,6 +70,7 @@ async function reencryptTable(
         plain = keys.open(row.personal, context);
       } catch {
         unreadable++;
+        unreadableKeyIds.add(row.keyId ?? 'none');
         continue;
       }
       const updated = await db
@@ -75,6 +80,8 @@ async function reencryptTable(
         .returning({ id: table.id });
       resealed += updated.length;
     }
-    if (rows.length < batchSize) return { resealed, unreadable };
+    if (rows.length < batchSize) {
+      return { resealed, unreadable, unreadableKeyIds: [...unreadableKeyIds] };
+    }
   }
 }

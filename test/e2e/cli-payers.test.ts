@@ -77,6 +77,7 @@ describe(`payreq payers reencrypt on ${backend}`, () => {
       currentKeyId: 'new-key',
       resealed: 1,
       unreadable: 0,
+      unreadableKeyIds: [],
     });
 
     database = await openDatabase(config);
@@ -92,5 +93,22 @@ describe(`payreq payers reencrypt on ${backend}`, () => {
     } finally {
       await database.close();
     }
+
+    // A ring without new-key cannot open the row: counted, named, and the run fails.
+    const lacking = await runCli(['payers', 'reencrypt', '--json'], {
+      ...env,
+      DATA_KEYS: `newer-key:${randomBytes(32).toString('hex')}`,
+      DATA_KEY_ID: 'newer-key',
+    });
+    expect(lacking.code).toBe(1);
+    expect(JSON.parse(lacking.stdout)).toEqual({
+      currentKeyId: 'newer-key',
+      resealed: 0,
+      unreadable: 1,
+      unreadableKeyIds: ['new-key'],
+    });
+    expect(lacking.stderr).toContain(
+      '1 record(s) could not be opened, sealed under key id(s) new-key that DATA_KEYS does not give',
+    );
   }, 120_000);
 });
