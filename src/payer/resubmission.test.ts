@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../test/fixtures.ts';
-import { kycBody, type PayerWorld, startPayerWorld } from '../../test/payer-world.ts';
+import { bankBody, kycBody, type PayerWorld, startPayerWorld } from '../../test/payer-world.ts';
 import type { Receiver } from '../../test/webhook-receiver.ts';
 import { payers } from '../db/schema/payers.ts';
 
@@ -119,5 +119,33 @@ describe('a re-submission the provider does not take', () => {
     w.fake.failWith(null);
     expect(res.status).toBe(400);
     expect(await w.t.db.select().from(payers).where(eq(payers.clientUserId, 'new-1'))).toEqual([]);
+  });
+});
+
+describe('dateOfBirth', () => {
+  it('must be a real calendar day, not in the future, on payers and bank details', async () => {
+    for (const bad of ['1990-13-45', '2023-02-29', '1990-04-31', '2999-01-01']) {
+      for (const [path, body] of [
+        ['/v2/payer', kycBody('dob-1', '8501', { dateOfBirth: bad })],
+        ['/v2/payer/dob-1/payment-details', bankBody('8501', { dateOfBirth: bad })],
+      ] as const) {
+        const res = await w.call('POST', path, key(), body);
+        expect(res.status, `${path} ${bad}`).toBe(400);
+        expect(res.body.errors).toEqual([
+          {
+            field: 'dateOfBirth',
+            message: 'must be a valid date (YYYY-MM-DD), not in the future',
+          },
+        ]);
+        expect(JSON.stringify(res.body)).not.toContain(bad);
+      }
+    }
+    const leap = await w.call(
+      'POST',
+      '/v2/payer',
+      key(),
+      kycBody('dob-1', '8501', { dateOfBirth: '2000-02-29' }),
+    );
+    expect(leap.status).toBe(200);
   });
 });

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ValidationError } from '../base/errors.ts';
 import type { CredentialKind } from '../http/principal.ts';
 
 /**
@@ -136,3 +137,22 @@ export const PaymentDetailsList = Type.Object({
     }),
   ),
 });
+
+/**
+ * `dateOfBirth` beyond its pattern: a day of the calendar (no 1990-13-45, no 2023-02-29), not
+ * after today (UTC). The message names the rule, never the value.
+ */
+export function checkBirthDate(value: string, now: Date): void {
+  const [year, month, day] = value.split('-').map(Number);
+  const parsed = new Date(Date.UTC(year ?? 0, (month ?? 0) - 1, day ?? 0));
+  const real =
+    parsed.getUTCFullYear() === year &&
+    parsed.getUTCMonth() + 1 === month &&
+    parsed.getUTCDate() === day;
+  const today = now.toISOString().slice(0, 10);
+  if (!real || value > today) {
+    throw new ValidationError([
+      { field: 'dateOfBirth', message: 'must be a valid date (YYYY-MM-DD), not in the future' },
+    ]);
+  }
+}

@@ -10,7 +10,7 @@ import { type PayerDeps, providerFailed, providerOf } from '../deps.ts';
 import { emitComplianceUpdated } from '../events.ts';
 import { openPayer, type PayerPersonal, sealPersonal } from '../personal.ts';
 import { type ProviderCustomerInput, ProviderRefusal } from '../provider.ts';
-import { PAYER_AUTH, PAYER_TAGS, PayerBody, PayerCreated } from '../schemas.ts';
+import { checkBirthDate, PAYER_AUTH, PAYER_TAGS, PayerBody, PayerCreated } from '../schemas.ts';
 import { findPayer, type PayerRow } from '../store.ts';
 
 /**
@@ -32,6 +32,7 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
       },
     },
     async (request) => {
+      checkBirthDate(request.body.dateOfBirth, deps.clock.now());
       const accountId = accountIdOf(request);
       const { clientUserId, ...personal } = request.body;
       const provider = providerOf(deps);

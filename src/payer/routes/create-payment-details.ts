@@ -9,6 +9,7 @@ import { type PaymentDetailPersonal, sealPersonal } from '../personal.ts';
 import { type ProviderAccountInput, ProviderFailure, ProviderRefusal } from '../provider.ts';
 import {
   ClientUserIdParams,
+  checkBirthDate,
   PAYER_AUTH,
   PAYER_TAGS,
   PaymentDetailCreated,
@@ -37,6 +38,7 @@ export function registerCreatePaymentDetails(app: App, deps: PayerDeps, prefix: 
       },
     },
     async (request, reply) => {
+      checkBirthDate(request.body.dateOfBirth, deps.clock.now());
       const accountId = accountIdOf(request);
       const { clientUserId } = request.params;
       const payer = await livePayerForDetails(deps.db, accountId, clientUserId);
