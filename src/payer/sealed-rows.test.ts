@@ -130,11 +130,15 @@ describe('a key rotation', () => {
       allReadable(),
       allReadable(),
     ]);
-    expect(outcome).toEqual({ resealed: 6, unreadable: 0 });
+    expect(outcome).toEqual({ resealed: 6, unreadable: 0, unreadableKeyIds: [] });
     const after = await rows();
     for (const row of [...after.payers, ...after.details]) expect(row.keyId).toBe('key-b');
     // Run again: nothing left to do.
-    expect(await reencryptPersonalData(w.t.db, ringAB)).toEqual({ resealed: 0, unreadable: 0 });
+    expect(await reencryptPersonalData(w.t.db, ringAB)).toEqual({
+      resealed: 0,
+      unreadable: 0,
+      unreadableKeyIds: [],
+    });
     // A is gone: everything still opens, an old ciphertext no longer does.
     active = ringB;
     await allReadable();
@@ -151,7 +155,11 @@ describe('a key rotation', () => {
       extra: [{ id: 'key-c', key: randomBytes(32) }],
       currentId: 'key-c',
     });
-    expect(await reencryptPersonalData(w.t.db, ringC)).toEqual({ resealed: 0, unreadable: 7 });
+    expect(await reencryptPersonalData(w.t.db, ringC)).toEqual({
+      resealed: 0,
+      unreadable: 7,
+      unreadableKeyIds: ['key-b'],
+    });
     const after = await rows();
     for (const row of [...after.payers, ...after.details]) expect(row.keyId).toBe('key-b');
   });
