@@ -80,6 +80,8 @@ export interface ComplianceProvider {
   /** The hosted KYC and terms-of-service pages for the customer. */
   links(id: string): Promise<{ readonly kycUrl: string; readonly tosUrl: string }>;
   acceptTerms(id: string): Promise<ProviderCustomer>;
+  /** Deletes the customer, its data and its bank accounts at the provider; a 404 is done. */
+  deleteCustomer(id: string): Promise<void>;
   createAccount(
     customerId: string,
     input: ProviderAccountInput,
@@ -179,6 +181,14 @@ export function createComplianceProvider(
     },
     acceptTerms: async (id) =>
       customer(await call('accept terms', 'POST', `${base(id)}/tos_acceptance`, {})),
+    deleteCustomer: async (id) => {
+      try {
+        await call('delete customer', 'DELETE', base(id));
+      } catch (error) {
+        if (error instanceof ProviderRefusal && error.status === 404) return;
+        throw error;
+      }
+    },
     createAccount: async (customerId, input, key) => {
       const value = record(
         await call(

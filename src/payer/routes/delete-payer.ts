@@ -26,14 +26,31 @@ export function registerDeletePayer(app: App, deps: PayerDeps, prefix: string): 
     },
     async (request) => {
       const row = await livePayer(deps.db, accountIdOf(request), request.params.clientUserId);
+      // The provider is asked to delete its customer too; if it cannot, the erasure here goes on
+      // and the operator is told which customer is left there (its id, nothing personal).
+      if (row.providerUserId !== null && deps.provider !== null) {
+        await deps.provider.deleteCustomer(row.providerUserId).catch((error: unknown) => {
+          request.log.warn(
+            {
+              payerId: row.id,
+              providerCustomerId: row.providerUserId,
+              reason: error instanceof Error ? error.message : 'provider error',
+            },
+            'compliance provider customer not deleted: delete it there by hand',
+          );
+        });
+      }
       const now = deps.clock.now();
       const erased = { personal: null, keyId: null, erasedAt: now, updatedAt: now };
       await deps.db.transaction(async (tx) => {
         await tx
           .update(payers)
-          .set({ ...erased, kycUrl: null, agreementUrl: null })
+          .set({ ...erased, providerUserId: null, kycUrl: null, agreementUrl: null })
           .where(eq(payers.id, row.id));
-        await tx.update(paymentDetails).set(erased).where(eq(paymentDetails.payerId, row.id));
+        await tx
+          .update(paymentDetails)
+          .set({ ...erased, providerAccountId: null })
+          .where(eq(paymentDetails.payerId, row.id));
       });
       return { success: true };
     },

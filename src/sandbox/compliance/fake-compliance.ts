@@ -212,6 +212,12 @@ export async function startFakeCompliance(options: FakeComplianceOptions): Promi
           body: { kyc_link: `${url}/kyc/${id}`, tos_link: `${url}/terms/${id}` },
         };
       }
+      case 'DELETE ':
+        customers.delete(customer.id);
+        for (const account of accounts.values()) {
+          if (account.customer_id === customer.id) accounts.delete(account.id);
+        }
+        return { status: 200, body: { id: customer.id, deleted: true } };
       case 'POST tos_acceptance':
         customer.tos_status = 'approved';
         return { status: 200, body: customerView(customer) };
