@@ -64,6 +64,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   let app: App;
   let demoLink: { url: string; message: string } | null = null;
   let sandbox: SandboxHost | null = null;
+  let screeningFake: { close(): Promise<void> } | null = null;
   let workers: Workers | null = null;
   let probe: NetworkProbe | null = null;
   try {
@@ -80,6 +81,13 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
     // With no LIFI_URL, the sandbox's two chains are bridged by its own aggregator.
     if (sandbox?.aggregatorUrl) {
       config = { ...config, crosschain: { ...config.crosschain, url: sandbox.aggregatorUrl } };
+    }
+    // With no SCREENING_*_URL, the sandbox screens payers with its own fake providers.
+    if (sandbox && config.screening.defaulted) {
+      const { startSandboxScreening } = await import('./sandbox/screening/sandbox-screening.ts');
+      const started = await startSandboxScreening(config.screening, logger);
+      screeningFake = started.fake;
+      config = { ...config, screening: started.config };
     }
     const second = sandbox?.second ?? null;
     const chains = createChainRegistry(
@@ -162,6 +170,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
         });
     }
   } catch (error) {
+    await screeningFake?.close();
     await sandbox?.close();
     await broadcast?.close();
     await rateLimiter.close();
@@ -202,6 +211,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
           async () => broadcast?.close(),
           async () => workers?.stop(),
           async () => sandbox?.close(),
+          async () => screeningFake?.close(),
           () => database.close(),
         ]) {
           await Promise.resolve()

@@ -28,6 +28,7 @@ import {
   parseTrustProxy,
   parseUrl,
 } from './readers.ts';
+import { parseScreening, type ScreeningConfig } from './screening.ts';
 
 export { ConfigError, type PrivateKey } from './readers.ts';
 
@@ -115,6 +116,8 @@ export interface Config {
   readonly paymentOptionsTimeoutMs: number;
   /** The routing aggregator of cross-chain payments (`LIFI_*`). */
   readonly crosschain: CrosschainConfig;
+  /** The screening providers of payer wallets (`SCREENING_*`). */
+  readonly screening: ScreeningConfig;
 }
 
 /** The variable that sets each budget. */
@@ -259,6 +262,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     protocolFee: parseProtocolFee(env),
     paymentOptionsTimeoutMs: parseInteger(env, 'PAYMENT_OPTIONS_TIMEOUT_MS', 10, 60_000) ?? 1_500,
     crosschain: parseCrosschain(env),
+    screening: parseScreening(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,

@@ -26,6 +26,7 @@ import { payoutRoutes } from '../payouts/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
 import { sandboxCommerceOperator } from '../sandbox/addresses.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
+import { createScreeningService } from '../screening/screen.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { v1Routes } from '../v1/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
@@ -111,6 +112,7 @@ export function registerFeatureRoutes(
           ...(deps.config.tronApiKey && { apiKey: deps.config.tronApiKey }),
         })
       : null,
+    screening: createScreeningService(deps.config.screening),
     rateLimiter: deps.rateLimiter,
     wakeDispatcher: deps.wakeDispatcher,
   });
