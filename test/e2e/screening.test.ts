@@ -55,6 +55,7 @@ let orchestratorKey: string;
 let planned: string;
 /** The merchant's destination, which the planned client ID is bound to. */
 let destinationId: string;
+let rivalWebhookId: string;
 
 const POLICY = '3f0c3c2e-5a41-4d6f-9a0e-7d3b2a1c0b9e';
 
@@ -97,6 +98,16 @@ beforeAll(async () => {
   await updateKytPlan(t.db, merchant.accountId, client.id, {
     providers: [{ provider: 'hypernative', policyId: POLICY }, { provider: 'merklescience' }],
   });
+  // Another account listening for its own events: it hears nothing of the merchant's links.
+  const rival = await createTenant(t.db, 'Rival');
+  const rivalHook = await t.app.inject({
+    method: 'POST',
+    url: '/v1/webhook',
+    headers: { 'x-api-key': rival.apiKey },
+    payload: { url: 'https://hooks.example.com/rival' },
+  });
+  expect(rivalHook.statusCode, rivalHook.body).toBe(201);
+  rivalWebhookId = rivalHook.json().id;
   merchantHooks = await startReceiver();
   orchestratorHooks = await startReceiver();
   for (const [url, headers, receiver] of [
@@ -201,6 +212,8 @@ describe('an allowlist', () => {
       payload: { wallet: stranger },
     });
     expect(post.statusCode).toBe(403);
+    const [only] = await deliveries('secure_payment.access_rejected');
+    expect(only?.webhookId).not.toBe(rivalWebhookId);
     expect(await deliveries('secure_payment.access_rejected')).toHaveLength(1);
     await dispatcher.runOnce();
     const [event] = await merchantHooks.waitFor(1);
