@@ -57,7 +57,7 @@ export interface CalldataDeps extends CrossChainDeps {
 }
 
 /** The link as the payer check reads it. */
-function gatedLink(link: Link): GatedLink {
+export function gatedLink(link: Link): GatedLink {
   return {
     id: link.row.id,
     token: link.row.token,
