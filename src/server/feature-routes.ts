@@ -86,8 +86,11 @@ export function registerFeatureRoutes(
   });
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
-  requestRoutes(app, { ...chainDeps, routes: crossChainRoutes });
-  v1Routes(app, { ...chainDeps, routes: crossChainRoutes });
+  // One screening service: a link's payer rules hold on its requests' own routes too.
+  const screening = createScreeningService(deps.config.screening);
+  const payerRules = { screening, wakeDispatcher: deps.wakeDispatcher };
+  requestRoutes(app, { ...chainDeps, routes: crossChainRoutes, ...payerRules });
+  v1Routes(app, { ...chainDeps, routes: crossChainRoutes, ...payerRules });
   payoutRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
@@ -112,7 +115,7 @@ export function registerFeatureRoutes(
           ...(deps.config.tronApiKey && { apiKey: deps.config.tronApiKey }),
         })
       : null,
-    screening: createScreeningService(deps.config.screening),
+    screening,
     rateLimiter: deps.rateLimiter,
     wakeDispatcher: deps.wakeDispatcher,
   });

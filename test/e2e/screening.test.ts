@@ -399,3 +399,56 @@ describe('screening under a KYT plan', () => {
     expect(kyt.map((e) => e.body.status)).toEqual(['approved', 'rejected']);
   });
 });
+
+describe('a link’s requests on their own routes', () => {
+  it('hold the payer to the link’s allowlist on /v2 and /v1 pay and routes', async () => {
+    const { requestIds } = await createLink(withKey(), {
+      allowedPayerAddresses: [wallet(1)],
+    });
+    const reference = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/v2/request/${requestIds[0]}`,
+        headers: withKey(),
+      })
+    ).json().paymentReference;
+    const stranger = wallet(2);
+    for (const url of [
+      `/v2/request/${requestIds[0]}/pay?wallet=${stranger}`,
+      `/v2/request/${requestIds[0]}/routes?wallet=${stranger}`,
+      `/v1/request/${reference}/pay?wallet=${stranger}`,
+      `/v1/request/${reference}/routes?wallet=${stranger}`,
+    ]) {
+      const res = await t.app.inject({ method: 'GET', url, headers: withKey() });
+      expect(res.statusCode, url).toBe(403);
+      expect(res.json()).toMatchObject(refusal('payer_not_allowed', PAYER_NOT_ALLOWED_MESSAGE));
+    }
+    const bare = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestIds[0]}/pay`,
+      headers: withKey(),
+    });
+    expect(bare.statusCode).toBe(400);
+    expect(bare.json().errors[0].field).toBe('wallet');
+    expect(await deliveries('secure_payment.access_rejected')).toHaveLength(1);
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestIds[0]}/pay?wallet=${wallet(1)}`,
+      headers: withKey(),
+    });
+    expect(listed.statusCode, listed.body).toBe(200);
+  });
+
+  it('screens the payer of a screened link’s request', async () => {
+    const sanctioned = wallet(4);
+    fake.sanction(sanctioned);
+    const { requestIds } = await createLink(pair());
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestIds[0]}/pay?wallet=${sanctioned}`,
+      headers: withKey(),
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('payer_screening_rejected');
+  });
+});
