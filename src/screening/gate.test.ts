@@ -97,6 +97,26 @@ describe('checkLinkPayer', () => {
     ).toBe(null);
   });
 
+  it('admits by the paying wallet only: a listed eoaWallet does not admit an unlisted wallet', async () => {
+    const rules = {
+      mode: 'off' as const,
+      providers: [],
+      source: 'none' as const,
+      allowedPayerAddresses: [EVM_PAYER.toLowerCase()],
+    };
+    const stranger = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+    expect(
+      await codeOf(
+        checkLinkPayer(deps(false), link(rules), { wallet: stranger, eoaWallet: EVM_PAYER }),
+      ),
+    ).toBe('payer_not_allowed');
+    expect(
+      await codeOf(
+        checkLinkPayer(deps(false), link(rules), { wallet: EVM_PAYER, eoaWallet: stranger }),
+      ),
+    ).toBe(null);
+  });
+
   it('refuses while both providers are down, unless the service fails open', async () => {
     fake.fail('hypernative', { kind: 'error', status: 500 });
     fake.fail('merklescience', { kind: 'hang' });

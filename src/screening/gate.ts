@@ -51,7 +51,9 @@ export async function checkLinkPayer(
   const now = deps.clock.now();
   if (rules.allowedPayerAddresses.length > 0) {
     const allowed = new Set(rules.allowedPayerAddresses);
-    if (!allowed.has(wallet) && (owner === null || !allowed.has(owner))) {
+    // The paying address (`wallet`, what sends on chain) must be listed: an `eoaWallet` is
+    // only what the caller says owns it, so a listed one does not admit an unlisted wallet.
+    if (!allowed.has(wallet)) {
       if (await reportAccessRejected(deps.db, now, link, wallet)) deps.wakeDispatcher?.();
       throw new AppError('payer_not_allowed', PAYER_NOT_ALLOWED_MESSAGE);
     }
