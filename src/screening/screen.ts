@@ -1,4 +1,4 @@
-import { and, desc, eq, gt } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, isNull } from 'drizzle-orm';
 import type { Clock } from '../base/clock.ts';
 import type { ScreeningConfig } from '../config/screening.ts';
 import type { Database } from '../db/client.ts';
@@ -10,8 +10,9 @@ import { type ScreeningProvider, ScreeningUnavailableError } from './provider.ts
 /**
  * Screens one wallet under a link's providers: the primary first, the backup only when the
  * primary cannot answer. Every answer is stored (`screening_results`, for audit) and reused
- * for `cacheSeconds` for the same wallet and provider, so a page that asks for calldata several
- * times screens once, whichever process serves it.
+ * on access for `cacheSeconds` for the same wallet, provider, policy and network, so a page
+ * that asks for calldata several times screens once, whichever process serves it. The
+ * completion screen always asks afresh.
  */
 
 export interface ScreeningService {
@@ -42,7 +43,7 @@ export type ScreeningOutcome =
       readonly provider: ScreeningProviderName;
       readonly policyId: string | null;
       readonly reason: string | null;
-      /** False when the answer came from the cache (nothing new to report). */
+      /** False when this link already had this answer (nothing new to report to it). */
       readonly fresh: boolean;
     }
   | { readonly status: 'unavailable' };
@@ -61,13 +62,43 @@ export async function screenWallet(
     readonly network: string;
     readonly providers: LinkScreening['providers'];
     readonly securePaymentId: string;
+    /** `completion` always asks a provider afresh: the cache is for a page's repeated calls. */
     readonly stage: 'access' | 'completion';
   },
 ): Promise<ScreeningOutcome> {
   const now = deps.clock.now();
   for (const { provider: name, policyId } of query.providers) {
-    const cached = await cachedResult(deps, query.wallet, name, now);
-    if (cached) return { ...cached, provider: name, policyId, fresh: false };
+    const key = { wallet: query.wallet, provider: name, policyId, network: query.network };
+    const cached = query.stage === 'access' ? await cachedResult(deps, key, now) : null;
+    if (cached) {
+      // Another link's answer: recorded for this link too (with the answer's own time, so the
+      // cache does not last longer), and reported once to this link's orchestrator.
+      const known = cached.securePaymentId === query.securePaymentId;
+      if (!known && !(await answeredFor(deps, key, query.securePaymentId, cached.createdAt))) {
+        await deps.db.insert(screeningResults).values({
+          ...key,
+          status: cached.status,
+          reason: cached.reason,
+          securePaymentId: query.securePaymentId,
+          stage: query.stage,
+          createdAt: cached.createdAt,
+        });
+        return {
+          status: cached.status,
+          reason: cached.reason,
+          provider: name,
+          policyId,
+          fresh: true,
+        };
+      }
+      return {
+        status: cached.status,
+        reason: cached.reason,
+        provider: name,
+        policyId,
+        fresh: false,
+      };
+    }
     const provider = deps.screening.providers[name];
     if (!provider) continue;
     try {
@@ -77,9 +108,7 @@ export async function screenWallet(
         policyId,
       });
       await deps.db.insert(screeningResults).values({
-        wallet: query.wallet,
-        provider: name,
-        policyId,
+        ...key,
         status: verdict.status,
         reason: verdict.reason,
         securePaymentId: query.securePaymentId,
@@ -95,25 +124,59 @@ export async function screenWallet(
   return { status: 'unavailable' };
 }
 
-async function cachedResult(
-  deps: ScreenDeps,
-  wallet: string,
-  provider: ScreeningProviderName,
-  now: Date,
-): Promise<{ status: 'approved' | 'rejected'; reason: string | null } | null> {
+interface CacheKey {
+  readonly wallet: string;
+  readonly provider: ScreeningProviderName;
+  readonly policyId: string | null;
+  readonly network: string;
+}
+
+function sameKey(key: CacheKey) {
+  return and(
+    eq(screeningResults.wallet, key.wallet),
+    eq(screeningResults.provider, key.provider),
+    key.policyId === null
+      ? isNull(screeningResults.policyId)
+      : eq(screeningResults.policyId, key.policyId),
+    eq(screeningResults.network, key.network),
+  );
+}
+
+/** The latest answer for the same wallet, provider, policy and network within the cache time. */
+async function cachedResult(deps: ScreenDeps, key: CacheKey, now: Date) {
   if (deps.screening.cacheSeconds === 0) return null;
   const since = new Date(now.getTime() - deps.screening.cacheSeconds * 1000);
   const [row] = await deps.db
-    .select({ status: screeningResults.status, reason: screeningResults.reason })
+    .select({
+      status: screeningResults.status,
+      reason: screeningResults.reason,
+      securePaymentId: screeningResults.securePaymentId,
+      createdAt: screeningResults.createdAt,
+    })
     .from(screeningResults)
-    .where(
-      and(
-        eq(screeningResults.wallet, wallet),
-        eq(screeningResults.provider, provider),
-        gt(screeningResults.createdAt, since),
-      ),
-    )
+    .where(and(sameKey(key), gt(screeningResults.createdAt, since)))
     .orderBy(desc(screeningResults.createdAt))
     .limit(1);
   return row ?? null;
+}
+
+/** Whether this link already holds the cached answer (it was reported to it then). */
+async function answeredFor(
+  deps: ScreenDeps,
+  key: CacheKey,
+  securePaymentId: string,
+  createdAt: Date,
+): Promise<boolean> {
+  const [row] = await deps.db
+    .select({ id: screeningResults.id })
+    .from(screeningResults)
+    .where(
+      and(
+        sameKey(key),
+        eq(screeningResults.securePaymentId, securePaymentId),
+        gte(screeningResults.createdAt, createdAt),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }

@@ -316,6 +316,28 @@ describe('screening under a KYT plan', () => {
     expect(fake.received.length - before).toBe(1);
   });
 
+  it('reuses an answer only for the same policy, and tells each link’s orchestrator once', async () => {
+    const first = await createLink(pair());
+    const second = await createLink(pair());
+    const before = fake.received.length;
+    expect((await pay(first.token, wallet(5))).statusCode).toBe(200);
+    expect((await pay(second.token, wallet(5))).statusCode).toBe(200);
+    expect((await pay(second.token, wallet(5))).statusCode).toBe(200);
+    expect(fake.received.length - before).toBe(1);
+    await dispatcher.runOnce();
+    const events = await orchestratorHooks.waitFor(2);
+    expect(events.map((e) => e.body.paymentToken).sort()).toEqual(
+      [first.token, second.token].sort(),
+    );
+    // Another policy (none: the link's own provider) asks the provider again.
+    const own = await createLink(withKey(), {
+      mode: 'kyt_all_wallets',
+      screeningProvider: 'hypernative',
+    });
+    expect((await pay(own.token, wallet(5))).statusCode).toBe(200);
+    expect(fake.received.length - before).toBe(2);
+  });
+
   it('falls to the backup provider when the primary fails, and answers from it', async () => {
     fake.fail('hypernative', { kind: 'error', status: 503 });
     const sanctioned = wallet(3);
@@ -375,9 +397,9 @@ describe('screening under a KYT plan', () => {
     expect(res.statusCode, res.body).toBe(200);
     await sendAll(local.chain, payer, res.json().transactions);
     await indexer.tick();
-    // Listed between the calldata and the payment's detection.
+    // Listed between the calldata and the payment's detection; the calldata's approval, still
+    // in the cache, is not what completion goes by.
     fake.sanction(payer.address);
-    t.clock.advance(61_000);
     const screener = createCompletionScreener({
       db: t.db,
       clock: t.clock,
@@ -413,6 +435,7 @@ describe('a link’s requests on their own routes', () => {
       })
     ).json().paymentReference;
     const stranger = wallet(2);
+    const reported = (await deliveries('secure_payment.access_rejected')).length;
     for (const url of [
       `/v2/request/${requestIds[0]}/pay?wallet=${stranger}`,
       `/v2/request/${requestIds[0]}/routes?wallet=${stranger}`,
@@ -430,7 +453,7 @@ describe('a link’s requests on their own routes', () => {
     });
     expect(bare.statusCode).toBe(400);
     expect(bare.json().errors[0].field).toBe('wallet');
-    expect(await deliveries('secure_payment.access_rejected')).toHaveLength(1);
+    expect(await deliveries('secure_payment.access_rejected')).toHaveLength(reported + 1);
     const listed = await t.app.inject({
       method: 'GET',
       url: `/v2/request/${requestIds[0]}/pay?wallet=${wallet(1)}`,

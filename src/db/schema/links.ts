@@ -75,6 +75,8 @@ export const securePayments = pgTable(
     screening: jsonb().$type<LinkScreening>(),
     /** When the payer of the completed link was screened again (null: not yet, or no need). */
     completionScreenedAt: nullableTime(),
+    /** While no provider answers the completion screening: not tried again before this. */
+    completionRetryAt: nullableTime(),
     createdAt: createdAt(),
   },
   (t) => [

@@ -36,6 +36,8 @@ export const screeningResults = pgTable(
     wallet: text().notNull(),
     provider: text().$type<ScreeningProviderName>().notNull(),
     policyId: text(),
+    /** The link's network the wallet was screened on: an answer is reused only for the same. */
+    network: text().notNull(),
     status: text().$type<'approved' | 'rejected'>().notNull(),
     /** The provider's plain words for a rejection (its category or recommendation). */
     reason: text(),
