@@ -1,29 +1,44 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.ts';
 import { createPoller, type Poller, type PollerLock } from '../base/poller.ts';
 import type { Database } from '../db/client.ts';
 import { payments, requests, securePayments } from '../db/schema.ts';
-import { reportScreening } from './events.ts';
+import {
+  COMPLIANCE_NOT_ALLOWED,
+  COMPLIANCE_REJECTED,
+  type Refusal,
+  reportAccessRejected,
+  reportComplianceFailed,
+  reportScreening,
+} from './events.ts';
 import { walletKey } from './gate.ts';
 import { type ScreeningService, screenWallet } from './screen.ts';
 
 /**
  * The second look (api-facts §11.5: the payer is screened on access and on completion): once
- * detection completes a link whose payers are screened, the wallets that paid it (the sender,
- * and the connected wallet when it differs) are screened again. A rejected one marks the link
- * `compliance_failed` (decisions.md), which its merchant sees on the link; its orchestrator
- * hears `kyt.screening.completed`. When no provider answers, the link waits for the next round.
- * Its state is the link's `completionScreenedAt`, so a restart resumes.
+ * detection completes a link that checks its payers, the wallets that paid it are checked
+ * again. The on-chain payer must be on the link's allowlist, if it has one (calldata asked for
+ * a listed wallet may be sent from another); under `kyt_all_wallets` the payer (and the
+ * connected wallet when it differs) is screened afresh. A refused one marks the link
+ * `compliance_failed` (decisions.md) and its merchant hears `payment.failed` (`subStatus`
+ * `compliance_failed`) once; an allowlist refusal also sends `secure_payment.access_rejected`,
+ * a screening `kyt.screening.completed` to the orchestrator. When no provider answers, the
+ * link is not tried again for `COMPLETION_RETRY_MS`. Its state is the link's
+ * `completionScreenedAt` and `completionRetryAt`, so a restart resumes.
  */
 
 /** Links screened per round. */
 const BATCH = 20;
+/** How long a link waits after a round in which no provider answered for it. */
+export const COMPLETION_RETRY_MS = 60_000;
 
 export interface CompletionScreener extends Poller {
   /** One round (what the poller runs); resolves true when links were left for the next. */
   round(): Promise<boolean>;
 }
+
+type LinkRow = typeof securePayments.$inferSelect;
 
 export function createCompletionScreener(deps: {
   readonly db: Database;
@@ -35,6 +50,7 @@ export function createCompletionScreener(deps: {
 }): CompletionScreener {
   const { db } = deps;
   const round = async (): Promise<boolean> => {
+    const now = deps.clock.now();
     const links = await db
       .select()
       .from(securePayments)
@@ -42,20 +58,29 @@ export function createCompletionScreener(deps: {
         and(
           eq(securePayments.status, 'completed'),
           isNull(securePayments.completionScreenedAt),
-          sql`${securePayments.screening}->>'mode' = 'kyt_all_wallets'`,
+          or(
+            sql`${securePayments.screening}->>'mode' = 'kyt_all_wallets'`,
+            sql`jsonb_array_length(${securePayments.screening}->'allowedPayerAddresses') > 0`,
+          ),
+          or(isNull(securePayments.completionRetryAt), lte(securePayments.completionRetryAt, now)),
         ),
       )
+      .orderBy(asc(securePayments.createdAt), asc(securePayments.id))
       .limit(BATCH);
-    for (const link of links) await screenCompleted(link);
-    return links.length === BATCH;
+    let progressed = 0;
+    for (const link of links) if (await screenCompleted(link)) progressed++;
+    // More at once only when this round got somewhere: links waiting on providers wait.
+    return links.length === BATCH && progressed > 0;
   };
 
-  const screenCompleted = async (link: typeof securePayments.$inferSelect): Promise<void> => {
+  /** True when the link was settled (passed or failed), false when it waits for providers. */
+  const screenCompleted = async (link: LinkRow): Promise<boolean> => {
     const rules = link.screening;
-    if (!rules) return;
+    if (!rules) return true;
     const paid = await db
       .select({
         requestId: requests.requestId,
+        paymentReference: requests.paymentReference,
         payer: payments.payerAddress,
         eoa: payments.payerEoaAddress,
       })
@@ -70,7 +95,59 @@ export function createCompletionScreener(deps: {
             .where(eq(requests.securePaymentId, link.id)),
         ),
       );
-    let rejected = false;
+    const refused = (await offTheList(link, paid)) ?? (await screenPayers(link, paid));
+    if (refused === 'unavailable') {
+      await db
+        .update(securePayments)
+        .set({ completionRetryAt: new Date(deps.clock.now().getTime() + COMPLETION_RETRY_MS) })
+        .where(eq(securePayments.id, link.id));
+      return false;
+    }
+    const now = deps.clock.now();
+    await db.transaction(async (tx) => {
+      const failed = await tx
+        .update(securePayments)
+        .set({
+          completionScreenedAt: now,
+          completionRetryAt: null,
+          ...(refused && { status: 'compliance_failed' as const }),
+        })
+        .where(and(eq(securePayments.id, link.id), eq(securePayments.status, 'completed')))
+        .returning({ id: securePayments.id });
+      // Once: only the round that moved the link from `completed` tells the merchant.
+      if (refused && failed.length > 0) await reportComplianceFailed(tx, now, link, refused);
+    });
+    if (refused)
+      deps.logger.warn(
+        { token: link.token },
+        'a completed link’s payer failed its compliance check: compliance_failed',
+      );
+    deps.wakeDispatcher?.();
+    return true;
+  };
+
+  /** The first payer off the link's allowlist (reported as an access rejection), if any. */
+  const offTheList = async (link: LinkRow, paid: readonly Paid[]): Promise<Refusal | null> => {
+    const listed = new Set(link.screening?.allowedPayerAddresses ?? []);
+    if (listed.size === 0) return null;
+    for (const row of paid) {
+      const wallet = row.payer ?? row.eoa;
+      if (wallet === null || listed.has(walletKey(wallet))) continue;
+      const key = walletKey(wallet);
+      await reportAccessRejected(db, deps.clock.now(), { ...link, requestId: row.requestId }, key);
+      return { ...row, wallet: key, reason: COMPLIANCE_NOT_ALLOWED };
+    }
+    return null;
+  };
+
+  /** Under KYT, every payer screened afresh: the first rejected, or `unavailable`. */
+  const screenPayers = async (
+    link: LinkRow,
+    paid: readonly Paid[],
+  ): Promise<Refusal | 'unavailable' | null> => {
+    const rules = link.screening;
+    if (rules?.mode !== 'kyt_all_wallets') return null;
+    let refused: Refusal | null = null;
     for (const row of paid) {
       const wallet = row.payer ?? row.eoa;
       if (wallet === null) continue;
@@ -86,7 +163,7 @@ export function createCompletionScreener(deps: {
         });
         if (outcome.status === 'unavailable') {
           if (deps.screening.failOpen) continue;
-          return; // the next round asks again
+          return 'unavailable';
         }
         if (outcome.fresh) {
           await reportScreening(
@@ -103,22 +180,11 @@ export function createCompletionScreener(deps: {
             },
           );
         }
-        if (outcome.status === 'rejected') rejected = true;
+        if (outcome.status === 'rejected' && refused === null)
+          refused = { ...row, wallet: key, reason: COMPLIANCE_REJECTED };
       }
     }
-    await db
-      .update(securePayments)
-      .set({
-        completionScreenedAt: deps.clock.now(),
-        ...(rejected && { status: 'compliance_failed' as const }),
-      })
-      .where(and(eq(securePayments.id, link.id), eq(securePayments.status, 'completed')));
-    if (rejected)
-      deps.logger.warn(
-        { token: link.token },
-        'a completed link’s payer was rejected by screening: compliance_failed',
-      );
-    deps.wakeDispatcher?.();
+    return refused;
   };
 
   const poller = createPoller({
@@ -128,4 +194,11 @@ export function createCompletionScreener(deps: {
     ...(deps.lock && { lock: deps.lock }),
   });
   return { ...poller, round };
+}
+
+interface Paid {
+  readonly requestId: string;
+  readonly paymentReference: string;
+  readonly payer: string | null;
+  readonly eoa: string | null;
 }

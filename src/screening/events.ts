@@ -101,3 +101,48 @@ export async function reportScreening(
   ]);
   return ids.length > 0;
 }
+
+export const COMPLIANCE_NOT_ALLOWED = 'The payer is not on the link’s list of allowed wallets';
+export const COMPLIANCE_REJECTED =
+  'The payer did not pass the compliance screening the link requires';
+
+/** The payer a completed link failed on, and why. */
+export interface Refusal {
+  readonly requestId: string;
+  readonly paymentReference: string;
+  /** In compared form: EVM lower-cased, Tron as written. */
+  readonly wallet: string;
+  readonly reason: string;
+}
+
+/**
+ * `payment.failed` (`subStatus` `compliance_failed`) to the link's account's endpoints (and its
+ * client ID's): the link was paid, but by a wallet it refuses, so it is not settled.
+ */
+export async function reportComplianceFailed(
+  db: Database,
+  now: Date,
+  link: Omit<EventLink, 'requestId'>,
+  refusal: Refusal,
+): Promise<void> {
+  const webhookIds = await targetWebhooks(db, {
+    accountId: link.accountId,
+    clientIdId: link.clientIdId,
+  });
+  await enqueue(db, now, webhookIds, [
+    {
+      event: 'payment.failed',
+      payload: {
+        requestId: refusal.requestId,
+        requestID: refusal.requestId,
+        paymentReference: `0x${refusal.paymentReference}`,
+        timestamp: now.toISOString(),
+        subStatus: 'compliance_failed',
+        paymentProcessor: 'request-network',
+        failureReason: refusal.reason,
+        securePaymentToken: link.token,
+        payerAddress: refusal.wallet,
+      },
+    },
+  ]);
+}

@@ -70,7 +70,7 @@ beforeAll(async () => {
       SCREENING_HYPERNATIVE_API_KEY: 'hn-test-key',
       SCREENING_MERKLESCIENCE_URL: fake.url,
       SCREENING_MERKLESCIENCE_API_KEY: 'ms-test-key',
-      SCREENING_TIMEOUT_MS: '300',
+      SCREENING_TIMEOUT_MS: '1000',
       SCREENING_CACHE_SECONDS: '60',
     },
     transports: local.transports,
@@ -418,7 +418,7 @@ describe('screening under a KYT plan', () => {
     await dispatcher.runOnce();
     const events = await orchestratorHooks.waitFor(3);
     const kyt = events.filter((e) => e.body.event === 'kyt.screening.completed');
-    expect(kyt.map((e) => e.body.status)).toEqual(['approved', 'rejected']);
+    expect(kyt.map((e) => e.body.status).sort()).toEqual(['approved', 'rejected']);
   });
 });
 
