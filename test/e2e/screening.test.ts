@@ -251,6 +251,50 @@ describe('an allowlist', () => {
     expect(rows).toHaveLength(2);
   });
 
+  it('reports a wallet off the list that opens the link, and tells it why', async () => {
+    const { token, requestIds } = await createLink(withKey(), {
+      allowedPayerAddresses: [wallet(1)],
+    });
+    const open = (payer: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/v2/secure-payments/${token}?wallet=${payer}`,
+        headers: withKey(),
+      });
+    const listed = await open(wallet(1));
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json().accessDecision).toBeUndefined();
+    const reported = (await deliveries('secure_payment.access_rejected')).length;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await open(wallet(4));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().accessDecision).toEqual({
+        status: 'rejected',
+        reasonCode: 'wallet_not_allowed',
+        provider: null,
+        walletResults: [
+          {
+            walletAddress: wallet(4).toLowerCase(),
+            walletType: 'eoa',
+            parentWalletAddress: null,
+            status: 'rejected',
+            reasonCode: 'wallet_not_allowed',
+            provider: null,
+            evaluatedAt: t.clock.now().toISOString(),
+          },
+        ],
+      });
+    }
+    expect(await deliveries('secure_payment.access_rejected')).toHaveLength(reported + 1);
+    await dispatcher.runOnce();
+    const events = await merchantHooks.waitFor(1);
+    expect(events.at(-1)?.body).toMatchObject({
+      event: 'secure_payment.access_rejected',
+      requestId: requestIds[0],
+      attemptedPayerWalletAddress: wallet(4).toLowerCase(),
+    });
+  });
+
   it('refuses a malformed allowlist entry by its index', async () => {
     const res = await t.app.inject({
       method: 'POST',
