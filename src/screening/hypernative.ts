@@ -1,4 +1,5 @@
 import type { ScreeningProviderConfig } from '../config/screening.ts';
+import { providerChain } from './chains.ts';
 import {
   callProvider,
   isRecord,
@@ -26,7 +27,7 @@ export function hypernativeProvider(
         headers: config.apiKey ? { 'x-api-key': config.apiKey.reveal() } : {},
         body: {
           address: query.address,
-          chain: query.network,
+          chain: providerChain('hypernative', query.network),
           ...(query.policyId !== null && { policyId: query.policyId }),
         },
       });

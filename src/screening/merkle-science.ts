@@ -1,4 +1,5 @@
 import type { ScreeningProviderConfig } from '../config/screening.ts';
+import { providerChain } from './chains.ts';
 import {
   callProvider,
   isRecord,
@@ -29,7 +30,7 @@ export function merkleScienceProvider(
         headers: config.apiKey ? { 'X-API-KEY': config.apiKey.reveal() } : {},
         body: {
           identifier: query.address,
-          blockchain: query.network === 'tron' || query.network === 'nile' ? 'tron' : 'ethereum',
+          blockchain: providerChain('merklescience', query.network),
           ...(query.policyId !== null && { policy_id: query.policyId }),
         },
       });

@@ -13,6 +13,8 @@ import { MERKLE_SCIENCE_SCREEN_PATH } from '../../screening/merkle-science.ts';
  */
 
 const MAX_BODY_BYTES = 100_000;
+/** `POST /control/sanction|clear {address}`, `/control/fail {provider, kind?: "hang"}`, `/control/recover {provider?}`. */
+export const CONTROL_PATH = '/control/';
 
 type FakeScreeningFault =
   | { readonly kind: 'error'; readonly status?: number }
@@ -76,6 +78,10 @@ export async function startFakeScreening(
         : path === MERKLE_SCIENCE_SCREEN_PATH
           ? 'merklescience'
           : null;
+    if (request.method === 'POST' && path?.startsWith(CONTROL_PATH)) {
+      control(request, response, path.slice(CONTROL_PATH.length));
+      return;
+    }
     if (request.method !== 'POST' || provider === null) {
       send(response, 404, { message: 'Not found' });
       return;
@@ -126,6 +132,33 @@ export async function startFakeScreening(
       () => send(response, 400, { message: 'Bad JSON' }),
     );
   });
+  /** The sandbox's controls (docs/guides/restricting-payers.md#on-the-sandbox), loopback only. */
+  function control(request: IncomingMessage, response: ServerResponse, action: string): void {
+    readBody(request).then(
+      (body) => {
+        const address = field(body, 'address');
+        const named = field(body, 'provider');
+        const provider = named === 'hypernative' || named === 'merklescience' ? named : undefined;
+        if (action === 'sanction' && address !== null) sanctioned.add(key(address));
+        else if (action === 'clear' && address !== null) sanctioned.delete(key(address));
+        else if (action === 'fail' && provider !== undefined)
+          faults.set(
+            provider,
+            field(body, 'kind') === 'hang' ? { kind: 'hang' } : { kind: 'error' },
+          );
+        else if (action === 'recover') {
+          if (provider) faults.delete(provider);
+          else faults.clear();
+        } else {
+          send(response, 400, { message: 'Unknown control or missing field' });
+          return;
+        }
+        send(response, 200, { sanctioned: [...sanctioned], failing: [...faults.keys()] });
+      },
+      () => send(response, 400, { message: 'Bad JSON' }),
+    );
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
