@@ -67,6 +67,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   let app: App;
   let demoLink: { url: string; message: string } | null = null;
   let sandbox: SandboxHost | null = null;
+  let screeningFake: { close(): Promise<void> } | null = null;
   let workers: Workers | null = null;
   let probe: NetworkProbe | null = null;
   let compliance: SandboxCompliance | null = null;
@@ -93,6 +94,13 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       const { startSandboxCompliance } = await import('./sandbox/compliance/sandbox.ts');
       compliance = await startSandboxCompliance();
       config = { ...config, compliance: { ...config.compliance, ...compliance.config } };
+    }
+    // With no SCREENING_*_URL, the sandbox screens payers with its own fake providers.
+    if (sandbox && config.screening.defaulted) {
+      const { startSandboxScreening } = await import('./sandbox/screening/sandbox-screening.ts');
+      const started = await startSandboxScreening(config.screening, logger);
+      screeningFake = started.fake;
+      config = { ...config, screening: started.config };
     }
     const second = sandbox?.second ?? null;
     const chains = createChainRegistry(
@@ -177,6 +185,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
     }
   } catch (error) {
     await compliance?.close();
+    await screeningFake?.close();
     await sandbox?.close();
     await broadcast?.close();
     await rateLimiter.close();
@@ -219,6 +228,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
           async () => workers?.stop(),
           async () => sandbox?.close(),
           async () => compliance?.close(),
+          async () => screeningFake?.close(),
           () => database.close(),
         ]) {
           await Promise.resolve()

@@ -400,7 +400,10 @@ export const PROBES: Record<string, Probe> = {
   // A's destination in B's link: not one of B's (an orchestrator's pair is held to its bound one).
   'POST /v2/secure-payments': {
     expect: refused('unknown_destination'),
-    body: (o) => ({ requests: [{ destinationId: o.destinationId, amount: '1' }] }),
+    body: (o, caller) => ({
+      requests: [{ destinationId: o.destinationId, amount: '1' }],
+      accessPolicy: { allowedPayerAddresses: [caller.wallet] },
+    }),
     as: 'apiKey',
   },
   // The plan of B's own payment: it names nothing of A's (the orchestrator's configs need a

@@ -34,6 +34,7 @@ import {
   parseTrustProxy,
   parseUrl,
 } from './readers.ts';
+import { parseScreening, type ScreeningConfig } from './screening.ts';
 
 export { ConfigError, type PrivateKey } from './readers.ts';
 
@@ -125,6 +126,8 @@ export interface Config {
   readonly compliance: ComplianceConfig;
   /** Keys that seal personal data besides SECRET_KEY, and the current one. */
   readonly dataKeys: DataKeysConfig;
+  /** The screening providers of payer wallets (`SCREENING_*`). */
+  readonly screening: ScreeningConfig;
 }
 
 /** The variable that sets each budget. */
@@ -271,6 +274,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     crosschain: parseCrosschain(env),
     compliance: parseCompliance(env),
     dataKeys: parseDataKeys(env),
+    screening: parseScreening(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,

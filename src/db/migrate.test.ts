@@ -14,6 +14,7 @@ import { openPostgres } from './postgres.ts';
 import { accounts } from './schema.ts';
 
 const TABLES = [
+  'access_rejections',
   'accounts',
   'api_keys',
   'brandings',
@@ -46,6 +47,7 @@ const TABLES = [
   'requests',
   'safe_transactions',
   'sandbox_chains',
+  'screening_results',
   'secure_payments',
   'sessions',
   'users',

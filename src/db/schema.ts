@@ -14,6 +14,7 @@ export * from './schema/link-intents.ts';
 export * from './schema/links.ts';
 export * from './schema/payers.ts';
 export * from './schema/recurring.ts';
+export * from './schema/screening.ts';
 export * from './schema/sign-in.ts';
 export * from './schema/tenants.ts';
 export * from './schema/webhooks.ts';

@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
+import type { ScreeningService } from '../screening/screen.ts';
 import { registerCreateRequest } from './routes/create-request.ts';
 import { registerExportRequests } from './routes/export-requests.ts';
 import { registerGetRequest } from './routes/get-request.ts';
@@ -23,6 +24,9 @@ export function requestRoutes(
     clients: ChainClients;
     /** Cross-chain routes for `/pay?chain=&token=`: one quoter per process. */
     routes: RouteQuoter;
+    /** The payer rules of a link hold on its requests' `/pay` and `/routes` (src/screening/). */
+    screening: ScreeningService;
+    wakeDispatcher?: (() => void) | undefined;
   },
 ): void {
   // The status the routes answer with, referenced by its id.

@@ -18,6 +18,8 @@ import {
   safePaymentDeadline,
 } from '../payments/safe/safe-transaction.ts';
 import type { PaymentLeg, PaymentTransaction } from '../payments/transactions.ts';
+import { checkLinkPayer, type GatedLink } from '../screening/gate.ts';
+import type { ScreeningService } from '../screening/screen.ts';
 import {
   assertCrossChainPayable,
   assertNotTron,
@@ -48,6 +50,23 @@ export interface CalldataDeps extends CrossChainDeps {
   readonly clients: ChainClients;
   /** A multicall parent's calldata. */
   readonly parents: ParentLinks;
+  /** Screens the payers of links that ask for it (src/screening/). */
+  readonly screening: ScreeningService;
+  /** Called once an event was queued (a refused or screened payer), so that it goes out at once. */
+  readonly wakeDispatcher?: (() => void) | undefined;
+}
+
+/** The link as the payer check reads it. */
+export function gatedLink(link: Link): GatedLink {
+  return {
+    id: link.row.id,
+    token: link.row.token,
+    accountId: link.row.accountId,
+    clientIdId: link.row.clientIdId,
+    requestId: link.requests[0]?.requestId ?? '',
+    network: link.row.network,
+    screening: link.row.screening,
+  };
 }
 
 /**
@@ -117,6 +136,8 @@ export async function linkCalldata(
   const crossChain = crossChainOf(query);
   if (crossChain) assertCrossChainPayable(payer, query.isSafe === 'true');
   assertPayoutWallet(link, payer);
+  // Before anything is built: a refused payer gets no calldata.
+  await checkLinkPayer(deps, gatedLink(link), payer);
   const now = deps.clock.now();
   const safe = query.isSafe === 'true' ? await payerSafe(deps, link, payer) : null;
   if (link.children) {

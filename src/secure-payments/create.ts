@@ -9,6 +9,7 @@ import {
   findCanonicalDestination,
 } from '../destinations/destinations.ts';
 import { insertFeeLegs, payeeBorneTotal, plannedFeeLegs } from '../fees/legs.ts';
+import { resolveLinkScreening } from '../screening/link-policy.ts';
 import { insertLinkWithRequests } from './insert-link.ts';
 import {
   type CreatedLink,
@@ -124,6 +125,12 @@ export async function createSecurePayment(
   // A plan is for a link of one request (linkFeePlan): its fees are that request's legs.
   const legs = items[0] ? plannedFeeLegs(feePlan, items[0].target.currency) : [];
   const payeeBorneFees = payeeBorneTotal(legs);
+  const screening = await resolveLinkScreening(deps.db, {
+    accountId: caller.accountId,
+    clientIdId: caller.clientId?.id ?? null,
+    destinationId: items[0]?.target.id.value ?? null,
+    requested: input.accessPolicy,
+  });
   const minted = await mintLink(deps, caller, async (draft) => {
     const write = async (db: Database) => {
       const written = await insertLinkWithRequests(
@@ -135,6 +142,7 @@ export async function createSecurePayment(
           payerIdentifier: input.payerIdentifier ?? null,
           ...redirect,
           feePlan,
+          screening,
         },
         // A destination id names its wallet, chain and token: the parsed id says what its row says.
         items.map(({ target, invoice, amount }, position) => ({

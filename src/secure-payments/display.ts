@@ -13,8 +13,9 @@ import type { LinkScope } from '../http/principal.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
+import { openingDecision } from '../screening/opening.ts';
 import { bridgeTransfersOf } from './bridge-intent.ts';
-import { type CalldataQuery, checkPayerInputs } from './calldata.ts';
+import { type CalldataQuery, checkPayerInputs, gatedLink } from './calldata.ts';
 import { DEFAULT_REDIRECT_LABEL } from './create.ts';
 import { linkPaymentOptions } from './link-payment-options.ts';
 import { assertPayable, type Link, linkFeeLegs, loadLink } from './links.ts';
@@ -34,6 +35,7 @@ export async function linkDisplay(
     readonly parents: ParentLinks;
     readonly paymentOptions: PaymentOptionsReader;
     readonly routes: RouteQuoter;
+    readonly wakeDispatcher?: (() => void) | undefined;
   },
   scope: LinkScope,
   token: string,
@@ -45,6 +47,8 @@ export async function linkDisplay(
   const payer = checkPayerInputs(link, query);
   const now = deps.clock.now();
   if (link.children) return deps.parents.display(link, now);
+  // A wallet off the allowlist opening the link: reported, and told why (src/screening/).
+  const accessDecision = await openingDecision(deps, gatedLink(link), payer);
   const [destinationIds, branding, feeLegs, paymentOptions, bridgeTransfers] = await Promise.all([
     destinationIdsOf(deps.db, link),
     resolveLinkBranding(deps.db, link.row.clientIdId),
@@ -52,10 +56,11 @@ export async function linkDisplay(
     linkPaymentOptions(deps, link, payer, now, log),
     bridgeTransfersOf(deps.db, link),
   ]);
-  return displayBody(deps.chains, link, destinationIds, branding, feeLegs, {
+  const body = displayBody(deps.chains, link, destinationIds, branding, feeLegs, {
     paymentOptions,
     bridgeTransfers,
   });
+  return accessDecision ? { ...body, accessDecision } : body;
 }
 
 /** Destination row ids whose public ids a process keeps; past it the oldest is dropped. */

@@ -5,7 +5,7 @@ import type { FeePlan } from '../base/fee-plan.ts';
 import { uuidV7 } from '../base/uuid-v7.ts';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
-import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
+import { type LinkScreening, payeeDestinations, requests, securePayments } from '../db/schema.ts';
 import { type NewRequest, requestValues } from '../requests/requests.ts';
 import type { LinkCaller } from './link-caller.ts';
 
@@ -25,6 +25,8 @@ export interface NewLink {
   readonly redirectLabel?: string | null;
   /** The fee plan it captures; null: none. */
   readonly feePlan?: FeePlan | null;
+  /** Who may pay it and whether payers are screened (src/screening/); null: anyone. */
+  readonly screening?: LinkScreening | null;
   /** A multicall parent: its requested kind and its expiry (its earliest child's). */
   readonly multicall?: {
     readonly executionKind: 'evm_same_chain' | 'evm_cross_chain' | 'tron_batch' | null;
@@ -60,6 +62,7 @@ function linkValues(link: NewLink, id?: string) {
     redirectUrl: link.redirectUrl ?? null,
     redirectLabel: link.redirectLabel ?? null,
     feePlan: link.feePlan ?? null,
+    screening: link.screening ?? null,
     multicall: link.multicall !== undefined,
     executionKind: link.multicall?.executionKind ?? null,
     expiresAt: link.multicall?.expiresAt ?? new Date(link.now.getTime() + LINK_LIFETIME_MS),

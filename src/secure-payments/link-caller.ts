@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FeePlan } from '../base/fee-plan.ts';
 import type { ClientIdRow } from '../db/schema.ts';
 import { accountIdOf, browserOriginOf, clientIdOf } from '../http/principal.ts';
+import type { RequestedAccess } from '../screening/link-policy.ts';
 
 /** Who creates a link and what they ask for, as every way of creating one takes it. */
 
@@ -22,6 +23,8 @@ export interface CreateLinkInput {
   readonly payerIdentifier?: string | undefined;
   readonly redirectUrl?: string | undefined;
   readonly redirectLabel?: string | undefined;
+  /** Its `accessPolicy`, checked (src/screening/link-policy.ts); undefined: the destination's. */
+  readonly accessPolicy?: RequestedAccess | undefined;
 }
 
 export interface CreatedLink {

@@ -8,6 +8,7 @@ import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
+import type { ScreeningService } from '../screening/screen.ts';
 import type { ParentLinks } from './parent-links.ts';
 import { registerBroadcastTronTransaction } from './routes/broadcast-tron-transaction.ts';
 import { registerCreateLink } from './routes/create-link.ts';
@@ -41,6 +42,8 @@ export function securePaymentRoutes(
     routes: RouteQuoter;
     /** The Tron full node at `RPC_URL_TRON`; null when none is configured. */
     tronNode: TronGridClient | null;
+    /** Screens the payers of links that ask for it (src/screening/). */
+    screening: ScreeningService;
     rateLimiter?: RateLimiter | undefined;
     /** Called once a user event is queued, so that it goes out at once. */
     wakeDispatcher?: (() => void) | undefined;

@@ -113,25 +113,34 @@ export const InProgressResponse = Type.Object(
   { description: 'A Safe transaction for this link is being tracked' },
 );
 
-/** The reference's per-link access policy (api-facts §2.3); KYT and payer rules are not built yet. */
-export const AccessPolicy = Type.Object(
-  {
-    mode: Type.Optional(
-      Type.Union([Type.Literal('inherit'), Type.Literal('off'), Type.Literal('kyt_all_wallets')]),
-    ),
-    screeningProvider: Type.Optional(
-      Type.Union([Type.Literal('hypernative'), Type.Literal('merklescience'), Type.Null()]),
-    ),
-    hideUntilApproved: Type.Optional(Type.Boolean()),
-    hidePayeeAddress: Type.Optional(Type.Boolean()),
-    allowedPayerAddresses: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'Accepted with its neutral values (mode inherit or off, no provider, nothing hidden, no allowlist); screening, hiding and payer allowlists answer 400 until they are built',
-  },
-);
+const ACCESS_POLICY_FIELDS = {
+  mode: Type.Optional(
+    Type.Union([Type.Literal('inherit'), Type.Literal('off'), Type.Literal('kyt_all_wallets')]),
+  ),
+  screeningProvider: Type.Optional(
+    Type.Union([Type.Literal('hypernative'), Type.Literal('merklescience'), Type.Null()]),
+  ),
+  hideUntilApproved: Type.Optional(Type.Boolean()),
+  hidePayeeAddress: Type.Optional(Type.Boolean()),
+  allowedPayerAddresses: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
+};
+
+/**
+ * An incoming link's access policy (api-facts §2.3, §11.5; src/screening/): who may pay it
+ * and whether its payers are screened.
+ */
+export const LinkAccessPolicy = Type.Object(ACCESS_POLICY_FIELDS, {
+  additionalProperties: false,
+  description:
+    'Who may pay the link. `mode`: `kyt_all_wallets` screens every payer wallet with `screeningProvider` (required then, null otherwise), `off` screens none, `inherit` (or no policy) takes the destination’s; a KYT plan of the client ID’s orchestrator link overrides mode and provider. `allowedPayerAddresses`: the only wallets (EVM in any case, Tron as written) that may pay; any other gets 403 `payer_not_allowed` and `secure_payment.access_rejected` is sent. `hideUntilApproved` and `hidePayeeAddress` answer 400 `feature_unavailable` when true.',
+});
+
+/** The reference's per-link access policy on payout links; KYT and payer rules are not built there. */
+export const AccessPolicy = Type.Object(ACCESS_POLICY_FIELDS, {
+  additionalProperties: false,
+  description:
+    'Accepted with its neutral values (mode inherit or off, no provider, nothing hidden, no allowlist); screening, hiding and payer allowlists answer 400 until they are built',
+});
 
 /** Where a link's page sends the payer once paid, and its button's label. */
 export const REDIRECT_FIELDS = {

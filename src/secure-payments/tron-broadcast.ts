@@ -14,7 +14,9 @@ import { buildSingleCalldata } from '../payments/calldata/single.ts';
 import { buildTronBatchCalldata, tronBatchSteps } from '../payments/calldata/tron-batch.ts';
 import type { TronTransaction } from '../payments/transactions.ts';
 import { matchExpected, readSignedTrigger, type SignedInput } from '../payments/tron-signed.ts';
-import { assertPayoutWallet } from './calldata.ts';
+import { checkLinkPayer } from '../screening/gate.ts';
+import type { ScreeningService } from '../screening/screen.ts';
+import { assertPayoutWallet, gatedLink } from './calldata.ts';
 import { assertPayable, completedError, linkLegs, loadLink } from './links.ts';
 
 export interface TronBroadcastDeps {
@@ -24,6 +26,9 @@ export interface TronBroadcastDeps {
   readonly clients: ChainClients;
   /** The Tron full node at `RPC_URL_TRON`; null when none is configured. */
   readonly tronNode: TronGridClient | null;
+  /** Screens the payers of links that ask for it (src/screening/). */
+  readonly screening: ScreeningService;
+  readonly wakeDispatcher?: (() => void) | undefined;
 }
 
 /** A transaction as TronWeb signs it, its id left out or not (it is computed). */
@@ -69,6 +74,9 @@ export async function relayTronTransaction(
   const payer = { wallet: call.owner };
   // A payout (or a multicall of payouts) is paid by its creator only, here as on /pay.
   assertPayoutWallet(link, payer);
+  // The transaction's owner is the payer: refused here as on /pay (allowlist, screening), a
+  // wallet that built its own calls is not relayed either.
+  await checkLinkPayer(deps, gatedLink(link), payer);
   const expected = link.children
     ? tronBatchSteps(buildTronBatchCalldata(deps, legs, payer))
     : ((await buildSingleCalldata(deps, leg, payer)).transactions as TronTransaction[]);

@@ -28,6 +28,7 @@ import { payoutRoutes } from '../payouts/routes.ts';
 import { requestRoutes } from '../requests/routes.ts';
 import { sandboxCommerceOperator } from '../sandbox/addresses.ts';
 import { sandboxRoutes } from '../sandbox/routes.ts';
+import { createScreeningService } from '../screening/screen.ts';
 import { securePaymentRoutes } from '../secure-payments/routes.ts';
 import { v1Routes } from '../v1/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
@@ -87,8 +88,11 @@ export function registerFeatureRoutes(
   });
   destinationRoutes(app, chainDeps);
   payeeDestinationV1Routes(app, chainDeps);
-  requestRoutes(app, { ...chainDeps, routes: crossChainRoutes });
-  v1Routes(app, { ...chainDeps, routes: crossChainRoutes });
+  // One screening service: a link's payer rules hold on its requests' own routes too.
+  const screening = createScreeningService(deps.config.screening);
+  const payerRules = { screening, wakeDispatcher: deps.wakeDispatcher };
+  requestRoutes(app, { ...chainDeps, routes: crossChainRoutes, ...payerRules });
+  v1Routes(app, { ...chainDeps, routes: crossChainRoutes, ...payerRules });
   payoutRoutes(app, {
     ...chainDeps,
     payUrl: deps.config.payUrl,
@@ -113,6 +117,7 @@ export function registerFeatureRoutes(
           ...(deps.config.tronApiKey && { apiKey: deps.config.tronApiKey }),
         })
       : null,
+    screening,
     rateLimiter: deps.rateLimiter,
     wakeDispatcher: deps.wakeDispatcher,
   });

@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
+import type { ScreeningService } from '../screening/screen.ts';
 import { registerCreateV1Request } from './routes/create-request.ts';
 import { registerGetV1Request } from './routes/get-request.ts';
 import { registerGetV1RequestRoutes } from './routes/get-request-routes.ts';
@@ -21,6 +22,9 @@ export function v1Routes(
     clients: ChainClients;
     /** Cross-chain routes for `/pay?chain=&token=`: one quoter per process. */
     routes: RouteQuoter;
+    /** The payer rules of a link hold on its requests' `/pay` and `/routes` (src/screening/). */
+    screening: ScreeningService;
+    wakeDispatcher?: (() => void) | undefined;
   },
 ): void {
   registerCreateV1Request(app, deps);

@@ -21,6 +21,8 @@ import { relayerAccount } from '../payouts/recurring/relayer.ts';
 import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
 import { createOccurrenceGenerator, type OccurrenceGenerator } from '../requests/occurrences.ts';
 import { sandboxRelayer } from '../sandbox/addresses.ts';
+import { type CompletionScreener, createCompletionScreener } from '../screening/completion.ts';
+import { createScreeningService } from '../screening/screen.ts';
 import { type BridgeTracker, createBridgeTracker } from '../secure-payments/bridge-tracker.ts';
 import { createSafeTracker, type SafeTracker } from '../secure-payments/safe-tracker.ts';
 import { createDispatcher, type Dispatcher } from '../webhooks/dispatcher.ts';
@@ -35,6 +37,8 @@ export interface Workers {
   readonly safeTracker: SafeTracker;
   readonly bridgeTracker: BridgeTracker;
   readonly commerceReconciler: CommerceReconciler;
+  /** Screens the payers of completed screened links again (src/screening/completion.ts). */
+  readonly completionScreener: CompletionScreener;
   /** Each recurring executor's last relayer check (for `/readyz`). */
   relayerHealth(): RelayerHealth[];
   start(): void;
@@ -155,9 +159,18 @@ export function createWorkers(deps: {
     graceMs: deps.config.workers.commerceReconcileGraceMs,
     lock: createLeaderLock(deps.database, 'payreq:commerce-reconciler'),
   });
+  const completionScreener = createCompletionScreener({
+    db,
+    clock: deps.clock,
+    logger: deps.logger.child({ worker: 'completion-screener' }),
+    screening: createScreeningService(deps.config.screening),
+    lock: createLeaderLock(deps.database, 'payreq:completion-screener'),
+    wakeDispatcher: () => dispatcher.wake(),
+  });
   return {
     dispatcher,
     indexers,
+    completionScreener,
     occurrences,
     recurringExecutors,
     safeTracker,
@@ -179,6 +192,7 @@ export function createWorkers(deps: {
       safeTracker.start(deps.config.workers.safeTrackerPollMs);
       bridgeTracker.start(deps.config.workers.bridgeTrackerPollMs);
       commerceReconciler.start(deps.config.workers.commerceReconcilePollMs);
+      completionScreener.start(deps.config.screening.completionPollMs);
     },
     async stop() {
       // What writes deliveries stops first: a payment recorded during shutdown is handed to a
@@ -190,6 +204,7 @@ export function createWorkers(deps: {
         safeTracker.stop(),
         bridgeTracker.stop(),
         commerceReconciler.stop(),
+        completionScreener.stop(),
       ]);
       await Promise.all([dispatcher.stop(), janitor.stop()]);
     },

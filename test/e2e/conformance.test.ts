@@ -276,6 +276,31 @@ describe('conformance with the reference API', () => {
       headers: headers(),
     });
     ok(calldata);
+    // A link only other wallets may pay: made with the reference's whole accessPolicy, and its
+    // calldata refused to this payer with the reference's 403 (src/screening/).
+    const restricted = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: headers(),
+      payload: {
+        requests: [{ destinationId, amount: '2' }],
+        accessPolicy: {
+          mode: 'off',
+          screeningProvider: null,
+          hideUntilApproved: false,
+          hidePayeeAddress: false,
+          allowedPayerAddresses: [payee],
+        },
+      },
+    });
+    ok(restricted, 201);
+    const refused = await t.app.inject({
+      method: 'GET',
+      url: `/v2/secure-payments/${restricted.json().token}/pay?wallet=${payer.address}`,
+      headers: headers(),
+    });
+    ok(refused, 403);
+    expect(refused.json().code).toBe('payer_not_allowed');
     ok(
       await t.app.inject({
         method: 'GET',

@@ -5,6 +5,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import * as schema from '../../src/db/schema.ts';
+import { activateDestination } from '../../src/destinations/destinations.ts';
+import { resolveTarget } from '../../src/destinations/target.ts';
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import {
@@ -292,3 +294,86 @@ function encodeText(text: string): string {
     )
     .join('');
 }
+
+describe('fuzzing a link’s access policy and the wallets that try to pay it', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let destinationId: string;
+  const listed = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await createTenant(t.db, 'Screened');
+    const target = resolveTarget(t.chains, {
+      walletAddress: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+      chainId: 8453,
+      tokenAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    });
+    destinationId = (await activateDestination(t.db, t.clock, tenant.accountId, target))
+      .destinationId;
+  });
+  afterAll(() => t?.close());
+
+  const links = async () =>
+    (await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from secure_payments`))[0]
+      ?.n;
+
+  it('answers every accessPolicy with 201 or a 400 envelope, and writes no link on a 400', async () => {
+    const address = fc.oneof(nasty, fc.constant(listed), fc.constant(listed.toUpperCase()));
+    const policy = fc.record(
+      {
+        mode: fc.oneof(fc.constantFrom('inherit', 'off', 'kyt_all_wallets'), jsonish),
+        screeningProvider: fc.oneof(fc.constantFrom('hypernative', 'merklescience', null), jsonish),
+        hideUntilApproved: fc.oneof(fc.boolean(), jsonish),
+        hidePayeeAddress: fc.constant(false),
+        allowedPayerAddresses: fc.oneof(fc.array(address, { maxLength: 4 }), jsonish),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(policy, async (accessPolicy) => {
+        const before = await links();
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/v2/secure-payments',
+          headers: { 'x-api-key': tenant.apiKey },
+          payload: { requests: [{ destinationId, amount: '1' }], accessPolicy },
+        });
+        const where = `${JSON.stringify(accessPolicy)} → ${res.statusCode} ${res.body}`;
+        expect([201, 400], where).toContain(res.statusCode);
+        if (res.statusCode === 400) {
+          expect(res.json().code, where).toBeTypeOf('string');
+          expect(await links(), where).toBe(before);
+        }
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  }, 300_000);
+
+  it('answers any wallet on an allowlisted link with 400 or 403 and no calldata', async () => {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/secure-payments',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: {
+        requests: [{ destinationId, amount: '1' }],
+        accessPolicy: { allowedPayerAddresses: [listed] },
+      },
+    });
+    const { token } = created.json();
+    await fc.assert(
+      fc.asyncProperty(nasty, async (wallet) => {
+        const res = await t.app.inject({
+          method: 'GET',
+          url: `/v2/secure-payments/${token}/pay?wallet=${encodeText(wallet)}`,
+          headers: { 'x-api-key': tenant.apiKey },
+        });
+        const where = `${JSON.stringify(wallet)} → ${res.statusCode} ${res.body}`;
+        expect([400, 403], where).toContain(res.statusCode);
+        if (res.statusCode === 403) expect(res.json().code, where).toBe('payer_not_allowed');
+        expect(res.body, where).not.toContain('transactions');
+      }),
+      { seed: SEED, numRuns: 200 },
+    );
+  }, 300_000);
+});

@@ -150,20 +150,28 @@ describe('reference fields of features not built yet', () => {
     }
   });
 
-  it('names the feature when a link’s access policy would screen, hide or restrict', async () => {
+  it('names the feature when a link’s access policy would hide details; screens and restricts', async () => {
     const before = await count('secure_payments');
-    for (const [policy, feature] of [
-      [{ mode: 'kyt_all_wallets', screeningProvider: 'hypernative' }, 'KYT screening of payers'],
-      [{ screeningProvider: 'merklescience' }, 'KYT screening of payers'],
-      [{ hidePayeeAddress: true }, 'Hiding link details'],
-      [{ hideUntilApproved: true }, 'Hiding link details'],
-      [{ allowedPayerAddresses: [PAYEE] }, 'Payer allowlists'],
-    ] as const) {
+    for (const policy of [{ hidePayeeAddress: true }, { hideUntilApproved: true }]) {
       const res = await link(policy);
       expect(res.statusCode, JSON.stringify(policy)).toBe(400);
       expect(res.json().code).toBe('feature_unavailable');
-      expect(res.json().message).toContain(feature);
+      expect(res.json().message).toContain('Hiding link details');
     }
+    const provider = await link({ screeningProvider: 'merklescience' });
+    expect(provider.json().errors).toEqual([
+      {
+        field: 'accessPolicy.screeningProvider',
+        message: 'must be null or omitted unless mode is kyt_all_wallets',
+      },
+    ]);
     expect(await count('secure_payments')).toBe(before);
+    for (const policy of [
+      { mode: 'kyt_all_wallets', screeningProvider: 'hypernative' },
+      { allowedPayerAddresses: [PAYEE] },
+    ]) {
+      const res = await link(policy);
+      expect(res.statusCode, res.body).toBe(201);
+    }
   });
 });

@@ -16,6 +16,7 @@ import type { FeePlan } from '../../base/fee-plan.ts';
 import type { Frequency } from '../../base/recurrence.ts';
 import { uuidV7 } from '../../base/uuid-v7.ts';
 import { addressKey, baseUnits, createdAt, nullableTime } from './columns.ts';
+import type { LinkScreening } from './screening.ts';
 import { accounts } from './tenants.ts';
 
 /** Secure payment links, their multicall children, payment requests and request schedules. */
@@ -67,6 +68,15 @@ export const securePayments = pgTable(
      * the link answers 423 until then or until tracking ends (which clears it). Null: none.
      */
     trackingUntil: nullableTime(),
+    /**
+     * Who may pay and whether payers are screened, resolved when the link was made
+     * (src/screening/); null: anyone, unscreened.
+     */
+    screening: jsonb().$type<LinkScreening>(),
+    /** When the payer of the completed link was screened again (null: not yet, or no need). */
+    completionScreenedAt: nullableTime(),
+    /** While no provider answers the completion screening: not tried again before this. */
+    completionRetryAt: nullableTime(),
     createdAt: createdAt(),
   },
   (t) => [

@@ -12,6 +12,45 @@ export class ApiError extends Error {
   }
 }
 
+/** Why the service refused the payer's wallet (src/screening/): the page says so plainly. */
+export type PayerRefusal =
+  | 'payer_not_allowed'
+  | 'payer_screening_rejected'
+  | 'payer_screening_unavailable';
+
+const PAYER_REFUSALS: ReadonlySet<string> = new Set<PayerRefusal>([
+  'payer_not_allowed',
+  'payer_screening_rejected',
+  'payer_screening_unavailable',
+]);
+
+/** The service refused calldata to this wallet: off the allowlist, screened out, or unscreened. */
+export class PayerRefused extends Error {
+  readonly refusal: PayerRefusal;
+  readonly wallet: string;
+  constructor(refusal: PayerRefusal, wallet: string) {
+    super(refusal);
+    this.refusal = refusal;
+    this.wallet = wallet;
+  }
+}
+
+function isPayerRefusal(code: string | undefined): code is PayerRefusal {
+  return code !== undefined && PAYER_REFUSALS.has(code);
+}
+
+/** `asked` as is, or a PayerRefused naming `wallet` when the service refused that wallet. */
+export async function forWallet<T>(asked: Promise<T>, wallet: string | undefined): Promise<T> {
+  try {
+    return await asked;
+  } catch (error) {
+    if (error instanceof ApiError && wallet !== undefined && isPayerRefusal(error.code)) {
+      throw new PayerRefused(error.code, wallet);
+    }
+    throw error;
+  }
+}
+
 /** Past this, a payer waiting on a silent service is told so rather than left on "Loading". */
 export const ANSWER_WITHIN_MS = 15_000;
 

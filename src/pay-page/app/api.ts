@@ -1,4 +1,4 @@
-import { ANSWER_WITHIN_MS, answerOf, tokenPath, unreachable } from './answer.ts';
+import { ANSWER_WITHIN_MS, answerOf, forWallet, tokenPath, unreachable } from './answer.ts';
 import type { Calldata } from './calldata.ts';
 import type { PageConfig } from './config.ts';
 import type { SafeCalldata, SafeIntent } from './safe-calldata.ts';
@@ -255,12 +255,18 @@ export function createApi(config: PageConfig): Api {
       };
     },
     calldata: (token, wallet, eoaWallet) =>
-      answer<Calldata>(
-        `${tokenPath(token)}/pay${wallet === undefined ? '' : `?wallet=${encodeURIComponent(wallet)}`}${eoaWallet === undefined ? '' : `&eoaWallet=${encodeURIComponent(eoaWallet)}`}`,
+      forWallet(
+        answer<Calldata>(
+          `${tokenPath(token)}/pay${wallet === undefined ? '' : `?wallet=${encodeURIComponent(wallet)}`}${eoaWallet === undefined ? '' : `&eoaWallet=${encodeURIComponent(eoaWallet)}`}`,
+        ),
+        wallet,
       ),
     safeCalldata: (token, safe) =>
-      answer<SafeCalldata>(
-        `${tokenPath(token)}/pay?isSafe=true&wallet=${encodeURIComponent(safe)}`,
+      forWallet(
+        answer<SafeCalldata>(
+          `${tokenPath(token)}/pay?isSafe=true&wallet=${encodeURIComponent(safe)}`,
+        ),
+        safe,
       ),
     recordSafeIntent: (token, intent) =>
       answer(`${tokenPath(token)}/intent`, {

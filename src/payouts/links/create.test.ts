@@ -189,7 +189,7 @@ describe('POST /v2/secure-payments/payouts', () => {
     );
   });
 
-  it('returns 400 for an accessPolicy that screens or restricts, as incoming links do', async () => {
+  it('returns 400 for an accessPolicy that screens or restricts (payout recipients are not screened yet)', async () => {
     await expectPayoutRefused(payoutBody({ accessPolicy: { mode: 'kyt_all_wallets' } }), {
       statusCode: 400,
       code: 'feature_unavailable',

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import type { Database } from '../../db/client.ts';
 import { accountIdOf, clientIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import { checkRequestPayer, type RequestGateDeps } from '../../screening/request-gate.ts';
 import { COMMERCE_REQUEST_REFUSED, payableRequest } from '../commerce-guard.ts';
 import type { RequestCalldataDeps } from '../pay.ts';
 import { paymentRoutes } from '../payment-routes.ts';
@@ -68,7 +68,7 @@ export const RoutesResponse = Type.Object({
   ),
 });
 
-export function registerGetRequestRoutes(app: App, deps: RequestCalldataDeps & { db: Database }) {
+export function registerGetRequestRoutes(app: App, deps: RequestCalldataDeps & RequestGateDeps) {
   app.get(
     '/v2/request/:requestId/routes',
     {
@@ -85,6 +85,7 @@ export function registerGetRequestRoutes(app: App, deps: RequestCalldataDeps & {
     },
     async (request) => {
       const row = await payableRequest(deps.db, accountIdOf(request), request.params.requestId);
+      await checkRequestPayer(deps, row, request.query.wallet);
       return paymentRoutes(deps, row, request.query, clientIdOf(request));
     },
   );

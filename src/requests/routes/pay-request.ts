@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import type { Database } from '../../db/client.ts';
 import { accountIdOf, clientIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import { checkRequestPayer, type RequestGateDeps } from '../../screening/request-gate.ts';
 import { COMMERCE_REQUEST_REFUSED, payableRequest } from '../commerce-guard.ts';
 import { namedCrossChainValues } from '../cross-chain-query.ts';
 import { type RequestCalldataDeps, requestCalldata } from '../pay.ts';
@@ -22,7 +22,7 @@ const PayResponse = Type.Object({
   metadata: Type.Record(Type.String(), Type.Unknown()),
 });
 
-export function registerPayRequest(app: App, deps: RequestCalldataDeps & { db: Database }): void {
+export function registerPayRequest(app: App, deps: RequestCalldataDeps & RequestGateDeps): void {
   app.get(
     '/v2/request/:requestId/pay',
     {
@@ -40,6 +40,7 @@ export function registerPayRequest(app: App, deps: RequestCalldataDeps & { db: D
     },
     async (request) => {
       const row = await payableRequest(deps.db, accountIdOf(request), request.params.requestId);
+      await checkRequestPayer(deps, row, request.query.wallet);
       return requestCalldata(deps, row, request.query, clientIdOf(request));
     },
   );

@@ -130,7 +130,7 @@ export function registerBroadcastTronTransaction(app: App, deps: TronBroadcastDe
           200: TronBroadcastResponse,
           403: {
             description:
-              'Expired or no longer payable, or a payout signed by a wallet other than its creatorWalletAddress',
+              'Expired or no longer payable, a payout signed by a wallet other than its creatorWalletAddress, or a transaction whose owner the link refuses (`payer_not_allowed`, `payer_screening_rejected`, `payer_screening_unavailable`): nothing is relayed',
             $ref: 'ErrorEnvelope',
           },
           409: { ...CompletedResponse, description: 'Already completed' },

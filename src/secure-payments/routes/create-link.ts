@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../../chains/registry.ts';
 import type { ProtocolFeeConfig } from '../../config/protocol-fee.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
+import { checkAccessPolicy } from '../../screening/link-policy.ts';
 import { createSecurePayment } from '../create.ts';
 import { createLinkFor, linkInputOf } from '../creation-route.ts';
 import {
@@ -11,6 +12,7 @@ import {
   LINK_AUTH,
   LINK_OPTION_FIELDS,
   LINK_TAGS,
+  LinkAccessPolicy,
   MAX_LINK_REQUESTS,
   REDIRECT_FIELDS,
 } from '../schemas.ts';
@@ -64,6 +66,7 @@ const CreateSecurePaymentBody = Type.Object(
     payerIdentifier: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     ...REDIRECT_FIELDS,
     ...LINK_OPTION_FIELDS,
+    accessPolicy: Type.Optional(LinkAccessPolicy),
   },
   { additionalProperties: false },
 );
@@ -90,7 +93,8 @@ export function registerCreateLink(
       },
     },
     async (request, reply) => {
-      const input = linkInputOf(request.body);
+      const { accessPolicy, ...body } = request.body;
+      const input = { ...linkInputOf(body), accessPolicy: checkAccessPolicy(accessPolicy) };
       const created = await createLinkFor(request, (caller) =>
         createSecurePayment(deps, caller, input),
       );

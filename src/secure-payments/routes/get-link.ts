@@ -41,6 +41,38 @@ const DisplayCommon = {
   network: Type.String(),
   reference: Type.Union([Type.String(), Type.Null()]),
   feePlan: NullableFeePlan,
+  accessDecision: Type.Optional(
+    Type.Object(
+      {
+        status: Type.Union([
+          Type.Literal('approved'),
+          Type.Literal('rejected'),
+          Type.Literal('error'),
+        ]),
+        reasonCode: Type.String(),
+        provider: Type.Union([Type.String(), Type.Null()]),
+        walletResults: Type.Array(
+          Type.Object({
+            walletAddress: Type.String(),
+            walletType: Type.Union([Type.Literal('eoa'), Type.Literal('smart_account')]),
+            parentWalletAddress: Type.Union([Type.String(), Type.Null()]),
+            status: Type.Union([
+              Type.Literal('approved'),
+              Type.Literal('rejected'),
+              Type.Literal('error'),
+            ]),
+            reasonCode: Type.String(),
+            provider: Type.Union([Type.String(), Type.Null()]),
+            evaluatedAt: Type.String(),
+          }),
+        ),
+      },
+      {
+        description:
+          'With a `wallet` off the link’s allowlist: `rejected`, `wallet_not_allowed` (and the merchant hears secure_payment.access_rejected). Absent otherwise',
+      },
+    ),
+  ),
   paymentOptions: Type.Optional(
     Type.Record(
       Type.String(),
@@ -138,6 +170,7 @@ export function registerGetLink(
     parents: ParentLinks;
     paymentOptions: PaymentOptionsReader;
     routes: RouteQuoter;
+    wakeDispatcher?: (() => void) | undefined;
   },
 ): void {
   app.get(

@@ -6,6 +6,7 @@ import type { RouteQuoter } from '../../crosschain/quote-route.ts';
 import type { Database } from '../../db/client.ts';
 import { linkScopeOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
+import type { ScreeningService } from '../../screening/screen.ts';
 import { linkCalldata } from '../calldata.ts';
 import type { ParentLinks } from '../parent-links.ts';
 import {
@@ -28,7 +29,11 @@ const calldataSchema = {
   params: TokenParams,
   response: {
     200: CalldataResponse,
-    403: { description: 'Expired or no longer payable', $ref: 'ErrorEnvelope' },
+    403: {
+      description:
+        'Expired or no longer payable; or the payer wallet is refused: off the link’s allowlist (`payer_not_allowed`), rejected by screening (`payer_screening_rejected`), or not screened because no provider answered (`payer_screening_unavailable`, retry later)',
+      $ref: 'ErrorEnvelope',
+    },
     409: { ...CompletedResponse, description: 'Already completed' },
     423: InProgressResponse,
     502: {
@@ -57,6 +62,8 @@ export function registerPayLink(
     clients: ChainClients;
     parents: ParentLinks;
     routes: RouteQuoter;
+    screening: ScreeningService;
+    wakeDispatcher?: (() => void) | undefined;
   },
 ): void {
   app.get(

@@ -1,16 +1,16 @@
-import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { COMMERCE_REQUEST_REFUSED, refuseCommerceRequests } from '../../requests/commerce-guard.ts';
 import type { RequestCalldataDeps } from '../../requests/pay.ts';
 import { paymentRoutes } from '../../requests/payment-routes.ts';
 import { RoutesQuery, RoutesResponse } from '../../requests/routes/get-request-routes.ts';
+import { checkRequestPayer, type RequestGateDeps } from '../../screening/request-gate.ts';
 import { requestByReference } from '../lookup.ts';
 import { AUTH, ReferenceParams, TAGS } from '../schemas.ts';
 
 export function registerGetV1RequestRoutes(
   app: App,
-  deps: RequestCalldataDeps & { db: Database },
+  deps: RequestCalldataDeps & RequestGateDeps,
 ): void {
   app.get(
     '/v1/request/:paymentReference/routes',
@@ -33,6 +33,7 @@ export function registerGetV1RequestRoutes(
         request.params.paymentReference,
       );
       await refuseCommerceRequests(deps.db, [row]);
+      await checkRequestPayer(deps, row, request.query.wallet);
       return paymentRoutes(deps, row, request.query, null);
     },
   );

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import type { CalldataDeps } from '../../payments/calldata/shared.ts';
 import { COMMERCE_REQUEST_REFUSED, refuseCommerceRequests } from '../../requests/commerce-guard.ts';
 import { namedCrossChainValues } from '../../requests/cross-chain-query.ts';
 import { PayQuery } from '../../requests/schemas.ts';
+import { checkRequestPayer, type RequestGateDeps } from '../../screening/request-gate.ts';
 import { requestByReference } from '../lookup.ts';
 import { v1Calldata } from '../pay.ts';
 import { AUTH, ReferenceParams, TAGS, V1PayAnswer } from '../schemas.ts';
@@ -21,7 +21,7 @@ const V1PayQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerPayV1Request(app: App, deps: CalldataDeps & { db: Database }): void {
+export function registerPayV1Request(app: App, deps: CalldataDeps & RequestGateDeps): void {
   app.get(
     '/v1/request/:paymentReference/pay',
     {
@@ -44,6 +44,7 @@ export function registerPayV1Request(app: App, deps: CalldataDeps & { db: Databa
         request.params.paymentReference,
       );
       await refuseCommerceRequests(deps.db, [row]);
+      await checkRequestPayer(deps, row, request.query.wallet);
       return v1Calldata(deps, row, request.query);
     },
   );

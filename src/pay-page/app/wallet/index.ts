@@ -1,8 +1,9 @@
-import { ApiError } from '../answer.ts';
+import { ApiError, PayerRefused } from '../answer.ts';
 import type { PayContext } from '../context.ts';
 import { payFromAnotherChain } from '../crosschain/pay.ts';
 import { crossChainSection, multicallCrossChain, offersCrossChain } from '../crosschain/section.ts';
 import { h } from '../dom.ts';
+import { refusedScreen } from '../refused.ts';
 import { discoverWallets, type WalletChoice } from './eip6963.ts';
 import { payWithEvm } from './evm.ts';
 import { NO_WALLET } from './offer.ts';
@@ -25,6 +26,11 @@ async function attempt(context: PayContext, pay: () => Promise<string[] | null>)
     const sent = await pay();
     if (sent !== null) context.follow(sent);
   } catch (error) {
+    // The wallet itself was refused (allowlist, screening): say which and why, plainly.
+    if (error instanceof PayerRefused) {
+      context.show(refusedScreen(error.refusal, error.wallet, () => context.reload()));
+      return;
+    }
     // A payout refused to this wallet is about the wallet, not the link: say so and stay.
     const aboutWallet = error instanceof ApiError && error.code === 'payout_wallet_mismatch';
     if (error instanceof ApiError && LINK_STATES.has(error.status) && !aboutWallet)
