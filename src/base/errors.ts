@@ -65,6 +65,9 @@ export const ERROR_STATUS = {
   commerce_buyer_mismatch: 400,
   signed_transaction_required: 400,
   signed_transaction_mismatch: 400,
+  crypto_to_fiat_not_allowed: 400,
+  payer_not_compliant: 400,
+  payment_details_not_usable: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,
@@ -76,6 +79,7 @@ export const ERROR_STATUS = {
   session_expired: 401,
   sign_in_refused: 401,
   login_refused: 401,
+  invalid_offramp_signature: 401,
   // 403: a valid credential that may not do this.
   credential_not_accepted: 403,
   inactive_client_id: 403,
@@ -118,6 +122,8 @@ export const ERROR_STATUS = {
   link_intent_not_found: 404,
   journey_not_found: 404,
   commerce_payment_not_found: 404,
+  payer_not_found: 404,
+  offramp_transfer_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,
@@ -170,11 +176,13 @@ export const ERROR_STATUS = {
   tron_broadcast_refused: 502,
   tron_node_unreachable: 502,
   commerce_transaction_failed: 502,
+  offramp_refused: 502,
   chain_unavailable: 503,
   database_unavailable: 503,
   networks_not_ready: 503,
   server_busy: 503,
   pay_page_not_built: 503,
+  offramp_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -9,6 +9,7 @@ import {
   type RateLimits,
 } from '../http/budgets.ts';
 import { type CrosschainConfig, parseCrosschain } from './crosschain.ts';
+import { type OfframpConfig, parseOfframp } from './offramp.ts';
 import { type ProtocolFeeConfig, parseProtocolFee } from './protocol-fee.ts';
 import {
   ConfigError,
@@ -115,6 +116,8 @@ export interface Config {
   readonly paymentOptionsTimeoutMs: number;
   /** The routing aggregator of cross-chain payments (`LIFI_*`). */
   readonly crosschain: CrosschainConfig;
+  /** The off-ramp provider of crypto-to-fiat payments (`OFFRAMP_*`). */
+  readonly offramp: OfframpConfig;
 }
 
 /** The variable that sets each budget. */
@@ -259,6 +262,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     protocolFee: parseProtocolFee(env),
     paymentOptionsTimeoutMs: parseInteger(env, 'PAYMENT_OPTIONS_TIMEOUT_MS', 10, 60_000) ?? 1_500,
     crosschain: parseCrosschain(env),
+    offramp: parseOfframp(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,

@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
+import type { CryptoToFiatPayee } from './pay.ts';
 import { registerCreateRequest } from './routes/create-request.ts';
 import { registerExportRequests } from './routes/export-requests.ts';
 import { registerGetRequest } from './routes/get-request.ts';
@@ -23,6 +24,8 @@ export function requestRoutes(
     clients: ChainClients;
     /** Cross-chain routes for `/pay?chain=&token=`: one quoter per process. */
     routes: RouteQuoter;
+    /** Crypto-to-fiat `/pay` (src/offramp/), where an off-ramp provider is configured. */
+    cryptoToFiat?: CryptoToFiatPayee | undefined;
   },
 ): void {
   // The status the routes answer with, referenced by its id.

@@ -1,0 +1,78 @@
+import { and, eq, lt } from 'drizzle-orm';
+import { type Static, Type } from 'typebox';
+import type { Clock } from '../base/clock.ts';
+import { AppError, ValidationError } from '../base/errors.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { offrampTransfers, requests } from '../db/schema.ts';
+import { enqueueOfframpEvents } from './events.ts';
+import { FINAL_RANK, isReportedState, REPORTED_STATES, rankOf } from './states.ts';
+
+/**
+ * A provider's callback (`POST /v2/offramp/callbacks`, signature checked by the route): the
+ * transfer moves to the reported state only when that is further on (states.ts) and it has not
+ * ended, in one conditional UPDATE, and the events of the move are written with it. A
+ * duplicate, a late or a reordered callback changes nothing and sends nothing.
+ */
+
+export const CallbackBody = Type.Object(
+  {
+    event_id: Type.String({ minLength: 1, maxLength: 200 }),
+    event_type: Type.String({ minLength: 1, maxLength: 100 }),
+    data: Type.Object(
+      {
+        id: Type.String({ minLength: 1, maxLength: 200 }),
+        state: Type.String({ minLength: 1, maxLength: 100 }),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export async function applyCallback(
+  deps: { readonly db: Database; readonly chains: ChainRegistry; readonly clock: Clock },
+  body: Static<typeof CallbackBody>,
+): Promise<{ readonly changed: boolean }> {
+  const { state, id } = body.data;
+  if (!isReportedState(state)) {
+    throw new ValidationError([
+      { field: 'data.state', message: `must be one of ${REPORTED_STATES.join(', ')}` },
+    ]);
+  }
+  const rank = rankOf(state);
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    const [moved] = await tx
+      .update(offrampTransfers)
+      .set({ status: state, rank, updatedAt: now })
+      .where(
+        and(
+          eq(offrampTransfers.providerTransferId, id),
+          lt(offrampTransfers.rank, rank),
+          lt(offrampTransfers.rank, FINAL_RANK),
+        ),
+      )
+      .returning();
+    if (!moved) {
+      const [known] = await tx
+        .select({ id: offrampTransfers.id })
+        .from(offrampTransfers)
+        .where(eq(offrampTransfers.providerTransferId, id))
+        .limit(1);
+      if (!known) throw new AppError('offramp_transfer_not_found', 'Off-ramp transfer not found');
+      return { changed: false };
+    }
+    const [request] = await tx
+      .update(requests)
+      .set({ offrampStatus: state })
+      .where(eq(requests.id, moved.requestRowId))
+      .returning();
+    if (!request) throw new Error('off-ramp transfer without its request');
+    await enqueueOfframpEvents(tx, { chains: deps.chains, now }, request, moved, state, {
+      eventId: body.event_id,
+      eventType: body.event_type,
+    });
+    return { changed: true };
+  });
+}

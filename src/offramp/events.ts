@@ -1,0 +1,81 @@
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Database } from '../db/client.ts';
+import { formatAmount } from '../payments/amounts.ts';
+import type { RequestRow } from '../requests/requests.ts';
+import { requestUnits } from '../requests/units.ts';
+import type {
+  OfframpConfirmedPayload,
+  OfframpFailedPayload,
+  OfframpProcessingPayload,
+} from '../webhooks/events.ts';
+import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
+import type { ReportedState } from './states.ts';
+import type { TransferRow } from './transfers.ts';
+
+/**
+ * The webhooks of a crypto-to-fiat request, one set per state the provider moved its transfer
+ * to: `payment.processing` for each step (`fiat_sent` included), then `payment.confirmed` once
+ * fiat is sent; `payment.failed` when it failed or bounced. The on-chain payment to the deposit
+ * address sends none (workers/settlement.ts): the reference confirms these requests "after
+ * fiat is delivered". Written in the transaction that moves the transfer.
+ */
+export async function enqueueOfframpEvents(
+  tx: Database,
+  deps: { readonly chains: ChainRegistry; readonly now: Date },
+  request: RequestRow,
+  transfer: TransferRow,
+  state: ReportedState,
+  report: { readonly eventId: string | null; readonly eventType: string | null },
+): Promise<void> {
+  const { webhookIds, clientId } = await listeners(tx, {
+    accountId: request.accountId,
+    clientIdId: request.clientIdId,
+  });
+  if (webhookIds.length === 0) return;
+  const { decimals } = requestUnits(deps.chains, request);
+  const paymentDecimals = deps.chains.currency(request.paymentCurrency)?.decimals ?? decimals;
+  const rawPayload = {
+    status: state,
+    providerId: transfer.providerTransferId,
+    eventId: report.eventId,
+    eventType: report.eventType,
+  };
+  const base = {
+    requestId: request.requestId,
+    requestID: request.requestId,
+    paymentReference: `0x${request.paymentReference}`,
+    offrampId: transfer.providerTransferId,
+    timestamp: deps.now.toISOString(),
+    paymentProcessor: 'request-tech' as const,
+    isCryptoToFiat: true as const,
+    network: request.network,
+    paymentCurrency: request.paymentCurrency,
+    amount: formatAmount(transfer.amount, paymentDecimals),
+    expectedAmount: formatAmount(request.expectedAmount, decimals),
+    totalAmountPaid: formatAmount(request.totalAmountPaid, decimals),
+    txHash: transfer.txHash,
+    ...(clientId !== null && { clientId }),
+  };
+  const events: (OfframpProcessingPayload | OfframpConfirmedPayload | OfframpFailedPayload)[] = [];
+  if (state === 'failed' || state === 'bounced') {
+    events.push({ ...base, event: 'payment.failed', subStatus: state, rawPayload });
+  } else {
+    events.push({ ...base, event: 'payment.processing', subStatus: state, rawPayload });
+    if (state === 'fiat_sent') {
+      events.push({
+        ...base,
+        event: 'payment.confirmed',
+        subStatus: 'fiat_sent',
+        currency: deps.chains.currency(request.invoiceCurrency)?.symbol ?? request.invoiceCurrency,
+        fees: [],
+        rawPayload,
+      });
+    }
+  }
+  await writeDeliveries(
+    tx,
+    deps.now,
+    webhookIds,
+    events.map(({ event, ...payload }) => ({ event, payload })),
+  );
+}
