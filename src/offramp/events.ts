@@ -1,5 +1,7 @@
+import { and, eq } from 'drizzle-orm';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
+import { payments } from '../db/schema.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
@@ -57,6 +59,7 @@ export async function enqueueOfframpEvents(
     ...(clientId !== null && { clientId }),
   };
   const events: (OfframpProcessingPayload | OfframpConfirmedPayload | OfframpFailedPayload)[] = [];
+  const paid = state === 'fiat_sent' ? await depositPayment(tx, request, transfer) : null;
   if (state === 'failed' || state === 'bounced') {
     events.push({ ...base, event: 'payment.failed', subStatus: state, rawPayload });
   } else {
@@ -67,6 +70,12 @@ export async function enqueueOfframpEvents(
         event: 'payment.confirmed',
         subStatus: 'fiat_sent',
         currency: deps.chains.currency(request.invoiceCurrency)?.symbol ?? request.invoiceCurrency,
+        // What the normal payment.confirmed says of the payment on chain, for receivers with
+        // the reference's strict schema.
+        explorer: explorerOf(deps.chains, request.network, transfer.txHash),
+        payerAddress: paid?.payerAddress ?? null,
+        payerEoaAddress: paid?.payerEoaAddress ?? null,
+        payee: transfer.depositAddress,
         fees: [],
         rawPayload,
       });
@@ -78,4 +87,20 @@ export async function enqueueOfframpEvents(
     webhookIds,
     events.map(({ event, ...payload }) => ({ event, payload })),
   );
+}
+
+/** Who paid the deposit, as detection recorded it; null before detection saw it. */
+async function depositPayment(tx: Database, request: RequestRow, transfer: TransferRow) {
+  if (transfer.txHash === null) return null;
+  const [row] = await tx
+    .select({ payerAddress: payments.payerAddress, payerEoaAddress: payments.payerEoaAddress })
+    .from(payments)
+    .where(and(eq(payments.requestRowId, request.id), eq(payments.txHash, transfer.txHash)))
+    .limit(1);
+  return row ?? null;
+}
+
+function explorerOf(chains: ChainRegistry, networkId: string, txHash: string | null) {
+  const network = chains.network(networkId);
+  return network && txHash !== null ? chains.explorerTxUrl(network.id, txHash) : null;
 }

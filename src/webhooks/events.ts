@@ -282,6 +282,11 @@ export interface OfframpConfirmedPayload extends OfframpEventBase {
   readonly event: 'payment.confirmed';
   readonly subStatus: 'fiat_sent';
   readonly currency: string;
+  readonly explorer: string | null;
+  readonly payerAddress: string | null;
+  readonly payerEoaAddress: string | null;
+  /** The off-ramp's deposit address the payer paid. */
+  readonly payee: string;
   readonly fees: readonly { type: string; amount: string; currency: string }[];
   readonly rawPayload: OfframpRawPayload;
 }

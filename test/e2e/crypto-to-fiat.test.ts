@@ -1,4 +1,4 @@
-import { decodeFunctionData, getAddress, zeroAddress } from 'viem';
+import { decodeFunctionData, encodeFunctionData, getAddress, zeroAddress } from 'viem';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.ts';
 import { erc20FeeProxyAbi } from '../../src/payments/abis.ts';
@@ -219,6 +219,14 @@ describe('paying a request to fiat', () => {
       amount: '25',
       totalAmountPaid: '25',
       txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      explorer: expect.stringMatching(/^https:\/\/sepolia\.etherscan\.io\/tx\/0x/),
+      payerAddress: payer().address,
+      payerEoaAddress: payer().address,
+      payee: transfer.depositAddress,
+      network: 'sepolia',
+      currency: 'USDC',
+      paymentCurrency: 'USDC-sepolia',
+      fees: [],
     });
     expect(world.receiver.received.map((r) => r.body.event)).not.toContain('payment.partial');
     expect(await status(requestId)).toMatchObject({
@@ -263,6 +271,47 @@ describe('paying a request to fiat', () => {
     expect(await status(requestId)).toMatchObject({ status: 'failed', offrampStatus: 'bounced' });
     const events = world.receiver.received.map((r) => r.body.event);
     expect(events).not.toContain('payment.confirmed');
+  });
+});
+
+describe('a deposit address', () => {
+  it('counts for its own request only: another request’s reference paid to it counts for nothing', async () => {
+    const { transfer } = await payToFiat('6');
+    const created = await world.t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: apiKey(),
+      payload: {
+        amount: '2',
+        invoiceCurrency: 'USDC-sepolia',
+        paymentCurrency: 'USDC-sepolia',
+        payee: accountOf(world.local.chain, 1).address,
+        isCryptoToFiatAvailable: true,
+      },
+    });
+    const other = created.json().requestId;
+    const res = await payUrl(other, { wallet: payer().address });
+    expect(res.statusCode, res.body).toBe(200);
+    // The other request's own calldata, its payee swapped for the first one's deposit address.
+    const proxy = getAddress(world.t.chains.contracts('sepolia').erc20FeeProxy ?? '');
+    const transactions = evmTransactions(res.json()).map((tx) => {
+      if (getAddress(tx.to) !== proxy) return tx;
+      const call = decodeFunctionData({ abi: erc20FeeProxyAbi, data: tx.data });
+      if (call.functionName !== 'transferFromWithReferenceAndFee') return tx;
+      const [token, , amount, reference, fee, feeAddress] = call.args;
+      return {
+        ...tx,
+        data: encodeFunctionData({
+          abi: erc20FeeProxyAbi,
+          functionName: 'transferFromWithReferenceAndFee',
+          args: [token, transfer.depositAddress, amount, reference, fee, feeAddress],
+        }),
+      };
+    });
+    await sendAll(world.local.chain, payer(), transactions);
+    await world.local.chain.provider.request({ method: 'evm_mine' });
+    await world.indexer.tick();
+    expect(await status(other)).toMatchObject({ totalAmountPaid: '0', status: 'pending' });
   });
 });
 
@@ -355,6 +404,13 @@ describe('refusals create no transfer', () => {
       expect(await res.json()).toMatchObject({ code: 'invalid_offramp_signature' });
     }
     expect((await status(requestId)).offrampStatus).toBe('initiated');
+    // The same report again, mid-way: nothing moves, nothing is sent.
+    const repeated = await postCallback(world, transfer.id, 'initiated');
+    expect(await repeated.json()).toEqual({ received: true, changed: false });
+    const written = (await world.t.db.select().from(webhookDeliveries)).filter((d) =>
+      d.body.includes(requestId),
+    );
+    expect(written.map((d) => d.event)).toEqual(['payment.processing']);
     const unknown = await postCallback(world, 'tr_unknown', 'initiated');
     expect(unknown.status).toBe(404);
   });
