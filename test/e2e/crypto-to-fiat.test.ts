@@ -274,6 +274,28 @@ describe('paying a request to fiat', () => {
   });
 });
 
+describe('a failed transfer', () => {
+  it('ends in payment.failed with subStatus failed, and the request shows failed', async () => {
+    const { requestId, transfer } = await payToFiat('8.66');
+    await step(transfer.id, 'initiated', 1);
+    await advance(transfer.id);
+    await step(transfer.id, 'pending_internal_assessment', 1);
+    await advance(transfer.id);
+    const [failed] = await step(transfer.id, 'failed', 1);
+    expect(failed).toMatchObject({
+      event: 'payment.failed',
+      requestId,
+      subStatus: 'failed',
+      paymentProcessor: 'request-tech',
+      isCryptoToFiat: true,
+    });
+    expect(await status(requestId)).toMatchObject({ status: 'failed', offrampStatus: 'failed' });
+    // Nothing after an end: a late fiat_sent sends no payment.confirmed.
+    const late = await postCallback(world, transfer.id, 'fiat_sent');
+    expect(await late.json()).toEqual({ received: true, changed: false });
+  });
+});
+
 describe('a deposit address', () => {
   it('counts for its own request only: another request’s reference paid to it counts for nothing', async () => {
     const { transfer } = await payToFiat('6');
