@@ -134,6 +134,7 @@ export const ERROR_STATUS = {
   webhook_url_taken: 409,
   journey_limit_reached: 409,
   transfer_recorded_elsewhere: 409,
+  offramp_deposit_not_seen: 409,
   commerce_not_authorized: 409,
   commerce_already_authorized: 409,
   commerce_not_preapproved: 409,

@@ -1,4 +1,4 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, isNotNull, lt } from 'drizzle-orm';
 import { type Static, Type } from 'typebox';
 import type { Clock } from '../base/clock.ts';
 import { AppError, ValidationError } from '../base/errors.ts';
@@ -51,16 +51,23 @@ export async function applyCallback(
           eq(offrampTransfers.providerTransferId, id),
           lt(offrampTransfers.rank, rank),
           lt(offrampTransfers.rank, FINAL_RANK),
+          state === 'fiat_sent' ? isNotNull(offrampTransfers.txHash) : undefined,
         ),
       )
       .returning();
     if (!moved) {
       const [known] = await tx
-        .select({ id: offrampTransfers.id })
+        .select({ rank: offrampTransfers.rank, txHash: offrampTransfers.txHash })
         .from(offrampTransfers)
         .where(eq(offrampTransfers.providerTransferId, id))
         .limit(1);
       if (!known) throw new AppError('offramp_transfer_not_found', 'Off-ramp transfer not found');
+      if (state === 'fiat_sent' && known.txHash === null && known.rank < FINAL_RANK) {
+        throw new AppError(
+          'offramp_deposit_not_seen',
+          'The transfer’s deposit has not been seen on chain yet: report fiat_sent again once it has',
+        );
+      }
       return { changed: false };
     }
     const [request] = await tx

@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNotNull, lt, ne } from 'drizzle-orm';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import { payments } from '../db/schema.ts';
+import { offrampTransfers, payments } from '../db/schema.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
@@ -11,13 +11,16 @@ import type {
   OfframpProcessingPayload,
 } from '../webhooks/events.ts';
 import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
-import type { ReportedState } from './states.ts';
+import { FINAL_RANK, type ReportedState } from './states.ts';
 import type { TransferRow } from './transfers.ts';
 
 /**
  * The webhooks of a crypto-to-fiat request, one set per state the provider moved its transfer
- * to: `payment.processing` for each step (`fiat_sent` included), then `payment.confirmed` once
- * fiat is sent; `payment.failed` when it failed or bounced. The on-chain payment to the deposit
+ * to: `payment.processing` for each step (`fiat_sent` included), then, once fiat is sent,
+ * `payment.confirmed` when that makes the request fully paid through delivered fiat (no other
+ * deposit of it still on its way to the bank) or `payment.partial` when it does not;
+ * `payment.failed` when it failed or bounced. A `fiat_sent` never gets here before detection saw
+ * the deposit (callbacks.ts refuses it). The on-chain payment to the deposit
  * address sends none (workers/settlement.ts): the reference confirms these requests "after
  * fiat is delivered". Written in the transaction that moves the transfer.
  */
@@ -36,6 +39,7 @@ export async function enqueueOfframpEvents(
   if (webhookIds.length === 0) return;
   const { decimals } = requestUnits(deps.chains, request);
   const paymentDecimals = deps.chains.currency(request.paymentCurrency)?.decimals ?? decimals;
+  const paid = await depositPayment(tx, request, transfer);
   const rawPayload = {
     status: state,
     providerId: transfer.providerTransferId,
@@ -52,22 +56,24 @@ export async function enqueueOfframpEvents(
     isCryptoToFiat: true as const,
     network: request.network,
     paymentCurrency: request.paymentCurrency,
-    amount: formatAmount(transfer.amount, paymentDecimals),
+    // What the payer deposited, once detection saw it; what the provider was told until then.
+    amount: formatAmount(paid?.amount ?? transfer.amount, paymentDecimals),
     expectedAmount: formatAmount(request.expectedAmount, decimals),
     totalAmountPaid: formatAmount(request.totalAmountPaid, decimals),
     txHash: transfer.txHash,
     ...(clientId !== null && { clientId }),
   };
   const events: (OfframpProcessingPayload | OfframpConfirmedPayload | OfframpFailedPayload)[] = [];
-  const paid = state === 'fiat_sent' ? await depositPayment(tx, request, transfer) : null;
   if (state === 'failed' || state === 'bounced') {
     events.push({ ...base, event: 'payment.failed', subStatus: state, rawPayload });
   } else {
     events.push({ ...base, event: 'payment.processing', subStatus: state, rawPayload });
     if (state === 'fiat_sent') {
+      const complete =
+        request.status === 'paid' && !(await otherDepositUnderWay(tx, request, transfer));
       events.push({
         ...base,
-        event: 'payment.confirmed',
+        event: complete ? 'payment.confirmed' : 'payment.partial',
         subStatus: 'fiat_sent',
         currency: deps.chains.currency(request.invoiceCurrency)?.symbol ?? request.invoiceCurrency,
         // What the normal payment.confirmed says of the payment on chain, for receivers with
@@ -89,15 +95,37 @@ export async function enqueueOfframpEvents(
   );
 }
 
-/** Who paid the deposit, as detection recorded it; null before detection saw it. */
+/** The deposit's payment, as detection recorded it; null before detection saw it. */
 async function depositPayment(tx: Database, request: RequestRow, transfer: TransferRow) {
   if (transfer.txHash === null) return null;
   const [row] = await tx
-    .select({ payerAddress: payments.payerAddress, payerEoaAddress: payments.payerEoaAddress })
+    .select({
+      payerAddress: payments.payerAddress,
+      payerEoaAddress: payments.payerEoaAddress,
+      amount: payments.amount,
+      requestAmount: payments.requestAmount,
+    })
     .from(payments)
     .where(and(eq(payments.requestRowId, request.id), eq(payments.txHash, transfer.txHash)))
     .limit(1);
   return row ?? null;
+}
+
+/** Another transfer of the request was paid on chain and has not ended: its fiat is not sent. */
+async function otherDepositUnderWay(tx: Database, request: RequestRow, transfer: TransferRow) {
+  const [other] = await tx
+    .select({ id: offrampTransfers.id })
+    .from(offrampTransfers)
+    .where(
+      and(
+        eq(offrampTransfers.requestRowId, request.id),
+        ne(offrampTransfers.id, transfer.id),
+        isNotNull(offrampTransfers.txHash),
+        lt(offrampTransfers.rank, FINAL_RANK),
+      ),
+    )
+    .limit(1);
+  return other !== undefined;
 }
 
 function explorerOf(chains: ChainRegistry, networkId: string, txHash: string | null) {

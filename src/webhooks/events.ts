@@ -279,7 +279,8 @@ export interface OfframpProcessingPayload extends OfframpEventBase {
 
 /** `payment.confirmed` of a crypto-to-fiat request: sent once fiat is sent, not on chain. */
 export interface OfframpConfirmedPayload extends OfframpEventBase {
-  readonly event: 'payment.confirmed';
+  /** `payment.partial` when fiat was sent for part of what the request is owed. */
+  readonly event: 'payment.confirmed' | 'payment.partial';
   readonly subStatus: 'fiat_sent';
   readonly currency: string;
   readonly explorer: string | null;

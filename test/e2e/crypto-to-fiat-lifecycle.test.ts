@@ -1,0 +1,154 @@
+import { getAddress } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookDeliveries } from '../../src/db/schema.ts';
+import type { EvmTransaction } from '../../src/payments/transactions.ts';
+import { accountOf, sendAll } from '../chain.ts';
+import {
+  createOfframpRequest,
+  insertPayer,
+  type OfframpWorld,
+  postCallback,
+  startOfframpWorld,
+  until,
+} from '../offramp-world.ts';
+
+/**
+ * A crypto-to-fiat request's life past one clean transfer: a partial payment delivered to fiat,
+ * a `fiat_sent` reported before the deposit was seen, a second `/pay` after a transfer ended, a
+ * bounce giving the request back its due, and `retry_required`. The provider's reports are
+ * sent by hand (signed, as the fake signs them); the fake only makes the transfers.
+ */
+
+let world: OfframpWorld;
+let seq = 0;
+
+beforeAll(async () => {
+  world = await startOfframpWorld();
+});
+afterAll(async () => {
+  await world.close();
+});
+
+const apiKey = () => ({ 'x-api-key': world.tenant.apiKey });
+const payer = () => accountOf(world.local.chain, 2);
+
+async function status(requestId: string) {
+  const res = await world.t.app.inject({
+    method: 'GET',
+    url: `/v2/request/${requestId}`,
+    headers: apiKey(),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+async function newPayer() {
+  seq += 1;
+  const clientUserId = `life-${seq}`;
+  const ids = await insertPayer(world, world.tenant.accountId, clientUserId);
+  return { clientUserId, paymentDetailsId: ids.paymentDetailsId };
+}
+
+/** `/pay` to fiat: its answer and the provider's transfer it pays. */
+async function pay(
+  requestId: string,
+  ids: { clientUserId: string; paymentDetailsId: string },
+  amount?: string,
+) {
+  const res = await world.t.app.inject({
+    method: 'GET',
+    url: `/v2/request/${requestId}/pay?${new URLSearchParams({
+      ...ids,
+      wallet: payer().address,
+      ...(amount !== undefined && { amount }),
+    })}`,
+    headers: apiKey(),
+  });
+  const transfers = [...world.fake.transfers.values()].filter(
+    (tr) => tr.clientReferenceId === requestId,
+  );
+  return { res, transfer: transfers.at(-1), count: transfers.length };
+}
+
+/** Sends /pay's transactions and waits for detection to record the payment. */
+async function sendPayment(body: {
+  transactions: { to: string; data: string; value: { hex: string } }[];
+}) {
+  const transactions: EvmTransaction[] = body.transactions.map((tx) => ({
+    to: getAddress(tx.to),
+    data: tx.data as `0x${string}`,
+    value: tx.value.hex as `0x${string}`,
+    chainId: world.local.chain.chainId,
+  }));
+  await sendAll(world.local.chain, payer(), transactions);
+  await world.local.chain.provider.request({ method: 'evm_mine' });
+  await until(async () => (await world.indexer.tick()).recorded > 0);
+}
+
+async function events(requestId: string) {
+  return (await world.t.db.select().from(webhookDeliveries))
+    .filter((d) => d.body.includes(requestId))
+    .map((d) => ({ event: d.event, body: JSON.parse(d.body) }));
+}
+
+async function report(transferId: string, state: string) {
+  const res = await postCallback(world, transferId, state);
+  return { status: res.status, body: await res.json() };
+}
+
+describe('fiat sent for part of a request', () => {
+  it('sends payment.partial, not payment.confirmed, and the request is not paid', async () => {
+    const ids = await newPayer();
+    const requestId = await createOfframpRequest(world, '10');
+    const { res, transfer } = await pay(requestId, ids, '4');
+    expect(res.statusCode, res.body).toBe(200);
+    if (!transfer) throw new Error('no transfer');
+    await sendPayment(res.json());
+    expect(await report(transfer.id, 'fiat_sent')).toEqual({
+      status: 200,
+      body: { received: true, changed: true },
+    });
+    const sent = (await events(requestId)).filter((e) => e.body.subStatus === 'fiat_sent');
+    expect(sent.map((e) => e.event).sort()).toEqual(['payment.partial', 'payment.processing']);
+    expect(sent.find((e) => e.event === 'payment.partial')?.body).toMatchObject({
+      event: 'payment.partial',
+      isCryptoToFiat: true,
+      paymentProcessor: 'request-tech',
+      amount: '4',
+      totalAmountPaid: '4',
+      expectedAmount: '10',
+    });
+    expect(await status(requestId)).toMatchObject({
+      status: 'partially_paid',
+      hasBeenPaid: false,
+      totalAmountPaid: '4',
+    });
+  });
+});
+
+describe('fiat_sent before the deposit was seen', () => {
+  it('is refused with 409 and changes nothing; once the deposit is counted it confirms', async () => {
+    const ids = await newPayer();
+    const requestId = await createOfframpRequest(world, '3');
+    const { res, transfer } = await pay(requestId, ids);
+    if (!transfer) throw new Error('no transfer');
+    const early = await report(transfer.id, 'fiat_sent');
+    expect(early.status).toBe(409);
+    expect(early.body).toMatchObject({ code: 'offramp_deposit_not_seen' });
+    expect(await events(requestId)).toEqual([]);
+    expect(await status(requestId)).toMatchObject({
+      status: 'pending',
+      hasBeenPaid: false,
+      offrampStatus: null,
+    });
+    await sendPayment(res.json());
+    expect((await report(transfer.id, 'fiat_sent')).body).toEqual({
+      received: true,
+      changed: true,
+    });
+    const confirmed = (await events(requestId)).filter((e) => e.event === 'payment.confirmed');
+    expect(confirmed).toHaveLength(1);
+    expect(confirmed[0]?.body).toMatchObject({ amount: '3', totalAmountPaid: '3' });
+    expect(await status(requestId)).toMatchObject({ status: 'paid', hasBeenPaid: true });
+  });
+});
