@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { AppError } from '../base/errors.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
@@ -7,12 +7,13 @@ import { formatAmount } from '../payments/amounts.ts';
 import { offrampRail } from '../requests/crypto-to-fiat.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import type { OfframpProvider } from './provider.ts';
+import { FINAL_RANK } from './states.ts';
 
 /**
  * A crypto-to-fiat payment's transfer: the payer and payment details checked (the contract with
  * src/payer/: a payer is compliant when its KYC is `approved` and its agreement `completed`,
- * its payment details usable when `approved`), then the transfer at the provider, created once
- * per request and payment details and kept in `offramp_transfers`.
+ * its payment details usable when `approved`), then the transfer at the provider, kept in
+ * `offramp_transfers`: reused while it awaits the same deposit, else a new one (`sequence`).
  */
 
 /** The request's `offrampStatus` once its deposit is seen on chain, before any report. */
@@ -88,8 +89,17 @@ export async function transferFor(
       `Payment details ${ids.paymentDetailsId} are not approved yet`,
     );
   }
-  const existing = await existingTransfer(deps.db, row.id, details.id);
-  if (existing) return existing;
+  // The last transfer is answered again while it awaits the same deposit; once it was paid,
+  // ended or is for another amount, a new one is made for what is due now.
+  const latest = await latestTransfer(deps.db, row.id, details.id);
+  if (
+    latest &&
+    latest.status === 'awaiting_funds' &&
+    latest.txHash === null &&
+    latest.amount === amount
+  )
+    return latest;
+  const sequence = (latest?.sequence ?? 0) + 1;
   const rail = offrampRail(row.network);
   const currency = deps.chains.currency(row.paymentCurrency);
   if (rail === undefined || !currency) {
@@ -97,7 +107,8 @@ export async function transferFor(
   }
   // The key makes the provider answer the same transfer to a retry, or to a racing call.
   const created = await deps.provider.createTransfer({
-    idempotencyKey: `${row.id}:${details.id}`,
+    idempotencyKey:
+      sequence === 1 ? `${row.id}:${details.id}` : `${row.id}:${details.id}:${sequence}`,
     rail,
     currency: currency.symbol.toLowerCase(),
     amount: formatAmount(amount, currency.decimals),
@@ -111,6 +122,7 @@ export async function transferFor(
       requestRowId: row.id,
       payerId: payer.id,
       paymentDetailsId: details.id,
+      sequence,
       providerTransferId: created.id,
       network: row.network,
       depositAddress: created.depositAddress,
@@ -119,12 +131,12 @@ export async function transferFor(
     .onConflictDoNothing()
     .returning();
   if (inserted) return inserted;
-  const raced = await existingTransfer(deps.db, row.id, details.id);
-  if (!raced) throw new Error('off-ramp transfer neither inserted nor found');
+  const raced = await latestTransfer(deps.db, row.id, details.id);
+  if (raced?.sequence !== sequence) throw new Error('off-ramp transfer neither inserted nor found');
   return raced;
 }
 
-async function existingTransfer(
+async function latestTransfer(
   db: Database,
   requestRowId: string,
   paymentDetailsId: string,
@@ -138,13 +150,15 @@ async function existingTransfer(
         eq(offrampTransfers.paymentDetailsId, paymentDetailsId),
       ),
     )
+    .orderBy(desc(offrampTransfers.sequence))
     .limit(1);
   return found;
 }
 
 /**
- * The deposit addresses of these requests' transfers, as `<request row id> <address, lower
- * case>`: detection counts a payment to one for its own request only.
+ * The deposit addresses of these requests' transfers that have not ended, as `<request row id>
+ * <address, lower case>`: detection counts a payment to one for its own request only, and a
+ * payment to an ended transfer's address for none (the provider sends no fiat for it).
  */
 export async function depositKeys(
   db: Database,
@@ -154,7 +168,12 @@ export async function depositKeys(
   const rows = await db
     .select({ requestRowId: offrampTransfers.requestRowId, key: offrampTransfers.depositKey })
     .from(offrampTransfers)
-    .where(inArray(offrampTransfers.requestRowId, [...new Set(requestRowIds)]));
+    .where(
+      and(
+        inArray(offrampTransfers.requestRowId, [...new Set(requestRowIds)]),
+        lt(offrampTransfers.rank, FINAL_RANK),
+      ),
+    );
   return new Set(rows.map((r) => `${r.requestRowId} ${r.key}`));
 }
 

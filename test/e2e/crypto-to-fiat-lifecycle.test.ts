@@ -70,17 +70,22 @@ async function pay(
   return { res, transfer: transfers.at(-1), count: transfers.length };
 }
 
-/** Sends /pay's transactions and waits for detection to record the payment. */
-async function sendPayment(body: {
+interface PayAnswer {
   transactions: { to: string; data: string; value: { hex: string } }[];
-}) {
-  const transactions: EvmTransaction[] = body.transactions.map((tx) => ({
+}
+
+function txs(body: PayAnswer): EvmTransaction[] {
+  return body.transactions.map((tx) => ({
     to: getAddress(tx.to),
     data: tx.data as `0x${string}`,
     value: tx.value.hex as `0x${string}`,
     chainId: world.local.chain.chainId,
   }));
-  await sendAll(world.local.chain, payer(), transactions);
+}
+
+/** Sends /pay's transactions and waits for detection to record the payment. */
+async function sendPayment(body: PayAnswer) {
+  await sendAll(world.local.chain, payer(), txs(body));
   await world.local.chain.provider.request({ method: 'evm_mine' });
   await until(async () => (await world.indexer.tick()).recorded > 0);
 }
@@ -150,5 +155,32 @@ describe('fiat_sent before the deposit was seen', () => {
     expect(confirmed).toHaveLength(1);
     expect(confirmed[0]?.body).toMatchObject({ amount: '3', totalAmountPaid: '3' });
     expect(await status(requestId)).toMatchObject({ status: 'paid', hasBeenPaid: true });
+  });
+});
+
+describe('paying again after a transfer ended', () => {
+  it('makes a new transfer for what remains, and the ended one’s address counts for nothing', async () => {
+    const ids = await newPayer();
+    const requestId = await createOfframpRequest(world, '10');
+    const first = await pay(requestId, ids, '4');
+    if (!first.transfer) throw new Error('no transfer');
+    await sendPayment(first.res.json());
+    await report(first.transfer.id, 'fiat_sent');
+    const second = await pay(requestId, ids);
+    expect(second.res.statusCode, second.res.body).toBe(200);
+    expect(second.count).toBe(2);
+    expect(second.transfer).toMatchObject({ amount: '6' });
+    expect(second.transfer?.depositAddress).not.toBe(first.transfer.depositAddress);
+    // Asked again before it is paid, the same new transfer.
+    const again = await pay(requestId, ids);
+    expect(again.count).toBe(2);
+    expect(again.res.json().transactions).toEqual(second.res.json().transactions);
+    // The first transfer's calldata sent again: its transfer ended, so nothing counts.
+    await sendAll(world.local.chain, payer(), txs(first.res.json()));
+    await world.local.chain.provider.request({ method: 'evm_mine' });
+    await world.indexer.tick();
+    expect(await status(requestId)).toMatchObject({ totalAmountPaid: '4' });
+    await sendPayment(second.res.json());
+    expect(await status(requestId)).toMatchObject({ totalAmountPaid: '10' });
   });
 });

@@ -22,8 +22,8 @@ export type OfframpStatus =
   | 'bounced';
 
 /**
- * Crypto-to-fiat transfers (src/offramp/): one per request and payment details, created at the
- * off-ramp provider when `/pay` is first asked with them. The payer pays `depositAddress` with
+ * Crypto-to-fiat transfers (src/offramp/): created at the off-ramp provider by `/pay`, one per
+ * request, payment details and `sequence` (a new one once the last was paid or ended). The payer pays `depositAddress` with
  * the request's reference; detection counts that payment for this request only, and the
  * provider's signed callbacks move `status` forward (never back: `rank` orders the states).
  */
@@ -46,6 +46,11 @@ export const offrampTransfers = pgTable(
     paymentDetailsId: uuid()
       .notNull()
       .references(() => paymentDetails.id),
+    /**
+     * Which transfer of the request and payment details this is, from 1: a new one is made when
+     * the last has been paid or ended, or is for another amount (offramp/transfers.ts).
+     */
+    sequence: integer().notNull().default(1),
     /** The provider's transfer id: the events' `offrampId`. */
     providerTransferId: text().notNull(),
     network: text().notNull(),
@@ -63,7 +68,7 @@ export const offrampTransfers = pgTable(
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex().on(t.requestRowId, t.paymentDetailsId),
+    uniqueIndex().on(t.requestRowId, t.paymentDetailsId, t.sequence),
     uniqueIndex().on(t.providerTransferId),
     index().on(t.network, t.depositKey),
   ],
