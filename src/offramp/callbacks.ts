@@ -5,8 +5,10 @@ import { AppError, ValidationError } from '../base/errors.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { offrampTransfers, requests } from '../db/schema.ts';
-import { enqueueOfframpEvents } from './events.ts';
+import { reversePayment } from '../requests/settle.ts';
+import { depositPayment, enqueueOfframpEvents } from './events.ts';
 import { FINAL_RANK, isReportedState, REPORTED_STATES, rankOf } from './states.ts';
+import type { TransferRow } from './transfers.ts';
 
 /**
  * A provider's callback (`POST /v2/offramp/callbacks`, signature checked by the route): the
@@ -70,6 +72,9 @@ export async function applyCallback(
       }
       return { changed: false };
     }
+    // Failed or bounced: the funds are back with the payer, so the deposit no longer counts and
+    // the request is owed it again (payable with a new transfer).
+    if (state === 'failed' || state === 'bounced') await returnDeposit(tx, moved);
     const [request] = await tx
       .update(requests)
       .set({ offrampStatus: state })
@@ -82,4 +87,15 @@ export async function applyCallback(
     });
     return { changed: true };
   });
+}
+
+async function returnDeposit(tx: Database, transfer: TransferRow): Promise<void> {
+  const [request] = await tx
+    .select()
+    .from(requests)
+    .where(eq(requests.id, transfer.requestRowId))
+    .limit(1);
+  if (!request) return;
+  const deposit = await depositPayment(tx, request, transfer);
+  if (deposit) await reversePayment(tx, request.id, deposit.requestAmount ?? deposit.amount);
 }

@@ -96,7 +96,7 @@ export async function enqueueOfframpEvents(
 }
 
 /** The deposit's payment, as detection recorded it; null before detection saw it. */
-async function depositPayment(tx: Database, request: RequestRow, transfer: TransferRow) {
+export async function depositPayment(tx: Database, request: RequestRow, transfer: TransferRow) {
   if (transfer.txHash === null) return null;
   const [row] = await tx
     .select({

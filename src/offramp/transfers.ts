@@ -202,7 +202,10 @@ export async function fundTransfer(
   // Paid on chain, nothing reported yet: the request shows processing from here.
   await tx
     .update(requests)
-    .set({ offrampStatus: sql`coalesce(${requests.offrampStatus}, ${DEPOSIT_RECEIVED})` })
+    .set({
+      // A new transfer after one failed or bounced starts over.
+      offrampStatus: sql`case when ${requests.offrampStatus} in ('failed', 'bounced') then ${DEPOSIT_RECEIVED} else coalesce(${requests.offrampStatus}, ${DEPOSIT_RECEIVED}) end`,
+    })
     .where(eq(requests.id, requestRowId));
   return true;
 }

@@ -33,8 +33,9 @@ export function requestStatusBody(
   return {
     requestId: row.requestId,
     paymentReference: `0x${row.paymentReference}`,
-    hasBeenPaid: row.status === 'paid',
-    isListening: row.status !== 'paid',
+    // A crypto-to-fiat request is paid once fiat is delivered, not while it is on its way.
+    hasBeenPaid: displayedStatus(row) === 'paid',
+    isListening: displayedStatus(row) !== 'paid',
     status: displayedStatus(row),
     txHash: latest?.txHash ?? null,
     payee: row.payee,
@@ -100,8 +101,9 @@ export function requestStatusBody(
 
 /**
  * A crypto-to-fiat request shows `processing` while its off-ramp transfer is under way (paid on
- * chain, fiat not yet sent) and `failed` when the transfer failed or bounced; `paid` once fiat
- * is sent.
+ * chain, fiat not yet sent) and `failed` when the transfer failed or bounced (its deposit no
+ * longer counted: the request is payable again); `paid` once fiat is sent. `hasBeenPaid` follows
+ * `status`: true only once `paid`.
  */
 function displayedStatus(row: RequestRow): string {
   const offramp = row.offrampStatus;

@@ -184,3 +184,35 @@ describe('paying again after a transfer ended', () => {
     expect(await status(requestId)).toMatchObject({ totalAmountPaid: '10' });
   });
 });
+
+describe('a bounced transfer', () => {
+  it('gives the request back its due: not paid, its deposit no longer counted, payable again', async () => {
+    const ids = await newPayer();
+    const requestId = await createOfframpRequest(world, '2');
+    const first = await pay(requestId, ids);
+    if (!first.transfer) throw new Error('no transfer');
+    await sendPayment(first.res.json());
+    // On its way to the bank: processing, and not paid yet.
+    expect(await status(requestId)).toMatchObject({
+      status: 'processing',
+      hasBeenPaid: false,
+      totalAmountPaid: '2',
+    });
+    await report(first.transfer.id, 'bounced');
+    const failed = (await events(requestId)).find((e) => e.event === 'payment.failed');
+    expect(failed?.body).toMatchObject({ subStatus: 'bounced', totalAmountPaid: '0' });
+    expect(await status(requestId)).toMatchObject({
+      status: 'failed',
+      hasBeenPaid: false,
+      totalAmountPaid: '0',
+    });
+    const again = await pay(requestId, ids);
+    expect(again.res.statusCode, again.res.body).toBe(200);
+    expect(again.count).toBe(2);
+    await sendPayment(again.res.json());
+    const paidAgain = await status(requestId);
+    expect(paidAgain).toMatchObject({ status: 'processing', totalAmountPaid: '2' });
+    // Before the fake's first report, or just after (it is quick).
+    expect(['deposit_received', 'initiated']).toContain(paidAgain.offrampStatus);
+  });
+});
