@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, lt } from 'drizzle-orm';
+import { and, eq, isNotNull, lt, lte, ne, or } from 'drizzle-orm';
 import { type Static, Type } from 'typebox';
 import type { Clock } from '../base/clock.ts';
 import { AppError, ValidationError } from '../base/errors.ts';
@@ -42,16 +42,27 @@ export async function applyCallback(
       { field: 'data.state', message: `must be one of ${REPORTED_STATES.join(', ')}` },
     ]);
   }
-  const rank = rankOf(state);
+  const retry = state === 'retry_required';
+  const rank = retry ? null : rankOf(state);
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
     const [moved] = await tx
       .update(offrampTransfers)
-      .set({ status: state, rank, updatedAt: now })
+      .set({ status: state, ...(rank !== null && { rank }), updatedAt: now })
       .where(
         and(
           eq(offrampTransfers.providerTransferId, id),
-          lt(offrampTransfers.rank, rank),
+          // Further on; or, after retry_required, the step retried (its rank again); a
+          // retry_required itself keeps the rank, once per step it interrupts.
+          rank === null
+            ? ne(offrampTransfers.status, 'retry_required')
+            : or(
+                lt(offrampTransfers.rank, rank),
+                and(
+                  eq(offrampTransfers.status, 'retry_required'),
+                  lte(offrampTransfers.rank, rank),
+                ),
+              ),
           lt(offrampTransfers.rank, FINAL_RANK),
           state === 'fiat_sent' ? isNotNull(offrampTransfers.txHash) : undefined,
         ),

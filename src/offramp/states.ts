@@ -15,8 +15,13 @@ const PROGRESSION = [
   'fiat_sent',
 ] as const;
 
-/** What the provider may report. */
-export const REPORTED_STATES = [...PROGRESSION, 'failed', 'bounced'] as const;
+/**
+ * What the provider may report. `retry_required` (api-facts §1.2, the crypto-to-fiat page): a
+ * step must be retried. It has no rank of its own: it keeps the transfer where it stands, may
+ * come again after the next step, and the step retried (the same state again) moves the
+ * transfer on from it.
+ */
+export const REPORTED_STATES = [...PROGRESSION, 'retry_required', 'failed', 'bounced'] as const;
 export type ReportedState = (typeof REPORTED_STATES)[number];
 
 export function isReportedState(value: string): value is ReportedState {
@@ -34,6 +39,8 @@ export function rankOf(status: OfframpStatus): number {
     case 'failed':
     case 'bounced':
       return FINAL_RANK;
+    case 'retry_required':
+      throw new Error('retry_required has no rank: it keeps the transfer’s');
     default:
       return PROGRESSION.indexOf(status) + 1;
   }

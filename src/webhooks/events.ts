@@ -273,6 +273,7 @@ export interface OfframpProcessingPayload extends OfframpEventBase {
     | 'pending_internal_assessment'
     | 'ongoing_checks'
     | 'sending_fiat'
+    | 'retry_required'
     | 'fiat_sent';
   readonly rawPayload: OfframpRawPayload;
 }

@@ -216,3 +216,51 @@ describe('a bounced transfer', () => {
     expect(['deposit_received', 'initiated']).toContain(paidAgain.offrampStatus);
   });
 });
+
+describe('retry_required', () => {
+  it('is a payment.processing step: sent once per step it interrupts, never moving back', async () => {
+    const ids = await newPayer();
+    const requestId = await createOfframpRequest(world, '3.42');
+    const { res, transfer } = await pay(requestId, ids);
+    if (!transfer) throw new Error('no transfer');
+    expect(transfer.outcome).toBe('retry');
+    await sendPayment(res.json());
+    const steps = [
+      'initiated',
+      'pending_internal_assessment',
+      'retry_required',
+      'pending_internal_assessment',
+      'ongoing_checks',
+      'sending_fiat',
+      'fiat_sent',
+    ];
+    const sentFor = () => world.fake.sent.filter((s) => s.transferId === transfer.id);
+    for (const index of steps.keys()) {
+      if (index > 0) {
+        const advanced = await fetch(`${world.fake.url}/control/transfers/${transfer.id}/advance`, {
+          method: 'POST',
+        });
+        expect(advanced.status).toBe(202);
+      }
+      await until(() => sentFor().length === index + 1);
+      if (steps[index] === 'retry_required') {
+        expect((await status(requestId)).offrampStatus).toBe('retry_required');
+        // Again, or a step it is past: nothing moves, nothing is sent.
+        for (const state of ['retry_required', 'initiated'])
+          expect((await report(transfer.id, state)).body).toEqual({
+            received: true,
+            changed: false,
+          });
+      }
+    }
+    expect(sentFor().map((s) => `${s.state} ${s.status}`)).toEqual(
+      steps.map((state) => `${state} 200`),
+    );
+    const sent = await events(requestId);
+    expect(
+      sent.filter((e) => e.event === 'payment.processing').map((e) => e.body.subStatus),
+    ).toEqual(steps);
+    expect(sent.filter((e) => e.event === 'payment.confirmed')).toHaveLength(1);
+    expect(await status(requestId)).toMatchObject({ status: 'paid', hasBeenPaid: true });
+  });
+});

@@ -17,6 +17,7 @@ export type OfframpStatus =
   | 'pending_internal_assessment'
   | 'ongoing_checks'
   | 'sending_fiat'
+  | 'retry_required'
   | 'fiat_sent'
   | 'failed'
   | 'bounced';

@@ -14,7 +14,7 @@ import { type Outcome, outcomeOfAmount, stepsOf } from './outcomes.ts';
  * addresses' balances when given `watch`, or is told: `POST /control/transfers/{id}/deposit`)
  * it reports each step to the callback URL, signed as the real one signs, `stepDelayMs` apart.
  * What happens is chosen per transfer: by its amount (outcomes.ts: cents `.13` bounce, `.66`
- * fail) or `POST /control/transfers/{id}/outcome {"outcome": "complete"|"failed"|"bounced"}`.
+ * fail, `.42` a `retry_required`) or `POST /control/transfers/{id}/outcome {"outcome": "complete"|"failed"|"bounced"|"retry"}`.
  */
 
 const MAX_BODY_BYTES = 100_000;
@@ -200,8 +200,13 @@ export async function startFakeOfframp(options: FakeOfframpOptions): Promise<Fak
     }
     const outcome =
       typeof body === 'object' && body !== null && 'outcome' in body ? body.outcome : undefined;
-    if (outcome !== 'complete' && outcome !== 'failed' && outcome !== 'bounced')
-      return { status: 400, body: { message: 'outcome: complete, failed or bounced' } };
+    if (
+      outcome !== 'complete' &&
+      outcome !== 'failed' &&
+      outcome !== 'bounced' &&
+      outcome !== 'retry'
+    )
+      return { status: 400, body: { message: 'outcome: complete, failed, bounced or retry' } };
     transfer.outcome = outcome;
     return { status: 200, body: view(transfer) };
   }
