@@ -43,6 +43,8 @@ export type CryptoToFiatPayee = (
 ) => Promise<string>;
 
 /** The message of `/pay` without the off-ramp's ids on a request with no payee. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const NO_PAYEE_MESSAGE =
   "This request has no payee: pay it to the payer's bank with clientUserId and paymentDetailsId";
 
@@ -182,6 +184,8 @@ function offrampIds(deps: RequestCalldataDeps, query: PayInput) {
       },
     ]);
   }
+  if (!UUID.test(paymentDetailsId))
+    throw new ValidationError([{ field: 'paymentDetailsId', message: 'must be a UUID' }]);
   if (!deps.cryptoToFiat)
     throw featureUnavailable('Crypto-to-fiat payments (clientUserId, paymentDetailsId)');
   return { payee: deps.cryptoToFiat, ids: { clientUserId, paymentDetailsId } };

@@ -376,11 +376,7 @@ describe('refusals create no transfer', () => {
         400,
         `Payment details ${theirs.paymentDetailsId} are not this payer's`,
       ],
-      [
-        { clientUserId: 'mine', paymentDetailsId: 'not-a-uuid' },
-        400,
-        "Payment details not-a-uuid are not this payer's",
-      ],
+      [{ clientUserId: 'mine', paymentDetailsId: 'not-a-uuid' }, 400, 'Validation failed'],
       [{ clientUserId: 'mine' }, 400, 'Validation failed'],
       [{ paymentDetailsId: mine.paymentDetailsId }, 400, 'Validation failed'],
     ];
@@ -389,6 +385,13 @@ describe('refusals create no transfer', () => {
       expect(res.statusCode, JSON.stringify(query)).toBe(code);
       expect(res.json().message, JSON.stringify(query)).toBe(message);
     }
+    // A malformed id is a validation error naming the field.
+    const malformed = await payUrl(requestId, { clientUserId: 'mine', paymentDetailsId: 'x' });
+    expect(malformed.json()).toMatchObject({
+      statusCode: 400,
+      code: 'validation_failed',
+      errors: [{ field: 'paymentDetailsId', message: 'must be a UUID' }],
+    });
     // A request made without crypto-to-fiat takes none.
     const plain = await world.t.app.inject({
       method: 'POST',
