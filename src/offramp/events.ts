@@ -1,4 +1,5 @@
 import { and, eq, isNotNull, lt, ne } from 'drizzle-orm';
+import { linkedOrchestrators } from '../auth/client-id-orchestrator.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { offrampTransfers, payments } from '../db/schema.ts';
@@ -10,6 +11,7 @@ import type {
   OfframpFailedPayload,
   OfframpProcessingPayload,
 } from '../webhooks/events.ts';
+import { orchestratorWebhookIds } from '../webhooks/orchestrator-webhooks.ts';
 import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
 import { FINAL_RANK, type ReportedState } from './states.ts';
 import type { TransferRow } from './transfers.ts';
@@ -36,7 +38,6 @@ export async function enqueueOfframpEvents(
     accountId: request.accountId,
     clientIdId: request.clientIdId,
   });
-  if (webhookIds.length === 0) return;
   const { decimals } = requestUnits(deps.chains, request);
   const paymentDecimals = deps.chains.currency(request.paymentCurrency)?.decimals ?? decimals;
   const paid = await depositPayment(tx, request, transfer);
@@ -87,12 +88,26 @@ export async function enqueueOfframpEvents(
       });
     }
   }
-  await writeDeliveries(
-    tx,
-    deps.now,
-    webhookIds,
-    events.map(({ event, ...payload }) => ({ event, payload })),
+  const deliveries: { event: string; payload: Record<string, unknown> }[] = events.map(
+    ({ event, ...payload }) => ({ event, payload }),
   );
+  const settled = deliveries.find(
+    (d) => d.event === 'payment.confirmed' || d.event === 'payment.partial',
+  );
+  // As detection's events (requests/payment-events.ts): the `.client_id` variant for a client
+  // ID's request, and payment.confirmed to the client ID's orchestrator.
+  if (settled && clientId !== null)
+    deliveries.push({ ...settled, event: `${settled.event}.client_id` });
+  const orchestrator =
+    request.clientIdId === null
+      ? undefined
+      : (await linkedOrchestrators(tx, [request.clientIdId])).get(request.clientIdId);
+  if (orchestrator !== undefined && settled?.event === 'payment.confirmed') {
+    await writeDeliveries(tx, deps.now, await orchestratorWebhookIds(tx, orchestrator.id), [
+      { ...settled, payload: { ...settled.payload, orchestratorId: orchestrator.id } },
+    ]);
+  }
+  await writeDeliveries(tx, deps.now, webhookIds, deliveries);
 }
 
 /** The deposit's payment, as detection recorded it; null before detection saw it. */

@@ -1,6 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookDeliveries } from '../../src/db/schema.ts';
+import { clientIds, requests, webhookDeliveries } from '../../src/db/schema.ts';
 import type { EvmTransaction } from '../../src/payments/transactions.ts';
 import { accountOf, sendAll } from '../chain.ts';
 import {
@@ -262,5 +263,34 @@ describe('retry_required', () => {
     ).toEqual(steps);
     expect(sent.filter((e) => e.event === 'payment.confirmed')).toHaveLength(1);
     expect(await status(requestId)).toMatchObject({ status: 'paid', hasBeenPaid: true });
+  });
+});
+
+describe('a client ID’s crypto-to-fiat request', () => {
+  it('also sends payment.confirmed.client_id once fiat is sent', async () => {
+    const ids = await newPayer();
+    const requestId = await createOfframpRequest(world, '1');
+    const [client] = await world.t.db
+      .insert(clientIds)
+      .values({ accountId: world.tenant.accountId, clientId: `cid-${requestId}`, label: 'Shop' })
+      .returning();
+    await world.t.db
+      .update(requests)
+      .set({ clientIdId: client?.id ?? null })
+      .where(eq(requests.requestId, requestId));
+    const { res, transfer } = await pay(requestId, ids);
+    if (!transfer) throw new Error('no transfer');
+    await sendPayment(res.json());
+    await report(transfer.id, 'fiat_sent');
+    const sent = (await events(requestId)).filter((e) => e.body.subStatus === 'fiat_sent');
+    expect(sent.map((e) => e.event).sort()).toEqual([
+      'payment.confirmed',
+      'payment.confirmed.client_id',
+      'payment.processing',
+    ]);
+    expect(sent.find((e) => e.event === 'payment.confirmed.client_id')?.body).toMatchObject({
+      clientId: `cid-${requestId}`,
+      isCryptoToFiat: true,
+    });
   });
 });
