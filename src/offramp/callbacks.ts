@@ -46,6 +46,20 @@ export async function applyCallback(
   const rank = retry ? null : rankOf(state);
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
+    // The request first, as detection locks it (requests, then transfers): no deadlock with a
+    // deposit recorded at the same moment.
+    const [owner] = await tx
+      .select({ requestRowId: offrampTransfers.requestRowId })
+      .from(offrampTransfers)
+      .where(eq(offrampTransfers.providerTransferId, id))
+      .limit(1);
+    if (owner) {
+      await tx
+        .select({ id: requests.id })
+        .from(requests)
+        .where(eq(requests.id, owner.requestRowId))
+        .for('update');
+    }
     const [moved] = await tx
       .update(offrampTransfers)
       .set({ status: state, ...(rank !== null && { rank }), updatedAt: now })
