@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { custom } from 'viem';
+import { custom, getAddress } from 'viem';
 import type { CredentialBroadcast } from './auth/credential-broadcast.ts';
 import { systemClock } from './base/clock.ts';
 import { createLogger } from './base/logger.ts';
@@ -11,6 +11,7 @@ import { createNetworkProbe, type NetworkProbe } from './chains/network-probe.ts
 import { createChainRegistry } from './chains/registry.ts';
 import { createTronGridClient } from './chains/tron-grid.ts';
 import { type Config, ConfigError, parseConfig } from './config/config.ts';
+import { SecretText } from './config/crosschain.ts';
 import { loadKeyRing, loadSecretKey } from './config/secret-key.ts';
 import { createAggregator } from './crosschain/aggregator.ts';
 import type { DatabaseHandle } from './db/client.ts';
@@ -21,6 +22,7 @@ import type { App } from './http/types.ts';
 import { missingDataKeysMessage } from './payer/key-check.ts';
 import type { SandboxCompliance } from './sandbox/compliance/sandbox.ts';
 import type { SandboxHost } from './sandbox/host.ts';
+import type { FakeOfframp } from './sandbox/offramp/fake-offramp.ts';
 import { buildApp } from './server/app.ts';
 import { createWorkers, type Workers } from './workers/workers.ts';
 
@@ -71,6 +73,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   let workers: Workers | null = null;
   let probe: NetworkProbe | null = null;
   let compliance: SandboxCompliance | null = null;
+  let offramp: FakeOfframp | null = null;
   try {
     // With Redis, a credential revoked on one instance is forgotten by all at once.
     if (config.redisUrl !== null) {
@@ -131,6 +134,26 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       clock: systemClock,
     });
     const networkReadiness = probe.status;
+    // With no OFFRAMP_URL, crypto-to-fiat payments on the sandbox go to its own fake provider.
+    const usdc = chains.currency('USDC-sandbox')?.address;
+    if (sandbox && config.offramp.url === null && usdc) {
+      const { startSandboxOfframp } = await import('./sandbox/offramp/sandbox-offramp.ts');
+      const started = await startSandboxOfframp({
+        provider: sandbox.provider,
+        usdc: getAddress(usdc),
+        callbackUrl: `${config.baseUrl}/v2/offramp/callbacks`,
+        logger,
+      });
+      offramp = started.fake;
+      config = {
+        ...config,
+        offramp: {
+          ...config.offramp,
+          url: started.fake.url,
+          webhookSecret: new SecretText(started.webhookSecret),
+        },
+      };
+    }
     // One routing aggregator (one circuit breaker) for the API's quotes and the bridge tracker.
     const aggregator = createAggregator({ config: config.crosschain });
     workers = config.workers.enabled
@@ -186,6 +209,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   } catch (error) {
     await compliance?.close();
     await screeningFake?.close();
+    await offramp?.close();
     await sandbox?.close();
     await broadcast?.close();
     await rateLimiter.close();
@@ -226,6 +250,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
           async () => probe?.stop(),
           async () => broadcast?.close(),
           async () => workers?.stop(),
+          async () => offramp?.close(),
           async () => sandbox?.close(),
           async () => compliance?.close(),
           async () => screeningFake?.close(),

@@ -67,6 +67,9 @@ export const ERROR_STATUS = {
   signed_transaction_mismatch: 400,
   invalid_bank_account: 400,
   kyc_submission_refused: 400,
+  crypto_to_fiat_not_allowed: 400,
+  payer_not_compliant: 400,
+  payment_details_not_usable: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,
@@ -79,6 +82,7 @@ export const ERROR_STATUS = {
   sign_in_refused: 401,
   login_refused: 401,
   invalid_callback_signature: 401,
+  invalid_offramp_signature: 401,
   // 403: a valid credential that may not do this.
   credential_not_accepted: 403,
   inactive_client_id: 403,
@@ -127,6 +131,7 @@ export const ERROR_STATUS = {
   payer_not_found: 404,
   payer_user_not_found: 404,
   payment_details_not_found: 404,
+  offramp_transfer_not_found: 404,
   // 409
   secure_payment_completed: 409,
   client_id_linked_elsewhere: 409,
@@ -137,6 +142,7 @@ export const ERROR_STATUS = {
   webhook_url_taken: 409,
   journey_limit_reached: 409,
   transfer_recorded_elsewhere: 409,
+  offramp_deposit_not_seen: 409,
   commerce_not_authorized: 409,
   commerce_already_authorized: 409,
   commerce_not_preapproved: 409,
@@ -180,12 +186,14 @@ export const ERROR_STATUS = {
   tron_node_unreachable: 502,
   commerce_transaction_failed: 502,
   compliance_provider_failed: 502,
+  offramp_refused: 502,
   chain_unavailable: 503,
   database_unavailable: 503,
   networks_not_ready: 503,
   server_busy: 503,
   pay_page_not_built: 503,
   compliance_provider_missing: 503,
+  offramp_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -15,6 +15,7 @@ import {
   parseDataKeys,
 } from './compliance.ts';
 import { type CrosschainConfig, parseCrosschain } from './crosschain.ts';
+import { type OfframpConfig, parseOfframp } from './offramp.ts';
 import { type ProtocolFeeConfig, parseProtocolFee } from './protocol-fee.ts';
 import {
   ConfigError,
@@ -128,6 +129,8 @@ export interface Config {
   readonly dataKeys: DataKeysConfig;
   /** The screening providers of payer wallets (`SCREENING_*`). */
   readonly screening: ScreeningConfig;
+  /** The off-ramp provider of crypto-to-fiat payments (`OFFRAMP_*`). */
+  readonly offramp: OfframpConfig;
 }
 
 /** The variable that sets each budget. */
@@ -275,6 +278,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     compliance: parseCompliance(env),
     dataKeys: parseDataKeys(env),
     screening: parseScreening(env),
+    offramp: parseOfframp(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,

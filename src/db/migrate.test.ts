@@ -33,6 +33,7 @@ const TABLES = [
   'journey_steps',
   'journeys',
   'multicall_children',
+  'offramp_transfers',
   'orchestrator_client_links',
   'orchestrator_keys',
   'orchestrators',

@@ -12,6 +12,7 @@ export * from './schema/intents.ts';
 export * from './schema/journeys.ts';
 export * from './schema/link-intents.ts';
 export * from './schema/links.ts';
+export * from './schema/offramp.ts';
 export * from './schema/payers.ts';
 export * from './schema/recurring.ts';
 export * from './schema/screening.ts';

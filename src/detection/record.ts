@@ -11,6 +11,7 @@ import {
   recurringExecutions,
   recurringPayouts,
 } from '../db/schema.ts';
+import { depositKeys } from '../offramp/transfers.ts';
 import { searchColumnsOf } from '../payments/records.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
@@ -44,12 +45,23 @@ export async function matchRequests(
   const topics = [...new Set(events.map((e) => e.referenceTopic.toLowerCase()))];
   const rows = await requestsByReferenceTopics(db, network, topics);
   const byTopic = new Map(rows.map((row) => [row.referenceTopic, row]));
+  // A crypto-to-fiat request is paid to its payee or to one of its own transfers' deposit
+  // addresses (src/offramp/): an address is a deposit for its request only.
+  const deposits = await depositKeys(
+    db,
+    rows.filter((row) => row.cryptoToFiat).map((row) => row.id),
+  );
   const matched: MatchedPayment[] = [];
   for (const event of events) {
     const request = byTopic.get(event.referenceTopic.toLowerCase());
     const currency = request ? chains.currency(request.paymentCurrency) : undefined;
     const invoice = request ? chains.currency(request.invoiceCurrency) : undefined;
-    if (request && currency && invoice && paysRequest(event, request, currency, invoice))
+    if (
+      request &&
+      currency &&
+      invoice &&
+      paysRequest(event, request, currency, invoice, deposits.has(depositKey(request, event)))
+    )
       matched.push({ event, request, ...inRequestUnits(event, invoice) });
   }
   return matched;
@@ -96,6 +108,7 @@ function paysRequest(
   request: RequestRow,
   currency: Currency,
   invoice: Currency,
+  toItsDeposit: boolean,
 ): boolean {
   const converted = event.conversion?.currency ?? null;
   const wanted = invoice.id === currency.id ? null : invoice.hash.toLowerCase();
@@ -103,8 +116,11 @@ function paysRequest(
   const token = isNative(currency)
     ? event.tokenAddress === null
     : event.tokenAddress !== null && sameAddress(event.tokenAddress, currency.address);
-  return token && sameAddress(event.payee, request.payee);
+  return token && (toItsDeposit || sameAddress(event.payee, request.payee));
 }
+
+const depositKey = (request: RequestRow, event: DetectedPayment) =>
+  `${request.id} ${event.payee.toLowerCase()}`;
 
 export interface Checkpoint {
   readonly network: NetworkId;

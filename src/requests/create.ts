@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
+import { zeroAddress } from 'viem';
 import type { Clock } from '../base/clock.ts';
-import { AppError, type FieldError, featureUnavailable, ValidationError } from '../base/errors.ts';
+import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
 import type { ChainClients } from '../chains/clients.ts';
 import { conversionPath } from '../chains/conversion-routes.ts';
 import { isFiat } from '../chains/currencies.ts';
@@ -11,6 +12,7 @@ import { parseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
 import { formatAmount, parseAmount } from '../payments/amounts.ts';
 import { MAX_PADDED_FIAT, padFiat } from '../payments/calldata/conversion.ts';
+import { cryptoToFiatRefusal } from './crypto-to-fiat.ts';
 import { checkListedChains, checkListedCurrencies } from './listed-currencies.ts';
 import { resolveOriginal } from './original.ts';
 import { insertSchedule, recurrenceOf } from './recurring.ts';
@@ -83,8 +85,7 @@ export async function prepareRequest(
   caller: RequestCaller,
   body: CreateRequestInput,
 ): Promise<NewRequest> {
-  if (body.isCryptoToFiatAvailable === true || body.isCryptoToFiatAllowed === true)
-    throw featureUnavailable('Crypto-to-fiat payments (isCryptoToFiatAvailable)');
+  const cryptoToFiat = body.isCryptoToFiatAvailable === true || body.isCryptoToFiatAllowed === true;
   // Token-list currencies beyond the curated set: their network must be served (and, last of
   // all, reachable).
   checkListedCurrencies(deps, body);
@@ -114,6 +115,11 @@ export async function prepareRequest(
   }
   if (errors.length > 0 || !payment || !invoice || payment.network === 'fiat')
     throw new ValidationError(errors);
+  const offrampRefusal = cryptoToFiat
+    ? cryptoToFiatRefusal(payment.network, payment, invoice)
+    : null;
+  if (offrampRefusal !== null)
+    throw new ValidationError([{ field: 'paymentCurrency', message: offrampRefusal }]);
   const network = deps.chains.network(payment.network);
   if (!network)
     throw new ValidationError([
@@ -138,9 +144,13 @@ export async function prepareRequest(
       },
     ]);
   }
+  // A crypto-to-fiat request may name no payee: the off-ramp's deposit address is paid instead
+  // (the zero address stands for none).
   const payee = body.payee ?? bound?.walletAddress;
-  if (payee === undefined) throw new ValidationError([{ field: 'payee', message: 'is required' }]);
-  const payeeAddress = walletOf(payee, network.chainId, 'payee');
+  if (payee === undefined && !cryptoToFiat)
+    throw new ValidationError([{ field: 'payee', message: 'is required' }]);
+  const payeeAddress =
+    payee === undefined ? zeroAddress : walletOf(payee, network.chainId, 'payee');
   if (bound && payeeAddress !== bound.walletAddress)
     throw new AppError('destination_mismatch', DESTINATION_MISMATCH_MESSAGE);
   const payer = body.payer === undefined ? null : walletOf(body.payer, network.chainId, 'payer');
@@ -172,6 +182,7 @@ export async function prepareRequest(
     reference: body.reference ?? null,
     customerInfo: body.customerInfo ?? null,
     origin: caller.origin,
+    cryptoToFiat,
   };
 }
 

@@ -28,7 +28,25 @@ export type PayInput = Static<typeof PayQuery>;
 /** A request's calldata; `routes` (the cross-chain quoter) where `chain` and `token` are taken. */
 export interface RequestCalldataDeps extends CalldataDeps {
   readonly routes?: RouteQuoter | undefined;
+  /**
+   * Crypto-to-fiat (src/offramp/ fills it where an off-ramp provider is configured): the
+   * provider's deposit address that pays `row` to the payer's bank, its transfer made or found.
+   */
+  readonly cryptoToFiat?: CryptoToFiatPayee | undefined;
 }
+
+/** The deposit address for `amount` (base units of the payment currency) of `row`. */
+export type CryptoToFiatPayee = (
+  row: RequestRow,
+  ids: { readonly clientUserId: string; readonly paymentDetailsId: string },
+  amount: bigint,
+) => Promise<string>;
+
+/** The message of `/pay` without the off-ramp's ids on a request with no payee. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const NO_PAYEE_MESSAGE =
+  "This request has no payee: pay it to the payer's bank with clientUserId and paymentDetailsId";
 
 /** A client ID's own platform fee (api-facts §8.1), when the call is made with one. */
 export interface ClientFee {
@@ -112,10 +130,16 @@ export async function requestCalldata(
   query: PayInput,
   client: ClientFee | null = null,
 ) {
-  if (query.clientUserId !== undefined || query.paymentDetailsId !== undefined)
-    throw featureUnavailable('Crypto-to-fiat payments (clientUserId, paymentDetailsId)');
-  const { leg } = payPlan(deps, row, query, client);
-  const bridged = await requestCrossChain(deps, row, leg, query);
+  const offramp = offrampIds(deps, query);
+  if (offramp === null && row.cryptoToFiat && row.payee === zeroAddress)
+    throw new AppError('crypto_to_fiat_not_allowed', NO_PAYEE_MESSAGE);
+  const plan = payPlan(deps, row, query, client);
+  // Crypto-to-fiat: the same payment, to the off-ramp's deposit address for this request.
+  const leg =
+    offramp === null
+      ? plan.leg
+      : { ...plan.leg, payee: await offramp.payee(row, offramp.ids, plan.leg.amount) };
+  const bridged = offramp === null ? await requestCrossChain(deps, row, leg, query) : null;
   if (bridged) {
     return {
       transactions: bridged.transactions.map(referenceTransaction),
@@ -133,6 +157,38 @@ export async function requestCalldata(
       hasEnoughGas: calldata.metadata.hasEnoughGas ?? true,
     },
   };
+}
+
+/**
+ * `clientUserId` and `paymentDetailsId`: both or neither; not with `chain`/`token` (the
+ * off-ramp takes the payment on the request's own network); refused as not built where no
+ * off-ramp provider is configured.
+ */
+function offrampIds(deps: RequestCalldataDeps, query: PayInput) {
+  const { clientUserId, paymentDetailsId } = query;
+  if (clientUserId === undefined && paymentDetailsId === undefined) return null;
+  if (clientUserId === undefined || paymentDetailsId === undefined) {
+    throw new ValidationError([
+      {
+        field: clientUserId === undefined ? 'clientUserId' : 'paymentDetailsId',
+        message: 'clientUserId and paymentDetailsId must be sent together',
+      },
+    ]);
+  }
+  if (query.chain !== undefined || query.token !== undefined) {
+    throw new ValidationError([
+      {
+        field: query.chain === undefined ? 'token' : 'chain',
+        message:
+          'cannot be sent with clientUserId and paymentDetailsId: the off-ramp is paid on the request’s network',
+      },
+    ]);
+  }
+  if (!UUID.test(paymentDetailsId))
+    throw new ValidationError([{ field: 'paymentDetailsId', message: 'must be a UUID' }]);
+  if (!deps.cryptoToFiat)
+    throw featureUnavailable('Crypto-to-fiat payments (clientUserId, paymentDetailsId)');
+  return { payee: deps.cryptoToFiat, ids: { clientUserId, paymentDetailsId } };
 }
 
 /**

@@ -38,6 +38,8 @@ export interface NewRequest {
   readonly originalRequestPaymentReference?: string | null;
   /** The index of an occurrence the schedule generated. */
   readonly occurrence?: number | null;
+  /** `isCryptoToFiatAvailable`: it may be paid to fiat through the off-ramp. */
+  readonly cryptoToFiat?: boolean;
 }
 
 /**
@@ -109,6 +111,7 @@ export function requestValues(item: NewRequest) {
     originalRequestId: item.originalRequestId ?? null,
     originalRequestPaymentReference: item.originalRequestPaymentReference ?? null,
     occurrence: item.occurrence ?? null,
+    cryptoToFiat: item.cryptoToFiat ?? false,
   } satisfies typeof requests.$inferInsert;
 }
 

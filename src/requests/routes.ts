@@ -5,6 +5,7 @@ import type { RouteQuoter } from '../crosschain/quote-route.ts';
 import type { Database } from '../db/client.ts';
 import type { App } from '../http/types.ts';
 import type { ScreeningService } from '../screening/screen.ts';
+import type { CryptoToFiatPayee } from './pay.ts';
 import { registerCreateRequest } from './routes/create-request.ts';
 import { registerExportRequests } from './routes/export-requests.ts';
 import { registerGetRequest } from './routes/get-request.ts';
@@ -27,6 +28,8 @@ export function requestRoutes(
     /** The payer rules of a link hold on its requests' `/pay` and `/routes` (src/screening/). */
     screening: ScreeningService;
     wakeDispatcher?: (() => void) | undefined;
+    /** Crypto-to-fiat `/pay` (src/offramp/), where an off-ramp provider is configured. */
+    cryptoToFiat?: CryptoToFiatPayee | undefined;
   },
 ): void {
   // The status the routes answer with, referenced by its id.

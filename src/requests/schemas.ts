@@ -151,7 +151,10 @@ export const RequestStatusSchema = Type.Object(
     paymentReference: Type.String(),
     hasBeenPaid: Type.Boolean(),
     isListening: Type.Boolean(),
-    status: Type.String({ description: 'pending, partially_paid or paid' }),
+    status: Type.String({
+      description:
+        'pending, partially_paid or paid; a crypto-to-fiat request shows processing while its off-ramp transfer is under way, failed when it failed or bounced',
+    }),
     txHash: Type.Union([Type.String(), Type.Null()], {
       description: 'The latest payment’s transaction',
     }),
@@ -172,6 +175,12 @@ export const RequestStatusSchema = Type.Object(
     customerInfo: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
     payments: Type.Array(Type.Ref(PAYMENT_SCHEMA_ID)),
     isCryptoToFiatAvailable: Type.Boolean(),
+    offrampStatus: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description:
+          'Crypto-to-fiat requests: where the off-ramp transfer stands (the subStatus of payment.processing, or failed/bounced); null before the provider reports',
+      }),
+    ),
     recurrence: Type.Optional(
       Type.Object(
         {
@@ -219,10 +228,20 @@ export const PayQuery = Type.Object(
     feeAddress: Type.Optional(Type.String()),
     ...CrossChainQuery,
     clientUserId: Type.Optional(
-      Type.String({ minLength: 1, description: 'Crypto-to-fiat: not available yet (400)' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'Crypto-to-fiat (with paymentDetailsId): the payer, by the id you gave it; it must be compliant',
+      }),
     ),
     paymentDetailsId: Type.Optional(
-      Type.String({ minLength: 1, description: 'Crypto-to-fiat: not available yet (400)' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'Crypto-to-fiat (with clientUserId): the approved bank account of the payer the off-ramp pays',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -33,9 +33,10 @@ export function requestStatusBody(
   return {
     requestId: row.requestId,
     paymentReference: `0x${row.paymentReference}`,
-    hasBeenPaid: row.status === 'paid',
-    isListening: row.status !== 'paid',
-    status: row.status,
+    // A crypto-to-fiat request is paid once fiat is delivered, not while it is on its way.
+    hasBeenPaid: displayedStatus(row) === 'paid',
+    isListening: displayedStatus(row) !== 'paid',
+    status: displayedStatus(row),
     txHash: latest?.txHash ?? null,
     payee: row.payee,
     payer: row.payer,
@@ -54,7 +55,8 @@ export function requestStatusBody(
     payments: payments.map((payment) =>
       paymentBody(chains, payment, row, excess.get(payment.id) ?? 0n),
     ),
-    isCryptoToFiatAvailable: false,
+    isCryptoToFiatAvailable: row.cryptoToFiat,
+    ...(row.cryptoToFiat && { offrampStatus: row.offrampStatus }),
     ...(series !== null &&
       series.originalRequestId === row.requestId && { recurrence: series.recurrence }),
     ...(row.originalRequestId !== null && {
@@ -95,4 +97,16 @@ export function requestStatusBody(
     ],
     createdAt: row.createdAt.toISOString(),
   };
+}
+
+/**
+ * A crypto-to-fiat request shows `processing` while its off-ramp transfer is under way (paid on
+ * chain, fiat not yet sent) and `failed` when the transfer failed or bounced (its deposit no
+ * longer counted: the request is payable again); `paid` once fiat is sent. `hasBeenPaid` follows
+ * `status`: true only once `paid`.
+ */
+function displayedStatus(row: RequestRow): string {
+  const offramp = row.offrampStatus;
+  if (!row.cryptoToFiat || offramp === null || offramp === 'fiat_sent') return row.status;
+  return offramp === 'failed' || offramp === 'bounced' ? 'failed' : 'processing';
 }

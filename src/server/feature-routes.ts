@@ -16,6 +16,7 @@ import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
 import { feeRoutes } from '../fees/routes.ts';
 import type { App } from '../http/types.ts';
 import { journeyRoutes } from '../journeys/routes.ts';
+import { cryptoToFiatPayee, offrampRoutes } from '../offramp/routes.ts';
 import { orchestratorRoutes } from '../orchestrators/routes.ts';
 import type { LoadedBuild } from '../pay-page/assets.ts';
 import { payPageRoutes } from '../pay-page/routes.ts';
@@ -91,7 +92,13 @@ export function registerFeatureRoutes(
   // One screening service: a link's payer rules hold on its requests' own routes too.
   const screening = createScreeningService(deps.config.screening);
   const payerRules = { screening, wakeDispatcher: deps.wakeDispatcher };
-  requestRoutes(app, { ...chainDeps, routes: crossChainRoutes, ...payerRules });
+  requestRoutes(app, {
+    ...chainDeps,
+    routes: crossChainRoutes,
+    ...payerRules,
+    cryptoToFiat: cryptoToFiatPayee({ db, chains: deps.chains, config: deps.config.offramp }),
+  });
+  offrampRoutes(app, { db, chains: deps.chains, clock: deps.clock, config: deps.config.offramp });
   v1Routes(app, { ...chainDeps, routes: crossChainRoutes, ...payerRules });
   payoutRoutes(app, {
     ...chainDeps,

@@ -53,6 +53,15 @@ describe('GET /openapi.json', () => {
     expect(documented).toBe(served.length);
   });
 
+  it('documents crypto-to-fiat: /pay’s payer and bank ids, and the off-ramp’s signed callback', () => {
+    const pay = JSON.stringify(document.paths['/v2/request/{requestId}/pay']?.get);
+    expect(pay).toContain('clientUserId');
+    expect(pay).toContain('paymentDetailsId');
+    const callback = document.paths['/v2/offramp/callbacks']?.post;
+    expect(callback?.security).toEqual([]);
+    expect(JSON.stringify(callback)).toContain('x-offramp-signature');
+  });
+
   it('gives every operation its security and its error responses in the envelope', () => {
     for (const route of t.routes.filter((r) => !r.hidden)) {
       const name = `${route.method} ${route.url}`;

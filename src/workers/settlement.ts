@@ -1,5 +1,6 @@
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { PaymentSink } from '../detection/types.ts';
+import { fundTransfer } from '../offramp/transfers.ts';
 import { cancelPaymentDeliveries, enqueuePaymentEvents } from '../requests/payment-events.ts';
 import { applyPayment, reversePayment } from '../requests/settle.ts';
 import { completeLinkIfPaid, reopenLinkIfUnpaid } from '../secure-payments/completion.ts';
@@ -25,6 +26,14 @@ export function createSettlement(deps: {
     async recorded(tx, payment, now) {
       const request = await applyPayment(tx, payment.requestRowId, payment.requestAmount, now);
       if (!request) return;
+      // Paid to an off-ramp deposit address: the provider's callbacks send its events, and
+      // payment.confirmed only once fiat is sent (src/offramp/events.ts).
+      if (
+        request.cryptoToFiat &&
+        payment.event.payee.toLowerCase() !== request.payee.toLowerCase() &&
+        (await fundTransfer(tx, request.id, payment.event.payee, payment.event.txHash, now))
+      )
+        return;
       const linkToken = await completeLinkIfPaid(tx, request, now);
       const claimed = await enqueuePaymentEvents(
         tx,

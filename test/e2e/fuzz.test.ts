@@ -7,6 +7,7 @@ import { queryRows } from '../../src/db/client.ts';
 import * as schema from '../../src/db/schema.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
+import { signCallback } from '../../src/offramp/signature.ts';
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import {
@@ -30,6 +31,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2_400);
 /** Routes that end the session the fuzz runs with. */
 const SKIPPED = new Set(['POST /v1/auth/logout']);
+const OFFRAMP_SECRET = 'fuzz-offramp-secret';
 
 type Kind = 'apiKey' | 'clientId' | 'session' | 'orchestratorKey' | 'orchestratorPair';
 
@@ -125,6 +127,11 @@ describe('fuzzing every route', () => {
     // The payer routes reach their handlers' provider calls (a refusal must still write nothing).
     compliance = await startFakeCompliance({ webhookSecret: 'fuzz-callback-secret-0' });
     t = await createTestApp({ env: { COMPLIANCE_URL: compliance.url } });
+    // An off-ramp (nowhere: no answer comes) so crypto-to-fiat /pay runs its checks, and the
+    // secret its callbacks are signed with, so signed bodies reach the handler.
+    t = await createTestApp({
+      env: { OFFRAMP_URL: 'http://127.0.0.1:0', OFFRAMP_WEBHOOK_SECRET: OFFRAMP_SECRET },
+    });
     tenant = await createTenant(t.db, 'Fuzzed');
     const wallet = privateKeyToAccount(`0x${'42'.repeat(32)}`);
     const issued = await challenge(t, wallet.address);
@@ -227,6 +234,14 @@ describe('fuzzing every route', () => {
               ? { 'x-api-key': 'sk_garbage', 'x-client-id': 'cli_garbage' }
               : { ...credentials.get(input.kind) };
         if (input.body !== undefined) headers['content-type'] = input.contentType;
+        // The off-ramp's callbacks: signed, so the body itself is what is fuzzed.
+        if (input.operation.url === '/v2/offramp/callbacks' && input.kind !== 'garbage') {
+          headers['x-offramp-signature'] = signCallback(
+            OFFRAMP_SECRET,
+            input.body ?? '',
+            Math.floor(t.clock.now().getTime() / 1000),
+          );
+        }
         const res = await t.app.inject({
           method: input.operation.method as 'GET',
           url: search ? `${path}?${search}` : path,

@@ -76,22 +76,29 @@ describe('reference fields of features not built yet', () => {
     expect(alias.statusCode, alias.body).toBe(201);
   });
 
-  it('names the feature when a request asks for one that is not built', async () => {
+  it('takes crypto-to-fiat requests in USDC of its networks only, by name', async () => {
     const before = await count('requests');
-    for (const [extra, message] of [
-      [
-        { isCryptoToFiatAvailable: true },
-        'Crypto-to-fiat payments (isCryptoToFiatAvailable): not available on this server yet',
-      ],
-      [
-        { isCryptoToFiatAllowed: true },
-        'Crypto-to-fiat payments (isCryptoToFiatAvailable): not available on this server yet',
-      ],
-    ] as const) {
+    for (const extra of [{ isCryptoToFiatAvailable: true }, { isCryptoToFiatAllowed: true }]) {
       const res = await request(extra);
-      expect(res.json(), JSON.stringify(extra)).toEqual(unavailable(message));
+      expect(res.json(), JSON.stringify(extra)).toMatchObject({
+        code: 'validation_failed',
+        errors: [
+          {
+            field: 'paymentCurrency',
+            message:
+              'Crypto-to-fiat payments take USDC on Ethereum, Polygon, Arbitrum One, Sepolia and the sandbox',
+          },
+        ],
+      });
     }
     expect(await count('requests')).toBe(before);
+    const sepolia = await request({
+      isCryptoToFiatAvailable: true,
+      invoiceCurrency: 'USDC-sepolia',
+      paymentCurrency: 'USDC-sepolia',
+      payee: undefined,
+    });
+    expect(sepolia.statusCode, sepolia.body).toBe(201);
     // The reference's types still apply: a wrong one is a validation failure.
     const typed = await request({ recurrence: { startDate: 'x', frequency: 'HOURLY' } });
     expect(typed.json().code).toBe('validation_failed');
@@ -109,6 +116,7 @@ describe('reference fields of features not built yet', () => {
     expect((await pay(`wallet=${wallet}&chain=ARBITRUM&token=USDC`)).json().code).toBe(
       'crosschain_unavailable',
     );
+    // Without an off-ramp provider (OFFRAMP_URL unset), crypto-to-fiat is not available.
     expect((await pay('clientUserId=u1&paymentDetailsId=p1')).json()).toEqual(
       unavailable(
         'Crypto-to-fiat payments (clientUserId, paymentDetailsId): not available on this server yet',

@@ -168,6 +168,16 @@ export const requests = pgTable(
      */
     occurrence: integer(),
     payeeKey: addressKey('payee').notNull(),
+    /**
+     * Made with `isCryptoToFiatAvailable`: it may be paid to a payer's bank through the off-ramp
+     * (src/offramp/), and its payee may be the zero address (none given).
+     */
+    cryptoToFiat: boolean().notNull().default(false),
+    /**
+     * Where its latest off-ramp transfer stands (the provider's `subStatus`), null before one is
+     * funded or reported; written by src/offramp/ with the transfer.
+     */
+    offrampStatus: text(),
   },
   (t) => [
     uniqueIndex().on(t.requestId),
