@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { custom, getAddress } from 'viem';
+import { custom } from 'viem';
 import type { CredentialBroadcast } from './auth/credential-broadcast.ts';
 import { systemClock } from './base/clock.ts';
 import { createLogger } from './base/logger.ts';
@@ -11,7 +11,6 @@ import { createNetworkProbe, type NetworkProbe } from './chains/network-probe.ts
 import { createChainRegistry } from './chains/registry.ts';
 import { createTronGridClient } from './chains/tron-grid.ts';
 import { type Config, ConfigError, parseConfig } from './config/config.ts';
-import { SecretText } from './config/crosschain.ts';
 import { loadKeyRing, loadSecretKey } from './config/secret-key.ts';
 import { createAggregator } from './crosschain/aggregator.ts';
 import type { DatabaseHandle } from './db/client.ts';
@@ -20,9 +19,8 @@ import { openDatabase } from './db/open.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { missingDataKeysMessage } from './payer/key-check.ts';
-import type { SandboxCompliance } from './sandbox/compliance/sandbox.ts';
 import type { SandboxHost } from './sandbox/host.ts';
-import type { FakeOfframp } from './sandbox/offramp/fake-offramp.ts';
+import type { SandboxThirdParties } from './sandbox/third-parties.ts';
 import { buildApp } from './server/app.ts';
 import { createWorkers, type Workers } from './workers/workers.ts';
 
@@ -69,11 +67,9 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   let app: App;
   let demoLink: { url: string; message: string } | null = null;
   let sandbox: SandboxHost | null = null;
-  let screeningFake: { close(): Promise<void> } | null = null;
   let workers: Workers | null = null;
   let probe: NetworkProbe | null = null;
-  let compliance: SandboxCompliance | null = null;
-  let offramp: FakeOfframp | null = null;
+  let thirdParties: SandboxThirdParties | null = null;
   try {
     // With Redis, a credential revoked on one instance is forgotten by all at once.
     if (config.redisUrl !== null) {
@@ -91,19 +87,6 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
     // With no LIFI_URL, the sandbox's two chains are bridged by its own aggregator.
     if (sandbox?.aggregatorUrl) {
       config = { ...config, crosschain: { ...config.crosschain, url: sandbox.aggregatorUrl } };
-    }
-    // With no COMPLIANCE_URL, the sandbox's payers are checked by its own fake provider.
-    if (sandbox && config.compliance.url === null) {
-      const { startSandboxCompliance } = await import('./sandbox/compliance/sandbox.ts');
-      compliance = await startSandboxCompliance();
-      config = { ...config, compliance: { ...config.compliance, ...compliance.config } };
-    }
-    // With no SCREENING_*_URL, the sandbox screens payers with its own fake providers.
-    if (sandbox && config.screening.defaulted) {
-      const { startSandboxScreening } = await import('./sandbox/screening/sandbox-screening.ts');
-      const started = await startSandboxScreening(config.screening, logger);
-      screeningFake = started.fake;
-      config = { ...config, screening: started.config };
     }
     const second = sandbox?.second ?? null;
     const chains = createChainRegistry(
@@ -134,25 +117,11 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       clock: systemClock,
     });
     const networkReadiness = probe.status;
-    // With no OFFRAMP_URL, crypto-to-fiat payments on the sandbox go to its own fake provider.
-    const usdc = chains.currency('USDC-sandbox')?.address;
-    if (sandbox && config.offramp.url === null && usdc) {
-      const { startSandboxOfframp } = await import('./sandbox/offramp/sandbox-offramp.ts');
-      const started = await startSandboxOfframp({
-        provider: sandbox.provider,
-        usdc: getAddress(usdc),
-        callbackUrl: `${config.baseUrl}/v2/offramp/callbacks`,
-        logger,
-      });
-      offramp = started.fake;
-      config = {
-        ...config,
-        offramp: {
-          ...config.offramp,
-          url: started.fake.url,
-          webhookSecret: new SecretText(started.webhookSecret),
-        },
-      };
+    // With no COMPLIANCE_URL, SCREENING_*_URL or OFFRAMP_URL, the sandbox runs its own fakes.
+    if (sandbox) {
+      const { startSandboxThirdParties } = await import('./sandbox/third-parties.ts');
+      thirdParties = await startSandboxThirdParties({ config, sandbox, chains, logger });
+      config = thirdParties.config;
     }
     // One routing aggregator (one circuit breaker) for the API's quotes and the bridge tracker.
     const aggregator = createAggregator({ config: config.crosschain });
@@ -207,9 +176,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
         });
     }
   } catch (error) {
-    await compliance?.close();
-    await screeningFake?.close();
-    await offramp?.close();
+    await thirdParties?.close();
     await sandbox?.close();
     await broadcast?.close();
     await rateLimiter.close();
@@ -223,7 +190,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
     async listen() {
       await app.listen({ port: config.port, host: config.host });
       const { port } = app.server.address() as AddressInfo;
-      compliance?.callTo(`http://127.0.0.1:${port}`);
+      thirdParties?.callTo(`http://127.0.0.1:${port}`);
       logger.info(
         {
           database: database.kind,
@@ -250,10 +217,9 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
           async () => probe?.stop(),
           async () => broadcast?.close(),
           async () => workers?.stop(),
-          async () => offramp?.close(),
+          // The fakes first: the off-ramp's watch reads the sandbox chain.
+          async () => thirdParties?.close(),
           async () => sandbox?.close(),
-          async () => compliance?.close(),
-          async () => screeningFake?.close(),
           () => database.close(),
         ]) {
           await Promise.resolve()
