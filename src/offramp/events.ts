@@ -6,13 +6,13 @@ import { offrampTransfers, payments } from '../db/schema.ts';
 import { formatAmount } from '../payments/amounts.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
+import { orchestratorWebhookIds } from '../webhooks/orchestrator-webhooks.ts';
+import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
 import type {
   OfframpConfirmedPayload,
   OfframpFailedPayload,
   OfframpProcessingPayload,
-} from '../webhooks/events.ts';
-import { orchestratorWebhookIds } from '../webhooks/orchestrator-webhooks.ts';
-import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
+} from '../webhooks/payer-payloads.ts';
 import { FINAL_RANK, type ReportedState } from './states.ts';
 import type { TransferRow } from './transfers.ts';
 

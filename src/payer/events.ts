@@ -1,7 +1,10 @@
 import type { Database } from '../db/client.ts';
 import type { AgreementStatus, KycStatus, PaymentDetailStatus } from '../db/schema/payers.ts';
-import type { ComplianceUpdatedPayload, PaymentDetailUpdatedPayload } from '../webhooks/events.ts';
 import { enqueue, targetWebhooks } from '../webhooks/outbox.ts';
+import type {
+  ComplianceUpdatedPayload,
+  PaymentDetailUpdatedPayload,
+} from '../webhooks/payer-payloads.ts';
 
 /**
  * The payer's status changes as webhooks (api-facts §1.2), written in the caller's transaction
