@@ -1,10 +1,10 @@
 import pino from 'pino';
 import { getAddress } from 'viem';
 import { expect } from 'vitest';
+import { signTimed } from '../src/base/timed-signature.ts';
 import type { KycStatus, PaymentDetailStatus } from '../src/db/schema/payers.ts';
 import { offrampTransfers, payers, paymentDetails } from '../src/db/schema.ts';
 import type { Indexer } from '../src/detection/indexer.ts';
-import { signCallback } from '../src/offramp/signature.ts';
 import { erc20Abi } from '../src/payments/abis.ts';
 import { type FakeOfframp, startFakeOfframp } from '../src/sandbox/offramp/fake-offramp.ts';
 import type { Dispatcher } from '../src/webhooks/dispatcher.ts';
@@ -169,7 +169,7 @@ export async function postCallback(
   });
   const header =
     signature === undefined
-      ? signCallback(OFFRAMP_SECRET, body, Math.floor(Date.now() / 1000))
+      ? signTimed(OFFRAMP_SECRET, Math.floor(Date.now() / 1000), body)
       : signature;
   return fetch(`${world.baseUrl}/v2/offramp/callbacks`, {
     method: 'POST',

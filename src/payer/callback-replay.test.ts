@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../test/fixtures.ts';
 import { bankBody, kycBody, type PayerWorld, startPayerWorld } from '../../test/payer-world.ts';
 import type { Receiver } from '../../test/webhook-receiver.ts';
+import { signTimed } from '../base/timed-signature.ts';
 import { payers, paymentDetails } from '../db/schema/payers.ts';
-import { signCallback } from './callback-signature.ts';
 
 /**
  * The provider's callbacks, really signed, replayed and out of order: an event id applied once
@@ -43,7 +43,7 @@ async function send(body: string): Promise<number> {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      'x-compliance-signature': signCallback(
+      'x-compliance-signature': signTimed(
         'test-compliance-callback-secret',
         Math.floor(Date.now() / 1000),
         body,

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../test/fixtures.ts';
 import { bankBody, kycBody, type PayerWorld, startPayerWorld } from '../../test/payer-world.ts';
 import type { Receiver } from '../../test/webhook-receiver.ts';
+import { signTimed } from '../base/timed-signature.ts';
 import { payers, paymentDetails } from '../db/schema/payers.ts';
-import { signCallback } from './callback-signature.ts';
 
 /**
  * A payer from KYC to a verified bank account over real HTTP: the fake provider approves,
@@ -322,8 +322,8 @@ describe('the provider’s other verdicts and its callbacks’ signature', () =>
     const now = Math.floor(Date.now() / 1000);
     for (const signature of [
       undefined,
-      signCallback('wrong-secret-wrong-secret', now, body),
-      signCallback('test-compliance-callback-secret', now - 3600, body),
+      signTimed('wrong-secret-wrong-secret', now, body),
+      signTimed('test-compliance-callback-secret', now - 3600, body),
     ]) {
       const res = await fetch(`${w.baseUrl}/v2/payer/compliance-callbacks`, {
         method: 'POST',

@@ -3,11 +3,11 @@ import { PgTable } from 'drizzle-orm/pg-core';
 import fc from 'fast-check';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signTimed } from '../../src/base/timed-signature.ts';
 import { queryRows } from '../../src/db/client.ts';
 import * as schema from '../../src/db/schema.ts';
 import { activateDestination } from '../../src/destinations/destinations.ts';
 import { resolveTarget } from '../../src/destinations/target.ts';
-import { signCallback } from '../../src/offramp/signature.ts';
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import {
@@ -236,10 +236,10 @@ describe('fuzzing every route', () => {
         if (input.body !== undefined) headers['content-type'] = input.contentType;
         // The off-ramp's callbacks: signed, so the body itself is what is fuzzed.
         if (input.operation.url === '/v2/offramp/callbacks' && input.kind !== 'garbage') {
-          headers['x-offramp-signature'] = signCallback(
+          headers['x-offramp-signature'] = signTimed(
             OFFRAMP_SECRET,
-            input.body ?? '',
             Math.floor(t.clock.now().getTime() / 1000),
+            input.body ?? '',
           );
         }
         const res = await t.app.inject({

@@ -3,12 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Clock } from '../../base/clock.ts';
 import { AppError } from '../../base/errors.ts';
+import { verifyTimed } from '../../base/timed-signature.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { SecretText } from '../../config/crosschain.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { applyCallback, CallbackBody } from '../callbacks.ts';
-import { SIGNATURE_HEADER, verifyCallback } from '../signature.ts';
+import { SIGNATURE_HEADER } from '../signature.ts';
 
 /** The raw body of each callback, as received: its signature covers these bytes. */
 const rawBodies = new WeakMap<FastifyRequest, Buffer>();
@@ -59,10 +60,10 @@ export function registerReceiveCallback(
           if (
             deps.secret === null ||
             raw === undefined ||
-            !verifyCallback(
+            !verifyTimed(
               deps.secret.reveal(),
-              raw,
               typeof header === 'string' ? header : undefined,
+              raw,
               nowSeconds,
             )
           ) {

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { AppError } from '../../base/errors.ts';
+import { verifyTimed } from '../../base/timed-signature.ts';
 import type { App } from '../../http/types.ts';
-import { SIGNATURE_HEADER, verifyCallback } from '../callback-signature.ts';
+import { SIGNATURE_HEADER } from '../callback-signature.ts';
 import { applyProviderEvent, parseProviderEvent } from '../callbacks.ts';
 import type { PayerDeps } from '../deps.ts';
 import { PAYER_TAGS } from '../schemas.ts';
@@ -33,11 +34,11 @@ export function registerComplianceCallback(app: App, deps: PayerDeps): void {
         const secret = deps.webhookSecret;
         if (
           secret === null ||
-          !verifyCallback(
+          !verifyTimed(
             secret,
             typeof header === 'string' ? header : undefined,
             request.body,
-            deps.clock.now(),
+            deps.clock.now().getTime() / 1000,
           )
         ) {
           throw new AppError('invalid_callback_signature', 'Invalid signature');

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyTimed } from '../../base/timed-signature.ts';
 import { SecretText } from '../../config/crosschain.ts';
-import { verifyCallback } from '../../payer/callback-signature.ts';
 import { createComplianceProvider, ProviderRefusal } from '../../payer/provider.ts';
 import { type FakeCompliance, startFakeCompliance } from './fake-compliance.ts';
 
@@ -34,11 +34,11 @@ beforeAll(async () => {
       const header = request.headers['x-compliance-signature'];
       received.push({
         body: JSON.parse(raw),
-        signed: verifyCallback(
+        signed: verifyTimed(
           SECRET,
           typeof header === 'string' ? header : undefined,
           raw,
-          new Date(),
+          Date.now() / 1000,
         ),
       });
       response.end('{}');

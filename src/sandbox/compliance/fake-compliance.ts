@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
-import { SIGNATURE_HEADER, signCallback } from '../../payer/callback-signature.ts';
+import { signTimed } from '../../base/timed-signature.ts';
+import { SIGNATURE_HEADER } from '../../payer/callback-signature.ts';
 import type {
   ProviderAccountStatus,
   ProviderKycStatus,
@@ -92,7 +93,7 @@ export async function startFakeCompliance(options: FakeComplianceOptions): Promi
     });
     let status: number | null = null;
     for (let attempt = 0; attempt < CALLBACK_ATTEMPTS; attempt++) {
-      const signature = signCallback(options.webhookSecret, Math.floor(Date.now() / 1000), body);
+      const signature = signTimed(options.webhookSecret, Math.floor(Date.now() / 1000), body);
       status = await fetch(callbackUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature },

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { type Address, getAddress, parseUnits, toHex } from 'viem';
 import { createPoller, type Poller } from '../../base/poller.ts';
-import { signCallback } from '../../offramp/signature.ts';
+import { signTimed } from '../../base/timed-signature.ts';
 import { type Outcome, outcomeOfAmount, stepsOf } from './outcomes.ts';
 
 /**
@@ -96,7 +96,7 @@ export async function startFakeOfframp(options: FakeOfframpOptions): Promise<Fak
     });
     for (let attempt = 1; attempt <= CALLBACK_ATTEMPTS && !closing; attempt++) {
       if (callbackUrl === null) return;
-      const signature = signCallback(options.webhookSecret, body, Math.floor(Date.now() / 1000));
+      const signature = signTimed(options.webhookSecret, Math.floor(Date.now() / 1000), body);
       const status = await fetch(callbackUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-offramp-signature': signature },
