@@ -101,7 +101,7 @@ export async function startOfframpWorld(): Promise<OfframpWorld> {
 
 /** A payer of the tenant's and one bank account, in the states given (approved by default). */
 export async function insertPayer(
-  world: OfframpWorld,
+  world: Pick<OfframpWorld, 't'>,
   accountId: string,
   clientUserId: string,
   states: {
@@ -151,7 +151,7 @@ export async function createOfframpRequest(world: OfframpWorld, amount: string):
   return res.json().requestId;
 }
 
-export async function transferCount(world: OfframpWorld): Promise<number> {
+export async function transferCount(world: Pick<OfframpWorld, 't'>): Promise<number> {
   return (await world.t.db.select().from(offrampTransfers)).length;
 }
 

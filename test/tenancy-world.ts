@@ -13,6 +13,7 @@ import { linkClientId } from '../src/orchestrators/links.ts';
 import { createOrchestrator } from '../src/orchestrators/orchestrators.ts';
 import { searchColumnsOf } from '../src/payments/records.ts';
 import { startFakeCompliance } from '../src/sandbox/compliance/fake-compliance.ts';
+import { startFakeOfframp } from '../src/sandbox/offramp/fake-offramp.ts';
 import { createTestApp, type TestApp } from './app.ts';
 import { bankBody, kycBody } from './payer-world.ts';
 import { insertSchedule, signPermit } from './recurring.ts';
@@ -296,9 +297,19 @@ export async function makeObjects(): Promise<Objects> {
 export function setupTenancy(): void {
   beforeAll(async () => {
     const compliance = await startFakeCompliance({ webhookSecret: 'tenancy-callback-secret' });
-    closeCompliance = () => compliance.close();
+    // The off-ramp, for crypto-to-fiat's /pay (test/e2e/tenancy.test.ts): deposit addresses.
+    const offramp = await startFakeOfframp({ webhookSecret: 'tenancy-offramp-secret' });
+    closeCompliance = async () => {
+      await compliance.close();
+      await offramp.close();
+    };
     t = await createTestApp({
-      env: { COMMERCE_OPERATOR_KEY: COMMERCE_OPERATOR, COMPLIANCE_URL: compliance.url },
+      env: {
+        COMMERCE_OPERATOR_KEY: COMMERCE_OPERATOR,
+        COMPLIANCE_URL: compliance.url,
+        OFFRAMP_URL: offramp.url,
+        OFFRAMP_WEBHOOK_SECRET: 'tenancy-offramp-secret',
+      },
     });
     a = await tenant('A', KEY_A);
     b = await tenant('B', KEY_B);

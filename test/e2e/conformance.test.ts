@@ -13,6 +13,7 @@ import {
   type FakeCompliance,
   startFakeCompliance,
 } from '../../src/sandbox/compliance/fake-compliance.ts';
+import { type FakeOfframp, startFakeOfframp } from '../../src/sandbox/offramp/fake-offramp.ts';
 import { createTestApp, type TestApp } from '../app.ts';
 import { accountOf, type StandIn, sendAll, standIn } from '../chain.ts';
 import { capturedAnswers, referenceOperations } from '../conformance.ts';
@@ -20,6 +21,7 @@ import { answerAuthOperations } from '../conformance-auth.ts';
 import { type CrossChainWorld, startCrossChainWorld } from '../crosschain-world.ts';
 import type { FakeTronNode } from '../fake-tron-node.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
+import { insertPayer, transferCount } from '../offramp-world.ts';
 import { bankBody, kycBody } from '../payer-world.ts';
 import { pathShape } from '../reference-versions.ts';
 import { signTronCall, startTronWorld, TRON_CHAIN_ID, TRON_USDT } from '../tron-world.ts';
@@ -66,6 +68,7 @@ describe('conformance with the reference API', () => {
   let tron: FakeTronNode;
   let crossChain: CrossChainWorld;
   let compliance: FakeCompliance;
+  let offramp: FakeOfframp;
   const headers = () => ({ 'x-api-key': tenant.apiKey });
   const ok = (res: { statusCode: number; body: string }, status = 200) =>
     expect(res.statusCode, res.body).toBe(status);
@@ -77,9 +80,13 @@ describe('conformance with the reference API', () => {
     // Arbitrum and the fake routing aggregator, for the cross-chain operations.
     crossChain = await startCrossChainWorld(local);
     compliance = await startFakeCompliance({ webhookSecret: 'conformance-callback-secret' });
+    // The off-ramp for crypto-to-fiat (Arbitrum's USDC): it answers deposit addresses only.
+    offramp = await startFakeOfframp({ webhookSecret: 'conformance-offramp-secret' });
     t = await createTestApp({
       env: {
         COMPLIANCE_URL: compliance.url,
+        OFFRAMP_URL: offramp.url,
+        OFFRAMP_WEBHOOK_SECRET: 'conformance-offramp-secret',
         ...local.env,
         ...crossChain.env,
         CONFIRMATIONS_BASE: '1',
@@ -97,6 +104,7 @@ describe('conformance with the reference API', () => {
     await tron?.close();
     await crossChain?.close();
     await compliance?.close();
+    await offramp?.close();
     await local?.chain.close();
   });
 
@@ -1197,6 +1205,148 @@ describe('conformance with the reference API', () => {
         error: 'Not Found',
       });
     }
+  });
+
+  it('answers crypto-to-fiat: a request with no payee, its /pay to the deposit address, and each refusal', async () => {
+    const USDC_ARBITRUM = 'USDC-arbitrum-one';
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: headers(),
+      payload: {
+        amount: '4',
+        invoiceCurrency: USDC_ARBITRUM,
+        paymentCurrency: USDC_ARBITRUM,
+        isCryptoToFiatAvailable: true,
+      },
+    });
+    ok(created, 201);
+    const requestId = created.json().requestId as string;
+    const status = await t.app.inject({
+      method: 'GET',
+      url: `/v2/request/${requestId}`,
+      headers: headers(),
+    });
+    ok(status);
+    expect(status.json()).toMatchObject({
+      isCryptoToFiatAvailable: true,
+      payee: '0x0000000000000000000000000000000000000000',
+      status: 'pending',
+      hasBeenPaid: false,
+      offrampStatus: null,
+    });
+    const pay = (query: Record<string, string>, id = requestId) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/v2/request/${id}/pay?${new URLSearchParams(query)}`,
+        headers: headers(),
+      });
+    const db = { t };
+    const mine = await insertPayer(db, tenant.accountId, 'c2f-compliant');
+    const kyc = await insertPayer(db, tenant.accountId, 'c2f-kyc-pending', { kyc: 'pending' });
+    const details = await insertPayer(db, tenant.accountId, 'c2f-details-pending', {
+      details: 'pending',
+    });
+    // The reference's calldata answer: the approval and the payment, to the deposit address.
+    const paid = await pay({
+      clientUserId: 'c2f-compliant',
+      paymentDetailsId: mine.paymentDetailsId,
+    });
+    ok(paid);
+    const [transfer] = [...offramp.transfers.values()].filter(
+      (tr) => tr.clientReferenceId === requestId,
+    );
+    expect(transfer).toMatchObject({ rail: 'arbitrum', currency: 'usdc', amount: '4' });
+    expect(paid.json()).toMatchObject({
+      transactions: expect.any(Array),
+      metadata: expect.any(Object),
+    });
+    expect(paid.json().transactions.at(-1).data.toLowerCase()).toContain(
+      transfer?.depositAddress.slice(2).toLowerCase(),
+    );
+    const before = await transferCount(db);
+    const plain = await t.app.inject({
+      method: 'POST',
+      url: '/v2/request',
+      headers: headers(),
+      payload: {
+        amount: '4',
+        invoiceCurrency: USDC_ARBITRUM,
+        paymentCurrency: USDC_ARBITRUM,
+        payee: accountOf(local.chain, 1).address,
+      },
+    });
+    ok(plain, 201);
+    const refusals: [Record<string, string>, string | undefined, number, string, string][] = [
+      [
+        { clientUserId: 'c2f-kyc-pending', paymentDetailsId: kyc.paymentDetailsId },
+        undefined,
+        400,
+        'payer_not_compliant',
+        'Payer c2f-kyc-pending is not compliant: its KYC must be approved and its agreement completed',
+      ],
+      [
+        { clientUserId: 'c2f-details-pending', paymentDetailsId: details.paymentDetailsId },
+        undefined,
+        400,
+        'payment_details_not_usable',
+        `Payment details ${details.paymentDetailsId} are not approved yet`,
+      ],
+      [
+        { clientUserId: 'c2f-compliant', paymentDetailsId: kyc.paymentDetailsId },
+        undefined,
+        400,
+        'payment_details_not_usable',
+        `Payment details ${kyc.paymentDetailsId} are not this payer's`,
+      ],
+      [
+        { clientUserId: 'c2f-compliant', paymentDetailsId: mine.paymentDetailsId },
+        plain.json().requestId,
+        400,
+        'crypto_to_fiat_not_allowed',
+        'This request does not allow crypto-to-fiat payments: create it with isCryptoToFiatAvailable: true',
+      ],
+      [
+        { clientUserId: 'c2f-nobody', paymentDetailsId: mine.paymentDetailsId },
+        undefined,
+        404,
+        'payer_not_found',
+        'Payer with client user ID c2f-nobody not found',
+      ],
+      [
+        { clientUserId: 'c2f-compliant', paymentDetailsId: 'not-a-uuid' },
+        undefined,
+        400,
+        'validation_failed',
+        'Validation failed',
+      ],
+      [{ clientUserId: 'c2f-compliant' }, undefined, 400, 'validation_failed', 'Validation failed'],
+      [
+        { paymentDetailsId: mine.paymentDetailsId },
+        undefined,
+        400,
+        'validation_failed',
+        'Validation failed',
+      ],
+    ];
+    for (const [query, id, statusCode, code, message] of refusals) {
+      const res = await pay(query, id);
+      const name = `${JSON.stringify(query)}: ${res.body}`;
+      expect(res.statusCode, name).toBe(statusCode);
+      expect(res.json(), name).toMatchObject({
+        statusCode,
+        code,
+        message,
+        error: statusCode === 404 ? 'Not Found' : 'Bad Request',
+      });
+      if (code === 'validation_failed') {
+        expect(res.json().errors, name).toEqual([
+          expect.objectContaining({ field: expect.any(String), message: expect.any(String) }),
+        ]);
+      }
+    }
+    // Refused before the provider is asked: no transfer made.
+    expect(await transferCount(db)).toBe(before);
   });
 
   it('has a conforming success answer for every reference operation we serve', () => {

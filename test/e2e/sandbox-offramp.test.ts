@@ -2,7 +2,6 @@ import { createWalletClient, getAddress, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/base/logger.ts';
-import { payers, paymentDetails } from '../../src/db/schema.ts';
 import { createService, type Service } from '../../src/main.ts';
 import { sandboxWallets } from '../../src/sandbox/addresses.ts';
 import { LogCapture, testConfig } from '../app.ts';
@@ -12,7 +11,8 @@ import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 
 /**
  * The sandbox runs crypto-to-fiat offline: the service started as `npm start` starts it (the
- * sandbox on, no OFFRAMP_URL) runs its own fake off-ramp, which watches the deposit address on
+ * sandbox on, no OFFRAMP_URL, no COMPLIANCE_URL) runs its own fake compliance provider, which
+ * approves the payer made through `/v2/payer` by itself, and its own fake off-ramp, which watches the deposit address on
  * the sandbox chain and calls the service back; a USDC-sandbox request paid to fiat by test
  * wallet 2 ends, on its own, in signed `payment.processing` deliveries through every step and
  * `payment.confirmed`.
@@ -43,27 +43,7 @@ describe('crypto-to-fiat on the sandbox', () => {
     service = await createService(config, createLogger('info', logs));
     await service.listen();
     expect(logs.text()).toContain('sandbox off-ramp ready');
-    const db = service.database.db;
-    const tenant = await createTenant(db);
-    const [payer] = await db
-      .insert(payers)
-      .values({
-        accountId: tenant.accountId,
-        clientUserId: 'freelancer-1',
-        kycStatus: 'approved',
-        agreementStatus: 'completed',
-      })
-      .returning();
-    const [details] = await db
-      .insert(paymentDetails)
-      .values({
-        payerId: payer?.id ?? '',
-        accountId: tenant.accountId,
-        status: 'approved',
-        currency: 'usd',
-        beneficiaryType: 'individual',
-      })
-      .returning();
+    const tenant = await createTenant(service.database.db);
     receiver = await startReceiver();
     const headers = { 'x-api-key': tenant.apiKey, 'content-type': 'application/json' };
     const registered = await fetch(`${base}/v1/webhook`, {
@@ -72,6 +52,61 @@ describe('crypto-to-fiat on the sandbox', () => {
       body: JSON.stringify({ url: receiver.url }),
     });
     receiver.verifyWith(((await registered.json()) as { secret: string }).secret);
+
+    // The payer as docs/guides/payers.md sets one up: KYC, the agreement, a bank account; the
+    // sandbox's own compliance provider approves both by itself.
+    const post = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(`${base}${path}`, { method, headers, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const get = async (path: string) => (await fetch(`${base}${path}`, { headers })).json();
+    const kyc = await post('POST', '/v2/payer', {
+      clientUserId: 'user-42',
+      email: 'ada@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      beneficiaryType: 'individual',
+      dateOfBirth: '1990-12-10',
+      addressLine1: '1 Main St',
+      city: 'Springfield',
+      state: 'IL',
+      postcode: '62701',
+      country: 'US',
+      nationality: 'US',
+      phone: '+15555550100',
+      ssn: '000-00-0000',
+    });
+    expect(kyc.status, JSON.stringify(kyc.body)).toBe(200);
+    const agreed = await post('PATCH', '/v2/payer/user-42', { agreementCompleted: true });
+    expect(agreed.status, JSON.stringify(agreed.body)).toBe(200);
+    const bank = await post('POST', '/v2/payer/user-42/payment-details', {
+      bankName: 'Chase',
+      accountName: 'Ada Lovelace',
+      accountNumber: '123456789',
+      routingNumber: '021000021',
+      beneficiaryType: 'individual',
+      currency: 'usd',
+      addressLine1: '1 Main St',
+      city: 'Springfield',
+      country: 'US',
+      dateOfBirth: '1990-12-10',
+      postalCode: '62701',
+    });
+    expect(bank.status, JSON.stringify(bank.body)).toBe(201);
+    const paymentDetailsId = String((bank.body.payment_detail as { id: string }).id);
+    const end = Date.now() + 30_000;
+    for (;;) {
+      const payer = (await get('/v2/payer/user-42')) as { isCompliant?: boolean };
+      const listed = (await get('/v2/payer/user-42/payment-details')) as {
+        paymentDetails: { id: string; status: string }[];
+      };
+      const approved = listed.paymentDetails.some(
+        (d) => d.id === paymentDetailsId && d.status === 'approved',
+      );
+      if (payer.isCompliant === true && approved) break;
+      if (Date.now() > end) throw new Error(`payer never approved: ${JSON.stringify(payer)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
 
     const created = await fetch(`${base}/v2/request`, {
       method: 'POST',
@@ -88,7 +123,7 @@ describe('crypto-to-fiat on the sandbox', () => {
     const wallet = sandboxWallets()[2];
     if (!wallet) throw new Error('no test wallet 2');
     const pay = await fetch(
-      `${base}/v2/request/${requestId}/pay?clientUserId=freelancer-1&paymentDetailsId=${details?.id}&wallet=${wallet.address}`,
+      `${base}/v2/request/${requestId}/pay?clientUserId=user-42&paymentDetailsId=${paymentDetailsId}&wallet=${wallet.address}`,
       { headers },
     );
     expect(pay.status).toBe(200);
@@ -108,8 +143,15 @@ describe('crypto-to-fiat on the sandbox', () => {
       });
     }
 
-    const received = await receiver.waitFor(6, 60_000);
-    const events = received.map((r) => `${r.body.event} ${r.body.subStatus}`);
+    // The payer's own events (compliance.updated, payment_detail.updated) come first.
+    const payments = () =>
+      (receiver?.received ?? []).filter((r) => String(r.body.event).startsWith('payment.'));
+    const until = Date.now() + 60_000;
+    while (payments().length < 6 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const events = payments().map((r) => `${r.body.event} ${r.body.subStatus}`);
+    expect(receiver.received.map((r) => r.body.event)).toContain('compliance.updated');
     expect(events.slice(0, 4)).toEqual([
       'payment.processing initiated',
       'payment.processing pending_internal_assessment',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { insertPayer, transferCount } from '../offramp-world.ts';
 import { secretsOf, snapshotOfA, urlFor } from '../tenancy-checks.ts';
 import { KINDS, type Kind, PROBES } from '../tenancy-probes.ts';
 import { a, b, call, makeObjects, setupTenancy, shared, t } from '../tenancy-world.ts';
@@ -95,4 +96,80 @@ describe('tenant isolation', () => {
       }
     },
   );
+});
+
+/**
+ * Crypto-to-fiat's `/pay` names three things: the request, the payer (`clientUserId`) and its
+ * payment details. B may name none of A's: not A's payer nor A's bank account on B's own
+ * request, nor A's request with B's payer, with any credential of B's; each is refused before
+ * the off-ramp is asked, so no transfer is made. The same calls with each account's own
+ * objects succeed, so the refusals are the ownership checks.
+ */
+describe('crypto-to-fiat /pay across tenants', () => {
+  it('refuses B A’s payer, A’s payment details and A’s request, and makes no transfer', async () => {
+    const request = async (headers: Record<string, string>) => {
+      const res = await call('POST', '/v2/request', headers, {
+        amount: '7',
+        invoiceCurrency: 'USDC-sepolia',
+        paymentCurrency: 'USDC-sepolia',
+        isCryptoToFiatAvailable: true,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().requestId as string;
+    };
+    const requestOfA = await request(a.headers.apiKey);
+    const requestOfB = await request(b.headers.apiKey);
+    const payerOfA = await insertPayer({ t }, a.accountId, 'c2f-payer-of-a');
+    const payerOfB = await insertPayer({ t }, b.accountId, 'c2f-payer-of-b');
+    const pay = (requestId: string, clientUserId: string, paymentDetailsId: string) =>
+      `/v2/request/${requestId}/pay?${new URLSearchParams({ clientUserId, paymentDetailsId })}`;
+    const route = t.routes.find((r) => `${r.method} ${r.url}` === 'GET /v2/request/:requestId/pay');
+    const kinds = KINDS.filter((kind) => route?.auth?.includes(kind as never));
+    expect(kinds, 'the kinds of credentials /pay takes').toContain('apiKey');
+    const before = await transferCount({ t });
+    const cases: [string, string, number, string][] = [
+      // A's payer on B's request: B has no payer by that id.
+      [
+        pay(requestOfB, 'c2f-payer-of-a', payerOfA.paymentDetailsId),
+        'A’s payer',
+        404,
+        'payer_not_found',
+      ],
+      // A's bank account with B's own payer.
+      [
+        pay(requestOfB, 'c2f-payer-of-b', payerOfA.paymentDetailsId),
+        'A’s payment details',
+        400,
+        'payment_details_not_usable',
+      ],
+      // A's request, with B's own payer and bank account.
+      [
+        pay(requestOfA, 'c2f-payer-of-b', payerOfB.paymentDetailsId),
+        'A’s request',
+        404,
+        'request_not_found',
+      ],
+    ];
+    for (const [url, what, status, code] of cases) {
+      for (const kind of kinds) {
+        if (kind === 'foreignPair') continue;
+        const res = await call('GET', url, b.headers[kind]);
+        const name = `${what} as B's ${kind} → ${res.statusCode} ${res.body.slice(0, 200)}`;
+        expect(res.statusCode, name).toBe(status);
+        expect(res.json().code, name).toBe(code);
+        expect(res.body, name).not.toContain(payerOfA.payerId);
+      }
+    }
+    expect(await transferCount({ t }), 'a refused call made a transfer').toBe(before);
+    // Each account with its own objects is paid to a deposit address.
+    const own = [
+      [pay(requestOfA, 'c2f-payer-of-a', payerOfA.paymentDetailsId), a.headers.apiKey],
+      [pay(requestOfB, 'c2f-payer-of-b', payerOfB.paymentDetailsId), b.headers.apiKey],
+    ] as const;
+    for (const [url, headers] of own) {
+      const res = await call('GET', url, headers);
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    expect(await transferCount({ t })).toBe(before + 2);
+  });
 });
