@@ -184,10 +184,11 @@ function offrampIds(deps: RequestCalldataDeps, query: PayInput) {
       },
     ]);
   }
-  if (!UUID.test(paymentDetailsId))
-    throw new ValidationError([{ field: 'paymentDetailsId', message: 'must be a UUID' }]);
+  // A server without an off-ramp says so before it looks at what names the payer's bank.
   if (!deps.cryptoToFiat)
     throw featureUnavailable('Crypto-to-fiat payments (clientUserId, paymentDetailsId)');
+  if (!UUID.test(paymentDetailsId))
+    throw new ValidationError([{ field: 'paymentDetailsId', message: 'must be a UUID' }]);
   return { payee: deps.cryptoToFiat, ids: { clientUserId, paymentDetailsId } };
 }
 
