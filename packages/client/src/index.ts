@@ -15,23 +15,24 @@ import type { components, paths } from './schema.ts';
  * ```
  */
 
+/** Optional fields may be given as undefined (an unset environment variable): not sent then. */
 export interface ClientOptions {
   /** Where payreq answers, e.g. `http://localhost:8080` (its BASE_URL). */
   readonly baseUrl: string;
   /** An account's server-side key: sent as `x-api-key`. */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** A client ID: sent as `x-client-id` (with `orchestratorKey`, a partner acting for it). */
-  readonly clientId?: string;
+  readonly clientId?: string | undefined;
   /** A fee and branding partner's key: sent as `x-orchestrator-key`. */
-  readonly orchestratorKey?: string;
+  readonly orchestratorKey?: string | undefined;
   /** A signed-in user's `sessionToken`: sent as `Authorization: Bearer`. */
-  readonly sessionToken?: string;
+  readonly sessionToken?: string | undefined;
   /** Sent as `Origin`, for client IDs that allow only some origins. */
-  readonly origin?: string;
+  readonly origin?: string | undefined;
   /** Other headers for every call. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** A fetch of your own (a proxy's, a test's); the global one by default. */
-  readonly fetch?: (request: Request) => Promise<Response>;
+  readonly fetch?: ((request: Request) => Promise<Response>) | undefined;
 }
 
 export type PayreqClient = Client<paths>;
