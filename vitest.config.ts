@@ -24,11 +24,16 @@ const SAME_ON_EVERY_DATABASE = [
   'test/e2e/pay-page-*.test.ts',
   'test/e2e/link-intent-page.test.ts',
   'test/e2e/cors-browser.test.ts',
+  // The typed client's build and README programs, its type test and its verifier: the client
+  // against each database is packages/client/test/client.test.ts.
+  'packages/client/test/package.test.ts',
+  'packages/client/test/type-probe.test.ts',
+  'packages/client/test/verify.test.ts',
 ];
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     exclude:
       process.env.PAYREQ_SECOND_PASS === '1'
         ? [...configDefaults.exclude, ...SAME_ON_EVERY_DATABASE]
