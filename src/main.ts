@@ -24,16 +24,16 @@ import type { SandboxThirdParties } from './sandbox/third-parties.ts';
 import { buildApp } from './server/app.ts';
 import { createWorkers, type Workers } from './workers/workers.ts';
 
-/** After a signal, in-flight requests get this long to finish before the process exits anyway. */
-const SHUTDOWN_TIMEOUT_MS = 10_000;
-
 export interface Service {
   /** Built and migrated, not yet listening; routes may still be added before `listen()`. */
   readonly app: App;
   readonly database: DatabaseHandle;
   /** Starts listening; resolves with the port bound (differs from config when PORT=0). */
   listen(): Promise<number>;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  /**
+   * Answers `/readyz` 503 for `SHUTDOWN_DRAIN_MS` while serving on, then stops accepting
+   * connections, lets in-flight requests finish, and closes the database.
+   */
   stop(): Promise<void>;
 }
 
@@ -70,6 +70,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   let workers: Workers | null = null;
   let probe: NetworkProbe | null = null;
   let thirdParties: SandboxThirdParties | null = null;
+  let draining = false;
   try {
     // With Redis, a credential revoked on one instance is forgotten by all at once.
     if (config.redisUrl !== null) {
@@ -154,6 +155,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       relayerHealth: workers ? () => workers?.relayerHealth() ?? [] : undefined,
       aggregator,
       networkReadiness,
+      stopping: () => draining,
     }));
     if (sandbox) {
       // A link to try the pay page with at once; a failure here must not stop the service.
@@ -210,6 +212,12 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       // Each step runs even if one before it failed (the database closes last, always); the
       // first failure is reported once all have run.
       stopping ??= (async () => {
+        // The load balancer sees readiness fail and stops sending here before the port closes,
+        // so no client meets a refused connection.
+        draining = true;
+        if (config.shutdown.drainMs > 0) {
+          await new Promise((resolve) => setTimeout(resolve, config.shutdown.drainMs));
+        }
         const failures: unknown[] = [];
         for (const step of [
           () => app.close(),
@@ -233,14 +241,17 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   };
 }
 
-/** SIGTERM/SIGINT: stop gracefully, and exit non-zero if that takes too long. */
-export function stopOnSignals(service: Service, logger: Logger): void {
+/**
+ * SIGTERM/SIGINT: drain, stop gracefully, and exit non-zero if that takes longer than
+ * `SHUTDOWN_TIMEOUT_MS`.
+ */
+export function stopOnSignals(service: Service, config: Config, logger: Logger): void {
   const onSignal = (signal: NodeJS.Signals) => {
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal, drainMs: config.shutdown.drainMs }, 'shutting down');
     const timer = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS);
+    }, config.shutdown.timeoutMs);
     timer.unref();
     service.stop().then(
       () => {
@@ -301,7 +312,7 @@ export async function serve(): Promise<void> {
   let service: Service | undefined;
   try {
     service = await createService(config, logger);
-    stopOnSignals(service, logger);
+    stopOnSignals(service, config, logger);
     await service.listen();
   } catch (error) {
     await service?.stop().catch(() => {});

@@ -190,6 +190,7 @@ export const ERROR_STATUS = {
   chain_unavailable: 503,
   database_unavailable: 503,
   networks_not_ready: 503,
+  shutting_down: 503,
   server_busy: 503,
   pay_page_not_built: 503,
   compliance_provider_missing: 503,

@@ -45,6 +45,8 @@ export interface AppDeps {
   readonly relayerHealth?: (() => readonly RelayerHealth[]) | undefined;
   /** The networks' start check, shown by `/readyz` (main.ts runs it). */
   readonly networkReadiness?: (() => readonly NetworkReadiness[]) | undefined;
+  /** True once the process is draining before it stops (`/readyz` answers 503). */
+  readonly stopping?: (() => boolean) | undefined;
   /** Where the built pay page is (tests); dist/pay-page by default. */
   readonly payPageDir?: string | undefined;
   /** The process's routing aggregator, shared with its workers (made here otherwise). */
