@@ -18,6 +18,8 @@ const SAME_ON_EVERY_DATABASE = [
   // The commerce contracts driven from wallets on a local chain: no database at all.
   'test/e2e/commerce-contracts.test.ts',
   'test/e2e/rpc-config.test.ts',
+  // Its process runs on a Postgres server the test starts itself.
+  'test/e2e/fault-postgres-restart.test.ts',
   'test/e2e/server-bundle.test.ts',
   // What a browser does with the pay page, over the HTTP API: the database behind that API is
   // the subject of every other test (and sandbox-pay-page drives the page on PGlite).
