@@ -18,6 +18,8 @@ import { migrateDatabase } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
+import { createMetricsListener } from './metrics/listener.ts';
+import { createMetrics } from './metrics/metrics.ts';
 import { missingDataKeysMessage } from './payer/key-check.ts';
 import type { SandboxHost } from './sandbox/host.ts';
 import type { SandboxThirdParties } from './sandbox/third-parties.ts';
@@ -63,6 +65,10 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   const keyRing = loadKeyRing(config);
   const database = await openDatabase(config);
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, clock: systemClock, logger });
+  // Counted only when something will read them (METRICS_TOKEN or METRICS_PORT).
+  const metrics = config.metrics ? createMetrics({ database, clock: systemClock }) : undefined;
+  const metricsListener =
+    metrics && config.metrics?.listen ? createMetricsListener(metrics, config.metrics) : null;
   let broadcast: CredentialBroadcast | null = null;
   let app: App;
   let demoLink: { url: string; message: string } | null = null;
@@ -137,6 +143,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
           secretBox,
           transportNetworks: sandbox ? ['sandbox', ...(second ? ['sandbox-b' as const] : [])] : [],
           aggregator,
+          ...(metrics && { metrics }),
         })
       : null;
     const dispatcher = workers?.dispatcher;
@@ -156,6 +163,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       aggregator,
       networkReadiness,
       stopping: () => draining,
+      metrics,
     }));
     if (sandbox) {
       // A link to try the pay page with at once; a failure here must not stop the service.
@@ -203,6 +211,21 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
         `payreq listening on http://${config.host}:${port}; request API ${config.baseUrl}/v2, auth API ${config.authUrl}/v1, pay page ${config.payUrl}, API reference ${config.baseUrl}/docs`,
       );
       if (demoLink) logger.info({ demoLink: demoLink.url }, demoLink.message);
+      const scrapeAt = config.metrics?.listen;
+      if (metricsListener && scrapeAt) {
+        await new Promise<void>((resolve, reject) => {
+          metricsListener.once('error', reject);
+          metricsListener.listen(scrapeAt.port, scrapeAt.host, () => {
+            metricsListener.off('error', reject);
+            resolve();
+          });
+        });
+        const { port: metricsPort } = metricsListener.address() as AddressInfo;
+        logger.info(
+          { metrics: `http://${scrapeAt.host}:${metricsPort}/metrics` },
+          `metrics on http://${scrapeAt.host}:${metricsPort}/metrics`,
+        );
+      }
       workers?.start();
       sandbox?.start();
       probe?.start();
@@ -221,6 +244,12 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
         const failures: unknown[] = [];
         for (const step of [
           () => app.close(),
+          async () => {
+            if (metricsListener?.listening) {
+              metricsListener.closeAllConnections();
+              await new Promise<void>((resolve) => metricsListener.close(() => resolve()));
+            }
+          },
           () => rateLimiter.close(),
           async () => probe?.stop(),
           async () => broadcast?.close(),

@@ -15,6 +15,7 @@ import {
   parseDataKeys,
 } from './compliance.ts';
 import { type CrosschainConfig, parseCrosschain } from './crosschain.ts';
+import { type MetricsConfig, parseMetrics } from './metrics.ts';
 import { type OfframpConfig, parseOfframp } from './offramp.ts';
 import { type ProtocolFeeConfig, parseProtocolFee } from './protocol-fee.ts';
 import {
@@ -131,6 +132,8 @@ export interface Config {
   readonly screening: ScreeningConfig;
   /** The off-ramp provider of crypto-to-fiat payments (`OFFRAMP_*`). */
   readonly offramp: OfframpConfig;
+  /** `METRICS_*`: where `GET /metrics` is served; null: nowhere (src/config/metrics.ts). */
+  readonly metrics: MetricsConfig | null;
   readonly shutdown: ShutdownConfig;
 }
 
@@ -295,6 +298,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     screening: parseScreening(env),
     offramp: parseOfframp(env),
     shutdown: parseShutdown(env),
+    metrics: parseMetrics(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
