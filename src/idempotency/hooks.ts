@@ -1,0 +1,129 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Clock } from '../base/clock.ts';
+import { AppError } from '../base/errors.ts';
+import type { Database } from '../db/client.ts';
+import { IDEMPOTENCY_HEADER, parseKey, REPLAYED_HEADER, requestHash, scopeOf } from './keys.ts';
+import { type Claim, claimKey, releaseKey, type StoredAnswer, storeAnswer } from './records.ts';
+
+/** The methods that create or change something; GET, PUT and DELETE are idempotent already. */
+const METHODS = new Set(['POST', 'PATCH']);
+/** Seconds a caller is told to wait before retrying a key whose first request still runs. */
+const RETRY_AFTER_SECONDS = '1';
+/** Times a claim is tried when the row it met vanished before it could be read. */
+const CLAIM_ATTEMPTS = 3;
+/**
+ * The answer's headers a client reads, kept with it and replayed. Per-request ones (the
+ * request id, rate-limit counters, CORS grants for this origin, cookies, framing) are not.
+ */
+const KEPT_HEADERS = [
+  'content-type',
+  'content-disposition',
+  'location',
+  'cache-control',
+  'etag',
+  'link',
+];
+
+const IN_USE_MESSAGE =
+  'A request with this Idempotency-Key is still running: retry after it ends';
+const REUSED_MESSAGE =
+  'This Idempotency-Key was used with another request (method, path or body): use a new key';
+
+interface Pending {
+  readonly scope: string;
+  readonly key: string;
+  readonly hash: string;
+  /** Set once this request holds the key. */
+  claim: Claim | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The `Idempotency-Key` this request carries, once checked (idempotency/hooks.ts). */
+    idempotency: Pending | null;
+  }
+}
+
+export interface IdempotencyDeps {
+  readonly db: Database;
+  readonly clock: Clock;
+}
+
+/**
+ * `Idempotency-Key` on every POST and PATCH of an authenticated caller. The key is checked
+ * and the request hashed before validation (the body as the parser left it, before the schema
+ * coerces or drops anything); the key is claimed after validation, just before the handler, so
+ * a request refused by its schema keeps nothing. The answer is stored before it is sent: a
+ * client that received it can count on the replay. A 5xx releases the key instead.
+ */
+export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps): void {
+  app.decorateRequest('idempotency', null);
+  app.addHook('preValidation', (request, _reply, done) => {
+    const sent = request.headers[IDEMPOTENCY_HEADER];
+    if (sent === undefined || request.principal === null || !METHODS.has(request.method)) {
+      return done();
+    }
+    try {
+      const key = parseKey(sent);
+      const hash = requestHash(request.method, request.url, request.body);
+      request.idempotency = { scope: scopeOf(request.principal), key, hash, claim: null };
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    const pending = request.idempotency;
+    if (pending === null) return;
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      const found = await claimKey(deps.db, deps.clock.now(), pending);
+      if (found === null) continue;
+      if ('claim' in found) {
+        pending.claim = found;
+        return;
+      }
+      if (found.hash !== pending.hash) throw new AppError('idempotency_key_reused', REUSED_MESSAGE);
+      if (found.state === 'running') break;
+      return replay(reply, found.answer);
+    }
+    throw new AppError('idempotency_key_in_use', IN_USE_MESSAGE, {
+      headers: { 'retry-after': RETRY_AFTER_SECONDS },
+    });
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotency?.claim;
+    if (claim === null || claim === undefined) return payload;
+    // Once: a reply sent twice (an error after a send) must not store twice.
+    if (request.idempotency) request.idempotency.claim = null;
+    const answer = keptAnswer(reply, payload);
+    try {
+      if (reply.statusCode >= 500 || answer === null) await releaseKey(deps.db, claim);
+      else await storeAnswer(deps.db, claim, answer);
+    } catch (error) {
+      // The answer goes out regardless; the claim then lapses after its lease, and a retry
+      // after that runs the request again.
+      request.log.warn({ err: error }, 'idempotency record not kept');
+    }
+    return payload;
+  });
+}
+
+function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
+  reply.code(answer.status).headers(answer.headers).header(REPLAYED_HEADER, 'true');
+  return answer.body === '' ? reply.send() : reply.send(answer.body);
+}
+
+/** The answer as it will be sent; null for one that is not text (a stream), which is not kept. */
+function keptAnswer(reply: FastifyReply, payload: unknown): StoredAnswer | null {
+  let body: string;
+  if (payload === null || payload === undefined) body = '';
+  else if (typeof payload === 'string') body = payload;
+  else return null;
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined)
+      headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return { status: reply.statusCode, headers, body };
+}
