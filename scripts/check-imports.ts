@@ -38,6 +38,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'payer',
     'offramp',
     'screening',
+    'idempotency',
   ],
   ['server', 'workers'],
   ['main.ts', 'cli.ts', 'cli'],

@@ -5,6 +5,7 @@ import { cookieWriteOrigins } from '../http/cookie-writes.ts';
 import { createCredentialCache } from '../http/credential-cache.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
+import { installIdempotency } from '../idempotency/hooks.ts';
 import { installHttpMetrics } from '../metrics/http.ts';
 import { loadPayPageBuild } from '../pay-page/assets.ts';
 import { ensurePayPageClientId } from '../pay-page/client-id.ts';
@@ -132,6 +133,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   installAuthGate(app);
   // After auth: a budget belongs to the caller the auth hook resolved.
   if (deps.rateLimiter) installRateLimit(app, deps.rateLimiter, limitOptions);
+  // After auth (a key belongs to the caller) and the refusals before it, which keep nothing.
+  installIdempotency(app, { db, clock: deps.clock });
   await installOpenApi(app, deps.config);
 
   for (const schema of [...SHARED_SCHEMAS, ...MULTICALL_SCHEMAS]) app.addSchema(schema);
