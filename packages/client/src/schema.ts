@@ -194,7 +194,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -245,6 +248,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1003,7 +1024,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     token: string;
                 };
@@ -1089,8 +1113,26 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description The intent was used or has expired */
                 410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1202,7 +1244,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1284,6 +1329,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2021,7 +2084,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2085,6 +2151,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2289,7 +2373,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2366,6 +2453,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -2403,7 +2508,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2448,6 +2556,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2670,7 +2796,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2730,6 +2859,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -2759,7 +2906,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2832,6 +2982,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2953,7 +3121,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     clientUserId: string;
                 };
@@ -3008,6 +3179,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3132,7 +3321,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     clientUserId: string;
                 };
@@ -3232,6 +3424,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -3267,7 +3477,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3321,6 +3534,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3729,7 +3960,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description The request’s payment reference: 0x and 16 hex digits */
                     paymentReference: string;
@@ -3767,6 +4001,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3870,7 +4122,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3924,6 +4179,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4136,7 +4409,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     id: string;
                 };
@@ -4212,6 +4488,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4358,7 +4652,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     deliveryId: string;
                     id: string;
@@ -4416,6 +4713,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -4449,7 +4764,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4495,6 +4813,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4604,7 +4940,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4683,6 +5022,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5162,7 +5519,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     requestId: string;
                 };
@@ -5231,6 +5591,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -5266,7 +5644,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     requestId: string;
                 };
@@ -5340,6 +5721,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -5375,7 +5774,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     requestId: string;
                 };
@@ -5446,6 +5848,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -5481,7 +5901,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     requestId: string;
                 };
@@ -5552,6 +5975,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -5587,7 +6028,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     requestId: string;
                 };
@@ -5658,6 +6102,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5842,7 +6304,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     requestId: string;
                 };
@@ -5913,6 +6378,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -5948,7 +6431,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     requestId: string;
                 };
@@ -6009,6 +6495,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -6044,7 +6548,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6127,6 +6634,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6290,7 +6815,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description The pay token of `payUrl` (`PAY_URL/?commerce=<payToken>`) */
                     payToken: string;
@@ -6348,6 +6876,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6942,7 +7488,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7004,6 +7553,15 @@ export interface paths {
                 };
                 /** @description The request has as many journeys as it may */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7176,7 +7734,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description The journey (journeyId), or one of the caller’s requests by its requestId or payment reference: then its newest journey */
                     queryId: string;
@@ -7268,6 +7829,15 @@ export interface paths {
                 };
                 /** @description The journey holds as many steps as it may */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7387,7 +7957,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7464,6 +8037,15 @@ export interface paths {
                 };
                 /** @description The account has an orchestrator already */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7592,7 +8174,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7690,6 +8275,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -7779,7 +8373,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7877,6 +8474,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -7908,7 +8523,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7985,6 +8603,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8095,7 +8731,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -8175,6 +8814,15 @@ export interface paths {
                 };
                 /** @description Linked to another orchestrator, or unlinked before */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8402,7 +9050,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -8494,6 +9145,15 @@ export interface paths {
                 };
                 /** @description The level has a config of this flow and bearer */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8636,7 +9296,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     id: string;
                 };
@@ -8723,6 +9386,24 @@ export interface paths {
                 };
                 /** @description No such fee config of this orchestrator */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8819,7 +9500,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -8880,6 +9564,15 @@ export interface paths {
                 };
                 /** @description The URL is registered already */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9002,7 +9695,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     id: string;
                 };
@@ -9063,6 +9759,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -9094,7 +9808,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9139,6 +9856,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9240,7 +9975,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9282,6 +10020,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9586,7 +10342,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9659,6 +10418,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9852,7 +10629,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     clientUserId: string;
                 };
@@ -9907,6 +10687,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10031,7 +10829,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     clientUserId: string;
                 };
@@ -10124,6 +10925,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10341,7 +11160,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10479,6 +11301,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -10514,7 +11354,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10675,6 +11518,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -10811,7 +11663,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     id: string;
                 };
@@ -10876,6 +11731,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -10899,7 +11772,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     id: string;
                 };
@@ -10981,6 +11857,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11146,7 +12040,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description The pay token of `payUrl` */
                     token: string;
@@ -11205,6 +12102,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11432,7 +12347,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -11509,6 +12427,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11625,7 +12561,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     requestId: string;
                 };
@@ -11678,6 +12617,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11981,7 +12938,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     paymentIntentId: string;
                 };
@@ -12035,6 +12995,24 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12154,7 +13132,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -12272,6 +13253,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12852,7 +13851,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     token: string;
                 };
@@ -13032,6 +14034,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A Safe transaction for this link is being tracked */
                 423: {
                     headers: {
@@ -13125,7 +14136,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     token: string;
                 };
@@ -13194,6 +14208,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Too many reports for this link */
                 429: {
                     headers: {
@@ -13238,7 +14270,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     token: string;
                 };
@@ -13460,6 +14495,15 @@ export interface paths {
                         } | components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A Safe transaction for this link is being tracked */
                 423: {
                     headers: {
@@ -13535,7 +14579,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     token: string;
                 };
@@ -13724,6 +14771,15 @@ export interface paths {
                             status: string;
                             statusCode: number;
                         };
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
                 /** @description A Safe transaction for this link is being tracked */
@@ -13975,6 +15031,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A Safe transaction for this link is being tracked */
                 423: {
                     headers: {
@@ -14068,7 +15133,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     token: string;
                 };
@@ -14275,6 +15343,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A Safe transaction for this link is being tracked */
                 423: {
                     headers: {
@@ -14368,7 +15445,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     token: string;
                 };
@@ -14568,6 +15648,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A Safe transaction for this link is being tracked */
                 423: {
                     headers: {
@@ -14670,7 +15759,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     token: string;
                 };
@@ -14739,6 +15831,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Too many reports for this link */
                 429: {
                     headers: {
@@ -14781,7 +15891,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -14876,6 +15989,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -14911,7 +16042,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -15002,6 +16136,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Unexpected failure; safe to retry with backoff */
                 500: {
                     headers: {
@@ -15037,7 +16189,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -15129,6 +16284,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15255,7 +16428,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -15369,6 +16545,24 @@ export interface paths {
                 };
                 /** @description Valid credentials that may not do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key’s first request is still running; retry after Retry-After */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The Idempotency-Key was used with another request */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -16270,7 +17464,10 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Makes a retry safe: the first answer is kept 24 hours for this key and caller, and the same request sent again with it gets that answer again, byte for byte, with `Idempotent-Replayed: true`. The same key with another request answers 422; while the first still runs, 409 with `Retry-After`. A 5xx answer is not kept. See docs/guides/idempotency.md. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
