@@ -41,11 +41,11 @@ export const LAYERS: readonly (readonly string[])[] = [
     'idempotency',
   ],
   ['server', 'workers'],
-  ['main.ts', 'cli.ts', 'cli'],
+  ['main.ts', 'service.ts', 'cli.ts', 'cli'],
 ];
 
 /** Who may import the sandbox (the local chain): the wiring and the entry points only. */
-const SANDBOX_IMPORTERS = new Set(['server', 'workers', 'main.ts', 'cli.ts', 'cli']);
+const SANDBOX_IMPORTERS = new Set(['server', 'workers', 'main.ts', 'service.ts', 'cli.ts', 'cli']);
 const BROWSER_APP = 'pay-page/app/';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -8,7 +8,7 @@ import { createLogger } from './base/logger.ts';
 import { StartError } from './base/start-error.ts';
 import { uuidV7 } from './base/uuid-v7.ts';
 import { payers } from './db/schema/payers.ts';
-import { createService } from './main.ts';
+import { createService } from './service.ts';
 
 describe('graceful stop', () => {
   it('finishes in-flight requests, refuses new ones, then closes the database', async () => {

@@ -1,4 +1,6 @@
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import type { MetricsConfig } from '../config/metrics.ts';
 import type { ErrorEnvelope } from '../http/envelope.ts';
 import { errorEnvelope } from '../http/envelope.ts';
@@ -33,4 +35,31 @@ export function createMetricsListener(metrics: Metrics, config: MetricsConfig): 
       () => refuse(errorEnvelope(500, 'Could not render the metrics')),
     );
   });
+}
+
+/** Binds the listener where `METRICS_PORT` and `METRICS_HOST` say, and logs where it is. */
+export async function listenForScrapes(
+  listener: Server,
+  at: { readonly port: number; readonly host: string },
+  logger: Logger,
+): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(at.port, at.host, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = listener.address() as AddressInfo;
+  logger.info(
+    { metrics: `http://${at.host}:${port}/metrics` },
+    `metrics on http://${at.host}:${port}/metrics`,
+  );
+}
+
+/** Closes the listener, scrapes in flight included; nothing when it never listened. */
+export async function closeMetricsListener(listener: Server): Promise<void> {
+  if (!listener.listening) return;
+  listener.closeAllConnections();
+  await new Promise<void>((resolve) => listener.close(() => resolve()));
 }
