@@ -13081,7 +13081,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The network’s RPC failed, or the cross-chain route offered does not pay the link (`crosschain_route_refused`) */
+                /** @description The cross-chain route offered does not pay the link (`crosschain_route_refused`) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -13090,7 +13090,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The network is not configured, or the routing aggregator fails (`crosschain_unavailable`) */
+                /** @description The network is not configured (`chain_unavailable`), its RPC fails or its read breaker is open (`chain_rpc_failed`, with `Retry-After` in seconds), or the routing aggregator fails (`crosschain_unavailable`) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -14024,7 +14024,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The network’s RPC failed, or the cross-chain route offered does not pay the link (`crosschain_route_refused`) */
+                /** @description The cross-chain route offered does not pay the link (`crosschain_route_refused`) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -14033,7 +14033,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The network is not configured, or the routing aggregator fails (`crosschain_unavailable`) */
+                /** @description The network is not configured (`chain_unavailable`), its RPC fails or its read breaker is open (`chain_rpc_failed`, with `Retry-After` in seconds), or the routing aggregator fails (`crosschain_unavailable`) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -14324,7 +14324,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The refreshed route does not pay the link (`crosschain_route_refused`), or an RPC failed */
+                /** @description The refreshed route does not pay the link (`crosschain_route_refused`) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -14333,7 +14333,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The routing aggregator fails (`crosschain_unavailable`) */
+                /** @description The routing aggregator fails (`crosschain_unavailable`), or an RPC fails or its read breaker is open (`chain_rpc_failed`, with `Retry-After` in seconds) */
                 503: {
                     headers: {
                         [name: string]: unknown;
