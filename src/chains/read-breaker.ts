@@ -55,11 +55,9 @@ export function createReadBreaker(options: {
 /** A viem failure that is not a revert: the RPC could not be reached or answered wrongly. */
 export function isViemRpcFault(error: unknown): boolean {
   if (!(error instanceof BaseError)) return false;
-  const reverted = error.walk(
+  const revert = error.walk(
     (cause) =>
       cause instanceof ExecutionRevertedError || cause instanceof ContractFunctionRevertedError,
   );
-  return !(
-    reverted instanceof ExecutionRevertedError || reverted instanceof ContractFunctionRevertedError
-  );
+  return revert === null;
 }
