@@ -50,7 +50,7 @@ export async function call(
   apiKey: string,
   path: string,
   options: { readonly body?: unknown; readonly method?: string; readonly timeoutMs?: number } = {},
-): Promise<{ status: number; body: unknown; ms: number }> {
+): Promise<{ status: number; body: unknown; retryAfter: string | null; ms: number }> {
   const started = performance.now();
   const response = await fetch(`${base}${path}`, {
     method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
@@ -63,5 +63,10 @@ export async function call(
   try {
     body = JSON.parse(text);
   } catch {}
-  return { status: response.status, body, ms: performance.now() - started };
+  return {
+    status: response.status,
+    body,
+    retryAfter: response.headers.get('retry-after'),
+    ms: performance.now() - started,
+  };
 }

@@ -21,6 +21,8 @@ export interface FaultyRpc {
   readonly url: string;
   /** Calls answered in each mode since the start, to show each fault was met. */
   readonly answered: Record<RpcFault, number>;
+  /** JSON-RPC calls received by method, whatever the mode: to tell one caller's from another's. */
+  readonly methods: Map<string, number>;
   set(mode: RpcFault): void;
   close(): Promise<void>;
 }
@@ -36,6 +38,7 @@ export async function startFaultyRpc(upstream: string): Promise<FaultyRpc> {
     rpc_error: 0,
     hang: 0,
   };
+  const methods = new Map<string, number>();
   const hanging = new Set<ServerResponse>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -44,6 +47,7 @@ export async function startFaultyRpc(upstream: string): Promise<FaultyRpc> {
       const body = Buffer.concat(chunks);
       const current = mode;
       answered[current]++;
+      for (const method of methodsOf(body)) methods.set(method, (methods.get(method) ?? 0) + 1);
       switch (current) {
         case 'pass':
           void forward(upstream, body, response);
@@ -84,6 +88,7 @@ export async function startFaultyRpc(upstream: string): Promise<FaultyRpc> {
   return {
     url: `http://127.0.0.1:${port}`,
     answered,
+    methods,
     set: (next) => {
       mode = next;
       // A switch away from hanging lets go of the calls held so far, as a node that comes
@@ -110,6 +115,19 @@ async function forward(upstream: string, body: Buffer, response: ServerResponse)
   } catch {
     response.socket?.destroy();
   }
+}
+
+/** The methods a JSON-RPC call (or batch of them) asks for. */
+function methodsOf(body: Buffer): string[] {
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {}
+  return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((call: unknown) =>
+    typeof call === 'object' && call !== null && 'method' in call && typeof call.method === 'string'
+      ? [call.method]
+      : [],
+  );
 }
 
 /** A JSON-RPC answer (or batch of them) to `body`, each with the request's id. */

@@ -184,7 +184,6 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   // 5xx
   internal_error: 500,
-  chain_rpc_failed: 502,
   crosschain_route_refused: 502,
   tron_broadcast_refused: 502,
   tron_node_unreachable: 502,
@@ -192,6 +191,7 @@ export const ERROR_STATUS = {
   compliance_provider_failed: 502,
   offramp_refused: 502,
   chain_unavailable: 503,
+  chain_rpc_failed: 503,
   database_unavailable: 503,
   networks_not_ready: 503,
   shutting_down: 503,

@@ -1,3 +1,4 @@
+import { BrokenCircuitError } from 'cockatiel';
 import {
   type Address,
   BaseError,
@@ -11,6 +12,13 @@ import {
 import { AppError } from '../base/errors.ts';
 import { type NetworkConfigs, networkConfig } from './network-config.ts';
 import type { NetworkId } from './networks.ts';
+import {
+  createReadBreaker,
+  isViemRpcFault,
+  type ReadBreaker,
+  RPC_BREAKER_FAILURES,
+  RPC_BREAKER_HALF_OPEN_MS,
+} from './read-breaker.ts';
 import type { ChainRegistry } from './registry.ts';
 import { createRpcFetch } from './rpc-fetch.ts';
 
@@ -24,12 +32,21 @@ export class ChainUnavailableError extends AppError {
   }
 }
 
-/** The RPC failed or did not answer: transient, the caller may retry. */
+/**
+ * The RPC failed or did not answer: transient, the caller may retry after `Retry-After` seconds
+ * (503: the network is unavailable for now, not a bad answer of ours).
+ */
 class ChainRpcError extends AppError {
-  constructor(network: string) {
-    super('chain_rpc_failed', `Network ${network} did not answer; try again shortly`);
+  constructor(network: string, retryAfterSeconds: number, cause?: unknown) {
+    super('chain_rpc_failed', `Network ${network} did not answer; try again shortly`, {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+      cause,
+    });
   }
 }
+
+/** A read that outlived the RPC timeout: the RPC's fault, as viem's own failures are. */
+class ReadTimeout extends Error {}
 
 const RPC_TIMEOUT_MS = 10_000;
 
@@ -39,8 +56,10 @@ export interface ChainClients {
   /** Whether the network has an RPC (or a stand-in transport) to reach it through. */
   configured(network: NetworkId): boolean;
   /**
-   * Runs chain reads, turning RPC failures into ChainRpcError (never a 500 with a stack), and
-   * failing with it too once one RPC timeout has passed, retries included.
+   * Runs chain reads that serve an HTTP answer, turning RPC failures into ChainRpcError (503,
+   * never a 500 with a stack), and failing with it too once one RPC timeout has passed, retries
+   * included. Behind a per-network circuit breaker (read-breaker.ts): after a few failures in a
+   * row it fails at once until a probe read succeeds.
    */
   read<T>(network: NetworkId, run: (client: PublicClient) => Promise<T>): Promise<T>;
 }
@@ -55,9 +74,24 @@ export function createChainClients(deps: {
   transports?: Partial<Record<NetworkId, Transport>>;
   /** One call's timeout, and the most a `read` takes in all (tests shorten it). */
   rpcTimeoutMs?: number;
+  /** The read breaker's failures in a row and open period (read-breaker.ts; tests set them). */
+  breaker?: { failures: number; halfOpenMs: number };
 }): ChainClients {
   const clients = new Map<string, PublicClient>();
+  const breakers = new Map<string, ReadBreaker>();
   const timeoutMs = deps.rpcTimeoutMs ?? RPC_TIMEOUT_MS;
+  const breakerOf = (network: NetworkId): ReadBreaker => {
+    let breaker = breakers.get(network);
+    if (!breaker) {
+      breaker = createReadBreaker({
+        failures: deps.breaker?.failures ?? RPC_BREAKER_FAILURES,
+        halfOpenMs: deps.breaker?.halfOpenMs ?? RPC_BREAKER_HALF_OPEN_MS,
+        isFault: (error) => error instanceof ReadTimeout || isViemRpcFault(error),
+      });
+      breakers.set(network, breaker);
+    }
+    return breaker;
+  };
 
   const transportOf = (network: NetworkId): Transport | null =>
     deps.transports?.[network] ??
@@ -96,23 +130,39 @@ export function createChainClients(deps: {
     configured: (network) => transportOf(network) !== null,
     async read(network, run) {
       const client = evm(network);
-      // The transport retries a call once, a timed-out one too: against a node that hangs, a
-      // read would take two timeouts, and a route's caller wait that long. The read as a whole
-      // gets one; what is still running past it ends unread.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ChainRpcError(network)), timeoutMs);
-      });
+      const breaker = breakerOf(network);
       try {
-        return await Promise.race([run(client), late]);
+        return await breaker.execute(() => timed(run(client), timeoutMs));
       } catch (error) {
-        if (error instanceof BaseError) throw new ChainRpcError(network);
+        // BrokenCircuitError: the breaker is open, answered at once, asking nothing of the RPC.
+        if (
+          error instanceof BrokenCircuitError ||
+          error instanceof ReadTimeout ||
+          error instanceof BaseError
+        ) {
+          throw new ChainRpcError(network, breaker.retryAfterSeconds(), error);
+        }
         throw error;
-      } finally {
-        clearTimeout(timer);
       }
     },
   };
+}
+
+/**
+ * The transport retries a call once, a timed-out one too: against a node that hangs, a read
+ * would take two timeouts, and a route's caller wait that long. The read as a whole gets one;
+ * what is still running past it ends unread.
+ */
+async function timed<T>(read: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ReadTimeout()), timeoutMs);
+  });
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** One set of keep-alive connections per process, whatever the networks (chains/rpc-fetch.ts). */

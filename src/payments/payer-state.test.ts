@@ -150,12 +150,12 @@ describe('readPayerState', () => {
       owner: payer.address,
       tokens: [{ token: nowhere, spender: chain.addresses.erc20FeeProxy }],
     }).catch((error: unknown) => error);
-    // A viem error: the chain client answers 502 for it, not 500.
+    // A viem error: the chain client answers 503 for it, not 500.
     expect(failure).toBeInstanceOf(BaseError);
     expect(String(failure)).toContain('a call failed');
   });
 
-  it('refuses an answer that reports a failed call, as viem did, so the caller answers 502', async () => {
+  it('refuses an answer that reports a failed call, as viem did, so the caller answers 503', async () => {
     const abi = parseAbi([
       'struct Result { bool success; bytes returnData; }',
       'function aggregate3((address,bool,bytes)[] calls) payable returns (Result[] returnData)',
@@ -192,7 +192,7 @@ describe('readPayerState', () => {
     expect(String(failure)).toContain('answered by 2 results of which 1 failed');
   });
 
-  it('refuses a probe answer of the wrong length or with its flag down, so the caller answers 502', async () => {
+  it('refuses a probe answer of the wrong length or with its flag down, so the caller answers 503', async () => {
     const payer = accountOf(chain, 1);
     const word = (value: number) => value.toString(16).padStart(64, '0');
     const answering = (answer: string) =>

@@ -273,12 +273,12 @@ describe('GET /{token}/pay and POST /{token}/calldata: the calldata', () => {
     ]);
   });
 
-  it('reads the chain only when a wallet is given (this RPC fails: 502)', async () => {
+  it('reads the chain only when a wallet is given (this RPC fails: 503)', async () => {
     const dest = await destination(shop);
     const link = await createLink(shop, [{ destinationId: dest.destinationId, amount: '3' }]);
     const readsBefore = rpcCalls.length;
     for (const res of await bothCalldata(link.token, { wallet: wallet(77) })) {
-      expect(res.statusCode, res.body).toBe(502);
+      expect(res.statusCode, res.body).toBe(503);
       expect(res.json()).toMatchObject({
         message: 'Network base did not answer; try again shortly',
         code: 'chain_rpc_failed',

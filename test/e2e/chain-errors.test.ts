@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from '../app.ts';
 import { createTenant, type Tenant } from '../fixtures.ts';
 import { REFUSING_URL } from '../process.ts';
 
-/** A network without RPC, or with one that does not answer: clear 503/502, never a 500. */
+/** A network without RPC, or with one that does not answer: a clear 503, never a 500. */
 
 const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -64,7 +64,7 @@ describe('chain errors', () => {
     expect(withoutWallet.json().transactions).toHaveLength(2);
   });
 
-  it('answers 502 when the RPC does not answer, and logs no stack to the caller', async () => {
+  it('answers 503 with Retry-After when the RPC does not answer, and logs no stack to the caller', async () => {
     const tenant = await createTenant(down.db);
     const token = await linkOnBase(down, tenant);
     const res = await down.app.inject({
@@ -72,11 +72,12 @@ describe('chain errors', () => {
       url: `/v2/secure-payments/${token}/pay?wallet=${PAYER}`,
       headers: { 'x-api-key': tenant.apiKey },
     });
-    expect(res.statusCode).toBe(502);
+    expect(res.statusCode).toBe(503);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(res.json()).toEqual({
-      statusCode: 502,
+      statusCode: 503,
       message: 'Network base did not answer; try again shortly',
-      error: 'Bad Gateway',
+      error: 'Service Unavailable',
       code: 'chain_rpc_failed',
     });
   });

@@ -12,9 +12,11 @@ import { type Receiver, startReceiver } from '../webhook-receiver.ts';
  * following the chain: a proxy on loopback between the two drops connections, answers 502,
  * answers bodies that are not JSON, JSON-RPC results of the wrong shape and JSON-RPC errors,
  * and hangs, one after the other, while payers keep paying on the chain. Meanwhile the
- * calldata route that reads the payer's balances answers 502 `chain_rpc_failed`
- * (docs/errors.md) within one RPC timeout instead of hanging; once the RPC is back, detection resumes without a gap: every payment, made before,
- * during or after the flapping, is recorded once, and its webhook is delivered once.
+ * calldata route that reads the payer's balances answers 503 `chain_rpc_failed` with
+ * `Retry-After` (docs/errors.md) within one RPC timeout instead of hanging, and once the
+ * network's read breaker has opened, at once and without reaching the RPC. Once the RPC is back,
+ * detection resumes without a gap: every payment, made before, during or after the flapping, is
+ * recorded once, and its webhook is delivered once.
  */
 
 const source = inject('testDatabase');
@@ -32,6 +34,10 @@ const PAYMENTS = FAULTS.length + 2;
 const PAY_BOUND_MS = 10_000 + 2_000;
 /** How long each fault lasts: a few of the indexer's rounds (INDEXER_POLL_MS=100). */
 const FAULT_MS = 700;
+/** The read breaker's failures in a row (RPC_BREAKER_FAILURES, src/chains/read-breaker.ts). */
+const BREAKER_FAILURES = 3;
+/** An answer of the open breaker: no RPC call, only the route's own work on a loaded machine. */
+const OPEN_BOUND_MS = 1_000;
 
 const cleanup: (() => Promise<void>)[] = [];
 let local: StandIn | undefined;
@@ -91,7 +97,7 @@ describe(`an RPC that flaps and answers garbage (${source.kind})`, () => {
     world = await setUp();
   }, 240_000);
 
-  it('answers /pay 502 chain_rpc_failed within one RPC timeout meanwhile, and misses no payment after', async () => {
+  it('answers /pay 503 chain_rpc_failed with Retry-After meanwhile, at once when the breaker is open, and misses no payment after', async () => {
     const { chain, proxy, receiver, api, destinationId } = world;
 
     // The links and their calldata, read while the RPC answers.
@@ -125,10 +131,17 @@ describe(`an RPC that flaps and answers garbage (${source.kind})`, () => {
       (r) => isPaid(r.body),
     );
 
-    const refusals: { fault: RpcFault; status: number; code: unknown; ms: number }[] = [];
+    const payUnpaid = () => api(`/v2/secure-payments/${unpaid.token}/pay?wallet=${payer.address}`);
+    const refusals: {
+      fault: RpcFault;
+      status: number;
+      code: unknown;
+      retryAfter: string | null;
+      ms: number;
+    }[] = [];
     for (const fault of FAULTS) {
       proxy.set(fault);
-      const answer = api(`/v2/secure-payments/${unpaid.token}/pay?wallet=${payer.address}`);
+      const answer = payUnpaid();
       await payNext();
       const [settled] = await Promise.all([
         answer,
@@ -138,16 +151,39 @@ describe(`an RPC that flaps and answers garbage (${source.kind})`, () => {
         fault,
         status: settled.status,
         code: (settled.body as { code?: unknown }).code,
+        retryAfter: settled.retryAfter,
         ms: Math.round(settled.ms),
       });
+      // A read that succeeds ends the run of failures, so each fault meets the RPC itself
+      // rather than the breaker the ones before would open.
+      proxy.set('pass');
+      expect((await payUnpaid()).status, fault).toBe(200);
     }
+
+    // Failures in a row open the network's read breaker: /pay then answers at once, reaching
+    // the RPC no more (counted by its method: detection never sends eth_call).
+    proxy.set('drop');
+    for (let i = 0; i < BREAKER_FAILURES; i++) {
+      expect(await payUnpaid()).toMatchObject({ status: 503, body: { code: 'chain_rpc_failed' } });
+    }
+    // One answered with 2 s or more of cool-off left leaves the next calls inside it for sure.
+    await until('an open breaker', payUnpaid, (r) => Number(r.retryAfter) >= 2, 20_000);
+    const ethCalls = proxy.methods.get('eth_call') ?? 0;
+    for (let i = 0; i < 5; i++) {
+      const refused = await payUnpaid();
+      expect(refused).toMatchObject({ status: 503, body: { code: 'chain_rpc_failed' } });
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(refused.ms).toBeLessThan(OPEN_BOUND_MS);
+    }
+    expect(proxy.methods.get('eth_call') ?? 0).toBe(ethCalls);
     proxy.set('pass');
     await payNext();
 
     // Every fault was met, by the route and by detection.
     for (const fault of FAULTS) expect(proxy.answered[fault], fault).toBeGreaterThan(0);
     for (const refusal of refusals) {
-      expect(refusal, refusal.fault).toMatchObject({ status: 502, code: 'chain_rpc_failed' });
+      expect(refusal, refusal.fault).toMatchObject({ status: 503, code: 'chain_rpc_failed' });
+      expect(Number(refusal.retryAfter), refusal.fault).toBeGreaterThanOrEqual(1);
       expect(refusal.ms, refusal.fault).toBeLessThan(PAY_BOUND_MS);
     }
 
@@ -177,11 +213,11 @@ describe(`an RPC that flaps and answers garbage (${source.kind})`, () => {
     expect(new Set(confirmed.map((r) => r.headers['x-request-network-delivery'])).size).toBe(
       PAYMENTS,
     );
-    // The unpaid link stayed unpaid, and the calldata route works again.
+    // The unpaid link stayed unpaid, and the calldata route works again once a probe read
+    // after the breaker's cool-off (5 s) has closed it.
     expect(isPaid((await api(`/v2/request/${unpaid.requestId}`)).body)).toBe(false);
-    const again = await api(`/v2/secure-payments/${unpaid.token}/pay?wallet=${payer.address}`);
-    expect(again.status).toBe(200);
-  }, 60_000);
+    await until('the calldata route back', payUnpaid, (r) => r.status === 200, 20_000);
+  }, 120_000);
 });
 
 function isPaid(body: unknown): boolean {

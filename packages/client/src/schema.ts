@@ -14092,7 +14092,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The network’s RPC failed, or the cross-chain route offered does not pay the link (`crosschain_route_refused`) */
+                /** @description The cross-chain route offered does not pay the link (`crosschain_route_refused`) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -14101,7 +14101,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The network is not configured, or the routing aggregator fails (`crosschain_unavailable`) */
+                /** @description The network is not configured (`chain_unavailable`), its RPC fails or its read breaker is open (`chain_rpc_failed`, with `Retry-After` in seconds), or the routing aggregator fails (`crosschain_unavailable`) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -15089,7 +15089,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The network’s RPC failed, or the cross-chain route offered does not pay the link (`crosschain_route_refused`) */
+                /** @description The cross-chain route offered does not pay the link (`crosschain_route_refused`) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -15098,7 +15098,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The network is not configured, or the routing aggregator fails (`crosschain_unavailable`) */
+                /** @description The network is not configured (`chain_unavailable`), its RPC fails or its read breaker is open (`chain_rpc_failed`, with `Retry-After` in seconds), or the routing aggregator fails (`crosschain_unavailable`) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -15401,7 +15401,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The refreshed route does not pay the link (`crosschain_route_refused`), or an RPC failed */
+                /** @description The refreshed route does not pay the link (`crosschain_route_refused`) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -15410,7 +15410,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description The routing aggregator fails (`crosschain_unavailable`) */
+                /** @description The routing aggregator fails (`crosschain_unavailable`), or an RPC fails or its read breaker is open (`chain_rpc_failed`, with `Retry-After` in seconds) */
                 503: {
                     headers: {
                         [name: string]: unknown;

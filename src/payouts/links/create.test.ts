@@ -223,11 +223,11 @@ describe('GET /v2/secure-payments/{token}/pay of a payout link', () => {
     expect(rpcCalls.length).toBe(calls);
   });
 
-  it('lets the creator’s wallet through, in any case (here base is unreachable: 502)', async () => {
+  it('lets the creator’s wallet through, in any case (here base is unreachable: 503)', async () => {
     const { token } = await payout();
     for (const address of [CREATOR, CREATOR.toLowerCase()]) {
       const res = await pay(token, { wallet: address });
-      expect(res.statusCode, res.body).toBe(502);
+      expect(res.statusCode, res.body).toBe(503);
       expect(res.json().code).toBe('chain_rpc_failed');
     }
   });
@@ -244,6 +244,6 @@ describe('GET /v2/secure-payments/{token}/pay of a payout link', () => {
     const dest = await destination(shop);
     const { token } = await createLink(shop, [{ destinationId: dest.destinationId, amount: '1' }]);
     const res = await pay(token, { wallet: OTHER });
-    expect(res.statusCode, res.body).toBe(502);
+    expect(res.statusCode, res.body).toBe(503);
   });
 });

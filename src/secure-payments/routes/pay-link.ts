@@ -38,12 +38,12 @@ const calldataSchema = {
     423: InProgressResponse,
     502: {
       description:
-        'The network’s RPC failed, or the cross-chain route offered does not pay the link (`crosschain_route_refused`)',
+        'The cross-chain route offered does not pay the link (`crosschain_route_refused`)',
       $ref: 'ErrorEnvelope',
     },
     503: {
       description:
-        'The network is not configured, or the routing aggregator fails (`crosschain_unavailable`)',
+        'The network is not configured (`chain_unavailable`), its RPC fails or its read breaker is open (`chain_rpc_failed`, with `Retry-After` in seconds), or the routing aggregator fails (`crosschain_unavailable`)',
       $ref: 'ErrorEnvelope',
     },
   },

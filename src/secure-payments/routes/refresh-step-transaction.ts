@@ -78,12 +78,12 @@ export function registerRefreshStepTransaction(app: App, deps: CalldataDeps): vo
           409: { ...CompletedResponse, description: 'Already completed' },
           423: InProgressResponse,
           502: {
-            description:
-              'The refreshed route does not pay the link (`crosschain_route_refused`), or an RPC failed',
+            description: 'The refreshed route does not pay the link (`crosschain_route_refused`)',
             $ref: 'ErrorEnvelope',
           },
           503: {
-            description: 'The routing aggregator fails (`crosschain_unavailable`)',
+            description:
+              'The routing aggregator fails (`crosschain_unavailable`), or an RPC fails or its read breaker is open (`chain_rpc_failed`, with `Retry-After` in seconds)',
             $ref: 'ErrorEnvelope',
           },
         },
