@@ -71,6 +71,8 @@ export function createIndexer(deps: {
   watchers?: readonly LogWatcher[];
   /** Called after payments were recorded (to wake the webhook dispatcher). */
   onRecorded?: () => void;
+  /** Told the head, the target (head - confirmations) and the last block recorded (metrics). */
+  onProgress?: (progress: { head: bigint; target: bigint; indexed: bigint | null }) => void;
 }): Indexer {
   const range: RangeDeps = {
     db: deps.db,
@@ -149,6 +151,7 @@ export function createIndexer(deps: {
         last = fork;
       }
     }
+    deps.onProgress?.({ head, target, indexed: last });
     if (target < 0n) return { head, scannedTo: null, recorded: 0, rolledBack };
     let from =
       last === null
@@ -174,6 +177,7 @@ export function createIndexer(deps: {
       // Each range's webhooks go as soon as it commits, not after the whole backlog.
       if (inRange > 0) deps.onRecorded?.();
       recorded += inRange;
+      deps.onProgress?.({ head, target, indexed: to });
       from = to + 1n;
       if (span < ceiling) span = span * 2n > ceiling ? ceiling : span * 2n;
     }
