@@ -27,8 +27,6 @@ const MAX_SPAN = 10_000n;
 const FORK_SEARCH_DEPTH = 512;
 
 interface TickResult {
-  /** The chain's head this pass went by. */
-  readonly head: bigint;
   /** Last confirmed block now recorded (null when the chain is shorter than the depth). */
   readonly scannedTo: bigint | null;
   readonly recorded: number;
@@ -134,7 +132,7 @@ export function createIndexer(deps: {
     let rolledBack = 0;
     // A node that reports a head below what we recorded is either behind its peers or on a
     // shorter fork; either way, wait until it is past our checkpoint, then compare hashes.
-    if (last !== null && last > head) return { head, scannedTo: null, recorded: 0, rolledBack: 0 };
+    if (last !== null && last > head) return { scannedTo: null, recorded: 0, rolledBack: 0 };
     if (saved !== null) {
       const fork = await findFork(saved);
       if (fork !== null) {
@@ -152,7 +150,7 @@ export function createIndexer(deps: {
       }
     }
     deps.onProgress?.({ head, target, indexed: last });
-    if (target < 0n) return { head, scannedTo: null, recorded: 0, rolledBack };
+    if (target < 0n) return { scannedTo: null, recorded: 0, rolledBack };
     let from =
       last === null
         ? target > INITIAL_LOOKBACK_BLOCKS
@@ -182,8 +180,7 @@ export function createIndexer(deps: {
       if (span < ceiling) span = span * 2n > ceiling ? ceiling : span * 2n;
     }
     if (recorded > 0) log.info({ recorded, scannedTo: String(target) }, 'payments recorded');
-    // Here the chain's head and the last block indexed are both known (`head`, `target`).
-    return { head, scannedTo: target, recorded, rolledBack };
+    return { scannedTo: target, recorded, rolledBack };
   };
 
   /** The newest head a notification told of that no pass has gone by yet. */
