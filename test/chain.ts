@@ -15,6 +15,7 @@ import {
   networkEnvSuffix,
   type PaymentNetworkId,
 } from '../src/chains/networks.ts';
+import { providerTransport } from '../src/chains/provider-transport.ts';
 import { erc20Abi } from '../src/payments/abis.ts';
 import type { EvmTransaction } from '../src/payments/transactions.ts';
 import { type LocalChain, startLocalChain } from '../src/sandbox/chain.ts';
@@ -65,7 +66,8 @@ export async function standIn(
         }),
       }),
     },
-    transports: { [network]: custom(chain.provider, { retryCount: 0 }) },
+    // Followed as a WebSocket RPC is: the chain in process tells of its new heads.
+    transports: { [network]: providerTransport(chain.provider) },
   };
 }
 

@@ -17,6 +17,7 @@ import {
   erc20FeeProxyAbi,
   ethFeeProxyAbi,
 } from '../payments/abis.ts';
+import { createHeadChain, followHeads } from './heads.ts';
 import { payersOf } from './payer-accounts.ts';
 import type { BlockSource, ContractLog, DetectedPayment } from './types.ts';
 
@@ -26,6 +27,9 @@ export class RangeTooLargeError extends Error {}
 /** JSON-RPC codes and words providers use to refuse a log range (classified here, once). */
 const RANGE_ERROR_CODES = new Set([-32005, -32602, -32614]);
 const RANGE_ERROR_WORDS = /range|too many|limit|exceed|too large|10000/i;
+
+/** Receipts kept for payments of the same transaction (a batch's). */
+const KEPT_RECEIPTS = 1_024;
 
 const USD_HASH = requestCurrencyHash('ISO4217', 'USD');
 
@@ -73,6 +77,9 @@ export function createEvmSource(deps: {
     [contracts.batchPayments].filter((a): a is string => a !== null).map((a) => a.toLowerCase()),
   );
 
+  // What the followed heads said of recent blocks, asked before the node (heads.ts).
+  const heads = createHeadChain();
+
   /** A converted amount (8-decimal fiat) in USD at the payment's block, when a feed says. */
   async function inUsd(currency: Address, amount: bigint, blockNumber: bigint) {
     if (currency.toLowerCase() === USD_HASH) return amount;
@@ -97,6 +104,26 @@ export function createEvmSource(deps: {
       throw error;
     }
   }
+
+  /**
+   * Transactions' receipts, kept for the transactions seen last: a batch pays many requests in
+   * one, and each payment asks who paid (keyed with the block: a fork re-mines transactions).
+   */
+  const receipts = new Map<string, ReturnType<PublicClient['getTransactionReceipt']>>();
+  const receiptOf = (event: { txHash: string; blockHash: string }) => {
+    const key = `${event.txHash}:${event.blockHash}`;
+    let receipt = receipts.get(key);
+    if (!receipt) {
+      receipt = deps.client.getTransactionReceipt({ hash: event.txHash as `0x${string}` });
+      receipt.catch(() => receipts.delete(key));
+      receipts.set(key, receipt);
+      for (const old of receipts.keys()) {
+        if (receipts.size <= KEPT_RECEIPTS) break;
+        receipts.delete(old);
+      }
+    }
+    return receipt;
+  };
 
   async function scan(from: bigint, to: bigint, watched: readonly string[]) {
     let logs: Awaited<ReturnType<PublicClient['getLogs']>>;
@@ -136,14 +163,17 @@ export function createEvmSource(deps: {
             : await inUsd(args.currency, args.amount, log.blockNumber),
       });
     }
-    const timestamps = new Map<bigint, Date>();
-    /** A block's time, read once per block. */
-    const timeOf = async (blockNumber: bigint) => {
-      let timestamp = timestamps.get(blockNumber);
+    const timestamps = new Map<string, Promise<Date>>();
+    /** A block's time: from its followed head, else read once per block. */
+    const timeOf = (blockHash: `0x${string}`) => {
+      const heard = heads.timeOf(blockHash);
+      if (heard) return heard;
+      let timestamp = timestamps.get(blockHash);
       if (!timestamp) {
-        const block = await deps.client.getBlock({ blockNumber });
-        timestamp = new Date(Number(block.timestamp) * 1000);
-        timestamps.set(blockNumber, timestamp);
+        timestamp = deps.client
+          .getBlock({ blockHash })
+          .then((block) => new Date(Number(block.timestamp) * 1000));
+        timestamps.set(blockHash, timestamp);
       }
       return timestamp;
     };
@@ -152,7 +182,7 @@ export function createEvmSource(deps: {
       const topic = log.topics[1];
       if (log.blockNumber === null || log.blockHash === null || log.logIndex === null || !topic)
         continue;
-      const timestamp = await timeOf(log.blockNumber);
+      const timestamp = await timeOf(log.blockHash);
       const args = log.args as {
         tokenAddress?: Address;
         to: Address;
@@ -196,7 +226,7 @@ export function createEvmSource(deps: {
         logIndex: log.logIndex,
         blockNumber: log.blockNumber,
         blockHash: log.blockHash,
-        timestamp: await timeOf(log.blockNumber),
+        timestamp: await timeOf(log.blockHash),
       });
     }
     return { payments: events, logs: contractLogs };
@@ -204,14 +234,23 @@ export function createEvmSource(deps: {
 
   return {
     head: () => deps.client.getBlockNumber({ cacheTime: 0 }),
-    blockHash: async (number) => (await deps.client.getBlock({ blockNumber: number })).hash,
+    blockHash: async (number) =>
+      heads.hashAt(number) ?? (await deps.client.getBlock({ blockNumber: number })).hash,
+    follow: (listener) =>
+      followHeads(deps.client, {
+        onHead(head) {
+          heads.add(head);
+          listener.onHead(head);
+        },
+        onDropped(error) {
+          heads.clear();
+          listener.onDropped(error);
+        },
+      }),
     events: async (from, to) => (await scan(from, to, [])).payments,
     scan,
     async payers(event) {
-      const receipt = await deps.client.getTransactionReceipt({
-        hash: event.txHash as `0x${string}`,
-      });
-      return payersOf(receipt, event, {
+      return payersOf(await receiptOf(event), event, {
         intermediaries,
         // An EIP-7702 account's code is a delegation (0xef0100 ‖ address): still an EOA.
         isEoa: async (address) => {

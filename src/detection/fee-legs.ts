@@ -3,6 +3,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { feeLegPayments } from '../db/schema.ts';
 import { type FeeLegRow, feeLegsByReferenceTopics } from '../fees/legs.ts';
+import { inChunks } from './chunks.ts';
 import type { DetectedPayment } from './types.ts';
 
 /**
@@ -27,7 +28,7 @@ export async function matchFeeLegs(
   events: readonly DetectedPayment[],
 ): Promise<MatchedFeeLeg[]> {
   const topics = [...new Set(events.map((e) => e.referenceTopic.toLowerCase()))];
-  const rows = await feeLegsByReferenceTopics(db, network, topics);
+  const rows = await inChunks(topics, (chunk) => feeLegsByReferenceTopics(db, network, chunk));
   if (rows.length === 0) return [];
   const byTopic = new Map(rows.map((row) => [row.referenceTopic, row]));
   return events.flatMap((event) => {

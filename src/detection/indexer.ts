@@ -8,9 +8,7 @@ import type { Database } from '../db/client.ts';
 import type { LeaderLock } from '../db/leader-lock.ts';
 import { chainBlocks, chainCheckpoints } from '../db/schema.ts';
 import { RangeTooLargeError } from './evm-source.ts';
-import { matchFeeLegs } from './fee-legs.ts';
-import type { Payers } from './payer-accounts.ts';
-import { matchRequests, recordPayments, recurringPayers } from './record.ts';
+import { type RangeDeps, readRange, recordRange } from './range.ts';
 import { rollBack } from './rollback.ts';
 import type {
   BlockSource,
@@ -19,7 +17,6 @@ import type {
   LogWatcher,
   PaymentSink,
 } from './types.ts';
-import { settledByWatchers } from './watched.ts';
 
 /** On first start, scan this far back from the confirmed head (payments precede no request). */
 const INITIAL_LOOKBACK_BLOCKS = 1_000n;
@@ -40,6 +37,10 @@ export interface Indexer {
   readonly network: NetworkId;
   /** One pass: check for a reorganisation, then scan up to the confirmed head. */
   tick(): Promise<TickResult>;
+  /**
+   * Passes every `pollMs`, and at once when the node tells of a new head, where the source can
+   * follow them (heads.ts); polling alone while it cannot, or its subscription broke.
+   */
   start(pollMs: number): void;
   stop(): Promise<void>;
 }
@@ -49,7 +50,9 @@ export interface Indexer {
  * is recorded with its checkpoint in one transaction, so a restart resumes exactly where the
  * last one stopped. Before scanning, the hash of the checkpoint block is compared with the
  * chain's: a mismatch means the chain reorganised below us, and what was recorded above the
- * fork is rolled back and scanned again.
+ * fork is rolled back and scanned again. Where the node can be followed, a pass starts as soon
+ * as it tells of a new head, with that head: the poll is then only the safety net, and the
+ * one loop when the subscription breaks (it is taken again at the next poll).
  */
 export function createIndexer(deps: {
   db: Database;
@@ -69,22 +72,13 @@ export function createIndexer(deps: {
   /** Told the head, the target (head - confirmations) and the last block recorded (metrics). */
   onProgress?: (progress: { head: bigint; target: bigint; indexed: bigint | null }) => void;
 }): Indexer {
-  const watchers = deps.watchers ?? [];
-  const watched = watchers.flatMap((w) => w.addresses);
-  /** The payments of a range and the watched contracts' logs, from one read of the node. */
-  const read = async (from: bigint, to: bigint) =>
-    watched.length > 0 && deps.source.scan
-      ? deps.source.scan(from, to, watched)
-      : { payments: await deps.source.events(from, to), logs: [] };
-  /** The watchers' part of a range, in the transaction that records it. */
-  const recordWatched = async (tx: Database, logs: readonly ContractLog[], now: Date) => {
-    let recorded = 0;
-    for (const watcher of watchers) {
-      const mine = new Set(watcher.addresses.map((a) => a.toLowerCase()));
-      const own = logs.filter((log) => mine.has(log.address.toLowerCase()));
-      if (own.length > 0) recorded += await watcher.recorded(tx, own, now);
-    }
-    return recorded;
+  const range: RangeDeps = {
+    db: deps.db,
+    chains: deps.chains,
+    network: deps.network,
+    source: deps.source,
+    sink: deps.sink,
+    watchers: deps.watchers ?? [],
   };
   const log = deps.logger.child({ network: deps.network });
   let span = INITIAL_SPAN;
@@ -130,8 +124,9 @@ export function createIndexer(deps: {
     return (remembered.at(-1)?.number ?? 1n) - 1n;
   };
 
-  const tick = async (): Promise<TickResult> => {
-    const [head, saved] = await Promise.all([deps.source.head(), checkpoint()]);
+  /** One pass, up to `known` when a followed head told it (else the node is asked). */
+  const pass = async (known: bigint | null): Promise<TickResult> => {
+    const [head, saved] = await Promise.all([known ?? deps.source.head(), checkpoint()]);
     const target = head - BigInt(deps.confirmations);
     let last = saved?.number ?? null;
     let rolledBack = 0;
@@ -143,7 +138,7 @@ export function createIndexer(deps: {
       if (fork !== null) {
         rolledBack = await rollBack(
           deps.db,
-          { sink: deps.sink, watched: { watchers, now: deps.clock.now() } },
+          { sink: deps.sink, watched: { watchers: range.watchers, now: deps.clock.now() } },
           deps.network,
           fork,
         );
@@ -165,10 +160,9 @@ export function createIndexer(deps: {
     let recorded = 0;
     while (from <= target) {
       const to = from + span - 1n < target ? from + span - 1n : target;
-      let events: DetectedPayment[];
-      let logs: readonly ContractLog[];
+      let read: { payments: DetectedPayment[]; logs: readonly ContractLog[] };
       try {
-        ({ payments: events, logs } = await read(from, to));
+        read = await readRange(range, from, to);
       } catch (error) {
         if (error instanceof RangeTooLargeError && span > 1n) {
           span = span / 2n;
@@ -177,95 +171,72 @@ export function createIndexer(deps: {
         }
         throw error;
       }
-      const [requested, feeLegs] = await Promise.all([
-        matchRequests(deps.db, deps.chains, deps.network, events),
-        matchFeeLegs(deps.db, deps.chains, deps.network, events),
-      ]);
-      const matched = await settledByWatchers(deps.db, watchers, requested, logs);
-      // The recurring payers and the checkpoint's block, asked of the database and the node at
-      // once; the node is asked who paid only where no schedule names the payer.
-      const [recurring, toHash] = await Promise.all([
-        recurringPayers(
-          deps.db,
-          matched.map((m) => m.request.id),
-        ),
-        deps.source.blockHash(to),
-      ]);
-      // A recurring execution's sender is our relayer: the payer is the subscriber, whose
-      // signed permit it ran (their own wallet too); a watcher's payer likewise (a commerce
-      // capture's buyer, not the operator that sent it). Otherwise the chain says who paid.
-      const withPayers = await Promise.all(
-        matched.map(async (m) => {
-          const known = m.payer ?? recurring.get(m.request.id);
-          if (known) {
-            const payers = { payerAddress: known, payerEoaAddress: known };
-            return { ...m, event: { ...m.event, ...payers } };
-          }
-          const { bridgedFrom, ...payers } = await deps.source.payers(m.event);
-          // A bridge's fill paid: cross-chain, from the fill's origin chain (its deposit's
-          // transaction is the payer's bridge intent's, found when it is recorded).
-          const bridge = bridgedFrom && {
-            sourceNetwork:
-              deps.chains.networkByChainId(bridgedFrom.originChainId)?.id ??
-              String(bridgedFrom.originChainId),
-            sourceTxHash: null,
-          };
-          return { ...m, event: { ...m.event, ...payers, ...(bridge && { bridge }) } };
-        }),
-      );
-      const feeLegPayers = await Promise.all(
-        feeLegs.map(async (m) => ({
-          ...m,
-          event: { ...m.event, ...payersOnly(await deps.source.payers(m.event)) },
-        })),
-      );
-      const paymentBlocks = new Map(
-        [...withPayers, ...feeLegPayers].map((m) => [m.event.blockNumber, m.event.blockHash]),
-      );
-      for (const log of logs) paymentBlocks.set(log.blockNumber, log.blockHash);
-      paymentBlocks.set(to, toHash);
-      const now = deps.clock.now();
-      recorded += await recordPayments(
-        deps.db,
-        { sink: deps.sink, now, also: (tx) => recordWatched(tx, logs, now) },
-        withPayers,
-        {
-          network: deps.network,
-          lastBlock: to,
-          blocks: [...paymentBlocks].map(([number, hash]) => ({ number, hash })),
-        },
-        feeLegPayers,
-      );
+      const inRange = await recordRange({ ...range, now: deps.clock.now() }, read, to);
+      // Each range's webhooks go as soon as it commits, not after the whole backlog.
+      if (inRange > 0) deps.onRecorded?.();
+      recorded += inRange;
       deps.onProgress?.({ head, target, indexed: to });
       from = to + 1n;
       if (span < ceiling) span = span * 2n > ceiling ? ceiling : span * 2n;
     }
-    if (recorded > 0) {
-      log.info({ recorded, scannedTo: String(target) }, 'payments recorded');
-      deps.onRecorded?.();
-    }
+    if (recorded > 0) log.info({ recorded, scannedTo: String(target) }, 'payments recorded');
     return { scannedTo: target, recorded, rolledBack };
   };
+
+  /** The newest head a notification told of that no pass has gone by yet. */
+  let told: bigint | null = null;
+  /** Stops the subscription to new heads; null while there is none. */
+  let unfollow: (() => void) | null = null;
+  /** False once the source said its node cannot be followed: it is only polled. */
+  let followable = deps.source.follow !== undefined;
 
   const poller = createPoller({
     logger: log,
     lock: deps.lock,
     round: async () => {
-      await tick();
+      // Followed only while this process holds the network: the others have nothing to do.
+      follow();
+      const known = told;
+      told = null;
+      await pass(known);
       return false;
     },
     failure: { level: 'warn', message: 'indexer pass failed; retrying' },
   });
 
+  const follow = () => {
+    if (unfollow || !followable || !deps.source.follow) return;
+    let live = true;
+    const stop = deps.source.follow({
+      onHead(head) {
+        if (!live) return;
+        if (told === null || head.number > told) told = head.number;
+        poller.wake();
+      },
+      onDropped(error) {
+        if (!live) return;
+        live = false;
+        unfollow = null;
+        told = null;
+        log.warn({ err: error }, 'new heads no longer followed; polling until they are again');
+      },
+    });
+    if (stop === null) followable = false;
+    else if (live)
+      unfollow = () => {
+        live = false;
+        stop();
+      };
+  };
+
   return {
     network: deps.network,
-    tick,
+    tick: () => pass(null),
     start: (pollMs) => poller.start(pollMs),
-    stop: () => poller.stop(),
+    async stop() {
+      unfollow?.();
+      unfollow = null;
+      await poller.stop();
+    },
   };
-}
-
-/** Who paid, without what else the source found. */
-function payersOnly({ payerAddress, payerEoaAddress }: Payers): Payers {
-  return { payerAddress, payerEoaAddress };
 }

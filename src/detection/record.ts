@@ -15,9 +15,13 @@ import { depositKeys } from '../offramp/transfers.ts';
 import { searchColumnsOf } from '../payments/records.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
+import { inChunks } from './chunks.ts';
 import { depositTxOf } from './deposit-tx.ts';
 import { type MatchedFeeLeg, recordFeeLegs, sameAddress } from './fee-legs.ts';
 import type { DetectedPayment, PaymentSink } from './types.ts';
+
+/** Payment rows a statement: well under Postgres's 65,535 parameters at ~30 columns a row. */
+const INSERT_ROWS = 1_000;
 
 /** Blocks whose hashes are kept per network, to find where a reorganisation forked. */
 const REMEMBERED_BLOCKS = 512;
@@ -43,13 +47,15 @@ export async function matchRequests(
   events: readonly DetectedPayment[],
 ): Promise<MatchedPayment[]> {
   const topics = [...new Set(events.map((e) => e.referenceTopic.toLowerCase()))];
-  const rows = await requestsByReferenceTopics(db, network, topics);
+  const rows = await inChunks(topics, (chunk) => requestsByReferenceTopics(db, network, chunk));
   const byTopic = new Map(rows.map((row) => [row.referenceTopic, row]));
   // A crypto-to-fiat request is paid to its payee or to one of its own transfers' deposit
   // addresses (src/offramp/): an address is a deposit for its request only.
-  const deposits = await depositKeys(
-    db,
-    rows.filter((row) => row.cryptoToFiat).map((row) => row.id),
+  const deposits = new Set(
+    await inChunks(
+      rows.filter((row) => row.cryptoToFiat).map((row) => row.id),
+      async (chunk) => [...(await depositKeys(db, chunk))],
+    ),
   );
   const matched: MatchedPayment[] = [];
   for (const event of events) {
@@ -76,12 +82,13 @@ export async function recurringPayers(
   db: Database,
   requestRowIds: readonly string[],
 ): Promise<Map<string, string>> {
-  if (requestRowIds.length === 0) return new Map();
-  const rows = await db
-    .select({ requestRowId: recurringExecutions.requestRowId, payer: recurringPayouts.payer })
-    .from(recurringExecutions)
-    .innerJoin(recurringPayouts, eq(recurringPayouts.id, recurringExecutions.recurringPayoutId))
-    .where(inArray(recurringExecutions.requestRowId, [...new Set(requestRowIds)]));
+  const rows = await inChunks([...new Set(requestRowIds)], (chunk) =>
+    db
+      .select({ requestRowId: recurringExecutions.requestRowId, payer: recurringPayouts.payer })
+      .from(recurringExecutions)
+      .innerJoin(recurringPayouts, eq(recurringPayouts.id, recurringExecutions.recurringPayoutId))
+      .where(inArray(recurringExecutions.requestRowId, chunk)),
+  );
   return new Map(rows.map((row) => [row.requestRowId, row.payer]));
 }
 
@@ -177,58 +184,70 @@ async function recordIn(
 
 /**
  * Records matched payments (one already recorded, same network, tx and log index, changes
- * nothing) and hands each new one to the sink, in the caller's transaction. Returns how many
- * were new. Detection calls it with what it saw on chain; the bridge tracker with a payment it
- * settles on the aggregator's word.
+ * nothing) and hands each new one to the sink, in the caller's transaction, in the order
+ * given. Returns how many were new. The rows go in multi-row statements (`INSERT_ROWS` a
+ * statement: a backlog's thousands are a few statements, not one each). Detection calls it with
+ * what it saw on chain; the bridge tracker with a payment it settles on the aggregator's word.
  */
 export async function insertPayments(
   tx: Database,
   deps: { readonly sink: PaymentSink; readonly now: Date },
   matched: readonly MatchedPayment[],
 ): Promise<number> {
-  let recorded = 0;
-  for (const { event, request, requestAmount, requestFeeAmount } of matched) {
-    const [inserted] = await tx
+  const inserted = new Map<string, string>();
+  for (let i = 0; i < matched.length; i += INSERT_ROWS) {
+    const chunk = matched.slice(i, i + INSERT_ROWS);
+    const values = await Promise.all(chunk.map((m) => paymentRow(tx, m)));
+    const rows = await tx
       .insert(payments)
-      .values({
-        accountId: request.accountId,
-        requestRowId: request.id,
-        network: event.network,
-        txHash: event.txHash,
-        logIndex: event.logIndex,
-        blockNumber: event.blockNumber,
-        blockHash: event.blockHash,
-        amount: event.amount,
-        feeAmount: event.feeAmount,
-        requestAmount,
-        requestFeeAmount,
-        amountInUsd: event.conversion?.amountInUsd ?? null,
-        feeAddress: event.feeAddress,
-        tokenAddress: event.tokenAddress,
-        payee: event.payee,
-        payerAddress: event.payerAddress,
-        payerEoaAddress: event.payerEoaAddress,
-        paymentReference: request.paymentReference,
-        timestamp: event.timestamp,
-        detectionSource: event.settledBy?.detectionSource ?? null,
-        note: event.settledBy?.note ?? null,
-        ...(event.bridge && {
-          sourceNetwork: event.bridge.sourceNetwork,
-          sourceTxHash: event.bridge.sourceTxHash ?? (await depositTxOf(tx, request, event)),
-        }),
-        ...searchColumnsOf(request),
-      })
+      .values(values)
       .onConflictDoNothing({ target: [payments.network, payments.txHash, payments.logIndex] })
-      .returning({ id: payments.id });
-    if (!inserted) continue;
+      .returning({ id: payments.id, txHash: payments.txHash, logIndex: payments.logIndex });
+    for (const row of rows) inserted.set(`${row.txHash} ${row.logIndex}`, row.id);
+  }
+  let recorded = 0;
+  for (const { event, request, requestAmount } of matched) {
+    const id = inserted.get(`${event.txHash} ${event.logIndex}`);
+    if (id === undefined) continue;
+    // Twice in one call (a payment matched twice) is recorded once.
+    inserted.delete(`${event.txHash} ${event.logIndex}`);
     recorded += 1;
-    await deps.sink.recorded(
-      tx,
-      { id: inserted.id, requestRowId: request.id, event, requestAmount },
-      deps.now,
-    );
+    await deps.sink.recorded(tx, { id, requestRowId: request.id, event, requestAmount }, deps.now);
   }
   return recorded;
+}
+
+/** A payment's row, as `insertPayments` writes it. */
+async function paymentRow(tx: Database, m: MatchedPayment): Promise<typeof payments.$inferInsert> {
+  const { event, request, requestAmount, requestFeeAmount } = m;
+  return {
+    accountId: request.accountId,
+    requestRowId: request.id,
+    network: event.network,
+    txHash: event.txHash,
+    logIndex: event.logIndex,
+    blockNumber: event.blockNumber,
+    blockHash: event.blockHash,
+    amount: event.amount,
+    feeAmount: event.feeAmount,
+    requestAmount,
+    requestFeeAmount,
+    amountInUsd: event.conversion?.amountInUsd ?? null,
+    feeAddress: event.feeAddress,
+    tokenAddress: event.tokenAddress,
+    payee: event.payee,
+    payerAddress: event.payerAddress,
+    payerEoaAddress: event.payerEoaAddress,
+    paymentReference: request.paymentReference,
+    timestamp: event.timestamp,
+    detectionSource: event.settledBy?.detectionSource ?? null,
+    note: event.settledBy?.note ?? null,
+    ...(event.bridge && {
+      sourceNetwork: event.bridge.sourceNetwork,
+      sourceTxHash: event.bridge.sourceTxHash ?? (await depositTxOf(tx, request, event)),
+    }),
+    ...searchColumnsOf(request),
+  };
 }
 
 /**
@@ -241,19 +260,18 @@ async function notSettledAlready(
 ): Promise<readonly MatchedPayment[]> {
   const [first] = matched;
   if (!first) return matched;
-  const settled = await tx
-    .select({ txHash: payments.txHash, requestRowId: payments.requestRowId })
-    .from(payments)
-    .where(
-      and(
-        eq(payments.network, first.event.network),
-        inArray(
-          payments.txHash,
-          matched.map((m) => m.event.txHash),
+  const settled = await inChunks([...new Set(matched.map((m) => m.event.txHash))], (chunk) =>
+    tx
+      .select({ txHash: payments.txHash, requestRowId: payments.requestRowId })
+      .from(payments)
+      .where(
+        and(
+          eq(payments.network, first.event.network),
+          inArray(payments.txHash, chunk),
+          isNotNull(payments.detectionSource),
         ),
-        isNotNull(payments.detectionSource),
       ),
-    );
+  );
   if (settled.length === 0) return matched;
   const keys = new Set(settled.map((row) => `${row.txHash.toLowerCase()} ${row.requestRowId}`));
   return matched.filter((m) => !keys.has(`${m.event.txHash.toLowerCase()} ${m.request.id}`));

@@ -1,5 +1,6 @@
 import type { NetworkId } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
+import type { HeadListener } from './heads.ts';
 import type { Payers } from './payer-accounts.ts';
 
 /**
@@ -67,6 +68,12 @@ export interface DetectedPayment {
 export interface BlockSource {
   /** The newest block number the chain reports. */
   head(): Promise<bigint>;
+  /**
+   * Follows the chain's new heads (heads.ts): returns what stops it, or null when the node
+   * cannot be followed (an HTTP RPC, Tron) and is only polled. Sources that never can leave
+   * it out.
+   */
+  follow?(listener: HeadListener): (() => void) | null;
   /** The hash the chain now has at a height (to detect reorganisations). */
   blockHash(number: bigint): Promise<string>;
   /** Every payment-proxy event in [from, to], inclusive, with `payerAddress` and `payerEoaAddress`

@@ -5,7 +5,6 @@ import {
   createWalletClient,
   custom,
   defineChain,
-  type EIP1193RequestFn,
   type Hex,
   type PublicClient,
   parseAbi,
@@ -15,6 +14,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { MULTICALL3_ADDRESS } from '../chains/contracts.ts';
 import { requestCurrencyHash } from '../chains/currencies.ts';
 import { SANDBOX_NETWORK } from '../chains/networks.ts';
+import type { NotifyingProvider } from '../chains/provider-transport.ts';
 import {
   SANDBOX_AGGREGATORS,
   type SandboxAddresses,
@@ -39,9 +39,8 @@ import { installSafe } from './safe.ts';
  * as the `sandbox` network.
  */
 
-export interface Eip1193Provider {
-  request: EIP1193RequestFn;
-}
+/** An EIP-1193 provider; the chain in process also tells of its subscriptions (`on`). */
+export type Eip1193Provider = NotifyingProvider;
 
 export interface LocalChain {
   readonly chainId: number;
