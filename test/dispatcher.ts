@@ -38,13 +38,18 @@ export let tenant: Tenant;
 export let dispatcher: Dispatcher;
 const closers: (() => Promise<void>)[] = [];
 
-export function dispatcherFor(app: TestApp, random: () => number = () => 0.5): Dispatcher {
+/** A dispatcher over `app`; `timeoutMs` replaces the file's attempt timeout. */
+export function dispatcherFor(
+  app: TestApp,
+  random: () => number = () => 0.5,
+  timeoutMs = app.config.webhooks.timeoutMs,
+): Dispatcher {
   return createDispatcher({
     db: app.database.queue,
     clock: app.clock,
     logger: app.app.log as never,
     secretBox: app.secretBox,
-    config: app.config.webhooks,
+    config: { ...app.config.webhooks, timeoutMs },
     random,
   });
 }

@@ -109,11 +109,19 @@ describe('a running dispatcher', () => {
   });
 
   it('records the rounds of sends that finish together in batches, not one statement each', async () => {
-    // Answers in rounds: nothing until 20 requests wait, then all of them at once.
+    // Answers in rounds: nothing until 4 requests wait (an endpoint's first share of the
+    // slots), then all of them at once; the last few after a moment.
     const waiting: ServerResponse[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const answer = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      for (const held of waiting.splice(0)) held.writeHead(204).end();
+    };
     const rounds = await startServer((_request, response) => {
       waiting.push(response);
-      if (waiting.length === 20) for (const held of waiting.splice(0)) held.writeHead(204).end();
+      if (waiting.length >= 4) answer();
+      else timer ??= setTimeout(answer, 20);
     });
     const webhookId = await register(rounds.url, owner);
     const running = dispatcherFor(t);
@@ -128,7 +136,7 @@ describe('a running dispatcher', () => {
     const rows = await deliveriesTo(webhookId);
     expect(rows.every((row) => row.status === 'delivered' && row.lockedUntil === null)).toBe(true);
     // A row's xmin is the transaction that last wrote it: the statement recording its attempt.
-    // Recorded round by round, these were ten statements of 20. While the queue feeds sends,
+    // Recorded round by round, these were fifty statements of 4. While the queue feeds sends,
     // rounds wait for each other up to a batch of 100 (or 100 ms). Around them: a first round
     // may be recorded alone (it finished before the next claim came back), and at the burst's
     // end what finishes is recorded at once, in pieces as it comes.
