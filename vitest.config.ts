@@ -18,17 +18,24 @@ const SAME_ON_EVERY_DATABASE = [
   // The commerce contracts driven from wallets on a local chain: no database at all.
   'test/e2e/commerce-contracts.test.ts',
   'test/e2e/rpc-config.test.ts',
+  // Its process runs on a Postgres server the test starts itself.
+  'test/e2e/fault-postgres-restart.test.ts',
   'test/e2e/server-bundle.test.ts',
   // What a browser does with the pay page, over the HTTP API: the database behind that API is
   // the subject of every other test (and sandbox-pay-page drives the page on PGlite).
   'test/e2e/pay-page-*.test.ts',
   'test/e2e/link-intent-page.test.ts',
   'test/e2e/cors-browser.test.ts',
+  // The typed client's build and README programs, its type test and its verifier: the client
+  // against each database is packages/client/test/client.test.ts.
+  'packages/client/test/package.test.ts',
+  'packages/client/test/type-probe.test.ts',
+  'packages/client/test/verify.test.ts',
 ];
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     exclude:
       process.env.PAYREQ_SECOND_PASS === '1'
         ? [...configDefaults.exclude, ...SAME_ON_EVERY_DATABASE]

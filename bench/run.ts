@@ -7,6 +7,7 @@ import { formatRow, HEADER, RESULTS_DIR, type ReportedRow } from './report.ts';
 
 const BENCHES = [
   'http',
+  'idempotency',
   'lists',
   'webhooks',
   'rate-limit',

@@ -15,7 +15,7 @@ import { parseSync } from 'oxc-parser';
 /** Lowest first. A folder of `src/` (or an entry file at its root) in no layer is a breach. */
 export const LAYERS: readonly (readonly string[])[] = [
   ['base'],
-  ['chains', 'db', 'http', 'payments', 'config'],
+  ['chains', 'db', 'http', 'payments', 'config', 'metrics'],
   [
     'auth',
     'crosschain',
@@ -38,6 +38,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'payer',
     'offramp',
     'screening',
+    'idempotency',
   ],
   ['server', 'workers'],
   ['main.ts', 'cli.ts', 'cli'],

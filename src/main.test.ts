@@ -42,6 +42,32 @@ describe('graceful stop', () => {
   });
 });
 
+describe('a stop with a drain (SHUTDOWN_DRAIN_MS)', () => {
+  it('answers /readyz 503 shutting_down while serving on, then closes', async () => {
+    // Long enough for the requests below on a busy machine; the stop waits it out.
+    const config = testConfig({ PORT: '0', HOST: '127.0.0.1', SHUTDOWN_DRAIN_MS: '6000' });
+    copyMigratedDatabase(config.dataDir);
+    const service = await createService(config, createLogger('warn', new LogCapture()));
+    const base = `http://127.0.0.1:${await service.listen()}`;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+
+    const stopped = service.stop();
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({
+      code: 'shutting_down',
+      message: 'Not ready: shutting down',
+      status: 'not_ready',
+    });
+    // The reference's health checks answer as readiness does; everything else still serves.
+    expect((await fetch(`${base}/v2/health`)).status).toBe(503);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/v2/currencies?id=USDC-base`)).status).toBe(200);
+    await stopped;
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
+
 describe('a stop step that fails', () => {
   it('still runs the later steps, closes the database, and reports the failure', async () => {
     const config = testConfig({ PORT: '0', HOST: '127.0.0.1' });

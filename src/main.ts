@@ -18,14 +18,13 @@ import { migrateDatabase } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
+import { createMetricsListener } from './metrics/listener.ts';
+import { createMetrics } from './metrics/metrics.ts';
 import { missingDataKeysMessage } from './payer/key-check.ts';
 import type { SandboxHost } from './sandbox/host.ts';
 import type { SandboxThirdParties } from './sandbox/third-parties.ts';
 import { buildApp } from './server/app.ts';
 import { createWorkers, type Workers } from './workers/workers.ts';
-
-/** After a signal, in-flight requests get this long to finish before the process exits anyway. */
-const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 export interface Service {
   /** Built and migrated, not yet listening; routes may still be added before `listen()`. */
@@ -33,7 +32,10 @@ export interface Service {
   readonly database: DatabaseHandle;
   /** Starts listening; resolves with the port bound (differs from config when PORT=0). */
   listen(): Promise<number>;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  /**
+   * Answers `/readyz` 503 for `SHUTDOWN_DRAIN_MS` while serving on, then stops accepting
+   * connections, lets in-flight requests finish, and closes the database.
+   */
   stop(): Promise<void>;
 }
 
@@ -63,6 +65,10 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   const keyRing = loadKeyRing(config);
   const database = await openDatabase(config);
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, clock: systemClock, logger });
+  // Counted only when something will read them (METRICS_TOKEN or METRICS_PORT).
+  const metrics = config.metrics ? createMetrics({ database, clock: systemClock }) : undefined;
+  const metricsListener =
+    metrics && config.metrics?.listen ? createMetricsListener(metrics, config.metrics) : null;
   let broadcast: CredentialBroadcast | null = null;
   let app: App;
   let demoLink: { url: string; message: string } | null = null;
@@ -70,6 +76,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   let workers: Workers | null = null;
   let probe: NetworkProbe | null = null;
   let thirdParties: SandboxThirdParties | null = null;
+  let draining = false;
   try {
     // With Redis, a credential revoked on one instance is forgotten by all at once.
     if (config.redisUrl !== null) {
@@ -136,6 +143,7 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
           secretBox,
           transportNetworks: sandbox ? ['sandbox', ...(second ? ['sandbox-b' as const] : [])] : [],
           aggregator,
+          ...(metrics && { metrics }),
         })
       : null;
     const dispatcher = workers?.dispatcher;
@@ -154,6 +162,8 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       relayerHealth: workers ? () => workers?.relayerHealth() ?? [] : undefined,
       aggregator,
       networkReadiness,
+      stopping: () => draining,
+      metrics,
     }));
     if (sandbox) {
       // A link to try the pay page with at once; a failure here must not stop the service.
@@ -201,6 +211,21 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
         `payreq listening on http://${config.host}:${port}; request API ${config.baseUrl}/v2, auth API ${config.authUrl}/v1, pay page ${config.payUrl}, API reference ${config.baseUrl}/docs`,
       );
       if (demoLink) logger.info({ demoLink: demoLink.url }, demoLink.message);
+      const scrapeAt = config.metrics?.listen;
+      if (metricsListener && scrapeAt) {
+        await new Promise<void>((resolve, reject) => {
+          metricsListener.once('error', reject);
+          metricsListener.listen(scrapeAt.port, scrapeAt.host, () => {
+            metricsListener.off('error', reject);
+            resolve();
+          });
+        });
+        const { port: metricsPort } = metricsListener.address() as AddressInfo;
+        logger.info(
+          { metrics: `http://${scrapeAt.host}:${metricsPort}/metrics` },
+          `metrics on http://${scrapeAt.host}:${metricsPort}/metrics`,
+        );
+      }
       workers?.start();
       sandbox?.start();
       probe?.start();
@@ -210,9 +235,21 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
       // Each step runs even if one before it failed (the database closes last, always); the
       // first failure is reported once all have run.
       stopping ??= (async () => {
+        // The load balancer sees readiness fail and stops sending here before the port closes,
+        // so no client meets a refused connection.
+        draining = true;
+        if (config.shutdown.drainMs > 0) {
+          await new Promise((resolve) => setTimeout(resolve, config.shutdown.drainMs));
+        }
         const failures: unknown[] = [];
         for (const step of [
           () => app.close(),
+          async () => {
+            if (metricsListener?.listening) {
+              metricsListener.closeAllConnections();
+              await new Promise<void>((resolve) => metricsListener.close(() => resolve()));
+            }
+          },
           () => rateLimiter.close(),
           async () => probe?.stop(),
           async () => broadcast?.close(),
@@ -233,14 +270,17 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
   };
 }
 
-/** SIGTERM/SIGINT: stop gracefully, and exit non-zero if that takes too long. */
-export function stopOnSignals(service: Service, logger: Logger): void {
+/**
+ * SIGTERM/SIGINT: drain, stop gracefully, and exit non-zero if that takes longer than
+ * `SHUTDOWN_TIMEOUT_MS`.
+ */
+export function stopOnSignals(service: Service, config: Config, logger: Logger): void {
   const onSignal = (signal: NodeJS.Signals) => {
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal, drainMs: config.shutdown.drainMs }, 'shutting down');
     const timer = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS);
+    }, config.shutdown.timeoutMs);
     timer.unref();
     service.stop().then(
       () => {
@@ -301,7 +341,7 @@ export async function serve(): Promise<void> {
   let service: Service | undefined;
   try {
     service = await createService(config, logger);
-    stopOnSignals(service, logger);
+    stopOnSignals(service, config, logger);
     await service.listen();
   } catch (error) {
     await service?.stop().catch(() => {});

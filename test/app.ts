@@ -18,6 +18,7 @@ import type { RateLimits } from '../src/http/budgets.ts';
 import type { RateLimiter } from '../src/http/rate-limit.ts';
 import type { WarnLogger } from '../src/http/rate-limit-store.ts';
 import type { App } from '../src/http/types.ts';
+import { createMetrics, type Metrics } from '../src/metrics/metrics.ts';
 import type { RelayerHealth } from '../src/payouts/recurring/relayer-health.ts';
 import type { Eip1193Provider } from '../src/sandbox/chain.ts';
 import { sandboxNetwork } from '../src/sandbox/network.ts';
@@ -99,6 +100,8 @@ export interface TestApp {
   readonly routes: readonly RouteEntry[];
   /** The app's credential-use recorder: `flush()` waits for its background lastUsedAt writes. */
   readonly usage: UsageRecorder;
+  /** The app's metrics, made as main.ts makes them: only when `METRICS_*` is set. */
+  readonly metrics: Metrics | undefined;
   close(): Promise<void>;
 }
 
@@ -160,6 +163,7 @@ export async function createTestApp(
   const keyRing = options.keyRing ?? createKeyRing({ defaultKey: randomBytes(32) });
   const logger = createLogger('info', logs);
   const rateLimiter = options.rateLimiter?.({ clock, logger });
+  const metrics = config.metrics ? createMetrics({ database, clock }) : undefined;
   const { app, routes, usage } = await buildApp({
     config,
     chains,
@@ -174,6 +178,7 @@ export async function createTestApp(
     payPageDir: options.payPageDir,
     sandbox: options.sandbox,
     relayerHealth: options.relayerHealth,
+    metrics,
   });
   options.extend?.(app, { db: database.db, database, clock, chains, clients, config, secretBox });
   // Every answer of an operation the reference API defines is checked against its schema;
@@ -204,6 +209,7 @@ export async function createTestApp(
     logs,
     routes,
     usage,
+    metrics,
     close: async () => {
       await app.close();
       await rateLimiter?.close();

@@ -139,3 +139,28 @@ export function matchShown(
   expect(match, `README shows ${shown}\nbut it printed ${printed}`).not.toBeNull();
   return new Map(groups.map((name) => [`<${name}>`, match?.groups?.[name] ?? '']));
 }
+
+/** A TypeScript block of a README section, with the outputs it shows, in order. */
+interface Program {
+  readonly code: string;
+  /** Each `// prints {…}` line: what the `console.log` above it prints. */
+  readonly shows: string[];
+}
+
+/**
+ * The `ts` blocks of the README section under `heading` (up to the next heading of its level),
+ * joined in order into the one program the section says they make.
+ */
+export function typescriptProgram(readme: string, heading: string): Program {
+  const start = readme.indexOf(`${heading}\n`);
+  if (start < 0) throw new Error(`no section ${heading}`);
+  const level = /^#+/.exec(heading)?.[0] ?? '##';
+  const rest = readme.slice(start + heading.length);
+  const end = rest.search(new RegExp(`\\n${level} `));
+  const section = end < 0 ? rest : rest.slice(0, end);
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+  if (blocks.length === 0) throw new Error(`no ts block under ${heading}`);
+  const code = blocks.join('\n');
+  const shows = [...code.matchAll(/^\s*\/\/ prints (.*)$/gm)].map((match) => match[1] ?? '');
+  return { code, shows };
+}

@@ -70,6 +70,7 @@ export const ERROR_STATUS = {
   crypto_to_fiat_not_allowed: 400,
   payer_not_compliant: 400,
   payment_details_not_usable: 400,
+  invalid_idempotency_key: 400,
   // 401: no usable credential.
   missing_credentials: 401,
   invalid_api_key: 401,
@@ -159,6 +160,9 @@ export const ERROR_STATUS = {
   commerce_action_in_flight: 409,
   commerce_refund_unfunded: 409,
   commerce_request_not_directly_payable: 409,
+  idempotency_key_in_use: 409,
+  // 422: an Idempotency-Key sent again with another request.
+  idempotency_key_reused: 422,
   // 423: a payer's Safe transaction for the link is being tracked.
   secure_payment_in_progress: 423,
   // 410: an operation the reference API removed.
@@ -190,6 +194,7 @@ export const ERROR_STATUS = {
   chain_unavailable: 503,
   database_unavailable: 503,
   networks_not_ready: 503,
+  shutting_down: 503,
   server_busy: 503,
   pay_page_not_built: 503,
   compliance_provider_missing: 503,

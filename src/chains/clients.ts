@@ -38,7 +38,10 @@ export interface ChainClients {
   evm(network: NetworkId): PublicClient;
   /** Whether the network has an RPC (or a stand-in transport) to reach it through. */
   configured(network: NetworkId): boolean;
-  /** Runs chain reads, turning RPC failures into ChainRpcError (never a 500 with a stack). */
+  /**
+   * Runs chain reads, turning RPC failures into ChainRpcError (never a 500 with a stack), and
+   * failing with it too once one RPC timeout has passed, retries included.
+   */
   read<T>(network: NetworkId, run: (client: PublicClient) => Promise<T>): Promise<T>;
 }
 
@@ -50,11 +53,15 @@ export function createChainClients(deps: {
   config: { readonly networks: NetworkConfigs };
   chains: ChainRegistry;
   transports?: Partial<Record<NetworkId, Transport>>;
+  /** One call's timeout, and the most a `read` takes in all (tests shorten it). */
+  rpcTimeoutMs?: number;
 }): ChainClients {
   const clients = new Map<string, PublicClient>();
+  const timeoutMs = deps.rpcTimeoutMs ?? RPC_TIMEOUT_MS;
 
   const transportOf = (network: NetworkId): Transport | null =>
-    deps.transports?.[network] ?? fromUrl(networkConfig(deps.config.networks, network)?.rpcUrl);
+    deps.transports?.[network] ??
+    fromUrl(networkConfig(deps.config.networks, network)?.rpcUrl, timeoutMs);
 
   const evm = (network: NetworkId): PublicClient => {
     const existing = clients.get(network);
@@ -89,11 +96,20 @@ export function createChainClients(deps: {
     configured: (network) => transportOf(network) !== null,
     async read(network, run) {
       const client = evm(network);
+      // The transport retries a call once, a timed-out one too: against a node that hangs, a
+      // read would take two timeouts, and a route's caller wait that long. The read as a whole
+      // gets one; what is still running past it ends unread.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new ChainRpcError(network)), timeoutMs);
+      });
       try {
-        return await run(client);
+        return await Promise.race([run(client), late]);
       } catch (error) {
         if (error instanceof BaseError) throw new ChainRpcError(network);
         throw error;
+      } finally {
+        clearTimeout(timer);
       }
     },
   };
@@ -102,10 +118,10 @@ export function createChainClients(deps: {
 /** One set of keep-alive connections per process, whatever the networks (chains/rpc-fetch.ts). */
 let rpcFetch: typeof fetch | undefined;
 
-function fromUrl(url: string | null | undefined): Transport | null {
+function fromUrl(url: string | null | undefined, timeout: number): Transport | null {
   if (!url) return null;
   rpcFetch ??= createRpcFetch();
   return url.startsWith('ws')
-    ? webSocket(url, { timeout: RPC_TIMEOUT_MS })
-    : http(url, { timeout: RPC_TIMEOUT_MS, retryCount: 1, fetchFn: rpcFetch });
+    ? webSocket(url, { timeout })
+    : http(url, { timeout, retryCount: 1, fetchFn: rpcFetch });
 }

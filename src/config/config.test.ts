@@ -255,6 +255,17 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ SAFE_TRACKER_POLL_MS: '5' }, CWD)).toThrow(/SAFE_TRACKER_POLL_MS/);
   });
 
+  it('reads the shutdown drain and budget: none and 10 s unless set, the drain within the budget', () => {
+    expect(parseConfig({}, CWD).shutdown).toEqual({ drainMs: 0, timeoutMs: 10_000 });
+    expect(
+      parseConfig({ SHUTDOWN_DRAIN_MS: '5000', SHUTDOWN_TIMEOUT_MS: '25000' }, CWD).shutdown,
+    ).toEqual({ drainMs: 5_000, timeoutMs: 25_000 });
+    expect(() => parseConfig({ SHUTDOWN_DRAIN_MS: '10000' }, CWD)).toThrow(
+      'SHUTDOWN_DRAIN_MS must be less than SHUTDOWN_TIMEOUT_MS (10000), which includes it',
+    );
+    expect(() => parseConfig({ SHUTDOWN_TIMEOUT_MS: '500' }, CWD)).toThrow(/SHUTDOWN_TIMEOUT_MS/);
+  });
+
   it('reads the commerce reconciler’s interval and grace, 30 s and 10 min unless set', () => {
     const workers = parseConfig({}, CWD).workers;
     expect(workers.commerceReconcilePollMs).toBe(30_000);

@@ -15,6 +15,7 @@ import {
   parseDataKeys,
 } from './compliance.ts';
 import { type CrosschainConfig, parseCrosschain } from './crosschain.ts';
+import { type MetricsConfig, parseMetrics } from './metrics.ts';
 import { type OfframpConfig, parseOfframp } from './offramp.ts';
 import { type ProtocolFeeConfig, parseProtocolFee } from './protocol-fee.ts';
 import {
@@ -131,6 +132,23 @@ export interface Config {
   readonly screening: ScreeningConfig;
   /** The off-ramp provider of crypto-to-fiat payments (`OFFRAMP_*`). */
   readonly offramp: OfframpConfig;
+  /** `METRICS_*`: where `GET /metrics` is served; null: nowhere (src/config/metrics.ts). */
+  readonly metrics: MetricsConfig | null;
+  readonly shutdown: ShutdownConfig;
+}
+
+/** What a process does between SIGTERM (or SIGINT) and its exit. */
+interface ShutdownConfig {
+  /**
+   * How long `/readyz` answers 503 while everything else still serves (`SHUTDOWN_DRAIN_MS`,
+   * default 0): the time a load balancer needs to see it and send no more requests here.
+   */
+  readonly drainMs: number;
+  /**
+   * The whole budget from the signal to the exit, drain included (`SHUTDOWN_TIMEOUT_MS`,
+   * default 10,000); past it the process exits 1 with whatever was left unfinished.
+   */
+  readonly timeoutMs: number;
 }
 
 /** The variable that sets each budget. */
@@ -279,6 +297,8 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     dataKeys: parseDataKeys(env),
     screening: parseScreening(env),
     offramp: parseOfframp(env),
+    shutdown: parseShutdown(env),
+    metrics: parseMetrics(env),
     workers: {
       enabled: parseBoolean(env, 'WORKERS') ?? true,
       indexerPollMs: parseInteger(env, 'INDEXER_POLL_MS', 10, 600_000) ?? 4_000,
@@ -305,6 +325,19 @@ function parseAdmission(env: Env, embedded: boolean): AdmissionLimits | null {
     maxQueue: parseInteger(env, 'ADMISSION_MAX_QUEUE', 0, 100_000) ?? PGLITE_ADMISSION.maxQueue,
     maxWaitMs: parseInteger(env, 'ADMISSION_MAX_WAIT_MS', 0, 60_000) ?? PGLITE_ADMISSION.maxWaitMs,
   };
+}
+
+function parseShutdown(env: Env): ShutdownConfig {
+  const drainMs = parseInteger(env, 'SHUTDOWN_DRAIN_MS', 0, 300_000) ?? 0;
+  const timeoutMs = parseInteger(env, 'SHUTDOWN_TIMEOUT_MS', 1_000, 600_000) ?? 10_000;
+  // A drain as long as the budget would leave nothing to close the process with.
+  if (drainMs >= timeoutMs) {
+    throw new ConfigError(
+      'SHUTDOWN_DRAIN_MS',
+      `must be less than SHUTDOWN_TIMEOUT_MS (${timeoutMs}), which includes it`,
+    );
+  }
+  return { drainMs, timeoutMs };
 }
 
 function parseLogLevel(env: Env): LogLevel {

@@ -39,5 +39,7 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   close(): Promise<void>;
   /** The engine underneath, for migrations and tests. */
-  readonly engine: { kind: 'pglite'; pglite: PGlite } | { kind: 'postgres'; pool: pg.Pool };
+  readonly engine:
+    | { kind: 'pglite'; pglite: PGlite }
+    | { kind: 'postgres'; pool: pg.Pool; queuePool: pg.Pool };
 }

@@ -30,6 +30,7 @@ const TABLES = [
   'fee_configs',
   'fee_leg_payments',
   'fee_legs',
+  'idempotency_keys',
   'journey_steps',
   'journeys',
   'multicall_children',

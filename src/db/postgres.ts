@@ -21,7 +21,7 @@ export function openPostgres(url: string, poolSize = POSTGRES_POOL_SIZE): Databa
     db: drizzle({ client: pool, schema, casing: 'snake_case' }),
     queue: drizzle({ client: queuePool, schema, casing: 'snake_case' }),
     kind: 'postgres',
-    engine: { kind: 'postgres', pool },
+    engine: { kind: 'postgres', pool, queuePool },
     ping: async () => {
       await pool.query('select 1');
     },

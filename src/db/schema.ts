@@ -8,6 +8,7 @@ export * from './schema/branding.ts';
 export * from './schema/chain.ts';
 export * from './schema/commerce.ts';
 export * from './schema/fees.ts';
+export * from './schema/idempotency.ts';
 export * from './schema/intents.ts';
 export * from './schema/journeys.ts';
 export * from './schema/link-intents.ts';

@@ -66,6 +66,8 @@ export function createIndexer(deps: {
   watchers?: readonly LogWatcher[];
   /** Called after payments were recorded (to wake the webhook dispatcher). */
   onRecorded?: () => void;
+  /** Told the head, the target (head - confirmations) and the last block recorded (metrics). */
+  onProgress?: (progress: { head: bigint; target: bigint; indexed: bigint | null }) => void;
 }): Indexer {
   const watchers = deps.watchers ?? [];
   const watched = watchers.flatMap((w) => w.addresses);
@@ -152,6 +154,7 @@ export function createIndexer(deps: {
         last = fork;
       }
     }
+    deps.onProgress?.({ head, target, indexed: last });
     if (target < 0n) return { scannedTo: null, recorded: 0, rolledBack };
     let from =
       last === null
@@ -233,6 +236,7 @@ export function createIndexer(deps: {
         },
         feeLegPayers,
       );
+      deps.onProgress?.({ head, target, indexed: to });
       from = to + 1n;
       if (span < ceiling) span = span * 2n > ceiling ? ceiling : span * 2n;
     }

@@ -5,7 +5,8 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
 import { prepareRequest, type RequestCaller } from '../requests/create.ts';
 import { type ClientFee, platformFee, requestCalldata } from '../requests/pay.ts';
-import { insertRequests, unlessFailing } from '../requests/requests.ts';
+import { writeRequest } from '../requests/request-group.ts';
+import { unlessFailing } from '../requests/requests.ts';
 import { createRecurringPayout } from './recurring/create.ts';
 import type { PayoutInput } from './schemas.ts';
 
@@ -59,8 +60,8 @@ export async function createPayout(
     body.feePercentage,
     body.feeAddress,
   );
-  const [row] = await insertRequests(deps.db, [prepared]);
-  if (!row) throw new Error('request insert returned no row');
+  // Written with the payouts and requests other callers make at the same moment.
+  const row = await writeRequest(deps.db, prepared);
   const calldata = await unlessFailing(deps.db, [row], () =>
     requestCalldata(
       deps,

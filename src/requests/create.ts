@@ -16,6 +16,7 @@ import { cryptoToFiatRefusal } from './crypto-to-fiat.ts';
 import { checkListedChains, checkListedCurrencies } from './listed-currencies.ts';
 import { resolveOriginal } from './original.ts';
 import { insertSchedule, recurrenceOf } from './recurring.ts';
+import { writeRequest } from './request-group.ts';
 import { insertRequests, type NewRequest, type RequestRow } from './requests.ts';
 import type { CreateRequestBody } from './schemas.ts';
 
@@ -56,9 +57,8 @@ export async function createRequest(
   const prepared = await prepareRequest(deps, caller, body);
   const original = await resolveOriginal(deps.db, caller.accountId, body);
   if (recurrence === null) {
-    const [row] = await insertRequests(deps.db, [{ ...prepared, ...original }]);
-    if (!row) throw new Error('request insert returned no row');
-    return row;
+    // Written with the requests and payouts other callers make at the same moment.
+    return writeRequest(deps.db, { ...prepared, ...original });
   }
   // The original is occurrence 0; it and its schedule exist together or not at all.
   return deps.db.transaction(async (tx) => {

@@ -18,6 +18,7 @@ import {
   requestOwnerOf,
 } from './link-caller.ts';
 import { linkFeePlan } from './link-fee-plan.ts';
+import { writeLink } from './link-group.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
 import { mintLink } from './mint-link.ts';
 import { withResolvedDestinations } from './resolve-destinations.ts';
@@ -132,45 +133,45 @@ export async function createSecurePayment(
     requested: input.accessPolicy,
   });
   const minted = await mintLink(deps, caller, async (draft) => {
-    const write = async (db: Database) => {
-      const written = await insertLinkWithRequests(
-        db,
-        {
-          ...draft,
-          network: items[0]?.target.network.id ?? '',
-          reference: input.reference ?? null,
-          payerIdentifier: input.payerIdentifier ?? null,
-          ...redirect,
-          feePlan,
-          screening,
-        },
-        // A destination id names its wallet, chain and token: the parsed id says what its row says.
-        items.map(({ target, invoice, amount }, position) => ({
-          ...requestOwnerOf(caller),
-          position,
-          network: target.network,
-          invoiceCurrency: invoice,
-          paymentCurrency: target.currency,
-          expectedAmount: amount,
-          payee: target.id.walletAddress,
-          destinationId: target.id.value,
-          reference: input.reference ?? null,
-          payeeBorneFees,
-        })),
-      );
-      const [requestId] = written?.requestIds ?? [];
-      const [first] = items;
-      if (requestId !== undefined && first !== undefined)
-        await insertFeeLegs(
-          db,
-          { requestId, network: first.target.network.id, currency: first.target.currency.id },
-          legs,
-        );
-      return written;
+    const link = {
+      ...draft,
+      network: items[0]?.target.network.id ?? '',
+      reference: input.reference ?? null,
+      payerIdentifier: input.payerIdentifier ?? null,
+      ...redirect,
+      feePlan,
+      screening,
     };
-    // The legs are written with the link or not at all: the payee's leg is short of them.
+    // A destination id names its wallet, chain and token: the parsed id says what its row says.
+    const linkItems = items.map(({ target, invoice, amount }, position) => ({
+      ...requestOwnerOf(caller),
+      position,
+      network: target.network,
+      invoiceCurrency: invoice,
+      paymentCurrency: target.currency,
+      expectedAmount: amount,
+      payee: target.id.walletAddress,
+      destinationId: target.id.value,
+      reference: input.reference ?? null,
+      payeeBorneFees,
+    }));
+    // A link without fee legs is one statement, written with the links other callers make at
+    // the same moment (link-group.ts); the legs are written with their link or not at all.
     const written =
-      legs.length === 0 ? await write(deps.db) : await deps.db.transaction((tx) => write(tx));
+      legs.length === 0
+        ? await writeLink(deps.db, link, linkItems)
+        : await deps.db.transaction(async (tx) => {
+            const one = await insertLinkWithRequests(tx, link, linkItems);
+            const [requestId] = one?.requestIds ?? [];
+            const [first] = items;
+            if (requestId !== undefined && first !== undefined)
+              await insertFeeLegs(
+                tx,
+                { requestId, network: first.target.network.id, currency: first.target.currency.id },
+                legs,
+              );
+            return one;
+          });
     if (written === null) throw await missingDestination(deps.db, caller, bound, items);
     // (A bound client ID's lines may name other destinations of its account: the write checks
     // those as it checks an unbound caller's.)

@@ -76,7 +76,7 @@ export type LinkItem = Omit<NewRequest, 'securePaymentId' | 'destinationRowId'> 
   readonly destinationId: string;
 };
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 
 /**
  * Writes a link and its requests in one statement, if and only if every destination they pay is
@@ -96,15 +96,48 @@ export async function insertLinkWithRequests(
   db: Database,
   link: NewLink,
   items: readonly LinkItem[],
-): Promise<{ id: string; requestIds: string[] } | null> {
+): Promise<WrittenLink | null> {
+  return writeLinkRows(db, linkRows(link, items));
+}
+
+/** A link and its requests as rows, with their ids: what a write sends, alone or in a group. */
+export interface LinkRows {
+  readonly id: string;
+  readonly accountId: string;
+  readonly link: Row;
+  readonly requests: readonly { readonly values: Row; readonly destinationId: string }[];
+}
+
+/** What a write answers of a link it made. */
+export interface WrittenLink {
+  readonly id: string;
+  readonly requestIds: string[];
+}
+
+/** The rows of a new link and its requests, ids minted. */
+export function linkRows(link: NewLink, items: readonly LinkItem[]): LinkRows {
   // Ids in time order, as the schema's own default makes them (uuid-v7.ts says why).
   const time = link.now.getTime();
   const id = uuidV7(time);
-  const linkRow: Row = linkValues(link, id);
-  const rows = items.map(({ destinationId, ...item }) => ({
-    values: { id: uuidV7(time), ...requestValues({ ...item, securePaymentId: id }) } as Row,
-    destinationId,
-  }));
+  return {
+    id,
+    accountId: link.caller.accountId,
+    link: linkValues(link, id),
+    requests: items.map(({ destinationId, ...item }) => ({
+      values: { id: uuidV7(time), ...requestValues({ ...item, securePaymentId: id }) } as Row,
+      destinationId,
+    })),
+  };
+}
+
+/** The request ids of written rows, in their order. */
+export function requestIdsOf(rows: LinkRows): string[] {
+  return rows.requests.map(({ values }) => values.requestId as string);
+}
+
+/** `insertLinkWithRequests` of rows already made. */
+export async function writeLinkRows(db: Database, written: LinkRows): Promise<WrittenLink | null> {
+  const { id, link: linkRow, requests: rows } = written;
   const [first] = rows;
   if (first === undefined) throw new Error('a link has at least one request');
   const statement = linkStatement(db, rows.length, linkRow, first.values);
@@ -116,8 +149,8 @@ export async function insertLinkWithRequests(
   // Placeholders are named by their position: the values go in one array, not a dictionary of
   // some forty names built per link (a twentieth of the server's work on it).
   const params: unknown[] = new Array(statement.size);
-  params[ACCOUNT_ID] = link.caller.accountId;
-  params[DESTINATIONS] = [...new Set(items.map((item) => item.destinationId))];
+  params[ACCOUNT_ID] = written.accountId;
+  params[DESTINATIONS] = [...new Set(rows.map((row) => row.destinationId))];
   for (const { key, index, column } of statement.linkColumns) {
     params[index] = driverValue(column, linkRow[key]);
   }
@@ -129,9 +162,9 @@ export async function insertLinkWithRequests(
     }
     params[slots.destination] = destinationId;
   });
-  const written = (await statement.query.execute(params)) as unknown as { rows: unknown[] };
-  if (written.rows.length === 0) return null;
-  return { id, requestIds: rows.map(({ values }) => values.requestId as string) };
+  const result = (await statement.query.execute(params)) as unknown as { rows: unknown[] };
+  if (result.rows.length === 0) return null;
+  return { id, requestIds: requestIdsOf(written) };
 }
 
 function assertShape(row: Row, slots: readonly Slot[]): void {

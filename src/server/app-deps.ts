@@ -10,6 +10,7 @@ import type { Aggregator } from '../crosschain/aggregator.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import type { RateLimits } from '../http/budgets.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
 import type { Eip1193Provider } from '../sandbox/chain.ts';
 
@@ -45,8 +46,16 @@ export interface AppDeps {
   readonly relayerHealth?: (() => readonly RelayerHealth[]) | undefined;
   /** The networks' start check, shown by `/readyz` (main.ts runs it). */
   readonly networkReadiness?: (() => readonly NetworkReadiness[]) | undefined;
+  /** True once the process is draining before it stops (`/readyz` answers 503). */
+  readonly stopping?: (() => boolean) | undefined;
   /** Where the built pay page is (tests); dist/pay-page by default. */
   readonly payPageDir?: string | undefined;
   /** The process's routing aggregator, shared with its workers (made here otherwise). */
   readonly aggregator?: Aggregator | undefined;
+  /**
+   * The process's metrics, shared with its workers (when `METRICS_*` asks for them): every
+   * answer is counted, and `/metrics` is served here when `METRICS_TOKEN` is set without a
+   * `METRICS_PORT` of its own.
+   */
+  readonly metrics?: Metrics | undefined;
 }

@@ -5,6 +5,8 @@ import { cookieWriteOrigins } from '../http/cookie-writes.ts';
 import { createCredentialCache } from '../http/credential-cache.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
+import { installIdempotency } from '../idempotency/hooks.ts';
+import { installHttpMetrics } from '../metrics/http.ts';
 import { loadPayPageBuild } from '../pay-page/assets.ts';
 import { ensurePayPageClientId } from '../pay-page/client-id.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
@@ -26,6 +28,7 @@ import { installFailedCredentialLimit, installRateLimit } from './rate-limit-hoo
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { type RouteEntry, recordRoutes } from './route-table.ts';
+import { registerMetrics } from './routes/get-metrics.ts';
 
 const MAX_PARAM_LENGTH = 256;
 
@@ -99,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+  if (deps.metrics) installHttpMetrics(app, deps.metrics);
   installErrorHandling(app);
   installHttpGuards(app);
   // First of the gates: a refused request costs no credential lookup.
@@ -129,10 +133,16 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   installAuthGate(app);
   // After auth: a budget belongs to the caller the auth hook resolved.
   if (deps.rateLimiter) installRateLimit(app, deps.rateLimiter, limitOptions);
+  // After auth (a key belongs to the caller) and the refusals before it, which keep nothing.
+  installIdempotency(app, { db, clock: deps.clock });
   await installOpenApi(app, deps.config);
 
   for (const schema of [...SHARED_SCHEMAS, ...MULTICALL_SCHEMAS]) app.addSchema(schema);
   registerFeatureRoutes(app, deps, { clientId: payPageClientId, build: payPageBuild });
+  const scrape = deps.config.metrics;
+  if (deps.metrics && scrape?.token && scrape.listen === null) {
+    registerMetrics(app, deps.metrics, scrape.token);
+  }
 
   app.addHook('onClose', async () => {
     await usage.flush();

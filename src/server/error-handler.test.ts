@@ -1,8 +1,11 @@
+import { sql } from 'drizzle-orm';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import { REFUSING_URL } from '../../test/process.ts';
 import { AlternateStatusError, AppError } from '../base/errors.ts';
+import { openPostgres } from '../db/postgres.ts';
 
 /** A stand-in secret that must never reach a response or the log in clear. */
 const LEAKY_DETAIL = 'connection to db-internal.corp:5432 failed for user admin';
@@ -15,6 +18,15 @@ beforeAll(async () => {
     extend: (app) => {
       app.get('/test/boom', async () => {
         throw new Error(LEAKY_DETAIL);
+      });
+      // A query on a Postgres that refuses connections, as during a restart.
+      app.get('/test/database-down', async () => {
+        const down = openPostgres(`${REFUSING_URL.replace('http', 'postgres')}/payreq`, 1);
+        try {
+          return await down.db.execute(sql`select 1`);
+        } finally {
+          await down.close();
+        }
       });
       app.get('/test/crosschain/:cause', async (request) => {
         const { cause } = request.params as { cause: string };
@@ -189,6 +201,25 @@ describe('the error envelope', () => {
       | undefined;
     expect(logged?.err.message).toBe(LEAKY_DETAIL);
     expect(logged?.err.stack).toContain('error-handler.test.ts');
+  });
+
+  it('answers 503 database_unavailable when the database cannot be reached', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/test/database-down' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({
+      statusCode: 503,
+      message: 'Database unreachable',
+      error: 'Service Unavailable',
+      code: 'database_unavailable',
+    });
+    const requestId = res.headers['x-request-id'];
+    const levels = t.logs
+      .entries()
+      .filter((entry) => entry.reqId === requestId)
+      .map((entry) => Number(entry.level))
+      .filter((level) => level >= 40);
+    // Logged as a warning: nothing of ours is broken.
+    expect(levels).toEqual([40]);
   });
 
   it('gives every response a request id, keeping a well-formed one from the caller', async () => {

@@ -9,12 +9,16 @@ import {
   VALIDATION_FAILED,
 } from '../base/errors.ts';
 import { ulid } from '../base/ulid.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { errorEnvelope } from '../http/envelope.ts';
 import { type SchemaIssue, schemaFieldErrors } from '../http/schema-errors.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 
 /** What a caller sees for any failure we did not anticipate; the details go to the log only. */
 const INTERNAL_ERROR_MESSAGE = 'Internal server error';
+
+/** The message of readiness's 503 (server/routes/get-readiness.ts), for any route's. */
+const DATABASE_UNAVAILABLE_MESSAGE = 'Database unreachable';
 
 /** Our codes for Fastify's own client errors; any other is `bad_request`. */
 const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
@@ -85,6 +89,16 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply
         .code(ERROR_STATUS[code])
         .send(errorEnvelope(ERROR_STATUS[code], fastifyError.message, { code }));
+    }
+    // A database restarting or failing over is the service being briefly unavailable, not a
+    // fault of ours or the caller's: 503 says to try again, as readiness does meanwhile.
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply.code(ERROR_STATUS.database_unavailable).send(
+        errorEnvelope(ERROR_STATUS.database_unavailable, DATABASE_UNAVAILABLE_MESSAGE, {
+          code: 'database_unavailable',
+        }),
+      );
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply

@@ -56,6 +56,7 @@ export function registerFeatureRoutes(
     database: deps.database,
     relayerHealth: deps.relayerHealth,
     networks: deps.networkReadiness,
+    stopping: deps.stopping,
   });
   currencyRoutes(app, { chains: deps.chains });
   orchestratorRoutes(app, {

@@ -4,6 +4,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { Config } from '../config/config.ts';
 import { ErrorEnvelopeRef, ErrorEnvelopeSchema } from '../http/envelope.ts';
 import { CREDENTIAL_HEADERS, type CredentialKind } from '../http/principal.ts';
+import { IDEMPOTENCY_PARAMETER } from '../idempotency/keys.ts';
 
 /**
  * The version of the reference Request API whose wire format we serve: its answers, with the
@@ -50,7 +51,10 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
           'Payment requests, secure payment links and payouts on EVM networks and Tron. Errors use one envelope: {statusCode, message, error}.',
       },
       servers: [{ url: config.baseUrl }],
-      components: { securitySchemes: SECURITY_SCHEMES },
+      components: {
+        securitySchemes: SECURITY_SCHEMES,
+        parameters: { IdempotencyKey: IDEMPOTENCY_PARAMETER },
+      },
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
@@ -59,6 +63,7 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       markOptionalBodies(document.openapiObject.paths);
+      declareIdempotencyKeys(document.openapiObject.paths);
       return document.openapiObject;
     },
   });
@@ -94,12 +99,37 @@ function documentRoute(route: RouteOptions): void {
     const headers = auth.map((kind) => CREDENTIAL_HEADERS[kind]).join(' or ');
     const said = optional ? `${headers}, or none (then limited per IP)` : headers;
     schema.description = [schema.description, `Credentials: ${said}.`].filter(Boolean).join('\n\n');
+    if (takesIdempotencyKey(route.method)) {
+      errors[409] = 'The Idempotency-Key’s first request is still running; retry after Retry-After';
+      errors[422] = 'The Idempotency-Key was used with another request';
+    }
   } else {
     schema.security = [];
   }
   if (schema.params) errors[404] = 'Not found';
   for (const [status, description] of Object.entries(errors)) {
     response[status] ??= { description, ...ErrorEnvelopeRef };
+  }
+}
+
+/** POST and PATCH of an authenticated caller take `Idempotency-Key` (src/idempotency/). */
+const IDEMPOTENT_METHODS = ['post', 'patch'];
+
+function takesIdempotencyKey(method: RouteOptions['method']): boolean {
+  const methods = Array.isArray(method) ? method : [method];
+  return methods.some((one) => IDEMPOTENT_METHODS.includes(one.toLowerCase()));
+}
+
+/** The header on every operation that takes it: a POST or PATCH that asks for credentials. */
+function declareIdempotencyKeys(paths: unknown): void {
+  for (const item of Object.values(asRecord(paths))) {
+    for (const method of IDEMPOTENT_METHODS) {
+      const operation = asRecord(asRecord(item)[method]);
+      const security = operation.security;
+      if (!Array.isArray(security) || security.length === 0) continue;
+      const parameters = Array.isArray(operation.parameters) ? operation.parameters : [];
+      operation.parameters = [...parameters, { $ref: '#/components/parameters/IdempotencyKey' }];
+    }
   }
 }
 

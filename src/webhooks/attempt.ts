@@ -98,6 +98,8 @@ export function createAttempt(deps: {
   secretBox: SecretBox;
   config: WebhookConfig;
   random?: () => number;
+  /** Told what each attempt came to (the process's metrics count them). */
+  onAttempt?: (status: AttemptRecord['status']) => void;
 }): (row: Claimed) => Promise<AttemptRecord> {
   const random = deps.random ?? Math.random;
 
@@ -157,6 +159,7 @@ export function createAttempt(deps: {
       statusCode,
       durationMs,
     };
+    deps.onAttempt?.(status);
     if (status === 'delivered') deps.logger.info(log, 'webhook delivered');
     else if (status === 'failed')
       deps.logger.warn({ ...log, error }, 'webhook delivery failed for good');

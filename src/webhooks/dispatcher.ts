@@ -71,6 +71,7 @@ export function createDispatcher(deps: {
   secretBox: SecretBox;
   config: WebhookConfig;
   random?: () => number;
+  onAttempt?: (status: AttemptRecord['status']) => void; // counted by the metrics (attempt.ts)
 }): Dispatcher {
   const leaseFrom = (now: Date) =>
     new Date(now.getTime() + LEASE_TIMEOUTS * deps.config.timeoutMs + LEASE_MARGIN_MS);

@@ -162,7 +162,15 @@ export function sampleEvent(
         offrampId: 'test',
         subStatus: 'initiated',
         paymentProcessor: 'request-tech',
-        rawPayload: {},
+        isCryptoToFiat: true,
+        network: 'sepolia',
+        paymentCurrency: 'USDC-sepolia',
+        amount: '10',
+        expectedAmount: '10',
+        totalAmountPaid: '10',
+        txHash: `0x${'0'.repeat(64)}`,
+        clientId,
+        rawPayload: { status: 'initiated', providerId: 'test', eventId: null, eventType: null },
       };
     case 'request.recurring':
       return {

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../packages/client/src/verify.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import type { Receiver } from '../../test/webhook-receiver.ts';
 import {
@@ -18,7 +19,6 @@ import {
 } from '../../test/webhook-routes.ts';
 import { webhookDeliveries, webhooks } from '../db/schema.ts';
 import { sampleEvent, TEST_EVENT_TYPES } from './events.ts';
-import { verifyWebhook } from './verify.ts';
 
 /**
  * Changing, switching off and deleting `/v1/webhook` endpoints, and test deliveries to real

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant } from '../../test/fixtures.ts';
-import { destinationNonces, sessions, walletChallenges } from '../db/schema.ts';
+import { destinationNonces, idempotencyKeys, sessions, walletChallenges } from '../db/schema.ts';
+import { RETAIN_MS } from '../idempotency/records.ts';
 import { KEEP_EXPIRED_MS, purgeExpired } from './janitor.ts';
 
 /** The janitor deletes challenges, nonces and sessions a day after they expire, nothing sooner. */
@@ -52,6 +53,7 @@ describe('purgeExpired', () => {
       challenges: 0,
       nonces: 0,
       sessions: 0,
+      idempotencyKeys: 0,
     });
     // A day and more past the challenge's and the nonce's expiry; the session has 29 days left.
     t.clock.advance(KEEP_EXPIRED_MS);
@@ -59,11 +61,31 @@ describe('purgeExpired', () => {
       challenges: 1,
       nonces: 1,
       sessions: 0,
+      idempotencyKeys: 0,
     });
     expect(await counts()).toEqual({ challenges: 0, nonces: 0, sessions: 1 });
 
     t.clock.advance(30 * DAY);
     expect(await purgeExpired(t.db, t.clock.now())).toMatchObject({ sessions: 1 });
     expect(await counts()).toEqual({ challenges: 0, nonces: 0, sessions: 0 });
+  });
+
+  it('deletes an Idempotency-Key record once its 24 hours are over, not before', async () => {
+    const tenant = await createTenant(t.db, 'Keys');
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhook',
+      headers: { 'x-api-key': tenant.apiKey, 'idempotency-key': 'janitor-1' },
+      payload: { url: 'https://hooks.example/payreq' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(await t.db.$count(idempotencyKeys)).toBe(1);
+    // Stored once sent: its 24 hours run from the claim either way.
+    await expect.poll(async () => (await t.db.select().from(idempotencyKeys))[0]?.status).toBe(201);
+    t.clock.advance(RETAIN_MS - 1);
+    expect(await purgeExpired(t.db, t.clock.now())).toMatchObject({ idempotencyKeys: 0 });
+    t.clock.advance(1);
+    expect(await purgeExpired(t.db, t.clock.now())).toMatchObject({ idempotencyKeys: 1 });
+    expect(await t.db.$count(idempotencyKeys)).toBe(0);
   });
 });

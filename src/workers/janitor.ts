@@ -4,6 +4,7 @@ import type { Clock } from '../base/clock.ts';
 import { createPoller } from '../base/poller.ts';
 import type { Database } from '../db/client.ts';
 import { destinationNonces, sessions, walletChallenges } from '../db/schema.ts';
+import { pruneExpiredKeys } from '../idempotency/records.ts';
 
 /** Rows kept this long past their expiry (to answer "why was I refused?"), then deleted. */
 export const KEEP_EXPIRED_MS = 24 * 60 * 60_000;
@@ -13,16 +14,19 @@ export interface Purged {
   readonly challenges: number;
   readonly nonces: number;
   readonly sessions: number;
+  /** Idempotency-Key records past their 24 hours (deleted then, not a day later). */
+  readonly idempotencyKeys: number;
 }
 
 /**
  * Deletes what only matters until it expires: sign-in challenges (anyone may ask for one),
- * destination signing nonces, and sessions past their hard end. Safe to run from several
+ * destination signing nonces, sessions past their hard end, and the answers kept for
+ * `Idempotency-Key`s once their 24 hours are over. Safe to run from several
  * processes at once.
  */
 export async function purgeExpired(db: Database, now: Date): Promise<Purged> {
   const before = new Date(now.getTime() - KEEP_EXPIRED_MS);
-  const [challenges, nonces, ended] = await Promise.all([
+  const [challenges, nonces, ended, idempotencyKeys] = await Promise.all([
     db
       .delete(walletChallenges)
       .where(lt(walletChallenges.expiresAt, before))
@@ -32,8 +36,14 @@ export async function purgeExpired(db: Database, now: Date): Promise<Purged> {
       .where(lt(destinationNonces.expiresAt, before))
       .returning({ nonce: destinationNonces.nonce }),
     db.delete(sessions).where(lt(sessions.expiresAt, before)).returning({ id: sessions.id }),
+    pruneExpiredKeys(db, now),
   ]);
-  return { challenges: challenges.length, nonces: nonces.length, sessions: ended.length };
+  return {
+    challenges: challenges.length,
+    nonces: nonces.length,
+    sessions: ended.length,
+    idempotencyKeys,
+  };
 }
 
 export interface Janitor {
@@ -47,7 +57,7 @@ export function createJanitor(deps: { db: Database; clock: Clock; logger: Logger
     pollMs: EVERY_MS,
     round: async () => {
       const purged = await purgeExpired(deps.db, deps.clock.now());
-      if (purged.challenges + purged.nonces + purged.sessions > 0)
+      if (Object.values(purged).some((count) => count > 0))
         deps.logger.info(purged, 'expired rows purged');
       return false;
     },

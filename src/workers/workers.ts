@@ -16,6 +16,7 @@ import { createLeaderLock } from '../db/leader-lock.ts';
 import { createEvmSource } from '../detection/evm-source.ts';
 import { createIndexer, type Indexer } from '../detection/indexer.ts';
 import { createTronBlockSource } from '../detection/tron-source.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import { createRecurringExecutor, type RecurringExecutor } from '../payouts/recurring/executor.ts';
 import { relayerAccount } from '../payouts/recurring/relayer.ts';
 import type { RelayerHealth } from '../payouts/recurring/relayer-health.ts';
@@ -66,7 +67,10 @@ export function createWorkers(deps: {
   transportNetworks?: readonly NetworkId[];
   /** The routing aggregator the API uses (one breaker per process); made here otherwise. */
   aggregator?: Aggregator;
+  /** The process's metrics: webhook attempts and indexer progress are counted into them. */
+  metrics?: Metrics;
 }): Workers {
+  const metrics = deps.metrics;
   const db = deps.database.db;
   const dispatcher = createDispatcher({
     db: deps.database.queue,
@@ -74,6 +78,9 @@ export function createWorkers(deps: {
     logger: deps.logger.child({ worker: 'webhooks' }),
     secretBox: deps.secretBox,
     config: deps.config.webhooks,
+    ...(metrics && {
+      onAttempt: (status) => metrics.webhookAttempt(status === 'pending' ? 'retrying' : status),
+    }),
   });
   const janitor = createJanitor({
     db,
@@ -120,6 +127,7 @@ export function createWorkers(deps: {
         sink: createSettlement({ chains: deps.chains, handoff: dispatcher }),
         watchers: commerceWatchers(deps.chains, deps.clients, id),
         onRecorded: () => dispatcher.wake(),
+        ...(metrics && { onProgress: (progress) => metrics.indexerProgress(id, progress) }),
       }),
     );
   }

@@ -1,10 +1,10 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../packages/client/src/verify.ts';
 import { LINK_INTENT_TTL_MS } from '../../src/orchestrators/link-intents.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import { REFERENCE_HEADERS } from '../../src/webhooks/signature.ts';
-import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { accessibilityProblems, screen, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import { installTestWallets, type TestWallet } from '../pay-page/wallet.ts';

@@ -64,11 +64,13 @@ export interface ReadinessDeps {
   readonly relayerHealth?: (() => readonly RelayerHealth[]) | undefined;
   /** The start check of the networks this process has an RPC for (main.ts runs it). */
   readonly networks?: (() => readonly NetworkReadiness[]) | undefined;
+  /** True once the process was told to stop: it drains, so it must get no new traffic. */
+  readonly stopping?: (() => boolean) | undefined;
 }
 
 /**
- * `/readyz`: the database answers, and every network with an RPC answered as itself since the
- * start; the relayers' check is a detail, never a condition. Also served, the same, as the
+ * `/readyz`: the process is not stopping, the database answers, and every network with an RPC
+ * answered as itself since the start; the relayers' check is a detail, never a condition. Also served, the same, as the
  * reference's health checks (`/v2/health`, the Auth API's `/v1/health`).
  */
 export function registerReadiness(app: App, deps: ReadinessDeps, path = '/readyz'): void {
@@ -82,6 +84,12 @@ export function registerReadiness(app: App, deps: ReadinessDeps, path = '/readyz
       },
     },
     async (request) => {
+      // First: a process on its way out is not ready whatever else still answers.
+      if (deps.stopping?.()) {
+        throw new AppError('shutting_down', 'Not ready: shutting down', {
+          details: { status: 'not_ready' },
+        });
+      }
       try {
         await deps.database.ping();
       } catch (error) {

@@ -5,7 +5,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * re-serialised object), the request headers and your endpoint's signing secret.
  *
  * ```ts
- * import { verifyWebhook } from 'payreq/webhooks';
+ * import { verifyWebhook } from '@payreq/client/webhooks'; // or 'payreq/webhooks' in this repository
  * const check = verifyWebhook({ rawBody, headers: req.headers, secret });
  * if (!check.ok) return res.status(401).end();
  * ```

@@ -10,8 +10,8 @@ import {
   signV1,
   signV2,
   TIMESTAMP_HEADER,
-} from './signature.ts';
-import { DEFAULT_TOLERANCE_SECONDS, type VerifyInput, verifyWebhook } from './verify.ts';
+} from '../../../src/webhooks/signature.ts';
+import { DEFAULT_TOLERANCE_SECONDS, type VerifyInput, verifyWebhook } from '../src/verify.ts';
 
 const SECRET = 'whsec_test-secret-for-verification';
 const OTHER_SECRET = 'whsec_another-endpoints-secret';
