@@ -55,6 +55,13 @@ export function dispatcherFor(
 }
 
 /**
+ * A dispatcher over the file's app that waits 10 s for an answer, for tests whose subject is not
+ * timeouts: on a loaded machine (PGlite runs in the test's own thread) a 20 ms answer can take
+ * longer than the file's 300 ms timeout, and a timed-out send is rightly retried later.
+ */
+export const patientDispatcher = (): Dispatcher => dispatcherFor(t, undefined, 10_000);
+
+/**
  * Registers the file's app (ALLOW_LOCAL_WEBHOOKS on), its tenant and its dispatcher; with
  * `strict`, also an app with ALLOW_LOCAL_WEBHOOKS off. Each test file calls it once.
  */

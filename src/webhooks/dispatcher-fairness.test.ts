@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -7,6 +8,7 @@ import {
   deliveryRow,
   dispatcherFor,
   LEASE_MS,
+  patientDispatcher,
   receiver,
   register,
   setupDispatcherApps,
@@ -32,12 +34,6 @@ function counted(ids: readonly string[]): Map<string, number> {
   for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
   return counts;
 }
-
-/**
- * A dispatcher that waits 10 s for an answer: on a loaded machine a 50 ms answer can take
- * longer than the file's 300 ms timeout, and a timed-out send is rightly sent again.
- */
-const patient = () => dispatcherFor(t, undefined, 10_000);
 
 const attemptsOf = async (webhookId: string) => {
   const [row] = await queryRows<{ count: number }>(
@@ -129,6 +125,55 @@ describe('one account’s endpoint that never answers', () => {
   });
 });
 
+describe('an endpoint that is silent once, then answers', () => {
+  let owner: Tenant;
+  beforeAll(async () => {
+    owner = await createTenant(t.db, 'Pauses');
+  });
+
+  it('shrinks its share but keeps sending: only a second silence in a row backs it off', async () => {
+    // Holds every request until the dispatcher gave up on one (its socket closes), then answers
+    // those held and all that come after: one pause, as a loaded machine makes.
+    const held: ServerResponse[] = [];
+    let paused = true;
+    const pausing = await startServer((request, response) => {
+      if (!paused) return void response.writeHead(204).end();
+      held.push(response);
+      request.socket.once('close', () => {
+        paused = false;
+        for (const waiting of held.splice(0)) waiting.writeHead(204).end();
+      });
+    });
+    const webhookId = await register(pausing.url, owner);
+    const ids = await deliverMany(webhookId, 40);
+    const running = dispatcherFor(t, undefined, 1_000);
+    running.start(3_600_000);
+    try {
+      running.wake();
+      // Those out when it paused timed out (their retries wait on the test's clock, which
+      // stands still); every other delivery still goes out, none deferred.
+      await expect
+        .poll(
+          async () => {
+            const rows = await deliveriesTo(webhookId);
+            return rows.filter((row) => row.status === 'delivered').length;
+          },
+          { timeout: 15_000 },
+        )
+        .toBeGreaterThanOrEqual(40 - 4);
+    } finally {
+      await running.stop();
+    }
+    const rows = await deliveriesTo(webhookId);
+    expect(rows.map((row) => row.id).sort()).toEqual([...ids].sort());
+    const timedOut = rows.filter((row) => row.status !== 'delivered');
+    // At most its first share was out when it paused, and each was tried once.
+    expect(timedOut.length).toBeLessThanOrEqual(4);
+    expect(timedOut.every((row) => row.attempts === 1 && row.lastStatusCode === null)).toBe(true);
+    expect(rows.every((row) => row.attempts === 1 && row.lockedUntil === null)).toBe(true);
+  });
+});
+
 describe('a stop with deliveries in flight', () => {
   let owner: Tenant;
   beforeAll(async () => {
@@ -144,7 +189,7 @@ describe('a stop with deliveries in flight', () => {
     });
     const webhookId = await register(paced.url, owner);
     const queued = await deliverMany(webhookId, 100);
-    const first = patient();
+    const first = patientDispatcher();
     first.start(3_600_000);
     first.wake();
     await expect.poll(() => ids.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
@@ -164,7 +209,7 @@ describe('a stop with deliveries in flight', () => {
     // Another process takes them at once: the test's clock stands still, far inside the lease
     // (LEASE_MS) the first dispatcher's claims were written with.
     expect(LEASE_MS).toBeGreaterThan(30_000);
-    const second = patient();
+    const second = patientDispatcher();
     second.start(3_600_000);
     try {
       second.wake();

@@ -17,7 +17,7 @@ import {
 } from './claims.ts';
 import type { DeliveryHandoff } from './handoff.ts';
 import { createRecorder } from './recorder.ts';
-import { answered, cappedBy, createScheduler } from './scheduler.ts';
+import { cappedBy, createScheduler } from './scheduler.ts';
 
 /** Sends in flight at most, and deliveries claimed by one `runOnce`. */
 const CONCURRENCY = 20;
@@ -45,9 +45,8 @@ export interface Dispatcher extends DeliveryHandoff {
   /** Asks for a claim soon (new deliveries were written). */
   wake(): void;
   /**
-   * Claims nothing more and hands back what waits for a slot (its lease released, for another
-   * process to send at once); resolves when the sends in flight (each within the attempt
-   * timeout) are recorded.
+   * Claims nothing more and hands back what waits for a slot (for another process to send at
+   * once); resolves when the sends in flight (each within the attempt timeout) are recorded.
    */
   stop(): Promise<void>;
 }
@@ -59,10 +58,9 @@ export interface Dispatcher extends DeliveryHandoff {
  * lease to expire and the row to be retried: delivery is at-least-once, and the delivery id
  * lets receivers drop the duplicate.
  *
- * Started, the dispatcher keeps up to `CONCURRENCY` sends in flight, fed from the rows it
- * claimed; it claims the next batch while three rounds' worth still wait, and records
- * finished attempts, in batches, while others are still out: a slow receiver holds one slot,
- * not a round, and the database's work overlaps the network's.
+ * Started, the dispatcher keeps up to `CONCURRENCY` sends in flight, in the turns of fair shares
+ * (scheduler.ts), fed from the rows it claimed; it claims the next batch while three rounds'
+ * worth still wait, and records finished attempts in batches (recorder.ts) while others are out.
  */
 export function createDispatcher(deps: {
   db: Database;
@@ -100,7 +98,7 @@ export function createDispatcher(deps: {
   let stopped = true;
   let inFlight = 0;
   /** Claimed, waiting for a free slot, in the order the scheduler's turns give. */
-  const scheduler = createScheduler(deps.config);
+  const scheduler = createScheduler({ timeoutMs: deps.config.timeoutMs, slots: CONCURRENCY });
   /** Rows leased to transactions still open, to be offered (or released) when they end. */
   let promised = 0;
   let claiming: Promise<void> | undefined;
@@ -167,10 +165,14 @@ export function createDispatcher(deps: {
       )
       .finally(() => {
         inFlight -= 1;
-        const until = done?.nextAttemptAt ?? null;
-        const backOff = !answered(done) && until !== null;
-        giveBack(scheduler.finished(row, done), backOff ? until : null);
-        if (backOff) {
+        const { dropped, backOff } = scheduler.finished(row, done);
+        const until = backOff ? (done?.nextAttemptAt ?? null) : null;
+        giveBack(dropped, until);
+        if (until !== null) {
+          deps.logger.warn(
+            { webhookId: row.webhook_id, until: until.toISOString() },
+            'webhook endpoint answered nothing twice in a row; its deliveries wait for its retry',
+          );
           write('deferring a silent endpoint', () =>
             deferEndpoint(deps.db, row.webhook_id, deps.clock.now(), until),
           );

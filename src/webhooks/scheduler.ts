@@ -3,8 +3,11 @@ import type { AttemptRecord, ClaimBudgets, Claimed } from './claims.ts';
 /**
  * Which claimed delivery takes the next free send slot. Each endpoint has a share of the slots
  * that starts small and grows while it answers quickly; one that times out, refuses
- * connections or answers 5xx/429 drops to a single slot until it answers 2xx again. Accounts take turns (round robin), and within an account its endpoints do, so a
- * tenant whose endpoint hangs holds a few slots, never all of them.
+ * connections or answers 5xx/429 drops to a single slot until it answers 2xx again. Accounts
+ * take turns (round robin), and within an account its endpoints do, so a tenant whose endpoint
+ * hangs holds a few slots, never all of them. The shares only matter under contention: while
+ * nothing else can be sent, an endpoint that keeps answering quickly may borrow every slot but
+ * one, the one left for whatever comes next.
  *
  * Only shares and the rows this process holds live here; what is due and who holds what across
  * processes is the claim's (src/webhooks/claims.ts), which takes at most each endpoint's
@@ -13,7 +16,10 @@ import type { AttemptRecord, ClaimBudgets, Claimed } from './claims.ts';
 
 /** An endpoint not seen before may have this many sends in flight at once. */
 const START_SHARE = 4;
-/** An endpoint that keeps answering quickly grows to this many, leaving the rest to others. */
+/**
+ * An endpoint that keeps answering quickly grows to this many, leaving the rest to others (and
+ * may borrow beyond it while they have nothing to send).
+ */
 const MAX_SHARE = 16;
 /** An account's endpoints together never hold more than this many slots. */
 const ACCOUNT_SHARE = 16;
@@ -27,11 +33,28 @@ const HOLD_ROUNDS = 8;
 const SLOW_FRACTION = 0.2;
 /** Endpoints remembered at most (their shares); beyond it, all start afresh. */
 const MAX_ENDPOINTS = 10_000;
+/** Slots a borrowing endpoint leaves free, so what comes next waits for no borrowed slot. */
+const RESERVE = 1;
 
 interface Endpoint {
   share: number;
   inFlight: number;
   readonly queue: Claimed[];
+  /** Sends started so far: each send's number tells whether it started after a failure. */
+  sent: number;
+  /**
+   * After a send that got no answer: the number of the first send started since. One of those
+   * getting no answer too is a second failure in a row, and the endpoint backs off.
+   */
+  probeFrom: number | null;
+}
+
+/** What an attempt's end changes for the rows held of its endpoint. */
+interface Finished {
+  /** Queued rows the endpoint may no longer hold, taken off the queue. */
+  readonly dropped: Claimed[];
+  /** The endpoint answered nothing twice in a row: it backs off as a whole (`deferEndpoint`). */
+  readonly backOff: boolean;
 }
 
 export interface Scheduler {
@@ -43,10 +66,11 @@ export interface Scheduler {
   next(): Claimed | undefined;
   /**
    * An attempt of `row` ended: its slot is free and its endpoint's share follows the outcome.
-   * Returns queued rows the endpoint may no longer hold, taken off the queue: beyond its budget
-   * when its share shrank, all of them when it answered nothing.
+   * Hands back the queued rows beyond its budget when its share shrank; all of them, and a
+   * back-off, when a send started after one that got no answer got none either. One silence
+   * alone (a loaded machine, a pause) only shrinks the share: the next send is the probe.
    */
-  finished(row: Claimed, record: AttemptRecord | undefined): Claimed[];
+  finished(row: Claimed, record: AttemptRecord | undefined): Finished;
   /** Per endpoint held here, the rows a claim may still take for it (what it is not given: the default). */
   budgets(): ClaimBudgets;
   /** Whether an endpoint that a claim found at its budget now has room for half of it again. */
@@ -55,8 +79,15 @@ export interface Scheduler {
   drain(): Claimed[];
 }
 
-export function createScheduler(config: { readonly timeoutMs: number }): Scheduler {
+export function createScheduler(config: {
+  readonly timeoutMs: number;
+  /** Sends in flight at most (the dispatcher's pool). */
+  readonly slots: number;
+}): Scheduler {
   const endpoints = new Map<string, Endpoint>();
+  /** Each send in flight's number among its endpoint's (`Endpoint.sent`), by delivery id. */
+  const sendNumbers = new Map<string, number>();
+  let inFlight = 0;
   /** Per account (a webhook's owner), its endpoints with rows queued, in turn order. */
   const turns = new Map<string, Set<string>>();
   const accountInFlight = new Map<string, number>();
@@ -66,7 +97,7 @@ export function createScheduler(config: { readonly timeoutMs: number }): Schedul
     let endpoint = endpoints.get(webhookId);
     if (endpoint === undefined) {
       if (endpoints.size >= MAX_ENDPOINTS) forgetIdle();
-      endpoint = { share: START_SHARE, inFlight: 0, queue: [] };
+      endpoint = { share: START_SHARE, inFlight: 0, queue: [], sent: 0, probeFrom: null };
       endpoints.set(webhookId, endpoint);
     }
     return endpoint;
@@ -88,20 +119,43 @@ export function createScheduler(config: { readonly timeoutMs: number }): Schedul
     owned.add(row.webhook_id);
   };
 
-  /** The endpoint's next row when both it and its account have a free slot. */
-  const take = (owner: string, owned: Set<string>): Claimed | undefined => {
-    if ((accountInFlight.get(owner) ?? 0) >= ACCOUNT_SHARE) return undefined;
+  /**
+   * The endpoint's next row when both it and its account have a free slot; when `borrowing`,
+   * the next row of an endpoint at its largest share, whatever the shares (nothing else waits
+   * that could be sent).
+   */
+  const take = (owner: string, owned: Set<string>, borrowing: boolean): Claimed | undefined => {
+    if (!borrowing && (accountInFlight.get(owner) ?? 0) >= ACCOUNT_SHARE) return undefined;
     for (const webhookId of owned) {
       const endpoint = endpointOf(webhookId);
-      if (endpoint.inFlight >= endpoint.share) continue;
+      if (borrowing ? endpoint.share < MAX_SHARE : endpoint.inFlight >= endpoint.share) continue;
       const row = endpoint.queue.shift();
       // Its turn passes: to the back of the account's endpoints (or out, when it has no more).
       owned.delete(webhookId);
       if (row === undefined) continue;
       if (endpoint.queue.length > 0) owned.add(webhookId);
       endpoint.inFlight += 1;
+      sendNumbers.set(row.id, endpoint.sent);
+      endpoint.sent += 1;
       accountInFlight.set(owner, (accountInFlight.get(owner) ?? 0) + 1);
+      inFlight += 1;
       queued -= 1;
+      return row;
+    }
+    return undefined;
+  };
+
+  /** The next row in the accounts' turns, as `take` finds it. */
+  const nextInTurn = (borrowing: boolean): Claimed | undefined => {
+    for (const [owner, owned] of turns) {
+      const row = take(owner, owned, borrowing);
+      if (row === undefined) {
+        if (owned.size === 0) turns.delete(owner);
+        continue;
+      }
+      // The account's turn passes too.
+      turns.delete(owner);
+      if (owned.size > 0) turns.set(owner, owned);
       return row;
     }
     return undefined;
@@ -119,32 +173,34 @@ export function createScheduler(config: { readonly timeoutMs: number }): Schedul
       }
     },
     next() {
-      for (const [owner, owned] of turns) {
-        const row = take(owner, owned);
-        if (row === undefined) {
-          if (owned.size === 0) turns.delete(owner);
-          continue;
-        }
-        // The account's turn passes too.
-        turns.delete(owner);
-        if (owned.size > 0) turns.set(owner, owned);
-        return row;
-      }
-      return undefined;
+      return (
+        nextInTurn(false) ?? (inFlight + RESERVE < config.slots ? nextInTurn(true) : undefined)
+      );
     },
     finished(row, record) {
       const endpoint = endpointOf(row.webhook_id);
       endpoint.inFlight = Math.max(0, endpoint.inFlight - 1);
+      inFlight = Math.max(0, inFlight - 1);
       const inAccount = (accountInFlight.get(row.owner) ?? 1) - 1;
       if (inAccount > 0) accountInFlight.set(row.owner, inAccount);
       else accountInFlight.delete(row.owner);
+      const number = sendNumbers.get(row.id) ?? 0;
+      sendNumbers.delete(row.id);
       endpoint.share = nextShare(endpoint.share, record, config.timeoutMs);
-      // An endpoint that answered nothing backs off: its queue goes back, to wait for its retry.
-      const room = answered(record) ? Math.max(0, budgetOf(endpoint) - endpoint.inFlight) : 0;
-      if (endpoint.queue.length <= room) return [];
+      let backOff = false;
+      if (record !== undefined && record.statusCode === null) {
+        // Sends out before the first silence say nothing new: only the probe after it does.
+        if (endpoint.probeFrom !== null && number >= endpoint.probeFrom) backOff = true;
+        else endpoint.probeFrom ??= endpoint.sent;
+      } else if (record !== undefined) {
+        endpoint.probeFrom = null;
+      }
+      // Backing off, its queue goes back, to wait for the retry of the send that failed.
+      const room = backOff ? 0 : Math.max(0, budgetOf(endpoint) - endpoint.inFlight);
+      if (endpoint.queue.length <= room) return { dropped: [], backOff };
       const dropped = endpoint.queue.splice(room);
       queued -= dropped.length;
-      return dropped;
+      return { dropped, backOff };
     },
     budgets() {
       const budgets: Record<string, number> = {};
@@ -168,12 +224,6 @@ export function createScheduler(config: { readonly timeoutMs: number }): Schedul
   };
 }
 
-/**
- * The endpoint's share after an attempt: one more after a quick 2xx (back to the start after
- * failures), the same after a slow one,
- * one slot after no answer (a timeout, a refused connection) or a 5xx or 429, the answers of
- * an endpoint that cannot keep up. Other answers (a 4xx) say nothing about its capacity.
- */
 /** Endpoints a claim with `budgets` took all it could of (or left out), given what it took. */
 export function cappedBy(budgets: ClaimBudgets, taken: readonly Claimed[]): string[] {
   const counts = new Map<string, number>();
@@ -185,11 +235,11 @@ export function cappedBy(budgets: ClaimBudgets, taken: readonly Claimed[]): stri
   return capped;
 }
 
-/** False when the attempt got no answer (a timeout, a refused or dropped connection). */
-export function answered(record: AttemptRecord | undefined): boolean {
-  return record === undefined || record.statusCode !== null;
-}
-
+/**
+ * The endpoint's share after an attempt: one more after a quick 2xx (back to the start after
+ * failures), the same after a slow one, one slot after no answer (a timeout, a refused connection) or a 5xx or 429, the answers of
+ * an endpoint that cannot keep up. Other answers (a 4xx) say nothing about its capacity.
+ */
 function nextShare(share: number, record: AttemptRecord | undefined, timeoutMs: number): number {
   if (record === undefined) return share;
   const code = record.statusCode;
