@@ -145,10 +145,10 @@ export async function handBack(
 }
 
 /**
- * An endpoint that answered nothing (a timeout, a refused connection) backs off as a whole:
- * its other deliveries due before `until` (the retry of the one that failed) wait until then,
- * unclaimed, so every dispatcher sends it one probe per retry rather than its whole queue.
- * Their own retry schedules are untouched: none of them was attempted.
+ * An endpoint that answered nothing twice in a row (timeouts, refused connections) backs off:
+ * its deliveries never tried and due before `until` (the retry of the one that failed) wait
+ * until then, unclaimed, so every dispatcher sends it its retries rather than its whole queue.
+ * Retries keep their own schedules.
  */
 export async function deferEndpoint(
   db: Database,
@@ -163,6 +163,7 @@ export async function deferEndpoint(
       and(
         eq(webhookDeliveries.webhookId, webhookId),
         eq(webhookDeliveries.status, 'pending'),
+        eq(webhookDeliveries.attempts, 0),
         lt(webhookDeliveries.nextAttemptAt, until),
         or(isNull(webhookDeliveries.lockedUntil), lte(webhookDeliveries.lockedUntil, now)),
       ),

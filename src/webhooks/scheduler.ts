@@ -66,8 +66,8 @@ export interface Scheduler {
   next(): Claimed | undefined;
   /**
    * An attempt of `row` ended: its slot is free and its endpoint's share follows the outcome.
-   * Hands back the queued rows beyond its budget when its share shrank; all of them, and a
-   * back-off, when a send started after one that got no answer got none either. One silence
+   * Hands back the queued rows beyond its budget when its share shrank; those never tried,
+   * and a back-off, when a send started after one that got no answer got none either. One silence
    * alone (a loaded machine, a pause) only shrinks the share: the next send is the probe.
    */
   finished(row: Claimed, record: AttemptRecord | undefined): Finished;
@@ -195,8 +195,16 @@ export function createScheduler(config: {
       } else if (record !== undefined) {
         endpoint.probeFrom = null;
       }
-      // Backing off, its queue goes back, to wait for the retry of the send that failed.
-      const room = backOff ? 0 : Math.max(0, budgetOf(endpoint) - endpoint.inFlight);
+      if (backOff) {
+        // What was never tried goes back, to wait for the retry of the send that failed;
+        // retries keep their own schedules (docs/webhooks.md), one slot at a time.
+        const dropped = endpoint.queue.filter((queuedRow) => queuedRow.attempts === 1);
+        const retries = endpoint.queue.filter((queuedRow) => queuedRow.attempts !== 1);
+        endpoint.queue.splice(0, endpoint.queue.length, ...retries);
+        queued -= dropped.length;
+        return { dropped, backOff };
+      }
+      const room = Math.max(0, budgetOf(endpoint) - endpoint.inFlight);
       if (endpoint.queue.length <= room) return { dropped: [], backOff };
       const dropped = endpoint.queue.splice(room);
       queued -= dropped.length;
