@@ -38,16 +38,28 @@ export let tenant: Tenant;
 export let dispatcher: Dispatcher;
 const closers: (() => Promise<void>)[] = [];
 
-export function dispatcherFor(app: TestApp, random: () => number = () => 0.5): Dispatcher {
+/** A dispatcher over `app`; `timeoutMs` replaces the file's attempt timeout. */
+export function dispatcherFor(
+  app: TestApp,
+  random: () => number = () => 0.5,
+  timeoutMs = app.config.webhooks.timeoutMs,
+): Dispatcher {
   return createDispatcher({
     db: app.database.queue,
     clock: app.clock,
     logger: app.app.log as never,
     secretBox: app.secretBox,
-    config: app.config.webhooks,
+    config: { ...app.config.webhooks, timeoutMs },
     random,
   });
 }
+
+/**
+ * A dispatcher over the file's app that waits 10 s for an answer, for tests whose subject is not
+ * timeouts: on a loaded machine (PGlite runs in the test's own thread) a 20 ms answer can take
+ * longer than the file's 300 ms timeout, and a timed-out send is rightly retried later.
+ */
+export const patientDispatcher = (): Dispatcher => dispatcherFor(t, undefined, 10_000);
 
 /**
  * Registers the file's app (ALLOW_LOCAL_WEBHOOKS on), its tenant and its dispatcher; with

@@ -207,6 +207,7 @@ export async function enqueuePaymentEvents(
           {
             id: row.id,
             webhook_id: row.webhookId,
+            owner: request.accountId,
             body: row.body,
             test: row.test,
             attempts: 1,

@@ -1,4 +1,4 @@
-import { inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { batchStatement } from '../db/prepared.ts';
 import { webhookDeliveries } from '../db/schema.ts';
@@ -15,6 +15,8 @@ import { webhookDeliveries } from '../db/schema.ts';
 export interface Claimed {
   readonly id: string;
   readonly webhook_id: string;
+  /** The endpoint's account (or orchestrator): accounts take turns for send slots. */
+  readonly owner: string;
   readonly body: string;
   readonly test: boolean;
   /** Counting this one. */
@@ -31,42 +33,141 @@ export interface Claimed {
   readonly retry_for_seconds: number | null;
 }
 
+/**
+ * Due rows are looked at oldest first, this many times the claim's size (each endpoint's budget
+ * may leave most of them), skipping endpoints at their budget.
+ */
+const WINDOW_FACTOR = 4;
+
 const claimStatement = batchStatement<Claimed>(
-  sql`with claimed as (
+  sql`with due as (
+        select id, webhook_id, next_attempt_at from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= ${sql.placeholder('now')}::timestamptz
+          and (locked_until is null or locked_until <= ${sql.placeholder('now')}::timestamptz)
+          and webhook_id <> all(string_to_array(${sql.placeholder('skip')}, ','))
+        order by next_attempt_at
+        limit ${sql.placeholder('window')}::integer
+        for update skip locked),
+      ranked as (
+        select due.id, due.webhook_id, due.next_attempt_at,
+               coalesce(w.account_id::text, w.orchestrator_id::text) as owner,
+               row_number() over (partition by due.webhook_id
+                                  order by due.next_attempt_at, due.id) as endpoint_rank
+        from due join webhooks w on w.id = due.webhook_id),
+      allowed as (
+        select id, next_attempt_at, endpoint_rank,
+               row_number() over (partition by owner
+                                  order by endpoint_rank, next_attempt_at, id) as owner_rank
+        from ranked
+        where endpoint_rank <= coalesce((${sql.placeholder('budgets')}::jsonb ->> webhook_id)::integer,
+                                        ${sql.placeholder('perEndpoint')}::integer)),
+      claimed as (
         update webhook_deliveries
         set locked_until = ${sql.placeholder('leaseEnd')}::timestamptz, attempts = attempts + 1
         where id = any(array(
-          select id from webhook_deliveries
-          where status = 'pending' and next_attempt_at <= ${sql.placeholder('now')}::timestamptz
-            and (locked_until is null or locked_until <= ${sql.placeholder('now')}::timestamptz)
-          order by next_attempt_at
-          limit ${sql.placeholder('limit')}::integer
-          for update skip locked))
+          select id from allowed
+          order by owner_rank, endpoint_rank, next_attempt_at
+          limit ${sql.placeholder('limit')}::integer))
         returning id, webhook_id, body, test, attempts, created_at)
-      select c.id, c.webhook_id, c.body, c.test, c.attempts,
+      select c.id, c.webhook_id, coalesce(w.account_id::text, w.orchestrator_id::text) as owner,
+             c.body, c.test, c.attempts,
              (extract(epoch from c.created_at) * 1000)::float8 as created_ms, w.url, w.secret_sealed, (w.active and w.deleted_at is null) as live,
              w.retry_backoff_seconds, w.retry_max_delay_seconds, w.retry_for_seconds
       from claimed c join webhooks w on w.id = c.webhook_id
       order by c.id`,
 );
 
+/** How many rows a claim may take per endpoint. */
+export interface ClaimBudgets {
+  /** By endpoint id; 0 leaves the endpoint out of the claim. */
+  readonly budgets: Readonly<Record<string, number>>;
+  /** For endpoints not named. */
+  readonly otherwise: number;
+}
+
+const UNLIMITED: ClaimBudgets = { budgets: {}, otherwise: 2 ** 31 - 1 };
+
 /**
  * Claims up to `limit` due deliveries until `leaseEnd` with `FOR UPDATE SKIP LOCKED`, so
- * concurrent dispatchers (processes or loops) never take the same row. The ids are picked
- * first (`= any(array(…))`), so the update looks its rows up by key once the table is larger
- * than a few pages.
+ * concurrent dispatchers (processes or loops) never take the same row. Fair: at most each
+ * endpoint's budget, and the accounts' rows interleaved (every account's first row, then every
+ * account's second, each account's endpoints interleaved likewise), so one endpoint's backlog
+ * never fills a claim while another's rows are due. The ids are picked first
+ * (`= any(array(…))`), from a window of the oldest due rows walked on the queue's index, so
+ * the update looks its rows up by key once the table is larger than a few pages.
  */
 export function claimDue(
   db: Database,
   now: Date,
   leaseEnd: Date,
   limit: number,
+  budgets: ClaimBudgets = UNLIMITED,
 ): Promise<Claimed[]> {
+  const skip = Object.keys(budgets.budgets).filter((id) => budgets.budgets[id] === 0);
   return claimStatement(db, {
     now: now.toISOString(),
     leaseEnd: leaseEnd.toISOString(),
     limit,
+    window: WINDOW_FACTOR * limit,
+    // Webhook ids (`whk_` and a ULID) hold no comma.
+    skip: skip.join(','),
+    budgets: JSON.stringify(budgets.budgets),
+    perEndpoint: budgets.otherwise,
   });
+}
+
+const handBackStatement = batchStatement(
+  sql`update webhook_deliveries as d
+      set locked_until = null, attempts = d.attempts - 1,
+          next_attempt_at = greatest(d.next_attempt_at,
+                                     coalesce(${sql.placeholder('until')}::timestamptz, d.next_attempt_at))
+      from json_to_recordset(${sql.placeholder('rows')}::json) as v(id text, attempts integer)
+      where d.id = v.id and d.attempts = v.attempts and d.status = 'pending'
+        and d.id = any(string_to_array(${sql.placeholder('ids')}, ','))`,
+);
+
+/**
+ * Gives claimed rows back unsent: their lease ends now (or they wait until `until`), and the
+ * attempt their claim counted is uncounted. A row whose attempts moved on since (its lease ran
+ * out and another dispatcher claimed it) is not this dispatcher's to give back, and is left.
+ */
+export async function handBack(
+  db: Database,
+  rows: readonly Pick<Claimed, 'id' | 'attempts'>[],
+  until: Date | null = null,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await handBackStatement(db, {
+    ids: rows.map((row) => row.id).join(','),
+    rows: JSON.stringify(rows.map((row) => ({ id: row.id, attempts: row.attempts }))),
+    until: until?.toISOString() ?? null,
+  });
+}
+
+/**
+ * An endpoint that answered nothing twice in a row (timeouts, refused connections) backs off:
+ * its deliveries never tried and due before `until` (the retry of the one that failed) wait
+ * until then, unclaimed, so every dispatcher sends it its retries rather than its whole queue.
+ * Retries keep their own schedules.
+ */
+export async function deferEndpoint(
+  db: Database,
+  webhookId: string,
+  now: Date,
+  until: Date,
+): Promise<void> {
+  await db
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: until })
+    .where(
+      and(
+        eq(webhookDeliveries.webhookId, webhookId),
+        eq(webhookDeliveries.status, 'pending'),
+        eq(webhookDeliveries.attempts, 0),
+        lt(webhookDeliveries.nextAttemptAt, until),
+        or(isNull(webhookDeliveries.lockedUntil), lte(webhookDeliveries.lockedUntil, now)),
+      ),
+    );
 }
 
 /** Deliveries to an endpoint switched off or deleted: failed, never sent. */

@@ -7,11 +7,17 @@ import type { Database } from '../db/client.ts';
 import { createAttempt } from './attempt.ts';
 import {
   type AttemptRecord,
+  type ClaimBudgets,
   type Claimed,
   claimDue,
+  deferEndpoint,
   failOrphaned,
+  handBack,
   recordAttempts,
 } from './claims.ts';
+import type { DeliveryHandoff } from './handoff.ts';
+import { createRecorder } from './recorder.ts';
+import { cappedBy, createScheduler } from './scheduler.ts';
 
 /** Sends in flight at most, and deliveries claimed by one `runOnce`. */
 const CONCURRENCY = 20;
@@ -29,35 +35,7 @@ const REFILL = 3 * CONCURRENCY;
  * eight timeouts before its own attempt starts.
  */
 const LEASE_TIMEOUTS = (REFILL + CLAIM) / CONCURRENCY + 1;
-/**
- * While sends are out, finished attempts are recorded once this many wait (or after
- * `RECORD_WAIT_MS`): a statement costs a round trip, a plan and a commit whatever its size.
- */
-const RECORD_BATCH = CLAIM;
-/**
- * Finished attempts wait this long at most for others to be recorded with, while sends are
- * still out (a receiver slow to answer holds its slot for up to the timeout).
- */
-const RECORD_WAIT_MS = 100;
-/** Records at once at a burst's end (the queue pool keeps a connection for the claim). */
-const MAX_RECORDS = 2;
 const LEASE_MARGIN_MS = 30_000;
-
-/**
- * Deliveries written already claimed, handed straight to this process's dispatcher: a payment's
- * webhook leaves as soon as the transaction that records it commits, without a claim.
- */
-export interface DeliveryHandoff {
-  /**
-   * Room for `rows` new deliveries, and the lease to write them with; null when they should
-   * wait to be claimed. What is granted is held until `offer` or `release`.
-   */
-  lease(now: Date, rows: number): Date | null;
-  /** Deliveries written with a granted lease, once their transaction committed. */
-  offer(rows: readonly Claimed[]): void;
-  /** Gives back the room of `rows` leased in a transaction that rolled back. */
-  release(rows: number): void;
-}
 
 export interface Dispatcher extends DeliveryHandoff {
   /** Claims one batch of what is due, sends it, records it; resolves with the number claimed. */
@@ -66,7 +44,10 @@ export interface Dispatcher extends DeliveryHandoff {
   start(pollMs: number): void;
   /** Asks for a claim soon (new deliveries were written). */
   wake(): void;
-  /** Claims nothing more; resolves when what was claimed is sent and recorded. */
+  /**
+   * Claims nothing more and hands back what waits for a slot (for another process to send at
+   * once); resolves when the sends in flight (each within the attempt timeout) are recorded.
+   */
   stop(): Promise<void>;
 }
 
@@ -77,10 +58,9 @@ export interface Dispatcher extends DeliveryHandoff {
  * lease to expire and the row to be retried: delivery is at-least-once, and the delivery id
  * lets receivers drop the duplicate.
  *
- * Started, the dispatcher keeps up to `CONCURRENCY` sends in flight, fed from the rows it
- * claimed; it claims the next batch while three rounds' worth still wait, and records
- * finished attempts, in batches, while others are still out: a slow receiver holds one slot,
- * not a round, and the database's work overlaps the network's.
+ * Started, the dispatcher keeps up to `CONCURRENCY` sends in flight, in the turns of fair shares
+ * (scheduler.ts), fed from the rows it claimed; it claims the next batch while three rounds'
+ * worth still wait, and records finished attempts in batches (recorder.ts) while others are out.
  */
 export function createDispatcher(deps: {
   db: Database;
@@ -95,9 +75,9 @@ export function createDispatcher(deps: {
     new Date(now.getTime() + LEASE_TIMEOUTS * deps.config.timeoutMs + LEASE_MARGIN_MS);
 
   /** Claims up to `limit` due rows, failing those of dead endpoints; returns every row claimed. */
-  const claim = async (limit: number): Promise<Claimed[]> => {
+  const claim = async (limit: number, budgets?: ClaimBudgets): Promise<Claimed[]> => {
     const now = deps.clock.now();
-    const claimed = await claimDue(deps.db, now, leaseFrom(now), limit);
+    const claimed = await claimDue(deps.db, now, leaseFrom(now), limit, budgets);
     await failOrphaned(
       deps.db,
       claimed.filter((row) => !row.live).map((row) => row.id),
@@ -117,8 +97,8 @@ export function createDispatcher(deps: {
   // The started dispatcher: a pool of sends fed by claims into a queue, drained by records.
   let stopped = true;
   let inFlight = 0;
-  /** Claimed, waiting for a free slot. */
-  const queued: Claimed[] = [];
+  /** Claimed, waiting for a free slot, in the order the scheduler's turns give. */
+  const scheduler = createScheduler({ timeoutMs: deps.config.timeoutMs, slots: CONCURRENCY });
   /** Rows leased to transactions still open, to be offered (or released) when they end. */
   let promised = 0;
   let claiming: Promise<void> | undefined;
@@ -128,64 +108,78 @@ export function createDispatcher(deps: {
   let drained = false;
   /** A wake came while a claim was running: the claim may have missed what it announced. */
   let woken = false;
-  let finished: AttemptRecord[] = [];
-  /** Records running. */
-  let recordings = 0;
+  /**
+   * Endpoints the last claim took all it could of: the next claim waits until one of them
+   * has room again (or a wake or a poll), rather than ask at once for what it cannot take.
+   */
+  const capped = new Set<string>();
+  /** Records, hand-backs and back-offs running. */
+  let writes = 0;
   /** Settles when the pool is empty and everything is recorded (for `stop`). */
   let idle: { promise: Promise<void>; resolve: () => void } | undefined;
 
   const settleIdle = () => {
-    const busy = inFlight > 0 || queued.length > 0 || claiming || recordings > 0;
-    if (!busy && finished.length === 0) idle?.resolve();
+    const busy = inFlight > 0 || scheduler.queued > 0 || claiming || writes > 0;
+    if (!busy && recorder.waiting === 0) idle?.resolve();
   };
 
-  let recordTimer: NodeJS.Timeout | undefined;
-  /** What finished has waited `RECORD_WAIT_MS` for a batch: it is recorded as it is. */
-  let waited = false;
-  const record = () => {
-    if (finished.length === 0) return settleIdle();
-    // The last sends of a burst: nothing waits for a slot and no claim is coming.
-    const ending = queued.length === 0 && (drained || stopped) && !claiming;
-    // While sends are still out, wait for a batch (or a moment): fewer, larger writes.
-    if (inFlight > 0 && !ending && !waited && finished.length < RECORD_BATCH) {
-      recordTimer ??= setTimeout(() => {
-        recordTimer = undefined;
-        waited = true;
-        record();
-      }, RECORD_WAIT_MS);
-      return;
-    }
-    // One record at a time while the queue still feeds sends: its work overlaps theirs. At a
-    // burst's end, what finished is recorded at once, beside a record still running, so the
-    // last sends wait for a statement of their own size, not for the one before as well.
-    if (recordings >= (ending ? MAX_RECORDS : 1)) return;
-    clearTimeout(recordTimer);
-    recordTimer = undefined;
-    const batch = finished;
-    finished = [];
-    waited = false;
-    recordings += 1;
-    void recordAttempts(deps.db, batch)
-      .catch((error: unknown) => {
-        // The rows keep their leases and are sent again when these run out.
-        deps.logger.error({ err: error }, 'recording webhook attempts failed');
-      })
+  /** A write beside the sends, counted until it ends (`stop` waits for it); never rejects. */
+  const write = (what: string, run: () => Promise<void>) => {
+    writes += 1;
+    void run()
+      .catch((error: unknown) => deps.logger.error({ err: error }, `${what} failed`))
       .finally(() => {
-        recordings -= 1;
-        record();
+        writes -= 1;
+        settleIdle();
       });
   };
+  /** Rows this dispatcher will not send: their leases end now, or at `until` for a back-off. */
+  const giveBack = (rows: readonly Claimed[], until: Date | null = null) => {
+    // Not given back (the write failed): their leases run out and they are claimed again.
+    if (rows.length > 0)
+      write('handing back webhook deliveries', () => handBack(deps.db, rows, until));
+  };
+
+  const recorder = createRecorder({
+    db: deps.db,
+    write,
+    sends: () => ({
+      inFlight,
+      // The last sends of a burst: nothing waits for a slot and no claim is coming.
+      ending: scheduler.queued === 0 && (drained || stopped) && !claiming,
+    }),
+    onIdle: () => settleIdle(),
+  });
 
   const launch = (row: Claimed) => {
     inFlight += 1;
+    let done: AttemptRecord | undefined;
     void attempt(row)
       .then(
-        (done) => void finished.push(done),
+        (outcome) => {
+          done = outcome;
+          recorder.push(outcome);
+        },
         // Not recorded: the lease runs out and the delivery is sent again.
         (error: unknown) => deps.logger.error({ err: error }, 'webhook attempt failed'),
       )
       .finally(() => {
         inFlight -= 1;
+        const { dropped, backOff } = scheduler.finished(row, done);
+        const until = backOff ? (done?.nextAttemptAt ?? null) : null;
+        giveBack(dropped, until);
+        if (until !== null) {
+          deps.logger.warn(
+            { webhookId: row.webhook_id, until: until.toISOString() },
+            'webhook endpoint answered nothing twice in a row; its deliveries wait for its retry',
+          );
+          write('deferring a silent endpoint', () =>
+            deferEndpoint(deps.db, row.webhook_id, deps.clock.now(), until),
+          );
+        }
+        if (capped.has(row.webhook_id) && scheduler.roomFor(row.webhook_id)) {
+          capped.delete(row.webhook_id);
+        }
         soon();
       });
   };
@@ -203,23 +197,33 @@ export function createDispatcher(deps: {
     setImmediate(() => {
       scheduled = false;
       pump();
-      record();
+      recorder.flush();
     });
   };
 
-  /** Fills free slots from the queue; claims the next batch before the queue runs dry. */
+  /** Fills free slots in the scheduler's turns; claims the next batch before the queue runs dry. */
   const pump = () => {
-    // Rows already claimed are sent even after stop: their leases would only delay them.
-    while (inFlight < CONCURRENCY && queued.length > 0) launch(queued.shift() as Claimed);
-    if (stopped || claiming || drained || queued.length + promised >= REFILL) return;
+    if (stopped) return;
+    while (inFlight < CONCURRENCY) {
+      const row = scheduler.next();
+      if (row === undefined) break;
+      launch(row);
+    }
+    const waiting = scheduler.queued + promised;
+    if (claiming || drained || capped.size > 0 || waiting >= REFILL) return;
     woken = false;
     // From idle, a round's worth first: the sends start after a claim a fifth the size.
-    const size = inFlight === 0 && queued.length === 0 ? CONCURRENCY : CLAIM;
+    const size = inFlight === 0 && scheduler.queued === 0 ? CONCURRENCY : CLAIM;
+    const budgets = scheduler.budgets();
     claimingRows = size;
-    claiming = claim(size)
+    claiming = claim(size, budgets)
       .then((rows) => {
-        if (rows.length < size && !woken) drained = true;
-        queued.push(...rows.filter((row) => row.live));
+        const live = rows.filter((row) => row.live);
+        // A stop came while the claim ran: what it took goes back at once.
+        if (stopped) return giveBack(live);
+        for (const id of cappedBy(budgets, live)) capped.add(id);
+        if (rows.length < size && capped.size === 0 && !woken) drained = true;
+        scheduler.add(live);
       })
       .catch((error: unknown) => {
         deps.logger.error({ err: error }, 'claiming webhook deliveries failed');
@@ -239,6 +243,7 @@ export function createDispatcher(deps: {
     logger: deps.logger,
     round: async () => {
       drained = false;
+      capped.clear();
       pump();
       return false;
     },
@@ -254,20 +259,22 @@ export function createDispatcher(deps: {
     wake() {
       woken = true;
       drained = false;
+      capped.clear();
       pump();
     },
     lease(now, rows) {
       // Only a running dispatcher with room takes rows it did not claim, counting what a
       // running claim may still add: the queue then never holds more than REFILL + CLAIM rows
       // (a claim starts below REFILL), which the lease covers.
-      if (stopped || queued.length + promised + claimingRows + rows > CLAIM) return null;
+      if (stopped || scheduler.queued + promised + claimingRows + rows > CLAIM) return null;
       promised += rows;
       return leaseFrom(now);
     },
     offer(rows) {
       promised = Math.max(0, promised - rows.length);
-      if (stopped) return; // their leases run out and another dispatcher claims them
-      queued.push(...rows);
+      // Stopped since the lease was granted: another process sends them at once.
+      if (stopped) return giveBack(rows);
+      scheduler.add(rows);
       pump();
     },
     release(rows) {
@@ -276,6 +283,9 @@ export function createDispatcher(deps: {
     async stop() {
       stopped = true;
       await poller.stop();
+      // What waits for a slot goes back now: another process sends it without waiting out
+      // the lease, and nothing here sends it after.
+      giveBack(scheduler.drain());
       if (idle) return idle.promise;
       let resolve: () => void = () => {};
       const promise = new Promise<void>((r) => {

@@ -6,7 +6,8 @@ import { webhookDeliveries } from '../db/schema.ts';
 import { type Checkpoint, matchRequests, recordPayments } from '../detection/record.ts';
 import type { DetectedPayment, PaymentSink } from '../detection/types.ts';
 import { insertRequests } from '../requests/requests.ts';
-import { createDispatcher, type DeliveryHandoff } from '../webhooks/dispatcher.ts';
+import { createDispatcher } from '../webhooks/dispatcher.ts';
+import type { DeliveryHandoff } from '../webhooks/handoff.ts';
 import { createSettlement } from './settlement.ts';
 
 /**

@@ -5,7 +5,7 @@ import { cancelPaymentDeliveries, enqueuePaymentEvents } from '../requests/payme
 import { applyPayment, reversePayment } from '../requests/settle.ts';
 import { completeLinkIfPaid, reopenLinkIfUnpaid } from '../secure-payments/completion.ts';
 import type { Claimed } from '../webhooks/claims.ts';
-import type { DeliveryHandoff } from '../webhooks/dispatcher.ts';
+import type { DeliveryHandoff } from '../webhooks/handoff.ts';
 
 /**
  * What a detected payment changes, feature by feature, in the transaction that records it:
