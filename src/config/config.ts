@@ -37,6 +37,7 @@ import {
   parseUrl,
 } from './readers.ts';
 import { parseScreening, type ScreeningConfig } from './screening.ts';
+import { parseShutdown, type ShutdownConfig } from './shutdown.ts';
 
 export { ConfigError, type PrivateKey } from './readers.ts';
 
@@ -135,20 +136,6 @@ export interface Config {
   /** `METRICS_*`: where `GET /metrics` is served; null: nowhere (src/config/metrics.ts). */
   readonly metrics: MetricsConfig | null;
   readonly shutdown: ShutdownConfig;
-}
-
-/** What a process does between SIGTERM (or SIGINT) and its exit. */
-interface ShutdownConfig {
-  /**
-   * How long `/readyz` answers 503 while everything else still serves (`SHUTDOWN_DRAIN_MS`,
-   * default 0): the time a load balancer needs to see it and send no more requests here.
-   */
-  readonly drainMs: number;
-  /**
-   * The whole budget from the signal to the exit, drain included (`SHUTDOWN_TIMEOUT_MS`,
-   * default 10,000); past it the process exits 1 with whatever was left unfinished.
-   */
-  readonly timeoutMs: number;
 }
 
 /** The variable that sets each budget. */
@@ -325,19 +312,6 @@ function parseAdmission(env: Env, embedded: boolean): AdmissionLimits | null {
     maxQueue: parseInteger(env, 'ADMISSION_MAX_QUEUE', 0, 100_000) ?? PGLITE_ADMISSION.maxQueue,
     maxWaitMs: parseInteger(env, 'ADMISSION_MAX_WAIT_MS', 0, 60_000) ?? PGLITE_ADMISSION.maxWaitMs,
   };
-}
-
-function parseShutdown(env: Env): ShutdownConfig {
-  const drainMs = parseInteger(env, 'SHUTDOWN_DRAIN_MS', 0, 300_000) ?? 0;
-  const timeoutMs = parseInteger(env, 'SHUTDOWN_TIMEOUT_MS', 1_000, 600_000) ?? 10_000;
-  // A drain as long as the budget would leave nothing to close the process with.
-  if (drainMs >= timeoutMs) {
-    throw new ConfigError(
-      'SHUTDOWN_DRAIN_MS',
-      `must be less than SHUTDOWN_TIMEOUT_MS (${timeoutMs}), which includes it`,
-    );
-  }
-  return { drainMs, timeoutMs };
 }
 
 function parseLogLevel(env: Env): LogLevel {
