@@ -3,6 +3,7 @@
  * together, in one statement and one commit, and each caller is answered with its own row or
  * its own error. Postgres spends most of a one-row INSERT on what every statement and every
  * commit costs, whatever its size, so under load a group of rows costs little more than one.
+ * A hot one-row SELECT gains alike: its keys go in one statement, each caller gets its row.
  *
  * No timer holds a row back. A row is written on the next turn of the event loop (rows that
  * arrive in the same turn go together), unless `maxInFlight` groups are already being written;

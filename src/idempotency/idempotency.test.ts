@@ -6,7 +6,7 @@ import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { AppError } from '../base/errors.ts';
 import { idempotencyKeys, requests } from '../db/schema.ts';
 import { INVALID_KEY_MESSAGE, requestHash, scopeOf } from './keys.ts';
-import { claimKey, LEASE_MS, RETAIN_MS } from './records.ts';
+import { claimKey, keyWriters, LEASE_MS, RETAIN_MS } from './records.ts';
 
 /**
  * `Idempotency-Key` over HTTP on the real app: the first answer replayed byte for byte, a
@@ -266,6 +266,32 @@ describe('Idempotency-Key', () => {
     const fresh = await post('/v2/payouts', payout({ amount: '12' }), headers);
     expect(fresh.statusCode, fresh.body).toBe(201);
     expect(fresh.json().requestId).not.toBe(first.json().requestId);
+  });
+
+  it('claims and keeps the keys of concurrent requests in fewer writes than requests', async () => {
+    const { claims, answers } = keyWriters(t.db);
+    const before = { claims: claims.stats.writes, answers: answers.stats.writes };
+    const created = await requestCount(shop);
+    const keys = Array.from({ length: 16 }, (_, i) => `burst-${i}`);
+    // Two of the burst share a key: exactly one of them runs, the other finds it running or
+    // answered.
+    const sent = [...keys, 'burst-0'];
+    const answered = await Promise.all(
+      sent.map((key) => post('/v2/payouts', payout({ reference: 'burst' }), withKey(shop, key))),
+    );
+    const statuses = answered.map((answer) => answer.statusCode);
+    expect(statuses.slice(1, 16)).toEqual(Array(15).fill(201));
+    expect([statuses[0], statuses[16]].sort()).toSatisfy(
+      (pair: number[]) => pair[0] === 201 && (pair[1] === 201 || pair[1] === 409),
+    );
+    await Promise.all(keys.map(kept));
+    expect(await requestCount(shop)).toBe(created + 16);
+    expect(claims.stats.writes - before.claims).toBeLessThan(sent.length);
+    expect(answers.stats.writes - before.answers).toBeLessThan(16);
+    for (const key of keys) {
+      const [record] = await records(key);
+      expect(record?.status).toBe(201);
+    }
   });
 
   it('records nothing without a key, for reads, or for a caller with no credential', async () => {

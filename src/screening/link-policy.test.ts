@@ -19,7 +19,11 @@ import { resolveTarget } from '../destinations/target.ts';
 import { updateKytPlan } from '../orchestrators/kyt-plans.ts';
 import { linkClientId } from '../orchestrators/links.ts';
 import { createOrchestrator } from '../orchestrators/orchestrators.ts';
-import { PROVIDER_FORBIDDEN_MESSAGE, PROVIDER_REQUIRED_MESSAGE } from './link-policy.ts';
+import {
+  PROVIDER_FORBIDDEN_MESSAGE,
+  PROVIDER_REQUIRED_MESSAGE,
+  policyReader,
+} from './link-policy.ts';
 
 /**
  * A link's payer rules as creation resolves and stores them (api-facts §11.5): the client ID's
@@ -104,6 +108,46 @@ describe('accessPolicy on a link', () => {
     });
     // The link's own `off` overrides the destination's screening.
     expect(await created(apiKey(shop), { ...inherited, accessPolicy: { mode: 'off' } })).toBeNull();
+  });
+
+  it('reads the destinations of concurrent links together, each link screened by its own', async () => {
+    const plain = await destination(shop);
+    const screened = await activateDestination(
+      t.db,
+      t.clock,
+      shop.accountId,
+      resolveTarget(t.chains, {
+        walletAddress: wallet(902),
+        chainId: 8453,
+        tokenAddress: BASE_USDC,
+      }),
+      {
+        mode: 'kyt_all_wallets',
+        screeningProvider: 'merklescience',
+        hideUntilApproved: false,
+        hidePayeeAddress: false,
+      },
+    );
+    const reads = policyReader(t.db).stats.writes;
+    const destinations = Array.from({ length: 12 }, (_, i) =>
+      i % 2 === 0 ? screened.destinationId : plain.destinationId,
+    );
+    const screenings = await Promise.all(
+      destinations.map((destinationId) =>
+        created(apiKey(shop), { requests: [{ destinationId, amount: '1' }] }),
+      ),
+    );
+    screenings.forEach((screening, i) => {
+      if (i % 2 === 1) expect(screening).toBeNull();
+      else
+        expect(screening).toEqual({
+          mode: 'kyt_all_wallets',
+          providers: [{ provider: 'merklescience', policyId: null }],
+          source: 'destination',
+          allowedPayerAddresses: [],
+        });
+    });
+    expect(policyReader(t.db).stats.writes - reads).toBeLessThan(destinations.length);
   });
 
   it('takes the KYT plan of the client ID’s orchestrator link over the link’s own policy', async () => {
