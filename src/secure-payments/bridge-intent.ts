@@ -125,36 +125,17 @@ function intentAnswer(
   };
 }
 
-/** Transfers a link's display lists at most: the latest, which a page just sent. */
-const SHOWN_TRANSFERS = 10;
-
 type TransferStatus = 'bridging' | 'delivered' | 'executed' | 'failed' | 'refunded';
 
 /**
  * The link's latest transfers from other networks and where each stands (the display's
  * `bridgeTransfers`, payreq's): how the pay page that sent one learns it failed or was
- * refunded, which the link alone cannot say (it stays payable either way).
+ * refunded, which the link alone cannot say (it stays payable either way). `loadLink` reads
+ * them with the link.
  */
-export async function bridgeTransfersOf(
-  db: Database,
-  link: Link,
-): Promise<{ txHash: string; status: TransferStatus }[]> {
-  const rows = await db
-    .select({ txHash: paymentIntents.txHash, status: paymentIntents.status })
-    .from(paymentIntents)
-    .where(
-      and(
-        eq(paymentIntents.securePaymentId, link.row.id),
-        eq(paymentIntents.kind, 'bridge'),
-        isNotNull(paymentIntents.txHash),
-      ),
-    )
-    .orderBy(desc(paymentIntents.createdAt))
-    .limit(SHOWN_TRANSFERS);
-  return rows.flatMap((row) =>
-    row.txHash !== null && isTransferStatus(row.status)
-      ? [{ txHash: row.txHash, status: row.status }]
-      : [],
+export function bridgeTransfersOf(link: Link): { txHash: string; status: TransferStatus }[] {
+  return link.bridgeTransfers.flatMap(({ txHash, status }) =>
+    isTransferStatus(status) ? [{ txHash, status }] : [],
   );
 }
 

@@ -49,13 +49,13 @@ export async function linkDisplay(
   if (link.children) return deps.parents.display(link, now);
   // A wallet off the allowlist opening the link: reported, and told why (src/screening/).
   const accessDecision = await openingDecision(deps, gatedLink(link), payer);
-  const [destinationIds, branding, feeLegs, paymentOptions, bridgeTransfers] = await Promise.all([
+  const [destinationIds, branding, feeLegs, paymentOptions] = await Promise.all([
     destinationIdsOf(deps.db, link),
     resolveLinkBranding(deps.db, link.row.clientIdId),
     linkFeeLegs(deps, link),
     linkPaymentOptions(deps, link, payer, now, log),
-    bridgeTransfersOf(deps.db, link),
   ]);
+  const bridgeTransfers = bridgeTransfersOf(link);
   const body = displayBody(deps.chains, link, destinationIds, branding, feeLegs, {
     paymentOptions,
     bridgeTransfers,

@@ -39,7 +39,18 @@ export interface Link {
   readonly children: readonly Child[] | null;
   /** While a payer's Safe transaction for it is tracked, until when; else null. */
   readonly trackedUntil: Date | null;
+  /** Its latest transfers from other networks, newest first (`bridge-intent.ts` reads them). */
+  readonly bridgeTransfers: readonly SentTransfer[];
 }
+
+/** A transfer a payer sent from another network to pay the link, and its intent's status. */
+interface SentTransfer {
+  readonly txHash: string;
+  readonly status: string;
+}
+
+/** Transfers a link's display lists at most: the latest, which a page just sent. */
+const SHOWN_TRANSFERS = 10;
 
 /**
  * A multicall parent's branding: none yet (its children may be of several client IDs); the
@@ -49,14 +60,22 @@ export interface Link {
 export const NO_BRANDING = null;
 
 /**
- * The link by its token and its requests in order, in one round trip; prepared once per
- * database. Payments are not read: what is still due is on each request (`totalAmountPaid`), and
- * only a completed link's answer and the lookup by request name payments (`linkPayments`).
+ * The link by its token, its requests in order and its latest transfers from other networks,
+ * in one round trip; prepared once per database. Payments are not read: what is still due is
+ * on each request (`totalAmountPaid`), and only a completed link's answer and the lookup by
+ * request name payments (`linkPayments`).
  */
 const linkQueries = preparedPerDatabase((db) => {
+  const bridgeTransfers = sql<SentTransfer[]>`(
+    select coalesce(jsonb_agg(jsonb_build_object('txHash', t.tx_hash, 'status', t.status)
+                              order by t.created_at desc), '[]'::jsonb)
+    from (select tx_hash, status, created_at from payment_intents
+          where secure_payment_id = ${securePayments.id} and kind = 'bridge'
+            and tx_hash is not null
+          order by created_at desc limit ${sql.raw(String(SHOWN_TRANSFERS))}) t)`;
   const query = (where: SQL | undefined) =>
     db
-      .select({ link: securePayments, request: requests })
+      .select({ link: securePayments, request: requests, bridgeTransfers })
       .from(securePayments)
       .leftJoin(requests, eq(requests.securePaymentId, securePayments.id))
       .where(where)
@@ -87,6 +106,7 @@ export async function loadLink(
       : await queries.anyAccount.execute({ token: token.toUpperCase() });
   const row = joined[0]?.link;
   if (!row) throw new AppError('secure_payment_not_found', 'Secure payment not found');
+  const bridgeTransfers = joined[0]?.bridgeTransfers ?? [];
   const now = clock.now();
   const trackedUntil =
     row.trackingUntil !== null && row.trackingUntil > now ? row.trackingUntil : null;
@@ -98,6 +118,7 @@ export async function loadLink(
       requests: children.flatMap((child) => child.requests),
       children,
       trackedUntil,
+      bridgeTransfers,
     };
   }
   return {
@@ -106,6 +127,7 @@ export async function loadLink(
     requests: joined.flatMap(({ request }) => (request === null ? [] : [request])),
     children: null,
     trackedUntil,
+    bridgeTransfers,
   };
 }
 
