@@ -238,7 +238,8 @@ export async function linkFees(
 ): Promise<PayableFees | undefined> {
   const plan = link.row.feePlan;
   const request = link.requests.find((row) => row.requestId === leg.requestId);
-  if (!plan || !request) return undefined;
+  // A plan without fees (a client ID's plan may name none) has no legs to read.
+  if (!plan?.fees.length || !request) return undefined;
   const legs = (await feeLegsOf(db, [request.id])).get(request.id) ?? [];
   if (legs.length === 0) return undefined;
   return payableFees(plan, legs, {
