@@ -101,7 +101,7 @@ try {
   await settle();
 
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  child = spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
+  child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []), SERVER_ENTRY, 'serve'], {
     env: {
       ...process.env,
       ...chainEnv,

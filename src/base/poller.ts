@@ -51,6 +51,7 @@ export function createPoller(deps: {
   let pollMs = deps.pollMs;
   let started = false;
   let timer: NodeJS.Timeout | undefined;
+  let soon: NodeJS.Immediate | undefined;
   /** The round in progress; it never rejects. */
   let current: Promise<void> | undefined;
   /** A wake came during the round in progress. */
@@ -81,15 +82,24 @@ export function createPoller(deps: {
     }
   };
 
-  const schedule = (ms: number) => {
+  const cancel = () => {
     clearTimeout(timer);
-    // The process ends with its server, not with its background loops.
-    timer = setTimeout(run, ms).unref();
+    timer = undefined;
+    if (soon) clearImmediate(soon);
+    soon = undefined;
+  };
+
+  const schedule = (ms: number) => {
+    cancel();
+    // The process ends with its server, not with its background loops. A round due now runs
+    // on the next turn of the event loop (a timer of 0 waits a millisecond at least, a good
+    // share of the time from a new block to its webhook).
+    if (ms === 0) soon = setImmediate(run).unref();
+    else timer = setTimeout(run, ms).unref();
   };
 
   const run = () => {
-    clearTimeout(timer);
-    timer = undefined;
+    cancel();
     if (!started || current) return;
     woken = false;
     current = attempt().then((wait) => {
@@ -113,8 +123,7 @@ export function createPoller(deps: {
     },
     async stop() {
       started = false;
-      clearTimeout(timer);
-      timer = undefined;
+      cancel();
       await current;
       // Started again meanwhile: the lock is still wanted.
       if (!started) await deps.lock?.release();
