@@ -101,21 +101,25 @@ try {
   await settle();
 
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []), SERVER_ENTRY, 'serve'], {
-    env: {
-      ...process.env,
-      ...chainEnv,
-      DATABASE_URL: scratch.url,
-      SANDBOX: 'false',
-      WORKERS: 'false',
-      LOG_LEVEL: 'warn',
-      SECRET_KEY: randomBytes(32).toString('hex'),
-      RATE_LIMIT_API_KEY: '1000000',
-      PORT: String(port),
-      HOST: '127.0.0.1',
+  child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []), SERVER_ENTRY, 'serve'],
+    {
+      env: {
+        ...process.env,
+        ...chainEnv,
+        DATABASE_URL: scratch.url,
+        SANDBOX: 'false',
+        WORKERS: 'false',
+        LOG_LEVEL: 'warn',
+        SECRET_KEY: randomBytes(32).toString('hex'),
+        RATE_LIMIT_API_KEY: '1000000',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const api = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`payreq exited ${child.exitCode}`);

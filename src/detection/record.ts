@@ -18,7 +18,7 @@ import { requestsByReferenceTopics } from '../requests/settle.ts';
 import { inChunks } from './chunks.ts';
 import { depositTxOf } from './deposit-tx.ts';
 import { type MatchedFeeLeg, recordFeeLegs, sameAddress } from './fee-legs.ts';
-import type { DetectedPayment, PaymentSink } from './types.ts';
+import type { DetectedPayment, PaymentSink, RecordedPayment } from './types.ts';
 
 /** Payment rows a statement: well under Postgres's 65,535 parameters at ~30 columns a row. */
 const INSERT_ROWS = 1_000;
@@ -205,16 +205,16 @@ export async function insertPayments(
       .returning({ id: payments.id, txHash: payments.txHash, logIndex: payments.logIndex });
     for (const row of rows) inserted.set(`${row.txHash} ${row.logIndex}`, row.id);
   }
-  let recorded = 0;
+  const recorded: RecordedPayment[] = [];
   for (const { event, request, requestAmount } of matched) {
     const id = inserted.get(`${event.txHash} ${event.logIndex}`);
     if (id === undefined) continue;
     // Twice in one call (a payment matched twice) is recorded once.
     inserted.delete(`${event.txHash} ${event.logIndex}`);
-    recorded += 1;
-    await deps.sink.recorded(tx, { id, requestRowId: request.id, event, requestAmount }, deps.now);
+    recorded.push({ id, requestRowId: request.id, event, requestAmount });
   }
-  return recorded;
+  if (recorded.length > 0) await deps.sink.recorded(tx, recorded, deps.now);
+  return recorded.length;
 }
 
 /** A payment's row, as `insertPayments` writes it. */

@@ -150,7 +150,7 @@ export interface WatchedSettlement {
 }
 
 /** A payment detection recorded: the event, its row, and the request it was matched to. */
-interface RecordedPayment {
+export interface RecordedPayment {
   /** The payment row's id. */
   readonly id: string;
   readonly requestRowId: string;
@@ -173,7 +173,11 @@ interface DroppedPayment {
  * the transaction that records them, so the consequences exist if and only if the payment does.
  */
 export interface PaymentSink {
-  recorded(tx: Database, payment: RecordedPayment, now: Date): Promise<void>;
+  /**
+   * New payments, in the order they were found (a backlog's range may hold thousands): each
+   * counted in that order, in statements for them all.
+   */
+  recorded(tx: Database, payments: readonly RecordedPayment[], now: Date): Promise<void>;
   dropped(tx: Database, payments: readonly DroppedPayment[]): Promise<void>;
   /** The transaction of the last `recorded` calls ended: committed, or rolled back. */
   ended?(committed: boolean): void;

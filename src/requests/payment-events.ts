@@ -9,7 +9,12 @@ import { conversionRate, formatAmount, formatUsd } from '../payments/amounts.ts'
 import type { Claimed } from '../webhooks/claims.ts';
 import type { PaymentEventPayload } from '../webhooks/events.ts';
 import { orchestratorWebhookIds } from '../webhooks/orchestrator-webhooks.ts';
-import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
+import {
+  deliveryRows,
+  insertDeliveries,
+  listeners,
+  type WrittenDelivery,
+} from '../webhooks/outbox.ts';
 import type { RequestRow } from './requests.ts';
 import { type RequestUnits, requestUnits } from './units.ts';
 
@@ -148,8 +153,11 @@ function conversionFields(payment: PaidRequest['payment'], units: RequestUnits) 
 }
 
 /**
- * Writes the payment's events into the outbox. When `lease` grants one they are written claimed
- * by this process's dispatcher and returned ready to send, for it to be handed them on commit.
+ * Writes the payments' events into the outbox, in the payments' order. When `lease` grants
+ * room they are written claimed by this process's dispatcher and returned ready to send, for it
+ * to be handed them on commit. Whatever the number of payments, the database is asked once per
+ * audience, once for the fee legs and once for the orchestrators, and the rows go in a few
+ * multi-row statements (a backlog's thousands of payments are not thousands of each).
  */
 export async function enqueuePaymentEvents(
   tx: Database,
@@ -158,70 +166,95 @@ export async function enqueuePaymentEvents(
     readonly now: Date;
     readonly lease?: ((rows: number) => Date | null) | undefined;
   },
-  paid: PaidRequest,
+  paid: readonly PaidRequest[],
 ): Promise<Claimed[]> {
-  const { request } = paid;
-  const [{ webhookIds, endpoints, clientId }, feeLegs, orchestrator] = await Promise.all([
-    listeners(tx, { accountId: request.accountId, clientIdId: request.clientIdId }),
-    // Only a link's request can carry fee legs (its captured plan's).
-    paid.linkToken === null
-      ? []
-      : feeLegViewsOf(tx, deps.chains, [request.id]).then((legs) => legs.get(request.id) ?? []),
-    request.clientIdId === null
-      ? undefined
-      : linkedOrchestrators(tx, [request.clientIdId]).then((found) =>
-          found.get(request.clientIdId ?? ''),
-        ),
+  if (paid.length === 0) return [];
+  const audienceOf = ({ request }: PaidRequest) => `${request.accountId} ${request.clientIdId}`;
+  const audiences = new Map(
+    paid.map((p) => [
+      audienceOf(p),
+      { accountId: p.request.accountId, clientIdId: p.request.clientIdId },
+    ]),
+  );
+  // Only a link's request can carry fee legs (its captured plan's).
+  const linked = [...new Set(paid.flatMap((p) => (p.linkToken === null ? [] : [p.request.id])))];
+  const clientIdIds = [...new Set(paid.flatMap((p) => p.request.clientIdId ?? []))];
+  const [heard, feeLegs, orchestrators] = await Promise.all([
+    Promise.all(
+      [...audiences].map(async ([key, audience]) => [key, await listeners(tx, audience)] as const),
+    ).then((entries) => new Map(entries)),
+    linked.length === 0 ? new Map<string, FeeLegView[]>() : feeLegViewsOf(tx, deps.chains, linked),
+    linkedOrchestrators(tx, clientIdIds),
   ]);
-  const origin = clientId === null ? null : { clientId, origin: request.origin };
-  const { event, ...base } = paymentEventPayload(deps.chains, paid, origin, deps.now, feeLegs);
-  // The orchestrator of the client ID gets `payment.confirmed` too (webhooks-0.31.md names
-  // it a recipient), with its fee legs: a fee left unpaid is never news to it alone. Written
-  // unclaimed: its dispatcher picks it up as any retry.
-  if (orchestrator !== undefined && event === 'payment.confirmed') {
-    await writeDeliveries(
-      tx,
-      deps.now,
-      await orchestratorWebhookIds(tx, orchestrator.id),
-      [{ event, payload: { ...base, orchestratorId: orchestrator.id } }],
-      { paymentId: paid.payment.id },
-    );
+  const orchestratorHooks = new Map(
+    await Promise.all(
+      [...new Set([...orchestrators.values()].map((o) => o.id))].map(
+        async (id) => [id, await orchestratorWebhookIds(tx, id)] as const,
+      ),
+    ),
+  );
+  const rows: WrittenDelivery[] = [];
+  const claimed: Claimed[] = [];
+  for (const one of paid) {
+    const { request } = one;
+    const audience = heard.get(audienceOf(one));
+    if (audience === undefined) continue;
+    const { webhookIds, endpoints, clientId } = audience;
+    const origin = clientId === null ? null : { clientId, origin: request.origin };
+    const legs = feeLegs.get(request.id) ?? [];
+    const { event, ...base } = paymentEventPayload(deps.chains, one, origin, deps.now, legs);
+    const paymentId = one.payment.id;
+    // The orchestrator of the client ID gets `payment.confirmed` too (webhooks-0.31.md names
+    // it a recipient), with its fee legs: a fee left unpaid is never news to it alone. Written
+    // unclaimed: its dispatcher picks it up as any retry.
+    const orchestrator =
+      request.clientIdId === null ? undefined : orchestrators.get(request.clientIdId);
+    if (orchestrator !== undefined && event === 'payment.confirmed') {
+      rows.push(
+        ...deliveryRows(
+          deps.now,
+          orchestratorHooks.get(orchestrator.id) ?? [],
+          [{ event, payload: { ...base, orchestratorId: orchestrator.id } }],
+          { paymentId },
+        ),
+      );
+    }
+    if (webhookIds.length === 0) continue;
+    const events: { event: string; payload: Record<string, unknown> }[] = [
+      { event, payload: base },
+    ];
+    if (origin !== null) events.push({ event: `${event}.client_id`, payload: base });
+    if (one.linkToken !== null) {
+      events.push({
+        event: `${event}.checkout`,
+        payload: { ...base, securePaymentToken: one.linkToken },
+      });
+    }
+    const written = deliveryRows(deps.now, webhookIds, events, { paymentId, lease: deps.lease });
+    rows.push(...written);
+    for (const row of written) {
+      const endpoint = endpoints.get(row.webhookId);
+      if (endpoint && row.lockedUntil) {
+        claimed.push({
+          id: row.id,
+          webhook_id: row.webhookId,
+          owner: request.accountId,
+          body: row.body,
+          test: row.test,
+          attempts: 1,
+          created_ms: row.createdAt.getTime(),
+          url: endpoint.url,
+          secret_sealed: endpoint.secretSealed,
+          live: true,
+          retry_backoff_seconds: endpoint.retryBackoffSeconds,
+          retry_max_delay_seconds: endpoint.retryMaxDelaySeconds,
+          retry_for_seconds: endpoint.retryForSeconds,
+        });
+      }
+    }
   }
-  if (webhookIds.length === 0) return [];
-  const events: { event: string; payload: Record<string, unknown> }[] = [{ event, payload: base }];
-  if (origin !== null) events.push({ event: `${event}.client_id`, payload: base });
-  if (paid.linkToken !== null) {
-    events.push({
-      event: `${event}.checkout`,
-      payload: { ...base, securePaymentToken: paid.linkToken },
-    });
-  }
-  const written = await writeDeliveries(tx, deps.now, webhookIds, events, {
-    paymentId: paid.payment.id,
-    lease: deps.lease,
-  });
-  return written.flatMap((row) => {
-    const endpoint = endpoints.get(row.webhookId);
-    return endpoint && row.lockedUntil
-      ? [
-          {
-            id: row.id,
-            webhook_id: row.webhookId,
-            owner: request.accountId,
-            body: row.body,
-            test: row.test,
-            attempts: 1,
-            created_ms: row.createdAt.getTime(),
-            url: endpoint.url,
-            secret_sealed: endpoint.secretSealed,
-            live: true,
-            retry_backoff_seconds: endpoint.retryBackoffSeconds,
-            retry_max_delay_seconds: endpoint.retryMaxDelaySeconds,
-            retry_for_seconds: endpoint.retryForSeconds,
-          },
-        ]
-      : [];
-  });
+  await insertDeliveries(tx, rows);
+  return claimed;
 }
 
 /** Why a delivery was cancelled by a reorganisation, in its log. */

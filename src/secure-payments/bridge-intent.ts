@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { AppError, type FieldError, ValidationError } from '../base/errors.ts';
 import { legSource } from '../crosschain/leg-route.ts';
 import type { Database } from '../db/client.ts';

@@ -10,28 +10,43 @@ import type { RequestRow } from '../requests/requests.ts';
  */
 
 /**
- * Completes the request's link if every request of it is now paid; the link's token, if any.
- * One statement: the update sees the request rows as this transaction left them.
+ * Completes the links of these requests whose every request is now paid; answers each link's
+ * token by link id. One statement: the update sees the request rows as this transaction left
+ * them.
  */
+export async function completeLinksIfPaid(
+  tx: Database,
+  paid: readonly RequestRow[],
+  now: Date,
+): Promise<ReadonlyMap<string, string>> {
+  const linkIds = [...new Set(paid.flatMap((request) => request.securePaymentId ?? []))];
+  if (linkIds.length === 0) return new Map();
+  const ids = sql`array[${sql.join(
+    linkIds.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  )}]`;
+  const links = await queryRows<{ id: string; token: string }>(
+    tx,
+    sql`with completed as (
+          update ${securePayments} as l
+          set status = 'completed', completed_at = ${now.toISOString()}::timestamptz
+          where l.id = any(${ids}) and l.status = 'pending'
+            and not exists (
+              select 1 from ${requests} r
+              where r.secure_payment_id = l.id and r.status <> 'paid'))
+        select id, token from ${securePayments} where id = any(${ids})`,
+  );
+  return new Map(links.map((link) => [link.id, link.token]));
+}
+
+/** Completes the request's link if every request of it is now paid; the link's token, if any. */
 export async function completeLinkIfPaid(
   tx: Database,
   request: RequestRow,
   now: Date,
 ): Promise<string | null> {
-  const linkId = request.securePaymentId;
-  if (linkId === null) return null;
-  const [link] = await queryRows<{ token: string }>(
-    tx,
-    sql`with completed as (
-          update ${securePayments}
-          set status = 'completed', completed_at = ${now.toISOString()}::timestamptz
-          where id = ${linkId} and status = 'pending'
-            and not exists (
-              select 1 from ${requests}
-              where secure_payment_id = ${linkId} and status <> 'paid'))
-        select token from ${securePayments} where id = ${linkId}`,
-  );
-  return link?.token ?? null;
+  const tokens = await completeLinksIfPaid(tx, [request], now);
+  return request.securePaymentId === null ? null : (tokens.get(request.securePaymentId) ?? null);
 }
 
 /** A request no longer paid in full puts its completed link back to pending. */

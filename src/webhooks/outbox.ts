@@ -130,10 +130,25 @@ export async function writeDeliveries(
   events: Events,
   options: EnqueueOptions = {},
 ): Promise<WrittenDelivery[]> {
+  const rows = deliveryRows(now, webhookIds, events, options);
+  await insertDeliveries(db, rows);
+  return rows;
+}
+
+/** Deliveries one INSERT writes at most (ten parameters a row). */
+const INSERT_ROWS = 2_000;
+
+/** The rows `writeDeliveries` writes, for a caller that writes several callers' at once. */
+export function deliveryRows(
+  now: Date,
+  webhookIds: readonly string[],
+  events: Events,
+  options: EnqueueOptions = {},
+): WrittenDelivery[] {
   const count = webhookIds.length * events.length;
   if (count === 0) return [];
   const leased = options.lease?.(count) ?? null;
-  const rows = webhookIds.flatMap((webhookId) =>
+  return webhookIds.flatMap((webhookId) =>
     events.map(({ event, payload }) => ({
       id: ulid(now.getTime()),
       webhookId,
@@ -147,7 +162,14 @@ export async function writeDeliveries(
       ...(leased !== null && { lockedUntil: leased, attempts: 1 }),
     })),
   );
-  if (rows.length === 0) return [];
-  await db.insert(webhookDeliveries).values(rows);
-  return rows;
+}
+
+/** Writes deliveries made by `deliveryRows`, in their order, a few thousand a statement. */
+export async function insertDeliveries(
+  db: Database,
+  rows: readonly WrittenDelivery[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+    await db.insert(webhookDeliveries).values(rows.slice(i, i + INSERT_ROWS));
+  }
 }

@@ -1,16 +1,17 @@
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { PaymentSink } from '../detection/types.ts';
+import type { PaymentSink, RecordedPayment } from '../detection/types.ts';
 import { fundTransfer } from '../offramp/transfers.ts';
 import { cancelPaymentDeliveries, enqueuePaymentEvents } from '../requests/payment-events.ts';
-import { applyPayment, reversePayment } from '../requests/settle.ts';
-import { completeLinkIfPaid, reopenLinkIfUnpaid } from '../secure-payments/completion.ts';
+import type { RequestRow } from '../requests/requests.ts';
+import { applyPayments, reversePayment } from '../requests/settle.ts';
+import { completeLinksIfPaid, reopenLinkIfUnpaid } from '../secure-payments/completion.ts';
 import type { Claimed } from '../webhooks/claims.ts';
 import type { DeliveryHandoff } from '../webhooks/handoff.ts';
 
 /**
- * What a detected payment changes, feature by feature, in the transaction that records it:
- * the request counts it, its link completes when every request is paid, and the webhook
- * events go into the outbox (claimed by this process's dispatcher, when it has room, and handed
+ * What detected payments change, feature by feature, in the transaction that records them:
+ * their requests count them, a link completes when every request of it is paid, and the
+ * webhook events go into the outbox (claimed by this process's dispatcher, when it has room, and handed
  * to it on commit). A reorganisation undoes the same in reverse. One per indexer: what it
  * hands over belongs to that indexer's open transaction.
  */
@@ -23,24 +24,41 @@ export function createSettlement(deps: {
   /** Events written claimed by this process in the transaction now open. */
   let handed: Claimed[] = [];
   return {
-    async recorded(tx, payment, now) {
-      const request = await applyPayment(tx, payment.requestRowId, payment.requestAmount, now);
-      if (!request) return;
-      // Paid to an off-ramp deposit address: the provider's callbacks send its events, and
-      // payment.confirmed only once fiat is sent (src/offramp/events.ts).
-      if (
-        request.cryptoToFiat &&
-        payment.event.payee.toLowerCase() !== request.payee.toLowerCase() &&
-        (await fundTransfer(tx, request.id, payment.event.payee, payment.event.txHash, now))
-      )
-        return;
-      const linkToken = await completeLinkIfPaid(tx, request, now);
+    async recorded(tx, recorded, now) {
+      const requests = await applyPayments(
+        tx,
+        recorded.map((payment) => ({
+          requestRowId: payment.requestRowId,
+          amount: payment.requestAmount,
+        })),
+        now,
+      );
+      const settled: { payment: RecordedPayment; request: RequestRow }[] = [];
+      for (const [i, payment] of recorded.entries()) {
+        const request = requests[i];
+        if (!request) continue;
+        // Paid to an off-ramp deposit address: the provider's callbacks send its events, and
+        // payment.confirmed only once fiat is sent (src/offramp/events.ts).
+        if (
+          request.cryptoToFiat &&
+          payment.event.payee.toLowerCase() !== request.payee.toLowerCase() &&
+          (await fundTransfer(tx, request.id, payment.event.payee, payment.event.txHash, now))
+        )
+          continue;
+        settled.push({ payment, request });
+      }
+      const tokens = await completeLinksIfPaid(
+        tx,
+        settled.map(({ request }) => request),
+        now,
+      );
       const claimed = await enqueuePaymentEvents(
         tx,
         { chains: deps.chains, now, lease: handoff && ((rows) => handoff.lease(now, rows)) },
-        {
+        settled.map(({ payment, request }) => ({
           request,
-          linkToken,
+          linkToken:
+            request.securePaymentId === null ? null : (tokens.get(request.securePaymentId) ?? null),
           payment: {
             id: payment.id,
             network: payment.event.network,
@@ -53,7 +71,7 @@ export function createSettlement(deps: {
             payerEoaAddress: payment.event.payerEoaAddress,
             settledBy: payment.event.settledBy,
           },
-        },
+        })),
       );
       handed.push(...claimed);
     },
