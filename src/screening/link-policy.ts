@@ -1,9 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type FieldError, featureUnavailable, ValidationError } from '../base/errors.ts';
 import { addressKey, parseAddress } from '../chains/address.ts';
 import type { Database } from '../db/client.ts';
-import { groupCommit } from '../db/group-commit.ts';
-import { batchStatement, preparedPerDatabase } from '../db/prepared.ts';
 import {
   type LinkScreening,
   orchestratorClientLinks,
@@ -79,12 +77,11 @@ export function checkAccessPolicy(
 export async function resolveLinkScreening(
   db: Database,
   link: {
-    readonly accountId: string;
     readonly clientIdId: string | null;
     readonly destinationId: string | null;
     readonly requested: RequestedAccess | undefined;
   },
-): Promise<LinkScreening | null> {
+): Promise<ResolvedScreening> {
   const allowedPayerAddresses = link.requested?.allowedPayerAddresses ?? [];
   const plan = link.clientIdId === null ? null : await kytPlanOf(db, link.clientIdId);
   let screening: Omit<LinkScreening, 'allowedPayerAddresses'>;
@@ -101,18 +98,46 @@ export async function resolveLinkScreening(
           }
         : { mode: 'off', providers: [], source: 'payment' };
   } else {
-    const provider = await destinationProvider(db, link.accountId, link.destinationId);
-    screening =
-      provider === null
-        ? { mode: 'off', providers: [], source: 'none' }
-        : {
-            mode: 'kyt_all_wallets',
-            providers: [{ provider, policyId: null }],
-            source: 'destination',
-          };
+    // The destination's policy decides, read by the statement that writes the link
+    // (`inheritedScreening`): this is what the link stores when it screens nobody.
+    const screening: LinkScreening | null =
+      allowedPayerAddresses.length === 0
+        ? null
+        : { mode: 'off', providers: [], source: 'none', allowedPayerAddresses };
+    return { screening, fromDestination: link.destinationId !== null };
   }
-  if (screening.mode === 'off' && allowedPayerAddresses.length === 0) return null;
-  return { ...screening, allowedPayerAddresses };
+  if (screening.mode === 'off' && allowedPayerAddresses.length === 0) {
+    return { screening: null, fromDestination: false };
+  }
+  return { screening: { ...screening, allowedPayerAddresses }, fromDestination: false };
+}
+
+/**
+ * What a new link stores, and whether its destination's policy may replace it: a link that
+ * neither a plan nor its own policy screens takes its destination's `kyt_all_wallets`, read in
+ * the statement that writes the link, so that a policy changed a moment before is the one kept.
+ */
+export interface ResolvedScreening {
+  readonly screening: LinkScreening | null;
+  readonly fromDestination: boolean;
+}
+
+/**
+ * The screening a link inheriting its destination's policy stores, as SQL over that
+ * destination's `access_policy` (`policy`) and what the link stores otherwise (`fallback`,
+ * `ResolvedScreening.screening`): the destination's provider for every wallet, the link's own
+ * allowlist kept; else `fallback`.
+ */
+export function inheritedScreening(policy: SQL, fallback: SQL): SQL {
+  return sql`case when ${policy}->>'mode' = 'kyt_all_wallets'
+      and ${policy}->>'screeningProvider' is not null
+    then jsonb_build_object(
+      'mode', 'kyt_all_wallets',
+      'providers', jsonb_build_array(jsonb_build_object(
+        'provider', ${policy}->>'screeningProvider', 'policyId', null)),
+      'source', 'destination',
+      'allowedPayerAddresses', coalesce(${fallback}->'allowedPayerAddresses', '[]'::jsonb))
+    else ${fallback} end`;
 }
 
 async function kytPlanOf(
@@ -133,53 +158,3 @@ async function kytPlanOf(
     .sort((a, b) => a.priority - b.priority)
     .map(({ provider, policyId }) => ({ provider, policyId }));
 }
-
-/** The screening provider of the destination's `kyt_all_wallets` policy; null when it screens none. */
-async function destinationProvider(
-  db: Database,
-  accountId: string,
-  destinationId: string | null,
-): Promise<ScreeningProviderName | null> {
-  if (destinationId === null) return null;
-  const policy = await policyReader(db).write({ accountId, destinationId });
-  return policy?.mode === 'kyt_all_wallets' ? policy.screeningProvider : null;
-}
-
-interface PolicyKey {
-  readonly accountId: string;
-  readonly destinationId: string;
-}
-
-type Policy = (typeof payeeDestinations.$inferSelect)['accessPolicy'];
-
-const policyStatement = batchStatement<{
-  account_id: string;
-  destination_id: string;
-  policy: Policy | null;
-}>(
-  sql`select d.account_id, d.destination_id, d.access_policy as policy
-      from payee_destinations d
-      join jsonb_to_recordset(${sql.placeholder('keys')}::jsonb)
-        as k("accountId" uuid, "destinationId" text)
-        on d.account_id = k."accountId" and d.destination_id = k."destinationId"`,
-);
-
-/**
- * The destinations' policies that concurrent link creations look up, read in one SELECT (the
- * group writer of db/group-commit.ts, reading): every link made reads one, and a statement a
- * link was the largest share of Postgres's work on the creation bench after links themselves
- * were written in groups. Its counts are what tests observe.
- */
-export const policyReader = preparedPerDatabase((db) => {
-  const readGroup = async (keys: readonly PolicyKey[]): Promise<(Policy | null)[]> => {
-    const rows = await policyStatement(db, { keys: JSON.stringify(keys) });
-    const found = new Map(
-      rows.map((row) => [`${row.account_id} ${row.destination_id}`, row.policy]),
-    );
-    return keys.map((key) => found.get(`${key.accountId} ${key.destinationId}`) ?? null);
-  };
-  return groupCommit<PolicyKey, Policy | null>({
-    writeGroup: readGroup,
-    writeOne: async (key) => (await readGroup([key]))[0] ?? null,
-  });
-});

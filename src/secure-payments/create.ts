@@ -126,8 +126,7 @@ export async function createSecurePayment(
   // A plan is for a link of one request (linkFeePlan): its fees are that request's legs.
   const legs = items[0] ? plannedFeeLegs(feePlan, items[0].target.currency) : [];
   const payeeBorneFees = payeeBorneTotal(legs);
-  const screening = await resolveLinkScreening(deps.db, {
-    accountId: caller.accountId,
+  const { screening, fromDestination } = await resolveLinkScreening(deps.db, {
     clientIdId: caller.clientId?.id ?? null,
     destinationId: items[0]?.target.id.value ?? null,
     requested: input.accessPolicy,
@@ -141,6 +140,7 @@ export async function createSecurePayment(
       ...redirect,
       feePlan,
       screening,
+      screeningFromDestination: fromDestination,
     };
     // A destination id names its wallet, chain and token: the parsed id says what its row says.
     const linkItems = items.map(({ target, invoice, amount }, position) => ({

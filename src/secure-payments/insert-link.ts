@@ -7,6 +7,7 @@ import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { type LinkScreening, payeeDestinations, requests, securePayments } from '../db/schema.ts';
 import { type NewRequest, requestValues } from '../requests/requests.ts';
+import { inheritedScreening } from '../screening/link-policy.ts';
 import type { LinkCaller } from './link-caller.ts';
 
 /** A link lives this long unless paid first (decisions.md). */
@@ -27,6 +28,11 @@ export interface NewLink {
   readonly feePlan?: FeePlan | null;
   /** Who may pay it and whether payers are screened (src/screening/); null: anyone. */
   readonly screening?: LinkScreening | null;
+  /**
+   * Its first request's destination screens its payers if that destination's policy says so,
+   * as the write reads it (`inheritedScreening`); `screening` is what it stores otherwise.
+   */
+  readonly screeningFromDestination?: boolean;
   /** A multicall parent: its requested kind and its expiry (its earliest child's). */
   readonly multicall?: {
     readonly executionKind: 'evm_same_chain' | 'evm_cross_chain' | 'tron_batch' | null;
@@ -105,6 +111,8 @@ export interface LinkRows {
   readonly id: string;
   readonly accountId: string;
   readonly link: Row;
+  /** `NewLink.screeningFromDestination`. */
+  readonly inheritsScreening: boolean;
   readonly requests: readonly { readonly values: Row; readonly destinationId: string }[];
 }
 
@@ -123,6 +131,7 @@ export function linkRows(link: NewLink, items: readonly LinkItem[]): LinkRows {
     id,
     accountId: link.caller.accountId,
     link: linkValues(link, id),
+    inheritsScreening: link.screeningFromDestination ?? false,
     requests: items.map(({ destinationId, ...item }) => ({
       values: { id: uuidV7(time), ...requestValues({ ...item, securePaymentId: id }) } as Row,
       destinationId,
@@ -151,6 +160,7 @@ export async function writeLinkRows(db: Database, written: LinkRows): Promise<Wr
   const params: unknown[] = new Array(statement.size);
   params[ACCOUNT_ID] = written.accountId;
   params[DESTINATIONS] = [...new Set(rows.map((row) => row.destinationId))];
+  params[INHERITS_SCREENING] = written.inheritsScreening;
   for (const { key, index, column } of statement.linkColumns) {
     params[index] = driverValue(column, linkRow[key]);
   }
@@ -192,6 +202,7 @@ interface Slot {
 /** The positions of the statement's values that come from no row. */
 const ACCOUNT_ID = 0;
 const DESTINATIONS = 1;
+const INHERITS_SCREENING = 2;
 
 interface LinkStatement {
   readonly linkColumns: readonly Slot[];
@@ -219,7 +230,7 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
   const prepared = linkStatements(db);
   const kept = prepared.get(count);
   if (kept) return kept;
-  let size = DESTINATIONS + 1;
+  let size = INHERITS_SCREENING + 1;
   const linkColumns = slotsOf(securePayments, link, size);
   size += linkColumns.length;
   // A request's destination row id comes from `dest`, never from the caller's row.
@@ -249,13 +260,23 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
   const d = payeeDestinations;
   const [firstRow] = requestRows;
   if (firstRow === undefined) throw new Error('a link has at least one request');
+  // The link's screening: its own, or its first request's destination's when it inherits it.
+  const linkValuesSql = sql.join(
+    linkColumns.map((slot) => {
+      const value = sql`${at(slot.index)}::${sql.raw(slot.column.getSQLType())}`;
+      if (slot.column !== securePayments.screening) return value;
+      const policy = sql`(select "access_policy" from "dest" where "destination_id" = ${at(firstRow.destination)}::text)`;
+      return sql`case when ${at(INHERITS_SCREENING)}::boolean then ${inheritedScreening(policy, value)} else ${value} end`;
+    }),
+    sql`, `,
+  );
   const statement = sql`with "dest" as (
-      select ${column(d.id)}, ${column(d.destinationId)} from ${name(d)}
+      select ${column(d.id)}, ${column(d.destinationId)}, ${column(d.accessPolicy)} from ${name(d)}
       where ${column(d.accountId)} = ${at(ACCOUNT_ID)}::uuid and ${column(d.active)}
         and ${column(d.destinationId)} = any(${at(DESTINATIONS)}::text[])
     ), "link" as (
       insert into ${name(securePayments)} (${list(linkColumns)})
-      select ${values(linkColumns)}
+      select ${linkValuesSql}
       where (select count(*) from "dest") = cardinality(${at(DESTINATIONS)}::text[])
       returning ${column(securePayments.id)}
     )

@@ -5,6 +5,7 @@ import type { Database } from '../db/client.ts';
 import { type GroupWriter, groupCommit } from '../db/group-commit.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
+import { inheritedScreening } from '../screening/link-policy.ts';
 import {
   type LinkItem,
   type LinkRows,
@@ -54,7 +55,10 @@ async function writeLinkGroup(
   const request = first?.requests[0]?.values;
   if (first === undefined || request === undefined) return [];
   const statement = groupStatement(db, first.link, request);
-  const links = groups.map((group) => jsonRow(statement.link, group.link));
+  const links = groups.map((group) => ({
+    ...jsonRow(statement.link, group.link),
+    [INHERITS_KEY]: group.inheritsScreening,
+  }));
   const rows = groups.flatMap((group) =>
     group.requests.map(({ values, destinationId }) => ({
       ...jsonRow(statement.request, values),
@@ -73,6 +77,8 @@ async function writeLinkGroup(
 
 /** The JSON field of a request's destination id (a request row's own `destination_id` is dest's). */
 const DESTINATION_KEY = 'destination_key';
+/** The JSON field of a link that inherits its destination's screening (`LinkRows`). */
+const INHERITS_KEY = 'inherits_key';
 
 /** A column a statement reads from its JSON rows: the row's key and the column. */
 interface Field {
@@ -153,13 +159,27 @@ function groupStatement(db: Database, link: Row, request: Row): GroupStatement {
     );
   const d = payeeDestinations;
   const column = (c: Column) => id(toSnakeCase(c.name));
+  // The link's screening: its own, or its first request's destination's when it inherits it.
+  const linkValues = sql.join(
+    linkFields.map((field) => {
+      const value = sql`"l".${id(field.name)}`;
+      if (field.column !== securePayments.screening) return value;
+      const policy = sql`(select "dest"."access_policy" from "r" join "dest"
+          on "dest"."account_id" = "l"."account_id"
+          and "dest"."destination_id" = "r".${id(DESTINATION_KEY)}
+        where "r"."secure_payment_id" = "l"."id" and "r"."position" = 0)`;
+      return sql`case when "l".${id(INHERITS_KEY)} then ${inheritedScreening(policy, value)} else ${value} end`;
+    }),
+    sql`, `,
+  );
   const statement = sql`with "l" as (
-      select * from jsonb_to_recordset(${sql.placeholder('0')}::jsonb) as t(${definitions(linkFields)})
+      select * from jsonb_to_recordset(${sql.placeholder('0')}::jsonb)
+        as t(${definitions(linkFields)}, ${id(INHERITS_KEY)} boolean)
     ), "r" as (
       select * from jsonb_to_recordset(${sql.placeholder('1')}::jsonb)
         as t(${definitions(written)}, ${id(DESTINATION_KEY)} text)
     ), "dest" as (
-      select ${column(d.id)}, ${column(d.accountId)}, ${column(d.destinationId)}
+      select ${column(d.id)}, ${column(d.accountId)}, ${column(d.destinationId)}, ${column(d.accessPolicy)}
       from ${id(getTableName(d))}
       where ${column(d.active)} and (${column(d.accountId)}, ${column(d.destinationId)}) in (
         select "l"."account_id", "r".${id(DESTINATION_KEY)}
@@ -167,7 +187,7 @@ function groupStatement(db: Database, link: Row, request: Row): GroupStatement {
       )
     ), "link" as (
       insert into ${id(getTableName(securePayments))} (${names(linkFields)})
-      select ${names(linkFields, 'l')} from "l"
+      select ${linkValues} from "l"
       where not exists (
         select 1 from "r" where "r"."secure_payment_id" = "l"."id" and not exists (
           select 1 from "dest"

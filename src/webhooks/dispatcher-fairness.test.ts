@@ -147,8 +147,9 @@ describe('an endpoint that is silent once, then answers', () => {
     const webhookId = await register(pausing.url, owner);
     const ids = await deliverMany(webhookId, 40);
     // A timeout long enough that only the pause, never a loaded machine, makes a send silent:
-    // a second silence would rightly back the endpoint off, on a clock that stands still.
-    const running = dispatcherFor(t, undefined, 3_000);
+    // a second silence would rightly back the endpoint off, on a clock that stands still
+    // (3 s was not enough while the whole suite loaded two cores).
+    const running = dispatcherFor(t, undefined, 10_000);
     running.start(3_600_000);
     try {
       running.wake();
@@ -160,7 +161,7 @@ describe('an endpoint that is silent once, then answers', () => {
             const rows = await deliveriesTo(webhookId);
             return rows.filter((row) => row.status === 'delivered').length;
           },
-          { timeout: 40_000 },
+          { timeout: 60_000 },
         )
         .toBeGreaterThanOrEqual(40 - 4);
     } finally {
@@ -173,7 +174,7 @@ describe('an endpoint that is silent once, then answers', () => {
     expect(timedOut.length).toBeLessThanOrEqual(4);
     expect(timedOut.every((row) => row.attempts === 1 && row.lastStatusCode === null)).toBe(true);
     expect(rows.every((row) => row.attempts === 1 && row.lockedUntil === null)).toBe(true);
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('a stop with deliveries in flight', () => {
