@@ -10,6 +10,7 @@ const BENCHES = [
   'idempotency',
   'lists',
   'webhooks',
+  'backlog',
   'rate-limit',
   'cli',
   'pay-page',
