@@ -1,8 +1,9 @@
+import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { type Receiver, startReceiver } from '../../test/webhook-receiver.ts';
-import { webhookDeliveries } from '../db/schema.ts';
+import { payments, requests, webhookDeliveries } from '../db/schema.ts';
 import { type Checkpoint, matchRequests, recordPayments } from '../detection/record.ts';
 import type { DetectedPayment, PaymentSink } from '../detection/types.ts';
 import { insertRequests } from '../requests/requests.ts';
@@ -13,7 +14,8 @@ import { createSettlement } from './settlement.ts';
 /**
  * A payment's webhooks handed to this process's dispatcher as their transaction commits,
  * written already claimed: sent without a claim, never when the transaction rolls back, and
- * sent by any dispatcher once the lease runs out if this process never sends them.
+ * sent by any dispatcher once the lease runs out if this process never sends them. Payments
+ * found together are settled together, each as one at a time would have been.
  */
 
 const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -54,8 +56,8 @@ const dispatcher = () =>
     config: t.config.webhooks,
   });
 
-/** A payment in full of a new request, as detection would report it. */
-async function paid(): Promise<{ payment: DetectedPayment; checkpoint: Checkpoint }> {
+/** A new request of `expected` USDC base units on base, with what a payment of it names. */
+async function newRequest(expected = 10n) {
   const network = t.chains.network('base');
   const usdc = t.chains.currency('USDC-base');
   if (!network || !usdc) throw new Error('base');
@@ -66,28 +68,44 @@ async function paid(): Promise<{ payment: DetectedPayment; checkpoint: Checkpoin
       network,
       invoiceCurrency: usdc,
       paymentCurrency: usdc,
-      expectedAmount: 10n,
+      expectedAmount: expected,
       payee: PAYEE,
     },
   ]);
   if (!row?.referenceTopic) throw new Error('no row');
-  block += 1n;
-  const payment: DetectedPayment = {
+  return { id: row.id, topic: row.referenceTopic, token: usdc.address };
+}
+
+/** A payment of `amount` to a request, as detection would report it. */
+function paymentOf(
+  to: { readonly topic: string; readonly token: string },
+  amount: bigint,
+  at: { readonly txHash: string; readonly logIndex: number; readonly block: bigint },
+): DetectedPayment {
+  return {
     network: 'base',
-    txHash: `0x${block.toString(16).padStart(64, '0')}`,
-    logIndex: 0,
-    blockNumber: block,
+    txHash: at.txHash,
+    logIndex: at.logIndex,
+    blockNumber: at.block,
     blockHash: `0x${'cd'.repeat(32)}`,
     timestamp: new Date(0),
-    referenceTopic: row.referenceTopic,
-    tokenAddress: usdc.address,
+    referenceTopic: to.topic,
+    tokenAddress: to.token,
     payee: PAYEE,
-    amount: 10n,
+    amount,
     feeAmount: 0n,
     feeAddress: null,
     payerAddress: PAYEE,
     payerEoaAddress: PAYEE,
   };
+}
+
+/** A payment in full of a new request, in a block of its own. */
+async function paid(): Promise<{ payment: DetectedPayment; checkpoint: Checkpoint }> {
+  const to = await newRequest();
+  block += 1n;
+  const txHash = `0x${block.toString(16).padStart(64, '0')}`;
+  const payment = paymentOf(to, 10n, { txHash, logIndex: 0, block });
   return { payment, checkpoint: { network: 'base', lastBlock: block, blocks: [] } };
 }
 
@@ -221,5 +239,68 @@ describe('settling a payment with a running dispatcher', () => {
       await running.stop();
     }
     expect(running.lease(t.clock.now(), 1)).toBeNull();
+  });
+});
+
+describe('settling the payments of one range together', () => {
+  it("counts each request's payments in order, each event telling the request as it left it", async () => {
+    // Last in this file: its deliveries stay pending, and no dispatcher runs after it.
+    const split = await newRequest(10n);
+    const whole = await newRequest(5n);
+    block += 1n;
+    const txHash = `0x${'ab'.repeat(32)}`;
+    const found = [
+      paymentOf(split, 4n, { txHash, logIndex: 1, block }),
+      paymentOf(whole, 5n, { txHash, logIndex: 2, block }),
+      paymentOf(split, 4n, { txHash, logIndex: 3, block }),
+      paymentOf(split, 4n, { txHash, logIndex: 4, block }),
+    ];
+    const matched = await matchRequests(t.db, t.chains, 'base', found);
+    expect(matched).toHaveLength(4);
+    const recorded = await recordPayments(
+      t.db,
+      { sink: createSettlement({ chains: t.chains }), now: t.clock.now() },
+      matched,
+      { network: 'base', lastBlock: block, blocks: [] },
+    );
+    expect(recorded).toBe(4);
+
+    const rows = await t.db
+      .select()
+      .from(requests)
+      .where(inArray(requests.id, [split.id, whole.id]));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(split.id)).toMatchObject({ totalAmountPaid: 12n, status: 'paid' });
+    expect(byId.get(split.id)?.paidAt).toEqual(t.clock.now());
+    expect(byId.get(whole.id)).toMatchObject({ totalAmountPaid: 5n, status: 'paid' });
+
+    // In the order the payments were found.
+    const deliveries = await t.db
+      .select({ body: webhookDeliveries.body, paymentId: webhookDeliveries.paymentId })
+      .from(webhookDeliveries)
+      .innerJoin(payments, eq(payments.id, webhookDeliveries.paymentId))
+      .where(eq(payments.txHash, txHash))
+      .orderBy(payments.logIndex);
+    const events = deliveries.map((row) => JSON.parse(row.body) as Record<string, unknown>);
+    expect(
+      events.map(({ event, amount, totalAmountPaid, excessAmount }) => ({
+        event,
+        amount,
+        totalAmountPaid,
+        excessAmount,
+      })),
+    ).toEqual([
+      { event: 'payment.partial', amount: '0.000004', totalAmountPaid: '0.000004' },
+      { event: 'payment.confirmed', amount: '0.000005', totalAmountPaid: '0.000005' },
+      { event: 'payment.partial', amount: '0.000004', totalAmountPaid: '0.000008' },
+      {
+        event: 'payment.confirmed',
+        amount: '0.000004',
+        totalAmountPaid: '0.000012',
+        excessAmount: '0.000002',
+      },
+    ]);
+    // One delivery a payment, each naming its own.
+    expect(new Set(deliveries.map((row) => row.paymentId)).size).toBe(4);
   });
 });
