@@ -1,9 +1,9 @@
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import { inChunks } from '../db/chunks.ts';
 import type { Database } from '../db/client.ts';
 import { feeLegPayments } from '../db/schema.ts';
 import { type FeeLegRow, feeLegsByReferenceTopics } from '../fees/legs.ts';
-import { inChunks } from './chunks.ts';
 import type { DetectedPayment } from './types.ts';
 
 /**

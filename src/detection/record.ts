@@ -3,6 +3,7 @@ import type { Currency } from '../chains/currencies.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import { inChunks } from '../db/chunks.ts';
 import type { Database } from '../db/client.ts';
 import {
   chainBlocks,
@@ -15,7 +16,6 @@ import { depositKeys } from '../offramp/transfers.ts';
 import { searchColumnsOf } from '../payments/records.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { requestsByReferenceTopics } from '../requests/settle.ts';
-import { inChunks } from './chunks.ts';
 import { depositTxOf } from './deposit-tx.ts';
 import { type MatchedFeeLeg, recordFeeLegs, sameAddress } from './fee-legs.ts';
 import type { DetectedPayment, PaymentSink, RecordedPayment } from './types.ts';

@@ -2,6 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { linkedOrchestrators } from '../auth/client-id-orchestrator.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
+import { inChunks } from '../db/chunks.ts';
 import type { Database } from '../db/client.ts';
 import { webhookDeliveries } from '../db/schema.ts';
 import { type FeeLegView, feeLegViewsOf } from '../fees/legs.ts';
@@ -183,8 +184,12 @@ export async function enqueuePaymentEvents(
     Promise.all(
       [...audiences].map(async ([key, audience]) => [key, await listeners(tx, audience)] as const),
     ).then((entries) => new Map(entries)),
-    linked.length === 0 ? new Map<string, FeeLegView[]>() : feeLegViewsOf(tx, deps.chains, linked),
-    linkedOrchestrators(tx, clientIdIds),
+    inChunks(linked, async (chunk) => [...(await feeLegViewsOf(tx, deps.chains, chunk))]).then(
+      (entries) => new Map(entries),
+    ),
+    inChunks(clientIdIds, async (chunk) => [...(await linkedOrchestrators(tx, chunk))]).then(
+      (entries) => new Map(entries),
+    ),
   ]);
   const orchestratorHooks = new Map(
     await Promise.all(

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { inChunks } from '../db/chunks.ts';
 import { type Database, queryRows } from '../db/client.ts';
 import { requests, securePayments } from '../db/schema.ts';
 import type { RequestRow } from '../requests/requests.ts';
@@ -11,23 +12,23 @@ import type { RequestRow } from '../requests/requests.ts';
 
 /**
  * Completes the links of these requests whose every request is now paid; answers each link's
- * token by link id. One statement: the update sees the request rows as this transaction left
- * them.
+ * token by link id. One statement per ten thousand links: the update sees the request rows as
+ * this transaction left them.
  */
 export async function completeLinksIfPaid(
   tx: Database,
-  paid: readonly RequestRow[],
+  counted: readonly RequestRow[],
   now: Date,
 ): Promise<ReadonlyMap<string, string>> {
-  const linkIds = [...new Set(paid.flatMap((request) => request.securePaymentId ?? []))];
-  if (linkIds.length === 0) return new Map();
-  const ids = sql`array[${sql.join(
-    linkIds.map((id) => sql`${id}::uuid`),
-    sql`, `,
-  )}]`;
-  const links = await queryRows<{ id: string; token: string }>(
-    tx,
-    sql`with completed as (
+  const linkIds = [...new Set(counted.flatMap((request) => request.securePaymentId ?? []))];
+  const links = await inChunks(linkIds, (chunk) => {
+    const ids = sql`array[${sql.join(
+      chunk.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    )}]`;
+    return queryRows<{ id: string; token: string }>(
+      tx,
+      sql`with completed as (
           update ${securePayments} as l
           set status = 'completed', completed_at = ${now.toISOString()}::timestamptz
           where l.id = any(${ids}) and l.status = 'pending'
@@ -35,7 +36,8 @@ export async function completeLinksIfPaid(
               select 1 from ${requests} r
               where r.secure_payment_id = l.id and r.status <> 'paid'))
         select id, token from ${securePayments} where id = any(${ids})`,
-  );
+    );
+  });
   return new Map(links.map((link) => [link.id, link.token]));
 }
 
