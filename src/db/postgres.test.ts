@@ -34,4 +34,22 @@ describe.runIf(source.kind === 'postgres')('the Postgres pool', () => {
       await database.drop();
     }
   });
+
+  it('parses array rows as pg does, without the per-result empty row object rows as objects use', async () => {
+    const database = await emptyPostgresDatabase();
+    const handle = openPostgres(database.url, 1);
+    if (handle.engine.kind !== 'postgres') throw new Error('not Postgres');
+    try {
+      const text = `select 1::int as a, 'x'::text as a, null::int as c, '{"k":1}'::jsonb as d`;
+      const arrays = await handle.engine.pool.query({ text, rowMode: 'array' });
+      expect(arrays.rows).toEqual([[1, 'x', null, { k: 1 }]]);
+      expect(arrays.fields.map((field) => field.name)).toEqual(['a', 'a', 'c', 'd']);
+      expect(Reflect.get(arrays, '_prebuiltEmptyResultObject')).toBeNull();
+      const objects = await handle.engine.pool.query({ text: 'select 1::int as a, 2::int as b' });
+      expect(objects.rows).toEqual([{ a: 1, b: 2 }]);
+    } finally {
+      await handle.close();
+      await database.drop();
+    }
+  });
 });

@@ -45,6 +45,45 @@ Client.prototype.query = function query(this: pg.Client, config: unknown, ...res
   return clientQuery.call(this, plainConfig(config) ? Object.create(config) : config, ...rest);
 } as typeof pg.Client.prototype.query;
 
+/**
+ * `pg` prepares, for every result, an empty row object with a key per column (`addFields`), to
+ * copy for each row, even when rows come as arrays, as drizzle asks for them: on a link's read
+ * (its row joined to its requests, some seventy columns) that object was a ninth of the
+ * route's CPU. For array rows, only what they are parsed with is kept. A `pg` whose results
+ * are shaped otherwise keeps its own `addFields`.
+ */
+interface ResultInternals {
+  rowAsArray: boolean;
+  fields: unknown;
+  _parsers: unknown[] | undefined;
+  _types: { getTypeParser(oid: number, format: string): unknown } | undefined;
+  _prebuiltEmptyResultObject: unknown;
+}
+type Field = { readonly dataTypeID: number; readonly format?: string };
+const resultPrototype = (pg as unknown as { Result?: { prototype: object } }).Result?.prototype;
+const fullAddFields =
+  resultPrototype !== undefined && '_parseRowAsArray' in resultPrototype
+    ? (resultPrototype as { addFields?: (this: ResultInternals, fields: Field[]) => void })
+        .addFields
+    : undefined;
+if (resultPrototype !== undefined && fullAddFields !== undefined) {
+  (resultPrototype as { addFields: unknown }).addFields = function addFields(
+    this: ResultInternals,
+    fields: Field[],
+  ) {
+    if (!this.rowAsArray) return fullAddFields.call(this, fields);
+    const types = this._types;
+    this.fields = fields;
+    this._parsers = fields.map(({ dataTypeID, format }) => {
+      const kind = format === 'binary' ? 'binary' : 'text';
+      return types
+        ? types.getTypeParser(dataTypeID, kind)
+        : pg.types.getTypeParser(dataTypeID, kind);
+    });
+    this._prebuiltEmptyResultObject = null;
+  };
+}
+
 function plainConfig(config: unknown): config is object {
   return (
     typeof config === 'object' &&
