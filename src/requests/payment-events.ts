@@ -46,8 +46,11 @@ export interface PaidRequest {
     /** A payment settled on a third party's word: who said so, and our note (api-facts §18). */
     readonly settledBy?: { readonly detectionSource: string; readonly note: string } | undefined;
   };
-  /** The token of the request's secure payment link, if it has one. */
-  readonly linkToken: string | null;
+  /**
+   * The request's secure payment link, if it has one: its token, and whether its fee plan has
+   * fees (only then may the request carry fee legs).
+   */
+  readonly link: { readonly token: string; readonly charged: boolean } | null;
 }
 
 /** Who made the request, as the `.client_id` events name them. */
@@ -177,8 +180,8 @@ export async function enqueuePaymentEvents(
       { accountId: p.request.accountId, clientIdId: p.request.clientIdId },
     ]),
   );
-  // Only a link's request can carry fee legs (its captured plan's).
-  const linked = [...new Set(paid.flatMap((p) => (p.linkToken === null ? [] : [p.request.id])))];
+  // Only the request of a link whose captured plan has fees can carry fee legs.
+  const linked = [...new Set(paid.flatMap((p) => (p.link?.charged ? [p.request.id] : [])))];
   const clientIdIds = [...new Set(paid.flatMap((p) => p.request.clientIdId ?? []))];
   const [heard, feeLegs, orchestrators] = await Promise.all([
     Promise.all(
@@ -229,10 +232,10 @@ export async function enqueuePaymentEvents(
       { event, payload: base },
     ];
     if (origin !== null) events.push({ event: `${event}.client_id`, payload: base });
-    if (one.linkToken !== null) {
+    if (one.link !== null) {
       events.push({
         event: `${event}.checkout`,
-        payload: { ...base, securePaymentToken: one.linkToken },
+        payload: { ...base, securePaymentToken: one.link.token },
       });
     }
     const written = deliveryRows(deps.now, webhookIds, events, { paymentId, lease: deps.lease });

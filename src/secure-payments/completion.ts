@@ -10,23 +10,30 @@ import type { RequestRow } from '../requests/requests.ts';
  * records (or drops) the payment.
  */
 
+/** A link as the events of its payments name it. */
+export interface PaidLink {
+  readonly token: string;
+  /** Its fee plan has fees: its requests may carry fee legs. */
+  readonly charged: boolean;
+}
+
 /**
- * Completes the links of these requests whose every request is now paid; answers each link's
- * token by link id. One statement per ten thousand links: the update sees the request rows as
- * this transaction left them.
+ * Completes the links of these requests whose every request is now paid; answers each link by
+ * its id. One statement per ten thousand links: the update sees the request rows as this
+ * transaction left them.
  */
 export async function completeLinksIfPaid(
   tx: Database,
   counted: readonly RequestRow[],
   now: Date,
-): Promise<ReadonlyMap<string, string>> {
+): Promise<ReadonlyMap<string, PaidLink>> {
   const linkIds = [...new Set(counted.flatMap((request) => request.securePaymentId ?? []))];
   const links = await inChunks(linkIds, (chunk) => {
     const ids = sql`array[${sql.join(
       chunk.map((id) => sql`${id}::uuid`),
       sql`, `,
     )}]`;
-    return queryRows<{ id: string; token: string }>(
+    return queryRows<{ id: string; token: string; charged: boolean }>(
       tx,
       sql`with completed as (
           update ${securePayments} as l
@@ -35,10 +42,12 @@ export async function completeLinksIfPaid(
             and not exists (
               select 1 from ${requests} r
               where r.secure_payment_id = l.id and r.status <> 'paid'))
-        select id, token from ${securePayments} where id = any(${ids})`,
+        select id, token,
+               coalesce(jsonb_array_length(fee_plan->'fees') > 0, false) as charged
+        from ${securePayments} where id = any(${ids})`,
     );
   });
-  return new Map(links.map((link) => [link.id, link.token]));
+  return new Map(links.map(({ id, token, charged }) => [id, { token, charged }]));
 }
 
 /** Completes the request's link if every request of it is now paid; the link's token, if any. */
@@ -47,8 +56,10 @@ export async function completeLinkIfPaid(
   request: RequestRow,
   now: Date,
 ): Promise<string | null> {
-  const tokens = await completeLinksIfPaid(tx, [request], now);
-  return request.securePaymentId === null ? null : (tokens.get(request.securePaymentId) ?? null);
+  const links = await completeLinksIfPaid(tx, [request], now);
+  return request.securePaymentId === null
+    ? null
+    : (links.get(request.securePaymentId)?.token ?? null);
 }
 
 /** A request no longer paid in full puts its completed link back to pending. */

@@ -47,7 +47,7 @@ export function createSettlement(deps: {
           continue;
         settled.push({ payment, request });
       }
-      const tokens = await completeLinksIfPaid(
+      const links = await completeLinksIfPaid(
         tx,
         settled.map(({ request }) => request),
         now,
@@ -57,8 +57,8 @@ export function createSettlement(deps: {
         { chains: deps.chains, now, lease: handoff && ((rows) => handoff.lease(now, rows)) },
         settled.map(({ payment, request }) => ({
           request,
-          linkToken:
-            request.securePaymentId === null ? null : (tokens.get(request.securePaymentId) ?? null),
+          link:
+            request.securePaymentId === null ? null : (links.get(request.securePaymentId) ?? null),
           payment: {
             id: payment.id,
             network: payment.event.network,
