@@ -5,7 +5,6 @@ import type { Database } from '../db/client.ts';
 import {
   type LinkScreening,
   orchestratorClientLinks,
-  type payeeDestinations,
   type ScreeningProviderName,
 } from '../db/schema.ts';
 

@@ -6,16 +6,14 @@ import { type GroupWriter, groupCommit } from '../db/group-commit.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
 import { inheritedScreening } from '../screening/link-policy.ts';
+import { type LinkItem, linkRows, type NewLink } from './insert-link.ts';
 import {
-  type LinkItem,
   type LinkRows,
-  linkRows,
-  type NewLink,
   type Row,
   requestIdsOf,
   type WrittenLink,
   writeLinkRows,
-} from './insert-link.ts';
+} from './link-write.ts';
 
 /**
  * Links made at the same time by different callers, written together (`group-commit.ts`): one
