@@ -47,8 +47,8 @@ export interface PaidRequest {
     readonly settledBy?: { readonly detectionSource: string; readonly note: string } | undefined;
   };
   /**
-   * The request's secure payment link, if it has one: its token, and whether its fee plan has
-   * fees (only then may the request carry fee legs).
+   * The request's secure payment link, if it has one: its token, and whether the request may
+   * carry fee legs (`PaidLink.charged`).
    */
   readonly link: { readonly token: string; readonly charged: boolean } | null;
 }
@@ -180,7 +180,7 @@ export async function enqueuePaymentEvents(
       { accountId: p.request.accountId, clientIdId: p.request.clientIdId },
     ]),
   );
-  // Only the request of a link whose captured plan has fees can carry fee legs.
+  // Only a link's request can carry fee legs, and not when the link's plan has no fees.
   const linked = [...new Set(paid.flatMap((p) => (p.link?.charged ? [p.request.id] : [])))];
   const clientIdIds = [...new Set(paid.flatMap((p) => p.request.clientIdId ?? []))];
   const [heard, feeLegs, orchestrators] = await Promise.all([

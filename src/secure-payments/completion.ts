@@ -13,7 +13,10 @@ import type { RequestRow } from '../requests/requests.ts';
 /** A link as the events of its payments name it. */
 export interface PaidLink {
   readonly token: string;
-  /** Its fee plan has fees: its requests may carry fee legs. */
+  /**
+   * Its requests may carry fee legs: its fee plan has fees, or it has no plan (a batch payout
+   * link holds requests moved from payout links, with their own legs).
+   */
   readonly charged: boolean;
 }
 
@@ -43,7 +46,7 @@ export async function completeLinksIfPaid(
               select 1 from ${requests} r
               where r.secure_payment_id = l.id and r.status <> 'paid'))
         select id, token,
-               coalesce(jsonb_array_length(fee_plan->'fees') > 0, false) as charged
+               coalesce(jsonb_array_length(fee_plan->'fees') > 0, true) as charged
         from ${securePayments} where id = any(${ids})`,
     );
   });

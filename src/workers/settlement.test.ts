@@ -3,10 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { type Receiver, startReceiver } from '../../test/webhook-receiver.ts';
+import type { FeePlan } from '../base/fee-plan.ts';
+import { ulid } from '../base/ulid.ts';
+import type { Database } from '../db/client.ts';
 import { payments, requests, webhookDeliveries } from '../db/schema.ts';
 import { type Checkpoint, matchRequests, recordPayments } from '../detection/record.ts';
 import type { DetectedPayment, PaymentSink } from '../detection/types.ts';
+import { insertFeeLegs } from '../fees/legs.ts';
 import { insertRequests } from '../requests/requests.ts';
+import { insertLink } from '../secure-payments/insert-link.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
 import type { DeliveryHandoff } from '../webhooks/handoff.ts';
 import { createSettlement } from './settlement.ts';
@@ -57,7 +62,7 @@ const dispatcher = () =>
   });
 
 /** A new request of `expected` USDC base units on base, with what a payment of it names. */
-async function newRequest(expected = 10n) {
+async function newRequest(expected = 10n, securePaymentId: string | null = null) {
   const network = t.chains.network('base');
   const usdc = t.chains.currency('USDC-base');
   if (!network || !usdc) throw new Error('base');
@@ -70,10 +75,11 @@ async function newRequest(expected = 10n) {
       paymentCurrency: usdc,
       expectedAmount: expected,
       payee: PAYEE,
+      securePaymentId,
     },
   ]);
   if (!row?.referenceTopic) throw new Error('no row');
-  return { id: row.id, topic: row.referenceTopic, token: usdc.address };
+  return { id: row.id, requestId: row.requestId, topic: row.referenceTopic, token: usdc.address };
 }
 
 /** A payment of `amount` to a request, as detection would report it. */
@@ -172,6 +178,35 @@ describe('settling a payment with a running dispatcher', () => {
     expect(await record(settlement, next)).toBe(1);
     expect(offered).toHaveLength(1);
     expect(offered[0]).toMatchObject({ attempts: 1, url: receiver.url, live: true });
+  });
+
+  it('gives back the room leased for events whose write failed', async () => {
+    const offered: unknown[] = [];
+    const released: number[] = [];
+    const handoff: DeliveryHandoff = {
+      lease: (now) => new Date(now.getTime() + LEASE_MS),
+      offer: (rows) => offered.push(...rows),
+      release: (rows) => released.push(rows),
+    };
+    const settlement = createSettlement({ chains: t.chains, handoff });
+    // The outbox's INSERT fails (a fault injected), after the dispatcher granted its room.
+    const failingOutbox = (tx: Database) =>
+      new Proxy(tx, {
+        get(target, property, receiver) {
+          if (property !== 'insert') return Reflect.get(target, property, receiver);
+          return (table: unknown) =>
+            table === webhookDeliveries
+              ? { values: () => Promise.reject(new Error('the outbox write failed')) }
+              : target.insert(table as typeof webhookDeliveries);
+        },
+      });
+    const failing: PaymentSink = {
+      ...settlement,
+      recorded: (tx, recorded, now) => settlement.recorded(failingOutbox(tx), recorded, now),
+    };
+    await expect(record(failing, await paid())).rejects.toThrow('the outbox write failed');
+    expect(offered).toEqual([]);
+    expect(released).toEqual([1]);
   });
 
   it('leaves rows handed to a process that died to any dispatcher once their lease ends', async () => {
@@ -302,5 +337,77 @@ describe('settling the payments of one range together', () => {
     ]);
     // One delivery a payment, each naming its own.
     expect(new Set(deliveries.map((row) => row.paymentId)).size).toBe(4);
+  });
+});
+
+/** A link's plan when no fee applies, as link creation captures it. */
+const PLAN_WITHOUT_FEES: FeePlan = {
+  version: 1,
+  flow: 'get_paid',
+  defaultFeeBearer: 'payer',
+  grossAmountUsd: '0.00001',
+  netRecipientAmountUsd: '0.00001',
+  payerTotalAmountUsd: '0.00001',
+  totalFeesUsd: '0',
+  payeeBorneFeesUsd: '0',
+  payerBorneFeesUsd: '0',
+  fees: [],
+};
+
+describe('the fee legs a payment event reports', () => {
+  it('reads them for a link with no plan (a batch of payout links), not for a plan without fees', async () => {
+    const caller = {
+      accountId: tenant.accountId,
+      clientId: null,
+      orchestrated: false,
+      orchestratorId: null,
+      origin: null,
+    };
+    const link = (feePlan: FeePlan | null) =>
+      insertLink(t.db, { token: ulid(), caller, network: 'base', now: t.clock.now(), feePlan });
+    const batch = await link(null);
+    const plain = await link(PLAN_WITHOUT_FEES);
+    const moved = await newRequest(10n, batch.id);
+    const unfeed = await newRequest(10n, plain.id);
+    await insertFeeLegs(
+      t.db,
+      { requestId: moved.requestId, network: 'base', currency: 'USDC-base' },
+      [
+        {
+          position: 0,
+          type: 'protocol_fee',
+          label: 'Protocol fee',
+          feeBearer: 'payer',
+          recipient: PAYEE,
+          amount: 1n,
+        },
+      ],
+    );
+    block += 1n;
+    const txHash = `0x${'ef'.repeat(32)}`;
+    const found = [
+      paymentOf(moved, 10n, { txHash, logIndex: 1, block }),
+      paymentOf(unfeed, 10n, { txHash, logIndex: 2, block }),
+    ];
+    const matched = await matchRequests(t.db, t.chains, 'base', found);
+    await recordPayments(
+      t.db,
+      { sink: createSettlement({ chains: t.chains }), now: t.clock.now() },
+      matched,
+      { network: 'base', lastBlock: block, blocks: [] },
+    );
+    const bodies = (
+      await t.db
+        .select({ body: webhookDeliveries.body, event: webhookDeliveries.event })
+        .from(webhookDeliveries)
+        .innerJoin(payments, eq(payments.id, webhookDeliveries.paymentId))
+        .where(eq(payments.txHash, txHash))
+        .orderBy(payments.logIndex)
+    ).filter((row) => row.event === 'payment.confirmed.checkout');
+    const [fromBatch, fromPlain] = bodies.map((row) => JSON.parse(row.body));
+    expect(fromBatch.feeLegs).toMatchObject([
+      { type: 'protocol_fee', status: 'outstanding', amount: '0.000001' },
+    ]);
+    expect(fromPlain.feeLegs).toBeUndefined();
   });
 });

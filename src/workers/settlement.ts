@@ -23,6 +23,18 @@ export function createSettlement(deps: {
   const { handoff } = deps;
   /** Events written claimed by this process in the transaction now open. */
   let handed: Claimed[] = [];
+  /**
+   * Rows the dispatcher granted room for in that transaction: all of `handed` once written,
+   * more when a write failed after its room was granted (given back when the transaction ends).
+   */
+  let leased = 0;
+  const lease =
+    handoff &&
+    ((now: Date) => (rows: number) => {
+      const until = handoff.lease(now, rows);
+      if (until !== null) leased += rows;
+      return until;
+    });
   return {
     async recorded(tx, recorded, now) {
       const requests = await applyPayments(
@@ -54,7 +66,7 @@ export function createSettlement(deps: {
       );
       const claimed = await enqueuePaymentEvents(
         tx,
-        { chains: deps.chains, now, lease: handoff && ((rows) => handoff.lease(now, rows)) },
+        { chains: deps.chains, now, lease: lease?.(now) },
         settled.map(({ payment, request }) => ({
           request,
           link:
@@ -76,11 +88,11 @@ export function createSettlement(deps: {
       handed.push(...claimed);
     },
     ended(committed) {
-      if (handed.length > 0) {
-        if (committed) handoff?.offer(handed);
-        else handoff?.release(handed.length);
-      }
+      const offered = committed ? handed : [];
+      if (offered.length > 0) handoff?.offer(offered);
+      if (leased > offered.length) handoff?.release(leased - offered.length);
       handed = [];
+      leased = 0;
     },
     async dropped(tx, payments) {
       await cancelPaymentDeliveries(
