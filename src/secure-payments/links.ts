@@ -66,13 +66,16 @@ export const NO_BRANDING = null;
  * request name payments (`linkPayments`).
  */
 const linkQueries = preparedPerDatabase((db) => {
-  const bridgeTransfers = sql<SentTransfer[]>`(
-    select coalesce(jsonb_agg(jsonb_build_object('txHash', t.tx_hash, 'status', t.status)
-                              order by t.created_at desc), '[]'::jsonb)
-    from (select tx_hash, status, created_at from payment_intents
-          where secure_payment_id = ${securePayments.id} and kind = 'bridge'
-            and tx_hash is not null
-          order by created_at desc limit ${sql.raw(String(SHOWN_TRANSFERS))}) t)`;
+  // Read on the first row only (the rows come in position order): not once per request.
+  const bridgeTransfers = sql<SentTransfer[] | null>`case when coalesce(${requests.position}, 0) = 0
+    then (
+      select coalesce(jsonb_agg(jsonb_build_object('txHash', t.tx_hash, 'status', t.status)
+                                order by t.created_at desc), '[]'::jsonb)
+      from (select tx_hash, status, created_at from payment_intents
+            where secure_payment_id = ${securePayments.id} and kind = 'bridge'
+              and tx_hash is not null
+            order by created_at desc limit ${sql.raw(String(SHOWN_TRANSFERS))}) t)
+    end`;
   const query = (where: SQL | undefined) =>
     db
       .select({ link: securePayments, request: requests, bridgeTransfers })
