@@ -22,7 +22,7 @@ import {
   webhooks,
 } from '../src/db/schema.ts';
 import type { RouteEntry } from '../src/server/route-table.ts';
-import type { Objects, Probe, Tenant } from './tenancy-probes.ts';
+import type { Objects, Probe, Tenant } from './tenancy-probe-kit.ts';
 import { a, PAYMENT_TX, t } from './tenancy-world.ts';
 
 /** What the isolation matrix checks after each call: leaks, changed rows, and the URLs it sends. */

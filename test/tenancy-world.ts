@@ -18,8 +18,8 @@ import { createTestApp, type TestApp } from './app.ts';
 import { bankBody, kycBody } from './payer-world.ts';
 import { insertSchedule, signPermit } from './recurring.ts';
 import { challenge, verify } from './sign-in.ts';
-import type { Objects, Tenant } from './tenancy-probes.ts';
-import { next, USDC_BASE } from './tenancy-probes.ts';
+import type { Objects, Tenant } from './tenancy-probe-kit.ts';
+import { next, USDC_BASE } from './tenancy-probe-kit.ts';
 
 /**
  * The two tenants of the isolation matrix (test/e2e/tenancy.test.ts), each holding every kind of

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { insertPayer, transferCount } from '../offramp-world.ts';
 import { secretsOf, snapshotOfA, urlFor } from '../tenancy-checks.ts';
-import { KINDS, type Kind, PROBES } from '../tenancy-probes.ts';
+import { KINDS, type Kind } from '../tenancy-probe-kit.ts';
+import { PROBES } from '../tenancy-probes.ts';
 import { a, b, call, makeObjects, setupTenancy, shared, t } from '../tenancy-world.ts';
 
 /**
