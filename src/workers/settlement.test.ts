@@ -127,6 +127,18 @@ const deliveriesOf = (requestTx: string) =>
     .from(webhookDeliveries)
     .then((rows) => rows.filter((row) => row.body.includes(requestTx)));
 
+/** A dispatcher's handoff that grants every lease and notes what it is offered and given back. */
+function recordingHandoff() {
+  const offered: unknown[] = [];
+  const released: number[] = [];
+  const handoff: DeliveryHandoff = {
+    lease: (now) => new Date(now.getTime() + LEASE_MS),
+    offer: (rows) => offered.push(...rows),
+    release: (rows) => released.push(rows),
+  };
+  return { handoff, offered, released };
+}
+
 describe('settling a payment with a running dispatcher', () => {
   it('sends its webhook on commit, written claimed, with neither a claim nor a wake', async () => {
     const running = dispatcher();
@@ -152,13 +164,7 @@ describe('settling a payment with a running dispatcher', () => {
   });
 
   it('hands nothing over when the transaction rolls back', async () => {
-    const offered: unknown[] = [];
-    const released: number[] = [];
-    const handoff: DeliveryHandoff = {
-      lease: (now) => new Date(now.getTime() + LEASE_MS),
-      offer: (rows) => offered.push(...rows),
-      release: (rows) => released.push(rows),
-    };
+    const { handoff, offered, released } = recordingHandoff();
     const settlement = createSettlement({ chains: t.chains, handoff });
     const failing: PaymentSink = {
       ...settlement,
@@ -181,13 +187,7 @@ describe('settling a payment with a running dispatcher', () => {
   });
 
   it('gives back the room leased for events whose write failed', async () => {
-    const offered: unknown[] = [];
-    const released: number[] = [];
-    const handoff: DeliveryHandoff = {
-      lease: (now) => new Date(now.getTime() + LEASE_MS),
-      offer: (rows) => offered.push(...rows),
-      release: (rows) => released.push(rows),
-    };
+    const { handoff, offered, released } = recordingHandoff();
     const settlement = createSettlement({ chains: t.chains, handoff });
     // The outbox's INSERT fails (a fault injected), after the dispatcher granted its room.
     const failingOutbox = (tx: Database) =>
