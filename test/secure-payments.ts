@@ -1,10 +1,12 @@
 import { count, eq, inArray } from 'drizzle-orm';
 import { custom, getAddress } from 'viem';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { ulid } from '../src/base/ulid.ts';
 import type { NetworkId } from '../src/chains/networks.ts';
 import { requests, securePayments } from '../src/db/schema.ts';
 import { activateDestination, type DestinationRow } from '../src/destinations/destinations.ts';
 import { resolveTarget } from '../src/destinations/target.ts';
+import type { LinkItem, NewLink } from '../src/secure-payments/insert-link.ts';
 import { createTestApp, type TestApp } from './app.ts';
 import { createTenant, SHOP_ORIGIN, type Tenant } from './fixtures.ts';
 
@@ -181,4 +183,44 @@ export async function setLinkStatus(
   values: Partial<typeof securePayments.$inferInsert>,
 ): Promise<void> {
   await t.db.update(securePayments).set(values).where(eq(securePayments.token, token));
+}
+
+/**
+ * A link of one request of `amount` base units to `destinationId` of the shop, as the creation
+ * route drafts it: what `writeLink` takes.
+ */
+export function linkDraft(
+  destinationId: string,
+  token = ulid(t.clock.now().getTime()),
+  amount = 12_500_000n,
+): { link: NewLink; items: LinkItem[] } {
+  const target = resolveTarget(t.chains, {
+    walletAddress: wallet(1),
+    chainId: BASE_CHAIN_ID,
+    tokenAddress: BASE_USDC,
+  });
+  const caller = {
+    accountId: shop.accountId,
+    clientId: null,
+    orchestrated: false,
+    orchestratorId: null,
+    origin: null,
+  };
+  const link: NewLink = { token, caller, network: 'base', now: t.clock.now() };
+  const items: LinkItem[] = [
+    {
+      accountId: shop.accountId,
+      clientIdId: null,
+      origin: null,
+      position: 0,
+      network: target.network,
+      invoiceCurrency: target.currency,
+      paymentCurrency: target.currency,
+      expectedAmount: amount,
+      payee: target.id.walletAddress,
+      destinationId,
+      reference: null,
+    },
+  ];
+  return { link, items };
 }

@@ -1,9 +1,22 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../base/clock.ts';
 import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { IDEMPOTENCY_HEADER, parseKey, REPLAYED_HEADER, requestHash, scopeOf } from './keys.ts';
-import { type Claim, claimKey, releaseKey, type StoredAnswer, storeAnswer } from './records.ts';
+import {
+  type Claim,
+  type ClaimRow,
+  claimKey,
+  claimOf,
+  claimRowOf,
+  type Existing,
+  findKey,
+  type KeyClaim,
+  KeyTaken,
+  releaseKey,
+  type StoredAnswer,
+  storeAnswer,
+} from './records.ts';
 
 /** The methods that create or change something; GET, PUT and DELETE are idempotent already. */
 const METHODS = new Set(['POST', 'PATCH']);
@@ -24,6 +37,9 @@ const KEPT_HEADERS = [
   'link',
 ];
 
+/** The content type of a JSON answer, as the reply sets it. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const IN_USE_MESSAGE = 'A request with this Idempotency-Key is still running: retry after it ends';
 const REUSED_MESSAGE =
   'This Idempotency-Key was used with another request (method, path or body): use a new key';
@@ -32,8 +48,14 @@ interface Pending {
   readonly scope: string;
   readonly key: string;
   readonly hash: string;
-  /** Set once this request holds the key. */
-  claim: Claim | null;
+  /** The claim this request makes, once it passed validation. */
+  row: ClaimRow | null;
+  /**
+   * `open`: the key is not this request's (yet: a route whose write claims it has not
+   * written); `ours`: it holds the key; `theirs`: another request does; `answered`: its answer
+   * is on its way to be kept, or the key released. Only an answer given as `ours` is kept.
+   */
+  state: 'open' | 'ours' | 'theirs' | 'answered';
   /** The answer sent, to store once it is out. */
   answer?: { readonly claim: Claim; readonly answer: StoredAnswer };
 }
@@ -42,6 +64,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The `Idempotency-Key` this request carries, once checked (idempotency/hooks.ts). */
     idempotency: Pending | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * `inWrite`: the route's own write claims the key, in the statement that writes what the
+     * request makes (`claimInWrite`), instead of a statement of its own before the handler.
+     */
+    idempotencyClaim?: 'inWrite';
   }
 }
 
@@ -67,7 +96,13 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
     try {
       const key = parseKey(sent);
       const hash = requestHash(request.method, request.url, request.body);
-      request.idempotency = { scope: scopeOf(request.principal), key, hash, claim: null };
+      request.idempotency = {
+        scope: scopeOf(request.principal),
+        key,
+        hash,
+        row: null,
+        state: 'open',
+      };
       done();
     } catch (error) {
       done(error as Error);
@@ -76,20 +111,20 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
   app.addHook('preHandler', async (request, reply) => {
     const pending = request.idempotency;
     if (pending === null) return;
+    const row = claimRowOf(pending, deps.clock.now());
+    pending.row = row;
+    if (request.routeOptions.config.idempotencyClaim === 'inWrite') return;
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-      const found = await claimKey(deps.db, deps.clock.now(), pending);
+      const found = await claimKey(deps.db, row);
       if (found === null) continue;
       if ('claim' in found) {
-        pending.claim = found;
+        pending.state = 'ours';
         return;
       }
-      if (found.hash !== pending.hash) throw new AppError('idempotency_key_reused', REUSED_MESSAGE);
-      if (found.state === 'running') break;
-      return replay(reply, found.answer);
+      return answerHeld(reply, pending, found);
     }
-    throw new AppError('idempotency_key_in_use', IN_USE_MESSAGE, {
-      headers: { 'retry-after': RETRY_AFTER_SECONDS },
-    });
+    pending.state = 'theirs';
+    throw inUse();
   });
   // A 5xx releases the key before the answer leaves, so a retry sent on receipt runs again.
   // Any other answer is stored once it has been sent: the client does not wait for that
@@ -98,18 +133,28 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
   const storing = new Set<Promise<void>>();
   app.addHook('onSend', async (request, reply, payload) => {
     const pending = request.idempotency;
-    const claim = pending?.claim;
-    if (pending === null || pending === undefined || claim === null || claim === undefined) {
+    const row = pending?.row;
+    if (pending === null || pending === undefined || row === null || row === undefined) {
       return payload;
     }
-    // Once: a reply sent twice (an error after a send) must not be kept twice.
-    pending.claim = null;
+    // Once: a reply sent twice (an error after a send) must not be kept twice. A request whose
+    // route's write would have claimed the key and that was answered before it wrote (a
+    // refusal of what it asked, nothing made) keeps nothing: a retry runs afresh.
+    if (pending.state !== 'ours') return payload;
+    pending.state = 'answered';
     const answer = keptAnswer(reply, payload);
-    if (reply.statusCode < 500 && answer !== null) {
-      pending.answer = { claim, answer };
+    const keep = answer !== null && reply.statusCode < 500;
+    // Kept by the write that claimed the key, with what it made: nothing more to write unless
+    // what is sent is not what was kept, and a failure after that write keeps the key too.
+    if (row.status !== undefined) {
+      if (keep && !sameAnswer(answer, row)) pending.answer = { claim: claimOf(row), answer };
       return payload;
     }
-    await releaseKey(deps.db, claim).catch((error: unknown) => {
+    if (keep) {
+      pending.answer = { claim: claimOf(row), answer };
+      return payload;
+    }
+    await releaseKey(deps.db, claimOf(row)).catch((error: unknown) => {
       request.log.warn({ err: error }, 'idempotency key not released');
     });
     return payload;
@@ -132,6 +177,73 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
   });
 }
 
+/**
+ * The handler of a route whose own write claims the request's key (`idempotencyClaim:
+ * 'inWrite'`): `handle` gets the claim for its write to send, or none when the request has no
+ * key. The claim carries the answer the route sends with `status` when the write succeeds
+ * (serialised by the route's own schema, as the reply will be), so that answer is kept by the
+ * same write. When the write found the key held by another request, this one is answered as
+ * a claim before the handler would have answered it: the kept answer replayed, 422 for another
+ * request, 409 while that one runs.
+ */
+export async function claimInWrite(
+  db: Database,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  handle: (claim: KeyClaim | undefined) => Promise<unknown>,
+): Promise<void> {
+  const pending = request.idempotency;
+  const row = pending?.row;
+  if (pending === null || row === null || row === undefined || pending.state !== 'open') {
+    await handle(undefined);
+    return;
+  }
+  const claim: KeyClaim = {
+    row,
+    answered: (payload) => {
+      const headers = keptHeaders(reply);
+      return {
+        ...row,
+        status,
+        headers: { 'content-type': JSON_TYPE, ...headers },
+        body: String(reply.serializeInput(payload as Record<string, unknown>, String(status))),
+      };
+    },
+    claimed: (answered) => {
+      pending.state = 'ours';
+      pending.row = answered;
+    },
+  };
+  try {
+    await handle(claim);
+  } catch (error) {
+    if (!(error instanceof KeyTaken)) throw error;
+    const found = await findKey(db, row);
+    if (found === null) {
+      // Its holder failed and let it go since: the client may retry at once.
+      pending.state = 'theirs';
+      throw inUse();
+    }
+    // Awaited: a reply is sent once its hooks have run, and the handler must not end before.
+    await answerHeld(reply, pending, found);
+  }
+}
+
+/** Another request holds the key: its answer replayed, or why this request cannot run. */
+function answerHeld(reply: FastifyReply, pending: Pending, found: Existing): FastifyReply {
+  pending.state = 'theirs';
+  if (found.hash !== pending.hash) throw new AppError('idempotency_key_reused', REUSED_MESSAGE);
+  if (found.state === 'running') throw inUse();
+  return replay(reply, found.answer);
+}
+
+function inUse(): AppError {
+  return new AppError('idempotency_key_in_use', IN_USE_MESSAGE, {
+    headers: { 'retry-after': RETRY_AFTER_SECONDS },
+  });
+}
+
 function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
   reply.code(answer.status).headers(answer.headers).header(REPLAYED_HEADER, 'true');
   return answer.body === '' ? reply.send() : reply.send(answer.body);
@@ -143,11 +255,26 @@ function keptAnswer(reply: FastifyReply, payload: unknown): StoredAnswer | null 
   if (payload === null || payload === undefined) body = '';
   else if (typeof payload === 'string') body = payload;
   else return null;
+  return { status: reply.statusCode, headers: keptHeaders(reply), body };
+}
+
+function keptHeaders(reply: FastifyReply): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const value = reply.getHeader(name);
     if (value !== undefined)
       headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
   }
-  return { status: reply.statusCode, headers, body };
+  return headers;
+}
+
+/** Whether two answers are the same, byte for byte and header for header. */
+function sameAnswer(a: StoredAnswer, b: ClaimRow): boolean {
+  const headers = Object.entries(a.headers);
+  return (
+    a.status === b.status &&
+    a.body === b.body &&
+    headers.length === Object.keys(b.headers ?? {}).length &&
+    headers.every(([name, value]) => b.headers?.[name] === value)
+  );
 }

@@ -6,7 +6,7 @@ import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { AppError } from '../base/errors.ts';
 import { idempotencyKeys, requests } from '../db/schema.ts';
 import { INVALID_KEY_MESSAGE, requestHash, scopeOf } from './keys.ts';
-import { claimKey, keyWriters, LEASE_MS, RETAIN_MS } from './records.ts';
+import { claimKey, claimRowOf, keyWriters, LEASE_MS, RETAIN_MS } from './records.ts';
 
 /**
  * `Idempotency-Key` over HTTP on the real app: the first answer replayed byte for byte, a
@@ -238,11 +238,17 @@ describe('Idempotency-Key', () => {
   it('lets a claim left by a dead process lapse after its lease, for the same request only', async () => {
     const body = payout({ reference: 'lease' });
     // A process claimed the key for this request and died before answering.
-    const dead = await claimKey(t.db, t.clock.now(), {
-      scope: scopeOf({ kind: 'apiKey', accountId: shop.accountId, apiKeyId: 'unused' }),
-      key: 'dead-1',
-      hash: requestHash('POST', '/v2/payouts', body),
-    });
+    const dead = await claimKey(
+      t.db,
+      claimRowOf(
+        {
+          scope: scopeOf({ kind: 'apiKey', accountId: shop.accountId, apiKeyId: 'unused' }),
+          key: 'dead-1',
+          hash: requestHash('POST', '/v2/payouts', body),
+        },
+        t.clock.now(),
+      ),
+    );
     expect(dead).toMatchObject({ claim: expect.any(String) });
     const busy = await post('/v2/payouts', body, withKey(shop, 'dead-1'));
     expect(busy.statusCode).toBe(409);

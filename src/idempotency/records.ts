@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, lte, sql } from 'drizzle-orm';
+import { and, eq, lte, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { groupCommit } from '../db/group-commit.ts';
 import { batchStatement, preparedPerDatabase } from '../db/prepared.ts';
 import { idempotencyKeys } from '../db/schema.ts';
 
 /**
- * The rows behind `Idempotency-Key`. A request with a key costs two writes on its way: an
- * INSERT that claims the key (or finds it taken), an UPDATE that keeps the answer; each is
- * written together with those of concurrent requests (group commit), one statement a group.
- * The claim is an INSERT … ON CONFLICT, so two processes racing for one key settle it in
- * Postgres: exactly one gets the row back.
+ * The rows behind `Idempotency-Key`. A request with a key costs two writes: an INSERT that
+ * claims the key (or finds it taken) before the request runs, and one that keeps the answer
+ * once it is sent; each is written together with those of concurrent requests (group commit),
+ * one statement a group. A route whose own write is one statement (or one transaction) may
+ * send the claim in it instead, with the answer it will send when the write succeeds
+ * (`KeyClaim`): one write in all, and the answer committed with what the request made. The
+ * claim is an INSERT … ON CONFLICT, so two processes racing for one key settle it in Postgres:
+ * exactly one gets the row back.
  */
 
 /** How long an answer is kept and replayed, per the IETF draft's and Stripe's 24 hours. */
@@ -62,8 +65,12 @@ const statements = preparedPerDatabase((db) => {
   };
 });
 
-/** A claim as the claim statement reads it from its JSON rows. */
-interface ClaimRow {
+/**
+ * A claim as the statements read it from their JSON rows, made once per request as it passed
+ * validation (`claimRowOf`). A claim sent by a route's own write also carries the answer the
+ * request will send (`status` to `body`); one sent alone leaves them out (null: running).
+ */
+export interface ClaimRow {
   readonly scope: string;
   readonly key: string;
   readonly request_hash: string;
@@ -71,42 +78,98 @@ interface ClaimRow {
   readonly created_at: string;
   readonly locked_until: string;
   readonly expires_at: string;
+  readonly status?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** The claim `request` makes at `now`, under a claim id of its own. */
+export function claimRowOf(request: Omit<Claim, 'claim'>, now: Date): ClaimRow {
+  return {
+    scope: request.scope,
+    key: request.key,
+    request_hash: request.hash,
+    claim: randomUUID(),
+    created_at: now.toISOString(),
+    locked_until: new Date(now.getTime() + LEASE_MS).toISOString(),
+    expires_at: new Date(now.getTime() + RETAIN_MS).toISOString(),
+  };
+}
+
+/** The claim a row makes, once it holds its key. */
+export function claimOf(row: ClaimRow): Claim {
+  return { scope: row.scope, key: row.key, hash: row.request_hash, claim: row.claim };
 }
 
 /**
- * Claims the keys of a group of requests in one statement. Each takes a free key, an expired
- * record, or a claim whose lease ran out (the same request only: a different body under the
- * key is still a reuse); `created_at` is the claim's own clock reading, so "expired" and
- * "lease ran out" are judged at each request's own time. The rows it claimed come back.
- *
- * The claim commits without waiting for its WAL to reach the disk (one flush less per
- * group). That is safe: WAL is written in order, so the route's own write, or the answer
- * stored after it, commits durably only once the claim before it is on disk too. A crash
- * that loses the claim loses everything the request did after it. The setting is local to
- * this statement's transaction.
- *
- * A statement may not change one row twice, so a group sends each key once: a later request
- * of the group with the same key is not claimed, and finds the key running (a retry sent
- * while the first is in flight, answered 409).
+ * The rows a statement may claim: each key once, as a statement may not change one row twice.
+ * A later row of the group with the same key is left out, so it is not claimed and finds the
+ * key running (a retry sent while the first is in flight, answered 409).
  */
-const claimStatement = batchStatement<{ scope: string; key: string; claim: string }>(
-  sql`insert into idempotency_keys
-        (scope, key, request_hash, claim, created_at, locked_until, expires_at)
-      select scope, key, request_hash, claim, created_at, locked_until, expires_at
-      from jsonb_to_recordset(${sql.placeholder('rows')}::jsonb) as t(
-        scope text, key text, request_hash text, claim text,
-        created_at timestamptz, locked_until timestamptz, expires_at timestamptz)
-      where set_config('synchronous_commit', 'off', true) is not null
+export function oncePerKey<Row extends { readonly scope: string; readonly key: string }>(
+  rows: readonly Row[],
+): Row[] {
+  const once = new Map<string, Row>();
+  for (const row of rows) {
+    const id = `${row.scope}\n${row.key}`;
+    if (!once.has(id)) once.set(id, row);
+  }
+  return [...once.values()];
+}
+
+/**
+ * The claim: an INSERT of the JSON array `rows` (`ClaimRow`s) that returns the claims it took.
+ * Each takes a free key, an expired record, or a claim whose lease ran out (the same request
+ * only: a different body under the key is still a reuse); `created_at` is the claim's own clock
+ * reading, so "expired" and "lease ran out" are judged at each request's own time. `only`
+ * narrows the rows claimed (a condition on the row's columns, `t`); a route's own write claims
+ * only the rows of what it writes.
+ *
+ * With `asyncCommit`, the statement's transaction commits without waiting for its WAL to reach
+ * the disk (one flush less per group). That is safe for a claim sent alone: WAL is written in
+ * order, so the route's own write, or the answer stored after it, commits durably only once
+ * the claim before it is on disk too. A crash that loses the claim loses everything the
+ * request did after it. The setting is local to the statement's transaction.
+ */
+export function claimInsert(
+  rows: Placeholder,
+  options: { readonly asyncCommit?: boolean; readonly only?: SQL } = {},
+): SQL {
+  const conditions = [
+    ...(options.asyncCommit
+      ? [sql`set_config('synchronous_commit', 'off', true) is not null`]
+      : []),
+    ...(options.only ? [options.only] : []),
+  ];
+  return sql`insert into idempotency_keys
+        (scope, key, request_hash, claim, created_at, locked_until, expires_at,
+         status, headers, body)
+      select scope, key, request_hash, claim, created_at, locked_until, expires_at,
+        status, headers, body
+      from jsonb_to_recordset(${rows}::jsonb) as t(
+        scope text, key text, request_hash text, claim text, created_at timestamptz,
+        locked_until timestamptz, expires_at timestamptz,
+        status smallint, headers jsonb, body text)
+      ${conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``}
       on conflict (scope, key) do update set
         request_hash = excluded.request_hash, claim = excluded.claim,
         locked_until = excluded.locked_until, expires_at = excluded.expires_at,
-        created_at = excluded.created_at, status = null, headers = null, body = null
+        created_at = excluded.created_at, status = excluded.status,
+        headers = excluded.headers, body = excluded.body
       where idempotency_keys.expires_at <= excluded.created_at
         or (idempotency_keys.status is null
             and idempotency_keys.locked_until <= excluded.created_at
             and idempotency_keys.request_hash = excluded.request_hash)
-      returning scope, key, claim`,
+      returning scope, key, claim`;
+}
+
+/** Claims the keys of a group of requests in one statement. */
+const claimStatement = batchStatement<{ scope: string; key: string; claim: string }>(
+  claimInsert(sql.placeholder('rows'), { asyncCommit: true }),
 );
+
+/** Claims one key inside a transaction of the route's own, with the rest of its write. */
+const claimInTransaction = batchStatement<{ claim: string }>(claimInsert(sql.placeholder('rows')));
 
 /** An answer as the store statement reads it from its JSON rows. */
 interface AnswerRow {
@@ -133,12 +196,7 @@ const storeStatement = batchStatement(
  */
 export const keyWriters = preparedPerDatabase((db) => {
   const claimGroup = async (rows: readonly ClaimRow[]) => {
-    const once = new Map<string, ClaimRow>();
-    for (const row of rows) {
-      const id = `${row.scope}\n${row.key}`;
-      if (!once.has(id)) once.set(id, row);
-    }
-    const claimed = await claimStatement(db, { rows: JSON.stringify([...once.values()]) });
+    const claimed = await claimStatement(db, { rows: JSON.stringify(oncePerKey(rows)) });
     const ours = new Set(claimed.map((row) => row.claim));
     return rows.map((row) => ours.has(row.claim));
   };
@@ -161,35 +219,64 @@ export const keyWriters = preparedPerDatabase((db) => {
 });
 
 /**
- * Claims `key` for this request: the claim when it is ours, or what the key holds when it is
- * not. Null when the row went away between the two looks (its request failed and released it,
- * or the janitor pruned it): the caller tries again.
+ * Claims the key for this request: the claim when it is ours, or what the key holds when it
+ * is not. Null when the row went away between the two looks (its request failed and released
+ * it, or the janitor pruned it): the caller tries again.
  */
-export async function claimKey(
-  db: Database,
-  now: Date,
-  request: Omit<Claim, 'claim'>,
-): Promise<Claim | Existing | null> {
-  const claim = randomUUID();
-  const ours = await keyWriters(db).claims.write({
-    scope: request.scope,
-    key: request.key,
-    request_hash: request.hash,
-    claim,
-    created_at: now.toISOString(),
-    locked_until: new Date(now.getTime() + LEASE_MS).toISOString(),
-    expires_at: new Date(now.getTime() + RETAIN_MS).toISOString(),
-  });
-  if (ours) return { ...request, claim };
-  const [row] = await statements(db).find.execute({ scope: request.scope, key: request.key });
+export async function claimKey(db: Database, row: ClaimRow): Promise<Claim | Existing | null> {
+  if (await keyWriters(db).claims.write(row)) return claimOf(row);
+  return findKey(db, row);
+}
+
+/**
+ * What a key that another request holds has to say to this one (the row it tried to claim it
+ * with); null when there is no such record, or only an expired one.
+ */
+export async function findKey(db: Database, row: ClaimRow): Promise<Existing | null> {
+  const [found] = await statements(db).find.execute({ scope: row.scope, key: row.key });
   // Expired but not yet pruned: the next claim takes it over.
-  if (row === undefined || row.expiresAt <= now) return null;
-  if (row.status === null) return { state: 'running', hash: row.hash };
+  if (found === undefined || found.expiresAt <= new Date(row.created_at)) return null;
+  if (found.status === null) return { state: 'running', hash: found.hash };
   return {
     state: 'answered',
-    hash: row.hash,
-    answer: { status: row.status, headers: row.headers ?? {}, body: row.body ?? '' },
+    hash: found.hash,
+    answer: { status: found.status, headers: found.headers ?? {}, body: found.body ?? '' },
   };
+}
+
+/**
+ * A key that a route's own write claims, in the same statement or transaction as what the
+ * request makes (idempotency/hooks.ts, `claimInWrite`), together with the answer the request
+ * will send when the write succeeds. The write sends `answered(...)`'s row and, when it took
+ * the key, calls `claimed` with it; when another request holds the key, it writes nothing and
+ * throws `KeyTaken`.
+ */
+export interface KeyClaim {
+  /** The claim's row as the request made it, without an answer. */
+  readonly row: ClaimRow;
+  /** The claim's row, carrying the answer the route will send with `payload` on success. */
+  answered(payload: unknown): ClaimRow;
+  /** The write took the key with this row (called once what it wrote is committed). */
+  claimed(row: ClaimRow): void;
+}
+
+/** A route's write found its key held by another request, and wrote nothing. */
+export class KeyTaken extends Error {
+  constructor() {
+    super('the Idempotency-Key is held by another request');
+    this.name = 'KeyTaken';
+  }
+}
+
+/** Claims a key inside `tx`, the transaction that writes what the request makes. */
+export async function claimKeyIn(tx: Database, row: ClaimRow): Promise<void> {
+  const taken = await claimInTransaction(tx, { rows: JSON.stringify([row]) });
+  if (taken.length === 0) throw new KeyTaken();
+}
+
+/** Whether a record other than an expired one holds the key `row` would claim. */
+export async function keyHeld(db: Database, row: ClaimRow): Promise<boolean> {
+  return (await findKey(db, row)) !== null;
 }
 
 /** Keeps the answer of a claimed request, to be replayed until the record expires. */

@@ -9,6 +9,7 @@ import {
   findCanonicalDestination,
 } from '../destinations/destinations.ts';
 import { insertFeeLegs, payeeBorneTotal, plannedFeeLegs } from '../fees/legs.ts';
+import { type ClaimRow, claimKeyIn, type KeyClaim } from '../idempotency/records.ts';
 import { resolveLinkScreening } from '../screening/link-policy.ts';
 import { insertLinkWithRequests } from './insert-link.ts';
 import {
@@ -18,9 +19,9 @@ import {
   requestOwnerOf,
 } from './link-caller.ts';
 import { linkFeePlan } from './link-fee-plan.ts';
-import { writeLink } from './link-group.ts';
+import { settleClaim, writeLink } from './link-group.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
-import { mintLink } from './mint-link.ts';
+import { createdLink, mintLink } from './mint-link.ts';
 import { withResolvedDestinations } from './resolve-destinations.ts';
 
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
@@ -81,7 +82,9 @@ export function checkRedirect(input: {
  * the inline `destinationId`, which must be an active destination of the caller's account),
  * checks amounts against the token's decimals and the network rules, then writes the link and
  * its requests in one statement, which also checks that each destination is still active.
- * The link captures its fee plan (`link-fee-plan.ts`), answered with it.
+ * The link captures its fee plan (`link-fee-plan.ts`), answered with it. With `claim`, the
+ * request's `Idempotency-Key` is claimed by the write itself (in its statement, or in its
+ * transaction when the link has fee legs): `KeyTaken` when another request holds it.
  */
 export async function createSecurePayment(
   deps: {
@@ -93,6 +96,7 @@ export async function createSecurePayment(
   },
   caller: LinkCaller,
   input: CreateLinkInput,
+  claim?: KeyClaim,
 ): Promise<CreatedLink> {
   const redirect = checkRedirect(input);
   const bound = await boundDestination(deps.db, caller.clientId);
@@ -157,9 +161,18 @@ export async function createSecurePayment(
     }));
     // A link without fee legs is one statement, written with the links other callers make at
     // the same moment (link-group.ts); the legs are written with their link or not at all.
+    // With a key, the write claims it and keeps the 201 this route sends (creation-route.ts).
+    const keyed = claim && {
+      claim,
+      payload: (requestIds: string[]) => ({
+        ...createdLink(deps.payUrl, draft.token, requestIds),
+        feePlan: feePlan ?? null,
+      }),
+    };
+    let answered: ClaimRow | undefined;
     const written =
       legs.length === 0
-        ? await writeLink(deps.db, link, linkItems)
+        ? await writeLink(deps.db, link, linkItems, keyed)
         : await deps.db.transaction(async (tx) => {
             const one = await insertLinkWithRequests(tx, link, linkItems);
             const [requestId] = one?.requestIds ?? [];
@@ -170,8 +183,15 @@ export async function createSecurePayment(
                 { requestId, network: first.target.network.id, currency: first.target.currency.id },
                 legs,
               );
+            if (one !== null && keyed !== undefined) {
+              answered = keyed.claim.answered(keyed.payload(one.requestIds));
+              await claimKeyIn(tx, answered);
+            }
             return one;
           });
+    if (legs.length > 0 && keyed !== undefined) {
+      await settleClaim(deps.db, keyed, answered, written);
+    }
     if (written === null) throw await missingDestination(deps.db, caller, bound, items);
     // (A bound client ID's lines may name other destinations of its account: the write checks
     // those as it checks an unbound caller's.)

@@ -5,16 +5,13 @@ import {
   apiKey,
   create,
   destination,
+  linkDraft,
   rowCounts,
   setupSecurePaymentsApp,
   shop,
   t,
-  wallet,
 } from '../../test/secure-payments.ts';
-import { ulid } from '../base/ulid.ts';
 import { requests, securePayments } from '../db/schema.ts';
-import { resolveTarget } from '../destinations/target.ts';
-import type { LinkItem, NewLink } from './insert-link.ts';
 import { linkWriter, writeLink } from './link-group.ts';
 
 /**
@@ -23,39 +20,6 @@ import { linkWriter, writeLink } from './link-group.ts';
  */
 
 setupSecurePaymentsApp();
-
-/** A link of one request to `destinationId` of the shop, as the creation route drafts it. */
-function draft(destinationId: string, token = ulid(t.clock.now().getTime())) {
-  const target = resolveTarget(t.chains, {
-    walletAddress: wallet(1),
-    chainId: 8453,
-    tokenAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-  });
-  const caller = {
-    accountId: shop.accountId,
-    clientId: null,
-    orchestrated: false,
-    orchestratorId: null,
-    origin: null,
-  };
-  const link: NewLink = { token, caller, network: 'base', now: t.clock.now() };
-  const items: LinkItem[] = [
-    {
-      accountId: shop.accountId,
-      clientIdId: null,
-      origin: null,
-      position: 0,
-      network: target.network,
-      invoiceCurrency: target.currency,
-      paymentCurrency: target.currency,
-      expectedAmount: 12_500_000n,
-      payee: target.id.walletAddress,
-      destinationId,
-      reference: null,
-    },
-  ];
-  return { link, items };
-}
 
 describe('group commit of links', () => {
   it('writes concurrent creations in fewer writes than links, each answered with its own', async () => {
@@ -96,14 +60,14 @@ describe('group commit of links', () => {
 
   it("fails only the caller whose row the database refuses; the others' links are written", async () => {
     const d = await destination(shop);
-    const taken = draft(d.destinationId);
+    const taken = linkDraft(d.destinationId);
     expect(await writeLink(t.db, taken.link, taken.items)).not.toBeNull();
     const stats = linkWriter(t.db).stats;
     const retried = stats.retriedGroups;
     const writes = stats.writes;
     // Ten links at once, the fifth under a token another link has (a unique index refuses it).
     const drafts = Array.from({ length: 10 }, (_, i) =>
-      i === 4 ? draft(d.destinationId, taken.link.token) : draft(d.destinationId),
+      i === 4 ? linkDraft(d.destinationId, taken.link.token) : linkDraft(d.destinationId),
     );
     const outcomes = await Promise.allSettled(
       drafts.map(({ link, items }) => writeLink(t.db, link, items)),
@@ -137,7 +101,7 @@ describe('group commit of links', () => {
     const d = await destination(shop);
     const retried = linkWriter(t.db).stats.retriedGroups;
     const drafts = Array.from({ length: 6 }, (_, i) =>
-      draft(i === 2 ? 'unknown-destination' : d.destinationId),
+      linkDraft(i === 2 ? 'unknown-destination' : d.destinationId),
     );
     const before = await rowCounts();
     const answers = await Promise.all(

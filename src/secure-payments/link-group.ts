@@ -5,6 +5,14 @@ import type { Database } from '../db/client.ts';
 import { type GroupWriter, groupCommit } from '../db/group-commit.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
+import {
+  type ClaimRow,
+  claimInsert,
+  type KeyClaim,
+  KeyTaken,
+  keyHeld,
+  oncePerKey,
+} from '../idempotency/records.ts';
 import { inheritedScreening } from '../screening/link-policy.ts';
 import { type LinkItem, linkRows, type NewLink } from './insert-link.ts';
 import {
@@ -26,36 +34,82 @@ import {
  * one statement, whatever the group's size, parsed once per connection.
  */
 
-/** A link and its requests, written with those of other callers: null as `insertLinkWithRequests`. */
-export function writeLink(
+/** A link's `Idempotency-Key`, claimed by its write, and the answer its route then sends. */
+export interface LinkClaim {
+  readonly claim: KeyClaim;
+  readonly payload: (requestIds: string[]) => unknown;
+}
+
+/**
+ * A link and its requests, written with those of other callers: null as
+ * `insertLinkWithRequests`. With `keyed`, the request's `Idempotency-Key` is claimed in the same
+ * statement, with the answer the route sends: the link is written only when the key is taken,
+ * and `KeyTaken` is thrown when another request holds it.
+ */
+export async function writeLink(
   db: Database,
   link: NewLink,
   items: readonly LinkItem[],
+  keyed?: LinkClaim,
 ): Promise<WrittenLink | null> {
-  return linkWriter(db).write(linkRows(link, items));
+  const rows = linkRows(link, items);
+  const claim = keyed?.claim.answered(keyed.payload(requestIdsOf(rows)));
+  const written = await linkWriter(db).write(claim === undefined ? rows : { ...rows, claim });
+  if (written === KEY_TAKEN) throw new KeyTaken();
+  if (keyed !== undefined) await settleClaim(db, keyed, claim, written);
+  return written;
 }
+
+/**
+ * After a keyed write: a link written took its key; one refused for its destinations claimed
+ * nothing, and is `KeyTaken` when another request holds the key (its answer comes first).
+ */
+export async function settleClaim(
+  db: Database,
+  keyed: LinkClaim,
+  answered: ClaimRow | undefined,
+  written: WrittenLink | null,
+): Promise<void> {
+  if (written !== null && answered !== undefined) keyed.claim.claimed(answered);
+  else if (written === null && (await keyHeld(db, keyed.claim.row))) throw new KeyTaken();
+}
+
+/** A link as the keyed statement answers it. */
+interface KeyedResult {
+  readonly link: string;
+  readonly written: boolean;
+  /** Every destination it pays held: not written, it lost its key to another request. */
+  readonly held: boolean;
+}
+
+/** A link not written because its `Idempotency-Key` is held by another request. */
+const KEY_TAKEN = 'keyTaken';
+type GroupResult = WrittenLink | null | typeof KEY_TAKEN;
 
 /** The group writer of a database's links (its counts are what tests observe). */
 export const linkWriter = preparedPerDatabase(
-  (db): GroupWriter<LinkRows, WrittenLink | null> =>
+  (db): GroupWriter<LinkRows, GroupResult> =>
     groupCommit({
       writeGroup: (groups) => writeLinkGroup(db, groups),
-      writeOne: (rows) => writeLinkRows(db, rows),
+      // A link with a key goes alone in the group statement, which claims keys.
+      writeOne: async (rows) =>
+        rows.claim === undefined
+          ? writeLinkRows(db, rows)
+          : ((await writeLinkGroup(db, [rows]))[0] ?? null),
     }),
 );
 
 /** Writes the links in one statement; each answered as `writeLinkRows` answers it. */
-async function writeLinkGroup(
-  db: Database,
-  groups: readonly LinkRows[],
-): Promise<(WrittenLink | null)[]> {
+async function writeLinkGroup(db: Database, groups: readonly LinkRows[]): Promise<GroupResult[]> {
   const [first] = groups;
   const request = first?.requests[0]?.values;
   if (first === undefined || request === undefined) return [];
-  const statement = groupStatement(db, first.link, request);
+  const keyed = groups.some((group) => group.claim !== undefined);
+  const statement = groupStatement(db, first.link, request, keyed);
   const links = groups.map((group) => ({
     ...jsonRow(statement.link, group.link),
     [INHERITS_KEY]: group.inheritsScreening,
+    ...(keyed && { [CLAIM_KEY]: group.claim?.claim ?? null }),
   }));
   const rows = groups.flatMap((group) =>
     group.requests.map(({ values, destinationId }) => ({
@@ -63,20 +117,34 @@ async function writeLinkGroup(
       [DESTINATION_KEY]: destinationId,
     })),
   );
+  const claims = groups.flatMap((group) => (group.claim === undefined ? [] : [group.claim]));
   const result = (await statement.query.execute([
     JSON.stringify(links),
     JSON.stringify(rows),
-  ])) as unknown as { rows: { secure_payment_id: string }[] };
-  const written = new Set(result.rows.map((row) => row.secure_payment_id));
-  return groups.map((group) =>
-    written.has(group.id) ? { id: group.id, requestIds: requestIdsOf(group) } : null,
-  );
+    ...(keyed ? [JSON.stringify(oncePerKey(claims))] : []),
+  ])) as unknown as { rows: (KeyedResult | { secure_payment_id: string })[] };
+  const written = new Set<string>();
+  // Links whose destinations all held: keyed, one of them not written lost its key.
+  const held = new Set<string>();
+  for (const row of result.rows) {
+    if (!('link' in row)) written.add(row.secure_payment_id);
+    else {
+      if (row.written) written.add(row.link);
+      if (row.held) held.add(row.link);
+    }
+  }
+  return groups.map((group) => {
+    if (written.has(group.id)) return { id: group.id, requestIds: requestIdsOf(group) };
+    return held.has(group.id) ? KEY_TAKEN : null;
+  });
 }
 
 /** The JSON field of a request's destination id (a request row's own `destination_id` is dest's). */
 const DESTINATION_KEY = 'destination_key';
 /** The JSON field of a link that inherits its destination's screening (`LinkRows`). */
 const INHERITS_KEY = 'inherits_key';
+/** The JSON field of a link's `Idempotency-Key` claim id, in a statement that claims keys. */
+const CLAIM_KEY = 'claim_key';
 
 /** A column a statement reads from its JSON rows: the row's key and the column. */
 interface Field {
@@ -134,8 +202,13 @@ function fieldsOf(table: Table, row: Row): Field[] {
   });
 }
 
-function groupStatement(db: Database, link: Row, request: Row): GroupStatement {
-  const shape = `${Object.keys(link).join()}|${Object.keys(request).join()}`;
+/**
+ * The statement that writes a group of links of this shape; `keyed`, it also claims their
+ * `Idempotency-Key`s (`claimInsert`, from a third JSON array) and writes a link only when its
+ * key was taken, and it answers the claims it took beside the links' ids.
+ */
+function groupStatement(db: Database, link: Row, request: Row, keyed: boolean): GroupStatement {
+  const shape = `${Object.keys(link).join()}|${Object.keys(request).join()}|${keyed}`;
   const kept = groupStatements(db).get(shape);
   if (kept) return kept;
   const linkFields = fieldsOf(securePayments, link);
@@ -170,9 +243,37 @@ function groupStatement(db: Database, link: Row, request: Row): GroupStatement {
     }),
     sql`, `,
   );
+  // Every destination the link's requests pay is an active one of its account.
+  const destinationsActive = sql`not exists (
+        select 1 from "r" where "r"."secure_payment_id" = "l"."id" and not exists (
+          select 1 from "dest"
+          where "dest"."account_id" = "l"."account_id"
+            and "dest"."destination_id" = "r".${id(DESTINATION_KEY)}
+        )
+      )`;
+  const insertRequests = sql`insert into ${id(getTableName(requests))} (${names(written)}, ${column(requests.destinationId)})
+    select ${names(written, 'r')}, (
+      select "dest"."id" from "dest"
+      where "dest"."account_id" = "link"."account_id"
+        and "dest"."destination_id" = "r".${id(DESTINATION_KEY)}
+    )
+    from "r" join "link" on "link"."id" = "r"."secure_payment_id"
+    returning ${column(requests.securePaymentId)}`;
+  const claimKey = sql`"l".${id(CLAIM_KEY)}`;
+  // Keyed: the links whose destinations hold ("ok") claim their keys ("k"), each with the
+  // answer its route sends, and a link with a key is written only when it took it.
+  const keyedParts = sql`, "ok" as (
+      select "l"."id", ${claimKey} from "l" where ${destinationsActive}
+    ), "k" as (${claimInsert(sql.placeholder('2'), {
+      only: sql`"t"."claim" in (select ${id(CLAIM_KEY)} from "ok")`,
+    })})`;
+  const linkWhere = keyed
+    ? sql`"l"."id" in (select "id" from "ok")
+        and (${claimKey} is null or ${claimKey} in (select "claim" from "k"))`
+    : destinationsActive;
   const statement = sql`with "l" as (
       select * from jsonb_to_recordset(${sql.placeholder('0')}::jsonb)
-        as t(${definitions(linkFields)}, ${id(INHERITS_KEY)} boolean)
+        as t(${definitions(linkFields)}, ${id(INHERITS_KEY)} boolean${keyed ? sql`, ${id(CLAIM_KEY)} text` : sql``})
     ), "r" as (
       select * from jsonb_to_recordset(${sql.placeholder('1')}::jsonb)
         as t(${definitions(written)}, ${id(DESTINATION_KEY)} text)
@@ -183,26 +284,20 @@ function groupStatement(db: Database, link: Row, request: Row): GroupStatement {
         select "l"."account_id", "r".${id(DESTINATION_KEY)}
         from "r" join "l" on "l"."id" = "r"."secure_payment_id"
       )
-    ), "link" as (
+    )${keyed ? keyedParts : sql``}, "link" as (
       insert into ${id(getTableName(securePayments))} (${names(linkFields)})
       select ${linkValues} from "l"
-      where not exists (
-        select 1 from "r" where "r"."secure_payment_id" = "l"."id" and not exists (
-          select 1 from "dest"
-          where "dest"."account_id" = "l"."account_id"
-            and "dest"."destination_id" = "r".${id(DESTINATION_KEY)}
-        )
-      )
+      where ${linkWhere}
       returning "id", "account_id"
     )
-    insert into ${id(getTableName(requests))} (${names(written)}, ${column(requests.destinationId)})
-    select ${names(written, 'r')}, (
-      select "dest"."id" from "dest"
-      where "dest"."account_id" = "link"."account_id"
-        and "dest"."destination_id" = "r".${id(DESTINATION_KEY)}
-    )
-    from "r" join "link" on "link"."id" = "r"."secure_payment_id"
-    returning ${column(requests.securePaymentId)}`;
+    ${
+      keyed
+        ? sql`, "req" as (${insertRequests})
+          select "l"."id" as "link", "l"."id" in (select "id" from "link") as "written",
+            "l"."id" in (select "id" from "ok") as "held"
+          from "l"`
+        : insertRequests
+    }`;
   const statements = groupStatements(db);
   // drizzle types the values as a dictionary; an array is one whose names are positions.
   const query = db._.session.prepareQuery(

@@ -36,10 +36,10 @@ export async function mintLink(
   write: (draft: LinkDraft) => Promise<string[]>,
 ): Promise<CreatedLink> {
   const draft = draftLink(deps.clock, caller);
-  const requestIds = await write(draft);
-  return {
-    token: draft.token,
-    securePaymentUrl: securePaymentUrl(deps.payUrl, draft.token),
-    requestIds,
-  };
+  return createdLink(deps.payUrl, draft.token, await write(draft));
+}
+
+/** The answer naming a link written under `token`. */
+export function createdLink(payUrl: string, token: string, requestIds: string[]): CreatedLink {
+  return { token, securePaymentUrl: securePaymentUrl(payUrl, token), requestIds };
 }

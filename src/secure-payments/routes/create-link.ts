@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../../chains/registry.ts';
 import type { ProtocolFeeConfig } from '../../config/protocol-fee.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
+import { claimInWrite } from '../../idempotency/hooks.ts';
 import { checkAccessPolicy } from '../../screening/link-policy.ts';
 import { createSecurePayment } from '../create.ts';
 import { createLinkFor, linkInputOf } from '../creation-route.ts';
@@ -84,7 +85,7 @@ export function registerCreateLink(
   app.post(
     '/v2/secure-payments',
     {
-      config: { auth: LINK_AUTH },
+      config: { auth: LINK_AUTH, idempotencyClaim: 'inWrite' },
       schema: {
         tags: LINK_TAGS,
         summary: 'Create a secure payment link (one request, or several on one EVM network)',
@@ -92,13 +93,14 @@ export function registerCreateLink(
         response: { 201: CreatedLinkResponse },
       },
     },
-    async (request, reply) => {
-      const { accessPolicy, ...body } = request.body;
-      const input = { ...linkInputOf(body), accessPolicy: checkAccessPolicy(accessPolicy) };
-      const created = await createLinkFor(request, (caller) =>
-        createSecurePayment(deps, caller, input),
-      );
-      return reply.code(201).send(created);
-    },
+    (request, reply) =>
+      claimInWrite(deps.db, request, reply, 201, async (claim) => {
+        const { accessPolicy, ...body } = request.body;
+        const input = { ...linkInputOf(body), accessPolicy: checkAccessPolicy(accessPolicy) };
+        const created = await createLinkFor(request, (caller) =>
+          createSecurePayment(deps, caller, input, claim),
+        );
+        return reply.code(201).send(created);
+      }),
   );
 }

@@ -1,0 +1,253 @@
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+import { createTenant } from '../../test/fixtures.ts';
+import {
+  apiKey,
+  create,
+  destination,
+  linkDraft,
+  PAY_URL,
+  rowCounts,
+  setupSecurePaymentsApp,
+  shop,
+  t,
+  wallet,
+} from '../../test/secure-payments.ts';
+import { feeLegs, idempotencyKeys, requests, securePayments } from '../db/schema.ts';
+import { activateDestination } from '../destinations/destinations.ts';
+import { resolveTarget } from '../destinations/target.ts';
+import { requestHash } from '../idempotency/keys.ts';
+import {
+  type ClaimRow,
+  claimRowOf,
+  type KeyClaim,
+  KeyTaken,
+  keyWriters,
+} from '../idempotency/records.ts';
+import { linkWriter, writeLink } from './link-group.ts';
+
+/**
+ * `Idempotency-Key` on `POST /v2/secure-payments`, whose write claims the key itself: the key
+ * and its 201 are written by the statement that writes the link (or its transaction, when the
+ * link has fee legs), so a keyed creation costs no write of its own, and the answer is never
+ * apart from the link it names.
+ */
+
+setupSecurePaymentsApp();
+
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+function post(app: TestApp, payload: Record<string, unknown>, headers: Record<string, string>) {
+  return app.app.inject({ method: 'POST', url: '/v2/secure-payments', headers, payload });
+}
+
+async function records(app: TestApp, key: string) {
+  return app.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+}
+
+describe('Idempotency-Key on POST /v2/secure-payments', () => {
+  it('keeps the 201 in the write that makes the link: no write of its own, replayed byte for byte', async () => {
+    const d = await destination(shop);
+    const body = { requests: [{ destinationId: d.destinationId, amount: '12.5' }] };
+    const { claims, answers } = keyWriters(t.db);
+    const writes = { claims: claims.stats.writes, answers: answers.stats.writes };
+    const before = await rowCounts();
+    const headers = { ...apiKey(shop), 'idempotency-key': 'link-1' };
+
+    const first = await create(headers, body);
+    expect(first.statusCode, first.body).toBe(201);
+    // Kept as the answer left, with no wait: it was committed with the link.
+    const [record] = await records(t, 'link-1');
+    expect(record).toMatchObject({
+      status: 201,
+      body: first.body,
+      headers: { 'content-type': first.headers['content-type'] },
+    });
+    expect({ claims: claims.stats.writes, answers: answers.stats.writes }).toEqual(writes);
+
+    const again = await create(headers, body);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(await rowCounts()).toEqual({ links: before.links + 1, requests: before.requests + 1 });
+  });
+
+  it('answers 422 to the key with another body, writing nothing', async () => {
+    const d = await destination(shop);
+    const headers = { ...apiKey(shop), 'idempotency-key': 'link-2' };
+    const first = await create(headers, {
+      requests: [{ destinationId: d.destinationId, amount: '1' }],
+    });
+    expect(first.statusCode).toBe(201);
+    const before = await rowCounts();
+    const changed = await create(headers, {
+      requests: [{ destinationId: d.destinationId, amount: '2' }],
+    });
+    expect(changed.statusCode).toBe(422);
+    expect(changed.json()).toMatchObject({ code: 'idempotency_key_reused' });
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('makes one link for 20 concurrent requests with one key; the others get it or 409', async () => {
+    const d = await destination(shop);
+    const body = { requests: [{ destinationId: d.destinationId, amount: '3' }], reference: 'one' };
+    const before = await rowCounts();
+    const headers = { ...apiKey(shop), 'idempotency-key': 'link-3' };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => create(headers, body)));
+    expect(await rowCounts()).toEqual({ links: before.links + 1, requests: before.requests + 1 });
+    const made = answers.filter(
+      (res) => res.statusCode === 201 && res.headers['idempotent-replayed'] === undefined,
+    );
+    expect(made).toHaveLength(1);
+    for (const res of answers) {
+      expect([201, 409]).toContain(res.statusCode);
+      if (res.statusCode === 201) expect(res.body).toBe(made[0]?.body);
+      else expect(res.headers['retry-after']).toBe('1');
+    }
+  });
+
+  it('keeps nothing for a refusal made before the write: a retry runs afresh', async () => {
+    const headers = { ...apiKey(shop), 'idempotency-key': 'link-4' };
+    const body = { requests: [{ destinationId: 'unknown-destination', amount: '1' }] };
+    const first = await create(headers, body);
+    expect(first.statusCode).toBe(400);
+    const again = await create(headers, body);
+    expect(again.statusCode).toBe(400);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(await records(t, 'link-4')).toHaveLength(0);
+    // Nothing was made under the key: it is free for the request the client meant.
+    const d = await destination(shop);
+    const fixed = await create(headers, {
+      requests: [{ destinationId: d.destinationId, amount: '1' }],
+    });
+    expect(fixed.statusCode, fixed.body).toBe(201);
+  });
+});
+
+describe('a link written with its key (link-group.ts)', () => {
+  /** A claim of `key` as the route makes one, noting whether its write took it. */
+  function claimOf(key: string): KeyClaim & { readonly taken: ClaimRow[] } {
+    const row = claimRowOf(
+      { scope: `account:${shop.accountId}`, key, hash: requestHash('POST', '/x', { key }) },
+      t.clock.now(),
+    );
+    const taken: ClaimRow[] = [];
+    return {
+      row,
+      taken,
+      answered: (payload) => ({ ...row, status: 201, headers: {}, body: JSON.stringify(payload) }),
+      claimed: (answered) => {
+        taken.push(answered);
+      },
+    };
+  }
+
+  const write = (destinationId: string, claim?: KeyClaim) => {
+    const { link, items } = linkDraft(destinationId, undefined, 1_000_000n);
+    return writeLink(
+      t.db,
+      link,
+      items,
+      claim && { claim, payload: (requestIds) => ({ requestIds }) },
+    );
+  };
+
+  it('writes the link and its key together, or neither when another request holds the key', async () => {
+    const d = await destination(shop);
+    const mine = claimOf('group-1');
+    const written = await write(d.destinationId, mine);
+    expect(written).not.toBeNull();
+    expect(mine.taken).toHaveLength(1);
+    const [record] = await records(t, 'group-1');
+    expect(record).toMatchObject({
+      claim: mine.row.claim,
+      status: 201,
+      body: JSON.stringify({ requestIds: written?.requestIds }),
+    });
+
+    const before = await rowCounts();
+    const theirs = claimOf('group-1');
+    await expect(write(d.destinationId, theirs)).rejects.toBeInstanceOf(KeyTaken);
+    expect(theirs.taken).toHaveLength(0);
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('claims nothing for a link whose destination is gone, unless the key is held: then KeyTaken', async () => {
+    const free = claimOf('group-2');
+    expect(await write('unknown-destination', free)).toBeNull();
+    expect(free.taken).toHaveLength(0);
+    expect(await records(t, 'group-2')).toHaveLength(0);
+    // A key another request holds comes first: its answer is the one to replay.
+    await expect(write('unknown-destination', claimOf('group-1'))).rejects.toBeInstanceOf(KeyTaken);
+  });
+
+  it('writes a group of keyed and keyless links in one statement; of two with one key, one', async () => {
+    const d = await destination(shop);
+    const stats = linkWriter(t.db).stats;
+    const writes = stats.writes;
+    const retried = stats.retriedGroups;
+    const claims = ['group-3', 'group-4', 'group-3'].map(claimOf);
+    const outcomes = await Promise.allSettled([
+      ...claims.map((claim) => write(d.destinationId, claim)),
+      write(d.destinationId),
+      write(d.destinationId),
+    ]);
+    const status = outcomes.map((outcome) =>
+      outcome.status === 'fulfilled' ? 'written' : (outcome.reason as Error).name,
+    );
+    expect(status).toEqual(['written', 'written', 'KeyTaken', 'written', 'written']);
+    expect(stats.writes - writes).toBeLessThan(5);
+    expect(stats.retriedGroups).toBe(retried);
+    const ids = outcomes.flatMap((outcome) =>
+      outcome.status === 'fulfilled' && outcome.value ? outcome.value.requestIds : [],
+    );
+    const rows = await t.db
+      .select({ id: requests.requestId })
+      .from(requests)
+      .innerJoin(securePayments, eq(securePayments.id, requests.securePaymentId))
+      .where(inArray(requests.requestId, ids));
+    expect(rows).toHaveLength(4);
+    expect((await records(t, 'group-3'))[0]?.claim).toBe(claims[0]?.row.claim);
+  });
+});
+
+describe('Idempotency-Key on a link with fee legs (written in a transaction)', () => {
+  let app: TestApp;
+  let key: string;
+  let destinationId: string;
+
+  beforeAll(async () => {
+    app = await createTestApp({
+      env: {
+        PAY_URL,
+        PROTOCOL_FEE_BPS: '10',
+        PROTOCOL_FEE_EVM_RECIPIENT: '0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199',
+      },
+    });
+    const tenant = await createTenant(app.db, 'Fees');
+    key = tenant.apiKey;
+    const target = resolveTarget(app.chains, {
+      walletAddress: wallet(900),
+      chainId: 8453,
+      tokenAddress: BASE_USDC,
+    });
+    destinationId = (await activateDestination(app.db, app.clock, tenant.accountId, target))
+      .destinationId;
+  });
+  afterAll(() => app.close());
+
+  it('claims the key and keeps its 201 in the transaction, with the legs', async () => {
+    const body = { requests: [{ destinationId, amount: '100' }] };
+    const headers = { 'x-api-key': key, 'idempotency-key': 'fees-1' };
+    const first = await post(app, body, headers);
+    expect(first.statusCode, first.body).toBe(201);
+    const [record] = await records(app, 'fees-1');
+    expect(record).toMatchObject({ status: 201, body: first.body });
+    const again = await post(app, body, headers);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    const legs = await app.db.select({ id: feeLegs.id }).from(feeLegs);
+    expect(legs).toHaveLength(1);
+  });
+});
