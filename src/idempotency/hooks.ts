@@ -140,7 +140,12 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
     // Once: a reply sent twice (an error after a send) must not be kept twice. A request whose
     // route's write would have claimed the key and that was answered before it wrote (a
     // refusal of what it asked, nothing made) keeps nothing: a retry runs afresh.
-    if (pending.state !== 'ours') return payload;
+    if (pending.state !== 'ours') {
+      if (pending.state === 'open' && reply.statusCode < 300) {
+        request.log.error('a route that claims its Idempotency-Key in its write succeeded without');
+      }
+      return payload;
+    }
     pending.state = 'answered';
     const answer = keptAnswer(reply, payload);
     const keep = answer !== null && reply.statusCode < 500;
@@ -218,15 +223,21 @@ export async function claimInWrite(
   try {
     await handle(claim);
   } catch (error) {
-    if (!(error instanceof KeyTaken)) throw error;
-    const found = await findKey(db, row);
-    if (found === null) {
-      // Its holder failed and let it go since: the client may retry at once.
-      pending.state = 'theirs';
-      throw inUse();
+    if (pending.state !== 'open') throw error;
+    // Refused before its write could claim the key (or by the write, which found it held):
+    // if another request holds the key, its answer comes first. A retry of a request that made
+    // its link gets that 201, even where the account changed since and the request, run
+    // again, would be refused; another request under the key gets 422. Only this path reads.
+    const found = await findKey(db, row).catch(() => null);
+    if (found !== null) {
+      // Awaited: a reply is sent once its hooks have run, and the handler must not end before.
+      await answerHeld(reply, pending, found);
+      return;
     }
-    // Awaited: a reply is sent once its hooks have run, and the handler must not end before.
-    await answerHeld(reply, pending, found);
+    if (!(error instanceof KeyTaken)) throw error;
+    // Its holder failed and let it go since: the client may retry at once.
+    pending.state = 'theirs';
+    throw inUse();
   }
 }
 

@@ -83,6 +83,9 @@ export interface ClaimRow {
   readonly body?: string;
 }
 
+/** A claim sent by a route's own write: with the answer the request sends once it succeeds. */
+export type AnsweredClaimRow = ClaimRow & Required<Pick<ClaimRow, 'status' | 'headers' | 'body'>>;
+
 /** The claim `request` makes at `now`, under a claim id of its own. */
 export function claimRowOf(request: Omit<Claim, 'claim'>, now: Date): ClaimRow {
   return {
@@ -102,28 +105,15 @@ export function claimOf(row: ClaimRow): Claim {
 }
 
 /**
- * The rows a statement may claim: each key once, as a statement may not change one row twice.
- * A later row of the group with the same key is left out, so it is not claimed and finds the
- * key running (a retry sent while the first is in flight, answered 409).
- */
-export function oncePerKey<Row extends { readonly scope: string; readonly key: string }>(
-  rows: readonly Row[],
-): Row[] {
-  const once = new Map<string, Row>();
-  for (const row of rows) {
-    const id = `${row.scope}\n${row.key}`;
-    if (!once.has(id)) once.set(id, row);
-  }
-  return [...once.values()];
-}
-
-/**
  * The claim: an INSERT of the JSON array `rows` (`ClaimRow`s) that returns the claims it took.
  * Each takes a free key, an expired record, or a claim whose lease ran out (the same request
  * only: a different body under the key is still a reuse); `created_at` is the claim's own clock
  * reading, so "expired" and "lease ran out" are judged at each request's own time. `only`
  * narrows the rows claimed (a condition on the row's columns, `t`); a route's own write claims
- * only the rows of what it writes.
+ * only the rows of what it writes. A statement may not change one row twice, so each key is
+ * claimed once, by the first of its rows that `only` keeps: a later request with the same key
+ * is not claimed, and finds the key held (a retry sent while the first is in flight). The keys
+ * are claimed in their order, so two statements that share keys lock them in the same order.
  *
  * With `asyncCommit`, the statement's transaction commits without waiting for its WAL to reach
  * the disk (one flush less per group). That is safe for a claim sent alone: WAL is written in
@@ -144,13 +134,16 @@ export function claimInsert(
   return sql`insert into idempotency_keys
         (scope, key, request_hash, claim, created_at, locked_until, expires_at,
          status, headers, body)
-      select scope, key, request_hash, claim, created_at, locked_until, expires_at,
-        status, headers, body
-      from jsonb_to_recordset(${rows}::jsonb) as t(
+      select distinct on (t.scope, t.key) t.scope, t.key, t.request_hash, t.claim, t.created_at,
+        t.locked_until, t.expires_at, t.status, t.headers, t.body
+      from rows from (jsonb_to_recordset(${rows}::jsonb) as (
         scope text, key text, request_hash text, claim text, created_at timestamptz,
         locked_until timestamptz, expires_at timestamptz,
-        status smallint, headers jsonb, body text)
+        status smallint, headers jsonb, body text)) with ordinality as t(
+        scope, key, request_hash, claim, created_at, locked_until, expires_at,
+        status, headers, body, position)
       ${conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``}
+      order by t.scope, t.key, t.position
       on conflict (scope, key) do update set
         request_hash = excluded.request_hash, claim = excluded.claim,
         locked_until = excluded.locked_until, expires_at = excluded.expires_at,
@@ -196,7 +189,7 @@ const storeStatement = batchStatement(
  */
 export const keyWriters = preparedPerDatabase((db) => {
   const claimGroup = async (rows: readonly ClaimRow[]) => {
-    const claimed = await claimStatement(db, { rows: JSON.stringify(oncePerKey(rows)) });
+    const claimed = await claimStatement(db, { rows: JSON.stringify(rows) });
     const ours = new Set(claimed.map((row) => row.claim));
     return rows.map((row) => ours.has(row.claim));
   };
@@ -255,9 +248,9 @@ export interface KeyClaim {
   /** The claim's row as the request made it, without an answer. */
   readonly row: ClaimRow;
   /** The claim's row, carrying the answer the route will send with `payload` on success. */
-  answered(payload: unknown): ClaimRow;
+  answered(payload: unknown): AnsweredClaimRow;
   /** The write took the key with this row (called once what it wrote is committed). */
-  claimed(row: ClaimRow): void;
+  claimed(row: AnsweredClaimRow): void;
 }
 
 /** A route's write found its key held by another request, and wrote nothing. */
@@ -269,14 +262,9 @@ export class KeyTaken extends Error {
 }
 
 /** Claims a key inside `tx`, the transaction that writes what the request makes. */
-export async function claimKeyIn(tx: Database, row: ClaimRow): Promise<void> {
+export async function claimKeyIn(tx: Database, row: AnsweredClaimRow): Promise<void> {
   const taken = await claimInTransaction(tx, { rows: JSON.stringify([row]) });
   if (taken.length === 0) throw new KeyTaken();
-}
-
-/** Whether a record other than an expired one holds the key `row` would claim. */
-export async function keyHeld(db: Database, row: ClaimRow): Promise<boolean> {
-  return (await findKey(db, row)) !== null;
 }
 
 /** Keeps the answer of a claimed request, to be replayed until the record expires. */

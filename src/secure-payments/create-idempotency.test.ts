@@ -15,7 +15,7 @@ import {
   wallet,
 } from '../../test/secure-payments.ts';
 import { feeLegs, idempotencyKeys, requests, securePayments } from '../db/schema.ts';
-import { activateDestination } from '../destinations/destinations.ts';
+import { activateDestination, deactivateDestination } from '../destinations/destinations.ts';
 import { resolveTarget } from '../destinations/target.ts';
 import { requestHash } from '../idempotency/keys.ts';
 import {
@@ -89,22 +89,39 @@ describe('Idempotency-Key on POST /v2/secure-payments', () => {
     expect(await rowCounts()).toEqual(before);
   });
 
-  it('makes one link for 20 concurrent requests with one key; the others get it or 409', async () => {
+  it('makes one link for 20 concurrent requests with one key; the other 19 get its 201', async () => {
     const d = await destination(shop);
     const body = { requests: [{ destinationId: d.destinationId, amount: '3' }], reference: 'one' };
     const before = await rowCounts();
     const headers = { ...apiKey(shop), 'idempotency-key': 'link-3' };
     const answers = await Promise.all(Array.from({ length: 20 }, () => create(headers, body)));
     expect(await rowCounts()).toEqual({ links: before.links + 1, requests: before.requests + 1 });
-    const made = answers.filter(
-      (res) => res.statusCode === 201 && res.headers['idempotent-replayed'] === undefined,
-    );
-    expect(made).toHaveLength(1);
-    for (const res of answers) {
-      expect([201, 409]).toContain(res.statusCode);
-      if (res.statusCode === 201) expect(res.body).toBe(made[0]?.body);
-      else expect(res.headers['retry-after']).toBe('1');
-    }
+    // The key's answer is committed with the link: whoever finds it held finds it answered.
+    expect(answers.map((res) => res.statusCode)).toEqual(Array(20).fill(201));
+    expect(new Set(answers.map((res) => res.body)).size).toBe(1);
+    const replayed = answers.filter((res) => res.headers['idempotent-replayed'] === 'true');
+    expect(replayed).toHaveLength(19);
+  });
+
+  it('replays the 201 to a retry that, run again, would now be refused', async () => {
+    const d = await destination(shop);
+    const body = { requests: [{ destinationId: d.destinationId, amount: '4' }] };
+    const headers = { ...apiKey(shop), 'idempotency-key': 'link-5' };
+    const first = await create(headers, body);
+    expect(first.statusCode, first.body).toBe(201);
+    await deactivateDestination(t.db, t.clock, d);
+    const before = await rowCounts();
+    const again = await create(headers, body);
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    // And another request under the key is refused as such, not for its own faults.
+    const other = await create(headers, {
+      requests: [{ destinationId: 'unknown-destination', amount: '4' }],
+    });
+    expect(other.statusCode).toBe(422);
+    expect(other.json()).toMatchObject({ code: 'idempotency_key_reused' });
+    expect(await rowCounts()).toEqual(before);
   });
 
   it('keeps nothing for a refusal made before the write: a retry runs afresh', async () => {
@@ -173,13 +190,25 @@ describe('a link written with its key (link-group.ts)', () => {
     expect(await rowCounts()).toEqual(before);
   });
 
-  it('claims nothing for a link whose destination is gone, unless the key is held: then KeyTaken', async () => {
-    const free = claimOf('group-2');
-    expect(await write('unknown-destination', free)).toBeNull();
-    expect(free.taken).toHaveLength(0);
+  it('claims nothing for a link whose destination is gone; of two with one key, the good one claims it', async () => {
+    const d = await destination(shop);
+    const alone = claimOf('group-2');
+    expect(await write('unknown-destination', alone)).toBeNull();
+    expect(alone.taken).toHaveLength(0);
     expect(await records(t, 'group-2')).toHaveLength(0);
-    // A key another request holds comes first: its answer is the one to replay.
-    await expect(write('unknown-destination', claimOf('group-1'))).rejects.toBeInstanceOf(KeyTaken);
+    // In one statement: the first of two links with one key is refused for its destination;
+    // the second still takes the key.
+    const [bad, good] = [claimOf('group-5'), claimOf('group-5')];
+    const writes = linkWriter(t.db).stats.writes;
+    const [refused, written] = await Promise.all([
+      write('unknown-destination', bad),
+      write(d.destinationId, good),
+    ]);
+    expect(linkWriter(t.db).stats.writes - writes).toBe(1);
+    expect(refused).toBeNull();
+    expect(written).not.toBeNull();
+    expect(good.taken).toHaveLength(1);
+    expect((await records(t, 'group-5'))[0]?.claim).toBe(good.row.claim);
   });
 
   it('writes a group of keyed and keyless links in one statement; of two with one key, one', async () => {
@@ -188,6 +217,7 @@ describe('a link written with its key (link-group.ts)', () => {
     const writes = stats.writes;
     const retried = stats.retriedGroups;
     const claims = ['group-3', 'group-4', 'group-3'].map(claimOf);
+    const before = await rowCounts();
     const outcomes = await Promise.allSettled([
       ...claims.map((claim) => write(d.destinationId, claim)),
       write(d.destinationId),
@@ -197,7 +227,7 @@ describe('a link written with its key (link-group.ts)', () => {
       outcome.status === 'fulfilled' ? 'written' : (outcome.reason as Error).name,
     );
     expect(status).toEqual(['written', 'written', 'KeyTaken', 'written', 'written']);
-    expect(stats.writes - writes).toBeLessThan(5);
+    expect(stats.writes - writes).toBe(1);
     expect(stats.retriedGroups).toBe(retried);
     const ids = outcomes.flatMap((outcome) =>
       outcome.status === 'fulfilled' && outcome.value ? outcome.value.requestIds : [],
@@ -208,6 +238,7 @@ describe('a link written with its key (link-group.ts)', () => {
       .innerJoin(securePayments, eq(securePayments.id, requests.securePaymentId))
       .where(inArray(requests.requestId, ids));
     expect(rows).toHaveLength(4);
+    expect(await rowCounts()).toEqual({ links: before.links + 4, requests: before.requests + 4 });
     expect((await records(t, 'group-3'))[0]?.claim).toBe(claims[0]?.row.claim);
   });
 });
@@ -215,6 +246,7 @@ describe('a link written with its key (link-group.ts)', () => {
 describe('Idempotency-Key on a link with fee legs (written in a transaction)', () => {
   let app: TestApp;
   let key: string;
+  let accountId: string;
   let destinationId: string;
 
   beforeAll(async () => {
@@ -227,6 +259,7 @@ describe('Idempotency-Key on a link with fee legs (written in a transaction)', (
     });
     const tenant = await createTenant(app.db, 'Fees');
     key = tenant.apiKey;
+    accountId = tenant.accountId;
     const target = resolveTarget(app.chains, {
       walletAddress: wallet(900),
       chainId: 8453,
@@ -237,17 +270,27 @@ describe('Idempotency-Key on a link with fee legs (written in a transaction)', (
   });
   afterAll(() => app.close());
 
-  it('claims the key and keeps its 201 in the transaction, with the legs', async () => {
+  it('claims the key and keeps its 201 in the transaction: one link and its leg for 5 at once', async () => {
     const body = { requests: [{ destinationId, amount: '100' }] };
     const headers = { 'x-api-key': key, 'idempotency-key': 'fees-1' };
-    const first = await post(app, body, headers);
-    expect(first.statusCode, first.body).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(app, body, headers)));
+    expect(answers.map((res) => res.statusCode)).toEqual(Array(5).fill(201));
+    const [first] = answers.filter((res) => res.headers['idempotent-replayed'] === undefined);
+    expect(answers.filter((res) => res.headers['idempotent-replayed'] === 'true')).toHaveLength(4);
+    for (const res of answers) expect(res.body).toBe(first?.body);
     const [record] = await records(app, 'fees-1');
-    expect(record).toMatchObject({ status: 201, body: first.body });
-    const again = await post(app, body, headers);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.body).toBe(first.body);
-    const legs = await app.db.select({ id: feeLegs.id }).from(feeLegs);
+    expect(record).toMatchObject({ status: 201, body: first?.body });
+    const links = await app.db
+      .select({ id: securePayments.id })
+      .from(securePayments)
+      .where(eq(securePayments.accountId, accountId));
+    expect(links).toHaveLength(1);
+    const { requestIds } = (first?.json() ?? { requestIds: [] }) as { requestIds: string[] };
+    const legs = await app.db
+      .select({ id: feeLegs.id })
+      .from(feeLegs)
+      .innerJoin(requests, eq(requests.id, feeLegs.requestRowId))
+      .where(inArray(requests.requestId, requestIds));
     expect(legs).toHaveLength(1);
   });
 });

@@ -9,7 +9,7 @@ import {
   findCanonicalDestination,
 } from '../destinations/destinations.ts';
 import { insertFeeLegs, payeeBorneTotal, plannedFeeLegs } from '../fees/legs.ts';
-import { type ClaimRow, claimKeyIn, type KeyClaim } from '../idempotency/records.ts';
+import { type AnsweredClaimRow, claimKeyIn, type KeyClaim } from '../idempotency/records.ts';
 import { resolveLinkScreening } from '../screening/link-policy.ts';
 import { insertLinkWithRequests } from './insert-link.ts';
 import {
@@ -19,7 +19,7 @@ import {
   requestOwnerOf,
 } from './link-caller.ts';
 import { linkFeePlan } from './link-fee-plan.ts';
-import { settleClaim, writeLink } from './link-group.ts';
+import { writeLink } from './link-group.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
 import { createdLink, mintLink } from './mint-link.ts';
 import { withResolvedDestinations } from './resolve-destinations.ts';
@@ -169,7 +169,7 @@ export async function createSecurePayment(
         feePlan: feePlan ?? null,
       }),
     };
-    let answered: ClaimRow | undefined;
+    let answered: AnsweredClaimRow | undefined;
     const written =
       legs.length === 0
         ? await writeLink(deps.db, link, linkItems, keyed)
@@ -189,9 +189,7 @@ export async function createSecurePayment(
             }
             return one;
           });
-    if (legs.length > 0 && keyed !== undefined) {
-      await settleClaim(deps.db, keyed, answered, written);
-    }
+    if (answered !== undefined && written !== null) keyed?.claim.claimed(answered);
     if (written === null) throw await missingDestination(deps.db, caller, bound, items);
     // (A bound client ID's lines may name other destinations of its account: the write checks
     // those as it checks an unbound caller's.)

@@ -5,14 +5,7 @@ import type { Database } from '../db/client.ts';
 import { type GroupWriter, groupCommit } from '../db/group-commit.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
-import {
-  type ClaimRow,
-  claimInsert,
-  type KeyClaim,
-  KeyTaken,
-  keyHeld,
-  oncePerKey,
-} from '../idempotency/records.ts';
+import { claimInsert, type KeyClaim, KeyTaken } from '../idempotency/records.ts';
 import { inheritedScreening } from '../screening/link-policy.ts';
 import { type LinkItem, linkRows, type NewLink } from './insert-link.ts';
 import {
@@ -44,7 +37,8 @@ export interface LinkClaim {
  * A link and its requests, written with those of other callers: null as
  * `insertLinkWithRequests`. With `keyed`, the request's `Idempotency-Key` is claimed in the same
  * statement, with the answer the route sends: the link is written only when the key is taken,
- * and `KeyTaken` is thrown when another request holds it.
+ * and `KeyTaken` is thrown when another request holds it. (A link refused for its destinations
+ * claims nothing.)
  */
 export async function writeLink(
   db: Database,
@@ -56,22 +50,8 @@ export async function writeLink(
   const claim = keyed?.claim.answered(keyed.payload(requestIdsOf(rows)));
   const written = await linkWriter(db).write(claim === undefined ? rows : { ...rows, claim });
   if (written === KEY_TAKEN) throw new KeyTaken();
-  if (keyed !== undefined) await settleClaim(db, keyed, claim, written);
+  if (claim !== undefined && written !== null) keyed?.claim.claimed(claim);
   return written;
-}
-
-/**
- * After a keyed write: a link written took its key; one refused for its destinations claimed
- * nothing, and is `KeyTaken` when another request holds the key (its answer comes first).
- */
-export async function settleClaim(
-  db: Database,
-  keyed: LinkClaim,
-  answered: ClaimRow | undefined,
-  written: WrittenLink | null,
-): Promise<void> {
-  if (written !== null && answered !== undefined) keyed.claim.claimed(answered);
-  else if (written === null && (await keyHeld(db, keyed.claim.row))) throw new KeyTaken();
 }
 
 /** A link as the keyed statement answers it. */
@@ -121,7 +101,7 @@ async function writeLinkGroup(db: Database, groups: readonly LinkRows[]): Promis
   const result = (await statement.query.execute([
     JSON.stringify(links),
     JSON.stringify(rows),
-    ...(keyed ? [JSON.stringify(oncePerKey(claims))] : []),
+    ...(keyed ? [JSON.stringify(claims)] : []),
   ])) as unknown as { rows: (KeyedResult | { secure_payment_id: string })[] };
   const written = new Set<string>();
   // Links whose destinations all held: keyed, one of them not written lost its key.

@@ -4,7 +4,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
-import type { ClaimRow } from '../idempotency/records.ts';
+import type { AnsweredClaimRow } from '../idempotency/records.ts';
 import { inheritedScreening } from '../screening/link-policy.ts';
 
 /**
@@ -23,7 +23,7 @@ export interface LinkRows {
   readonly inheritsScreening: boolean;
   readonly requests: readonly { readonly values: Row; readonly destinationId: string }[];
   /** The request's `Idempotency-Key`, claimed in the same statement (`link-group.ts`). */
-  readonly claim?: ClaimRow;
+  readonly claim?: AnsweredClaimRow;
 }
 
 /** What a write answers of a link it made. */
