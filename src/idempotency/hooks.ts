@@ -228,7 +228,9 @@ export async function claimInWrite(
     // if another request holds the key, its answer comes first. A retry of a request that made
     // its link gets that 201, even where the account changed since and the request, run
     // again, would be refused; another request under the key gets 422. Only this path reads.
-    const found = await findKey(db, row).catch(() => null);
+    // A failed look is this request's failure (a 5xx, retried with the same key), not its 4xx:
+    // that would tell a client whose link exists that nothing was made.
+    const found = await findKey(db, row);
     if (found !== null) {
       // Awaited: a reply is sent once its hooks have run, and the handler must not end before.
       await answerHeld(reply, pending, found);
