@@ -64,4 +64,26 @@ describe.runIf(source.kind === 'postgres')('leader locks on Postgres', () => {
     expect(await a.acquire()).toBe(true);
     await a.release();
   });
+
+  it('asks its connection whether it still holds the lock at most once a second', async () => {
+    const name = `test:trust:${Math.random()}`;
+    const lock = createLeaderLock(database, name);
+    expect(await lock.acquire()).toBe(true);
+    // What the lock's session last ran, as the server saw it.
+    const lastQuery = async () => {
+      const { rows } = await pool().query<{ query: string }>(
+        `select a.query from pg_stat_activity a join pg_locks l on l.pid = a.pid
+          where l.locktype = 'advisory' and l.objid = hashtext($1)::oid and l.granted`,
+        [name],
+      );
+      return rows[0]?.query;
+    };
+    expect(await lastQuery()).toContain('pg_try_advisory_lock');
+    for (let i = 0; i < 5; i++) expect(await lock.acquire()).toBe(true);
+    expect(await lastQuery()).toContain('pg_try_advisory_lock');
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    expect(await lock.acquire()).toBe(true);
+    expect(await lastQuery()).toBe('select 1');
+    await lock.release();
+  });
 });

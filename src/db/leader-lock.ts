@@ -13,6 +13,15 @@ export interface LeaderLock {
   release(): Promise<void>;
 }
 
+/**
+ * How long a held lock is taken as still held without asking its connection. A connection the
+ * server closes (a failover, a killed session) is dropped at once by its `end` event; only a
+ * connection that went silent is found out by the query, this late at most. Pollers ask at
+ * every round, and a followed chain's round starts on every new head: not asking each time
+ * keeps a round trip off the way from a block to its webhooks.
+ */
+const TRUSTED_MS = 1_000;
+
 export function createLeaderLock(database: DatabaseHandle, name: string): LeaderLock {
   if (database.engine.kind === 'pglite') {
     return { acquire: async () => true, release: async () => {} };
@@ -20,6 +29,8 @@ export function createLeaderLock(database: DatabaseHandle, name: string): Leader
   // The pool serves requests; a lock held for hours must not keep one of its connections.
   const { connectionString } = database.engine.pool.options;
   let client: pg.Client | null = null;
+  /** When the held connection last answered (performance.now()). */
+  let answeredAt = 0;
 
   const drop = (candidate: pg.Client) => {
     if (client === candidate) client = null;
@@ -30,14 +41,17 @@ export function createLeaderLock(database: DatabaseHandle, name: string): Leader
     async acquire() {
       if (client) {
         // Still connected means still held: a lost connection took the lock with it.
+        if (performance.now() - answeredAt < TRUSTED_MS) return true;
         const held = client;
         if (
           await held.query('select 1').then(
             () => true,
             () => false,
           )
-        )
+        ) {
+          answeredAt = performance.now();
           return true;
+        }
         drop(held);
       }
       const candidate = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
@@ -52,6 +66,7 @@ export function createLeaderLock(database: DatabaseHandle, name: string): Leader
         );
         if (result.rows[0]?.locked) {
           client = candidate;
+          answeredAt = performance.now();
           return true;
         }
       } catch {
