@@ -142,7 +142,9 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
     // refusal of what it asked, nothing made) keeps nothing: a retry runs afresh.
     if (pending.state !== 'ours') {
       if (pending.state === 'open' && reply.statusCode < 300) {
-        request.log.error('a route that claims its Idempotency-Key in its write succeeded without');
+        request.log.error(
+          'a route that claims its Idempotency-Key in its write answered 2xx unclaimed',
+        );
       }
       return payload;
     }
