@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
@@ -317,5 +318,16 @@ describe('Idempotency-Key', () => {
     });
     expect(login.statusCode).toBe(401);
     expect(await t.db.$count(idempotencyKeys)).toBe(before);
+  });
+
+  it('hashes a request as SHA-256 of its method, path and canonical JSON body (records keep it)', () => {
+    // Written apart from the code: a record kept before an upgrade must still match after it.
+    const expected = (text: string) => createHash('sha256').update(text).digest('base64url');
+    expect(requestHash('POST', '/v2/payouts?x=1', { b: 1, a: 'x', c: undefined })).toBe(
+      expected('POST /v2/payouts?x=1\n{"a":"x","b":1}'),
+    );
+    expect(requestHash('POST', '/raw', 'as sent')).toBe(expected('POST /raw\nas sent'));
+    expect(requestHash('PATCH', '/bytes', Buffer.from('ok'))).toBe(expected('PATCH /bytes\nok'));
+    expect(requestHash('POST', '/none', undefined)).toBe(expected('POST /none\n'));
   });
 });

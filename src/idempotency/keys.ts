@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AppError } from '../base/errors.ts';
 import type { Principal } from '../http/principal.ts';
 
@@ -49,10 +49,12 @@ export function scopeOf(principal: Principal): string {
  * bytes is hashed as it came.
  */
 export function requestHash(method: string, url: string, body: unknown): string {
-  const hash = createHash('sha256').update(`${method} ${url}\n`);
-  if (typeof body === 'string' || Buffer.isBuffer(body)) hash.update(body);
-  else if (body !== undefined) hash.update(canonicalJson(body));
-  return hash.digest('base64url');
+  const line = `${method} ${url}\n`;
+  // One call, not a hash object fed in parts: this runs on every request with a key.
+  const input = Buffer.isBuffer(body)
+    ? Buffer.concat([Buffer.from(line), body])
+    : `${line}${typeof body === 'string' ? body : body === undefined ? '' : canonicalJson(body)}`;
+  return hash('sha256', input, 'base64url');
 }
 
 function canonicalJson(value: unknown): string {
