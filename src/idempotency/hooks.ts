@@ -4,6 +4,7 @@ import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { IDEMPOTENCY_HEADER, parseKey, REPLAYED_HEADER, requestHash, scopeOf } from './keys.ts';
 import {
+  type AnsweredClaimRow,
   type Claim,
   type ClaimRow,
   claimKey,
@@ -187,11 +188,11 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
 /**
  * The handler of a route whose own write claims the request's key (`idempotencyClaim:
  * 'inWrite'`): `handle` gets the claim for its write to send, or none when the request has no
- * key. The claim carries the answer the route sends with `status` when the write succeeds
- * (serialised by the route's own schema, as the reply will be), so that answer is kept by the
- * same write. When the write found the key held by another request, this one is answered as
- * a claim before the handler would have answered it: the kept answer replayed, 422 for another
- * request, 409 while that one runs.
+ * key, and returns the payload answered with `status`. The claim carries that answer
+ * (serialised by the route's own schema), so it is kept by the same write, and the bytes kept
+ * are the bytes sent. When the write found the key held by another request, this one is
+ * answered as a claim before the handler would have answered it: the kept answer replayed,
+ * 422 for another request, 409 while that one runs.
  */
 export async function claimInWrite(
   db: Database,
@@ -202,10 +203,13 @@ export async function claimInWrite(
 ): Promise<void> {
   const pending = request.idempotency;
   const row = pending?.row;
+  // Awaited: a reply is sent once its hooks have run, and the handler must not end before.
   if (pending === null || row === null || row === undefined || pending.state !== 'open') {
-    await handle(undefined);
+    await reply.code(status).send(await handle(undefined));
     return;
   }
+  /** The row the write took the key with, once it did. */
+  const taken: { row?: AnsweredClaimRow } = {};
   const claim: KeyClaim = {
     row,
     answered: (payload) => {
@@ -220,10 +224,14 @@ export async function claimInWrite(
     claimed: (answered) => {
       pending.state = 'ours';
       pending.row = answered;
+      taken.row = answered;
     },
   };
   try {
-    await handle(claim);
+    const payload = await handle(claim);
+    // What the write kept, as it was kept: the payload is serialised once.
+    if (taken.row !== undefined) await reply.code(status).type(JSON_TYPE).send(taken.row.body);
+    else await reply.code(status).send(payload);
   } catch (error) {
     if (pending.state !== 'open') throw error;
     // Refused before its write could claim the key (or by the write, which found it held):
@@ -234,7 +242,6 @@ export async function claimInWrite(
     // that would tell a client whose link exists that nothing was made.
     const found = await findKey(db, row);
     if (found !== null) {
-      // Awaited: a reply is sent once its hooks have run, and the handler must not end before.
       await answerHeld(reply, pending, found);
       return;
     }

@@ -97,10 +97,7 @@ export function registerCreateLink(
       claimInWrite(deps.db, request, reply, 201, async (claim) => {
         const { accessPolicy, ...body } = request.body;
         const input = { ...linkInputOf(body), accessPolicy: checkAccessPolicy(accessPolicy) };
-        const created = await createLinkFor(request, (caller) =>
-          createSecurePayment(deps, caller, input, claim),
-        );
-        return reply.code(201).send(created);
+        return createLinkFor(request, (caller) => createSecurePayment(deps, caller, input, claim));
       }),
   );
 }
