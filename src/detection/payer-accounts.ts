@@ -67,13 +67,8 @@ const SAFE_EXECUTED_TOPIC = toEventSelector(getAbiItem({ abi: safeAbi, name: 'Ex
  * make it would be credited to that Safe; no wallet or relayer we know of sends such a
  * transaction.
  */
-function safeExecutionAfter(logs: readonly ReceiptLog[], logIndex: number): Address | null {
-  const end = logs
-    .filter(
-      (log) => log.logIndex > logIndex && log.topics[0]?.toLowerCase() === SAFE_EXECUTED_TOPIC,
-    )
-    .sort((a, b) => a.logIndex - b.logIndex)[0];
-  return end ? getAddress(end.address) : null;
+function safeExecutionAfter(view: ReceiptView, logIndex: number): Address | null {
+  return view.safeEnds.find((end) => end.logIndex > logIndex)?.address ?? null;
 }
 
 /** Across V3's fill event (contracts.md; our local SpokePool emits the same). */
@@ -99,21 +94,14 @@ function decodedFill(data: Hex, topics: [Hex, ...Hex[]]) {
  * and the message whose calls make the payment.
  */
 function bridgeFillOf(
-  logs: readonly ReceiptLog[],
+  view: ReceiptView,
   token: string,
   paymentLogIndex: number,
 ): { readonly depositor: Address; readonly originChainId: number } | null {
-  for (const log of logs) {
-    if (log.logIndex >= paymentLogIndex) continue;
-    if (log.topics[0]?.toLowerCase() !== ACROSS_FILL_TOPIC) continue;
-    const [signature, ...rest] = log.topics;
-    if (!signature) continue;
-    const fill = decodedFill(log.data, [signature, ...rest]);
-    if (fill && fill.outputToken.toLowerCase() === token.toLowerCase()) {
-      return { depositor: getAddress(fill.depositor), originChainId: Number(fill.originChainId) };
-    }
-  }
-  return null;
+  const fill = view.fills.find(
+    (f) => f.logIndex < paymentLogIndex && f.outputToken === token.toLowerCase(),
+  );
+  return fill ? { depositor: fill.depositor, originChainId: fill.originChainId } : null;
 }
 
 interface Transfer {
@@ -126,17 +114,67 @@ interface Transfer {
 const topicAddress = (topic: Hex | undefined): Address | null =>
   topic && topic.length === 66 ? getAddress(`0x${topic.slice(26)}`) : null;
 
-function transfersOf(logs: readonly ReceiptLog[], token: string): Transfer[] {
-  const transfers: Transfer[] = [];
-  for (const log of logs) {
-    if (log.address.toLowerCase() !== token.toLowerCase()) continue;
-    if (log.topics[0]?.toLowerCase() !== TRANSFER_TOPIC || log.topics.length !== 3) continue;
-    const from = topicAddress(log.topics[1]);
-    const to = topicAddress(log.topics[2]);
-    if (!from || !to || log.data.length !== 66) continue;
-    transfers.push({ from, to, value: hexToBigInt(log.data), logIndex: log.logIndex });
+/**
+ * What `payersOf` reads of a receipt, read once per receipt: a batch's receipt is asked again
+ * for each of its payments (hundreds), and each would otherwise walk and decode all its logs.
+ * Every list is in log order.
+ */
+interface ReceiptView {
+  /** The token's `Transfer`s, by token address lower-cased. */
+  readonly transfers: ReadonlyMap<string, readonly Transfer[]>;
+  /** Where Safe executions ended (`ExecutionSuccess`) and which Safe's. */
+  readonly safeEnds: readonly { readonly logIndex: number; readonly address: Address }[];
+  /** Across fills, their output token lower-cased. */
+  readonly fills: readonly {
+    readonly logIndex: number;
+    readonly outputToken: string;
+    readonly depositor: Address;
+    readonly originChainId: number;
+  }[];
+  /** Accounts an ERC-4337 `UserOperationEvent` names. */
+  readonly userOperationAccounts: ReadonlySet<Address>;
+}
+
+const views = new WeakMap<readonly ReceiptLog[], ReceiptView>();
+
+function receiptView(logs: readonly ReceiptLog[]): ReceiptView {
+  const known = views.get(logs);
+  if (known) return known;
+  const transfers = new Map<string, Transfer[]>();
+  const safeEnds: { logIndex: number; address: Address }[] = [];
+  const fills: ReceiptView['fills'][number][] = [];
+  const userOperationAccounts = new Set<Address>();
+  for (const log of [...logs].sort((a, b) => a.logIndex - b.logIndex)) {
+    const topic = log.topics[0]?.toLowerCase();
+    if (topic === TRANSFER_TOPIC) {
+      const from = topicAddress(log.topics[1]);
+      const to = topicAddress(log.topics[2]);
+      if (!from || !to || log.topics.length !== 3 || log.data.length !== 66) continue;
+      const token = log.address.toLowerCase();
+      const transfer = { from, to, value: hexToBigInt(log.data), logIndex: log.logIndex };
+      const list = transfers.get(token);
+      if (list) list.push(transfer);
+      else transfers.set(token, [transfer]);
+    } else if (topic === SAFE_EXECUTED_TOPIC) {
+      safeEnds.push({ logIndex: log.logIndex, address: getAddress(log.address) });
+    } else if (topic === ACROSS_FILL_TOPIC) {
+      const [signature, ...rest] = log.topics;
+      const fill = signature ? decodedFill(log.data, [signature, ...rest]) : null;
+      if (fill)
+        fills.push({
+          logIndex: log.logIndex,
+          outputToken: fill.outputToken.toLowerCase(),
+          depositor: getAddress(fill.depositor),
+          originChainId: Number(fill.originChainId),
+        });
+    } else if (topic === USER_OPERATION_TOPIC) {
+      const account = topicAddress(log.topics[2]);
+      if (account) userOperationAccounts.add(account);
+    }
   }
-  return transfers.sort((a, b) => a.logIndex - b.logIndex);
+  const view = { transfers, safeEnds, fills, userOperationAccounts };
+  views.set(logs, view);
+  return view;
 }
 
 /** The latest transfer before `logIndex` that `match` accepts. */
@@ -164,13 +202,14 @@ export async function payersOf(
   },
 ): Promise<Payers> {
   const sender = getAddress(receipt.from);
+  const view = receiptView(receipt.logs);
   // A Safe's execution that made the payment: the Safe paid (whatever the token logs, ether
   // included), its executing owner sent it.
-  const safe = safeExecutionAfter(receipt.logs, payment.logIndex);
+  const safe = safeExecutionAfter(view, payment.logIndex);
   if (safe !== null) return { payerAddress: safe, payerEoaAddress: sender };
   const plain = { payerAddress: sender, payerEoaAddress: sender };
   if (payment.tokenAddress === null) return plain;
-  const fill = bridgeFillOf(receipt.logs, payment.tokenAddress, payment.logIndex);
+  const fill = bridgeFillOf(view, payment.tokenAddress, payment.logIndex);
   if (fill !== null) {
     return {
       payerAddress: fill.depositor,
@@ -178,7 +217,7 @@ export async function payersOf(
       bridgedFrom: { originChainId: fill.originChainId },
     };
   }
-  const transfers = transfersOf(receipt.logs, payment.tokenAddress);
+  const transfers = view.transfers.get(payment.tokenAddress.toLowerCase()) ?? [];
   const payee = payment.payee.toLowerCase();
   let paid = latestBefore(
     transfers,
@@ -199,10 +238,6 @@ export async function payersOf(
   if (funded && (await chain.isEoa(funded.from))) {
     return { payerAddress: account, payerEoaAddress: funded.from };
   }
-  const userOperation = receipt.logs.some(
-    (log) =>
-      log.topics[0]?.toLowerCase() === USER_OPERATION_TOPIC &&
-      topicAddress(log.topics[2]) === account,
-  );
+  const userOperation = view.userOperationAccounts.has(account);
   return { payerAddress: account, payerEoaAddress: userOperation ? null : sender };
 }

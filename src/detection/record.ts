@@ -5,6 +5,7 @@ import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { inChunks } from '../db/chunks.ts';
 import type { Database } from '../db/client.ts';
+import { insertRecordset } from '../db/recordset.ts';
 import {
   chainBlocks,
   chainCheckpoints,
@@ -20,8 +21,8 @@ import { depositTxOf } from './deposit-tx.ts';
 import { type MatchedFeeLeg, recordFeeLegs, sameAddress } from './fee-legs.ts';
 import type { DetectedPayment, PaymentSink, RecordedPayment } from './types.ts';
 
-/** Payment rows a statement: well under Postgres's 65,535 parameters at ~30 columns a row. */
-const INSERT_ROWS = 1_000;
+/** Payment rows a statement (one JSON parameter: a few MB at this many). */
+const INSERT_ROWS = 5_000;
 
 /** Blocks whose hashes are kept per network, to find where a reorganisation forked. */
 const REMEMBERED_BLOCKS = 512;
@@ -185,8 +186,8 @@ async function recordIn(
 /**
  * Records matched payments (one already recorded, same network, tx and log index, changes
  * nothing) and hands each new one to the sink, in the caller's transaction, in the order
- * given. Returns how many were new. The rows go in multi-row statements (`INSERT_ROWS` a
- * statement: a backlog's thousands are a few statements, not one each). Detection calls it with
+ * given. Returns how many were new. The rows go `INSERT_ROWS` a statement, as one JSON
+ * parameter (db/recordset.ts): a backlog's thousands are a few statements, not one each. Detection calls it with
  * what it saw on chain; the bridge tracker with a payment it settles on the aggregator's word.
  */
 export async function insertPayments(
@@ -197,12 +198,15 @@ export async function insertPayments(
   const inserted = new Map<string, string>();
   for (let i = 0; i < matched.length; i += INSERT_ROWS) {
     const chunk = matched.slice(i, i + INSERT_ROWS);
-    const values = await Promise.all(chunk.map((m) => paymentRow(tx, m)));
-    const rows = await tx
-      .insert(payments)
-      .values(values)
-      .onConflictDoNothing({ target: [payments.network, payments.txHash, payments.logIndex] })
-      .returning({ id: payments.id, txHash: payments.txHash, logIndex: payments.logIndex });
+    const rows = await insertRecordset(
+      tx,
+      payments,
+      await Promise.all(chunk.map((m) => paymentRow(tx, m))),
+      {
+        skipConflictsOn: [payments.network, payments.txHash, payments.logIndex],
+        returning: { id: payments.id, txHash: payments.txHash, logIndex: payments.logIndex },
+      },
+    );
     for (const row of rows) inserted.set(`${row.txHash} ${row.logIndex}`, row.id);
   }
   const recorded: RecordedPayment[] = [];
