@@ -1,15 +1,20 @@
+import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
+import { createTenant } from '../../test/fixtures.ts';
 import { createLeaderLock } from '../db/leader-lock.ts';
+import { chainCheckpoints, payments, requests } from '../db/schema.ts';
+import { insertRequests } from '../requests/requests.ts';
 import { createSettlement } from '../workers/settlement.ts';
 import { RangeTooLargeError } from './evm-source.ts';
 import { createIndexer } from './indexer.ts';
-import type { BlockSource } from './types.ts';
+import type { BlockSource, DetectedPayment, PaymentSink } from './types.ts';
 
 /**
  * Scanning a long way: an RPC that refuses ranges over a limit makes the indexer halve its
  * range until the RPC accepts it, and the checkpoint still ends at the confirmed head with no
- * block skipped.
+ * block skipped. A dense range is recorded in turns of whole blocks, each committed with the
+ * checkpoint at its last block, so a write that fails loses none of the turns before it.
  */
 
 let t: TestApp;
@@ -86,5 +91,121 @@ describe('the indexer', () => {
       sink: createSettlement({ chains: t.chains }),
     });
     expect(await behind.tick()).toEqual({ scannedTo: null, recorded: 0, rolledBack: 0 });
+  });
+});
+
+describe('a dense range', () => {
+  const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+  /** Blocks 11-20 on optimism, each with five payments of one unit to one request. */
+  async function denseChain() {
+    const tenant = await createTenant(t.db);
+    const network = t.chains.network('optimism');
+    const usdc = t.chains.currency('USDC-optimism');
+    if (!network || !usdc?.address) throw new Error('no optimism USDC');
+    const [request] = await insertRequests(t.db, [
+      {
+        accountId: tenant.accountId,
+        clientIdId: null,
+        network,
+        invoiceCurrency: usdc,
+        paymentCurrency: usdc,
+        expectedAmount: 1_000n,
+        payee: PAYEE,
+      },
+    ]);
+    if (!request?.referenceTopic) throw new Error('no request');
+    const hashOf = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+    const events: DetectedPayment[] = [];
+    for (let block = 11n; block <= 20n; block++) {
+      for (let logIndex = 0; logIndex < 5; logIndex++) {
+        events.push({
+          network: 'optimism',
+          txHash: `0x${'ab'.repeat(31)}${block.toString(16).padStart(2, '0')}`,
+          logIndex,
+          blockNumber: block,
+          blockHash: hashOf(block),
+          timestamp: new Date(Number(block) * 1000),
+          referenceTopic: request.referenceTopic,
+          tokenAddress: usdc.address,
+          payee: PAYEE,
+          amount: 1n,
+          feeAmount: 0n,
+          feeAddress: null,
+          payerAddress: null,
+          payerEoaAddress: null,
+        });
+      }
+    }
+    const source: BlockSource = {
+      head: async () => 20n,
+      blockHash: async (n) => hashOf(n),
+      events: async (from, to) =>
+        events.filter((e) => e.blockNumber >= from && e.blockNumber <= to),
+      payers: async () => ({ payerAddress: PAYEE, payerEoaAddress: PAYEE }),
+    };
+    return { source, requestRowId: request.id };
+  }
+
+  const paymentsOf = async (requestRowId: string) =>
+    (
+      await t.db
+        .select({ n: count() })
+        .from(payments)
+        .where(eq(payments.requestRowId, requestRowId))
+    )[0]?.n;
+  const checkpoint = async () =>
+    (
+      await t.db
+        .select({ last: chainCheckpoints.lastBlock })
+        .from(chainCheckpoints)
+        .where(eq(chainCheckpoints.network, 'optimism'))
+    )[0]?.last;
+
+  it('is recorded in turns of whole blocks, and a failed turn keeps those before it', async () => {
+    const { source, requestRowId } = await denseChain();
+    const settlement = createSettlement({ chains: t.chains });
+    let writes = 0;
+    // The fault: the second turn's write fails, after its rows were inserted.
+    const failing: PaymentSink = {
+      ...settlement,
+      async recorded(tx, recorded, now) {
+        writes += 1;
+        if (writes === 2) throw new Error('the second turn failed');
+        await settlement.recorded(tx, recorded, now);
+      },
+    };
+    const committed: number[] = [];
+    const indexer = (sink: PaymentSink) =>
+      createIndexer({
+        db: t.db,
+        clock: t.clock,
+        logger: t.app.log as never,
+        chains: t.chains,
+        network: 'optimism',
+        source,
+        confirmations: 0,
+        lock: createLeaderLock(t.database, 'test:turns:optimism'),
+        sink,
+        turnRows: 12,
+        onRecorded: () => committed.push(1),
+      });
+    await expect(indexer(failing).tick()).rejects.toThrow('the second turn failed');
+    // Turns of whole blocks, each at least 12 payments: 11-13 (15), then 14-16, which failed.
+    expect(await checkpoint()).toBe(13n);
+    expect(await paymentsOf(requestRowId)).toBe(15);
+    expect(committed).toHaveLength(1);
+
+    const again = await indexer(settlement).tick();
+    expect(again).toEqual({ scannedTo: 20n, recorded: 35, rolledBack: 0 });
+    // 14-16, 17-19, and 20 with what is left.
+    expect(committed).toHaveLength(4);
+    expect(await checkpoint()).toBe(20n);
+    expect(await paymentsOf(requestRowId)).toBe(50);
+    const [request] = await t.db
+      .select({ paid: requests.totalAmountPaid })
+      .from(requests)
+      .where(eq(requests.id, requestRowId));
+    expect(request?.paid).toBe(50n);
   });
 });

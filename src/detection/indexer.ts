@@ -67,6 +67,8 @@ export function createIndexer(deps: {
   sink: PaymentSink;
   /** Other contracts' logs read in the same pass (commerce payments' wrapper events). */
   watchers?: readonly LogWatcher[];
+  /** Payments a transaction records, at most a block's more (range.ts; tests make it small). */
+  turnRows?: number;
   /** Called after payments were recorded (to wake the webhook dispatcher). */
   onRecorded?: () => void;
   /** Told the head, the target (head - confirmations) and the last block recorded (metrics). */
@@ -79,6 +81,7 @@ export function createIndexer(deps: {
     source: deps.source,
     sink: deps.sink,
     watchers: deps.watchers ?? [],
+    ...(deps.turnRows !== undefined && { turnRows: deps.turnRows }),
   };
   const log = deps.logger.child({ network: deps.network });
   let span = INITIAL_SPAN;
@@ -171,10 +174,10 @@ export function createIndexer(deps: {
         }
         throw error;
       }
-      const inRange = await recordRange({ ...range, now: deps.clock.now() }, read, to);
-      // Each range's webhooks go as soon as it commits, not after the whole backlog.
-      if (inRange > 0) deps.onRecorded?.();
-      recorded += inRange;
+      // Each turn's webhooks go as soon as it commits, not after the whole backlog.
+      recorded += await recordRange({ ...range, now: deps.clock.now() }, read, to, () =>
+        deps.onRecorded?.(),
+      );
       deps.onProgress?.({ head, target, indexed: to });
       from = to + 1n;
       if (span < ceiling) span = span * 2n > ceiling ? ceiling : span * 2n;

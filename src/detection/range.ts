@@ -1,7 +1,7 @@
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
-import { matchFeeLegs } from './fee-legs.ts';
+import { type MatchedFeeLeg, matchFeeLegs } from './fee-legs.ts';
 import type { Payers } from './payer-accounts.ts';
 import { type MatchedPayment, matchRequests, recordPayments, recurringPayers } from './record.ts';
 import type {
@@ -24,6 +24,8 @@ export interface RangeDeps {
   readonly source: BlockSource;
   readonly sink: PaymentSink;
   readonly watchers: readonly LogWatcher[];
+  /** Payments and logs recorded a transaction (`TURN_ROWS` unless told). */
+  readonly turnRows?: number;
 }
 
 /** The payments of a range and the watched contracts' logs, from one read of the node. */
@@ -39,36 +41,139 @@ export async function readRange(
 }
 
 /**
- * Records what a range read holds, and moves the checkpoint to its end, in one transaction:
- * the payments matched to requests and fee legs, with who paid, and the watched contracts'
- * logs. The database is asked once per kind for the whole range, and the payments go in one
- * statement, whatever their number (a backlog's range may hold thousands). Returns how many
- * rows are new.
+ * Records what a range read holds, and moves the checkpoint to its end: the payments matched
+ * to requests and fee legs, with who paid, and the watched contracts' logs. The database is
+ * asked once per kind for the whole range. A range is recorded in turns of whole blocks, each
+ * one transaction that moves the checkpoint to its last block, and while one turn is written
+ * the next one's payers are asked of the node: a backlog's hundred thousand payments neither
+ * wait for all their payers before the first is written nor hold one transaction. Its rows go
+ * a few statements a turn, whatever their number. `committed` is told each turn's new rows as
+ * it commits (its webhooks can go). Returns how many rows are new.
  */
 export async function recordRange(
   deps: RangeDeps & { readonly now: Date },
   read: { readonly payments: readonly DetectedPayment[]; readonly logs: readonly ContractLog[] },
   to: bigint,
+  committed?: (recorded: number) => void,
 ): Promise<number> {
   const { payments: events, logs } = read;
+  // The checkpoint's block, asked of the node while the database is asked the rest.
+  const toHash = deps.source.blockHash(to);
+  toHash.catch(() => {});
   const [requested, feeLegs] = await Promise.all([
     matchRequests(deps.db, deps.chains, deps.network, events),
     matchFeeLegs(deps.db, deps.chains, deps.network, events),
   ]);
   const matched = await settledByWatchers(deps.db, deps.watchers, requested, logs);
-  // The recurring payers and the checkpoint's block, asked of the database and the node at
-  // once; the node is asked who paid only where no schedule names the payer.
-  const [recurring, toHash] = await Promise.all([
-    recurringPayers(
+  const recurring = await recurringPayers(
+    deps.db,
+    matched.map((m) => m.request.id),
+  );
+  const turns = inTurnsOfBlocks({ matched, feeLegs, logs }, deps.turnRows ?? TURN_ROWS);
+  let recorded = 0;
+  let next = withPayers(deps, recurring, turns[0]);
+  for (const [i, turn] of turns.entries()) {
+    const ready = await next;
+    const following = turns[i + 1];
+    if (following) {
+      next = withPayers(deps, recurring, following);
+      // Awaited at the next turn; a failed write ends the pass before then.
+      next.catch(() => {});
+    }
+    const blocks = new Map(
+      [...ready.matched, ...ready.feeLegs].map((m) => [m.event.blockNumber, m.event.blockHash]),
+    );
+    for (const log of turn.logs) blocks.set(log.blockNumber, log.blockHash);
+    if (!following) blocks.set(to, await toHash);
+    const inTurn = await recordPayments(
       deps.db,
-      matched.map((m) => m.request.id),
-    ),
-    deps.source.blockHash(to),
-  ]);
-  // A recurring execution's sender is our relayer: the payer is the subscriber, whose signed
-  // permit it ran (their own wallet too); a watcher's payer likewise (a commerce capture's
-  // buyer, not the operator that sent it). Otherwise the chain says who paid.
-  const withPayers = await inTurns(matched, async (m): Promise<MatchedPayment> => {
+      { sink: deps.sink, now: deps.now, also: (tx) => recordWatched(deps, tx, turn.logs) },
+      ready.matched,
+      {
+        network: deps.network,
+        lastBlock: following ? turn.lastBlock : to,
+        blocks: [...blocks].map(([number, hash]) => ({ number, hash })),
+      },
+      ready.feeLegs,
+    );
+    recorded += inTurn;
+    if (inTurn > 0) committed?.(inTurn);
+  }
+  return recorded;
+}
+
+/** Payments and logs recorded a transaction, at most a block's more: a turn of a range. */
+const TURN_ROWS = 2_000;
+
+interface Turn {
+  readonly matched: readonly MatchedPayment[];
+  readonly feeLegs: readonly MatchedFeeLeg[];
+  readonly logs: readonly ContractLog[];
+  /** The highest block the turn holds anything of. */
+  readonly lastBlock: bigint;
+}
+
+type Held = { matched: MatchedPayment[]; feeLegs: MatchedFeeLeg[]; logs: ContractLog[] };
+
+const nothingHeld = (): Held => ({ matched: [], feeLegs: [], logs: [] });
+
+/**
+ * A range's payments, fee legs and logs in turns of whole blocks, in block order, each turn
+ * holding at least `turnRows` of them but the last (a block is never split: what one block
+ * holds, a commerce capture's payment and its escrow's log, is recorded together). Always one
+ * turn at least, empty when the range holds nothing.
+ */
+function inTurnsOfBlocks(
+  range: {
+    readonly matched: readonly MatchedPayment[];
+    readonly feeLegs: readonly MatchedFeeLeg[];
+    readonly logs: readonly ContractLog[];
+  },
+  turnRows: number,
+): Turn[] {
+  const blocks = new Map<bigint, Held>();
+  const at = (block: bigint) => {
+    let found = blocks.get(block);
+    if (!found) {
+      found = nothingHeld();
+      blocks.set(block, found);
+    }
+    return found;
+  };
+  for (const m of range.matched) at(m.event.blockNumber).matched.push(m);
+  for (const leg of range.feeLegs) at(leg.event.blockNumber).feeLegs.push(leg);
+  for (const log of range.logs) at(log.blockNumber).logs.push(log);
+  const turns: Turn[] = [];
+  let open = nothingHeld();
+  let size = 0;
+  const ordered = [...blocks].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [block, held] of ordered) {
+    open.matched.push(...held.matched);
+    open.feeLegs.push(...held.feeLegs);
+    open.logs.push(...held.logs);
+    size += held.matched.length + held.feeLegs.length + held.logs.length;
+    if (size >= turnRows) {
+      turns.push({ ...open, lastBlock: block });
+      open = nothingHeld();
+      size = 0;
+    }
+  }
+  if (size > 0 || turns.length === 0) turns.push({ ...open, lastBlock: ordered.at(-1)?.[0] ?? 0n });
+  return turns;
+}
+
+/**
+ * A turn's payments with who paid. A recurring execution's sender is our relayer: the payer is
+ * the subscriber, whose signed permit it ran (their own wallet too); a watcher's payer likewise
+ * (a commerce capture's buyer, not the operator that sent it). Otherwise the chain says who paid.
+ */
+async function withPayers(
+  deps: RangeDeps,
+  recurring: ReadonlyMap<string, string>,
+  turn: Turn | undefined,
+): Promise<{ readonly matched: MatchedPayment[]; readonly feeLegs: MatchedFeeLeg[] }> {
+  if (!turn) return { matched: [], feeLegs: [] };
+  const matched = await inTurns(turn.matched, async (m): Promise<MatchedPayment> => {
     const known = m.payer ?? recurring.get(m.request.id);
     if (known) {
       const payers = { payerAddress: known, payerEoaAddress: known };
@@ -85,26 +190,11 @@ export async function recordRange(
     };
     return { ...m, event: { ...m.event, ...payers, ...(bridge && { bridge }) } };
   });
-  const feeLegPayers = await inTurns(feeLegs, async (m) => ({
+  const feeLegs = await inTurns(turn.feeLegs, async (m) => ({
     ...m,
     event: { ...m.event, ...payersOnly(await deps.source.payers(m.event)) },
   }));
-  const paymentBlocks = new Map(
-    [...withPayers, ...feeLegPayers].map((m) => [m.event.blockNumber, m.event.blockHash]),
-  );
-  for (const log of logs) paymentBlocks.set(log.blockNumber, log.blockHash);
-  paymentBlocks.set(to, toHash);
-  return recordPayments(
-    deps.db,
-    { sink: deps.sink, now: deps.now, also: (tx) => recordWatched(deps, tx, logs) },
-    withPayers,
-    {
-      network: deps.network,
-      lastBlock: to,
-      blocks: [...paymentBlocks].map(([number, hash]) => ({ number, hash })),
-    },
-    feeLegPayers,
-  );
+  return { matched, feeLegs };
 }
 
 /** The watchers' part of a range, in the transaction that records it. */
