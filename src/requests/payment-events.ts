@@ -208,15 +208,17 @@ export async function enqueuePaymentEvents(
     const audience = heard.get(audienceOf(one));
     if (audience === undefined) continue;
     const { webhookIds, endpoints, clientId } = audience;
-    const origin = clientId === null ? null : { clientId, origin: request.origin };
-    const legs = feeLegs.get(request.id) ?? [];
-    const { event, ...base } = paymentEventPayload(deps.chains, one, origin, deps.now, legs);
-    const paymentId = one.payment.id;
     // The orchestrator of the client ID gets `payment.confirmed` too (webhooks-0.31.md names
     // it a recipient), with its fee legs: a fee left unpaid is never news to it alone. Written
     // unclaimed: its dispatcher picks it up as any retry.
     const orchestrator =
       request.clientIdId === null ? undefined : orchestrators.get(request.clientIdId);
+    // Nobody to tell (a backlog's payments to an account with no webhook): no payload made.
+    if (webhookIds.length === 0 && orchestrator === undefined) continue;
+    const origin = clientId === null ? null : { clientId, origin: request.origin };
+    const legs = feeLegs.get(request.id) ?? [];
+    const { event, ...base } = paymentEventPayload(deps.chains, one, origin, deps.now, legs);
+    const paymentId = one.payment.id;
     if (orchestrator !== undefined && event === 'payment.confirmed') {
       rows.push(
         ...deliveryRows(
