@@ -1,6 +1,9 @@
 import { createAccount } from '../src/auth/accounts.ts';
 import { createClientId } from '../src/auth/client-ids.ts';
+import type { Currency } from '../src/chains/currencies.ts';
+import type { ChainRegistry } from '../src/chains/registry.ts';
 import type { Database } from '../src/db/client.ts';
+import { insertRequests, type RequestRow } from '../src/requests/requests.ts';
 
 export const SHOP_ORIGIN = 'https://shop.example';
 
@@ -28,4 +31,35 @@ export async function createTenant(db: Database, name = 'Shop'): Promise<Tenant>
     browserClientId: browser.clientId,
     backendClientId: backend.clientId,
   };
+}
+
+/** A request of an account for `expectedAmount` base units of USDC on `network`, written directly. */
+export async function usdcRequest(
+  db: Database,
+  chains: ChainRegistry,
+  request: {
+    readonly accountId: string;
+    readonly network: 'base' | 'optimism';
+    readonly expectedAmount: bigint;
+    readonly payee: string;
+    readonly securePaymentId?: string | null;
+  },
+): Promise<RequestRow & { readonly usdc: Currency }> {
+  const network = chains.network(request.network);
+  const usdc = chains.currency(`USDC-${request.network}`);
+  if (!network || !usdc?.address) throw new Error(`no USDC on ${request.network}`);
+  const [row] = await insertRequests(db, [
+    {
+      accountId: request.accountId,
+      clientIdId: null,
+      network,
+      invoiceCurrency: usdc,
+      paymentCurrency: usdc,
+      expectedAmount: request.expectedAmount,
+      payee: request.payee,
+      ...(request.securePaymentId !== undefined && { securePaymentId: request.securePaymentId }),
+    },
+  ]);
+  if (!row) throw new Error('no request written');
+  return { ...row, usdc };
 }

@@ -1,8 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
-import { createTenant } from '../../test/fixtures.ts';
-import { insertRequests } from '../requests/requests.ts';
+import { createTenant, usdcRequest } from '../../test/fixtures.ts';
 import { insertRecordset } from './recordset.ts';
 import { chainBlocks, idempotencyKeys, payments } from './schema.ts';
 
@@ -83,21 +82,12 @@ describe('insertRecordset', () => {
 
   it("fills a column's $defaultFn per row, and writes money and optional columns", async () => {
     const tenant = await createTenant(t.db);
-    const network = t.chains.network('base');
-    const usdc = t.chains.currency('USDC-base');
-    if (!network || !usdc) throw new Error('no base USDC');
-    const [request] = await insertRequests(t.db, [
-      {
-        accountId: tenant.accountId,
-        clientIdId: null,
-        network,
-        invoiceCurrency: usdc,
-        paymentCurrency: usdc,
-        expectedAmount: 1_000n,
-        payee: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-      },
-    ]);
-    if (!request) throw new Error('no request');
+    const request = await usdcRequest(t.db, t.chains, {
+      accountId: tenant.accountId,
+      network: 'base',
+      expectedAmount: 1_000n,
+      payee: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    });
     const payment = (logIndex: number) => ({
       accountId: tenant.accountId,
       requestRowId: request.id,

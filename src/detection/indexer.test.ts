@@ -1,10 +1,9 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
-import { createTenant } from '../../test/fixtures.ts';
+import { createTenant, usdcRequest } from '../../test/fixtures.ts';
 import { createLeaderLock } from '../db/leader-lock.ts';
 import { chainCheckpoints, payments, requests } from '../db/schema.ts';
-import { insertRequests } from '../requests/requests.ts';
 import { createSettlement } from '../workers/settlement.ts';
 import { RangeTooLargeError } from './evm-source.ts';
 import { createIndexer } from './indexer.ts';
@@ -100,21 +99,14 @@ describe('a dense range', () => {
   /** Blocks 11-20 on optimism, each with five payments of one unit to one request. */
   async function denseChain() {
     const tenant = await createTenant(t.db);
-    const network = t.chains.network('optimism');
-    const usdc = t.chains.currency('USDC-optimism');
-    if (!network || !usdc?.address) throw new Error('no optimism USDC');
-    const [request] = await insertRequests(t.db, [
-      {
-        accountId: tenant.accountId,
-        clientIdId: null,
-        network,
-        invoiceCurrency: usdc,
-        paymentCurrency: usdc,
-        expectedAmount: 1_000n,
-        payee: PAYEE,
-      },
-    ]);
-    if (!request?.referenceTopic) throw new Error('no request');
+    const request = await usdcRequest(t.db, t.chains, {
+      accountId: tenant.accountId,
+      network: 'optimism',
+      expectedAmount: 1_000n,
+      payee: PAYEE,
+    });
+    const { usdc } = request;
+    if (!request.referenceTopic || !usdc.address) throw new Error('no reference');
     const hashOf = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
     const events: DetectedPayment[] = [];
     for (let block = 11n; block <= 20n; block++) {

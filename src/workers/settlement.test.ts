@@ -1,7 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
-import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import { createTenant, type Tenant, usdcRequest } from '../../test/fixtures.ts';
 import { type Receiver, startReceiver } from '../../test/webhook-receiver.ts';
 import type { FeePlan } from '../base/fee-plan.ts';
 import { ulid } from '../base/ulid.ts';
@@ -10,7 +10,6 @@ import { payments, requests, webhookDeliveries } from '../db/schema.ts';
 import { type Checkpoint, matchRequests, recordPayments } from '../detection/record.ts';
 import type { DetectedPayment, PaymentSink } from '../detection/types.ts';
 import { insertFeeLegs } from '../fees/legs.ts';
-import { insertRequests } from '../requests/requests.ts';
 import { insertLink } from '../secure-payments/insert-link.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
 import type { DeliveryHandoff } from '../webhooks/handoff.ts';
@@ -63,23 +62,20 @@ const dispatcher = () =>
 
 /** A new request of `expected` USDC base units on base, with what a payment of it names. */
 async function newRequest(expected = 10n, securePaymentId: string | null = null) {
-  const network = t.chains.network('base');
-  const usdc = t.chains.currency('USDC-base');
-  if (!network || !usdc) throw new Error('base');
-  const [row] = await insertRequests(t.db, [
-    {
-      accountId: tenant.accountId,
-      clientIdId: null,
-      network,
-      invoiceCurrency: usdc,
-      paymentCurrency: usdc,
-      expectedAmount: expected,
-      payee: PAYEE,
-      securePaymentId,
-    },
-  ]);
-  if (!row?.referenceTopic) throw new Error('no row');
-  return { id: row.id, requestId: row.requestId, topic: row.referenceTopic, token: usdc.address };
+  const row = await usdcRequest(t.db, t.chains, {
+    accountId: tenant.accountId,
+    network: 'base',
+    expectedAmount: expected,
+    payee: PAYEE,
+    securePaymentId,
+  });
+  if (!row.referenceTopic || !row.usdc.address) throw new Error('no reference');
+  return {
+    id: row.id,
+    requestId: row.requestId,
+    topic: row.referenceTopic,
+    token: row.usdc.address,
+  };
 }
 
 /** A payment of `amount` to a request, as detection would report it. */
