@@ -39,7 +39,7 @@ export async function usdcRequest(
   chains: ChainRegistry,
   request: {
     readonly accountId: string;
-    readonly network: 'base' | 'optimism';
+    readonly network: 'base' | 'optimism' | 'mainnet';
     readonly expectedAmount: bigint;
     readonly payee: string;
     readonly securePaymentId?: string | null;

@@ -124,6 +124,31 @@ describe('insertRecordset', () => {
     ]);
   });
 
+  it('takes undefined as no value, and writes a lone surrogate as the driver would', async () => {
+    const row = {
+      scope: 'recordset-undefined',
+      key: 'k',
+      requestHash: 'h',
+      claim: 'c',
+      lockedUntil: new Date(),
+      expiresAt: new Date(),
+      // Left to the database's default, as drizzle leaves a column given undefined.
+      createdAt: undefined,
+      body: 'a \ud800 b',
+    };
+    await insertRecordset(t.db, idempotencyKeys, [row], {
+      returning: { key: idempotencyKeys.key },
+    });
+    await t.db.insert(idempotencyKeys).values({ ...row, key: 'by-drizzle' });
+    const read = await t.db
+      .select({ createdAt: idempotencyKeys.createdAt, body: idempotencyKeys.body })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.scope, 'recordset-undefined'))
+      .orderBy(idempotencyKeys.key);
+    expect(read.map((r) => r.body)).toEqual(['a \ufffd b', 'a \ufffd b']);
+    for (const r of read) expect(r.createdAt).toBeInstanceOf(Date);
+  });
+
   it('refuses a column with a database default that only some rows name', async () => {
     await expect(
       insertRecordset(

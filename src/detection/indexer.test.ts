@@ -96,12 +96,18 @@ describe('the indexer', () => {
 describe('a dense range', () => {
   const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
-  /** Blocks 11-20 on optimism, each with five payments of one unit to one request. */
-  async function denseChain() {
+  /**
+   * Blocks 11-20 of a network, each with `perBlock` payments of one unit to one request; the
+   * node names their payer after `lookupMs`, and counts how often it was asked.
+   */
+  async function denseChain(
+    network: 'optimism' | 'mainnet',
+    { perBlock, lookupMs }: { readonly perBlock: number; readonly lookupMs: number },
+  ) {
     const tenant = await createTenant(t.db);
     const request = await usdcRequest(t.db, t.chains, {
       accountId: tenant.accountId,
-      network: 'optimism',
+      network,
       expectedAmount: 1_000n,
       payee: PAYEE,
     });
@@ -110,9 +116,9 @@ describe('a dense range', () => {
     const hashOf = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
     const events: DetectedPayment[] = [];
     for (let block = 11n; block <= 20n; block++) {
-      for (let logIndex = 0; logIndex < 5; logIndex++) {
+      for (let logIndex = 0; logIndex < perBlock; logIndex++) {
         events.push({
-          network: 'optimism',
+          network,
           txHash: `0x${'ab'.repeat(31)}${block.toString(16).padStart(2, '0')}`,
           logIndex,
           blockNumber: block,
@@ -129,14 +135,33 @@ describe('a dense range', () => {
         });
       }
     }
+    const asked = { payers: 0 };
     const source: BlockSource = {
       head: async () => 20n,
       blockHash: async (n) => hashOf(n),
       events: async (from, to) =>
         events.filter((e) => e.blockNumber >= from && e.blockNumber <= to),
-      payers: async () => ({ payerAddress: PAYEE, payerEoaAddress: PAYEE }),
+      payers: async () => {
+        asked.payers += 1;
+        await new Promise((resolve) => setTimeout(resolve, lookupMs));
+        return { payerAddress: PAYEE, payerEoaAddress: PAYEE };
+      },
     };
-    return { source, requestRowId: request.id };
+    return { source, requestRowId: request.id, asked };
+  }
+
+  /** A sink whose `recorded` fails at its `failing`th call (the fault), else settles. */
+  function failingSink(failing: number): PaymentSink {
+    const settlement = createSettlement({ chains: t.chains });
+    let writes = 0;
+    return {
+      ...settlement,
+      async recorded(tx, recorded, now) {
+        writes += 1;
+        if (writes === failing) throw new Error(`turn ${failing} failed`);
+        await settlement.recorded(tx, recorded, now);
+      },
+    };
   }
 
   const paymentsOf = async (requestRowId: string) =>
@@ -146,27 +171,19 @@ describe('a dense range', () => {
         .from(payments)
         .where(eq(payments.requestRowId, requestRowId))
     )[0]?.n;
-  const checkpoint = async () =>
+  const checkpoint = async (network = 'optimism') =>
     (
       await t.db
         .select({ last: chainCheckpoints.lastBlock })
         .from(chainCheckpoints)
-        .where(eq(chainCheckpoints.network, 'optimism'))
+        .where(eq(chainCheckpoints.network, network))
     )[0]?.last;
 
   it('is recorded in turns of whole blocks, and a failed turn keeps those before it', async () => {
-    const { source, requestRowId } = await denseChain();
+    const { source, requestRowId } = await denseChain('optimism', { perBlock: 5, lookupMs: 0 });
     const settlement = createSettlement({ chains: t.chains });
-    let writes = 0;
     // The fault: the second turn's write fails, after its rows were inserted.
-    const failing: PaymentSink = {
-      ...settlement,
-      async recorded(tx, recorded, now) {
-        writes += 1;
-        if (writes === 2) throw new Error('the second turn failed');
-        await settlement.recorded(tx, recorded, now);
-      },
-    };
+    const failing = failingSink(2);
     const committed: number[] = [];
     const indexer = (sink: PaymentSink) =>
       createIndexer({
@@ -182,7 +199,7 @@ describe('a dense range', () => {
         turnRows: 12,
         onRecorded: () => committed.push(1),
       });
-    await expect(indexer(failing).tick()).rejects.toThrow('the second turn failed');
+    await expect(indexer(failing).tick()).rejects.toThrow('turn 2 failed');
     // Turns of whole blocks, each at least 12 payments: 11-13 (15), then 14-16, which failed.
     expect(await checkpoint()).toBe(13n);
     expect(await paymentsOf(requestRowId)).toBe(15);
@@ -199,5 +216,27 @@ describe('a dense range', () => {
       .from(requests)
       .where(eq(requests.id, requestRowId));
     expect(request?.paid).toBe(50n);
+  });
+
+  it('stops asking who paid once a turn failed', async () => {
+    const { source, asked } = await denseChain('mainnet', { perBlock: 10, lookupMs: 200 });
+    const indexer = createIndexer({
+      db: t.db,
+      clock: t.clock,
+      logger: t.app.log as never,
+      chains: t.chains,
+      network: 'mainnet',
+      source,
+      confirmations: 0,
+      lock: createLeaderLock(t.database, 'test:turns:mainnet'),
+      sink: failingSink(1),
+      turnRows: 40,
+    });
+    await expect(indexer.tick()).rejects.toThrow('turn 1 failed');
+    // Turns of 40, 40 and 20 payments, asked 32 at a time, 200 ms each: the first turn's 40,
+    // and the second turn's first 32, still out when the first turn's write failed; none after.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(asked.payers).toBe(72);
+    expect(await checkpoint('mainnet')).toBeUndefined();
   });
 });

@@ -174,11 +174,12 @@ export function createIndexer(deps: {
         }
         throw error;
       }
-      // Each turn's webhooks go as soon as it commits, not after the whole backlog.
-      recorded += await recordRange({ ...range, now: deps.clock.now() }, read, to, () =>
-        deps.onRecorded?.(),
-      );
-      deps.onProgress?.({ head, target, indexed: to });
+      // Each turn's webhooks go as soon as it commits, not after the whole backlog, and the
+      // progress it made is told even when a later turn fails.
+      recorded += await recordRange({ ...range, now: deps.clock.now() }, read, to, (turn) => {
+        if (turn.recorded > 0) deps.onRecorded?.();
+        deps.onProgress?.({ head, target, indexed: turn.lastBlock });
+      });
       from = to + 1n;
       if (span < ceiling) span = span * 2n > ceiling ? ceiling : span * 2n;
     }

@@ -47,14 +47,14 @@ export async function readRange(
  * one transaction that moves the checkpoint to its last block, and while one turn is written
  * the next one's payers are asked of the node: a backlog's hundred thousand payments neither
  * wait for all their payers before the first is written nor hold one transaction. Its rows go
- * a few statements a turn, whatever their number. `committed` is told each turn's new rows as
- * it commits (its webhooks can go). Returns how many rows are new.
+ * a few statements a turn, whatever their number. `committed` is told each turn's new rows and
+ * last block as it commits (its webhooks can go). Returns how many rows are new.
  */
 export async function recordRange(
   deps: RangeDeps & { readonly now: Date },
   read: { readonly payments: readonly DetectedPayment[]; readonly logs: readonly ContractLog[] },
   to: bigint,
-  committed?: (recorded: number) => void,
+  committed?: (turn: { readonly recorded: number; readonly lastBlock: bigint }) => void,
 ): Promise<number> {
   const { payments: events, logs } = read;
   // The checkpoint's block, asked of the node while the database is asked the rest.
@@ -71,33 +71,42 @@ export async function recordRange(
   );
   const turns = inTurnsOfBlocks({ matched, feeLegs, logs }, deps.turnRows ?? TURN_ROWS);
   let recorded = 0;
-  let next = withPayers(deps, recurring, turns[0]);
-  for (const [i, turn] of turns.entries()) {
-    const ready = await next;
-    const following = turns[i + 1];
-    if (following) {
-      next = withPayers(deps, recurring, following);
-      // Awaited at the next turn; a failed write ends the pass before then.
-      next.catch(() => {});
+  // Ends the next turn's payer lookups when a turn's write fails: the pass is over, and the
+  // poller's next pass asks them again.
+  const abandon = new AbortController();
+  const lookups = { ...deps, signal: abandon.signal };
+  let next = withPayers(lookups, recurring, turns[0]);
+  try {
+    for (const [i, turn] of turns.entries()) {
+      const ready = await next;
+      const following = turns[i + 1];
+      if (following) {
+        next = withPayers(lookups, recurring, following);
+        // Awaited at the next turn; a failed write ends the pass before then.
+        next.catch(() => {});
+      }
+      const blocks = new Map(
+        [...ready.matched, ...ready.feeLegs].map((m) => [m.event.blockNumber, m.event.blockHash]),
+      );
+      for (const log of turn.logs) blocks.set(log.blockNumber, log.blockHash);
+      if (!following) blocks.set(to, await toHash);
+      const lastBlock = following ? turn.lastBlock : to;
+      const inTurn = await recordPayments(
+        deps.db,
+        { sink: deps.sink, now: deps.now, also: (tx) => recordWatched(deps, tx, turn.logs) },
+        ready.matched,
+        {
+          network: deps.network,
+          lastBlock,
+          blocks: [...blocks].map(([number, hash]) => ({ number, hash })),
+        },
+        ready.feeLegs,
+      );
+      recorded += inTurn;
+      committed?.({ recorded: inTurn, lastBlock });
     }
-    const blocks = new Map(
-      [...ready.matched, ...ready.feeLegs].map((m) => [m.event.blockNumber, m.event.blockHash]),
-    );
-    for (const log of turn.logs) blocks.set(log.blockNumber, log.blockHash);
-    if (!following) blocks.set(to, await toHash);
-    const inTurn = await recordPayments(
-      deps.db,
-      { sink: deps.sink, now: deps.now, also: (tx) => recordWatched(deps, tx, turn.logs) },
-      ready.matched,
-      {
-        network: deps.network,
-        lastBlock: following ? turn.lastBlock : to,
-        blocks: [...blocks].map(([number, hash]) => ({ number, hash })),
-      },
-      ready.feeLegs,
-    );
-    recorded += inTurn;
-    if (inTurn > 0) committed?.(inTurn);
+  } finally {
+    abandon.abort(new Error('the range was left'));
   }
   return recorded;
 }
@@ -168,29 +177,33 @@ function inTurnsOfBlocks(
  * (a commerce capture's buyer, not the operator that sent it). Otherwise the chain says who paid.
  */
 async function withPayers(
-  deps: RangeDeps,
+  deps: RangeDeps & { readonly signal: AbortSignal },
   recurring: ReadonlyMap<string, string>,
   turn: Turn | undefined,
 ): Promise<{ readonly matched: MatchedPayment[]; readonly feeLegs: MatchedFeeLeg[] }> {
   if (!turn) return { matched: [], feeLegs: [] };
-  const matched = await inTurns(turn.matched, async (m): Promise<MatchedPayment> => {
-    const known = m.payer ?? recurring.get(m.request.id);
-    if (known) {
-      const payers = { payerAddress: known, payerEoaAddress: known };
-      return { ...m, event: { ...m.event, ...payers } };
-    }
-    const { bridgedFrom, ...payers } = await deps.source.payers(m.event);
-    // A bridge's fill paid: cross-chain, from the fill's origin chain (its deposit's
-    // transaction is the payer's bridge intent's, found when it is recorded).
-    const bridge = bridgedFrom && {
-      sourceNetwork:
-        deps.chains.networkByChainId(bridgedFrom.originChainId)?.id ??
-        String(bridgedFrom.originChainId),
-      sourceTxHash: null,
-    };
-    return { ...m, event: { ...m.event, ...payers, ...(bridge && { bridge }) } };
-  });
-  const feeLegs = await inTurns(turn.feeLegs, async (m) => ({
+  const matched = await askInGroups(
+    deps.signal,
+    turn.matched,
+    async (m): Promise<MatchedPayment> => {
+      const known = m.payer ?? recurring.get(m.request.id);
+      if (known) {
+        const payers = { payerAddress: known, payerEoaAddress: known };
+        return { ...m, event: { ...m.event, ...payers } };
+      }
+      const { bridgedFrom, ...payers } = await deps.source.payers(m.event);
+      // A bridge's fill paid: cross-chain, from the fill's origin chain (its deposit's
+      // transaction is the payer's bridge intent's, found when it is recorded).
+      const bridge = bridgedFrom && {
+        sourceNetwork:
+          deps.chains.networkByChainId(bridgedFrom.originChainId)?.id ??
+          String(bridgedFrom.originChainId),
+        sourceTxHash: null,
+      };
+      return { ...m, event: { ...m.event, ...payers, ...(bridge && { bridge }) } };
+    },
+  );
+  const feeLegs = await askInGroups(deps.signal, turn.feeLegs, async (m) => ({
     ...m,
     event: { ...m.event, ...payersOnly(await deps.source.payers(m.event)) },
   }));
@@ -213,9 +226,14 @@ async function recordWatched(
 }
 
 /** `work` over every item, `PAYER_LOOKUPS` at a time, answers in the items' order. */
-async function inTurns<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+async function askInGroups<T, R>(
+  signal: AbortSignal,
+  items: readonly T[],
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = [];
   for (let i = 0; i < items.length; i += PAYER_LOOKUPS) {
+    signal.throwIfAborted();
     results.push(...(await Promise.all(items.slice(i, i + PAYER_LOOKUPS).map(work))));
   }
   return results;
