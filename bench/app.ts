@@ -14,7 +14,7 @@ import { buildApp } from '../src/server/app.ts';
 /**
  * The real app over `database`, as the benches that call it in-process use it: silent, on the
  * system clock, with a secret key of its own; `transports` stand in for networks' RPC. With it,
- * the chain registry it was built on.
+ * the chain registry and clients it was built on.
  */
 export async function benchApp(
   config: Config,
@@ -22,15 +22,16 @@ export async function benchApp(
   transports?: Partial<Record<NetworkId, Transport>>,
 ) {
   const chains = createChainRegistry(config);
+  const clients = createChainClients({ config, chains, ...(transports && { transports }) });
   const { app } = await buildApp({
     config,
     chains,
-    clients: createChainClients({ config, chains, ...(transports && { transports }) }),
+    clients,
     database,
     logger: createLogger('silent'),
     clock: systemClock,
     secretBox: createSecretBox(randomBytes(32)),
     keyRing: createKeyRing({ defaultKey: randomBytes(32) }),
   });
-  return { app, chains };
+  return { app, chains, clients };
 }

@@ -4,18 +4,13 @@
 // time to fetch the same logs from the same node (eth_getLogs over the same blocks), on
 // Postgres (a scratch database on 127.0.0.1:5432, BENCH_POSTGRES_URL to change it, dropped at
 // the end). Loopback only.
-import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { createAccount } from '../src/auth/accounts.ts';
 import { systemClock } from '../src/base/clock.ts';
-import { createKeyRing } from '../src/base/key-ring.ts';
 import { createLogger } from '../src/base/logger.ts';
-import { createSecretBox } from '../src/base/secret-box.ts';
-import { createChainClients } from '../src/chains/clients.ts';
 import { networkEnvSuffix } from '../src/chains/networks.ts';
 import { providerTransport } from '../src/chains/provider-transport.ts';
-import { createChainRegistry } from '../src/chains/registry.ts';
 import { commerceWatchers } from '../src/commerce/detect-events.ts';
 import { parseConfig } from '../src/config/config.ts';
 import { queryRows } from '../src/db/client.ts';
@@ -28,10 +23,10 @@ import { resolveTarget } from '../src/destinations/target.ts';
 import { createEvmSource } from '../src/detection/evm-source.ts';
 import { createIndexer } from '../src/detection/indexer.ts';
 import { startLocalChain } from '../src/sandbox/chain.ts';
-import { buildApp } from '../src/server/app.ts';
 import { createSettlement } from '../src/workers/settlement.ts';
 import { payBacklog } from '../test/backlog.ts';
 import { accountOf } from '../test/chain.ts';
+import { benchApp } from './app.ts';
 import { report } from './report.ts';
 import { scratchDatabase, settle } from './scratch.ts';
 
@@ -60,23 +55,10 @@ const config = parseConfig({
     multicall3: a.multicall3,
   }),
 });
-const chains = createChainRegistry(config);
-const clients = createChainClients({
-  config,
-  chains,
-  transports: { base: providerTransport(chain.provider) },
+const { app, chains, clients } = await benchApp(config, database, {
+  base: providerTransport(chain.provider),
 });
 const logger = createLogger('silent');
-const { app } = await buildApp({
-  config,
-  chains,
-  clients,
-  database,
-  logger,
-  clock: systemClock,
-  secretBox: createSecretBox(randomBytes(32)),
-  keyRing: createKeyRing({ defaultKey: randomBytes(32) }),
-});
 await app.ready();
 const { accountId, apiKey } = await createAccount(database.db, 'Bench backlog');
 const headers = { 'x-api-key': apiKey };
