@@ -205,10 +205,21 @@ describe('a dense range', () => {
     expect(await paymentsOf(requestRowId)).toBe(15);
     expect(committed).toHaveLength(1);
 
-    const again = await indexer(settlement).tick();
+    // Each turn is written at its own time (a minute passes in each).
+    const times: number[] = [];
+    const timed: PaymentSink = {
+      ...settlement,
+      async recorded(tx, recorded, now) {
+        times.push(now.getTime());
+        t.clock.advance(60_000);
+        await settlement.recorded(tx, recorded, now);
+      },
+    };
+    const again = await indexer(timed).tick();
     expect(again).toEqual({ scannedTo: 20n, recorded: 35, rolledBack: 0 });
     // 14-16, 17-19, and 20 with what is left.
     expect(committed).toHaveLength(4);
+    expect(times.slice(1).map((at, i) => at - (times[i] ?? 0) >= 60_000)).toEqual([true, true]);
     expect(await checkpoint()).toBe(20n);
     expect(await paymentsOf(requestRowId)).toBe(50);
     const [request] = await t.db

@@ -176,7 +176,7 @@ export function createIndexer(deps: {
       }
       // Each turn's webhooks go as soon as it commits, not after the whole backlog, and the
       // progress it made is told even when a later turn fails.
-      recorded += await recordRange({ ...range, now: deps.clock.now() }, read, to, (turn) => {
+      recorded += await recordRange({ ...range, clock: deps.clock }, read, to, (turn) => {
         if (turn.recorded > 0) deps.onRecorded?.();
         deps.onProgress?.({ head, target, indexed: turn.lastBlock });
       });

@@ -1,3 +1,4 @@
+import type { Clock } from '../base/clock.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
@@ -51,7 +52,7 @@ export async function readRange(
  * last block as it commits (its webhooks can go). Returns how many rows are new.
  */
 export async function recordRange(
-  deps: RangeDeps & { readonly now: Date },
+  deps: RangeDeps & { readonly clock: Clock },
   read: { readonly payments: readonly DetectedPayment[]; readonly logs: readonly ContractLog[] },
   to: bigint,
   committed?: (turn: { readonly recorded: number; readonly lastBlock: bigint }) => void,
@@ -91,9 +92,12 @@ export async function recordRange(
       for (const log of turn.logs) blocks.set(log.blockNumber, log.blockHash);
       if (!following) blocks.set(to, await toHash);
       const lastBlock = following ? turn.lastBlock : to;
+      // Each turn's own time: a backlog's last turn commits seconds after its first, and what
+      // it hands the dispatcher is leased from when it is written.
+      const now = deps.clock.now();
       const inTurn = await recordPayments(
         deps.db,
-        { sink: deps.sink, now: deps.now, also: (tx) => recordWatched(deps, tx, turn.logs) },
+        { sink: deps.sink, now, also: (tx) => recordWatched(deps.watchers, tx, turn.logs, now) },
         ready.matched,
         {
           network: deps.network,
@@ -212,15 +216,16 @@ async function withPayers(
 
 /** The watchers' part of a range, in the transaction that records it. */
 async function recordWatched(
-  deps: RangeDeps & { readonly now: Date },
+  watchers: readonly LogWatcher[],
   tx: Database,
   logs: readonly ContractLog[],
+  now: Date,
 ): Promise<number> {
   let recorded = 0;
-  for (const watcher of deps.watchers) {
+  for (const watcher of watchers) {
     const mine = new Set(watcher.addresses.map((a) => a.toLowerCase()));
     const own = logs.filter((log) => mine.has(log.address.toLowerCase()));
-    if (own.length > 0) recorded += await watcher.recorded(tx, own, deps.now);
+    if (own.length > 0) recorded += await watcher.recorded(tx, own, now);
   }
   return recorded;
 }
