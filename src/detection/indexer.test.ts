@@ -2,6 +2,7 @@ import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, usdcRequest } from '../../test/fixtures.ts';
+import type { NetworkId } from '../chains/networks.ts';
 import { createLeaderLock } from '../db/leader-lock.ts';
 import { chainCheckpoints, payments, requests } from '../db/schema.ts';
 import { createSettlement } from '../workers/settlement.ts';
@@ -22,6 +23,32 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** An indexer of `network` over the test app's database, settling payments as the workers do. */
+function indexerOf(
+  network: NetworkId,
+  source: BlockSource,
+  options: {
+    confirmations?: number;
+    sink?: PaymentSink;
+    turnRows?: number;
+    onRecorded?: () => void;
+  } = {},
+) {
+  return createIndexer({
+    db: t.db,
+    clock: t.clock,
+    logger: t.app.log as never,
+    chains: t.chains,
+    network,
+    source,
+    confirmations: options.confirmations ?? 0,
+    lock: createLeaderLock(t.database, `test:indexer:${network}`),
+    sink: options.sink ?? createSettlement({ chains: t.chains }),
+    ...(options.turnRows !== undefined && { turnRows: options.turnRows }),
+    ...(options.onRecorded && { onRecorded: options.onRecorded }),
+  });
+}
+
 /** A chain of `height` blocks whose RPC refuses log queries over `limit` blocks (the fault). */
 function refusingSource(height: bigint, limit: bigint) {
   const ranges: [bigint, bigint][] = [];
@@ -41,17 +68,7 @@ function refusingSource(height: bigint, limit: bigint) {
 describe('the indexer', () => {
   it('halves the log range the RPC refuses, and covers every block once', async () => {
     const { source, ranges } = refusingSource(5_000n, 300n);
-    const indexer = createIndexer({
-      db: t.db,
-      clock: t.clock,
-      logger: t.app.log as never,
-      chains: t.chains,
-      network: 'base',
-      source,
-      confirmations: 10,
-      lock: createLeaderLock(t.database, 'test:range:base'),
-      sink: createSettlement({ chains: t.chains }),
-    });
+    const indexer = indexerOf('base', source, { confirmations: 10 });
     const result = await indexer.tick();
     expect(result.scannedTo).toBe(4_990n);
     expect(ranges.every(([from, to]) => to - from + 1n <= 300n)).toBe(true);
@@ -66,29 +83,9 @@ describe('the indexer', () => {
 
   it('waits while the node reports a head below the checkpoint', async () => {
     const { source } = refusingSource(100n, 1_000n);
-    const indexer = createIndexer({
-      db: t.db,
-      clock: t.clock,
-      logger: t.app.log as never,
-      chains: t.chains,
-      network: 'matic',
-      source,
-      confirmations: 0,
-      lock: createLeaderLock(t.database, 'test:behind:matic'),
-      sink: createSettlement({ chains: t.chains }),
-    });
+    const indexer = indexerOf('matic', source);
     expect((await indexer.tick()).scannedTo).toBe(100n);
-    const behind = createIndexer({
-      db: t.db,
-      clock: t.clock,
-      logger: t.app.log as never,
-      chains: t.chains,
-      network: 'matic',
-      source: refusingSource(90n, 1_000n).source,
-      confirmations: 0,
-      lock: createLeaderLock(t.database, 'test:behind:matic'),
-      sink: createSettlement({ chains: t.chains }),
-    });
+    const behind = indexerOf('matic', refusingSource(90n, 1_000n).source);
     expect(await behind.tick()).toEqual({ scannedTo: null, recorded: 0, rolledBack: 0 });
   });
 });
@@ -186,19 +183,7 @@ describe('a dense range', () => {
     const failing = failingSink(2);
     const committed: number[] = [];
     const indexer = (sink: PaymentSink) =>
-      createIndexer({
-        db: t.db,
-        clock: t.clock,
-        logger: t.app.log as never,
-        chains: t.chains,
-        network: 'optimism',
-        source,
-        confirmations: 0,
-        lock: createLeaderLock(t.database, 'test:turns:optimism'),
-        sink,
-        turnRows: 12,
-        onRecorded: () => committed.push(1),
-      });
+      indexerOf('optimism', source, { sink, turnRows: 12, onRecorded: () => committed.push(1) });
     await expect(indexer(failing).tick()).rejects.toThrow('turn 2 failed');
     // Turns of whole blocks, each at least 12 payments: 11-13 (15), then 14-16, which failed.
     expect(await checkpoint()).toBe(13n);
@@ -231,18 +216,7 @@ describe('a dense range', () => {
 
   it('stops asking who paid once a turn failed', async () => {
     const { source, asked } = await denseChain('mainnet', { perBlock: 10, lookupMs: 200 });
-    const indexer = createIndexer({
-      db: t.db,
-      clock: t.clock,
-      logger: t.app.log as never,
-      chains: t.chains,
-      network: 'mainnet',
-      source,
-      confirmations: 0,
-      lock: createLeaderLock(t.database, 'test:turns:mainnet'),
-      sink: failingSink(1),
-      turnRows: 40,
-    });
+    const indexer = indexerOf('mainnet', source, { sink: failingSink(1), turnRows: 40 });
     await expect(indexer.tick()).rejects.toThrow('turn 1 failed');
     // Turns of 40, 40 and 20 payments, asked 32 at a time, 200 ms each: the first turn's 40,
     // and the second turn's first 32, still out when the first turn's write failed; none after.
