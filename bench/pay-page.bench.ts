@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
-import { buildPayPage, PAY_PAGE_DIST } from '../scripts/build-pay-page.ts';
-import { payPageWeight, WEIGHT_BUDGET_BYTES } from '../scripts/pay-page-weight.ts';
+import { buildWebApp, PAY_PAGE } from '../scripts/build-web-app.ts';
+import { webAppWeight } from '../scripts/web-app-weight.ts';
 import { createAccount } from '../src/auth/accounts.ts';
 import { systemClock } from '../src/base/clock.ts';
 import { parseConfig } from '../src/config/config.ts';
@@ -25,15 +25,15 @@ const median = (values: number[]) =>
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 // 1. Weight of a fresh build.
-await buildPayPage();
-const weight = payPageWeight(PAY_PAGE_DIST);
+await buildWebApp(PAY_PAGE);
+const weight = webAppWeight(PAY_PAGE.dist);
 const rows: BenchRow[] = [
   {
     bench: 'pay-page',
     name: `pay page first load, gzip (${weight.files.length} files)`,
     value: weight.gzip / 1024,
     unit: 'KB',
-    baseline: { name: 'the weight budget', value: WEIGHT_BUDGET_BYTES / 1024 },
+    baseline: { name: 'the weight budget', value: PAY_PAGE.budgetBytes / 1024 },
     goal: { op: '<=', limit: 1 },
     note: `${kb(weight.brotli)} brotli, ${kb(weight.raw)} raw`,
   },

@@ -1,9 +1,14 @@
-// `npm run build` (and the first step of `npm start`): the pay page and the server bundle, built
-// at once (esbuild works each on its own threads). Never committed: both land in dist/.
-import { buildPayPage } from './build-pay-page.ts';
-import { buildServer } from './build-server.ts';
+// `npm run build` (and the first step of `npm start`): the browser apps and the server bundle,
+// built at once (esbuild works each on its own threads). Never committed: all land in dist/.
 
-const [manifest, serverBuilt] = await Promise.all([buildPayPage(), buildServer()]);
+import { buildServer } from './build-server.ts';
+import { buildWebApp, WEB_APPS } from './build-web-app.ts';
+
+const [serverBuilt, ...manifests] = await Promise.all([
+  buildServer(),
+  ...WEB_APPS.map((app) => buildWebApp(app)),
+]);
+const apps = WEB_APPS.map((app, i) => `${app.title} (${manifests[i]?.files.length} files)`);
 process.stdout.write(
-  `pay page built: ${manifest.files.length} files in dist/pay-page; server ${serverBuilt ? 'built' : 'up to date'} in dist/server\n`,
+  `built ${apps.join(', ')}; server ${serverBuilt ? 'built' : 'up to date'} in dist/server\n`,
 );

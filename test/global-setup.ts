@@ -5,15 +5,16 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { buildPayPage } from '../scripts/build-pay-page.ts';
 import { buildServer } from '../scripts/build-server.ts';
+import { buildWebApp, WEB_APPS } from '../scripts/build-web-app.ts';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../src/db/migrate.ts';
 import { startParamsWithSharedBuffers, wrapPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 
 /**
- * Builds the pay page into dist/pay-page, fresh for every run (the apps under test serve it),
- * and the server bundle into dist/server when it is not current (the processes under test run it),
+ * Builds the browser apps into dist/ (scripts/build-web-app.ts), fresh for every run (the apps
+ * under test serve them), and the server bundle into dist/server when it is not current (the
+ * processes under test run it),
  * and prepares one migrated database that every test file copies: a Postgres template database
  * when DATABASE_URL is set, otherwise a PGlite data-dir dump. Both are keyed by a hash of the
  * migrations, so a changed migration gets a fresh template.
@@ -63,10 +64,10 @@ export default async function setup(project: TestProject): Promise<() => void> {
   // esbuild builds the page in processes of its own while PGlite migrates here. The server
   // bundle too, once, before test files run two at a time: the `npm start` of two at once would
   // otherwise both build it while the other's server loads it.
-  const [, , { pgdataRoot, migratedPgdata, dump }] = await Promise.all([
-    buildPayPage(),
+  const [, { pgdataRoot, migratedPgdata, dump }] = await Promise.all([
     buildServer(),
     migrateEmbeddedDatabase({ dump: !url }),
+    ...WEB_APPS.map((app) => buildWebApp(app)),
   ]);
   project.provide('migratedPgdata', migratedPgdata);
   const removePgdata = () => rmSync(pgdataRoot, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPayPage, type PayPageManifest } from '../../scripts/build-pay-page.ts';
+import { buildWebApp, PAY_PAGE, type WebAppManifest } from '../../scripts/build-web-app.ts';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 
 /**
@@ -15,7 +15,7 @@ const API_ORIGIN = 'http://api.payreq.test';
 const AUTH_ORIGIN = 'https://auth.payreq.test';
 
 let dir: string;
-let manifest: PayPageManifest;
+let manifest: WebAppManifest;
 /** The page at the API's own origin, at its root. */
 let t: TestApp;
 /** PAY_URL with a path, the auth API on another origin, framing of the payment page allowed. */
@@ -23,7 +23,7 @@ let split: TestApp;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'payreq-intent-page-'));
-  manifest = await buildPayPage(dir);
+  manifest = await buildWebApp(PAY_PAGE, dir);
   t = await createTestApp({ payPageDir: dir });
   split = await createTestApp({
     payPageDir: dir,

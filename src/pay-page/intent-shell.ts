@@ -1,6 +1,6 @@
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Config } from '../config/config.ts';
-import { type IntentPageConfig, type PageSettings, shellHeaders } from './shell.ts';
+import { type IntentPageConfig, type PageSettings, payPageHeaders } from './shell.ts';
 
 /**
  * The shell of a link intent's page (`<PAY_URL>/link/<accessToken>`): the pay page's build and
@@ -40,5 +40,5 @@ export function intentPageConfig(deps: {
 export function intentShellHeaders(
   config: PageSettings & Pick<Config, 'authUrl'>,
 ): Record<string, string> {
-  return shellHeaders({ ...config, payFrameAncestors: "'none'" }, [config.authUrl]);
+  return payPageHeaders({ ...config, payFrameAncestors: "'none'" }, [config.authUrl]);
 }

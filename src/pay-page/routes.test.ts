@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPayPage, type PayPageManifest } from '../../scripts/build-pay-page.ts';
+import { buildWebApp, PAY_PAGE, type WebAppManifest } from '../../scripts/build-web-app.ts';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { ensurePayPageClientId } from './client-id.ts';
 
@@ -18,7 +18,7 @@ const EXPECTED_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 let dir: string;
-let manifest: PayPageManifest;
+let manifest: WebAppManifest;
 /** Default settings: the page at the API's own origin, at its root. */
 let t: TestApp;
 /** PAY_URL on another origin, with a path, and framing allowed to two origins. */
@@ -26,7 +26,7 @@ let pathed: TestApp;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'payreq-pay-page-'));
-  manifest = await buildPayPage(dir);
+  manifest = await buildWebApp(PAY_PAGE, dir);
   t = await createTestApp({ payPageDir: dir });
   pathed = await createTestApp({
     payPageDir: dir,

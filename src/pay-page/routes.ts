@@ -1,7 +1,8 @@
 import type { App } from '../http/types.ts';
-import { registerPayPageAsset } from './routes/get-asset.ts';
+import { registerWebAppAssets } from '../http/web-asset-route.ts';
 import { type IntentShellDeps, registerIntentShell } from './routes/get-intent-shell.ts';
 import { registerPayPageShell } from './routes/get-shell.ts';
+import { payPagePath } from './shell.ts';
 
 /**
  * The hosted pay page at PAY_URL: `<path>/` answers the HTML shell and `<path>/assets/<file>`
@@ -15,6 +16,6 @@ export type PayPageDeps = IntentShellDeps;
 
 export function payPageRoutes(app: App, deps: PayPageDeps): void {
   registerPayPageShell(app, deps);
-  registerPayPageAsset(app, deps);
+  registerWebAppAssets(app, { basePath: payPagePath(deps.config.payUrl), build: deps.build });
   registerIntentShell(app, deps);
 }

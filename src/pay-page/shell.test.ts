@@ -2,69 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createChainRegistry } from '../chains/registry.ts';
 import { parseConfig } from '../config/config.ts';
 import { sandboxNetwork } from '../sandbox/network.ts';
-import {
-  escapeAttribute,
-  type PageConfig,
-  pageConfig,
-  payPagePath,
-  renderShell,
-  shellHeaders,
-} from './shell.ts';
-
-const MANIFEST = {
-  main: 'main-A.js',
-  styles: 'styles-B.css',
-  files: ['main-A.js', 'styles-B.css'],
-};
-
-/** What a browser reads out of a double-quoted attribute. */
-function unescapeAttribute(text: string): string {
-  return text.replace(/&(amp|quot|#39|lt|gt);/g, (_match, name: string) => {
-    const chars: Record<string, string> = { amp: '&', quot: '"', '#39': "'", lt: '<', gt: '>' };
-    return chars[name] ?? '';
-  });
-}
-
-describe('escapeAttribute', () => {
-  it('escapes the five characters that could end an attribute or open a tag', () => {
-    expect(escapeAttribute(`a&b"c'd<e>f`)).toBe('a&amp;b&quot;c&#39;d&lt;e&gt;f');
-    expect(escapeAttribute('&amp;')).toBe('&amp;amp;');
-    expect(escapeAttribute('plain text: 1/2 = 0.5 {x}')).toBe('plain text: 1/2 = 0.5 {x}');
-  });
-});
-
-describe('renderShell', () => {
-  it('puts a hostile configuration in the meta tag as text that parses back to it', () => {
-    const hostile = `"><script>alert('x')</script><meta x="&amp;`;
-    const config: PageConfig = {
-      apiBase: `https://api.example/${hostile}`,
-      clientId: hostile,
-      networks: {
-        base: {
-          name: hostile,
-          chainId: 8453,
-          kind: 'evm',
-          native: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-          explorerTxUrl: `https://x.example/${hostile}/{txHash}`,
-          rpcUrl: null,
-          intentChain: 'BASE',
-        },
-      },
-    };
-    const html = renderShell({ basePath: '', manifest: MANIFEST, config });
-    expect(html).not.toContain('<script>');
-    const match = /<meta name="payreq-config" content="([^"<>']*)">/.exec(html);
-    expect(match).not.toBeNull();
-    expect(JSON.parse(unescapeAttribute(match?.[1] ?? ''))).toEqual(config);
-  });
-
-  it('names the assets under the page’s path', () => {
-    const config: PageConfig = { apiBase: 'https://api.example', clientId: 'cli_x', networks: {} };
-    const html = renderShell({ basePath: '/pay', manifest: MANIFEST, config });
-    expect(html).toContain('<link rel="stylesheet" href="/pay/assets/styles-B.css">');
-    expect(html).toContain('<script type="module" src="/pay/assets/main-A.js"></script>');
-  });
-});
+import { pageConfig, payPageHeaders, payPagePath } from './shell.ts';
 
 describe('pageConfig', () => {
   it('gives the sandbox, when it runs, the RPC and explorer page this server serves; other networks no RPC', () => {
@@ -99,7 +37,7 @@ describe('pageConfig', () => {
   });
 });
 
-describe('payPagePath and shellHeaders', () => {
+describe('payPagePath and payPageHeaders', () => {
   it('serves at PAY_URL’s path, the root being empty', () => {
     expect(payPagePath('https://pay.example')).toBe('');
     expect(payPagePath('https://pay.example/')).toBe('');
@@ -109,12 +47,26 @@ describe('payPagePath and shellHeaders', () => {
 
   it('denies framing with both headers by default, and only through the CSP otherwise', () => {
     const settings = { baseUrl: 'https://pay.example', payUrl: 'https://pay.example' };
-    const denied = shellHeaders({ ...settings, payFrameAncestors: "'none'" });
+    const denied = payPageHeaders({ ...settings, payFrameAncestors: "'none'" });
     expect(denied['x-frame-options']).toBe('DENY');
     expect(denied['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(denied['content-security-policy']).toContain("connect-src 'self';");
-    const self = shellHeaders({ ...settings, payFrameAncestors: "'self'" });
+    const self = payPageHeaders({ ...settings, payFrameAncestors: "'self'" });
     expect(self['x-frame-options']).toBeUndefined();
     expect(self['content-security-policy']).toMatch(/; frame-ancestors 'self'$/);
+  });
+
+  it('lets the page call the API’s origin and those it is also given', () => {
+    const headers = payPageHeaders(
+      {
+        baseUrl: 'https://api.example/v',
+        payUrl: 'https://pay.example/pay',
+        payFrameAncestors: "'none'",
+      },
+      ['https://auth.example/x', 'https://pay.example/y'],
+    );
+    expect(headers['content-security-policy']).toContain(
+      "connect-src 'self' https://api.example https://auth.example;",
+    );
   });
 });

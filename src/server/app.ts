@@ -5,10 +5,11 @@ import { cookieWriteOrigins } from '../http/cookie-writes.ts';
 import { createCredentialCache } from '../http/credential-cache.ts';
 import type { App } from '../http/types.ts';
 import { validationOptions } from '../http/validation.ts';
+import { loadWebAppBuild } from '../http/web-assets.ts';
 import { installIdempotency } from '../idempotency/hooks.ts';
 import { installHttpMetrics } from '../metrics/http.ts';
-import { loadPayPageBuild } from '../pay-page/assets.ts';
 import { ensurePayPageClientId } from '../pay-page/client-id.ts';
+import { PAY_PAGE_DIST } from '../pay-page/shell.ts';
 import { SHARED_SCHEMAS } from '../payments/schemas.ts';
 import { MULTICALL_SCHEMAS } from '../payouts/multicall/schemas.ts';
 import { installAdmission } from './admission.ts';
@@ -82,7 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const db = deps.database.db;
   // The pay page calls the API with a client ID of its own; it must exist before the page does.
   const payPageClientId = await ensurePayPageClientId(db, deps.config.payUrl);
-  const payPageBuild = await loadPayPageBuild(deps.payPageDir);
+  const payPageBuild = await loadWebAppBuild(deps.payPageDir ?? PAY_PAGE_DIST);
   const usage = createUsageRecorder({ db, clock: deps.clock, logger: deps.logger });
   const credentials = createCredentialCache({ clock: deps.clock });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAY_PAGE_DIST } from '../../scripts/build-pay-page.ts';
+import { PAY_PAGE } from '../../scripts/build-web-app.ts';
 import { requests, securePayments } from '../../src/db/schema.ts';
 import { accessibilityProblems } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
@@ -53,8 +53,8 @@ describe('the screens of a link', () => {
     const context = await rig.browser.newContext();
     const page = await context.newPage();
     // Hold every file the entry does not import itself: the wallet code arrives late.
-    const manifest = JSON.parse(readFileSync(join(PAY_PAGE_DIST, 'manifest.json'), 'utf8'));
-    const entry = readFileSync(join(PAY_PAGE_DIST, manifest.main), 'utf8');
+    const manifest = JSON.parse(readFileSync(join(PAY_PAGE.dist, 'manifest.json'), 'utf8'));
+    const entry = readFileSync(join(PAY_PAGE.dist, manifest.main), 'utf8');
     const eager = new Set([
       manifest.main,
       ...[...entry.matchAll(/from"\.\/([^"]+)"/g)].map((m) => m[1]),

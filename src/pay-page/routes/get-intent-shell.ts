@@ -2,8 +2,9 @@ import { Type } from 'typebox';
 import { AppError } from '../../base/errors.ts';
 import type { Config } from '../../config/config.ts';
 import type { App } from '../../http/types.ts';
+import { renderShell } from '../../http/web-shell.ts';
 import { INTENT_PAGE_WORDS, intentPageConfig, intentShellHeaders } from '../intent-shell.ts';
-import { pageConfig, payPagePath, renderShell } from '../shell.ts';
+import { pageConfig, payPagePath } from '../shell.ts';
 import type { ShellDeps } from './get-shell.ts';
 
 export interface IntentShellDeps extends ShellDeps {

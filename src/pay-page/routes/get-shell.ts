@@ -1,8 +1,15 @@
 import { AppError } from '../../base/errors.ts';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import type { App } from '../../http/types.ts';
-import type { LoadedBuild } from '../assets.ts';
-import { type PageSettings, pageConfig, payPagePath, renderShell, shellHeaders } from '../shell.ts';
+import type { LoadedBuild } from '../../http/web-assets.ts';
+import { renderShell } from '../../http/web-shell.ts';
+import {
+  PAY_PAGE_WORDS,
+  type PageSettings,
+  pageConfig,
+  payPageHeaders,
+  payPagePath,
+} from '../shell.ts';
 
 export interface ShellDeps {
   readonly config: PageSettings;
@@ -31,9 +38,10 @@ export function registerPayPageShell(app: App, deps: ShellDeps): void {
             clientId: deps.clientId,
             chains: deps.chains,
           }),
+          words: PAY_PAGE_WORDS,
         })
       : null;
-  const headers = shellHeaders(deps.config);
+  const headers = payPageHeaders(deps.config);
 
   app.get(
     `${path}/`,

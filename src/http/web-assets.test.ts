@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { PAY_PAGE_DIST as SCRIPT_DIST } from '../../scripts/build-pay-page.ts';
-import { loadPayPageBuild, negotiateEncoding, PAY_PAGE_DIST } from './assets.ts';
+import { PAY_PAGE } from '../../scripts/build-web-app.ts';
+import { PAY_PAGE_DIST } from '../pay-page/shell.ts';
+import { loadWebAppBuild, negotiateEncoding } from './web-assets.ts';
 
 /** A build folder written by hand: a manifest and the files given. */
 function folder(manifest: unknown, files: Record<string, string | Buffer> = {}): string {
@@ -19,9 +20,9 @@ function folder(manifest: unknown, files: Record<string, string | Buffer> = {}):
 
 const SCRIPT = `console.log(${JSON.stringify('hello '.repeat(200))});`;
 
-describe('loadPayPageBuild', () => {
-  it('reads from the folder the build script writes to', () => {
-    expect(PAY_PAGE_DIST).toBe(SCRIPT_DIST);
+describe('loadWebAppBuild', () => {
+  it('reads the pay page from the folder the build script writes it to', () => {
+    expect(PAY_PAGE_DIST).toBe(PAY_PAGE.dist);
   });
 
   it('reads every file the manifest names, typed by extension', async () => {
@@ -29,7 +30,7 @@ describe('loadPayPageBuild', () => {
       { main: 'main-A.js', styles: 'styles-B.css', files: ['main-A.js', 'styles-B.css', 'x.svg'] },
       { 'main-A.js': SCRIPT, 'styles-B.css': 'body{margin:0}', 'x.svg': '<svg/>' },
     );
-    const loaded = await loadPayPageBuild(dir);
+    const loaded = await loadWebAppBuild(dir);
     if (loaded.status !== 'built') throw new Error(loaded.reason);
     const { assets } = loaded.build;
     expect([...assets.keys()]).toEqual(['main-A.js', 'styles-B.css', 'x.svg']);
@@ -43,7 +44,7 @@ describe('loadPayPageBuild', () => {
       { main: 'main-A.js', styles: 's.css', files: ['main-A.js', 's.css'] },
       { 'main-A.js': SCRIPT, 's.css': 'a{}' },
     );
-    const loaded = await loadPayPageBuild(dir);
+    const loaded = await loadWebAppBuild(dir);
     if (loaded.status !== 'built') throw new Error(loaded.reason);
     const main = loaded.build.assets.get('main-A.js');
     const gzip = await main?.encoded('gzip');
@@ -68,7 +69,7 @@ describe('loadPayPageBuild', () => {
       },
       { 'main-A.js': SCRIPT, 'main-A.js.br': built, 's.css': SCRIPT },
     );
-    const loaded = await loadPayPageBuild(dir);
+    const loaded = await loadWebAppBuild(dir);
     if (loaded.status !== 'built') throw new Error(loaded.reason);
     const main = loaded.build.assets.get('main-A.js');
     expect(await main?.encoded('br')).toEqual({ body: built, encoding: 'br' });
@@ -110,7 +111,7 @@ describe('loadPayPageBuild', () => {
   ])('reports a folder with %s as not built', async (_name, manifest, files, reason) => {
     const dir =
       manifest === null ? mkdtempSync(join(tmpdir(), 'payreq-assets-')) : folder(manifest, files);
-    const loaded = await loadPayPageBuild(dir);
+    const loaded = await loadWebAppBuild(dir);
     expect(loaded.status).toBe('missing');
     if (loaded.status === 'missing') expect(loaded.reason).toMatch(reason);
   });

@@ -1,19 +1,21 @@
 import { Type } from 'typebox';
-import type { App } from '../../http/types.ts';
-import { type LoadedBuild, negotiateEncoding } from '../assets.ts';
-import { payPagePath } from '../shell.ts';
+import type { App } from './types.ts';
+import { type LoadedBuild, negotiateEncoding } from './web-assets.ts';
 
 /** Hashed names: a file's content never changes under its name. */
 const ASSET_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
-/** `<path>/assets/<file>`: a built file, compressed as the browser accepts. */
-export function registerPayPageAsset(
+/**
+ * `<basePath>/assets/<file>`: a built file of a browser app, compressed as the browser
+ * accepts. Public, outside admission control and the OpenAPI document.
+ */
+export function registerWebAppAssets(
   app: App,
-  deps: { config: { payUrl: string }; build: LoadedBuild },
+  deps: { readonly basePath: string; readonly build: LoadedBuild },
 ): void {
   const build = deps.build.status === 'built' ? deps.build.build : null;
   app.get(
-    `${payPagePath(deps.config.payUrl)}/assets/:file`,
+    `${deps.basePath}/assets/:file`,
     {
       config: { admission: false },
       schema: { hide: true, params: Type.Object({ file: Type.String() }) },

@@ -5,19 +5,16 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 
 /**
- * The built pay page (`npm run build`, scripts/build-pay-page.ts): content-hashed files, their
- * compressed variants and a manifest naming them. Read once at start into memory; only the
- * files the manifest lists are ever served, so no request path reaches the file system.
+ * A built browser app (the pay page, the dashboard: `npm run build`, scripts/build-web-app.ts):
+ * content-hashed files, their compressed variants and a manifest naming them. Read once at
+ * start into memory; only the files the manifest lists are ever served, so no request path
+ * reaches the file system.
  */
 
-/** Where the build script writes; a test checks that both name the same folder. */
-export const PAY_PAGE_DIST = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'dist',
-  'pay-page',
-);
+/** Where the build script writes the app `name` (`dist/<name>`). */
+export function webAppDist(name: string): string {
+  return join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', name);
+}
 
 /** What a build names: hashed file names only, never a path. */
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
@@ -41,7 +38,7 @@ export type Encoding = 'br' | 'gzip';
 /** The name of a file's variant in an encoding, beside it in the build. */
 export const ENCODED_SUFFIX: Readonly<Record<Encoding, string>> = { br: '.br', gzip: '.gz' };
 
-export interface PayPageManifest {
+export interface WebAppManifest {
   /** The entry script and style sheet the HTML shell names. */
   readonly main: string;
   readonly styles: string;
@@ -67,17 +64,17 @@ interface Asset {
   ): Promise<{ readonly body: Buffer; readonly encoding: Encoding | null }>;
 }
 
-interface PayPageBuild {
-  readonly manifest: PayPageManifest;
+interface WebAppBuild {
+  readonly manifest: WebAppManifest;
   readonly assets: ReadonlyMap<string, Asset>;
 }
 
 export type LoadedBuild =
-  | { readonly status: 'built'; readonly build: PayPageBuild }
+  | { readonly status: 'built'; readonly build: WebAppBuild }
   | { readonly status: 'missing'; readonly reason: string };
 
 /** The build in `dir`, or why there is none (not built, or a manifest naming what is not there). */
-export async function loadPayPageBuild(dir: string = PAY_PAGE_DIST): Promise<LoadedBuild> {
+export async function loadWebAppBuild(dir: string): Promise<LoadedBuild> {
   let text: string;
   try {
     text = await readFile(join(dir, 'manifest.json'), 'utf8');
@@ -113,7 +110,7 @@ function readOrNull(path: string): Promise<Buffer | null> {
   return readFile(path).catch(() => null);
 }
 
-function parseManifest(text: string): PayPageManifest | string {
+function parseManifest(text: string): WebAppManifest | string {
   let value: unknown;
   try {
     value = JSON.parse(text);

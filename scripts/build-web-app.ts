@@ -1,7 +1,8 @@
-// Builds the hosted pay page (src/pay-page/app) into dist/pay-page with esbuild: content-hashed
-// files (served with a year of caching), the wallet code in its own chunk loaded after the
-// summary shows, and manifest.json naming the entry files for the server's HTML shell.
-// Run by `npm start`, `npm test` and the test setup; the output is never committed.
+// Builds a browser app (the hosted pay page, src/pay-page/app) into dist/<name> with esbuild:
+// content-hashed files (served with a year of caching), code loaded later in chunks of its own
+// (the pay page's wallet code, after the summary shows), and manifest.json naming the entry
+// files for the server's HTML shell. Run by `npm start`, `npm test` and the test setup; the
+// output is never committed.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -12,19 +13,39 @@ import {
   ENCODED_SUFFIX,
   type Encoding,
   isCompressible,
-  type PayPageManifest as ServedManifest,
-} from '../src/pay-page/assets.ts';
+  type WebAppManifest as ServedManifest,
+  webAppDist,
+} from '../src/http/web-assets.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const PAY_PAGE_SOURCE = join(root, 'src', 'pay-page', 'app');
-export const PAY_PAGE_DIST = join(root, 'dist', 'pay-page');
+
+/** A browser app: its source folder holds `main.ts` and `styles.css`. */
+export interface WebApp {
+  /** What messages call it. */
+  readonly title: string;
+  readonly source: string;
+  /** Where it is built, and the server reads it (`webAppDist`). */
+  readonly dist: string;
+  /** The most compressed bytes (gzip) its first load may weigh (scripts/web-app-weight.ts). */
+  readonly budgetBytes: number;
+}
+
+export const PAY_PAGE: WebApp = {
+  title: 'the pay page',
+  source: join(root, 'src', 'pay-page', 'app'),
+  dist: webAppDist('pay-page'),
+  budgetBytes: 150 * 1024,
+};
+
+/** Every app `npm run build` builds. */
+export const WEB_APPS: readonly WebApp[] = [PAY_PAGE];
 
 /** The server's view of a build (main, styles, files), plus what the weight is measured over. */
-export interface PayPageManifest extends ServedManifest {
+export interface WebAppManifest extends ServedManifest {
   /**
-   * What a payer's browser fetches to show a link and offer the wallets: the styles, the
-   * entry and the chunks it imports, the wallet chunk it loads next and the chunks that one
-   * imports. (Chunks loaded only during a payment are not counted.)
+   * What a browser fetches on first load: the styles, the entry and the chunks it imports,
+   * and those it loads with import() and the chunks they import (the pay page's wallet chunk,
+   * loaded as soon as the summary shows). Chunks loaded only later are not counted.
    */
   readonly firstLoad: readonly string[];
 }
@@ -78,10 +99,10 @@ async function writeEncoded(
  * server starting meanwhile (another `npm start`, a test's app) reads a whole build, the old
  * or the new: the folder is never empty or half written, and the names are content hashes.
  */
-export async function buildPayPage(outdir = PAY_PAGE_DIST): Promise<PayPageManifest> {
+export async function buildWebApp(app: WebApp, outdir = app.dist): Promise<WebAppManifest> {
   const staging = `${outdir}.staging-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    const manifest = await buildInto(staging);
+    const manifest = await buildInto(app, staging);
     mkdirSync(outdir, { recursive: true });
     const built = readdirSync(staging).filter((name) => name !== 'manifest.json');
     for (const name of built) renameSync(join(staging, name), join(outdir, name));
@@ -96,13 +117,15 @@ export async function buildPayPage(outdir = PAY_PAGE_DIST): Promise<PayPageManif
   }
 }
 
-async function buildInto(outdir: string): Promise<PayPageManifest> {
+async function buildInto(app: WebApp, outdir: string): Promise<WebAppManifest> {
   mkdirSync(outdir, { recursive: true });
   const result = await build({
     entryPoints: {
-      main: join(PAY_PAGE_SOURCE, 'main.ts'),
-      styles: join(PAY_PAGE_SOURCE, 'styles.css'),
+      main: join(app.source, 'main.ts'),
+      styles: join(app.source, 'styles.css'),
     },
+    // Entry points in the metafile are named relative to it.
+    absWorkingDir: root,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -118,24 +141,28 @@ async function buildInto(outdir: string): Promise<PayPageManifest> {
   });
   const outputs = result.metafile.outputs;
   const entry = (name: string) =>
-    Object.entries(outputs).find(([, output]) => output.entryPoint?.endsWith(`app/${name}`))?.[0] ??
-    '';
+    Object.entries(outputs).find(
+      ([, output]) =>
+        output.entryPoint !== undefined && join(root, output.entryPoint) === join(app.source, name),
+    )?.[0] ?? '';
   const main = entry('main.ts');
   const styles = entry('styles.css');
   const files = Object.keys(outputs).map((path) => basename(path));
-  const manifest: PayPageManifest = {
+  const manifest: WebAppManifest = {
     main: basename(main),
     styles: basename(styles),
     files,
     encoded: await writeEncoded(outdir, files),
     firstLoad: [styles, ...closure(outputs, main, true)].map((path) => basename(path)),
   };
-  if (!manifest.main || !manifest.styles) throw new Error('pay page: entry files missing');
+  if (!manifest.main || !manifest.styles) throw new Error(`${app.title}: entry files missing`);
   writeFileSync(join(outdir, 'manifest.json'), JSON.stringify(manifest, null, 2));
   return manifest;
 }
 
 if (import.meta.main) {
-  const manifest = await buildPayPage();
-  process.stdout.write(`pay page built: ${manifest.files.length} files in dist/pay-page\n`);
+  for (const app of WEB_APPS) {
+    const manifest = await buildWebApp(app);
+    process.stdout.write(`${app.title} built: ${manifest.files.length} files in ${app.dist}\n`);
+  }
 }
