@@ -25,6 +25,7 @@ const SAME_ON_EVERY_DATABASE = [
   // the subject of every other test (and sandbox-pay-page drives the page on PGlite).
   'test/e2e/pay-page-*.test.ts',
   'test/e2e/link-intent-page.test.ts',
+  'test/e2e/dashboard-*.test.ts',
   'test/e2e/cors-browser.test.ts',
   // The typed client's build and README programs, its type test and its verifier: the client
   // against each database is packages/client/test/client.test.ts.

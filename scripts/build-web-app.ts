@@ -4,7 +4,15 @@
 // files for the server's HTML shell. Run by `npm start`, `npm test` and the test setup; the
 // output is never committed.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
@@ -19,7 +27,7 @@ import {
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** A browser app: its source folder holds `main.ts` and `styles.css`. */
+/** A browser app: its source folder holds `main.ts` (or `main.tsx`) and `styles.css`. */
 export interface WebApp {
   /** What messages call it. */
   readonly title: string;
@@ -37,8 +45,15 @@ export const PAY_PAGE: WebApp = {
   budgetBytes: 150 * 1024,
 };
 
+export const DASHBOARD: WebApp = {
+  title: 'the dashboard',
+  source: join(root, 'src', 'dashboard', 'app'),
+  dist: webAppDist('dashboard'),
+  budgetBytes: 200 * 1024,
+};
+
 /** Every app `npm run build` builds. */
-export const WEB_APPS: readonly WebApp[] = [PAY_PAGE];
+export const WEB_APPS: readonly WebApp[] = [PAY_PAGE, DASHBOARD];
 
 /** The server's view of a build (main, styles, files), plus what the weight is measured over. */
 export interface WebAppManifest extends ServedManifest {
@@ -117,17 +132,25 @@ export async function buildWebApp(app: WebApp, outdir = app.dist): Promise<WebAp
   }
 }
 
+/** The app's entry file: `main.tsx` where it renders JSX, else `main.ts`. */
+function mainOf(app: WebApp): string {
+  return existsSync(join(app.source, 'main.tsx')) ? 'main.tsx' : 'main.ts';
+}
+
 async function buildInto(app: WebApp, outdir: string): Promise<WebAppManifest> {
   mkdirSync(outdir, { recursive: true });
   const result = await build({
     entryPoints: {
-      main: join(app.source, 'main.ts'),
+      main: join(app.source, mainOf(app)),
       styles: join(app.source, 'styles.css'),
     },
     // Entry points in the metafile are named relative to it.
     absWorkingDir: root,
     bundle: true,
     splitting: true,
+    // The dashboard's components are JSX for Preact (the pay page has none).
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     format: 'esm',
     minify: true,
     target: ['es2022'],
@@ -145,7 +168,7 @@ async function buildInto(app: WebApp, outdir: string): Promise<WebAppManifest> {
       ([, output]) =>
         output.entryPoint !== undefined && join(root, output.entryPoint) === join(app.source, name),
     )?.[0] ?? '';
-  const main = entry('main.ts');
+  const main = entry(mainOf(app));
   const styles = entry('styles.css');
   const files = Object.keys(outputs).map((path) => basename(path));
   const manifest: WebAppManifest = {

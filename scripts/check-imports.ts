@@ -3,8 +3,9 @@
  * aside): folders sit in layers and import only their own layer or the ones below; no two
  * folders import each other, even through others; no file imports itself back through others
  * (type-only imports count: they tie the files as tightly for a reader); only entry points and
- * the wiring import the sandbox; the browser app of the pay page imports only itself; nothing
- * reaches outside `src/` (the test harness), and every relative import names a `.ts` file.
+ * the wiring import the sandbox; each browser app (the pay page's, the dashboard's) imports only
+ * itself; nothing reaches outside `src/` (the test harness), and every relative import names a
+ * `.ts` file (or, in a browser app, a `.tsx` one).
  * `node scripts/check-imports.ts` prints each breach with the import that makes it and exits 1.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -39,6 +40,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'offramp',
     'screening',
     'idempotency',
+    'dashboard',
   ],
   ['server', 'workers'],
   ['main.ts', 'service.ts', 'cli.ts', 'cli'],
@@ -46,7 +48,8 @@ export const LAYERS: readonly (readonly string[])[] = [
 
 /** Who may import the sandbox (the local chain): the wiring and the entry points only. */
 const SANDBOX_IMPORTERS = new Set(['server', 'workers', 'main.ts', 'service.ts', 'cli.ts', 'cli']);
-const BROWSER_APP = 'pay-page/app/';
+/** The browser apps, compiled apart for the DOM: each imports only itself. */
+const BROWSER_APPS = ['pay-page/app/', 'dashboard/app/'];
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
@@ -60,7 +63,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [path] : [];
   });
 }
 
@@ -92,6 +95,12 @@ function specifiersOf(path: string): string[] {
   };
   visit(program);
   return found.filter((specifier) => specifier.startsWith('.'));
+}
+
+/** The browser app a file belongs to, or null for the server's. */
+function appOf(file: string): string | null {
+  const path = relative(SRC, file);
+  return BROWSER_APPS.find((app) => path.startsWith(app)) ?? null;
 }
 
 /** `src/auth/siwe.ts` → `auth`; `src/main.ts` → `main.ts`. */
@@ -169,8 +178,11 @@ export function checkImports(): string[] {
   const folders = new Map<string, Set<string>>();
   const byFile = new Map<string, Set<string>>();
   for (const edge of imports) {
-    // Node runs the sources by stripping types: a relative import names the .ts file itself.
-    if (!edge.to.endsWith('.ts')) problems.push(`import a .ts file by its own name: ${show(edge)}`);
+    // Node runs the sources by stripping types: a relative import names the .ts file itself
+    // (a browser app's .tsx, which esbuild bundles).
+    const named =
+      edge.to.endsWith('.ts') || (appOf(edge.from) !== null && edge.to.endsWith('.tsx'));
+    if (!named) problems.push(`import a .ts file by its own name: ${show(edge)}`);
     if (relative(SRC, edge.to).startsWith('..')) {
       problems.push(`the sources import only the sources: ${show(edge)}`);
       continue;
@@ -178,9 +190,8 @@ export function checkImports(): string[] {
     const from = folderOf(edge.from);
     const to = folderOf(edge.to);
     byFile.set(edge.from, (byFile.get(edge.from) ?? new Set()).add(edge.to));
-    const inApp = (file: string) => relative(SRC, file).startsWith(BROWSER_APP);
-    if (inApp(edge.from) !== inApp(edge.to)) {
-      problems.push(`the pay page's browser app and the server share no code: ${show(edge)}`);
+    if (appOf(edge.from) !== appOf(edge.to)) {
+      problems.push(`a browser app shares no code with the server or another app: ${show(edge)}`);
     }
     if (from === to) continue;
     folders.set(from, (folders.get(from) ?? new Set()).add(to));

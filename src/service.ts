@@ -210,8 +210,9 @@ export async function createService(given: Config, logger: Logger): Promise<Serv
           requestApi: `${config.baseUrl}/v2`,
           authApi: `${config.authUrl}/v1`,
           payPage: config.payUrl,
+          dashboard: config.dashboardUrl,
         },
-        `payreq listening on http://${config.host}:${port}; request API ${config.baseUrl}/v2, auth API ${config.authUrl}/v1, pay page ${config.payUrl}, API reference ${config.baseUrl}/docs`,
+        `payreq listening on http://${config.host}:${port}; request API ${config.baseUrl}/v2, auth API ${config.authUrl}/v1, pay page ${config.payUrl}, dashboard ${config.dashboardUrl}/, API reference ${config.baseUrl}/docs`,
       );
       if (demoLink) logger.info({ demoLink: demoLink.url }, demoLink.message);
       const scrapeAt = config.metrics?.listen;

@@ -138,6 +138,7 @@ export async function createTestApp(
     limits?: Partial<RateLimits>;
     /** Where the built pay page is; the one `npm test` builds (dist/pay-page) by default. */
     payPageDir?: string;
+    dashboardDir?: string;
     /** A chain served at /sandbox/rpc, as `npm start` serves the sandbox's. */
     sandbox?: { readonly provider: Eip1193Provider };
     /** The keys sealing personal data; one random key by default. */
@@ -176,6 +177,7 @@ export async function createTestApp(
     rateLimiter,
     rateLimits: options.limits,
     payPageDir: options.payPageDir,
+    dashboardDir: options.dashboardDir,
     sandbox: options.sandbox,
     relayerHealth: options.relayerHealth,
     metrics,

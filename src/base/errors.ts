@@ -197,6 +197,7 @@ export const ERROR_STATUS = {
   shutting_down: 503,
   server_busy: 503,
   pay_page_not_built: 503,
+  dashboard_not_built: 503,
   compliance_provider_missing: 503,
   offramp_unavailable: 503,
 } as const satisfies Record<string, number>;

@@ -192,8 +192,8 @@ describe('parseConfig', () => {
     expect(config.networks.sepolia.explorerTxUrl).toBeNull();
     expect(config.networks.mainnet.explorerTxUrl).toBeUndefined();
     expect(config.dashboardUrl).toBe('https://dashboard.example');
-    expect(parseConfig({ PAY_URL: 'https://pay.example' }, CWD).dashboardUrl).toBe(
-      'https://pay.example',
+    expect(parseConfig({ PAY_URL: 'https://pay.example/shop/pay' }, CWD).dashboardUrl).toBe(
+      'https://pay.example/dashboard',
     );
     const chains = createChainRegistry(config, sandboxNetwork(config.baseUrl));
     expect(chains.explorerTxUrl('base', '0xabc')).toBe('https://explorer.example/base/tx/0xabc');

@@ -64,8 +64,9 @@ export interface Config {
    */
   readonly payFrameAncestors: string;
   /**
-   * Where the dashboard is served (`DASHBOARD_URL`, default the hosted pages' `PAY_URL`): its
-   * origin may call the auth API and session routes from a browser, cookie included.
+   * Where the dashboard is served (`DASHBOARD_URL`, default `/dashboard` at the pay page's
+   * origin): its origin may call the auth API and session routes from a browser, cookie
+   * included. This process serves it there unless its path is empty or the pay page's.
    */
   readonly dashboardUrl: string;
   /** Postgres connection string; null means the embedded PGlite database in `dataDir`. */
@@ -243,7 +244,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     authUrl: parseBaseUrl(env, 'AUTH_URL') ?? baseUrl,
     payUrl,
     payFrameAncestors: parseFrameAncestors(env),
-    dashboardUrl: parseBaseUrl(env, 'DASHBOARD_URL') ?? payUrl,
+    dashboardUrl: parseBaseUrl(env, 'DASHBOARD_URL') ?? `${new URL(payUrl).origin}/dashboard`,
     databaseUrl,
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     dataDir,

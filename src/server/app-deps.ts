@@ -50,6 +50,8 @@ export interface AppDeps {
   readonly stopping?: (() => boolean) | undefined;
   /** Where the built pay page is (tests); dist/pay-page by default. */
   readonly payPageDir?: string | undefined;
+  /** Where the built dashboard is (tests); dist/dashboard by default. */
+  readonly dashboardDir?: string | undefined;
   /** The process's routing aggregator, shared with its workers (made here otherwise). */
   readonly aggregator?: Aggregator | undefined;
   /**

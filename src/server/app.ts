@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { createUsageRecorder, type UsageRecorder } from '../auth/usage.ts';
+import { DASHBOARD_DIST } from '../dashboard/shell.ts';
 import { cookieWriteOrigins } from '../http/cookie-writes.ts';
 import { createCredentialCache } from '../http/credential-cache.ts';
 import type { App } from '../http/types.ts';
@@ -84,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   // The pay page calls the API with a client ID of its own; it must exist before the page does.
   const payPageClientId = await ensurePayPageClientId(db, deps.config.payUrl);
   const payPageBuild = await loadWebAppBuild(deps.payPageDir ?? PAY_PAGE_DIST);
+  const dashboardBuild = await loadWebAppBuild(deps.dashboardDir ?? DASHBOARD_DIST);
   const usage = createUsageRecorder({ db, clock: deps.clock, logger: deps.logger });
   const credentials = createCredentialCache({ clock: deps.clock });
 
@@ -139,7 +141,10 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   await installOpenApi(app, deps.config);
 
   for (const schema of [...SHARED_SCHEMAS, ...MULTICALL_SCHEMAS]) app.addSchema(schema);
-  registerFeatureRoutes(app, deps, { clientId: payPageClientId, build: payPageBuild });
+  registerFeatureRoutes(app, deps, {
+    payPage: { clientId: payPageClientId, build: payPageBuild },
+    dashboard: dashboardBuild,
+  });
   const scrape = deps.config.metrics;
   if (deps.metrics && scrape?.token && scrape.listen === null) {
     registerMetrics(app, deps.metrics, scrape.token);

@@ -11,6 +11,7 @@ import { createAggregator } from '../crosschain/aggregator.ts';
 import { createPaymentOptionsReader } from '../crosschain/payment-options.ts';
 import { createRouteQuoter } from '../crosschain/quote-route.ts';
 import { currencyRoutes } from '../currencies/routes.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
 import { feeRoutes } from '../fees/routes.ts';
@@ -49,8 +50,12 @@ const COMMERCE_RECEIPT_TIMEOUT_MS = 30_000;
 export function registerFeatureRoutes(
   app: App,
   deps: AppDeps,
-  payPage: { readonly clientId: string; readonly build: LoadedBuild },
+  pages: {
+    readonly payPage: { readonly clientId: string; readonly build: LoadedBuild };
+    readonly dashboard: LoadedBuild;
+  },
 ): void {
+  const { payPage } = pages;
   const db = deps.database.db;
   healthRoutes(app, {
     database: deps.database,
@@ -174,4 +179,5 @@ export function registerFeatureRoutes(
     clientId: payPage.clientId,
     build: payPage.build,
   });
+  dashboardRoutes(app, { config: deps.config, build: pages.dashboard });
 }

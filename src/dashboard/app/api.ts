@@ -1,0 +1,77 @@
+/**
+ * Calls to payreq's public API and auth API, as the signed-in merchant: the session is the
+ * `session_token` cookie the auth API set (httpOnly, never read or kept here), sent with every
+ * call. An answer that is not 2xx becomes an `ApiError` carrying the API's own message.
+ */
+
+export class ApiError extends Error {
+  readonly status: number;
+  /** The API's stable code (docs/errors.md), when it gave one. */
+  readonly code: string | undefined;
+
+  constructor(status: number, message: string, code: string | undefined) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+interface ErrorBody {
+  readonly message?: unknown;
+  readonly code?: unknown;
+  readonly errors?: unknown;
+}
+
+/**
+ * What to tell the merchant of an error answer: its `errors` (each a sentence, or a fragment
+ * about its field: "email must match format"), else its message, else its status.
+ */
+function describe(status: number, body: ErrorBody): string {
+  const listed = Array.isArray(body.errors)
+    ? body.errors.flatMap((item: { field?: unknown; message?: unknown }) => {
+        if (typeof item?.message !== 'string') return [];
+        const fragment = /^[a-z]/.test(item.message) && typeof item.field === 'string';
+        return [fragment ? `${item.field} ${item.message}` : item.message];
+      })
+    : [];
+  if (listed.length > 0) return listed.join('; ');
+  return typeof body.message === 'string' ? body.message : `payreq answered ${status}`;
+}
+
+/** `method` `base + path`, with `body` as JSON; the answer's JSON (undefined when empty). */
+export async function call<T>(
+  base: string,
+  path: string,
+  options: { readonly method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; readonly body?: unknown } = {},
+): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(base + path, {
+      method: options.method ?? 'GET',
+      credentials: 'include',
+      headers: {
+        accept: 'application/json',
+        ...(options.body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+    });
+  } catch {
+    throw new ApiError(
+      0,
+      'payreq could not be reached: check your connection and try again',
+      undefined,
+    );
+  }
+  const text = await response.text();
+  const json: unknown = text === '' ? undefined : JSON.parse(text);
+  if (!response.ok) {
+    const body = (json ?? {}) as ErrorBody;
+    throw new ApiError(
+      response.status,
+      describe(response.status, body),
+      typeof body.code === 'string' ? body.code : undefined,
+    );
+  }
+  return json as T;
+}

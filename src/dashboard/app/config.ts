@@ -1,0 +1,16 @@
+/**
+ * What the server tells the dashboard (a `<meta name="payreq-config">` in the HTML shell,
+ * src/dashboard/shell.ts): its own path, and where the API and the auth API are. Nothing in
+ * it is secret.
+ */
+export interface DashboardConfig {
+  /** '' at the root; the pages' paths follow it (`/dashboard/payments`). */
+  readonly basePath: string;
+  readonly apiBase: string;
+  readonly authBase: string;
+}
+
+export function readConfig(): DashboardConfig {
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="payreq-config"]');
+  return JSON.parse(meta?.content ?? '{}') as DashboardConfig;
+}

@@ -1,0 +1,143 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWebApp, DASHBOARD, type WebAppManifest } from '../../scripts/build-web-app.ts';
+import { createTestApp, type TestApp } from '../../test/app.ts';
+import { intentShellHeaders } from '../pay-page/intent-shell.ts';
+
+/**
+ * The dashboard over HTTP on the real app, serving a real build (made once here): its shell at
+ * DASHBOARD_URL's path and every page under it, with the signed-in intent page's headers and a
+ * configuration naming the APIs; its hashed assets; 503 when nothing is built; and no
+ * dashboard where DASHBOARD_URL shares the pay page's path.
+ */
+
+const SETTINGS = {
+  baseUrl: 'http://api.payreq.test',
+  authUrl: 'http://auth.payreq.test',
+  payUrl: 'http://api.payreq.test',
+  payFrameAncestors: "'self'",
+};
+
+let dir: string;
+let manifest: WebAppManifest;
+/** The default place, /dashboard at the pay page's origin; the auth API elsewhere. */
+let t: TestApp;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'payreq-dashboard-'));
+  manifest = await buildWebApp(DASHBOARD, dir);
+  t = await createTestApp({
+    dashboardDir: dir,
+    env: {
+      BASE_URL: SETTINGS.baseUrl,
+      PAY_URL: SETTINGS.payUrl,
+      AUTH_URL: SETTINGS.authUrl,
+      PAY_FRAME_ANCESTORS: 'self',
+    },
+  });
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+/** The payreq-config meta tag's content, unescaped as a browser reads the attribute. */
+function configOf(html: string): unknown {
+  const content = /<meta name="payreq-config" content="([^"]*)">/.exec(html)?.[1];
+  if (content === undefined) throw new Error('no payreq-config meta tag');
+  return JSON.parse(content.replaceAll('&quot;', '"').replaceAll('&amp;', '&'));
+}
+
+describe('the dashboard’s shell', () => {
+  it('answers at /dashboard/ with its configuration, naming the built files', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/dashboard/' });
+    expect(res.statusCode).toBe(200);
+    expect(configOf(res.body)).toEqual({
+      basePath: '/dashboard',
+      apiBase: SETTINGS.baseUrl,
+      authBase: SETTINGS.authUrl,
+    });
+    expect(res.body).toContain(`<script type="module" src="/dashboard/assets/${manifest.main}">`);
+    expect(res.body).toContain(`href="/dashboard/assets/${manifest.styles}"`);
+    expect(res.body).toContain('<title>payreq dashboard</title>');
+  });
+
+  it('sends the signed-in intent page’s headers: no framing, calls to the API and auth API only', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/dashboard/' });
+    const expected = intentShellHeaders(SETTINGS);
+    for (const name of [
+      'content-security-policy',
+      'x-frame-options',
+      'referrer-policy',
+      'x-content-type-options',
+      'cache-control',
+    ]) {
+      expect(res.headers[name], name).toBe(expected[name]);
+    }
+    expect(res.headers['content-security-policy']).toContain(
+      "connect-src 'self' http://auth.payreq.test; ",
+    );
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  });
+
+  it('answers the same shell for every page under it and without the slash, so addresses reload', async () => {
+    const home = await t.app.inject({ method: 'GET', url: '/dashboard/' });
+    for (const url of ['/dashboard', '/dashboard/payments', '/dashboard/links/abc?x=1']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).toBe(home.body);
+    }
+  });
+
+  it('serves the hashed assets for a year, compressed, and nothing it did not build', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/assets/${manifest.main}`,
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(res.rawPayload).toString()).toContain('payreq-config');
+    const missing = await t.app.inject({ method: 'GET', url: '/dashboard/assets/manifest.json' });
+    expect(missing.statusCode).toBe(404);
+  });
+
+  it('answers 503 dashboard_not_built when nothing is built, and the API still works', async () => {
+    const unbuilt = await createTestApp({
+      dashboardDir: mkdtempSync(join(tmpdir(), 'payreq-unbuilt-')),
+    });
+    try {
+      const res = await unbuilt.app.inject({ method: 'GET', url: '/dashboard/' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ code: 'dashboard_not_built' });
+      expect((await unbuilt.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await unbuilt.close();
+    }
+  });
+
+  it.each([
+    [
+      'the pay page’s path',
+      { PAY_URL: 'http://api.payreq.test/pay', DASHBOARD_URL: 'http://api.payreq.test/pay' },
+      '/pay/',
+    ],
+    ['an origin’s root', { DASHBOARD_URL: 'http://dashboard.example' }, '/dashboard/'],
+  ])('serves no dashboard at %s (it lives elsewhere)', async (_name, env, url) => {
+    const elsewhere = await createTestApp({ dashboardDir: dir, env });
+    try {
+      const res = await elsewhere.app.inject({ method: 'GET', url });
+      expect(res.body).not.toContain('payreq dashboard');
+      const assets = await elsewhere.app.inject({
+        method: 'GET',
+        url: `/dashboard/assets/${manifest.main}`,
+      });
+      expect(assets.statusCode).toBe(404);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+});

@@ -1,0 +1,25 @@
+import type { App } from '../http/types.ts';
+import { registerWebAppAssets } from '../http/web-asset-route.ts';
+import type { LoadedBuild } from '../http/web-assets.ts';
+import { registerDashboardShell } from './routes/get-shell.ts';
+import { type DashboardSettings, servedDashboardPath } from './shell.ts';
+
+/**
+ * The merchant dashboard at DASHBOARD_URL (`/dashboard` by default): `<path>/` and the pages
+ * under it answer the HTML shell, `<path>/assets/<file>` the built files. Public, like the pay
+ * page: the app signs in with the auth API and calls the public API with its session cookie.
+ */
+export function dashboardRoutes(
+  app: App,
+  deps: { readonly config: DashboardSettings; readonly build: LoadedBuild },
+): void {
+  const path = servedDashboardPath(deps.config);
+  if (path === null) {
+    app.log.info(
+      'DASHBOARD_URL is at the root or the pay page’s path: this process serves no dashboard',
+    );
+    return;
+  }
+  registerWebAppAssets(app, { basePath: path, build: deps.build });
+  registerDashboardShell(app, { path, config: deps.config, build: deps.build });
+}

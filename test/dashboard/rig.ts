@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createRealClock, createTestApp, type TestApp } from '../app.ts';
+import { launchChromium } from '../browser.ts';
+import { freePort, ROOT } from '../process.ts';
+
+/**
+ * What a dashboard test needs, real end to end: the service listening on a loopback port (the
+ * API, the auth API and the dashboard on one origin, as `npm start` serves them, the dashboard
+ * at /dashboard) and a headless Chromium. Screenshots go to test-artifacts/dashboard.
+ */
+
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'dashboard');
+
+/** The sizes every page is checked and pictured at: a laptop and a phone. */
+export const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 375, height: 812 },
+] as const;
+
+export interface DashboardRig {
+  readonly t: TestApp;
+  readonly origin: string;
+  readonly browser: Browser;
+  /** `<origin>/dashboard<path>` in a fresh browser context (no cookie) of that size. */
+  open(path: string, viewport?: { width: number; height: number }): Promise<Page>;
+  screenshot(page: Page, name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDashboardRig(): Promise<DashboardRig> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({
+    env: { BASE_URL: origin, PAY_URL: origin },
+    clock: createRealClock(),
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const browser = await launchChromium();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const contexts: BrowserContext[] = [];
+  return {
+    t,
+    origin,
+    browser,
+    open: async (path, viewport = VIEWPORTS[0]) => {
+      const context = await browser.newContext({ viewport });
+      contexts.push(context);
+      const page = await context.newPage();
+      await page.goto(`${origin}/dashboard${path}`);
+      return page;
+    },
+    screenshot: async (page, name) => {
+      const size = page.viewportSize();
+      const suffix = size ? `-${size.width}x${size.height}` : '';
+      await page.screenshot({ path: join(ARTIFACTS, `${name}${suffix}.png`), fullPage: true });
+    },
+    close: async () => {
+      for (const context of contexts) await context.close();
+      await browser.close();
+      await t.close();
+    },
+  };
+}
