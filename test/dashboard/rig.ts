@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import { launchChromium } from '../browser.ts';
+import { installTestWallets, type TestWallet, type TestWalletSpec } from '../pay-page/wallet.ts';
 import { freePort, ROOT } from '../process.ts';
 
 /**
@@ -25,6 +26,11 @@ export interface DashboardRig {
   readonly browser: Browser;
   /** `<origin>/dashboard<path>` in a fresh browser context (no cookie) of that size. */
   open(path: string, viewport?: { width: number; height: number }): Promise<Page>;
+  /** Likewise, with these browser wallets (EIP-6963, on no chain: they only sign in). */
+  openWithWallets(
+    path: string,
+    wallets: readonly TestWalletSpec[],
+  ): Promise<{ readonly page: Page; readonly wallets: TestWallet[] }>;
   screenshot(page: Page, name: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -40,16 +46,25 @@ export async function startDashboardRig(): Promise<DashboardRig> {
   const browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   const contexts: BrowserContext[] = [];
+  const context = async (viewport: { width: number; height: number }) => {
+    const made = await browser.newContext({ viewport });
+    contexts.push(made);
+    return made;
+  };
+  const go = async (made: BrowserContext, path: string) => {
+    const page = await made.newPage();
+    await page.goto(`${origin}/dashboard${path}`);
+    return page;
+  };
   return {
     t,
     origin,
     browser,
-    open: async (path, viewport = VIEWPORTS[0]) => {
-      const context = await browser.newContext({ viewport });
-      contexts.push(context);
-      const page = await context.newPage();
-      await page.goto(`${origin}/dashboard${path}`);
-      return page;
+    open: async (path, viewport = VIEWPORTS[0]) => go(await context(viewport), path),
+    openWithWallets: async (path, specs) => {
+      const made = await context(VIEWPORTS[0]);
+      const wallets = await installTestWallets(made, null, specs);
+      return { page: await go(made, path), wallets };
     },
     screenshot: async (page, name) => {
       const size = page.viewportSize();

@@ -21,6 +21,8 @@ export async function currentSession(config: DashboardConfig): Promise<Session |
   }
 }
 
+const COOKIE_REFUSED = 'Signed in, but the session did not stick: allow cookies for this site';
+
 export type EmailMode = 'log-in' | 'register';
 
 /** Signs in with e-mail and password (or creates the account first); the cookie is the session. */
@@ -33,13 +35,16 @@ export async function signInWithEmail(
   // The answer repeats the session's token for Bearer clients; the dashboard keeps only the
   // cookie, so it reads who signed in from the session route instead.
   await call<unknown>(config.authBase, path, { method: 'POST', body: credentials });
+  return signedInSession(config);
+}
+
+/**
+ * The session a sign-in just made: read from the session route, as the dashboard keeps no
+ * token of its own; refused when the browser kept no cookie.
+ */
+export async function signedInSession(config: DashboardConfig): Promise<Session> {
   const session = await currentSession(config);
-  if (session === null)
-    throw new ApiError(
-      401,
-      'Signed in, but the session did not stick: allow cookies for this site',
-      undefined,
-    );
+  if (session === null) throw new ApiError(401, COOKIE_REFUSED, undefined);
   return session;
 }
 

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { DashboardConfig } from './config.ts';
 import { type EmailMode, type Session, signInWithEmail } from './session.ts';
+import { WalletSignIn } from './wallet-buttons.tsx';
 
 const TITLES: Readonly<Record<EmailMode, string>> = {
   'log-in': 'Sign in to payreq',
@@ -11,7 +12,14 @@ const ACTIONS: Readonly<Record<EmailMode, string>> = {
   register: 'Create account',
 };
 
-/** Sign in with e-mail and password, or create an account that way. */
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Sign in with a browser wallet, or with e-mail and password (or create an account that way).
+ * One problem shows at a time, whichever way was tried last.
+ */
 export function SignIn(props: {
   readonly config: DashboardConfig;
   readonly notice: string | null;
@@ -21,20 +29,23 @@ export function SignIn(props: {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
 
-  const submit = async (form: FormData) => {
+  const attempt = async (signIn: () => Promise<Session>) => {
     setBusy(true);
     setProblem(null);
     try {
-      const session = await signInWithEmail(props.config, mode, {
-        email: String(form.get('email') ?? ''),
-        password: String(form.get('password') ?? ''),
-      });
-      props.onSignedIn(session);
+      props.onSignedIn(await signIn());
     } catch (error) {
-      setProblem(error instanceof Error ? error.message : String(error));
+      setProblem(messageOf(error));
       setBusy(false);
     }
   };
+  const submit = (form: FormData) =>
+    attempt(() =>
+      signInWithEmail(props.config, mode, {
+        email: String(form.get('email') ?? ''),
+        password: String(form.get('password') ?? ''),
+      }),
+    );
 
   const other: EmailMode = mode === 'log-in' ? 'register' : 'log-in';
   return (
@@ -45,6 +56,13 @@ export function SignIn(props: {
           {props.notice}
         </p>
       )}
+      {problem !== null && (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      )}
+      <WalletSignIn config={props.config} busy={busy} attempt={attempt} />
+      <h2 class="divider">Or with e-mail</h2>
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -64,11 +82,6 @@ export function SignIn(props: {
             required
           />
         </label>
-        {problem !== null && (
-          <p class="problem" role="alert">
-            {problem}
-          </p>
-        )}
         <button type="submit" disabled={busy}>
           {busy ? 'One moment…' : ACTIONS[mode]}
         </button>

@@ -1,8 +1,8 @@
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import { ApiError } from '../answer.ts';
 import type { WalletCall } from '../token-page/api.ts';
 import { type Connected, connect, failureWords, sendMined } from '../token-page/wallet.ts';
 import { batchOutcome, cannotBatch, offersAtomic, sendAtomic } from '../wallet/atomic.ts';
-import type { WalletChoice } from '../wallet/eip6963.ts';
 import { offerWallets } from '../wallet/offer.ts';
 import { Problem } from '../wallet/problems.ts';
 import type { CommerceContext } from './context.ts';

@@ -1,8 +1,8 @@
 import type { Chain } from 'viem';
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import type { PayContext } from '../context.ts';
 import { spansNetworks } from '../multicall.ts';
 import { payingScreen } from '../screens.ts';
-import type { WalletChoice } from '../wallet/eip6963.ts';
 import { chainOf, ensureChain } from '../wallet/evm.ts';
 import { Problem } from '../wallet/problems.ts';
 import { crossChainApi, type MulticallRoute, type PaymentOptions } from './api.ts';

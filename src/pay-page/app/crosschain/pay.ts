@@ -1,10 +1,10 @@
 import type { Chain } from 'viem';
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import { ApiError } from '../answer.ts';
 import type { PayContext } from '../context.ts';
 import { symbolOf } from '../format.ts';
 import { payingScreen } from '../screens.ts';
 import { forgetSent, rememberSent } from '../sent.ts';
-import type { WalletChoice } from '../wallet/eip6963.ts';
 import { chainOf, ensureChain } from '../wallet/evm.ts';
 import { Problem } from '../wallet/problems.ts';
 import { type Report, reporter } from '../wallet/telemetry.ts';

@@ -1,7 +1,7 @@
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import type { PayContext } from '../context.ts';
 import { h } from '../dom.ts';
 import { spansNetworks } from '../multicall.ts';
-import type { WalletChoice } from '../wallet/eip6963.ts';
 
 /**
  * "Pay from another chain", under the wallet buttons: offered on a link of one payment in a

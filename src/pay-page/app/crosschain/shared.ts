@@ -1,10 +1,10 @@
 import { type Address, type Chain, type Client, createClient, custom } from 'viem';
 import { requestAddresses, sendTransaction, waitForTransactionReceipt } from 'viem/actions';
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import type { EvmCall } from '../calldata.ts';
 import type { NetworkFacts } from '../config.ts';
 import type { PayContext } from '../context.ts';
 import { connectingScreen } from '../screens.ts';
-import type { WalletChoice } from '../wallet/eip6963.ts';
 import { chainOf } from '../wallet/evm.ts';
 import { Problem } from '../wallet/problems.ts';
 

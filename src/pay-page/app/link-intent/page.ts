@@ -1,9 +1,9 @@
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import { ApiError } from '../answer.ts';
 import { applyBranding, brandingChrome } from '../branding.ts';
 import type { PageConfig } from '../config.ts';
 import { h, show } from '../dom.ts';
 import { connectingScreen } from '../screens.ts';
-import type { WalletChoice } from '../wallet/eip6963.ts';
 import { offerWallets, walletsSlot } from '../wallet/offer.ts';
 import { explain } from '../wallet/problems.ts';
 import { createIntentApi, type Destination, type IntentApi, type IntentFacts } from './api.ts';

@@ -1,5 +1,6 @@
+import type { WalletChoice } from '../../../web/eip6963.ts';
+import { signInWithWallet } from '../../../web/siwe.ts';
 import { ApiError } from '../answer.ts';
-import type { WalletChoice } from '../wallet/eip6963.ts';
 import { explain, Problem, REJECTED } from '../wallet/problems.ts';
 import type { IntentApi } from './api.ts';
 
@@ -23,46 +24,20 @@ export const SIGN_IN_WORDS = { network: 'your network', native: 'the native curr
 const SIGN_IN_DECLINED =
   'You declined to sign in, so nothing changed. You can try again, with this wallet or another.';
 
-/** The message as `personal_sign` takes it: its UTF-8 bytes in hex. */
-function utf8Hex(text: string): string {
-  let hex = '0x';
-  for (const byte of new TextEncoder().encode(text)) hex += byte.toString(16).padStart(2, '0');
-  return hex;
-}
-
-/** The wallet's chain, so the message names it and the wallet shows no mismatch; else none. */
-async function chainIdOf(wallet: WalletChoice): Promise<number | undefined> {
-  try {
-    const hex = await wallet.provider.request({ method: 'eth_chainId' });
-    const id = typeof hex === 'string' ? Number.parseInt(hex, 16) : Number.NaN;
-    return Number.isSafeInteger(id) && id > 0 ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export async function signIn(
   api: IntentApi,
   wallet: WalletChoice,
   onSigning: () => void,
 ): Promise<SignedIn> {
   try {
-    const accounts = await wallet.provider.request({ method: 'eth_requestAccounts' });
-    const address = Array.isArray(accounts) ? accounts[0] : undefined;
-    if (typeof address !== 'string') {
-      throw new Problem('Your wallet shared no account. Unlock it, then try again.');
-    }
-    const chainId = await chainIdOf(wallet);
-    const challenge = await api.challenge(address, chainId);
-    onSigning();
-    const signature = await wallet.provider.request({
-      method: 'personal_sign',
-      params: [utf8Hex(challenge.message), address],
+    const { address, chainId, verified } = await signInWithWallet({
+      wallet,
+      challenge: (address, chainId) => api.challenge(address, chainId),
+      verify: (challenge, signature) => api.verify(challenge, signature),
+      onSigning,
+      problem: (message) => new Problem(message),
     });
-    if (typeof signature !== 'string') {
-      throw new Problem('Your wallet gave no signature. Try again.');
-    }
-    return { address, session: await api.verify(challenge, signature), chainId };
+    return { address, session: verified, chainId };
   } catch (error) {
     // A refusal in the wallet is said for what it is here: a sign-in, not a payment.
     const fromWallet = !(error instanceof Problem) && !(error instanceof ApiError);

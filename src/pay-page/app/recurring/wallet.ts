@@ -1,6 +1,6 @@
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import { ApiError } from '../answer.ts';
 import { connect, failureWords, sendMined } from '../token-page/wallet.ts';
-import type { WalletChoice } from '../wallet/eip6963.ts';
 import { offerWallets } from '../wallet/offer.ts';
 import { explain, Problem, REJECTED } from '../wallet/problems.ts';
 import type { Permit } from './api.ts';

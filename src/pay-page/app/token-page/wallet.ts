@@ -1,9 +1,9 @@
 import { type Address, type Chain, type Client, createClient, custom } from 'viem';
 import { requestAddresses, sendTransaction, waitForTransactionReceipt } from 'viem/actions';
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import { ApiError } from '../answer.ts';
 import type { NetworkFacts } from '../config.ts';
 import { connectingScreen } from '../screens.ts';
-import type { WalletChoice } from '../wallet/eip6963.ts';
 import { chainOf, ensureChain } from '../wallet/evm.ts';
 import { explain, Problem } from '../wallet/problems.ts';
 import type { WalletCall } from './api.ts';

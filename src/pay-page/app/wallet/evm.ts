@@ -7,11 +7,11 @@ import {
   switchChain,
   waitForTransactionReceipt,
 } from 'viem/actions';
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import type { NetworkFacts } from '../config.ts';
 import type { PayContext } from '../context.ts';
 import { connectingScreen, switchingScreen } from '../screens.ts';
 import { batchOutcome, offersAtomic, sendAtomic } from './atomic.ts';
-import type { WalletChoice } from './eip6963.ts';
 import { assertPayoutWallet } from './payout.ts';
 import { codeOf, Problem } from './problems.ts';
 import { payThroughAccount } from './smart-account.ts';

@@ -1,10 +1,10 @@
+import { discoverWallets, type WalletChoice } from '../../../web/eip6963.ts';
 import { ApiError, PayerRefused } from '../answer.ts';
 import type { PayContext } from '../context.ts';
 import { payFromAnotherChain } from '../crosschain/pay.ts';
 import { crossChainSection, multicallCrossChain, offersCrossChain } from '../crosschain/section.ts';
 import { h } from '../dom.ts';
 import { refusedScreen } from '../refused.ts';
-import { discoverWallets, type WalletChoice } from './eip6963.ts';
 import { payWithEvm } from './evm.ts';
 import { NO_WALLET } from './offer.ts';
 import { explain } from './problems.ts';

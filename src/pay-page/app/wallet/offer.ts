@@ -1,5 +1,5 @@
+import { discoverWallets, type WalletChoice } from '../../../web/eip6963.ts';
 import { h } from '../dom.ts';
-import { discoverWallets, type WalletChoice } from './eip6963.ts';
 
 /**
  * The wallets found in the browser as buttons in `slot`, each worded by `label`, kept current

@@ -1,6 +1,6 @@
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import type { PayContext } from '../context.ts';
 import { h } from '../dom.ts';
-import type { WalletChoice } from './eip6963.ts';
 import { knownSafes, payFromSafe } from './safe.ts';
 
 /**

@@ -7,12 +7,12 @@ import {
   isAddress,
 } from 'viem';
 import { requestAddresses, sendTransaction, waitForTransactionReceipt } from 'viem/actions';
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import type { PayContext } from '../context.ts';
 import { symbolOf } from '../format.ts';
 import type { SafeCalldata } from '../safe-calldata.ts';
 import { connectingScreen, payingScreen } from '../screens.ts';
 import { forgetSent, rememberSent } from '../sent.ts';
-import type { WalletChoice } from './eip6963.ts';
 import { chainOf, ensureChain } from './evm.ts';
 import { Problem } from './problems.ts';
 import { SAFE_TX_TYPES } from './safe-tx-types.ts';

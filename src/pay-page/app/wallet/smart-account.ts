@@ -1,10 +1,10 @@
 import { type Address, type Client, encodeFunctionData, parseAbi, parseSignature } from 'viem';
 import { signTypedData } from 'viem/actions';
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import type { EoaApprovalPermit, EvmCall } from '../calldata.ts';
 import type { PayContext } from '../context.ts';
 import { payingScreen } from '../screens.ts';
 import { forgetSent, rememberSent } from '../sent.ts';
-import type { WalletChoice } from './eip6963.ts';
 import { Problem } from './problems.ts';
 import type { Sender } from './steps.ts';
 import type { Report } from './telemetry.ts';

@@ -1,3 +1,4 @@
+import type { WalletChoice } from '../../../web/eip6963.ts';
 import type { Calldata, EvmCall } from '../calldata.ts';
 import type { NetworkFacts } from '../config.ts';
 import type { PayContext } from '../context.ts';
@@ -7,7 +8,6 @@ import { payingScreen } from '../screens.ts';
 import { forgetSent, rememberSent } from '../sent.ts';
 import type { BatchOutcome } from './atomic.ts';
 import { cannotBatch } from './atomic.ts';
-import type { WalletChoice } from './eip6963.ts';
 import { isRevert, Problem } from './problems.ts';
 import type { Report } from './telemetry.ts';
 

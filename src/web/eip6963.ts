@@ -1,7 +1,8 @@
 /**
- * Finding the payer's EVM wallets: every wallet that announces itself through EIP-6963 (several
- * at once, each with its own EIP-1193 provider), or, when none does, the one a browser wallet
- * injects as `window.ethereum`. A few lines of our own: the protocol is two events.
+ * Finding the browser's EVM wallets (a payer's on the pay page, a merchant's on the
+ * dashboard): every wallet that announces itself through EIP-6963 (several at once, each with
+ * its own EIP-1193 provider), or, when none does, the one a browser wallet injects as
+ * `window.ethereum`. A few lines of our own: the protocol is two events.
  */
 
 interface Eip1193Provider {
