@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import { launchChromium } from '../browser.ts';
-import { installTestWallets, type TestWallet, type TestWalletSpec } from '../pay-page/wallet.ts';
 import { freePort, ROOT } from '../process.ts';
 
 /**
@@ -26,11 +25,14 @@ export interface DashboardRig {
   readonly browser: Browser;
   /** `<origin>/dashboard<path>` in a fresh browser context (no cookie) of that size. */
   open(path: string, viewport?: { width: number; height: number }): Promise<Page>;
-  /** Likewise, with these browser wallets (EIP-6963, on no chain: they only sign in). */
-  openWithWallets(
+  /**
+   * Likewise at 1280×800, with what `install` puts in the context first (the browser wallets
+   * of test/pay-page/wallet.ts or tron-wallet.ts).
+   */
+  openWith<T>(
     path: string,
-    wallets: readonly TestWalletSpec[],
-  ): Promise<{ readonly page: Page; readonly wallets: TestWallet[] }>;
+    install: (context: BrowserContext) => Promise<T>,
+  ): Promise<{ readonly page: Page; readonly installed: T }>;
   screenshot(page: Page, name: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,10 +63,10 @@ export async function startDashboardRig(): Promise<DashboardRig> {
     origin,
     browser,
     open: async (path, viewport = VIEWPORTS[0]) => go(await context(viewport), path),
-    openWithWallets: async (path, specs) => {
+    openWith: async (path, install) => {
       const made = await context(VIEWPORTS[0]);
-      const wallets = await installTestWallets(made, null, specs);
-      return { page: await go(made, path), wallets };
+      const installed = await install(made);
+      return { page: await go(made, path), installed };
     },
     screenshot: async (page, name) => {
       const size = page.viewportSize();

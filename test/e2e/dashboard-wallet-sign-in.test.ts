@@ -5,14 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../src/db/schema.ts';
 import { type DashboardRig, startDashboardRig } from '../dashboard/rig.ts';
 import { accessibilityProblems, screen, text } from '../pay-page/page.ts';
-import type { TestWalletSpec } from '../pay-page/wallet.ts';
+import { installTestTronLink } from '../pay-page/tron-wallet.ts';
+import { installTestWallets, type TestWalletSpec } from '../pay-page/wallet.ts';
 
 /**
  * The dashboard in a real Chromium, signing in with a browser wallet announced through
  * EIP-6963: the merchant declines once and is told nothing changed, then signs the auth API's
  * Sign-In with Ethereum message (`personal_sign`, bound to this origin) and lands on Home as
- * the wallet's account; signing in again reaches the same account. A browser without a wallet
- * is pointed to e-mail.
+ * the wallet's account; signing in again reaches the same account. TronLink likewise, signing
+ * the message with `signMessageV2` for its base58 address. A browser without a wallet is
+ * pointed to e-mail.
  */
 
 let rig: DashboardRig;
@@ -28,8 +30,10 @@ afterAll(async () => {
 
 describe('the dashboard, signing in with a wallet', () => {
   it('says a refusal changed nothing, then signs in with the SIWE message the wallet signs', async () => {
-    const { page, wallets } = await rig.openWithWallets('/', [WALLET]);
-    const [wallet] = wallets;
+    const { page, installed } = await rig.openWith('/', (context) =>
+      installTestWallets(context, null, [WALLET]),
+    );
+    const [wallet] = installed;
     if (!wallet) throw new Error('no test wallet');
     const button = page.getByRole('button', { name: 'Sign in with Test Wallet' });
     await button.waitFor();
@@ -64,7 +68,9 @@ describe('the dashboard, signing in with a wallet', () => {
       .select({ accountId: users.accountId })
       .from(users)
       .where(eq(users.walletAddress, account.address));
-    const { page } = await rig.openWithWallets('/', [WALLET]);
+    const { page } = await rig.openWith('/', (context) =>
+      installTestWallets(context, null, [WALLET]),
+    );
     await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
     await screen(page, 'home');
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -76,6 +82,32 @@ describe('the dashboard, signing in with a wallet', () => {
       .from(users)
       .where(eq(users.walletAddress, account.address));
     expect(all).toEqual([{ accountId: first?.accountId }]);
+  });
+
+  it('signs in with TronLink as its base58 address, after a refusal', async () => {
+    const tronAccount = privateKeyToAccount(generatePrivateKey());
+    const { page, installed: tronLink } = await rig.openWith('/', (context) =>
+      installTestTronLink(context, { account: tronAccount }),
+    );
+    const button = page.getByRole('button', { name: 'Sign in with TronLink' });
+    tronLink.declineNext = 1;
+    await button.click();
+    expect(await text(page, '[role="alert"]')).toBe(
+      'You declined to sign in, so nothing changed. You can try again, with this wallet or another.',
+    );
+    await button.click();
+    await screen(page, 'home');
+    expect(await text(page, '[data-field="who"]')).toBe(tronLink.address);
+    expect(tronLink.signedMessages).toHaveLength(1);
+    expect(tronLink.signedMessages[0]).toContain(
+      `wants you to sign in with your Ethereum account:\n${tronLink.address}\n`,
+    );
+    const [user] = await rig.t.db
+      .select({ walletAddress: users.walletAddress })
+      .from(users)
+      .where(eq(users.walletAddress, tronLink.address));
+    expect(user).toEqual({ walletAddress: tronLink.address });
+    expect(await accessibilityProblems(page)).toEqual([]);
   });
 
   it('points a browser without a wallet to e-mail', async () => {

@@ -1,5 +1,5 @@
 import type { BrowserContext } from 'playwright-core';
-import { encodeAbiParameters, type LocalAccount } from 'viem';
+import { concat, encodeAbiParameters, keccak256, type LocalAccount, stringToBytes } from 'viem';
 import { evmToTron, tronToEvm } from '../../src/chains/tron-address.ts';
 import { tronArguments } from '../../src/payments/calldata/tron.ts';
 import type { TronParameter } from '../../src/payments/transactions.ts';
@@ -18,6 +18,8 @@ export interface TestTronLink {
   readonly calls: string[];
   /** The ids of the transactions it broadcast and the node took. */
   readonly sent: string[];
+  /** The messages it signed (`signMessageV2`: a wallet sign-in), in order. */
+  readonly signedMessages: string[];
   /** How many of the next signatures the payer declines. */
   declineNext: number;
   /** While locked, TronLink shares no account. */
@@ -41,18 +43,21 @@ const DECLINED = 'Confirmation declined by user';
 
 export async function installTestTronLink(
   context: BrowserContext,
-  options: { account: LocalAccount; nodeUrl: string },
+  /** `nodeUrl`: the Tron node it builds and sends transactions on (none: it only signs in). */
+  options: { account: LocalAccount; nodeUrl?: string },
 ): Promise<TestTronLink> {
   const { account, nodeUrl } = options;
   const wallet: TestTronLink = {
     address: evmToTron(account.address),
     calls: [],
     sent: [],
+    signedMessages: [],
     declineNext: 0,
     locked: false,
   };
 
   async function node(path: string, body: unknown): Promise<Record<string, unknown>> {
+    if (nodeUrl === undefined) throw 'this TronLink knows no node';
     const res = await fetch(`${nodeUrl}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -93,6 +98,21 @@ export async function installTestTronLink(
       const signature = await account.sign?.({ hash: `0x${tx.txID}` });
       if (!signature) throw 'this account cannot sign';
       return { ...tx, signature: [...(tx.signature ?? []), signature.slice(2)] };
+    },
+    async signMessageV2([message]) {
+      if (wallet.declineNext > 0) {
+        wallet.declineNext--;
+        throw DECLINED;
+      }
+      // TronWeb's message signing v2: keccak256 of the prefix, the length and the UTF-8 bytes.
+      const bytes = stringToBytes(String(message));
+      const hash = keccak256(
+        concat([stringToBytes(`\x19TRON Signed Message:\n${bytes.length}`), bytes]),
+      );
+      const signature = await account.sign?.({ hash });
+      if (!signature) throw 'this account cannot sign';
+      wallet.signedMessages.push(String(message));
+      return signature;
     },
     async sendRawTransaction([signed]) {
       const answer = await node('/wallet/broadcasttransaction', signed);
@@ -136,6 +156,7 @@ export async function installTestTronLink(
         },
         trx: {
           sign: (tx: unknown) => call('sign', tx),
+          signMessageV2: (message: unknown) => call('signMessageV2', message),
           sendRawTransaction: (tx: unknown) => call('sendRawTransaction', tx),
           getTransactionInfo: (id: unknown) => call('getTransactionInfo', id),
         },

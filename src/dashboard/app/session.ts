@@ -48,6 +48,32 @@ export async function signedInSession(config: DashboardConfig): Promise<Session>
   return session;
 }
 
+interface Challenge {
+  readonly challengeId: string;
+  readonly nonce: string;
+  readonly message: string;
+}
+
+/**
+ * The auth API's two steps of a wallet sign-in, EVM or Tron: the message for an address (an
+ * EVM one names `chainId`), and the signed message checked, which sets the session cookie.
+ */
+export function walletAuth(config: DashboardConfig) {
+  return {
+    challenge: (address: string, chainId: number | undefined) =>
+      call<Challenge>(config.authBase, '/v1/auth/wallet/challenge', {
+        method: 'POST',
+        body: { address, ...(chainId !== undefined && { chainId }) },
+      }),
+    verify: async ({ challengeId, nonce, message }: Challenge, signature: string) => {
+      await call<unknown>(config.authBase, '/v1/auth/wallet/verify', {
+        method: 'POST',
+        body: { challengeId, nonce, message, signature },
+      });
+    },
+  };
+}
+
 export async function signOut(config: DashboardConfig): Promise<void> {
   await call<unknown>(config.authBase, '/v1/auth/logout', { method: 'POST' });
 }

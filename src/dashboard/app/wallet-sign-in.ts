@@ -1,8 +1,8 @@
 import type { WalletChoice } from '../../web/eip6963.ts';
 import { signInWithWallet as signInWithSiwe } from '../../web/siwe.ts';
-import { ApiError, call } from './api.ts';
+import { ApiError } from './api.ts';
 import type { DashboardConfig } from './config.ts';
-import { type Session, signedInSession } from './session.ts';
+import { type Session, signedInSession, walletAuth } from './session.ts';
 
 /**
  * Signing in with a browser wallet (Sign-In with Ethereum, EIP-4361): the wallet shares its
@@ -11,16 +11,10 @@ import { type Session, signedInSession } from './session.ts';
  * account (made on its first sign-in). Plain EIP-1193 requests.
  */
 
-interface Challenge {
-  readonly challengeId: string;
-  readonly nonce: string;
-  readonly message: string;
-}
-
 /** EIP-1193's "the user rejected the request". */
 const USER_REJECTED = 4001;
 
-const WALLET_DECLINED =
+export const WALLET_DECLINED =
   'You declined to sign in, so nothing changed. You can try again, with this wallet or another.';
 
 /** A wallet's refusal, or a problem in its hands, in words for the merchant. */
@@ -41,18 +35,9 @@ export async function signInWithWallet(
   onSigning: () => void,
 ): Promise<Session> {
   try {
-    await signInWithSiwe<Challenge, unknown>({
+    await signInWithSiwe({
       wallet,
-      challenge: (address, chainId) =>
-        call<Challenge>(config.authBase, '/v1/auth/wallet/challenge', {
-          method: 'POST',
-          body: { address, ...(chainId !== undefined && { chainId }) },
-        }),
-      verify: ({ challengeId, nonce, message }, signature) =>
-        call<unknown>(config.authBase, '/v1/auth/wallet/verify', {
-          method: 'POST',
-          body: { challengeId, nonce, message, signature },
-        }),
+      ...walletAuth(config),
       onSigning,
       problem: (message) => new ApiError(0, message, undefined),
     });

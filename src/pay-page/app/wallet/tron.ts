@@ -1,3 +1,4 @@
+import { findTronLink, requestTronAccount, type TronLink } from '../../../web/tron-link.ts';
 import type { TronCall, TronParameter } from '../calldata.ts';
 import type { PayContext } from '../context.ts';
 import { connectingScreen, payingScreen } from '../screens.ts';
@@ -39,17 +40,7 @@ interface TronWebLike {
   };
 }
 
-interface TronLinkLike {
-  request(args: {
-    method: string;
-  }): Promise<{ code?: number; message?: string } | null | undefined>;
-  readonly tronWeb?: TronWebLike | false;
-}
-
-export interface TronWallet {
-  readonly tronLink: TronLinkLike | null;
-  tronWeb(): TronWebLike | null;
-}
+type TronWallet = TronLink<TronWebLike>;
 
 const INCLUDED_POLL_MS = 1_500;
 
@@ -68,24 +59,14 @@ function nodeText(message: string | undefined): string {
 const INCLUDED_POLLS = 200;
 
 export function findTronWallet(): TronWallet | null {
-  const globals = window as { tronLink?: TronLinkLike; tronWeb?: TronWebLike };
-  if (!globals.tronLink && !globals.tronWeb) return null;
-  return {
-    tronLink: globals.tronLink ?? null,
-    tronWeb: () => globals.tronLink?.tronWeb || globals.tronWeb || null,
-  };
+  return findTronLink<TronWebLike>();
 }
 
 async function connect(wallet: TronWallet): Promise<{ tronWeb: TronWebLike; address: string }> {
-  const answer = await wallet.tronLink?.request({ method: 'tron_requestAccounts' });
-  // TronLink answers 4001 when the payer refuses, and nothing while it is locked.
-  if (answer?.code === 4001) throw Object.assign(new Error('User rejected'), { code: 4001 });
-  const tronWeb = wallet.tronWeb();
-  const address = tronWeb?.defaultAddress.base58;
-  if (!tronWeb || !address) {
-    throw new Problem('TronLink shared no account. Unlock it, allow this site, then try again.');
-  }
-  return { tronWeb, address };
+  const shared = await requestTronAccount(wallet);
+  if ('address' in shared) return shared;
+  if (shared.refused) throw Object.assign(new Error('User rejected'), { code: 4001 });
+  throw new Problem('TronLink shared no account. Unlock it, allow this site, then try again.');
 }
 
 /** Waits for the transaction's block; answers its result (`SUCCESS`, `REVERT`, `OUT_OF_ENERGY`…). */
