@@ -80,3 +80,16 @@ export async function startDashboardRig(): Promise<DashboardRig> {
     },
   };
 }
+
+/**
+ * Creates an account on the sign-in page, as a merchant would (e-mail and password), and waits
+ * for Home.
+ */
+export async function registerInPage(page: Page, email: string, password: string): Promise<void> {
+  await page.locator('[data-screen="sign-in"]').waitFor();
+  await page.getByRole('button', { name: 'No account yet? Create one' }).click();
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.locator('[data-screen="home"]').waitFor();
+}

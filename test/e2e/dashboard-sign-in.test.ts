@@ -123,9 +123,9 @@ describe('the dashboard, signing in with e-mail', () => {
   });
 
   it('goes back to sign-in once the session has ended on the server', async () => {
-    const page = await rig.open('/payments');
+    const page = await rig.open('/api-keys');
     await signIn(page);
-    await screen(page, 'home');
+    await screen(page, 'api-keys');
     const [user] = await rig.t.db
       .select({ id: users.id })
       .from(users)

@@ -75,3 +75,8 @@ export async function call<T>(
   }
   return json as T;
 }
+
+/** What to tell the merchant of a failure: an `ApiError`'s or any error's message. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

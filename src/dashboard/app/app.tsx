@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError } from './api.ts';
+import { ApiError, messageOf } from './api.ts';
+import { ApiKeys } from './api-keys.tsx';
 import type { DashboardConfig } from './config.ts';
 import { Home } from './home.tsx';
 import { Layout } from './layout.tsx';
+import { type PagePath, usePage } from './router.ts';
 import { currentSession, type Session, signOut } from './session.ts';
 import { SignIn } from './sign-in.tsx';
 
@@ -14,13 +16,10 @@ type State =
 
 const ENDED = 'Your session ended: sign in again.';
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** The dashboard: the sign-in page until a session exists, then the page the address names. */
 export function App({ config }: { readonly config: DashboardConfig }) {
   const [state, setState] = useState<State>({ kind: 'loading' });
+  const page = usePage(config.basePath);
   const load = useCallback(() => {
     setState({ kind: 'loading' });
     currentSession(config).then(
@@ -28,11 +27,7 @@ export function App({ config }: { readonly config: DashboardConfig }) {
         setState(
           session === null ? { kind: 'signed-out', notice: null } : { kind: 'signed-in', session },
         ),
-      (error: unknown) =>
-        setState({
-          kind: 'failed',
-          message: error instanceof Error ? error.message : String(error),
-        }),
+      (error: unknown) => setState({ kind: 'failed', message: messageOf(error) }),
     );
   }, [config]);
   useEffect(load, [load]);
@@ -74,6 +69,8 @@ export function App({ config }: { readonly config: DashboardConfig }) {
     case 'signed-in':
       return (
         <Layout
+          basePath={config.basePath}
+          page={page}
           session={state.session}
           onSignOut={() => {
             signOut(config).then(
@@ -82,8 +79,30 @@ export function App({ config }: { readonly config: DashboardConfig }) {
             );
           }}
         >
-          <Home config={config} ended={ended} />
+          <PageOf path={page} config={config} ended={ended} />
         </Layout>
+      );
+  }
+}
+
+/** The page the address names, or the merchant told there is none. */
+function PageOf(props: {
+  readonly path: PagePath | null;
+  readonly config: DashboardConfig;
+  readonly ended: (error: unknown) => boolean;
+}) {
+  const { path, config, ended } = props;
+  switch (path) {
+    case '':
+      return <Home config={config} ended={ended} />;
+    case 'api-keys':
+      return <ApiKeys config={config} ended={ended} />;
+    case null:
+      return (
+        <main class="card" data-screen="not-found">
+          <h1>No such page</h1>
+          <p>The dashboard has no page at this address: choose one above.</p>
+        </main>
       );
   }
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call } from './api.ts';
+import { call, messageOf } from './api.ts';
 import type { DashboardConfig } from './config.ts';
 
 const DAYS = 30;
@@ -39,7 +39,7 @@ export function Home(props: {
         if (!ended(error)) {
           setCount({
             kind: 'failed',
-            message: error instanceof Error ? error.message : String(error),
+            message: messageOf(error),
           });
         }
       },

@@ -1,8 +1,11 @@
 import type { ComponentChildren } from 'preact';
+import { followLink, hrefOf, PAGES, type PagePath } from './router.ts';
 import type { Session } from './session.ts';
 
-/** The signed-in frame: who is signed in, and the way out. */
+/** The signed-in frame: the pages, who is signed in, and the way out. */
 export function Layout(props: {
+  readonly basePath: string;
+  readonly page: PagePath | null;
   readonly session: Session;
   readonly onSignOut: () => void;
   readonly children: ComponentChildren;
@@ -19,6 +22,24 @@ export function Layout(props: {
           Sign out
         </button>
       </header>
+      <nav class="pages" aria-label="Dashboard">
+        <ul>
+          {PAGES.map((page) => {
+            const href = hrefOf(props.basePath, page.path);
+            return (
+              <li key={page.path}>
+                <a
+                  href={href}
+                  aria-current={props.page === page.path ? 'page' : undefined}
+                  onClick={(event) => followLink(event, href)}
+                >
+                  {page.title}
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
       {props.children}
     </div>
   );

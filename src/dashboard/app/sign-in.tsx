@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { messageOf } from './api.ts';
 import type { DashboardConfig } from './config.ts';
 import { type EmailMode, type Session, signInWithEmail } from './session.ts';
 import { WalletSignIn } from './wallet-buttons.tsx';
@@ -11,10 +12,6 @@ const ACTIONS: Readonly<Record<EmailMode, string>> = {
   'log-in': 'Sign in',
   register: 'Create account',
 };
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Sign in with a browser wallet, or with e-mail and password (or create an account that way).
