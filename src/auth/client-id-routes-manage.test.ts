@@ -108,6 +108,8 @@ describe.each(SURFACES)('$prefix reads', ({ prefix, auth, authB }) => {
       status: 'active',
       createdAt: t.clock.now().toISOString(),
       lastUsedAt: null,
+      feePercentage: null,
+      feeAddress: null,
       ...(prefix === '/v1/client-ids' && { payeeDestinationId: null }),
       orchestrator: null,
     });

@@ -106,7 +106,7 @@ export const ListItem = {
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: nullableDate(),
 };
-const Created = {
+export const Created = {
   id: ListItem.id,
   clientId: ListItem.clientId,
   label: ListItem.label,
@@ -144,6 +144,13 @@ export function iso(date: Date | null): string | null {
   return date === null ? null : date.toISOString();
 }
 
+/** A client ID's fee percentage as answers show it ("1.5", not the column's "1.50"). */
+export function feePercentageOf(row: ClientIdRecord['row']): string | null {
+  return row.feePercentage === null
+    ? null
+    : (canonicalFeePercentage(row.feePercentage) ?? row.feePercentage);
+}
+
 /** The answer to a create. */
 export function createdAnswer(
   surface: ClientIdSurface,
@@ -154,10 +161,7 @@ export function createdAnswer(
     clientId: row.clientId,
     label: row.label,
     allowedDomains: row.allowedDomains,
-    feePercentage:
-      row.feePercentage === null
-        ? null
-        : (canonicalFeePercentage(row.feePercentage) ?? row.feePercentage),
+    feePercentage: feePercentageOf(row),
     feeAddress: row.feeAddress,
     operatorWalletAddress: row.operatorWalletAddress,
     defaultPreApprovalExpiry: row.defaultPreApprovalExpiry,

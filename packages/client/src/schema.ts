@@ -1188,6 +1188,10 @@ export interface paths {
                             clientId: string;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description Fee recipient */
+                            feeAddress: string | null;
+                            /** @description Percent */
+                            feePercentage: string | null;
                             /** Format: uuid */
                             id: string;
                             label: string;
@@ -4886,6 +4890,10 @@ export interface paths {
                             clientId: string;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description Fee recipient */
+                            feeAddress: string | null;
+                            /** @description Percent */
+                            feePercentage: string | null;
                             /** Format: uuid */
                             id: string;
                             label: string;

@@ -3,7 +3,14 @@ import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { LinkedOrchestratorSchema, linkedOrchestrators } from '../client-id-orchestrator.ts';
-import { boundTo, type ClientIdSurface, iso, ListItem } from '../client-id-schemas.ts';
+import {
+  boundTo,
+  type ClientIdSurface,
+  Created,
+  feePercentageOf,
+  iso,
+  ListItem,
+} from '../client-id-schemas.ts';
 import { listClientIds } from '../client-ids.ts';
 
 export function registerListClientIds(
@@ -22,6 +29,9 @@ export function registerListClientIds(
           200: Type.Array(
             Type.Object({
               ...ListItem,
+              // Ours: the fee a list shows (the dashboard's), without a read per client ID.
+              feePercentage: Created.feePercentage,
+              feeAddress: Created.feeAddress,
               ...boundTo(surface),
               orchestrator: LinkedOrchestratorSchema,
             }),
@@ -43,6 +53,8 @@ export function registerListClientIds(
         status: row.status,
         createdAt: row.createdAt.toISOString(),
         lastUsedAt: iso(row.lastUsedAt),
+        feePercentage: feePercentageOf(row),
+        feeAddress: row.feeAddress,
         ...(surface.binding && { payeeDestinationId }),
         orchestrator: linked.get(row.id) ?? null,
       }));

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, messageOf } from './api.ts';
 import { ApiKeys } from './api-keys.tsx';
+import { ClientIds } from './client-ids.tsx';
 import type { DashboardConfig } from './config.ts';
 import { Home } from './home.tsx';
 import { Layout } from './layout.tsx';
@@ -95,6 +96,8 @@ function PageOf(props: {
   switch (path) {
     case '':
       return <Home config={config} ended={ended} />;
+    case 'client-ids':
+      return <ClientIds config={config} ended={ended} />;
     case 'api-keys':
       return <ApiKeys config={config} ended={ended} />;
     case null:

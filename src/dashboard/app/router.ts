@@ -9,6 +9,7 @@ import { useEffect, useState } from 'preact/hooks';
 /** Every page, by the path after the dashboard's own ('' is Home). */
 export const PAGES = [
   { path: '', title: 'Home' },
+  { path: 'client-ids', title: 'Client IDs' },
   { path: 'api-keys', title: 'API keys' },
 ] as const;
 
