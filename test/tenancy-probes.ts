@@ -272,6 +272,8 @@ export const PROBES: Record<string, Probe> = {
   // Filters the caller's own payments by wallet: B naming any wallet reads only B's.
   // The signed-in account's own requests, whatever B asks.
   'GET /v2/dashboard/requests/export': { expect: own, query: () => 'flow=incoming' },
+  // A's request id names no payment of B's: B's export holds the header only.
+  'GET /v2/dashboard/payments/export': { expect: own, query: (o) => `requestId=${o.requestId}` },
   'GET /v2/transaction-history': {
     expect: own,
     query: (_o, caller) => `address=${caller.wallet}`,

@@ -258,7 +258,7 @@ function utcDate(value: string | undefined, field: string, errors: FieldError[])
  * What each payment of the page paid beyond what its request still owed: read from all the
  * payments of the page's requests (earlier ones may be on no page).
  */
-async function excessOfPage(
+export async function excessOfPage(
   db: Database,
   page: readonly {
     readonly request: { readonly id: string; readonly expectedAmount: bigint };

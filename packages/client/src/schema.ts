@@ -7335,6 +7335,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/dashboard/payments/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ours: every payment a GET /v2/payments search finds, as CSV, newest first
+         * @description The filters of GET /v2/payments (at least one; no paging: every match). A CSV file (RFC 4180, UTF-8, CRLF) with a header row: paymentId, timestamp, type, requestId, reference, amount, currency, paidAmount, paidCurrency, network, txHash, sourceNetwork, sourceTxHash, payer, payee, feeAmount, excessAmount. Amounts human-readable: amount in the request's invoice currency, paidAmount in the token paid, feeAmount the platform fee in it. A field that a spreadsheet would read as a formula (starting with =, +, -, @, a tab or a carriage return) is prefixed with '.
+         *
+         *     Credentials: x-api-key or a session (session_token cookie or Authorization: Bearer).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description ISO 8601 UTC ending in Z, inclusive (2026-01-31T00:00:00Z) */
+                    fromDate?: string;
+                    /** @description A currency id, or a symbol for that token on every network */
+                    invoiceCurrency?: string;
+                    /** @description A currency id, or a symbol for that token on every network */
+                    paymentCurrency?: string;
+                    /** @description 16 hex digits, with or without 0x */
+                    paymentReference?: string;
+                    /** @description The request's merchant reference */
+                    reference?: string;
+                    requestId?: string;
+                    /** @description ISO 8601 UTC ending in Z, inclusive, not before fromDate */
+                    toDate?: string;
+                    /** @description 0x + 64 hex digits; every payment of the transaction */
+                    txHash?: string;
+                    type?: "direct" | "conversion" | "crosschain" | "recurring";
+                    /** @description Payer or payee: an EVM address in any case, or a Tron one */
+                    walletAddress?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The CSV, streamed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Missing, invalid or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Valid credentials that may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure; safe to retry with backoff */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/dashboard/requests/export": {
         parameters: {
             query?: never;

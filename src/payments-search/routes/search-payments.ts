@@ -11,44 +11,43 @@ import { PAYMENT_TYPES, searchPayments } from '../search.ts';
 const AUTH = ['apiKey', 'clientId', 'session'] as const;
 const TAGS = ['V2/Payments'];
 
-const Query = Type.Object(
-  {
-    txHash: Type.Optional(
-      Type.String({ description: '0x + 64 hex digits; every payment of the transaction' }),
-    ),
-    walletAddress: Type.Optional(
-      Type.String({ description: 'Payer or payee: an EVM address in any case, or a Tron one' }),
-    ),
-    paymentReference: Type.Optional(
-      Type.String({ description: '16 hex digits, with or without 0x' }),
-    ),
-    requestId: Type.Optional(Type.String({ minLength: 1 })),
-    reference: Type.Optional(
-      Type.String({ minLength: 1, description: "The request's merchant reference" }),
-    ),
-    type: Type.Optional(Type.Enum([...PAYMENT_TYPES])),
-    invoiceCurrency: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: 'A currency id, or a symbol for that token on every network',
-      }),
-    ),
-    paymentCurrency: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: 'A currency id, or a symbol for that token on every network',
-      }),
-    ),
-    fromDate: Type.Optional(
-      Type.String({ description: 'ISO 8601 UTC ending in Z, inclusive (2026-01-31T00:00:00Z)' }),
-    ),
-    toDate: Type.Optional(
-      Type.String({ description: 'ISO 8601 UTC ending in Z, inclusive, not before fromDate' }),
-    ),
-    ...PAGE_QUERY,
-  },
-  { additionalProperties: false },
-);
+/** The search's filters, as `GET /v2/dashboard/payments/export` takes them too. */
+export const PAYMENT_FILTERS = {
+  txHash: Type.Optional(
+    Type.String({ description: '0x + 64 hex digits; every payment of the transaction' }),
+  ),
+  walletAddress: Type.Optional(
+    Type.String({ description: 'Payer or payee: an EVM address in any case, or a Tron one' }),
+  ),
+  paymentReference: Type.Optional(
+    Type.String({ description: '16 hex digits, with or without 0x' }),
+  ),
+  requestId: Type.Optional(Type.String({ minLength: 1 })),
+  reference: Type.Optional(
+    Type.String({ minLength: 1, description: "The request's merchant reference" }),
+  ),
+  type: Type.Optional(Type.Enum([...PAYMENT_TYPES])),
+  invoiceCurrency: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'A currency id, or a symbol for that token on every network',
+    }),
+  ),
+  paymentCurrency: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'A currency id, or a symbol for that token on every network',
+    }),
+  ),
+  fromDate: Type.Optional(
+    Type.String({ description: 'ISO 8601 UTC ending in Z, inclusive (2026-01-31T00:00:00Z)' }),
+  ),
+  toDate: Type.Optional(
+    Type.String({ description: 'ISO 8601 UTC ending in Z, inclusive, not before fromDate' }),
+  ),
+};
+
+const Query = Type.Object({ ...PAYMENT_FILTERS, ...PAGE_QUERY }, { additionalProperties: false });
 
 /** `deps` is read on each request, not captured at registration. */
 export function registerSearchPayments(
