@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWebApp, DASHBOARD, type WebAppManifest } from '../../scripts/build-web-app.ts';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { intentShellHeaders } from '../pay-page/intent-shell.ts';
+import { sameSite } from './shell.ts';
 
 /**
  * The dashboard over HTTP on the real app, serving a real build (made once here): its shell at
@@ -54,9 +55,10 @@ describe('the dashboard’s shell', () => {
   it('answers at /dashboard/ with its configuration, naming the built files', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/dashboard/' });
     expect(res.statusCode).toBe(200);
+    // The API on the dashboard's origin is called by path; the auth API on its own, by URL.
     expect(configOf(res.body)).toEqual({
       basePath: '/dashboard',
-      apiBase: SETTINGS.baseUrl,
+      apiBase: '',
       authBase: SETTINGS.authUrl,
     });
     expect(res.body).toContain(`<script type="module" src="/dashboard/assets/${manifest.main}">`);
@@ -101,8 +103,19 @@ describe('the dashboard’s shell', () => {
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(res.rawPayload).toString()).toContain('payreq-config');
-    const missing = await t.app.inject({ method: 'GET', url: '/dashboard/assets/manifest.json' });
-    expect(missing.statusCode).toBe(404);
+    for (const url of ['/dashboard/assets/manifest.json', '/dashboard/assets/a/b']) {
+      const missing = await t.app.inject({ method: 'GET', url });
+      expect(missing.statusCode, url).toBe(404);
+      expect(missing.json(), url).toMatchObject({ statusCode: 404 });
+    }
+  });
+
+  it('leaves the API’s unknown paths to the API: a JSON 404, not the shell', async () => {
+    for (const url of ['/v2/nonexistent', '/v1/nonexistent', '/nonexistent']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/^application\/json/);
+    }
   });
 
   it('answers 503 dashboard_not_built when nothing is built, and the API still works', async () => {
@@ -124,12 +137,16 @@ describe('the dashboard’s shell', () => {
       'the pay page’s path',
       { PAY_URL: 'http://api.payreq.test/pay', DASHBOARD_URL: 'http://api.payreq.test/pay' },
       '/pay/',
+      // The pay page's own shell (or its 503 while unbuilt in this app).
+      [200, 503],
     ],
-    ['an origin’s root', { DASHBOARD_URL: 'http://dashboard.example' }, '/dashboard/'],
-  ])('serves no dashboard at %s (it lives elsewhere)', async (_name, env, url) => {
+    ['an origin’s root', { DASHBOARD_URL: 'http://dashboard.example' }, '/dashboard/', [404]],
+    ['the API’s paths', { DASHBOARD_URL: 'http://api.payreq.test/v2' }, '/v2/x', [404]],
+  ])('serves no dashboard at %s (it lives elsewhere)', async (_name, env, url, statuses) => {
     const elsewhere = await createTestApp({ dashboardDir: dir, env });
     try {
       const res = await elsewhere.app.inject({ method: 'GET', url });
+      expect(statuses).toContain(res.statusCode);
       expect(res.body).not.toContain('payreq dashboard');
       const assets = await elsewhere.app.inject({
         method: 'GET',
@@ -139,5 +156,19 @@ describe('the dashboard’s shell', () => {
     } finally {
       await elsewhere.close();
     }
+  });
+});
+
+describe('sameSite', () => {
+  it.each([
+    ['http://localhost:8080/dashboard', 'http://localhost:8080', true],
+    ['https://dash.example.com', 'https://api.example.com', true],
+    ['https://example.com/dashboard', 'https://auth.example.com', true],
+    ['http://localhost:8080', 'http://127.0.0.1:8080', false],
+    ['https://dash.example.com', 'https://api.other.com', false],
+    ['http://dash.example.com', 'https://api.example.com', false],
+    ['http://127.0.0.1:1', 'http://127.0.0.1:2', true],
+  ])('%s with %s: %s', (dashboard, auth, expected) => {
+    expect(sameSite(dashboard, auth)).toBe(expected);
   });
 });

@@ -2,7 +2,7 @@ import type { App } from '../http/types.ts';
 import { registerWebAppAssets } from '../http/web-asset-route.ts';
 import type { LoadedBuild } from '../http/web-assets.ts';
 import { registerDashboardShell } from './routes/get-shell.ts';
-import { type DashboardSettings, servedDashboardPath } from './shell.ts';
+import { type DashboardSettings, sameSite, servedDashboardPath } from './shell.ts';
 
 /**
  * The merchant dashboard at DASHBOARD_URL (`/dashboard` by default): `<path>/` and the pages
@@ -16,9 +16,15 @@ export function dashboardRoutes(
   const path = servedDashboardPath(deps.config);
   if (path === null) {
     app.log.info(
-      'DASHBOARD_URL is at the root or the pay page’s path: this process serves no dashboard',
+      'DASHBOARD_URL is at the root, the pay page’s path or the API’s: this process serves no dashboard',
     );
     return;
+  }
+  if (!sameSite(deps.config.dashboardUrl, deps.config.authUrl)) {
+    app.log.warn(
+      { dashboardUrl: deps.config.dashboardUrl, authUrl: deps.config.authUrl },
+      'DASHBOARD_URL and AUTH_URL are not on the same site: browsers will not send the session cookie from the dashboard, so no one can sign in there',
+    );
   }
   registerWebAppAssets(app, { basePath: path, build: deps.build });
   registerDashboardShell(app, { path, config: deps.config, build: deps.build });

@@ -25,25 +25,50 @@ export type DashboardSettings = Pick<Config, 'baseUrl' | 'authUrl' | 'payUrl' | 
 export interface DashboardConfig {
   /** The dashboard's own path ('' at the root): its pages' URLs start with it. */
   readonly basePath: string;
+  /** The API's base: only its path ('' at the root) where it shares the dashboard's origin. */
   readonly apiBase: string;
+  /** The auth API's, likewise. */
   readonly authBase: string;
 }
 
 export function dashboardConfig(config: DashboardSettings): DashboardConfig {
+  const own = new URL(config.dashboardUrl).origin;
+  // An API on the dashboard's own origin is called by path: the page then works under any
+  // name the origin answers to (127.0.0.1 for a BASE_URL of localhost), and the CSP's 'self'
+  // and the cookie follow the name in the address bar.
+  const base = (url: string) => (new URL(url).origin === own ? pathOf(url) : url);
   return {
     basePath: pathOf(config.dashboardUrl),
-    apiBase: config.baseUrl,
-    authBase: config.authUrl,
+    apiBase: base(config.baseUrl),
+    authBase: base(config.authUrl),
   };
 }
 
+/** The first segments of the API's own paths: a dashboard there would shadow them. */
+const API_SEGMENTS = new Set(['v1', 'v2', 'docs', 'openapi.json', 'healthz', 'readyz', 'sandbox']);
+
 /**
  * The path this process serves the dashboard at, or null when it does not: DASHBOARD_URL's
- * path, unless that is empty or the pay page's (the dashboard then lives elsewhere).
+ * path, unless that is empty, the pay page's, or under the API's own paths (the dashboard then
+ * lives elsewhere).
  */
 export function servedDashboardPath(config: DashboardSettings): string | null {
   const path = pathOf(config.dashboardUrl);
-  return path === '' || path === pathOf(config.payUrl) ? null : path;
+  const first = path.split('/')[1] ?? '';
+  if (path === '' || path === pathOf(config.payUrl) || API_SEGMENTS.has(first)) return null;
+  return path;
+}
+
+/**
+ * Whether the dashboard's pages can hold the auth API's session cookie: it is SameSite=Lax, so
+ * a browser sends it only between the same site (scheme and registrable domain; approximated
+ * here by the host's last two labels, or the whole host for an IP address or a single label).
+ */
+export function sameSite(a: string, b: string): boolean {
+  const [left, right] = [new URL(a), new URL(b)];
+  const site = (host: string) =>
+    /^[\d.]+$|^\[/.test(host) || !host.includes('.') ? host : host.split('.').slice(-2).join('.');
+  return left.protocol === right.protocol && site(left.hostname) === site(right.hostname);
 }
 
 /**

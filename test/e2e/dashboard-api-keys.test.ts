@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys, users } from '../../src/db/schema.ts';
 import {
@@ -35,6 +36,11 @@ async function statusWith(key: string): Promise<number> {
     headers: { 'x-api-key': key },
   });
   return res.status;
+}
+
+/** What every field of the page holds (an input's value is not in the page's HTML). */
+function inputValues(page: Page): Promise<string[]> {
+  return page.evaluate('[...document.querySelectorAll("input, textarea")].map((f) => f.value)');
 }
 
 /** The prefixes of an account's keys, as the database holds them. */
@@ -87,12 +93,22 @@ describe('the dashboard’s API keys', () => {
     expect(await row.locator('td').nth(3).textContent()).toBe('Never');
     expect(await page.locator(`tr[data-row="${otherPrefix}"]`).count()).toBe(0);
 
+    // The helper below sees it while it is shown (so it would see it if it stayed).
+    expect(await inputValues(page)).toContain(apiKey);
+    // Focus is on the key, ready to copy.
+    expect(await page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe(
+      'New API key',
+    );
     await page.getByRole('button', { name: 'I have stored it' }).click();
     await page.getByRole('button', { name: 'Create API key' }).waitFor();
+    // Gone from the page: no element shows it, no field holds it.
+    expect(await page.getByLabel('New API key').count()).toBe(0);
+    expect(await inputValues(page)).not.toContain(apiKey);
     expect(await page.content()).not.toContain(apiKey);
     await page.reload();
     await screen(page, 'api-keys');
     await row.waitFor();
+    expect(await inputValues(page)).not.toContain(apiKey);
     // Used once since: the list says when.
     expect(await row.locator('td').nth(3).textContent()).not.toBe('Never');
     expect(await page.content()).not.toContain(apiKey);

@@ -123,17 +123,31 @@ describe('the dashboard, signing in with e-mail', () => {
   });
 
   it('goes back to sign-in once the session has ended on the server', async () => {
+    const endSessions = async () => {
+      const [user] = await rig.t.db
+        .select({ id: users.id })
+        .from(users)
+        .where(eq(users.email, EMAIL));
+      await rig.t.db
+        .update(sessions)
+        .set({ endedAt: new Date() })
+        .where(inArray(sessions.userId, [user?.id ?? '']));
+    };
     const page = await rig.open('/api-keys');
     await signIn(page);
     await screen(page, 'api-keys');
-    const [user] = await rig.t.db
-      .select({ id: users.id })
-      .from(users)
-      .where(eq(users.email, EMAIL));
-    await rig.t.db
-      .update(sessions)
-      .set({ endedAt: new Date() })
-      .where(inArray(sessions.userId, [user?.id ?? '']));
+    // Mid-session: the next page's call is refused, and the merchant is told why.
+    await endSessions();
+    await page
+      .getByRole('navigation', { name: 'Dashboard' })
+      .getByRole('link', { name: 'Home' })
+      .click();
+    await screen(page, 'sign-in');
+    expect(await text(page, '.notice')).toBe('Your session ended: sign in again.');
+    // On a reload: the sign-in page.
+    await signIn(page);
+    await screen(page, 'home');
+    await endSessions();
     await page.reload();
     await screen(page, 'sign-in');
   });

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from './api.ts';
 import type { DashboardConfig } from './config.ts';
+import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
 import { Table } from './table.tsx';
 
@@ -99,11 +100,12 @@ export function ApiKeys(props: {
         </p>
       )}
       {created !== null ? (
-        <section class="secret" aria-labelledby="new-key" data-field="new-key">
+        <section class="secret" aria-labelledby="new-key" data-field="new-key" aria-live="polite">
           <h2 id="new-key">Your new key{created.label === null ? '' : ` “${created.label}”`}</h2>
           <p>Copy it now: it is shown once, and payreq keeps no copy it could show again.</p>
           <input
             aria-label="New API key"
+            ref={focusOnMount}
             readOnly
             value={created.apiKey}
             onFocus={(event) => event.currentTarget.select()}
@@ -153,7 +155,12 @@ export function ApiKeys(props: {
               ) : confirming === key.id ? (
                 <span class="confirm" key="confirm">
                   Apps using it stop working.{' '}
-                  <button type="button" disabled={busy} onClick={() => void revoke(key.id)}>
+                  <button
+                    type="button"
+                    ref={focusOnMount}
+                    disabled={busy}
+                    onClick={() => void revoke(key.id)}
+                  >
                     Revoke now
                   </button>{' '}
                   <button type="button" class="quiet" onClick={() => setConfirming(null)}>

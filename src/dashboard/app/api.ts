@@ -39,6 +39,21 @@ function describe(status: number, body: ErrorBody): string {
   return typeof body.message === 'string' ? body.message : `payreq answered ${status}`;
 }
 
+/** How long a call may take before the merchant is told payreq did not answer. */
+const CALL_TIMEOUT_MS = 30_000;
+
+const UNREACHABLE = 'payreq could not be reached: check your connection and try again';
+
+/** The body as JSON; null for one that is not (a proxy's HTML error page). */
+function jsonOf(text: string): { value: unknown } | null {
+  if (text === '') return { value: undefined };
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return null;
+  }
+}
+
 /** `method` `base + path`, with `body` as JSON; the answer's JSON (undefined when empty). */
 export async function call<T>(
   base: string,
@@ -55,25 +70,33 @@ export async function call<T>(
         ...(options.body !== undefined && { 'content-type': 'application/json' }),
       },
       ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
   } catch {
-    throw new ApiError(
-      0,
-      'payreq could not be reached: check your connection and try again',
-      undefined,
-    );
+    throw new ApiError(0, UNREACHABLE, undefined);
   }
-  const text = await response.text();
-  const json: unknown = text === '' ? undefined : JSON.parse(text);
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    throw new ApiError(0, UNREACHABLE, undefined);
+  }
+  const json = jsonOf(text);
   if (!response.ok) {
-    const body = (json ?? {}) as ErrorBody;
+    const body = (json?.value ?? {}) as ErrorBody;
     throw new ApiError(
       response.status,
       describe(response.status, body),
       typeof body.code === 'string' ? body.code : undefined,
     );
   }
-  return json as T;
+  if (json === null)
+    throw new ApiError(
+      response.status,
+      `payreq answered ${response.status} with no data`,
+      undefined,
+    );
+  return json.value as T;
 }
 
 /** What to tell the merchant of a failure: an `ApiError`'s or any error's message. */

@@ -5,13 +5,13 @@ import { ClientIds } from './client-ids.tsx';
 import type { DashboardConfig } from './config.ts';
 import { Home } from './home.tsx';
 import { Layout } from './layout.tsx';
-import { type PagePath, usePage } from './router.ts';
+import { PAGES, type PagePath, usePage } from './router.ts';
 import { currentSession, type Session, signOut } from './session.ts';
 import { SignIn } from './sign-in.tsx';
 
 type State =
   | { readonly kind: 'loading' }
-  | { readonly kind: 'failed'; readonly message: string }
+  | { readonly kind: 'failed'; readonly title: string; readonly message: string }
   | { readonly kind: 'signed-out'; readonly notice: string | null }
   | { readonly kind: 'signed-in'; readonly session: Session };
 
@@ -28,7 +28,12 @@ export function App({ config }: { readonly config: DashboardConfig }) {
         setState(
           session === null ? { kind: 'signed-out', notice: null } : { kind: 'signed-in', session },
         ),
-      (error: unknown) => setState({ kind: 'failed', message: messageOf(error) }),
+      (error: unknown) =>
+        setState({
+          kind: 'failed',
+          title: 'The dashboard could not load',
+          message: messageOf(error),
+        }),
     );
   }, [config]);
   useEffect(load, [load]);
@@ -52,7 +57,7 @@ export function App({ config }: { readonly config: DashboardConfig }) {
     case 'failed':
       return (
         <main class="card" data-screen="failed">
-          <h1>The dashboard could not load</h1>
+          <h1>{state.title}</h1>
           <p role="alert">{state.message}</p>
           <button type="button" onClick={load}>
             Try again
@@ -76,7 +81,12 @@ export function App({ config }: { readonly config: DashboardConfig }) {
           onSignOut={() => {
             signOut(config).then(
               () => setState({ kind: 'signed-out', notice: 'You are signed out.' }),
-              (error: unknown) => setState({ kind: 'failed', message: messageOf(error) }),
+              (error: unknown) =>
+                setState({
+                  kind: 'failed',
+                  title: 'You may still be signed in',
+                  message: `Signing out did not reach payreq: ${messageOf(error)}`,
+                }),
             );
           }}
         >
@@ -93,6 +103,11 @@ function PageOf(props: {
   readonly ended: (error: unknown) => boolean;
 }) {
   const { path, config, ended } = props;
+  // The tab names the page, for history and for screen readers announcing the change.
+  useEffect(() => {
+    const title = PAGES.find((page) => page.path === path)?.title ?? 'No such page';
+    document.title = `${title} · payreq dashboard`;
+  }, [path]);
   switch (path) {
     case '':
       return <Home config={config} ended={ended} />;

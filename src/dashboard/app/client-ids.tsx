@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from './api.ts';
 import type { DashboardConfig } from './config.ts';
+import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
 import { Table } from './table.tsx';
 
@@ -106,7 +107,7 @@ export function ClientIds(props: {
     pending?.id === clientId.id && pending.action === action ? (
       <span class="confirm" key={action}>
         {CONFIRM[action].text}{' '}
-        <button type="button" disabled={busy} onClick={() => act(pending)}>
+        <button type="button" ref={focusOnMount} disabled={busy} onClick={() => act(pending)}>
           {CONFIRM[action].button}
         </button>{' '}
         <button type="button" class="quiet" onClick={() => setPending(null)}>
@@ -186,9 +187,13 @@ export function ClientIds(props: {
               clientId.allowedDomains.length === 0
                 ? 'Any (backend)'
                 : clientId.allowedDomains.join(', '),
-              clientId.feePercentage === null
-                ? 'None'
-                : `${clientId.feePercentage}% to ${clientId.feeAddress ?? '—'}`,
+              clientId.feePercentage === null ? (
+                'None'
+              ) : (
+                <span key="fee">
+                  {clientId.feePercentage}% to <code>{clientId.feeAddress ?? '—'}</code>
+                </span>
+              ),
               clientId.orchestrator === null ? (
                 'None'
               ) : (

@@ -38,7 +38,9 @@ export function registerDashboardShell(
     app.get(
       route,
       { config: { admission: false }, schema: { hide: true } },
-      async (_request, reply) => {
+      async (request, reply) => {
+        // A file the build does not have is no page either.
+        if (request.url.startsWith(`${deps.path}/assets/`)) return reply.callNotFound();
         if (shell === null) {
           throw new AppError(
             'dashboard_not_built',
