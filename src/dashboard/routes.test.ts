@@ -56,11 +56,18 @@ describe('the dashboard’s shell', () => {
     const res = await t.app.inject({ method: 'GET', url: '/dashboard/' });
     expect(res.statusCode).toBe(200);
     // The API on the dashboard's origin is called by path; the auth API on its own, by URL.
-    expect(configOf(res.body)).toEqual({
+    const config = configOf(res.body) as Record<string, unknown>;
+    expect(config).toEqual({
       basePath: '/dashboard',
       apiBase: '',
       authBase: SETTINGS.authUrl,
+      explorers: Object.fromEntries(
+        t.chains.networks.map((n) => [n.id, t.chains.explorerTxUrl(n.id, '{txHash}')]),
+      ),
     });
+    expect((config.explorers as Record<string, string>).base).toBe(
+      'https://basescan.org/tx/{txHash}',
+    );
     expect(res.body).toContain(`<script type="module" src="/dashboard/assets/${manifest.main}">`);
     expect(res.body).toContain(`href="/dashboard/assets/${manifest.styles}"`);
     expect(res.body).toContain('<title>payreq dashboard</title>');

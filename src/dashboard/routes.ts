@@ -1,3 +1,4 @@
+import type { ChainRegistry } from '../chains/registry.ts';
 import type { App } from '../http/types.ts';
 import { registerWebAppAssets } from '../http/web-asset-route.ts';
 import type { LoadedBuild } from '../http/web-assets.ts';
@@ -11,7 +12,11 @@ import { type DashboardSettings, sameSite, servedDashboardPath } from './shell.t
  */
 export function dashboardRoutes(
   app: App,
-  deps: { readonly config: DashboardSettings; readonly build: LoadedBuild },
+  deps: {
+    readonly config: DashboardSettings;
+    readonly chains: ChainRegistry;
+    readonly build: LoadedBuild;
+  },
 ): void {
   const path = servedDashboardPath(deps.config);
   if (path === null) {
@@ -27,5 +32,5 @@ export function dashboardRoutes(
     );
   }
   registerWebAppAssets(app, { basePath: path, build: deps.build });
-  registerDashboardShell(app, { path, config: deps.config, build: deps.build });
+  registerDashboardShell(app, { path, ...deps });
 }

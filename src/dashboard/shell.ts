@@ -1,3 +1,4 @@
+import type { ChainRegistry } from '../chains/registry.ts';
 import type { Config } from '../config/config.ts';
 import { webAppDist } from '../http/web-assets.ts';
 import { pathOf, type ShellWords, shellHeaders } from '../http/web-shell.ts';
@@ -29,9 +30,11 @@ export interface DashboardConfig {
   readonly apiBase: string;
   /** The auth API's, likewise. */
   readonly authBase: string;
+  /** Per network id, its explorer's page of a transaction (`{txHash}` stands for it), or null. */
+  readonly explorers: Readonly<Record<string, string | null>>;
 }
 
-export function dashboardConfig(config: DashboardSettings): DashboardConfig {
+export function dashboardConfig(config: DashboardSettings, chains: ChainRegistry): DashboardConfig {
   const own = new URL(config.dashboardUrl).origin;
   // An API on the dashboard's own origin is called by path: the page then works under any
   // name the origin answers to (127.0.0.1 for a BASE_URL of localhost), and the CSP's 'self'
@@ -41,6 +44,9 @@ export function dashboardConfig(config: DashboardSettings): DashboardConfig {
     basePath: pathOf(config.dashboardUrl),
     apiBase: base(config.baseUrl),
     authBase: base(config.authUrl),
+    explorers: Object.fromEntries(
+      chains.networks.map((network) => [network.id, chains.explorerTxUrl(network.id, '{txHash}')]),
+    ),
   };
 }
 

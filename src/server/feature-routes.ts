@@ -179,5 +179,5 @@ export function registerFeatureRoutes(
     clientId: payPage.clientId,
     build: payPage.build,
   });
-  dashboardRoutes(app, { config: deps.config, build: pages.dashboard });
+  dashboardRoutes(app, { config: deps.config, chains: deps.chains, build: pages.dashboard });
 }

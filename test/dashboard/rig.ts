@@ -4,11 +4,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import { launchChromium } from '../browser.ts';
 import { freePort, ROOT } from '../process.ts';
+import { testDispatcher } from '../workers.ts';
 
 /**
  * What a dashboard test needs, real end to end: the service listening on a loopback port (the
  * API, the auth API and the dashboard on one origin, as `npm start` serves them, the dashboard
- * at /dashboard) and a headless Chromium. Screenshots go to test-artifacts/dashboard.
+ * at /dashboard), the webhook dispatcher sending to receivers on loopback, and a headless
+ * Chromium. Screenshots go to test-artifacts/dashboard.
  */
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'dashboard');
@@ -41,10 +43,13 @@ export async function startDashboardRig(): Promise<DashboardRig> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const t = await createTestApp({
-    env: { BASE_URL: origin, PAY_URL: origin },
+    env: { BASE_URL: origin, PAY_URL: origin, ALLOW_LOCAL_WEBHOOKS: 'true' },
     clock: createRealClock(),
   });
   await t.app.listen({ port, host: '127.0.0.1' });
+  // Webhooks go out as the service's workers send them, to receivers on loopback.
+  const dispatcher = testDispatcher(t);
+  dispatcher.start(200);
   const browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   const contexts: BrowserContext[] = [];
@@ -76,6 +81,7 @@ export async function startDashboardRig(): Promise<DashboardRig> {
     close: async () => {
       for (const context of contexts) await context.close();
       await browser.close();
+      await dispatcher.stop();
       await t.close();
     },
   };

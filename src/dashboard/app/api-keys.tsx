@@ -3,6 +3,9 @@ import { call, messageOf } from './api.ts';
 import type { DashboardConfig } from './config.ts';
 import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
+import { ListStatus } from './list-status.tsx';
+import { type Listed, readList } from './listed.ts';
+import { ShownOnce } from './shown-once.tsx';
 import { Table } from './table.tsx';
 
 /** An API key as `GET /v1/api-keys` lists it: never the key itself. */
@@ -21,18 +24,13 @@ interface Created {
   readonly label: string | null;
 }
 
-type Keys =
-  | { readonly kind: 'loading' }
-  | { readonly kind: 'listed'; readonly keys: readonly ApiKey[] }
-  | { readonly kind: 'failed'; readonly message: string };
-
 /** The account's API keys: create one (shown once), see when each was last used, revoke one. */
 export function ApiKeys(props: {
   readonly config: DashboardConfig;
   readonly ended: (error: unknown) => boolean;
 }) {
   const { config, ended } = props;
-  const [keys, setKeys] = useState<Keys>({ kind: 'loading' });
+  const [keys, setKeys] = useState<Listed<ApiKey>>({ kind: 'loading' });
   const [created, setCreated] = useState<Created | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -45,12 +43,7 @@ export function ApiKeys(props: {
     [ended],
   );
   const load = useCallback(() => {
-    call<ApiKey[]>(config.apiBase, '/v1/api-keys').then(
-      (listed) => setKeys({ kind: 'listed', keys: listed }),
-      (error: unknown) => {
-        if (!ended(error)) setKeys({ kind: 'failed', message: messageOf(error) });
-      },
-    );
+    readList(call<ApiKey[]>(config.apiBase, '/v1/api-keys'), setKeys, ended);
   }, [config, ended]);
   useEffect(load, [load]);
 
@@ -100,20 +93,14 @@ export function ApiKeys(props: {
         </p>
       )}
       {created !== null ? (
-        <section class="secret" aria-labelledby="new-key" data-field="new-key" aria-live="polite">
-          <h2 id="new-key">Your new key{created.label === null ? '' : ` “${created.label}”`}</h2>
-          <p>Copy it now: it is shown once, and payreq keeps no copy it could show again.</p>
-          <input
-            aria-label="New API key"
-            ref={focusOnMount}
-            readOnly
-            value={created.apiKey}
-            onFocus={(event) => event.currentTarget.select()}
-          />
-          <button type="button" onClick={() => setCreated(null)}>
-            I have stored it
-          </button>
-        </section>
+        <ShownOnce
+          id="new-key"
+          title={`Your new key${created.label === null ? '' : ` “${created.label}”`}`}
+          text="Copy it now: it is shown once, and payreq keeps no copy it could show again."
+          label="New API key"
+          value={created.apiKey}
+          onDone={() => setCreated(null)}
+        />
       ) : (
         <form
           class="inline"
@@ -131,18 +118,12 @@ export function ApiKeys(props: {
           </button>
         </form>
       )}
-      {keys.kind === 'loading' && <p class="notice">Loading the keys…</p>}
-      {keys.kind === 'failed' && (
-        <p class="problem" role="alert">
-          {keys.message}
-        </p>
-      )}
-      {keys.kind === 'listed' && keys.keys.length === 0 && <p class="notice">No API keys yet.</p>}
-      {keys.kind === 'listed' && keys.keys.length > 0 && (
+      <ListStatus listed={keys} loading="Loading the keys…" empty="No API keys yet." />
+      {keys.kind === 'listed' && keys.items.length > 0 && (
         <Table
           caption="API keys"
           columns={['Label', 'Key', 'Created', 'Last used', 'Status']}
-          rows={keys.keys.map((key) => ({
+          rows={keys.items.map((key) => ({
             key: key.id,
             id: key.prefix,
             cells: [

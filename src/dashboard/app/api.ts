@@ -58,7 +58,10 @@ function jsonOf(text: string): { value: unknown } | null {
 export async function call<T>(
   base: string,
   path: string,
-  options: { readonly method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; readonly body?: unknown } = {},
+  options: {
+    readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+    readonly body?: unknown;
+  } = {},
 ): Promise<T> {
   let response: Response;
   try {

@@ -5,9 +5,11 @@ import { ClientIds } from './client-ids.tsx';
 import type { DashboardConfig } from './config.ts';
 import { Home } from './home.tsx';
 import { Layout } from './layout.tsx';
+import { Payments } from './payments.tsx';
 import { PAGES, type PagePath, usePage } from './router.ts';
 import { currentSession, type Session, signOut } from './session.ts';
 import { SignIn } from './sign-in.tsx';
+import { Webhooks } from './webhooks.tsx';
 
 type State =
   | { readonly kind: 'loading' }
@@ -111,6 +113,10 @@ function PageOf(props: {
   switch (path) {
     case '':
       return <Home config={config} ended={ended} />;
+    case 'payments':
+      return <Payments config={config} ended={ended} />;
+    case 'webhooks':
+      return <Webhooks config={config} ended={ended} />;
     case 'client-ids':
       return <ClientIds config={config} ended={ended} />;
     case 'api-keys':

@@ -3,6 +3,8 @@ import { call, messageOf } from './api.ts';
 import type { DashboardConfig } from './config.ts';
 import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
+import { ListStatus } from './list-status.tsx';
+import { type Listed, readList } from './listed.ts';
 import { Table } from './table.tsx';
 
 /** A client ID as `GET /v1/client-ids` lists it. */
@@ -20,11 +22,6 @@ interface ClientId {
 
 /** What a row asks the merchant to confirm before it is done. */
 type Pending = { readonly id: string; readonly action: 'revoke' | 'unlink' };
-
-type Listed =
-  | { readonly kind: 'loading' }
-  | { readonly kind: 'listed'; readonly clientIds: readonly ClientId[] }
-  | { readonly kind: 'failed'; readonly message: string };
 
 const CONFIRM: Readonly<Record<Pending['action'], { text: string; button: string }>> = {
   revoke: { text: 'Browsers and apps using it stop working.', button: 'Revoke now' },
@@ -52,18 +49,13 @@ export function ClientIds(props: {
   readonly ended: (error: unknown) => boolean;
 }) {
   const { config, ended } = props;
-  const [listed, setListed] = useState<Listed>({ kind: 'loading' });
+  const [listed, setListed] = useState<Listed<ClientId>>({ kind: 'loading' });
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<Pending | null>(null);
 
   const load = useCallback(() => {
-    call<ClientId[]>(config.apiBase, '/v1/client-ids').then(
-      (clientIds) => setListed({ kind: 'listed', clientIds }),
-      (error: unknown) => {
-        if (!ended(error)) setListed({ kind: 'failed', message: messageOf(error) });
-      },
-    );
+    readList(call<ClientId[]>(config.apiBase, '/v1/client-ids'), setListed, ended);
   }, [config, ended]);
   useEffect(load, [load]);
 
@@ -165,20 +157,12 @@ export function ClientIds(props: {
           Create client ID
         </button>
       </form>
-      {listed.kind === 'loading' && <p class="notice">Loading the client IDs…</p>}
-      {listed.kind === 'failed' && (
-        <p class="problem" role="alert">
-          {listed.message}
-        </p>
-      )}
-      {listed.kind === 'listed' && listed.clientIds.length === 0 && (
-        <p class="notice">No client IDs yet.</p>
-      )}
-      {listed.kind === 'listed' && listed.clientIds.length > 0 && (
+      <ListStatus listed={listed} loading="Loading the client IDs…" empty="No client IDs yet." />
+      {listed.kind === 'listed' && listed.items.length > 0 && (
         <Table
           caption="Client IDs"
           columns={['Label', 'Client ID', 'Origins', 'Fee', 'Platform', 'Last used', 'Status']}
-          rows={listed.clientIds.map((clientId) => ({
+          rows={listed.items.map((clientId) => ({
             key: clientId.id,
             id: clientId.clientId,
             cells: [

@@ -8,6 +8,8 @@ export interface DashboardConfig {
   readonly basePath: string;
   readonly apiBase: string;
   readonly authBase: string;
+  /** Per network id, its explorer's page of a transaction (`{txHash}` stands for it), or null. */
+  readonly explorers: Readonly<Record<string, string | null>>;
 }
 
 export function readConfig(): DashboardConfig {

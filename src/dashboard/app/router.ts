@@ -9,6 +9,8 @@ import { useEffect, useState } from 'preact/hooks';
 /** Every page, by the path after the dashboard's own ('' is Home). */
 export const PAGES = [
   { path: '', title: 'Home' },
+  { path: 'payments', title: 'Payments' },
+  { path: 'webhooks', title: 'Webhooks' },
   { path: 'client-ids', title: 'Client IDs' },
   { path: 'api-keys', title: 'API keys' },
 ] as const;

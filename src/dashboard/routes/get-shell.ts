@@ -1,4 +1,5 @@
 import { AppError } from '../../base/errors.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
 import type { App } from '../../http/types.ts';
 import type { LoadedBuild } from '../../http/web-assets.ts';
 import { renderShell } from '../../http/web-shell.ts';
@@ -16,7 +17,12 @@ import {
  */
 export function registerDashboardShell(
   app: App,
-  deps: { readonly path: string; readonly config: DashboardSettings; readonly build: LoadedBuild },
+  deps: {
+    readonly path: string;
+    readonly config: DashboardSettings;
+    readonly chains: ChainRegistry;
+    readonly build: LoadedBuild;
+  },
 ): void {
   if (deps.build.status === 'missing') {
     app.log.warn(
@@ -29,7 +35,7 @@ export function registerDashboardShell(
       ? renderShell({
           basePath: deps.path,
           manifest: deps.build.build.manifest,
-          config: dashboardConfig(deps.config),
+          config: dashboardConfig(deps.config, deps.chains),
           words: DASHBOARD_WORDS,
         })
       : null;

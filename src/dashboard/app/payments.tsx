@@ -1,0 +1,243 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { call, messageOf } from './api.ts';
+import type { DashboardConfig } from './config.ts';
+import { formatTime } from './format.ts';
+import { Table } from './table.tsx';
+
+/** A payment as `GET /v2/payments` answers it, as far as the page shows it. */
+interface Payment {
+  readonly id: string;
+  readonly timestamp: string;
+  readonly type: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly destinationNetwork: string;
+  readonly sourceTxHash: string | null;
+  readonly destinationTxHash: string | null;
+  readonly payerAddress: string | null;
+  readonly request: { readonly requestId: string; readonly reference: string | null };
+}
+
+interface SearchPage {
+  readonly payments: readonly Payment[];
+  readonly pagination: {
+    readonly total: number;
+    readonly totalExact: boolean;
+    readonly nextCursor: string | null;
+  };
+}
+
+type Results =
+  | { readonly kind: 'loading' }
+  | { readonly kind: 'found'; readonly page: SearchPage; readonly pages: readonly string[] }
+  | { readonly kind: 'failed'; readonly message: string };
+
+const PAGE_SIZE = 25;
+const DAY_MS = 24 * 60 * 60_000;
+const TYPES = ['direct', 'conversion', 'crosschain'] as const;
+
+/** A day (yyyy-mm-dd, UTC) `days` before today. */
+function dayBefore(days: number): string {
+  return new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The search's query from the form: each filled field as `GET /v2/payments` names it, the
+ * dates as whole UTC days (from its first second, to its last).
+ */
+function filtersOf(form: FormData): URLSearchParams {
+  const query = new URLSearchParams();
+  const text = (name: string) => String(form.get(name) ?? '').trim();
+  const from = text('from');
+  const to = text('to');
+  if (from !== '') query.set('fromDate', `${from}T00:00:00Z`);
+  if (to !== '') query.set('toDate', `${to}T23:59:59Z`);
+  for (const name of ['reference', 'walletAddress', 'requestId', 'txHash', 'type', 'currency']) {
+    const value = text(name);
+    if (value !== '') query.set(name === 'currency' ? 'invoiceCurrency' : name, value);
+  }
+  return query;
+}
+
+function explorerLink(config: DashboardConfig, network: string, txHash: string | null) {
+  if (txHash === null) return '—';
+  const short = `${txHash.slice(0, 10)}…`;
+  const template = config.explorers[network];
+  if (!template) return <code key="tx">{short}</code>;
+  return (
+    <a key="tx" href={template.replace('{txHash}', txHash)} target="_blank" rel="noreferrer">
+      <code>{short}</code>
+    </a>
+  );
+}
+
+/** The account's payments, found by the search's filters, page by page, and as CSV. */
+export function Payments(props: {
+  readonly config: DashboardConfig;
+  readonly ended: (error: unknown) => boolean;
+}) {
+  const { config, ended } = props;
+  const [filters, setFilters] = useState(
+    () => new URLSearchParams({ fromDate: `${dayBefore(30)}T00:00:00Z` }),
+  );
+  /** The cursor of the page shown ('' for the first). */
+  const [cursor, setCursor] = useState('');
+  const [results, setResults] = useState<Results>({ kind: 'loading' });
+
+  const search = useCallback(
+    (query: URLSearchParams, at: string, pages: readonly string[]) => {
+      setResults({ kind: 'loading' });
+      const paged = new URLSearchParams(query);
+      paged.set('limit', String(PAGE_SIZE));
+      if (at !== '') paged.set('cursor', at);
+      call<SearchPage>(config.apiBase, `/v2/payments?${paged}`).then(
+        (page) => setResults({ kind: 'found', page, pages }),
+        (error: unknown) => {
+          if (!ended(error)) setResults({ kind: 'failed', message: messageOf(error) });
+        },
+      );
+    },
+    [config, ended],
+  );
+  useEffect(() => search(filters, '', []), [search, filters]);
+
+  const exportHref = `${config.apiBase}/v2/dashboard/payments/export?${filters}`;
+  const pages = results.kind === 'found' ? results.pages : [];
+  return (
+    <main class="card" data-screen="payments">
+      <h1>Payments</h1>
+      <form
+        class="filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setCursor('');
+          setFilters(filtersOf(new FormData(event.currentTarget)));
+        }}
+      >
+        <div class="pair">
+          <label>
+            From
+            <input name="from" type="date" defaultValue={dayBefore(30)} />
+          </label>
+          <label>
+            To
+            <input name="to" type="date" />
+          </label>
+        </div>
+        <div class="pair">
+          <label>
+            Reference
+            <input name="reference" placeholder="order-1042" />
+          </label>
+          <label>
+            Payer or payee wallet
+            <input name="walletAddress" placeholder="0x…" />
+          </label>
+        </div>
+        <div class="pair">
+          <label>
+            Request ID
+            <input name="requestId" />
+          </label>
+          <label>
+            Transaction hash
+            <input name="txHash" placeholder="0x…" />
+          </label>
+        </div>
+        <div class="pair">
+          <label>
+            Kind
+            <select name="type">
+              <option value="">Any</option>
+              {TYPES.map((type) => (
+                <option key={type} value={type}>
+                  {type}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Currency
+            <input name="currency" placeholder="USDC" />
+          </label>
+        </div>
+        <div class="actions">
+          <button type="submit">Search</button>
+          <a class="button quiet" href={exportHref} download="payments.csv">
+            Download CSV
+          </a>
+        </div>
+      </form>
+      {results.kind === 'loading' && <p class="notice">Searching…</p>}
+      {results.kind === 'failed' && (
+        <p class="problem" role="alert">
+          {results.message}
+        </p>
+      )}
+      {results.kind === 'found' && (
+        <>
+          <p class="notice" role="status" data-field="payments-found">
+            {results.page.pagination.totalExact ? '' : 'About '}
+            {results.page.pagination.total.toLocaleString('en-US')}{' '}
+            {results.page.pagination.total === 1 ? 'payment' : 'payments'}
+          </p>
+          {results.page.payments.length > 0 && (
+            <Table
+              caption="Payments found"
+              columns={['Paid', 'Amount', 'Kind', 'Reference', 'Payer', 'Transaction']}
+              rows={results.page.payments.map((payment) => ({
+                key: payment.id,
+                id: payment.id,
+                cells: [
+                  formatTime(payment.timestamp),
+                  `${payment.amount} ${payment.currency}`,
+                  payment.type,
+                  payment.request.reference ?? '—',
+                  payment.payerAddress === null ? (
+                    '—'
+                  ) : (
+                    <code key="payer">{payment.payerAddress}</code>
+                  ),
+                  explorerLink(
+                    config,
+                    payment.destinationNetwork,
+                    payment.destinationTxHash ?? payment.sourceTxHash,
+                  ),
+                ],
+              }))}
+            />
+          )}
+          <div class="actions">
+            {pages.length > 0 && (
+              <button
+                type="button"
+                class="quiet"
+                onClick={() => {
+                  const previous = pages.slice(0, -1);
+                  const at = pages.at(-1) ?? '';
+                  setCursor(at);
+                  search(filters, at, previous);
+                }}
+              >
+                Previous page
+              </button>
+            )}
+            {results.page.pagination.nextCursor !== null && (
+              <button
+                type="button"
+                class="quiet"
+                onClick={() => {
+                  const next = results.page.pagination.nextCursor ?? '';
+                  search(filters, next, [...pages, cursor]);
+                  setCursor(next);
+                }}
+              >
+                Next page
+              </button>
+            )}
+          </div>
+        </>
+      )}
+    </main>
+  );
+}
