@@ -1,8 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createClientId } from '../../src/auth/client-ids.ts';
+import type { Database } from '../../src/db/client.ts';
+import { clientIds } from '../../src/db/schema.ts';
 import { createRealClock, createTestApp, type TestApp } from '../app.ts';
 import { launchChromium } from '../browser.ts';
+import { listOwnerWebhook, loadListRows } from '../list-rows.ts';
 import { freePort, ROOT } from '../process.ts';
 import { testDispatcher } from '../workers.ts';
 
@@ -98,4 +103,23 @@ export async function registerInPage(page: Page, email: string, password: string
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.locator('[data-screen="home"]').waitFor();
+}
+
+/**
+ * Rows `from`..`to` of test/list-rows.ts (a request and its payment each, reference
+ * `order-<i>`) for the account, made with a client ID of its own; the caller dates them.
+ */
+export async function loadPaymentsOf(
+  db: Database,
+  accountId: string,
+  from: number,
+  to: number,
+): Promise<void> {
+  const { clientId } = await createClientId(db, { accountId, label: 'Shop', allowedDomains: [] });
+  const [client] = await db
+    .select({ id: clientIds.id })
+    .from(clientIds)
+    .where(eq(clientIds.clientId, clientId));
+  const webhookId = await listOwnerWebhook(db, accountId);
+  await loadListRows(db, { accountId, clientIdRowId: client?.id ?? '', webhookId }, from, to);
 }

@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientId } from '../../src/auth/client-ids.ts';
-import { clientIds, payments, users } from '../../src/db/schema.ts';
+import { payments, users } from '../../src/db/schema.ts';
 import { PAYMENT_EXPORT_COLUMNS } from '../../src/payments-search/export.ts';
 import {
   type DashboardRig,
+  loadPaymentsOf,
   registerInPage,
   startDashboardRig,
   VIEWPORTS,
 } from '../dashboard/rig.ts';
 import { createTenant } from '../fixtures.ts';
-import { listOwnerWebhook, loadListRows, rowFacts } from '../list-rows.ts';
+import { rowFacts } from '../list-rows.ts';
 import { accessibilityProblems, screen, text } from '../pay-page/page.ts';
 
 /**
@@ -38,13 +38,7 @@ afterAll(async () => {
 /** Rows `from`..`to` of test/list-rows.ts for the account, the first paid a day ago, the next two… */
 async function seed(accountId: string, from: number, to: number): Promise<void> {
   const db = rig.t.db;
-  const { clientId } = await createClientId(db, { accountId, label: 'Shop', allowedDomains: [] });
-  const [client] = await db
-    .select({ id: clientIds.id })
-    .from(clientIds)
-    .where(eq(clientIds.clientId, clientId));
-  const webhookId = await listOwnerWebhook(db, accountId);
-  await loadListRows(db, { accountId, clientIdRowId: client?.id ?? '', webhookId }, from, to);
+  await loadPaymentsOf(db, accountId, from, to);
   // Row i paid i days ago (and an hour): its payment reference is i in hex.
   const row = sql`('x' || ${payments.paymentReference})::bit(64)::bigint - ${from - 1}`;
   await db

@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientId } from '../../src/auth/client-ids.ts';
-import { clientIds, payments, sessions, users } from '../../src/db/schema.ts';
-import { type DashboardRig, startDashboardRig, VIEWPORTS } from '../dashboard/rig.ts';
+import { payments, sessions, users } from '../../src/db/schema.ts';
+import {
+  type DashboardRig,
+  loadPaymentsOf,
+  startDashboardRig,
+  VIEWPORTS,
+} from '../dashboard/rig.ts';
 import { createTenant } from '../fixtures.ts';
-import { listOwnerWebhook, loadListRows } from '../list-rows.ts';
 import { accessibilityProblems, screen, text } from '../pay-page/page.ts';
 
 /**
@@ -38,14 +41,7 @@ async function signIn(page: Page, password = PASSWORD): Promise<void> {
 /** Payments of `accountId` (rows `from`..`to` of test/list-rows.ts) paid `daysAgo[i]` days ago. */
 async function paymentsOf(accountId: string, from: number, daysAgo: readonly number[]) {
   const db = rig.t.db;
-  const { clientId } = await createClientId(db, { accountId, label: 'Shop', allowedDomains: [] });
-  const [client] = await db
-    .select({ id: clientIds.id })
-    .from(clientIds)
-    .where(eq(clientIds.clientId, clientId));
-  const webhookId = await listOwnerWebhook(db, accountId);
-  const to = from + daysAgo.length - 1;
-  await loadListRows(db, { accountId, clientIdRowId: client?.id ?? '', webhookId }, from, to);
+  await loadPaymentsOf(db, accountId, from, from + daysAgo.length - 1);
   const rows = await db
     .select({ id: payments.id })
     .from(payments)
