@@ -21,8 +21,13 @@ const FLAGS = [
   '--disable-quic',
 ];
 
+/** The machine's own Chromium, if it has one. */
+export function chromiumOfSystem(): string | undefined {
+  return SYSTEM_CHROMIUM.find((path) => existsSync(path));
+}
+
 export async function launchChromium(): Promise<Browser> {
-  const system = SYSTEM_CHROMIUM.find((path) => existsSync(path));
+  const system = chromiumOfSystem();
   if (system) return chromium.launch({ executablePath: system, headless: true, args: FLAGS });
   // Only the binary: the package's own flag set is for serverless hosts and includes
   // --disable-web-security, which would switch off the very CORS checks tests rely on.

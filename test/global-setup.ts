@@ -10,6 +10,7 @@ import { buildWebApp, WEB_APPS } from '../scripts/build-web-app.ts';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../src/db/migrate.ts';
 import { startParamsWithSharedBuffers, wrapPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
+import { chromiumOfSystem } from './browser.ts';
 
 /**
  * Builds the browser apps into dist/ (scripts/build-web-app.ts), fresh for every run (the apps
@@ -59,6 +60,17 @@ function migrationsHash(): string {
   return hash.digest('hex').slice(0, 12);
 }
 
+/**
+ * The packaged Chromium (test/browser.ts) unpacks itself to /tmp on first use: done here, once,
+ * so two test files starting at once never both write the binary while the other runs it
+ * (ETXTBSY). Nothing to do with a system Chromium.
+ */
+async function unpackChromium(): Promise<void> {
+  if (chromiumOfSystem() !== undefined) return;
+  const { default: packaged } = await import('@sparticuz/chromium');
+  await packaged.executablePath();
+}
+
 export default async function setup(project: TestProject): Promise<() => void> {
   const url = process.env.DATABASE_URL;
   // esbuild builds the page in processes of its own while PGlite migrates here. The server
@@ -68,6 +80,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
     buildServer(),
     migrateEmbeddedDatabase({ dump: !url }),
     ...WEB_APPS.map((app) => buildWebApp(app)),
+    unpackChromium(),
   ]);
   project.provide('migratedPgdata', migratedPgdata);
   const removePgdata = () => rmSync(pgdataRoot, { recursive: true, force: true });

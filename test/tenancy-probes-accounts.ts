@@ -98,6 +98,7 @@ export const ACCOUNT_PROBES: Record<string, Probe> = {
     query: (_o, caller) => `walletAddress=${caller.wallet}`,
   },
   'GET /v2/payee-destination/:destinationId': { expect: refused() },
+  'GET /v2/dashboard/destinations': { expect: own },
   // The reference API answers 400 for a destination it does not find.
   'DELETE /v2/payee-destination/:destinationId': {
     expect: refused('unknown_destination'),

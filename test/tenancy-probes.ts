@@ -274,6 +274,8 @@ export const PROBES: Record<string, Probe> = {
   'GET /v2/dashboard/requests/export': { expect: own, query: () => 'flow=incoming' },
   // A's request id names no payment of B's: B's export holds the header only.
   'GET /v2/dashboard/payments/export': { expect: own, query: (o) => `requestId=${o.requestId}` },
+  'GET /v2/dashboard/deliveries': { expect: own, query: (o) => `requestId=${o.requestId}` },
+  'GET /v2/dashboard/links/:token': { expect: refused() },
   'GET /v2/transaction-history': {
     expect: own,
     query: (_o, caller) => `address=${caller.wallet}`,

@@ -64,6 +64,18 @@ describe('the dashboard’s shell', () => {
       explorers: Object.fromEntries(
         t.chains.networks.map((n) => [n.id, t.chains.explorerTxUrl(n.id, '{txHash}')]),
       ),
+      networks: t.chains.networks.map((n) => ({
+        id: n.id,
+        name: n.name,
+        chainId: n.chainId,
+        kind: n.kind,
+      })),
+    });
+    expect(config.networks).toContainEqual({
+      id: 'base',
+      name: 'Base',
+      chainId: 8453,
+      kind: 'evm',
     });
     expect((config.explorers as Record<string, string>).base).toBe(
       'https://basescan.org/tx/{txHash}',

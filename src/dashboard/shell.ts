@@ -32,6 +32,13 @@ export interface DashboardConfig {
   readonly authBase: string;
   /** Per network id, its explorer's page of a transaction (`{txHash}` stands for it), or null. */
   readonly explorers: Readonly<Record<string, string | null>>;
+  /** The networks served: where destinations and links can be. */
+  readonly networks: readonly {
+    readonly id: string;
+    readonly name: string;
+    readonly chainId: number;
+    readonly kind: 'evm' | 'tron';
+  }[];
 }
 
 export function dashboardConfig(config: DashboardSettings, chains: ChainRegistry): DashboardConfig {
@@ -47,6 +54,7 @@ export function dashboardConfig(config: DashboardSettings, chains: ChainRegistry
     explorers: Object.fromEntries(
       chains.networks.map((network) => [network.id, chains.explorerTxUrl(network.id, '{txHash}')]),
     ),
+    networks: chains.networks.map(({ id, name, chainId, kind }) => ({ id, name, chainId, kind })),
   };
 }
 

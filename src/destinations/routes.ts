@@ -7,6 +7,7 @@ import { registerDeactivateSignedDestination } from './routes/deactivate-signed-
 import { registerGetDestination } from './routes/get-destination.ts';
 import { registerGetSigningData } from './routes/get-signing-data.ts';
 import { registerGetWalletDestination } from './routes/get-wallet-destination.ts';
+import { registerListDestinations } from './routes/list-destinations.ts';
 import { DestinationSchema } from './schemas.ts';
 
 /**
@@ -24,4 +25,5 @@ export function destinationRoutes(
   registerGetWalletDestination(app, deps);
   registerGetDestination(app, deps);
   registerDeactivateSignedDestination(app, deps);
+  registerListDestinations(app, deps);
 }

@@ -2,7 +2,11 @@ import { Type } from 'typebox';
 
 /** What the `/v2/payee-destination` routes share. */
 
-export const AUTH = ['clientId', 'apiKey'] as const;
+/**
+ * The reference's credentials, and ours: a session, so that the dashboard adds and removes
+ * destinations as the merchant signed in (the wallet still signs each change).
+ */
+export const AUTH = ['clientId', 'apiKey', 'session'] as const;
 export const TAGS = ['V2/Payee Destination'];
 
 const DESTINATION_SCHEMA_ID = 'PayeeDestination';

@@ -284,3 +284,27 @@ describe('GET /v2/secure-payments: the account’s list', () => {
     expect(listed.json().securePayments[0].status).toBe('expired');
   });
 });
+
+describe('GET /v2/dashboard/links/{token}: one link as the list shows it', () => {
+  it('answers the list’s item whatever the status, and 404 for another account’s link', async () => {
+    const owner = await createTenant(t.db, 'One link');
+    const dest = await destination(owner);
+    const link = await createLink(owner, [{ destinationId: dest.destinationId, amount: '7' }], {
+      reference: 'order-7',
+    });
+    const listed = await get('/v2/secure-payments?limit=1', apiKey(owner));
+    const item = await get(`/v2/dashboard/links/${link.token.toLowerCase()}`, apiKey(owner));
+    expect(item.statusCode, item.body).toBe(200);
+    expect(item.json()).toEqual(listed.json().securePayments[0]);
+    expect(item.json()).toMatchObject({ token: link.token, reference: 'order-7' });
+
+    // Paid: the pay page's read answers 409, this one the item.
+    await setLinkStatus(link.token, { status: 'completed', completedAt: t.clock.now() });
+    const paid = await get(`/v2/dashboard/links/${link.token}`, apiKey(owner));
+    expect(paid.json().status).toBe('completed');
+
+    const theirs = await get(`/v2/dashboard/links/${link.token}`, apiKey(rival));
+    expect(theirs.statusCode).toBe(404);
+    expect(theirs.json().code).toBe('secure_payment_not_found');
+  });
+});

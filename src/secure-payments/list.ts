@@ -17,6 +17,8 @@ import { securePaymentUrl } from './mint-link.ts';
 
 export interface ListFilter {
   readonly requestId?: string | undefined;
+  /** One link, by its token (the dashboard's link page). */
+  readonly token?: string | undefined;
   readonly payout?: boolean | undefined;
   readonly createdFrom?: Date | undefined;
   readonly createdTo?: Date | undefined;
@@ -124,6 +126,9 @@ export function linkListQuery(
   if (filter.createdFrom) conditions.push(gte(securePayments.createdAt, filter.createdFrom));
   if (filter.createdTo) conditions.push(lte(securePayments.createdAt, filter.createdTo));
   if (filter.linkId !== undefined) conditions.push(eq(securePayments.id, filter.linkId));
+  if (filter.token !== undefined) {
+    conditions.push(eq(securePayments.token, filter.token.toUpperCase()));
+  }
   if (filter.after)
     conditions.push(olderThan(securePayments.createdAt, securePayments.id, filter.after));
   return db

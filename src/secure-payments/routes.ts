@@ -13,6 +13,7 @@ import type { ParentLinks } from './parent-links.ts';
 import { registerBroadcastTronTransaction } from './routes/broadcast-tron-transaction.ts';
 import { registerCreateLink } from './routes/create-link.ts';
 import { registerGetLink } from './routes/get-link.ts';
+import { registerGetLinkItem } from './routes/get-link-item.ts';
 import { registerListLinks } from './routes/list-links.ts';
 import { registerPayLink } from './routes/pay-link.ts';
 import { registerRecordIntent } from './routes/record-intent.ts';
@@ -51,6 +52,7 @@ export function securePaymentRoutes(
 ): void {
   registerCreateLink(app, deps);
   registerListLinks(app, deps);
+  registerGetLinkItem(app, deps);
   // By token: what its page shows, its calldata, and what its payer's wallet did.
   registerGetLink(app, deps);
   registerPayLink(app, deps);

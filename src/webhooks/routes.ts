@@ -6,6 +6,7 @@ import type { App } from '../http/types.ts';
 import { registerCreateWebhook } from './routes/create-webhook.ts';
 import { registerDeleteWebhook } from './routes/delete-webhook.ts';
 import { registerListDeliveries } from './routes/list-deliveries.ts';
+import { registerListRequestDeliveries } from './routes/list-request-deliveries.ts';
 import { registerListWebhooks } from './routes/list-webhooks.ts';
 import { registerRedeliver } from './routes/redeliver.ts';
 import { registerSendTestEvent } from './routes/send-test-event.ts';
@@ -33,4 +34,6 @@ export function webhookRoutes(
   registerSendTestEvent(app, deps);
   registerListDeliveries(app, deps);
   registerRedeliver(app, deps);
+  // A request's deliveries, for the dashboard's link page.
+  registerListRequestDeliveries(app, deps);
 }

@@ -68,8 +68,13 @@ describe('the dashboard’s webhooks', () => {
 
     // The receiver is down for the first delivery.
     receiver.respondWith(503);
-    await endpoint.getByRole('button', { name: 'Send a test event' }).click();
+    await page
+      .getByRole('button', { name: 'Send a test event to every endpoint that is on' })
+      .click();
+    // The account's one endpoint that is on, not another account's.
+    expect(await text(page, '[data-field="test-sent"]')).toBe('Sent to 1 endpoint.');
     await receiver.waitFor(1);
+    await endpoint.getByRole('button', { name: 'Deliveries' }).click();
     const row = endpoint.locator('tbody tr');
     const outcome = row.locator('td[data-label="Outcome"]');
     await expect

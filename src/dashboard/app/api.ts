@@ -31,7 +31,11 @@ function describe(status: number, body: ErrorBody): string {
   const listed = Array.isArray(body.errors)
     ? body.errors.flatMap((item: { field?: unknown; message?: unknown }) => {
         if (typeof item?.message !== 'string') return [];
-        const fragment = /^[a-z]/.test(item.message) && typeof item.field === 'string';
+        // A fragment names no field ("must match format"); one that does is said as it is.
+        const fragment =
+          /^[a-z]/.test(item.message) &&
+          typeof item.field === 'string' &&
+          !item.message.startsWith(`${item.field} `);
         return [fragment ? `${item.field} ${item.message}` : item.message];
       })
     : [];
@@ -54,18 +58,39 @@ function jsonOf(text: string): { value: unknown } | null {
   }
 }
 
-/** `method` `base + path`, with `body` as JSON; the answer's JSON (undefined when empty). */
-export async function call<T>(
+/**
+ * `GET base + path`, where some error statuses are answers too (a completed link's 409 carries
+ * what it was paid): the status and the JSON of a 2xx or of one of `also`.
+ */
+export async function read<T>(
   base: string,
   path: string,
-  options: {
-    readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-    readonly body?: unknown;
-  } = {},
-): Promise<T> {
-  let response: Response;
+  also: readonly number[],
+): Promise<{ readonly status: number; readonly body: T }> {
+  const response = await send(base, path, {});
+  const json = jsonOf(await textOf(response));
+  if (!response.ok && !also.includes(response.status)) throw errorOf(response.status, json);
+  if (json === null) throw noData(response.status);
+  return { status: response.status, body: json.value as T };
+}
+
+/** `method` `base + path`, with `body` as JSON; the answer's JSON (undefined when empty). */
+export async function call<T>(base: string, path: string, options: Options = {}): Promise<T> {
+  const response = await send(base, path, options);
+  const json = jsonOf(await textOf(response));
+  if (!response.ok) throw errorOf(response.status, json);
+  if (json === null) throw noData(response.status);
+  return json.value as T;
+}
+
+interface Options {
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly body?: unknown;
+}
+
+async function send(base: string, path: string, options: Options): Promise<Response> {
   try {
-    response = await fetch(base + path, {
+    return await fetch(base + path, {
       method: options.method ?? 'GET',
       credentials: 'include',
       headers: {
@@ -78,28 +103,27 @@ export async function call<T>(
   } catch {
     throw new ApiError(0, UNREACHABLE, undefined);
   }
-  let text: string;
+}
+
+async function textOf(response: Response): Promise<string> {
   try {
-    text = await response.text();
+    return await response.text();
   } catch {
     throw new ApiError(0, UNREACHABLE, undefined);
   }
-  const json = jsonOf(text);
-  if (!response.ok) {
-    const body = (json?.value ?? {}) as ErrorBody;
-    throw new ApiError(
-      response.status,
-      describe(response.status, body),
-      typeof body.code === 'string' ? body.code : undefined,
-    );
-  }
-  if (json === null)
-    throw new ApiError(
-      response.status,
-      `payreq answered ${response.status} with no data`,
-      undefined,
-    );
-  return json.value as T;
+}
+
+function errorOf(status: number, json: { value: unknown } | null): ApiError {
+  const body = (json?.value ?? {}) as ErrorBody;
+  return new ApiError(
+    status,
+    describe(status, body),
+    typeof body.code === 'string' ? body.code : undefined,
+  );
+}
+
+function noData(status: number): ApiError {
+  return new ApiError(status, `payreq answered ${status} with no data`, undefined);
 }
 
 /** What to tell the merchant of a failure: an `ApiError`'s or any error's message. */

@@ -3,10 +3,13 @@ import { ApiError, messageOf } from './api.ts';
 import { ApiKeys } from './api-keys.tsx';
 import { ClientIds } from './client-ids.tsx';
 import type { DashboardConfig } from './config.ts';
+import { Destinations } from './destinations.tsx';
 import { Home } from './home.tsx';
 import { Layout } from './layout.tsx';
+import { LinkPage } from './link-page.tsx';
+import { Links } from './links.tsx';
 import { Payments } from './payments.tsx';
-import { PAGES, type PagePath, usePage } from './router.ts';
+import { PAGES, type Route, useRoute } from './router.ts';
 import { currentSession, type Session, signOut } from './session.ts';
 import { SignIn } from './sign-in.tsx';
 import { Webhooks } from './webhooks.tsx';
@@ -22,7 +25,7 @@ const ENDED = 'Your session ended: sign in again.';
 /** The dashboard: the sign-in page until a session exists, then the page the address names. */
 export function App({ config }: { readonly config: DashboardConfig }) {
   const [state, setState] = useState<State>({ kind: 'loading' });
-  const page = usePage(config.basePath);
+  const route = useRoute(config.basePath);
   const load = useCallback(() => {
     setState({ kind: 'loading' });
     currentSession(config).then(
@@ -78,7 +81,7 @@ export function App({ config }: { readonly config: DashboardConfig }) {
       return (
         <Layout
           basePath={config.basePath}
-          page={page}
+          route={route}
           session={state.session}
           onSignOut={() => {
             signOut(config).then(
@@ -92,7 +95,7 @@ export function App({ config }: { readonly config: DashboardConfig }) {
             );
           }}
         >
-          <PageOf path={page} config={config} ended={ended} />
+          <PageOf route={route} config={config} ended={ended} />
         </Layout>
       );
   }
@@ -100,33 +103,45 @@ export function App({ config }: { readonly config: DashboardConfig }) {
 
 /** The page the address names, or the merchant told there is none. */
 function PageOf(props: {
-  readonly path: PagePath | null;
+  readonly route: Route | null;
   readonly config: DashboardConfig;
   readonly ended: (error: unknown) => boolean;
 }) {
-  const { path, config, ended } = props;
+  const { route, config, ended } = props;
   // The tab names the page, for history and for screen readers announcing the change.
+  const title =
+    route === null
+      ? 'No such page'
+      : route.page === 'link'
+        ? 'Link'
+        : (PAGES.find((page) => page.path === route.page)?.title ?? 'No such page');
   useEffect(() => {
-    const title = PAGES.find((page) => page.path === path)?.title ?? 'No such page';
     document.title = `${title} · payreq dashboard`;
-  }, [path]);
-  switch (path) {
+  }, [title]);
+  if (route === null) {
+    return (
+      <main class="card" data-screen="not-found">
+        <h1>No such page</h1>
+        <p>The dashboard has no page at this address: choose one above.</p>
+      </main>
+    );
+  }
+  switch (route.page) {
     case '':
       return <Home config={config} ended={ended} />;
+    case 'links':
+      return <Links config={config} ended={ended} />;
+    case 'link':
+      return <LinkPage key={route.token} config={config} ended={ended} token={route.token} />;
     case 'payments':
       return <Payments config={config} ended={ended} />;
+    case 'destinations':
+      return <Destinations config={config} ended={ended} />;
     case 'webhooks':
       return <Webhooks config={config} ended={ended} />;
     case 'client-ids':
       return <ClientIds config={config} ended={ended} />;
     case 'api-keys':
       return <ApiKeys config={config} ended={ended} />;
-    case null:
-      return (
-        <main class="card" data-screen="not-found">
-          <h1>No such page</h1>
-          <p>The dashboard has no page at this address: choose one above.</p>
-        </main>
-      );
   }
 }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { call, messageOf } from './api.ts';
+import { call } from './api.ts';
+import { Problem, useChange } from './change.tsx';
 import type { DashboardConfig } from './config.ts';
 import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
@@ -50,8 +51,6 @@ export function ClientIds(props: {
 }) {
   const { config, ended } = props;
   const [listed, setListed] = useState<Listed<ClientId>>({ kind: 'loading' });
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<Pending | null>(null);
 
   const load = useCallback(() => {
@@ -59,22 +58,11 @@ export function ClientIds(props: {
   }, [config, ended]);
   useEffect(load, [load]);
 
-  /** Runs a change, then lists again; its failure is said above the form. */
-  const change = async (run: () => Promise<unknown>): Promise<boolean> => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      await run();
-      setPending(null);
-      load();
-      return true;
-    } catch (error) {
-      if (!ended(error)) setProblem(messageOf(error));
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
+  // After a change, the list again, with nothing left to confirm.
+  const { busy, problem, change } = useChange(() => {
+    setPending(null);
+    load();
+  }, ended);
   const create = async (form: HTMLFormElement) => {
     const data = new FormData(form);
     const fee = String(data.get('feePercentage') ?? '').trim();
@@ -124,11 +112,7 @@ export function ClientIds(props: {
         Browsers and apps send one as <code>x-client-id</code>. It is not secret: the origins it
         allows are what protects it.
       </p>
-      {problem !== null && (
-        <p class="problem" role="alert">
-          {problem}
-        </p>
-      )}
+      <Problem problem={problem} />
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -10,6 +10,15 @@ export interface DashboardConfig {
   readonly authBase: string;
   /** Per network id, its explorer's page of a transaction (`{txHash}` stands for it), or null. */
   readonly explorers: Readonly<Record<string, string | null>>;
+  /** The networks served: where destinations and links can be. */
+  readonly networks: readonly Network[];
+}
+
+export interface Network {
+  readonly id: string;
+  readonly name: string;
+  readonly chainId: number;
+  readonly kind: 'evm' | 'tron';
 }
 
 export function readConfig(): DashboardConfig {

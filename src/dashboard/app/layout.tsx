@@ -1,15 +1,16 @@
 import type { ComponentChildren } from 'preact';
-import { followLink, hrefOf, PAGES, type PagePath } from './router.ts';
+import { followLink, hrefOf, PAGES, type Route, sectionOf } from './router.ts';
 import type { Session } from './session.ts';
 
 /** The signed-in frame: the pages, who is signed in, and the way out. */
 export function Layout(props: {
   readonly basePath: string;
-  readonly page: PagePath | null;
+  readonly route: Route | null;
   readonly session: Session;
   readonly onSignOut: () => void;
   readonly children: ComponentChildren;
 }) {
+  const section = sectionOf(props.route);
   const who = props.session.email ?? props.session.walletAddress ?? props.session.userId;
   return (
     <div class="frame">
@@ -30,7 +31,7 @@ export function Layout(props: {
               <li key={page.path}>
                 <a
                   href={href}
-                  aria-current={props.page === page.path ? 'page' : undefined}
+                  aria-current={section === page.path ? 'page' : undefined}
                   onClick={(event) => followLink(event, href)}
                 >
                   {page.title}

@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { call, messageOf } from './api.ts';
 import type { DashboardConfig } from './config.ts';
+import { ExplorerLink } from './explorer-link.tsx';
 import { formatTime } from './format.ts';
+import { Pager, usePaged } from './paging.tsx';
 import { Table } from './table.tsx';
 
 /** A payment as `GET /v2/payments` answers it, as far as the page shows it. */
@@ -27,11 +27,6 @@ interface SearchPage {
   };
 }
 
-type Results =
-  | { readonly kind: 'loading' }
-  | { readonly kind: 'found'; readonly page: SearchPage; readonly pages: readonly string[] }
-  | { readonly kind: 'failed'; readonly message: string };
-
 const PAGE_SIZE = 25;
 const DAY_MS = 24 * 60 * 60_000;
 const TYPES = ['direct', 'conversion', 'crosschain'] as const;
@@ -51,24 +46,12 @@ function filtersOf(form: FormData): URLSearchParams {
   const from = text('from');
   const to = text('to');
   if (from !== '') query.set('fromDate', `${from}T00:00:00Z`);
-  if (to !== '') query.set('toDate', `${to}T23:59:59Z`);
+  if (to !== '') query.set('toDate', `${to}T23:59:59.999Z`);
   for (const name of ['reference', 'walletAddress', 'requestId', 'txHash', 'type', 'currency']) {
     const value = text(name);
     if (value !== '') query.set(name === 'currency' ? 'invoiceCurrency' : name, value);
   }
   return query;
-}
-
-function explorerLink(config: DashboardConfig, network: string, txHash: string | null) {
-  if (txHash === null) return '—';
-  const short = `${txHash.slice(0, 10)}…`;
-  const template = config.explorers[network];
-  if (!template) return <code key="tx">{short}</code>;
-  return (
-    <a key="tx" href={template.replace('{txHash}', txHash)} target="_blank" rel="noreferrer">
-      <code>{short}</code>
-    </a>
-  );
 }
 
 /** The account's payments, found by the search's filters, page by page, and as CSV. */
@@ -77,32 +60,16 @@ export function Payments(props: {
   readonly ended: (error: unknown) => boolean;
 }) {
   const { config, ended } = props;
-  const [filters, setFilters] = useState(
-    () => new URLSearchParams({ fromDate: `${dayBefore(30)}T00:00:00Z` }),
-  );
-  /** The cursor of the page shown ('' for the first). */
-  const [cursor, setCursor] = useState('');
-  const [results, setResults] = useState<Results>({ kind: 'loading' });
-
-  const search = useCallback(
-    (query: URLSearchParams, at: string, pages: readonly string[]) => {
-      setResults({ kind: 'loading' });
-      const paged = new URLSearchParams(query);
-      paged.set('limit', String(PAGE_SIZE));
-      if (at !== '') paged.set('cursor', at);
-      call<SearchPage>(config.apiBase, `/v2/payments?${paged}`).then(
-        (page) => setResults({ kind: 'found', page, pages }),
-        (error: unknown) => {
-          if (!ended(error)) setResults({ kind: 'failed', message: messageOf(error) });
-        },
-      );
-    },
-    [config, ended],
-  );
-  useEffect(() => search(filters, '', []), [search, filters]);
-
-  const exportHref = `${config.apiBase}/v2/dashboard/payments/export?${filters}`;
-  const pages = results.kind === 'found' ? results.pages : [];
+  const search = usePaged<SearchPage>({
+    apiBase: config.apiBase,
+    path: '/v2/payments',
+    initial: () => new URLSearchParams({ fromDate: `${dayBefore(30)}T00:00:00Z` }),
+    pageSize: PAGE_SIZE,
+    nextCursorOf: (page) => page.pagination.nextCursor,
+    ended,
+  });
+  const { results } = search;
+  const exportHref = `${config.apiBase}/v2/dashboard/payments/export?${search.filters}`;
   return (
     <main class="card" data-screen="payments">
       <h1>Payments</h1>
@@ -110,17 +77,16 @@ export function Payments(props: {
         class="filters"
         onSubmit={(event) => {
           event.preventDefault();
-          setCursor('');
-          setFilters(filtersOf(new FormData(event.currentTarget)));
+          search.search(filtersOf(new FormData(event.currentTarget)));
         }}
       >
         <div class="pair">
           <label>
-            From
+            From (UTC)
             <input name="from" type="date" defaultValue={dayBefore(30)} />
           </label>
           <label>
-            To
+            To (UTC)
             <input name="to" type="date" />
           </label>
         </div>
@@ -163,9 +129,12 @@ export function Payments(props: {
         </div>
         <div class="actions">
           <button type="submit">Search</button>
-          <a class="button quiet" href={exportHref} download="payments.csv">
-            Download CSV
-          </a>
+          {/* Offered for a search that was answered: a refused one would download an error. */}
+          {results.kind === 'found' && (
+            <a class="button quiet" href={exportHref} download="payments.csv">
+              Download CSV
+            </a>
+          )}
         </div>
       </form>
       {results.kind === 'loading' && <p class="notice">Searching…</p>}
@@ -176,7 +145,13 @@ export function Payments(props: {
       )}
       {results.kind === 'found' && (
         <>
-          <p class="notice" role="status" data-field="payments-found">
+          <p
+            class="notice"
+            role="status"
+            data-field="payments-found"
+            tabIndex={-1}
+            ref={search.focusAfterPaging}
+          >
             {results.page.pagination.totalExact ? '' : 'About '}
             {results.page.pagination.total.toLocaleString('en-US')}{' '}
             {results.page.pagination.total === 1 ? 'payment' : 'payments'}
@@ -198,44 +173,17 @@ export function Payments(props: {
                   ) : (
                     <code key="payer">{payment.payerAddress}</code>
                   ),
-                  explorerLink(
-                    config,
-                    payment.destinationNetwork,
-                    payment.destinationTxHash ?? payment.sourceTxHash,
-                  ),
+                  <ExplorerLink
+                    key="tx"
+                    config={config}
+                    network={payment.destinationNetwork}
+                    txHash={payment.destinationTxHash ?? payment.sourceTxHash}
+                  />,
                 ],
               }))}
             />
           )}
-          <div class="actions">
-            {pages.length > 0 && (
-              <button
-                type="button"
-                class="quiet"
-                onClick={() => {
-                  const previous = pages.slice(0, -1);
-                  const at = pages.at(-1) ?? '';
-                  setCursor(at);
-                  search(filters, at, previous);
-                }}
-              >
-                Previous page
-              </button>
-            )}
-            {results.page.pagination.nextCursor !== null && (
-              <button
-                type="button"
-                class="quiet"
-                onClick={() => {
-                  const next = results.page.pagination.nextCursor ?? '';
-                  search(filters, next, [...pages, cursor]);
-                  setCursor(next);
-                }}
-              >
-                Next page
-              </button>
-            )}
-          </div>
+          <Pager {...search} />
         </>
       )}
     </main>

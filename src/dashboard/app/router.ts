@@ -9,7 +9,9 @@ import { useEffect, useState } from 'preact/hooks';
 /** Every page, by the path after the dashboard's own ('' is Home). */
 export const PAGES = [
   { path: '', title: 'Home' },
+  { path: 'links', title: 'Links' },
   { path: 'payments', title: 'Payments' },
+  { path: 'destinations', title: 'Destinations' },
   { path: 'webhooks', title: 'Webhooks' },
   { path: 'client-ids', title: 'Client IDs' },
   { path: 'api-keys', title: 'API keys' },
@@ -17,20 +19,34 @@ export const PAGES = [
 
 export type PagePath = (typeof PAGES)[number]['path'];
 
-/** The page an address names, or null for none of ours. */
-function pageOf(basePath: string, pathname: string): PagePath | null {
+/** Where the address is: one of the pages, or one link's page (`links/<token>`). */
+export type Route = { readonly page: PagePath } | { readonly page: 'link'; readonly token: string };
+
+const LINK_PAGE = /^links\/([0-9A-Za-z]{26})$/;
+
+/** The route an address names, or null for none of ours. */
+function routeOf(basePath: string, pathname: string): Route | null {
   const rest = pathname.startsWith(basePath) ? pathname.slice(basePath.length) : pathname;
   const path = rest.replace(/^\/+|\/+$/g, '');
-  return PAGES.find((page) => page.path === path)?.path ?? null;
+  const link = LINK_PAGE.exec(path);
+  if (link?.[1] !== undefined) return { page: 'link', token: link[1] };
+  const page = PAGES.find((known) => known.path === path);
+  return page === undefined ? null : { page: page.path };
+}
+
+/** The page of the navigation a route belongs to (a link's page: Links). */
+export function sectionOf(route: Route | null): PagePath | null {
+  if (route === null) return null;
+  return route.page === 'link' ? 'links' : route.page;
 }
 
 const NAVIGATED = 'payreq:navigated';
 
-/** The page of the address now, following links and the browser's back and forward. */
-export function usePage(basePath: string): PagePath | null {
-  const [page, setPage] = useState(() => pageOf(basePath, location.pathname));
+/** The route of the address now, following links and the browser's back and forward. */
+export function useRoute(basePath: string): Route | null {
+  const [route, setRoute] = useState(() => routeOf(basePath, location.pathname));
   useEffect(() => {
-    const follow = () => setPage(pageOf(basePath, location.pathname));
+    const follow = () => setRoute(routeOf(basePath, location.pathname));
     window.addEventListener('popstate', follow);
     window.addEventListener(NAVIGATED, follow);
     return () => {
@@ -38,12 +54,18 @@ export function usePage(basePath: string): PagePath | null {
       window.removeEventListener(NAVIGATED, follow);
     };
   }, [basePath]);
-  return page;
+  return route;
 }
 
-/** The address of a page. */
-export function hrefOf(basePath: string, path: PagePath): string {
+/** The address of a page, or of a link's page. */
+export function hrefOf(basePath: string, path: PagePath | `links/${string}`): string {
   return `${basePath}/${path}`;
+}
+
+/** Goes to one of the dashboard's pages without a reload (after a form made what it shows). */
+export function goTo(href: string): void {
+  if (location.pathname !== href) history.pushState(null, '', href);
+  window.dispatchEvent(new Event(NAVIGATED));
 }
 
 /**
@@ -55,6 +77,5 @@ export function followLink(event: MouseEvent, href: string): void {
     return;
   }
   event.preventDefault();
-  if (location.pathname !== href) history.pushState(null, '', href);
-  window.dispatchEvent(new Event(NAVIGATED));
+  goTo(href);
 }

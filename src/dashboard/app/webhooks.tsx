@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { call, messageOf } from './api.ts';
+import { call } from './api.ts';
+import { Problem, useChange } from './change.tsx';
 import type { DashboardConfig } from './config.ts';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
@@ -42,7 +43,9 @@ function outcome(delivery: Delivery): string {
         ? delivery.lastError
         : null;
   if (delivery.status === 'delivered') return `Delivered (${answer ?? 'ok'})`;
-  if (delivery.status === 'failed') return `Failed: ${answer ?? 'no answer'}`;
+  // Given up: the reason it stopped (the endpoint switched off, say) says more than the
+  // status code of the attempt before.
+  if (delivery.status === 'failed') return `Failed: ${delivery.lastError ?? answer ?? 'no answer'}`;
   if (delivery.attempts === 0) return 'Waiting to be sent';
   const retry =
     delivery.nextAttemptAt === null ? '' : `; next try ${formatTime(delivery.nextAttemptAt)}`;
@@ -61,8 +64,6 @@ export function Webhooks(props: {
   const { config, ended } = props;
   const [hooks, setHooks] = useState<Listed<Webhook>>({ kind: 'loading' });
   const [secret, setSecret] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [open, setOpen] = useState<string | null>(null);
 
   const load = useCallback(() => {
@@ -70,20 +71,7 @@ export function Webhooks(props: {
   }, [config, ended]);
   useEffect(load, [load]);
 
-  const change = async (run: () => Promise<unknown>): Promise<boolean> => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      await run();
-      load();
-      return true;
-    } catch (error) {
-      if (!ended(error)) setProblem(messageOf(error));
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, problem, change } = useChange(load, ended);
   const register = async (form: HTMLFormElement) => {
     const url = String(new FormData(form).get('url') ?? '').trim();
     await change(async () => {
@@ -95,6 +83,20 @@ export function Webhooks(props: {
       form.reset();
     });
   };
+  // A test event goes to every endpoint that is on (`POST /v1/webhook/test`): how many it
+  // reached is said, and an open delivery log reads again.
+  const [sent, setSent] = useState<number | null>(null);
+  const [tests, setTests] = useState(0);
+  const test = () =>
+    change(async () => {
+      setSent(null);
+      const answer = await call<{ sent: number }>(config.apiBase, '/v1/webhook/test', {
+        method: 'POST',
+        body: { eventType: TEST_EVENT },
+      });
+      setSent(answer.sent);
+      setTests((count) => count + 1);
+    });
   const path = (hook: Webhook) => `/v1/webhook/${encodeURIComponent(hook.id)}`;
 
   return (
@@ -104,11 +106,7 @@ export function Webhooks(props: {
         payreq sends each event to your endpoints, signed with the endpoint's secret, and tries
         again when one does not answer 2xx.
       </p>
-      {problem !== null && (
-        <p class="problem" role="alert">
-          {problem}
-        </p>
-      )}
+      <Problem problem={problem} />
       {secret !== null ? (
         <ShownOnce
           id="new-secret"
@@ -135,6 +133,18 @@ export function Webhooks(props: {
           </button>
         </form>
       )}
+      {hooks.kind === 'listed' && hooks.items.length > 0 && (
+        <div class="actions">
+          <button type="button" class="quiet" disabled={busy} onClick={() => void test()}>
+            Send a test event to every endpoint that is on
+          </button>
+          {sent !== null && (
+            <p class="notice" role="status" data-field="test-sent">
+              {sent === 1 ? 'Sent to 1 endpoint.' : `Sent to ${sent} endpoints.`}
+            </p>
+          )}
+        </div>
+      )}
       <ListStatus listed={hooks} loading="Loading the endpoints…" empty="No endpoints yet." />
       {hooks.kind === 'listed' &&
         hooks.items.map((hook) => (
@@ -153,21 +163,7 @@ export function Webhooks(props: {
               <button
                 type="button"
                 class="quiet"
-                disabled={busy}
-                onClick={() =>
-                  void change(() =>
-                    call(config.apiBase, '/v1/webhook/test', {
-                      method: 'POST',
-                      body: { eventType: TEST_EVENT },
-                    }),
-                  ).then((sent) => sent && setOpen(hook.id))
-                }
-              >
-                Send a test event
-              </button>
-              <button
-                type="button"
-                class="quiet"
+                aria-expanded={open === hook.id}
                 onClick={() => setOpen(open === hook.id ? null : hook.id)}
               >
                 {open === hook.id ? 'Hide deliveries' : 'Deliveries'}
@@ -198,7 +194,10 @@ export function Webhooks(props: {
                 Remove
               </button>
             </div>
-            {open === hook.id && <Deliveries config={config} ended={ended} hook={hook} />}
+            {open === hook.id && (
+              // Read again after every test event: a new key mounts the log afresh.
+              <Deliveries key={tests} config={config} ended={ended} hook={hook} />
+            )}
           </section>
         ))}
     </main>
@@ -213,7 +212,6 @@ function Deliveries(props: {
 }) {
   const { config, ended, hook } = props;
   const [listed, setListed] = useState<Listed<Delivery>>({ kind: 'loading' });
-  const [problem, setProblem] = useState<string | null>(null);
   const base = `/v1/webhook/${encodeURIComponent(hook.id)}/deliveries`;
   const load = useCallback(() => {
     const read = call<{ deliveries: Delivery[] }>(config.apiBase, `${base}?limit=20`);
@@ -224,14 +222,13 @@ function Deliveries(props: {
     );
   }, [config, ended, base]);
   useEffect(load, [load]);
-  const again = (delivery: Delivery) => {
-    setProblem(null);
-    call(config.apiBase, `${base}/${encodeURIComponent(delivery.id)}/redeliver`, {
-      method: 'POST',
-    }).then(load, (error: unknown) => {
-      if (!ended(error)) setProblem(messageOf(error));
-    });
-  };
+  const { busy, problem, change } = useChange(load, ended);
+  const again = (delivery: Delivery) =>
+    change(() =>
+      call(config.apiBase, `${base}/${encodeURIComponent(delivery.id)}/redeliver`, {
+        method: 'POST',
+      }),
+    );
 
   return (
     <div class="deliveries">
@@ -241,16 +238,12 @@ function Deliveries(props: {
           Refresh
         </button>
       </div>
-      {problem !== null && (
-        <p class="problem" role="alert">
-          {problem}
-        </p>
-      )}
+      <Problem problem={problem} />
       <ListStatus listed={listed} loading="Loading the deliveries…" empty="Nothing sent yet." />
       {listed.kind === 'listed' && listed.items.length > 0 && (
         <Table
           caption={`Deliveries to ${hook.url}`}
-          columns={['Created', 'Event', 'Attempts', 'Outcome', '']}
+          columns={['Created', 'Event', 'Attempts', 'Outcome', 'Action']}
           rows={listed.items.map((delivery) => ({
             key: delivery.id,
             id: delivery.id,
@@ -259,10 +252,17 @@ function Deliveries(props: {
               `${delivery.event}${delivery.test ? ' (test)' : ''}`,
               String(delivery.attempts),
               outcome(delivery),
-              delivery.status === 'delivered' ? (
-                ''
+              // An endpoint switched off is sent nothing, so nothing is offered to send again.
+              delivery.status === 'delivered' || !hook.isActive ? (
+                '—'
               ) : (
-                <button type="button" class="quiet" key="again" onClick={() => again(delivery)}>
+                <button
+                  type="button"
+                  class="quiet"
+                  key="again"
+                  disabled={busy}
+                  onClick={() => void again(delivery)}
+                >
                   Send again
                 </button>
               ),

@@ -1,0 +1,225 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { discoverWallets, type WalletChoice } from '../../web/eip6963.ts';
+import { call } from './api.ts';
+import { Problem, useChange } from './change.tsx';
+import type { DashboardConfig, Network } from './config.ts';
+import { useTokens } from './currencies.ts';
+import { signDestination } from './destination-signing.ts';
+import { formatTime } from './format.ts';
+import { ListStatus } from './list-status.tsx';
+import { type Listed, readList } from './listed.ts';
+import { Table } from './table.tsx';
+
+/** A destination as `GET /v2/dashboard/destinations` lists it. */
+export interface Destination {
+  readonly id: string;
+  readonly destinationId: string;
+  readonly walletAddress: string;
+  readonly tokenAddress: string;
+  readonly chainId: number;
+  readonly network: string;
+  readonly active: boolean;
+  readonly createdAt: string;
+}
+
+/** The account's destinations, newest first (the first page: an account has a handful). */
+export function readDestinations(apiBase: string, active?: boolean): Promise<Destination[]> {
+  const query = active === undefined ? 'limit=100' : `limit=100&active=${active}`;
+  return call<{ destinations: Destination[] }>(apiBase, `/v2/dashboard/destinations?${query}`).then(
+    (answer) => answer.destinations,
+  );
+}
+
+/** The browser's EVM wallets (EIP-6963); null while looking. */
+function useWallets(): readonly WalletChoice[] | null {
+  const [wallets, setWallets] = useState<readonly WalletChoice[] | null>(null);
+  useEffect(() => discoverWallets(setWallets), []);
+  return wallets;
+}
+
+/**
+ * Where the account is paid: a wallet, a network and a token. Adding one, or removing it, is
+ * signed in that wallet (EIP-712), so a stolen session alone can never redirect payments.
+ * EVM networks here; a Tron destination is added through the API (TIP-712 in TronLink).
+ */
+export function Destinations(props: {
+  readonly config: DashboardConfig;
+  readonly ended: (error: unknown) => boolean;
+}) {
+  const { config, ended } = props;
+  const networks = config.networks.filter((network) => network.kind === 'evm');
+  const [listed, setListed] = useState<Listed<Destination>>({ kind: 'loading' });
+  const [network, setNetwork] = useState(networks[0]?.id ?? '');
+  const [removing, setRemoving] = useState<string | null>(null);
+  const tokens = useTokens(config.apiBase, network);
+  const wallets = useWallets();
+
+  const load = useCallback(() => {
+    readList(readDestinations(config.apiBase), setListed, ended);
+  }, [config, ended]);
+  useEffect(load, [load]);
+  const { busy, problem, change } = useChange(() => {
+    setRemoving(null);
+    load();
+  }, ended);
+
+  const networkOf = (id: string): Network | undefined => networks.find((n) => n.id === id);
+  const add = (wallet: WalletChoice, form: HTMLFormElement) => {
+    const chosen = networkOf(network);
+    const tokenAddress = String(new FormData(form).get('token') ?? '');
+    if (!chosen || tokenAddress === '') return;
+    void change(async () => {
+      const body = await signDestination(config.apiBase, wallet, {
+        action: 'add',
+        network: chosen,
+        tokenAddress,
+      });
+      await call(config.apiBase, '/v2/payee-destination', { method: 'POST', body });
+    });
+  };
+  const remove = (wallet: WalletChoice, destination: Destination) => {
+    const chosen = networkOf(destination.network);
+    if (!chosen) return;
+    void change(async () => {
+      const body = await signDestination(config.apiBase, wallet, {
+        action: 'deactivate',
+        network: chosen,
+        tokenAddress: destination.tokenAddress,
+        walletAddress: destination.walletAddress,
+      });
+      const path = `/v2/payee-destination/${encodeURIComponent(destination.destinationId)}`;
+      await call(config.apiBase, path, { method: 'DELETE', body });
+    });
+  };
+
+  /** A button per wallet; `act` gets the form the button is in, if any. */
+  const walletButtons = (
+    verb: string,
+    act: (wallet: WalletChoice, form: HTMLFormElement | null) => void,
+  ) =>
+    wallets === null ? (
+      <p class="notice">Looking for browser wallets…</p>
+    ) : wallets.length === 0 ? (
+      <p class="notice" data-field="no-wallet">
+        No browser wallet found: the destination's wallet signs each change.
+      </p>
+    ) : (
+      <ul class="wallets">
+        {wallets.map((wallet) => (
+          <li key={wallet.id}>
+            <button
+              type="button"
+              class="wallet"
+              disabled={busy}
+              onClick={(event) => act(wallet, event.currentTarget.form)}
+            >
+              {verb} with {wallet.name}
+            </button>
+          </li>
+        ))}
+      </ul>
+    );
+
+  return (
+    <main class="card" data-screen="destinations">
+      <h1>Destinations</h1>
+      <p class="notice">
+        Where payments to the account go. The wallet signs each change, so adding or removing a
+        destination needs that wallet in this browser.
+      </p>
+      <Problem problem={problem} />
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+        }}
+      >
+        <div class="pair">
+          <label>
+            Network
+            <select
+              name="network"
+              value={network}
+              onChange={(event) => setNetwork(event.currentTarget.value)}
+            >
+              {networks.map((n) => (
+                <option key={n.id} value={n.id}>
+                  {n.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Token
+            <select name="token" required>
+              {tokens.map((token) => (
+                <option key={token.id} value={token.address}>
+                  {token.symbol}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        {walletButtons('Add and sign', (wallet, form) => {
+          if (form) add(wallet, form);
+        })}
+      </form>
+      <ListStatus
+        listed={listed}
+        loading="Loading the destinations…"
+        empty="No destinations yet."
+      />
+      {listed.kind === 'listed' && listed.items.length > 0 && (
+        <Table
+          caption="Destinations"
+          columns={['Wallet', 'Network', 'Token', 'Added', 'Status']}
+          rows={listed.items.map((destination) => ({
+            key: destination.id,
+            id: destination.destinationId,
+            cells: [
+              <code key="wallet">{destination.walletAddress}</code>,
+              networkOf(destination.network)?.name ?? destination.network,
+              <TokenName
+                key="token"
+                apiBase={config.apiBase}
+                network={destination.network}
+                address={destination.tokenAddress}
+              />,
+              formatTime(destination.createdAt),
+              !destination.active ? (
+                'Removed'
+              ) : removing === destination.id ? (
+                <span class="confirm" key="remove">
+                  Payments stop going here.{' '}
+                  {walletButtons('Remove and sign', (wallet) => remove(wallet, destination))}
+                  <button type="button" class="quiet" onClick={() => setRemoving(null)}>
+                    Keep
+                  </button>
+                </span>
+              ) : (
+                <button
+                  type="button"
+                  class="quiet"
+                  key="remove"
+                  onClick={() => setRemoving(destination.id)}
+                >
+                  Remove
+                </button>
+              ),
+            ],
+          }))}
+        />
+      )}
+    </main>
+  );
+}
+
+/** A token's symbol on its network, or its address until (or unless) the API names it. */
+function TokenName(props: {
+  readonly apiBase: string;
+  readonly network: string;
+  readonly address: string;
+}) {
+  const tokens = useTokens(props.apiBase, props.network);
+  const token = tokens.find((t) => t.address.toLowerCase() === props.address.toLowerCase());
+  return token ? <span>{token.symbol}</span> : <code>{props.address}</code>;
+}

@@ -1,0 +1,311 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { call, messageOf, read } from './api.ts';
+import type { DashboardConfig } from './config.ts';
+import { ExplorerLink } from './explorer-link.tsx';
+import { formatTime } from './format.ts';
+import { type LinkItem, STATUS_WORDS } from './links.tsx';
+import { Table } from './table.tsx';
+
+/** A fee leg, as a link's answer carries it. */
+interface FeeLeg {
+  readonly label: string;
+  readonly feeBearer: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly recipient: string;
+  readonly status: 'paid' | 'outstanding';
+  readonly txHash: string | null;
+}
+
+/** What a request of the link asks, from its answer (awaiting payment: 200; paid: 409). */
+interface Asked {
+  readonly payee: string;
+  readonly amount: string;
+  readonly currency: string;
+}
+
+interface Shown {
+  readonly asked: readonly Asked[];
+  readonly feeLegs: readonly FeeLeg[];
+}
+
+/** A payment as `GET /v2/payments?requestId=` finds it. */
+interface Payment {
+  readonly id: string;
+  readonly timestamp: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly destinationNetwork: string;
+  readonly sourceTxHash: string | null;
+  readonly destinationTxHash: string | null;
+  readonly payerAddress: string | null;
+}
+
+/** A webhook a request's payment caused (`GET /v2/dashboard/deliveries`). */
+interface Delivery {
+  readonly id: string;
+  readonly url: string;
+  readonly event: string;
+  readonly status: 'pending' | 'delivered' | 'failed';
+  readonly attempts: number;
+  readonly lastStatusCode: number | null;
+  readonly lastError: string | null;
+  readonly createdAt: string;
+}
+
+interface Activity {
+  readonly link: LinkItem;
+  readonly shown: Shown | null;
+  readonly payments: readonly Payment[];
+  readonly deliveries: readonly Delivery[];
+}
+
+type State =
+  | { readonly kind: 'loading' }
+  | { readonly kind: 'read'; readonly activity: Activity }
+  | { readonly kind: 'failed'; readonly message: string };
+
+interface Display {
+  readonly paymentType: string;
+  readonly payee?: string;
+  readonly amount?: string;
+  readonly paymentCurrency?: string;
+  readonly invoiceCurrency?: string;
+  readonly invoiceAmount?: string;
+  readonly payees?: readonly string[];
+  readonly amounts?: readonly string[];
+  readonly paymentCurrencies?: readonly string[];
+  readonly requestStatuses?: readonly Asked[];
+  readonly feeLegs?: readonly FeeLeg[];
+}
+
+/** The requests and fee legs of a link's answer, whichever status it has. */
+function shownOf(display: Display): Shown {
+  const feeLegs = display.feeLegs ?? [];
+  if (display.requestStatuses) return { asked: display.requestStatuses, feeLegs };
+  if (display.payees && display.amounts) {
+    const currencies = display.paymentCurrencies ?? [];
+    return {
+      asked: display.payees.map((payee, i) => ({
+        payee,
+        amount: display.amounts?.[i] ?? '',
+        currency: currencies[i] ?? '',
+      })),
+      feeLegs,
+    };
+  }
+  if (display.payee !== undefined && display.amount !== undefined) {
+    return {
+      asked: [
+        {
+          payee: display.payee,
+          amount: display.amount,
+          currency: display.invoiceCurrency ?? display.paymentCurrency ?? '',
+        },
+      ],
+      feeLegs,
+    };
+  }
+  return { asked: [], feeLegs };
+}
+
+/** Reads everything the page shows, over the public API. */
+async function readActivity(apiBase: string, token: string): Promise<Activity> {
+  const [link, display] = await Promise.all([
+    call<LinkItem>(apiBase, `/v2/dashboard/links/${token}`),
+    read<Display>(apiBase, `/v2/secure-payments/${token}`, [403, 409, 423]),
+  ]);
+  const ids = link.requestIds;
+  const [payments, deliveries] = await Promise.all([
+    Promise.all(
+      ids.map((id) =>
+        call<{ payments: Payment[] }>(
+          apiBase,
+          `/v2/payments?requestId=${encodeURIComponent(id)}&limit=100`,
+        ).then((found) => found.payments),
+      ),
+    ),
+    Promise.all(
+      ids.map((id) =>
+        call<{ deliveries: Delivery[] }>(
+          apiBase,
+          `/v2/dashboard/deliveries?requestId=${encodeURIComponent(id)}`,
+        ).then((found) => found.deliveries),
+      ),
+    ),
+  ]);
+  return {
+    link,
+    // An expired link's answer (403) or one being paid from a Safe (423) says no amounts.
+    shown: display.status === 200 || display.status === 409 ? shownOf(display.body) : null,
+    payments: payments.flat(),
+    deliveries: deliveries.flat(),
+  };
+}
+
+/** What a delivery came to, in words. */
+function deliveryOutcome(delivery: Delivery): string {
+  const answer =
+    delivery.lastStatusCode !== null ? `answered ${delivery.lastStatusCode}` : delivery.lastError;
+  if (delivery.status === 'delivered') return 'Delivered';
+  if (delivery.status === 'failed') return `Failed: ${delivery.lastError ?? answer ?? 'no answer'}`;
+  return delivery.attempts === 0 ? 'Waiting to be sent' : `Retrying: ${answer ?? 'no answer'}`;
+}
+
+/**
+ * One link: its status and address, what it asks and of whom, the payments that paid it (each
+ * with its transaction on the explorer), its fee legs, and the webhooks its payments caused.
+ */
+export function LinkPage(props: {
+  readonly config: DashboardConfig;
+  readonly ended: (error: unknown) => boolean;
+  readonly token: string;
+}) {
+  const { config, ended, token } = props;
+  const [state, setState] = useState<State>({ kind: 'loading' });
+  const load = useCallback(() => {
+    readActivity(config.apiBase, token).then(
+      (activity) => setState({ kind: 'read', activity }),
+      (error: unknown) => {
+        if (!ended(error)) setState({ kind: 'failed', message: messageOf(error) });
+      },
+    );
+  }, [config, ended, token]);
+  useEffect(load, [load]);
+
+  if (state.kind === 'loading') {
+    return (
+      <main class="card" data-screen="link">
+        <h1>Link</h1>
+        <p class="notice">Loading the link…</p>
+      </main>
+    );
+  }
+  if (state.kind === 'failed') {
+    return (
+      <main class="card" data-screen="link">
+        <h1>Link</h1>
+        <p class="problem" role="alert">
+          {state.message}
+        </p>
+      </main>
+    );
+  }
+  const { link, shown, payments, deliveries } = state.activity;
+  return (
+    <main class="card" data-screen="link">
+      <h1>
+        {link.payout ? 'Payout link' : 'Link'} {link.reference ?? ''}
+      </h1>
+      <p class="figure" data-field="link-status">
+        {STATUS_WORDS[link.status] ?? link.status}
+      </p>
+      <dl class="facts">
+        <dt>Pay page</dt>
+        <dd>
+          <a href={link.securePaymentUrl} target="_blank" rel="noreferrer" data-field="pay-url">
+            {link.securePaymentUrl}
+          </a>
+        </dd>
+        <dt>Made</dt>
+        <dd>{formatTime(link.createdAt)}</dd>
+        <dt>{link.completedAt === null ? 'Expires' : 'Paid'}</dt>
+        <dd>{formatTime(link.completedAt ?? link.expiresAt)}</dd>
+        <dt>Network</dt>
+        <dd>{config.networks.find((n) => n.id === link.network)?.name ?? link.network}</dd>
+      </dl>
+      <div class="actions">
+        <button type="button" class="quiet" onClick={load}>
+          Refresh
+        </button>
+      </div>
+      <section aria-labelledby="link-requests">
+        <h2 id="link-requests">What it asks</h2>
+        {shown === null || shown.asked.length === 0 ? (
+          <p class="notice">
+            {link.requestIds.length} {link.requestIds.length === 1 ? 'request' : 'requests'}
+          </p>
+        ) : (
+          <Table
+            caption="Requests of the link"
+            columns={['Amount', 'Payee']}
+            rows={shown.asked.map((asked, i) => ({
+              key: String(i),
+              cells: [`${asked.amount} ${asked.currency}`, <code key="payee">{asked.payee}</code>],
+            }))}
+          />
+        )}
+      </section>
+      <section aria-labelledby="link-payments">
+        <h2 id="link-payments">Payments</h2>
+        {payments.length === 0 ? (
+          <p class="notice">No payment yet.</p>
+        ) : (
+          <Table
+            caption="Payments of the link"
+            columns={['Paid', 'Amount', 'Payer', 'Transaction']}
+            rows={payments.map((payment) => ({
+              key: payment.id,
+              id: payment.id,
+              cells: [
+                formatTime(payment.timestamp),
+                `${payment.amount} ${payment.currency}`,
+                payment.payerAddress === null ? (
+                  '—'
+                ) : (
+                  <code key="payer">{payment.payerAddress}</code>
+                ),
+                <ExplorerLink
+                  key="tx"
+                  config={config}
+                  network={payment.destinationNetwork}
+                  txHash={payment.destinationTxHash ?? payment.sourceTxHash}
+                />,
+              ],
+            }))}
+          />
+        )}
+      </section>
+      {shown !== null && shown.feeLegs.length > 0 && (
+        <section aria-labelledby="link-fees">
+          <h2 id="link-fees">Fees</h2>
+          <Table
+            caption="Fee legs of the link"
+            columns={['Fee', 'Amount', 'Borne by', 'To', 'Status']}
+            rows={shown.feeLegs.map((leg, i) => ({
+              key: String(i),
+              cells: [
+                leg.label,
+                `${leg.amount} ${leg.currency}`,
+                leg.feeBearer,
+                <code key="to">{leg.recipient}</code>,
+                leg.status === 'paid' ? 'Paid' : 'Outstanding',
+              ],
+            }))}
+          />
+        </section>
+      )}
+      <section aria-labelledby="link-webhooks">
+        <h2 id="link-webhooks">Webhooks sent</h2>
+        {deliveries.length === 0 ? (
+          <p class="notice">None yet.</p>
+        ) : (
+          <Table
+            caption="Webhooks the link's payments caused"
+            columns={['Made', 'Event', 'Endpoint', 'Outcome']}
+            rows={deliveries.map((delivery) => ({
+              key: delivery.id,
+              id: delivery.id,
+              cells: [
+                formatTime(delivery.createdAt),
+                delivery.event,
+                <code key="url">{delivery.url}</code>,
+                deliveryOutcome(delivery),
+              ],
+            }))}
+          />
+        )}
+      </section>
+    </main>
+  );
+}
