@@ -84,6 +84,7 @@ export const PROBES: Record<string, Probe> = {
     body: (o) => ({ permitSignature: o.recurringSignature }),
   },
   'GET /v2/payouts/recurring/:id': { expect: refused() },
+  'GET /v2/payouts/recurring': { expect: own },
   'PATCH /v2/payouts/recurring/:id': { expect: refused(), body: () => ({ action: 'cancel' }) },
   // The pay page's routes by pay token: an account's credentials reach its own schedules only.
   'GET /v2/payouts/recurring/token/:token': { expect: refused() },

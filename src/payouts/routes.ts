@@ -15,6 +15,7 @@ import { registerGetMulticallPayout } from './routes/get-multicall-payout.ts';
 import { registerGetPayerApproval } from './routes/get-payer-approval.ts';
 import { registerGetPayerView } from './routes/get-payer-view.ts';
 import { registerGetRecurringPayout } from './routes/get-recurring-payout.ts';
+import { registerListRecurringPayouts } from './routes/list-recurring-payouts.ts';
 import { registerUpdateRecurringPayout } from './routes/update-recurring-payout.ts';
 
 export function payoutRoutes(
@@ -36,6 +37,7 @@ export function payoutRoutes(
   // A recurring payout by its id: the account's calls.
   registerActivateRecurringPayout(app, deps);
   registerGetRecurringPayout(app, deps);
+  registerListRecurringPayouts(app, deps);
   registerUpdateRecurringPayout(app, deps);
   // By its pay token: the payer's page.
   registerGetPayerView(app, deps);

@@ -7,7 +7,8 @@ import { CustomerInfo } from '../requests/schemas.ts';
  * reference API's, §4.1, §4.3), and what the payout routes share.
  */
 
-export const PAYOUT_AUTH = ['apiKey', 'clientId'] as const;
+/** The reference's credentials, and a session (ours): the dashboard pays out as the merchant. */
+export const PAYOUT_AUTH = ['apiKey', 'clientId', 'session'] as const;
 export const PAYOUT_TAGS = ['V2/Payouts'];
 
 /** The most requests one batch transaction pays (api-facts §15). */

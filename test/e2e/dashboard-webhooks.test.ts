@@ -123,5 +123,11 @@ describe('the dashboard’s webhooks', () => {
     expect(await accessibilityProblems(page)).toEqual([]);
     await rig.screenshot(page, 'webhooks');
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+
+    // Removed only once confirmed.
+    await endpoint.getByRole('button', { name: 'Remove', exact: true }).click();
+    expect(await endpoint.count()).toBe(1);
+    await endpoint.getByRole('button', { name: 'Remove now' }).click();
+    await page.getByText('No endpoints yet.').waitFor();
   });
 });

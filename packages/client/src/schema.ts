@@ -7335,6 +7335,275 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/dashboard/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ours: the webhook deliveries a request's payments caused, newest first (at most 50)
+         * @description Credentials: x-api-key or a session (session_token cookie or Authorization: Bearer).
+         */
+        get: {
+            parameters: {
+                query: {
+                    requestId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: {
+                                attempts: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                deliveredAt: string | null;
+                                event: string;
+                                /** @description The delivery id (its x-request-network-delivery header) */
+                                id: string;
+                                lastError: string | null;
+                                lastStatusCode: number | null;
+                                status: "pending" | "delivered" | "failed";
+                                /** @description The endpoint it went to */
+                                url: string;
+                                webhookId: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Missing, invalid or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Valid credentials that may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure; safe to retry with backoff */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/dashboard/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ours: the account’s payee destinations, newest first (active=true: usable ones)
+         * @description Credentials: x-api-key or a session (session_token cookie or Authorization: Bearer).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    active?: "true" | "false";
+                    /** @description Ours: pagination.nextCursor of the previous page: the next page starts after it, whatever was added since. */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            destinations: components["schemas"]["PayeeDestination"][];
+                            pagination: {
+                                hasMore: boolean;
+                                limit: number;
+                                /** @description Ours: send as cursor for the next page; null on the last page */
+                                nextCursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Missing, invalid or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Valid credentials that may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure; safe to retry with backoff */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/dashboard/links/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ours: one of the account’s links as the list shows it, whatever its status
+         * @description Credentials: x-api-key or a session (session_token cookie or Authorization: Bearer).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Missing, invalid or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Valid credentials that may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure; safe to retry with backoff */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/dashboard/payments/export": {
         parameters: {
             query?: never;
@@ -10011,7 +10280,7 @@ export interface paths {
         };
         /**
          * The active destination of a wallet, or null
-         * @description Credentials: x-client-id or x-api-key.
+         * @description Credentials: x-client-id or x-api-key or a session (session_token cookie or Authorization: Bearer).
          */
         get: {
             parameters: {
@@ -10074,7 +10343,7 @@ export interface paths {
         put?: never;
         /**
          * Add (or reactivate) a destination with the wallet’s signature
-         * @description Credentials: x-client-id or x-api-key.
+         * @description Credentials: x-client-id or x-api-key or a session (session_token cookie or Authorization: Bearer).
          */
         post: {
             parameters: {
@@ -10175,7 +10444,7 @@ export interface paths {
         };
         /**
          * One destination (URL-encode the id: it contains # and :)
-         * @description Credentials: x-client-id or x-api-key.
+         * @description Credentials: x-client-id or x-api-key or a session (session_token cookie or Authorization: Bearer).
          */
         get: {
             parameters: {
@@ -10248,7 +10517,7 @@ export interface paths {
         post?: never;
         /**
          * Deactivate a destination with the wallet’s signature (the record is kept)
-         * @description Credentials: x-client-id or x-api-key.
+         * @description Credentials: x-client-id or x-api-key or a session (session_token cookie or Authorization: Bearer).
          */
         delete: {
             parameters: {
@@ -10338,7 +10607,7 @@ export interface paths {
         };
         /**
          * EIP-712 typed data (with a single-use nonce) to add or deactivate a destination
-         * @description Credentials: x-client-id or x-api-key.
+         * @description Credentials: x-client-id or x-api-key or a session (session_token cookie or Authorization: Bearer).
          */
         get: {
             parameters: {
@@ -11259,7 +11528,7 @@ export interface paths {
          * Pay someone: a request to `payee` and the calldata that pays it
          * @description With a payer wallet (`payerWallet`, or `payerAddress` or `payer`), its balance and allowance are read and the approval is left out when it is not needed. With `recurrence`, a recurring payout: `id`, the approval of the recurring payment proxy for every payment (when the allowance is short), the `recurringPaymentPermit` to sign and `metadata {stepsRequired, totalNeededAllowance, currentAllowance, additionalAllowanceNeeded, existingPaymentsAmount}`.
          *
-         *     Credentials: x-api-key or x-client-id.
+         *     Credentials: x-api-key or x-client-id or a session (session_token cookie or Authorization: Bearer).
          */
         post: {
             parameters: {
@@ -11453,7 +11722,7 @@ export interface paths {
          * Pay several requests in one transaction on one EVM network
          * @description New requests (`requests`) or existing ones (`requestIds`), up to 200, ERC20 of several tokens and the native currency mixed. Send the approvals, then the batch transaction.
          *
-         *     Credentials: x-api-key or x-client-id.
+         *     Credentials: x-api-key or x-client-id or a session (session_token cookie or Authorization: Bearer).
          */
         post: {
             parameters: {
@@ -11648,6 +11917,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/payouts/recurring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ours: the account’s recurring payouts, newest first
+         * @description Credentials: x-api-key or a session (session_token cookie or Authorization: Bearer).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ours: pagination.nextCursor of the previous page: the next page starts after it, whatever was added since. */
+                    cursor?: string;
+                    limit?: number;
+                    status?: "pending" | "active" | "paused" | "completed" | "cancelled";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            pagination: {
+                                hasMore: boolean;
+                                limit: number;
+                                /** @description Ours: send as cursor for the next page; null on the last page */
+                                nextCursor: string | null;
+                            };
+                            recurringPayouts: {
+                                /** @description Each payment, fee excluded */
+                                amount: string;
+                                createdAt: string;
+                                currency: string;
+                                failureCount: number;
+                                failureReason: string | null;
+                                frequency: string;
+                                id: string;
+                                lastPaymentDate: string | null;
+                                network: string;
+                                /** @description Null unless the schedule is pending or active */
+                                nextPaymentDate: string | null;
+                                payee: string;
+                                payer: string;
+                                /** @description The hosted page where the payer approves and signs (payreq’s addition); its token is the payer’s capability */
+                                payUrl: string;
+                                processedPayments: number;
+                                startDate: string;
+                                status: "pending" | "active" | "paused" | "completed" | "cancelled";
+                                totalPayments: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Missing, invalid or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Valid credentials that may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure; safe to retry with backoff */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/payouts/recurring/{id}": {
         parameters: {
             query?: never;
@@ -11657,7 +12035,7 @@ export interface paths {
         };
         /**
          * A recurring payout: where it stands, its requests and its payments
-         * @description Credentials: x-api-key or x-client-id.
+         * @description Credentials: x-api-key or x-client-id or a session (session_token cookie or Authorization: Bearer).
          */
         get: {
             parameters: {
@@ -11762,7 +12140,7 @@ export interface paths {
          * Activate a recurring payout with the payer’s signed permit
          * @description The signature must be the payer’s EIP-712 signature over the `recurringPaymentPermit` the creation answered; it is checked before it is stored.
          *
-         *     Credentials: x-api-key or x-client-id.
+         *     Credentials: x-api-key or x-client-id or a session (session_token cookie or Authorization: Bearer).
          */
         post: {
             parameters: {
@@ -11871,7 +12249,7 @@ export interface paths {
          * Cancel a recurring payout, or unpause one a failed payment paused
          * @description `cancel` answers the approval that lowers the proxy’s allowance to what the payer’s other schedules of the token still need (none when it is already no more than that). `unpause` makes the schedule due again: payments whose dates passed meanwhile are made at once, in order.
          *
-         *     Credentials: x-api-key or x-client-id.
+         *     Credentials: x-api-key or x-client-id or a session (session_token cookie or Authorization: Bearer).
          */
         patch: {
             parameters: {

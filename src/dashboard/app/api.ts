@@ -4,17 +4,40 @@
  * call. An answer that is not 2xx becomes an `ApiError` carrying the API's own message.
  */
 
+/** One field's problem in a 400's `errors`. */
+export interface FieldError {
+  readonly field: string;
+  readonly message: string;
+}
+
 export class ApiError extends Error {
   readonly status: number;
   /** The API's stable code (docs/errors.md), when it gave one. */
   readonly code: string | undefined;
+  /** The fields a 400 named (`requests[2].payee`), each with its problem. */
+  readonly fields: readonly FieldError[];
 
-  constructor(status: number, message: string, code: string | undefined) {
+  constructor(
+    status: number,
+    message: string,
+    code: string | undefined,
+    fields: readonly FieldError[] = [],
+  ) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
+    this.fields = fields;
   }
+}
+
+function fieldsOf(body: ErrorBody): FieldError[] {
+  if (!Array.isArray(body.errors)) return [];
+  return body.errors.flatMap((item: { field?: unknown; message?: unknown }) =>
+    typeof item?.field === 'string' && typeof item.message === 'string'
+      ? [{ field: item.field, message: item.message }]
+      : [],
+  );
 }
 
 interface ErrorBody {
@@ -119,6 +142,7 @@ function errorOf(status: number, json: { value: unknown } | null): ApiError {
     status,
     describe(status, body),
     typeof body.code === 'string' ? body.code : undefined,
+    fieldsOf(body),
   );
 }
 

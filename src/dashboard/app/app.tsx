@@ -9,6 +9,7 @@ import { Layout } from './layout.tsx';
 import { LinkPage } from './link-page.tsx';
 import { Links } from './links.tsx';
 import { Payments } from './payments.tsx';
+import { Payouts } from './payouts.tsx';
 import { PAGES, type Route, useRoute } from './router.ts';
 import { currentSession, type Session, signOut } from './session.ts';
 import { SignIn } from './sign-in.tsx';
@@ -135,6 +136,8 @@ function PageOf(props: {
       return <LinkPage key={route.token} config={config} ended={ended} token={route.token} />;
     case 'payments':
       return <Payments config={config} ended={ended} />;
+    case 'payouts':
+      return <Payouts config={config} ended={ended} />;
     case 'destinations':
       return <Destinations config={config} ended={ended} />;
     case 'webhooks':

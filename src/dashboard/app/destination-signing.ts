@@ -1,6 +1,7 @@
 import type { WalletChoice } from '../../web/eip6963.ts';
-import { ApiError, call } from './api.ts';
+import { call } from './api.ts';
 import type { Network } from './config.ts';
+import { accountsOf, onChain, said, walletProblem } from './wallet-chain.ts';
 
 /**
  * A destination's wallet signs each change to it (EIP-712 typed data with a single-use nonce,
@@ -21,10 +22,6 @@ interface SigningData {
   };
 }
 
-/** EIP-1193's "the user rejected the request"; EIP-3326's "the wallet does not know the chain". */
-const USER_REJECTED = 4001;
-const UNKNOWN_CHAIN = 4902;
-
 /** The order EIP-712 gives the domain's fields, with their types. */
 const DOMAIN_FIELDS = [
   { name: 'name', type: 'string' },
@@ -44,44 +41,6 @@ function typedDataForWallet(typedData: SigningData['typedData']): string {
   return JSON.stringify({ ...typedData, types: { EIP712Domain: domain, ...typedData.types } });
 }
 
-function codeOf(error: unknown): unknown {
-  return (error as { code?: unknown } | null)?.code;
-}
-
-/** A problem already in the merchant's words (an ApiError passes through walletProblem). */
-function said(message: string): ApiError {
-  return new ApiError(0, message, undefined);
-}
-
-/** A wallet's refusal or failure, in words for the merchant. */
-function walletProblem(error: unknown, wallet: WalletChoice): Error {
-  if (error instanceof ApiError) return error;
-  if (codeOf(error) === USER_REJECTED) {
-    return new Error('You declined in your wallet, so nothing changed.');
-  }
-  const message = (error as { message?: unknown } | null)?.message;
-  return new Error(
-    `${wallet.name} could not sign${typeof message === 'string' ? `: ${message}` : ''}.`,
-  );
-}
-
-/** Moves the wallet to `network`'s chain unless it is on it already. */
-async function onChain(wallet: WalletChoice, network: Network): Promise<void> {
-  const current = await wallet.provider.request({ method: 'eth_chainId' });
-  if (typeof current === 'string' && Number.parseInt(current, 16) === network.chainId) return;
-  try {
-    await wallet.provider.request({
-      method: 'wallet_switchEthereumChain',
-      params: [{ chainId: `0x${network.chainId.toString(16)}` }],
-    });
-  } catch (error) {
-    if (codeOf(error) === UNKNOWN_CHAIN) {
-      throw said(`Add ${network.name} to ${wallet.name}, then try again.`);
-    }
-    throw error;
-  }
-}
-
 /**
  * Has the wallet sign `action` on its destination for `tokenAddress` on `network`; `walletAddress`
  * names the wallet that must sign (a destination being removed), else the wallet's first account.
@@ -98,18 +57,13 @@ export async function signDestination(
   },
 ): Promise<{ readonly signature: string; readonly nonce: string }> {
   try {
-    const accounts = await wallet.provider.request({ method: 'eth_requestAccounts' });
-    const shared = Array.isArray(accounts)
-      ? accounts.filter((a): a is string => typeof a === 'string')
-      : [];
+    const shared = await accountsOf(wallet);
     const wanted = change.walletAddress?.toLowerCase();
     const address =
       wanted === undefined ? shared[0] : shared.find((a) => a.toLowerCase() === wanted);
     if (address === undefined) {
       throw said(
-        change.walletAddress === undefined
-          ? `${wallet.name} shared no account. Unlock it, then try again.`
-          : `${wallet.name} does not hold ${change.walletAddress}: sign with the wallet that does.`,
+        `${wallet.name} does not hold ${change.walletAddress}: sign with the wallet that does.`,
       );
     }
     await onChain(wallet, change.network);
@@ -127,6 +81,6 @@ export async function signDestination(
     if (typeof signature !== 'string') throw said(`${wallet.name} gave no signature.`);
     return { signature, nonce: data.nonce };
   } catch (error) {
-    throw walletProblem(error, wallet);
+    throw walletProblem(error, wallet, 'sign');
   }
 }

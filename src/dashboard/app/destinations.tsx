@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { discoverWallets, type WalletChoice } from '../../web/eip6963.ts';
+import type { WalletChoice } from '../../web/eip6963.ts';
 import { call } from './api.ts';
 import { Problem, useChange } from './change.tsx';
 import type { DashboardConfig, Network } from './config.ts';
@@ -9,6 +9,7 @@ import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
 import { type Listed, readList } from './listed.ts';
 import { Table } from './table.tsx';
+import { WalletButtons } from './wallet-choice.tsx';
 
 /** A destination as `GET /v2/dashboard/destinations` lists it. */
 export interface Destination {
@@ -30,13 +31,6 @@ export function readDestinations(apiBase: string, active?: boolean): Promise<Des
   );
 }
 
-/** The browser's EVM wallets (EIP-6963); null while looking. */
-function useWallets(): readonly WalletChoice[] | null {
-  const [wallets, setWallets] = useState<readonly WalletChoice[] | null>(null);
-  useEffect(() => discoverWallets(setWallets), []);
-  return wallets;
-}
-
 /**
  * Where the account is paid: a wallet, a network and a token. Adding one, or removing it, is
  * signed in that wallet (EIP-712), so a stolen session alone can never redirect payments.
@@ -52,7 +46,6 @@ export function Destinations(props: {
   const [network, setNetwork] = useState(networks[0]?.id ?? '');
   const [removing, setRemoving] = useState<string | null>(null);
   const tokens = useTokens(config.apiBase, network);
-  const wallets = useWallets();
 
   const load = useCallback(() => {
     readList(readDestinations(config.apiBase), setListed, ended);
@@ -91,34 +84,6 @@ export function Destinations(props: {
       await call(config.apiBase, path, { method: 'DELETE', body });
     });
   };
-
-  /** A button per wallet; `act` gets the form the button is in, if any. */
-  const walletButtons = (
-    verb: string,
-    act: (wallet: WalletChoice, form: HTMLFormElement | null) => void,
-  ) =>
-    wallets === null ? (
-      <p class="notice">Looking for browser wallets…</p>
-    ) : wallets.length === 0 ? (
-      <p class="notice" data-field="no-wallet">
-        No browser wallet found: the destination's wallet signs each change.
-      </p>
-    ) : (
-      <ul class="wallets">
-        {wallets.map((wallet) => (
-          <li key={wallet.id}>
-            <button
-              type="button"
-              class="wallet"
-              disabled={busy}
-              onClick={(event) => act(wallet, event.currentTarget.form)}
-            >
-              {verb} with {wallet.name}
-            </button>
-          </li>
-        ))}
-      </ul>
-    );
 
   return (
     <main class="card" data-screen="destinations">
@@ -159,9 +124,14 @@ export function Destinations(props: {
             </select>
           </label>
         </div>
-        {walletButtons('Add and sign', (wallet, form) => {
-          if (form) add(wallet, form);
-        })}
+        <WalletButtons
+          verb="Add and sign"
+          busy={busy}
+          needed="the destination's wallet signs each change."
+          act={(wallet, form) => {
+            if (form) add(wallet, form);
+          }}
+        />
       </form>
       <ListStatus
         listed={listed}
@@ -190,7 +160,12 @@ export function Destinations(props: {
               ) : removing === destination.id ? (
                 <span class="confirm" key="remove">
                   Payments stop going here.{' '}
-                  {walletButtons('Remove and sign', (wallet) => remove(wallet, destination))}
+                  <WalletButtons
+                    verb="Remove and sign"
+                    busy={busy}
+                    needed="the destination's wallet signs each change."
+                    act={(wallet) => remove(wallet, destination)}
+                  />
                   <button type="button" class="quiet" onClick={() => setRemoving(null)}>
                     Keep
                   </button>

@@ -11,6 +11,7 @@ export const PAGES = [
   { path: '', title: 'Home' },
   { path: 'links', title: 'Links' },
   { path: 'payments', title: 'Payments' },
+  { path: 'payouts', title: 'Payouts' },
   { path: 'destinations', title: 'Destinations' },
   { path: 'webhooks', title: 'Webhooks' },
   { path: 'client-ids', title: 'Client IDs' },

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call } from './api.ts';
 import { Problem, useChange } from './change.tsx';
 import type { DashboardConfig } from './config.ts';
+import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
 import { type Listed, readList } from './listed.ts';
@@ -65,6 +66,8 @@ export function Webhooks(props: {
   const [hooks, setHooks] = useState<Listed<Webhook>>({ kind: 'loading' });
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
+  /** The endpoint whose removal is being confirmed. */
+  const [removing, setRemoving] = useState<string | null>(null);
 
   const load = useCallback(() => {
     readList(call<Webhook[]>(config.apiBase, '/v1/webhook'), setHooks, ended);
@@ -183,16 +186,28 @@ export function Webhooks(props: {
               >
                 {hook.isActive ? 'Switch off' : 'Switch on'}
               </button>
-              <button
-                type="button"
-                class="quiet"
-                disabled={busy}
-                onClick={() =>
-                  void change(() => call(config.apiBase, path(hook), { method: 'DELETE' }))
-                }
-              >
-                Remove
-              </button>
+              {removing === hook.id ? (
+                <span class="confirm">
+                  Nothing more is sent to it.{' '}
+                  <button
+                    type="button"
+                    ref={focusOnMount}
+                    disabled={busy}
+                    onClick={() =>
+                      void change(() => call(config.apiBase, path(hook), { method: 'DELETE' }))
+                    }
+                  >
+                    Remove now
+                  </button>{' '}
+                  <button type="button" class="quiet" onClick={() => setRemoving(null)}>
+                    Keep
+                  </button>
+                </span>
+              ) : (
+                <button type="button" class="quiet" onClick={() => setRemoving(hook.id)}>
+                  Remove
+                </button>
+              )}
             </div>
             {open === hook.id && (
               // Read again after every test event: a new key mounts the log afresh.

@@ -84,3 +84,29 @@ export type RecurringPaymentPermitBody = Static<typeof RecurringPaymentPermit>;
 export const PayTokenParams = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 128, description: 'The pay token of `payUrl`' }),
 });
+
+/** What a recurring payout's reads show of where it stands (`views.ts` `recurringSummary`). */
+export const RECURRING_SUMMARY_FIELDS = {
+  id: Type.String(),
+  status: Status,
+  processedPayments: Type.Integer(),
+  totalPayments: Type.Integer(),
+  frequency: Type.String(),
+  startDate: Type.String(),
+  amount: Type.String({ description: 'Each payment, fee excluded' }),
+  currency: Type.String(),
+  network: Type.String(),
+  payer: Type.String(),
+  payee: Type.String(),
+  lastPaymentDate: Type.Union([Type.String(), Type.Null()]),
+  nextPaymentDate: Type.Union([Type.String(), Type.Null()], {
+    description: 'Null unless the schedule is pending or active',
+  }),
+  failureCount: Type.Integer(),
+  failureReason: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  payUrl: Type.String({
+    description:
+      'The hosted page where the payer approves and signs (payreq’s addition); its token is the payer’s capability',
+  }),
+};

@@ -13,17 +13,12 @@ export function decimalsOf(deps: { chains: ChainRegistry }, row: RecurringPayout
   return currency.decimals;
 }
 
-/** `GET /v2/payouts/recurring/{id}`: where it stands, its requests and its payments. */
-export async function recurringStatus(
-  deps: { db: Database; chains: ChainRegistry; payUrl: string },
+/** Where a recurring payout stands: what `GET /v2/payouts/recurring` lists of each. */
+export function recurringSummary(
+  deps: { chains: ChainRegistry; payUrl: string },
   row: RecurringPayoutRow,
 ) {
   const decimals = decimalsOf(deps, row);
-  const executions = await executionsOf(deps.db, row.id);
-  const payments = await paymentsOfRequests(
-    deps.db,
-    executions.map(({ request }) => request.id),
-  );
   const scheduled = row.status === 'pending' || row.status === 'active';
   return {
     id: row.id,
@@ -41,6 +36,25 @@ export async function recurringStatus(
     nextPaymentDate: scheduled ? dueDateOf(row, row.processedPayments + 1).toISOString() : null,
     failureCount: row.failureCount,
     failureReason: row.failureReason,
+    createdAt: row.createdAt.toISOString(),
+    payUrl: payUrlOf(deps.payUrl, row.payToken),
+  };
+}
+
+/** `GET /v2/payouts/recurring/{id}`: where it stands, its requests and its payments. */
+export async function recurringStatus(
+  deps: { db: Database; chains: ChainRegistry; payUrl: string },
+  row: RecurringPayoutRow,
+) {
+  const decimals = decimalsOf(deps, row);
+  const executions = await executionsOf(deps.db, row.id);
+  const payments = await paymentsOfRequests(
+    deps.db,
+    executions.map(({ request }) => request.id),
+  );
+  const { createdAt, payUrl, ...summary } = recurringSummary(deps, row);
+  return {
+    ...summary,
     requests: executions.map(({ request }) => ({
       paymentReference: `0x${request.paymentReference}`,
       requestId: request.requestId,
@@ -53,8 +67,8 @@ export async function recurringStatus(
         txHash: payment.txHash,
       })),
     ),
-    createdAt: row.createdAt.toISOString(),
-    payUrl: payUrlOf(deps.payUrl, row.payToken),
+    createdAt,
+    payUrl,
   };
 }
 

@@ -4,28 +4,12 @@ import type { Database } from '../../db/client.ts';
 import { accountIdOf } from '../../http/principal.ts';
 import type { App } from '../../http/types.ts';
 import { loadRecurringPayout } from '../recurring/refusals.ts';
-import { RecurringParams, Status } from '../recurring/schemas.ts';
+import { RECURRING_SUMMARY_FIELDS, RecurringParams } from '../recurring/schemas.ts';
 import { recurringStatus } from '../recurring/views.ts';
 import { PAYOUT_AUTH, PAYOUT_TAGS } from '../schemas.ts';
 
 const RecurringStatusResponse = Type.Object({
-  id: Type.String(),
-  status: Status,
-  processedPayments: Type.Integer(),
-  totalPayments: Type.Integer(),
-  frequency: Type.String(),
-  startDate: Type.String(),
-  amount: Type.String({ description: 'Each payment, fee excluded' }),
-  currency: Type.String(),
-  network: Type.String(),
-  payer: Type.String(),
-  payee: Type.String(),
-  lastPaymentDate: Type.Union([Type.String(), Type.Null()]),
-  nextPaymentDate: Type.Union([Type.String(), Type.Null()], {
-    description: 'Null unless the schedule is pending or active',
-  }),
-  failureCount: Type.Integer(),
-  failureReason: Type.Union([Type.String(), Type.Null()]),
+  ...RECURRING_SUMMARY_FIELDS,
   requests: Type.Array(Type.Object({ paymentReference: Type.String(), requestId: Type.String() })),
   payments: Type.Array(
     Type.Object({
@@ -35,11 +19,6 @@ const RecurringStatusResponse = Type.Object({
       txHash: Type.String(),
     }),
   ),
-  createdAt: Type.String(),
-  payUrl: Type.String({
-    description:
-      'The hosted page where the payer approves and signs (payreq’s addition); its token is the payer’s capability',
-  }),
 });
 
 export function registerGetRecurringPayout(

@@ -1,0 +1,73 @@
+/**
+ * A list of recipients, pasted or read from a CSV file (`payee,amount,token` per line; a
+ * header line is skipped), checked line by line before anything is sent to payreq: every
+ * line's problems, or the payouts to make.
+ */
+
+export interface PayoutLine {
+  /** The line's number in the text, as a spreadsheet counts it (from 1). */
+  readonly line: number;
+  readonly payee: string;
+  readonly amount: string;
+  readonly token: string;
+  /** What is wrong with it; empty when nothing is. */
+  readonly problems: readonly string[];
+}
+
+/** The most payouts one batch transaction pays (api-facts §15). */
+const MAX_PAYOUTS = 200;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const AMOUNT = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+const HEADER = /^(?:payee|recipient|address|wallet)$/i;
+
+/** A line's fields: split at commas (or semicolons, as some spreadsheets save), unquoted. */
+function fieldsOf(text: string): string[] {
+  const separator = text.includes(',') ? ',' : ';';
+  return text.split(separator).map((field) =>
+    field
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .trim(),
+  );
+}
+
+/**
+ * The text's payouts, each with its problems. `tokens` are the symbols the chosen network
+ * pays in (USDC, ETH, …), matched whatever their case.
+ */
+export function readPayouts(text: string, tokens: readonly string[]): PayoutLine[] {
+  const known = new Map(tokens.map((symbol) => [symbol.toUpperCase(), symbol]));
+  const lines = text.split(/\r?\n/);
+  const payouts: PayoutLine[] = [];
+  lines.forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    const fields = fieldsOf(raw);
+    if (payouts.length === 0 && HEADER.test(fields[0] ?? '')) return;
+    const [payee = '', amount = '', token = ''] = fields;
+    const problems: string[] = [];
+    if (fields.length !== 3) {
+      problems.push(`has ${fields.length} fields, not 3 (payee, amount, token)`);
+    }
+    if (!ADDRESS.test(payee)) problems.push('payee is not a wallet address (0x and 40 hex digits)');
+    if (!AMOUNT.test(amount) || !/[1-9]/.test(amount)) {
+      problems.push('amount is not a number above 0 (write 12.5, not 12,5 or $12.50)');
+    }
+    const symbol = known.get(token.toUpperCase());
+    if (symbol === undefined)
+      problems.push(`token ${token === '' ? '(none)' : token} is not paid on this network`);
+    payouts.push({ line: index + 1, payee, amount, token: symbol ?? token, problems });
+  });
+  return payouts;
+}
+
+/** What stops the payouts being made, if anything: none at all, too many, or a bad line. */
+export function refusalOf(payouts: readonly PayoutLine[]): string | null {
+  if (payouts.length === 0) return 'Write one payout per line: payee, amount, token.';
+  if (payouts.length > MAX_PAYOUTS) {
+    return `${payouts.length} payouts: one transaction pays at most ${MAX_PAYOUTS}. Split the list.`;
+  }
+  const bad = payouts.filter((payout) => payout.problems.length > 0);
+  if (bad.length === 0) return null;
+  return `Nothing was created: ${bad.length === 1 ? 'line' : 'lines'} ${bad.map((b) => b.line).join(', ')} ${bad.length === 1 ? 'needs' : 'need'} fixing.`;
+}

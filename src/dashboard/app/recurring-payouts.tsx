@@ -1,0 +1,140 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { call } from './api.ts';
+import { Problem, useChange } from './change.tsx';
+import type { DashboardConfig } from './config.ts';
+import { formatTime } from './format.ts';
+import { ListStatus } from './list-status.tsx';
+import { type Listed, readList } from './listed.ts';
+import { type Made, SendPayouts } from './send-payouts.tsx';
+import { Table } from './table.tsx';
+import type { Call } from './wallet-send.ts';
+
+/** A recurring payout as `GET /v2/payouts/recurring` lists it. */
+interface Recurring {
+  readonly id: string;
+  readonly status: 'pending' | 'active' | 'paused' | 'completed' | 'cancelled';
+  readonly frequency: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly network: string;
+  readonly payee: string;
+  readonly processedPayments: number;
+  readonly totalPayments: number;
+  readonly nextPaymentDate: string | null;
+  readonly failureReason: string | null;
+}
+
+/** What a recurring payout's status is called here. */
+const RECURRING_WORDS: Readonly<Record<Recurring['status'], string>> = {
+  pending: 'Waiting for the payer',
+  active: 'Active',
+  paused: 'Paused',
+  completed: 'Completed',
+  cancelled: 'Cancelled',
+};
+
+/** The account's recurring payouts, with their next date; cancel one, or unpause one. */
+export function RecurringPayouts(props: {
+  readonly config: DashboardConfig;
+  readonly ended: (error: unknown) => boolean;
+}) {
+  const { config, ended } = props;
+  const [listed, setListed] = useState<Listed<Recurring>>({ kind: 'loading' });
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [lowering, setLowering] = useState<Made | null>(null);
+  const load = useCallback(() => {
+    const read = call<{ recurringPayouts: Recurring[] }>(
+      config.apiBase,
+      '/v2/payouts/recurring?limit=100',
+    ).then((answer) => answer.recurringPayouts);
+    readList(read, setListed, ended);
+  }, [config, ended]);
+  useEffect(load, [load]);
+  const { busy, problem, change } = useChange(() => {
+    setConfirming(null);
+    load();
+  }, ended);
+  const act = (recurring: Recurring, action: 'cancel' | 'unpause') =>
+    void change(async () => {
+      const answer = await call<{ transactions?: Call[] }>(
+        config.apiBase,
+        `/v2/payouts/recurring/${encodeURIComponent(recurring.id)}`,
+        { method: 'PATCH', body: { action } },
+      );
+      const network = config.networks.find((n) => n.id === recurring.network);
+      // A cancellation answers the approval that lowers the proxy's allowance, if any.
+      if (network && answer.transactions && answer.transactions.length > 0) {
+        setLowering({ network, requestIds: [], calls: answer.transactions });
+      }
+    });
+
+  return (
+    <section aria-labelledby="recurring">
+      <h2 id="recurring">Recurring payouts</h2>
+      <Problem problem={problem} />
+      {lowering !== null && (
+        <SendPayouts
+          config={config}
+          made={lowering}
+          title="Cancelled. To stop the schedule's contract spending your token, send this approval"
+        />
+      )}
+      <ListStatus
+        listed={listed}
+        loading="Loading the recurring payouts…"
+        empty="No recurring payouts: create them with POST /v2/payouts and a recurrence."
+      />
+      {listed.kind === 'listed' && listed.items.length > 0 && (
+        <Table
+          caption="Recurring payouts"
+          columns={['Payee', 'Each', 'Payments', 'Next', 'Status', 'Action']}
+          rows={listed.items.map((recurring) => ({
+            key: recurring.id,
+            id: recurring.id,
+            cells: [
+              <code key="payee">{recurring.payee}</code>,
+              `${recurring.amount} ${recurring.currency}, ${recurring.frequency.toLowerCase()}`,
+              `${recurring.processedPayments} of ${recurring.totalPayments}`,
+              recurring.nextPaymentDate === null ? '—' : formatTime(recurring.nextPaymentDate),
+              recurring.failureReason === null
+                ? RECURRING_WORDS[recurring.status]
+                : `${RECURRING_WORDS[recurring.status]}: ${recurring.failureReason}`,
+              recurring.status === 'paused' ? (
+                <button
+                  type="button"
+                  class="quiet"
+                  key="unpause"
+                  disabled={busy}
+                  onClick={() => act(recurring, 'unpause')}
+                >
+                  Unpause
+                </button>
+              ) : recurring.status === 'completed' || recurring.status === 'cancelled' ? (
+                '—'
+              ) : confirming === recurring.id ? (
+                <span class="confirm" key="cancel">
+                  No payment after this.{' '}
+                  <button type="button" disabled={busy} onClick={() => act(recurring, 'cancel')}>
+                    Cancel it
+                  </button>{' '}
+                  <button type="button" class="quiet" onClick={() => setConfirming(null)}>
+                    Keep
+                  </button>
+                </span>
+              ) : (
+                <button
+                  type="button"
+                  class="quiet"
+                  key="cancel"
+                  onClick={() => setConfirming(recurring.id)}
+                >
+                  Cancel
+                </button>
+              ),
+            ],
+          }))}
+        />
+      )}
+    </section>
+  );
+}
