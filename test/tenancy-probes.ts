@@ -276,6 +276,7 @@ export const PROBES: Record<string, Probe> = {
   // A's request id names no payment of B's: B's export holds the header only.
   'GET /v2/dashboard/payments/export': { expect: own, query: (o) => `requestId=${o.requestId}` },
   'GET /v2/dashboard/deliveries': { expect: own, query: (o) => `requestId=${o.requestId}` },
+  'GET /v2/dashboard/summary': { expect: own },
   'GET /v2/dashboard/links/:token': { expect: refused() },
   'GET /v2/transaction-history': {
     expect: own,

@@ -70,7 +70,23 @@ describe('the dashboard’s shell', () => {
         chainId: n.chainId,
         kind: n.kind,
       })),
+      tokens: expect.any(Array),
     });
+    expect(config.tokens).toContainEqual({
+      id: 'USDC-base',
+      symbol: 'USDC',
+      address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      network: 'base',
+    });
+    expect(config.tokens).toContainEqual(
+      expect.objectContaining({
+        symbol: 'ETH',
+        network: 'base',
+        address: '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE',
+      }),
+    );
+    // The token list's others are not offered: destinations refuse them.
+    expect((config.tokens as unknown[]).length).toBeLessThan(60);
     expect(config.networks).toContainEqual({
       id: 'base',
       name: 'Base',

@@ -39,7 +39,20 @@ export interface DashboardConfig {
     readonly chainId: number;
     readonly kind: 'evm' | 'tron';
   }[];
+  /**
+   * The tokens destinations and the dashboard's payouts take: the curated currencies of the
+   * networks served (the token list's others are refused as a destination's token). A native
+   * currency's address is the 0xEeee… sentinel, as destinations name it.
+   */
+  readonly tokens: readonly {
+    readonly id: string;
+    readonly symbol: string;
+    readonly address: string;
+    readonly network: string;
+  }[];
 }
+
+const NATIVE_TOKEN = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 
 export function dashboardConfig(config: DashboardSettings, chains: ChainRegistry): DashboardConfig {
   const own = new URL(config.dashboardUrl).origin;
@@ -55,6 +68,14 @@ export function dashboardConfig(config: DashboardSettings, chains: ChainRegistry
       chains.networks.map((network) => [network.id, chains.explorerTxUrl(network.id, '{txHash}')]),
     ),
     networks: chains.networks.map(({ id, name, chainId, kind }) => ({ id, name, chainId, kind })),
+    tokens: chains.currencies
+      .filter((currency) => currency.network !== 'fiat' && chains.isCurated(currency))
+      .map((currency) => ({
+        id: currency.id,
+        symbol: currency.symbol,
+        address: currency.type === 'ETH' ? NATIVE_TOKEN : currency.address,
+        network: currency.network,
+      })),
   };
 }
 

@@ -40,6 +40,7 @@ const TABLES = [
   'orchestrators',
   'payee_destinations',
   'payers',
+  'payment_daily_totals',
   'payment_details',
   'payment_intents',
   'payments',

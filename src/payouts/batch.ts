@@ -174,7 +174,7 @@ async function prepareItems(
   const errors: FieldError[] = [];
   for (const [index, item] of items.entries()) {
     try {
-      prepared.push(await prepareRequest(deps, caller, item));
+      prepared.push({ ...(await prepareRequest(deps, caller, item)), payout: true });
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       errors.push(

@@ -61,7 +61,7 @@ export async function createPayout(
     body.feeAddress,
   );
   // Written with the payouts and requests other callers make at the same moment.
-  const row = await writeRequest(deps.db, prepared);
+  const row = await writeRequest(deps.db, { ...prepared, payout: true });
   const calldata = await unlessFailing(deps.db, [row], () =>
     requestCalldata(
       deps,

@@ -40,6 +40,8 @@ export interface NewRequest {
   readonly occurrence?: number | null;
   /** `isCryptoToFiatAvailable`: it may be paid to fiat through the off-ramp. */
   readonly cryptoToFiat?: boolean;
+  /** Money the account pays out (payouts, payout links, recurring payouts). */
+  readonly payout?: boolean;
 }
 
 /**
@@ -112,6 +114,7 @@ export function requestValues(item: NewRequest) {
     originalRequestPaymentReference: item.originalRequestPaymentReference ?? null,
     occurrence: item.occurrence ?? null,
     cryptoToFiat: item.cryptoToFiat ?? false,
+    payout: item.payout ?? false,
   } satisfies typeof requests.$inferInsert;
 }
 

@@ -11,6 +11,7 @@ import { createAggregator } from '../crosschain/aggregator.ts';
 import { createPaymentOptionsReader } from '../crosschain/payment-options.ts';
 import { createRouteQuoter } from '../crosschain/quote-route.ts';
 import { currencyRoutes } from '../currencies/routes.ts';
+import { dashboardApiRoutes } from '../dashboard/api-routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { destinationRoutes } from '../destinations/routes.ts';
 import { payeeDestinationV1Routes } from '../destinations/v1-routes.ts';
@@ -149,6 +150,7 @@ export function registerFeatureRoutes(
     receiptTimeoutMs: COMMERCE_RECEIPT_TIMEOUT_MS,
   });
   paymentSearchRoutes(app, { db, chains: deps.chains });
+  dashboardApiRoutes(app, { db, clock: deps.clock, chains: deps.chains });
   journeyRoutes(app, { db, clock: deps.clock, chains: deps.chains });
   authRoutes(app, { db, clock: deps.clock, config: deps.config, clients: deps.clients });
   clientIdRoutes(app, { db, clock: deps.clock });

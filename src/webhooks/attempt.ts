@@ -8,6 +8,14 @@ import { deliveryHeaders } from './signature.ts';
 import { literalRefusal, safeLookup } from './url-policy.ts';
 
 const USER_AGENT = 'payreq-webhooks/1';
+/** Characters of a receiver's answer the delivery log keeps. */
+const EXCERPT_CHARACTERS = 500;
+
+/** The start of a receiver's answer, for the delivery log; null for an empty one. */
+function excerptOf(body: string): string | null {
+  const excerpt = body.trim().slice(0, EXCERPT_CHARACTERS);
+  return excerpt === '' ? null : excerpt;
+}
 /** Bound on opened secrets kept in memory. */
 const MAX_CACHED_SECRETS = 10_000;
 /**
@@ -174,6 +182,7 @@ export function createAttempt(deps: {
       status,
       statusCode,
       error,
+      responseExcerpt: outcome.kind === 'answered' ? excerptOf(outcome.body) : null,
       durationMs,
       at: now,
       nextAttemptAt: delivered ? null : next,

@@ -49,6 +49,7 @@ describe.runIf(source.kind === 'postgres')('dispatcher statements on a grown out
           status: 'delivered',
           statusCode: 200,
           error: null,
+          responseExcerpt: null,
           durationMs: 1,
           at: now,
           nextAttemptAt: null,

@@ -52,6 +52,7 @@ it('claims and records attempts on a database migrated after it was opened', asy
       status: 'delivered',
       statusCode: 204,
       error: null,
+      responseExcerpt: 'ok',
       durationMs: 3,
       at: now,
       nextAttemptAt: null,
@@ -62,6 +63,7 @@ it('claims and records attempts on a database migrated after it was opened', asy
       status: 'pending',
       statusCode: 500,
       error: 'HTTP 500',
+      responseExcerpt: null,
       durationMs: 4,
       at: now,
       nextAttemptAt: new Date(now.getTime() + 10_000),
@@ -96,6 +98,7 @@ it('records an error text Postgres could not hold as it is, with replacement cha
       statusCode: null,
       // A lone surrogate and a NUL: neither is text Postgres stores.
       error: 'socket \ud800 closed \u0000 "early"',
+      responseExcerpt: null,
       durationMs: 1,
       at: now,
       nextAttemptAt: new Date(now.getTime() + 10_000),

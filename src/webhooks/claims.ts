@@ -186,6 +186,8 @@ export interface AttemptRecord {
   readonly status: 'delivered' | 'failed' | 'pending';
   readonly statusCode: number | null;
   readonly error: string | null;
+  /** The start of the receiver's answer, when it answered with a body. */
+  readonly responseExcerpt: string | null;
   readonly durationMs: number;
   readonly at: Date;
   /** When to try again; null once delivered. */
@@ -194,14 +196,15 @@ export interface AttemptRecord {
 
 const recordStatement = batchStatement(
   sql`with v as (
-        select id, attempt, status, status_code, error, duration_ms,
+        select id, attempt, status, status_code, error, response_excerpt, duration_ms,
                to_timestamp(at_ms / 1000.0) as at, to_timestamp(next_ms / 1000.0) as next_attempt_at
         from json_to_recordset(${sql.placeholder('attempts')}::json)
         as v(id text, attempt integer, status text, status_code integer, error text,
-             duration_ms integer, at_ms float8, next_ms float8)),
+             response_excerpt text, duration_ms integer, at_ms float8, next_ms float8)),
       logged as (
-        insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, at)
-        select id, attempt, status_code, error, duration_ms, at from v
+        insert into webhook_attempts (delivery_id, attempt, status_code, error, response_excerpt,
+                                      duration_ms, at)
+        select id, attempt, status_code, error, response_excerpt, duration_ms, at from v
         on conflict do nothing)
       update webhook_deliveries as d
       set status = v.status::webhook_delivery_status,
@@ -241,6 +244,7 @@ export async function recordAttempts(
         status: a.status,
         status_code: a.statusCode,
         error: a.error === null ? null : storable(a.error),
+        response_excerpt: a.responseExcerpt === null ? null : storable(a.responseExcerpt),
         duration_ms: a.durationMs,
         at_ms: a.at.getTime(),
         next_ms: a.nextAttemptAt?.getTime() ?? null,

@@ -104,6 +104,7 @@ export async function deliveryLog(
           attempt: a.attempt,
           statusCode: a.statusCode,
           error: a.error,
+          response: a.responseExcerpt,
           durationMs: a.durationMs,
           at: a.at.toISOString(),
         })),

@@ -87,6 +87,7 @@ describe('the delivery log and redelivery', () => {
           attempt: 1,
           statusCode: 500,
           error: 'HTTP 500',
+          response: 'ok',
           durationMs: expect.any(Number),
           at: iso(0),
         },
@@ -108,6 +109,8 @@ describe('the delivery log and redelivery', () => {
           attempt: 1,
           statusCode: 200,
           error: null,
+          // The receiver's answer, as the log keeps it.
+          response: 'ok',
           durationMs: expect.any(Number),
           at: iso(600),
         },

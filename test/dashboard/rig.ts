@@ -20,6 +20,9 @@ import { testDispatcher } from '../workers.ts';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'dashboard');
 
+/** The language the test browsers have. */
+export const DASHBOARD_LOCALE = 'en-US';
+
 /** The sizes every page is checked and pictured at: a laptop and a phone. */
 export const VIEWPORTS = [
   { width: 1280, height: 800 },
@@ -59,7 +62,9 @@ export async function startDashboardRig(): Promise<DashboardRig> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const contexts: BrowserContext[] = [];
   const context = async (viewport: { width: number; height: number }) => {
-    const made = await browser.newContext({ viewport });
+    // A browser's own language (headless Chromium under LANG=C says "en-US@posix", which
+    // Intl refuses), as a merchant's browser has one.
+    const made = await browser.newContext({ viewport, locale: DASHBOARD_LOCALE });
     contexts.push(made);
     return made;
   };

@@ -66,7 +66,7 @@ describe('the dashboard’s API keys', () => {
       .click();
     await screen(page, 'api-keys');
     expect(new URL(page.url()).pathname).toBe('/dashboard/api-keys');
-    expect(await text(page, '[data-screen="api-keys"] .notice >> nth=1')).toBe('No API keys yet.');
+    await page.getByText('No API keys yet.').waitFor();
 
     await page.getByLabel('Label (optional)').fill('Shop backend');
     await page.getByRole('button', { name: 'Create API key' }).click();

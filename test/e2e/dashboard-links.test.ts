@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payeeDestinations, users } from '../../src/db/schema.ts';
-import { registerInPage, VIEWPORTS } from '../dashboard/rig.ts';
+import { DASHBOARD_LOCALE, registerInPage, VIEWPORTS } from '../dashboard/rig.ts';
 import { accessibilityProblems, screen, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import { installTestWallets, type TestWallet } from '../pay-page/wallet.ts';
@@ -40,7 +40,7 @@ async function dashboard(
   path: string,
   viewport: { width: number; height: number } = VIEWPORTS[0],
 ): Promise<{ page: Page; wallet: TestWallet | undefined }> {
-  const context = await rig.browser.newContext({ viewport });
+  const context = await rig.browser.newContext({ viewport, locale: DASHBOARD_LOCALE });
   contexts.push(context);
   const [wallet] = await installTestWallets(context, rig.local.chain, [
     { name: 'Merchant Wallet', rdns: 'test.merchant.wallet', account: rig.wallet(MERCHANT) },
@@ -104,6 +104,9 @@ describe('the dashboard’s links', () => {
     const row = page.locator('tr[data-row]');
     await row.first().waitFor();
     expect(wallet?.signed).toHaveLength(1);
+    expect(await text(page, '[data-field="destination-added"]')).toBe(
+      'Added: USDC on Sandbox (local chain).',
+    );
     expect(await row.locator('td[data-label="Wallet"]').textContent()).toBe(
       rig.wallet(MERCHANT).address,
     );
@@ -185,6 +188,23 @@ describe('the dashboard’s links', () => {
     expect(await page.locator('td[data-label="Reference"]').allTextContents()).toEqual([
       'order-77',
     ]);
+
+    // Home: received, drawn day by day; no link awaits payment; the endpoint answers.
+    await nav(page, 'Home').click();
+    await screen(page, 'home');
+    const sandbox = page.locator('tr[data-row="USDC-sandbox"]');
+    await sandbox.waitFor();
+    expect(await sandbox.locator('td[data-label="Received"]').textContent()).toBe('12.5 USDC (1)');
+    expect(await sandbox.locator('td[data-label="Paid out"]').textContent()).toBe('0 USDC (0)');
+    expect(await text(page, '[data-field="payments-count"]')).toBe('1');
+    expect(await page.locator('[data-field="daily-chart"] canvas').count()).toBe(1);
+    expect(await text(page, '[data-field="links-awaiting"]')).toBe('0 links');
+    expect(await page.locator('[data-field="endpoints-ok"]').count()).toBe(1);
+    expect(await text(page, 'section[aria-labelledby="latest"] td[data-label="Reference"]')).toBe(
+      'order-77',
+    );
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shot(page, 'home');
   }, 180_000);
 
   it('never shows another account’s link', async () => {

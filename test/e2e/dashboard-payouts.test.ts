@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recurringPayouts, requests, users } from '../../src/db/schema.ts';
-import { registerInPage, VIEWPORTS } from '../dashboard/rig.ts';
+import { DASHBOARD_LOCALE, registerInPage, VIEWPORTS } from '../dashboard/rig.ts';
 import { accessibilityProblems, screen, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import { installTestWallets, type TestWallet } from '../pay-page/wallet.ts';
@@ -36,7 +36,7 @@ async function dashboard(
   path = '/payouts',
   viewport: { width: number; height: number } = VIEWPORTS[0],
 ): Promise<{ page: Page; context: BrowserContext; wallet: TestWallet | undefined }> {
-  const context = await rig.browser.newContext({ viewport });
+  const context = await rig.browser.newContext({ viewport, locale: DASHBOARD_LOCALE });
   contexts.push(context);
   const [wallet] = await installTestWallets(context, rig.local.chain, [
     { name: 'Merchant Wallet', rdns: 'test.merchant.wallet', account: rig.wallet(MERCHANT) },
@@ -83,7 +83,8 @@ describe('the dashboard’s payouts', () => {
       .where(eq(users.email, EMAIL));
     accountId = user?.accountId ?? '';
     await page.getByLabel('Network').selectOption({ label: 'Sandbox (local chain)' });
-    const [first, second] = PAYEES.map((index) => rig.wallet(index).address);
+    const first = rig.wallet(PAYEES[0]).address;
+    const second = rig.wallet(PAYEES[1]).address;
 
     // A bad address on line 3: said, and nothing made.
     await createPayouts(page, ['payee,amount,token', `${first},12.5,USDC`, '0x1234,3,USDC']);
@@ -112,7 +113,9 @@ describe('the dashboard’s payouts', () => {
     expect(await requestsOf(accountId)).toEqual([]);
 
     // Fixed: one batch, sent from the wallet, the payees paid on chain.
-    const before = await Promise.all([first, second].map((a) => rig.balance('USDC', a)));
+    const balances = async () =>
+      [await rig.balance('USDC', first), await rig.balance('USDC', second)] as const;
+    const before = await balances();
     await createPayouts(page, [`${first},12.5,USDC`, `${second},3,USDC`]);
     await page.locator('[data-field="made"]').waitFor();
     expect(await text(page, '#made-payouts')).toBe('2 payouts made: send their 2 transactions');
@@ -120,7 +123,7 @@ describe('the dashboard’s payouts', () => {
     await page.getByRole('button', { name: 'Send 2 transactions with Merchant Wallet' }).click();
     await page.locator('[data-field="payouts-sent"]').waitFor({ timeout: 60_000 });
     expect(wallet?.sent).toHaveLength(2);
-    const after = await Promise.all([first, second].map((a) => rig.balance('USDC', a)));
+    const after = await balances();
     expect([after[0] - before[0], after[1] - before[1]]).toEqual([12_500_000n, 3_000_000n]);
     // Detection sees the batch pay both requests.
     await expect
@@ -130,6 +133,16 @@ describe('the dashboard’s payouts', () => {
       .toEqual(['paid', 'paid']);
     expect(await accessibilityProblems(page)).toEqual([]);
     await shot(page, 'payouts');
+
+    // Home counts them as paid out, not received.
+    await page
+      .getByRole('navigation', { name: 'Dashboard' })
+      .getByRole('link', { name: 'Home' })
+      .click();
+    const sandbox = page.locator('tr[data-row="USDC-sandbox"]');
+    await sandbox.waitFor();
+    expect(await sandbox.locator('td[data-label="Paid out"]').textContent()).toBe('15.5 USDC (2)');
+    expect(await sandbox.locator('td[data-label="Received"]').textContent()).toBe('0 USDC (0)');
   }, 180_000);
 
   it('shows a recurring payout’s next date, unpauses it and cancels it', async () => {

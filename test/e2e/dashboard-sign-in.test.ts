@@ -68,7 +68,7 @@ describe('the dashboard, signing in with e-mail', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await screen(page, 'home');
     expect(await text(page, '[data-field="who"]')).toBe(EMAIL);
-    expect(await text(page, '[data-field="payments-30d"]')).toBe('0');
+    expect(await text(page, '[data-field="payments-count"]')).toBe('0');
     // The session is the httpOnly cookie; nothing of it is kept where scripts can read it.
     expect(
       await page.evaluate('[document.cookie, localStorage.length, sessionStorage.length]'),
@@ -86,7 +86,7 @@ describe('the dashboard, signing in with e-mail', () => {
 
     await page.reload();
     await screen(page, 'home');
-    await page.locator('[data-field="payments-30d"]').getByText('3', { exact: true }).waitFor();
+    await page.locator('[data-field="payments-count"]').getByText('3', { exact: true }).waitFor();
     expect(await accessibilityProblems(page)).toEqual([]);
     await rig.screenshot(page, 'home');
   });
@@ -115,7 +115,7 @@ describe('the dashboard, signing in with e-mail', () => {
 
     await page.getByRole('button', { name: 'Have an account? Sign in' }).click();
     await signIn(page);
-    await page.locator('[data-field="payments-30d"]').getByText('3', { exact: true }).waitFor();
+    await page.locator('[data-field="payments-count"]').getByText('3', { exact: true }).waitFor();
   });
 
   it('goes back to sign-in once the session has ended on the server', async () => {
@@ -154,7 +154,7 @@ describe('the dashboard, signing in with e-mail', () => {
     expect(await accessibilityProblems(page)).toEqual([]);
     await rig.screenshot(page, 'sign-in');
     await signIn(page);
-    await page.locator('[data-field="payments-30d"]').getByText('3', { exact: true }).waitFor();
+    await page.locator('[data-field="payments-count"]').getByText('3', { exact: true }).waitFor();
     expect(await accessibilityProblems(page)).toEqual([]);
     await rig.screenshot(page, 'home');
     // Nothing wider than the phone: the page never scrolls sideways.

@@ -50,7 +50,7 @@ describe('the dashboard, signing in with a wallet', () => {
     await button.click();
     await screen(page, 'home');
     expect(await text(page, '[data-field="who"]')).toBe(account.address);
-    expect(await text(page, '[data-field="payments-30d"]')).toBe('0');
+    expect(await text(page, '[data-field="payments-count"]')).toBe('0');
     const signs = wallet.calls.filter((call) => call.method === 'personal_sign');
     expect(signs).toHaveLength(2);
     const [data] = (signs[1]?.params ?? []) as [Hex];

@@ -89,6 +89,8 @@ describe('the dashboard’s webhooks', () => {
     expect(await row.locator('td[data-label="Event"]').textContent()).toBe(
       'payment.confirmed (test)',
     );
+    // What the endpoint answered, as it answered it.
+    expect(await row.locator('td[data-label="Answer"]').textContent()).toBe('ok');
     expect(await accessibilityProblems(page)).toEqual([]);
     await rig.screenshot(page, 'webhooks');
 

@@ -4569,6 +4569,8 @@ export interface paths {
                                     attempt: number;
                                     durationMs: number;
                                     error: string | null;
+                                    /** @description The start of the receiver’s answer (at most 500 characters), or null */
+                                    response: string | null;
                                     statusCode: number | null;
                                 }[];
                                 attempts: number;
@@ -7732,6 +7734,125 @@ export interface paths {
                     };
                     content: {
                         "text/csv": string;
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Missing, invalid or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Valid credentials that may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure; safe to retry with backoff */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/dashboard/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ours: the account at a glance, over the last 7, 30 or 90 days
+         * @description Credentials: x-api-key or a session (session_token cookie or Authorization: Bearer).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 7, 30 (the default) or 90 */
+                    days?: "7" | "30" | "90";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            currencies: {
+                                /** @description The payments’ currency id (USDC-base) */
+                                currency: string;
+                                network: string | null;
+                                /** @description In the token, its decimals (fee excluded) */
+                                paidOut: string;
+                                paidOutPayments: number;
+                                /** @description In the token, its decimals (fee excluded) */
+                                received: string;
+                                receivedPayments: number;
+                                symbol: string;
+                            }[];
+                            /** @description Per UTC day and currency, days without payments left out, oldest first */
+                            daily: {
+                                currency: string;
+                                /** Format: date */
+                                day: string;
+                                /** @description In the token, its decimals (fee excluded) */
+                                paidOut: string;
+                                /** @description In the token, its decimals (fee excluded) */
+                                received: string;
+                            }[];
+                            days: number;
+                            failingEndpoints: {
+                                /** @description Among its latest 20 deliveries, those failed or waiting for a retry */
+                                failing: number;
+                                id: string;
+                                lastError: string | null;
+                                url: string;
+                            }[];
+                            linksAwaitingPayment: {
+                                count: number;
+                                /** @description More than count (counted up to 1,000) */
+                                more: boolean;
+                            };
+                            /**
+                             * Format: date
+                             * @description The first UTC day counted
+                             */
+                            since: string;
+                        };
                     };
                 };
                 /** @description Invalid input */

@@ -59,7 +59,9 @@ function describe(status: number, body: ErrorBody): string {
           /^[a-z]/.test(item.message) &&
           typeof item.field === 'string' &&
           !item.message.startsWith(`${item.field} `);
-        return [fragment ? `${item.field} ${item.message}` : item.message];
+        // An item of a list is named by its field alone (`amount`, not `requests[0].amount`).
+        const field = typeof item.field === 'string' ? item.field.replace(/^\w+\[\d+\]\./, '') : '';
+        return [fragment ? `${field} ${item.message}` : item.message];
       })
     : [];
   if (listed.length > 0) return listed.join('; ');

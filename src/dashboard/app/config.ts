@@ -12,6 +12,38 @@ export interface DashboardConfig {
   readonly explorers: Readonly<Record<string, string | null>>;
   /** The networks served: where destinations and links can be. */
   readonly networks: readonly Network[];
+  /** The tokens destinations and payouts take, per network (src/dashboard/shell.ts). */
+  readonly tokens: readonly Token[];
+}
+
+export interface Token {
+  readonly id: string;
+  readonly symbol: string;
+  readonly address: string;
+  readonly network: string;
+}
+
+/**
+ * The EVM networks a merchant picks from, the sandbox first where it runs (a newcomer's test
+ * wallets hold its tokens).
+ */
+export function evmNetworks(config: DashboardConfig): readonly Network[] {
+  const evm = config.networks.filter((network) => network.kind === 'evm');
+  return [...evm.filter((n) => n.id === 'sandbox'), ...evm.filter((n) => n.id !== 'sandbox')];
+}
+
+/** The tokens of `network`, as destinations and payouts take them. */
+export function tokensOf(config: DashboardConfig, network: string): readonly Token[] {
+  return config.tokens.filter((token) => token.network === network);
+}
+
+/** A token's symbol on its network, or its address when it is none of the config's. */
+export function symbolOf(config: DashboardConfig, network: string, address: string): string {
+  const wanted = address.toLowerCase();
+  return (
+    tokensOf(config, network).find((token) => token.address.toLowerCase() === wanted)?.symbol ??
+    address
+  );
 }
 
 export interface Network {

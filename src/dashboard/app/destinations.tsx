@@ -2,9 +2,9 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { WalletChoice } from '../../web/eip6963.ts';
 import { call } from './api.ts';
 import { Problem, useChange } from './change.tsx';
-import type { DashboardConfig, Network } from './config.ts';
-import { useTokens } from './currencies.ts';
+import { type DashboardConfig, evmNetworks, type Network, symbolOf, tokensOf } from './config.ts';
 import { signDestination } from './destination-signing.ts';
+import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
 import { type Listed, readList } from './listed.ts';
@@ -41,11 +41,13 @@ export function Destinations(props: {
   readonly ended: (error: unknown) => boolean;
 }) {
   const { config, ended } = props;
-  const networks = config.networks.filter((network) => network.kind === 'evm');
+  const networks = evmNetworks(config);
   const [listed, setListed] = useState<Listed<Destination>>({ kind: 'loading' });
   const [network, setNetwork] = useState(networks[0]?.id ?? '');
   const [removing, setRemoving] = useState<string | null>(null);
-  const tokens = useTokens(config.apiBase, network);
+  /** What the last addition did, said once it is done. */
+  const [added, setAdded] = useState<string | null>(null);
+  const tokens = tokensOf(config, network);
 
   const load = useCallback(() => {
     readList(readDestinations(config.apiBase), setListed, ended);
@@ -67,13 +69,34 @@ export function Destinations(props: {
         network: chosen,
         tokenAddress,
       });
-      await call(config.apiBase, '/v2/payee-destination', { method: 'POST', body });
+      const made = await call<Destination>(config.apiBase, '/v2/payee-destination', {
+        method: 'POST',
+        body,
+      });
+      // A wallet has one active destination in an account: a new one replaces the other.
+      const replaced =
+        listed.kind === 'listed'
+          ? listed.items.find(
+              (d) =>
+                d.active &&
+                d.destinationId !== made.destinationId &&
+                d.walletAddress.toLowerCase() === made.walletAddress.toLowerCase(),
+            )
+          : undefined;
+      const what = (d: Destination) =>
+        `${symbolOf(config, d.network, d.tokenAddress)} on ${networkOf(d.network)?.name ?? d.network}`;
+      setAdded(
+        replaced === undefined
+          ? `Added: ${what(made)}.`
+          : `Added: ${what(made)}. It replaces this wallet's destination for ${what(replaced)}.`,
+      );
     });
   };
   const remove = (wallet: WalletChoice, destination: Destination) => {
     const chosen = networkOf(destination.network);
     if (!chosen) return;
     void change(async () => {
+      setAdded(null);
       const body = await signDestination(config.apiBase, wallet, {
         action: 'deactivate',
         network: chosen,
@@ -90,9 +113,15 @@ export function Destinations(props: {
       <h1>Destinations</h1>
       <p class="notice">
         Where payments to the account go. The wallet signs each change, so adding or removing a
-        destination needs that wallet in this browser.
+        destination needs that wallet in this browser. A wallet has one destination: adding another
+        for it (another token or network) replaces the one it has.
       </p>
       <Problem problem={problem} />
+      {added !== null && (
+        <p class="notice" role="status" data-field="destination-added">
+          {added}
+        </p>
+      )}
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -148,12 +177,7 @@ export function Destinations(props: {
             cells: [
               <code key="wallet">{destination.walletAddress}</code>,
               networkOf(destination.network)?.name ?? destination.network,
-              <TokenName
-                key="token"
-                apiBase={config.apiBase}
-                network={destination.network}
-                address={destination.tokenAddress}
-              />,
+              symbolOf(config, destination.network, destination.tokenAddress),
               formatTime(destination.createdAt),
               !destination.active ? (
                 'Removed'
@@ -166,7 +190,12 @@ export function Destinations(props: {
                     needed="the destination's wallet signs each change."
                     act={(wallet) => remove(wallet, destination)}
                   />
-                  <button type="button" class="quiet" onClick={() => setRemoving(null)}>
+                  <button
+                    type="button"
+                    class="quiet"
+                    ref={focusOnMount}
+                    onClick={() => setRemoving(null)}
+                  >
                     Keep
                   </button>
                 </span>
@@ -186,15 +215,4 @@ export function Destinations(props: {
       )}
     </main>
   );
-}
-
-/** A token's symbol on its network, or its address until (or unless) the API names it. */
-function TokenName(props: {
-  readonly apiBase: string;
-  readonly network: string;
-  readonly address: string;
-}) {
-  const tokens = useTokens(props.apiBase, props.network);
-  const token = tokens.find((t) => t.address.toLowerCase() === props.address.toLowerCase());
-  return token ? <span>{token.symbol}</span> : <code>{props.address}</code>;
 }

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call, messageOf, read } from './api.ts';
 import type { DashboardConfig } from './config.ts';
 import { ExplorerLink } from './explorer-link.tsx';
+import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
 import { type LinkItem, STATUS_WORDS } from './links.tsx';
 import { Table } from './table.tsx';
@@ -59,6 +60,9 @@ interface Activity {
   readonly payments: readonly Payment[];
   readonly deliveries: readonly Delivery[];
 }
+
+/** How often a link awaiting payment is read again while its page is open. */
+const AWAITING_REFRESH_MS = 5_000;
 
 type State =
   | { readonly kind: 'loading' }
@@ -163,15 +167,26 @@ export function LinkPage(props: {
 }) {
   const { config, ended, token } = props;
   const [state, setState] = useState<State>({ kind: 'loading' });
+  const [refreshing, setRefreshing] = useState(false);
   const load = useCallback(() => {
-    readActivity(config.apiBase, token).then(
-      (activity) => setState({ kind: 'read', activity }),
-      (error: unknown) => {
-        if (!ended(error)) setState({ kind: 'failed', message: messageOf(error) });
-      },
-    );
+    setRefreshing(true);
+    readActivity(config.apiBase, token)
+      .then(
+        (activity) => setState({ kind: 'read', activity }),
+        (error: unknown) => {
+          if (!ended(error)) setState({ kind: 'failed', message: messageOf(error) });
+        },
+      )
+      .finally(() => setRefreshing(false));
   }, [config, ended, token]);
   useEffect(load, [load]);
+  // While it awaits payment the page reads it again now and then, so a payment shows up.
+  const pending = state.kind === 'read' && state.activity.link.status === 'pending';
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(load, AWAITING_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [pending, load]);
 
   if (state.kind === 'loading') {
     return (
@@ -194,7 +209,7 @@ export function LinkPage(props: {
   const { link, shown, payments, deliveries } = state.activity;
   return (
     <main class="card" data-screen="link">
-      <h1>
+      <h1 tabIndex={-1} ref={focusOnMount}>
         {link.payout ? 'Payout link' : 'Link'} {link.reference ?? ''}
       </h1>
       <p class="figure" data-field="link-status">
@@ -215,8 +230,8 @@ export function LinkPage(props: {
         <dd>{config.networks.find((n) => n.id === link.network)?.name ?? link.network}</dd>
       </dl>
       <div class="actions">
-        <button type="button" class="quiet" onClick={load}>
-          Refresh
+        <button type="button" class="quiet" onClick={load} disabled={refreshing}>
+          {refreshing ? 'Refreshing…' : 'Refresh'}
         </button>
       </div>
       <section aria-labelledby="link-requests">

@@ -1,8 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from './api.ts';
 import { Problem, useChange } from './change.tsx';
-import type { DashboardConfig } from './config.ts';
-import { useTokens } from './currencies.ts';
+import { type DashboardConfig, symbolOf } from './config.ts';
 import { type Destination, readDestinations } from './destinations.tsx';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
@@ -88,10 +87,11 @@ export function Links(props: {
 
   const usable = destinations.kind === 'listed' ? destinations.items : [];
   const destination = usable.find((d) => d.destinationId === chosen) ?? usable[0];
-  const tokens = useTokens(config.apiBase, destination?.network ?? '');
-  const token = tokens.find(
-    (t) => t.address.toLowerCase() === destination?.tokenAddress.toLowerCase(),
-  );
+  const symbol =
+    destination === undefined
+      ? 'the token'
+      : symbolOf(config, destination.network, destination.tokenAddress);
+  const networkName = (id: string) => config.networks.find((n) => n.id === id)?.name ?? id;
 
   const create = (form: HTMLFormElement) => {
     if (!destination) return;
@@ -145,7 +145,7 @@ export function Links(props: {
               >
                 {usable.map((d) => (
                   <option key={d.destinationId} value={d.destinationId}>
-                    {`${d.network}: ${d.walletAddress.slice(0, 8)}…${d.walletAddress.slice(-4)}`}
+                    {`${symbolOf(config, d.network, d.tokenAddress)} on ${networkName(d.network)} to ${d.walletAddress.slice(0, 8)}…${d.walletAddress.slice(-4)}`}
                   </option>
                 ))}
               </select>
@@ -158,10 +158,10 @@ export function Links(props: {
               <label>
                 In
                 <select name="pricedIn">
-                  <option value="">{token?.symbol ?? 'The destination’s token'}</option>
+                  <option value="">{symbol}</option>
                   {FIATS.map((fiat) => (
                     <option key={fiat} value={fiat}>
-                      {fiat} (paid in {token?.symbol ?? 'the token'})
+                      {fiat} (paid in {symbol})
                     </option>
                   ))}
                 </select>

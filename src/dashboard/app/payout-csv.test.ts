@@ -26,7 +26,7 @@ describe('readPayouts', () => {
     expect(payouts.map((p) => [p.line, p.problems])).toEqual([
       [1, []],
       [2, ['payee is not a wallet address (0x and 40 hex digits)']],
-      [3, ['has 4 fields, not 3 (payee, amount, token)', 'token 5 is not paid on this network']],
+      [3, ['amount has a decimal comma: write 12.5, not 12,5']],
       [
         4,
         [
@@ -36,6 +36,14 @@ describe('readPayouts', () => {
       ],
     ]);
     expect(refusalOf(payouts)).toBe('Nothing was created: lines 2, 3, 4 need fixing.');
+  });
+
+  it('reads a file separated by semicolons, with decimal commas, and any header', () => {
+    const payouts = readPayouts(`to;amount;currency\n${A};12,5;USDC\n${B};1;usdc;extra`, TOKENS);
+    expect(payouts.map((p) => [p.line, p.amount, p.problems])).toEqual([
+      [2, '12.5', []],
+      [3, '1', ['has 4 fields, not 3 (payee, amount, token)']],
+    ]);
   });
 
   it('refuses an empty list and one too long for a transaction', () => {

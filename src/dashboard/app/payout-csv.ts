@@ -19,11 +19,10 @@ const MAX_PAYOUTS = 200;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const AMOUNT = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
-const HEADER = /^(?:payee|recipient|address|wallet)$/i;
-
-/** A line's fields: split at commas (or semicolons, as some spreadsheets save), unquoted. */
+/** A line's fields: split at commas, or at semicolons (as spreadsheets save where the decimal
+ * mark is a comma: then "12,5" is twelve and a half), unquoted. */
 function fieldsOf(text: string): string[] {
-  const separator = text.includes(',') ? ',' : ';';
+  const separator = text.includes(';') ? ';' : ',';
   return text.split(separator).map((field) =>
     field
       .trim()
@@ -42,9 +41,19 @@ export function readPayouts(text: string, tokens: readonly string[]): PayoutLine
   const payouts: PayoutLine[] = [];
   lines.forEach((raw, index) => {
     if (raw.trim() === '') return;
+    const semicolons = raw.includes(';');
     const fields = fieldsOf(raw);
-    if (payouts.length === 0 && HEADER.test(fields[0] ?? '')) return;
-    const [payee = '', amount = '', token = ''] = fields;
+    const [payee = '', rawAmount = '', token = ''] = fields;
+    // A decimal comma, in a file separated by semicolons.
+    const amount = semicolons ? rawAmount.replace(',', '.') : rawAmount;
+    // The first line, when it names its columns (payee, amount, token; to, amount, currency).
+    if (payouts.length === 0 && !/^0x/i.test(payee) && !AMOUNT.test(amount)) return;
+    // "0x…,12,5,USDC": an amount written with a decimal comma.
+    if (fields.length === 4 && /^\d+$/.test(rawAmount) && /^\d+$/.test(fields[2] ?? '')) {
+      const problem = 'amount has a decimal comma: write 12.5, not 12,5';
+      payouts.push({ line: index + 1, payee, amount, token: fields[3] ?? '', problems: [problem] });
+      return;
+    }
     const problems: string[] = [];
     if (fields.length !== 3) {
       problems.push(`has ${fields.length} fields, not 3 (payee, amount, token)`);

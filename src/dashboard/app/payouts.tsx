@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ApiError, call, messageOf } from './api.ts';
 import { Problem, useChange } from './change.tsx';
-import type { DashboardConfig } from './config.ts';
-import { type Token, useTokens } from './currencies.ts';
+import { type DashboardConfig, evmNetworks, type Token, tokensOf } from './config.ts';
+import { focusOnMount } from './focus.ts';
 import { type PayoutLine, readPayouts, refusalOf } from './payout-csv.ts';
 import { RecurringPayouts } from './recurring-payouts.tsx';
 import { type Made, madeTitle, SendPayouts } from './send-payouts.tsx';
@@ -73,13 +73,13 @@ export function Payouts(props: {
   readonly ended: (error: unknown) => boolean;
 }) {
   const { config, ended } = props;
-  const networks = config.networks.filter((network) => network.kind === 'evm');
+  const networks = evmNetworks(config);
   const [network, setNetwork] = useState(networks[0]?.id ?? '');
   const [text, setText] = useState('');
   const [checked, setChecked] = useState<readonly PayoutLine[] | null>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [made, setMade] = useState<Made | null>(null);
-  const tokens = useTokens(config.apiBase, network);
+  const tokens = tokensOf(config, network);
   const { busy, problem, change } = useChange(() => undefined, ended);
 
   const submit = () => {
@@ -167,7 +167,13 @@ export function Payouts(props: {
           </button>
         </form>
         {refusal !== null && (
-          <p class="problem" role="alert" data-field="payouts-refused">
+          <p
+            class="problem"
+            role="alert"
+            data-field="payouts-refused"
+            tabIndex={-1}
+            ref={focusOnMount}
+          >
             {refusal}
           </p>
         )}
@@ -188,7 +194,14 @@ export function Payouts(props: {
             }))}
           />
         )}
-        {made !== null && <SendPayouts config={config} made={made} title={madeTitle(made)} />}
+        {made !== null && (
+          <SendPayouts
+            config={config}
+            made={made}
+            title={madeTitle(made)}
+            sentText="Sent. payreq marks each payout paid as it sees the payment on chain."
+          />
+        )}
       </section>
       <RecurringPayouts config={config} ended={ended} />
     </main>

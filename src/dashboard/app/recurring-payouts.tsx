@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call } from './api.ts';
 import { Problem, useChange } from './change.tsx';
 import type { DashboardConfig } from './config.ts';
+import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
 import { type Listed, readList } from './listed.ts';
@@ -22,6 +23,8 @@ interface Recurring {
   readonly totalPayments: number;
   readonly nextPaymentDate: string | null;
   readonly failureReason: string | null;
+  /** The payer's page, where a pending schedule is approved and signed. */
+  readonly payUrl: string;
 }
 
 /** What a recurring payout's status is called here. */
@@ -56,6 +59,7 @@ export function RecurringPayouts(props: {
   }, ended);
   const act = (recurring: Recurring, action: 'cancel' | 'unpause') =>
     void change(async () => {
+      setLowering(null);
       const answer = await call<{ transactions?: Call[] }>(
         config.apiBase,
         `/v2/payouts/recurring/${encodeURIComponent(recurring.id)}`,
@@ -77,12 +81,13 @@ export function RecurringPayouts(props: {
           config={config}
           made={lowering}
           title="Cancelled. To stop the schedule's contract spending your token, send this approval"
+          sentText="Sent: the schedule's contract may no longer spend what it would have paid."
         />
       )}
       <ListStatus
         listed={listed}
         loading="Loading the recurring payouts…"
-        empty="No recurring payouts: create them with POST /v2/payouts and a recurrence."
+        empty="No recurring payouts yet. Your server makes them through the API (POST /v2/payouts with a recurrence); here you follow, cancel or unpause them."
       />
       {listed.kind === 'listed' && listed.items.length > 0 && (
         <Table
@@ -96,9 +101,19 @@ export function RecurringPayouts(props: {
               `${recurring.amount} ${recurring.currency}, ${recurring.frequency.toLowerCase()}`,
               `${recurring.processedPayments} of ${recurring.totalPayments}`,
               recurring.nextPaymentDate === null ? '—' : formatTime(recurring.nextPaymentDate),
-              recurring.failureReason === null
-                ? RECURRING_WORDS[recurring.status]
-                : `${RECURRING_WORDS[recurring.status]}: ${recurring.failureReason}`,
+              recurring.status === 'pending' ? (
+                <span key="status">
+                  {RECURRING_WORDS.pending} (
+                  <a href={recurring.payUrl} target="_blank" rel="noreferrer">
+                    the payer's page
+                  </a>
+                  )
+                </span>
+              ) : recurring.failureReason === null ? (
+                RECURRING_WORDS[recurring.status]
+              ) : (
+                `${RECURRING_WORDS[recurring.status]}: ${recurring.failureReason}`
+              ),
               recurring.status === 'paused' ? (
                 <button
                   type="button"
@@ -114,7 +129,12 @@ export function RecurringPayouts(props: {
               ) : confirming === recurring.id ? (
                 <span class="confirm" key="cancel">
                   No payment after this.{' '}
-                  <button type="button" disabled={busy} onClick={() => act(recurring, 'cancel')}>
+                  <button
+                    type="button"
+                    ref={focusOnMount}
+                    disabled={busy}
+                    onClick={() => act(recurring, 'cancel')}
+                  >
                     Cancel it
                   </button>{' '}
                   <button type="button" class="quiet" onClick={() => setConfirming(null)}>

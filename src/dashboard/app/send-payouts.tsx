@@ -4,6 +4,7 @@ import { messageOf } from './api.ts';
 import { Problem } from './change.tsx';
 import type { DashboardConfig, Network } from './config.ts';
 import { ExplorerLink } from './explorer-link.tsx';
+import { focusOnMount } from './focus.ts';
 import { WalletButtons } from './wallet-choice.tsx';
 import { type Call, sendFromWallet } from './wallet-send.ts';
 
@@ -20,6 +21,8 @@ export function SendPayouts(props: {
   readonly made: Made;
   /** What was made and what to send, as the section's heading. */
   readonly title: string;
+  /** What is said once every transaction is mined. */
+  readonly sentText: string;
 }) {
   const { made } = props;
   const [sent, setSent] = useState<readonly string[]>([]);
@@ -41,11 +44,13 @@ export function SendPayouts(props: {
   };
   return (
     <section class="secret" aria-labelledby="made-payouts" aria-live="polite" data-field="made">
-      <h3 id="made-payouts">{props.title}</h3>
+      <h3 id="made-payouts" tabIndex={-1} ref={focusOnMount}>
+        {props.title}
+      </h3>
       <Problem problem={problem} />
       {state === 'sent' ? (
         <p role="status" data-field="payouts-sent">
-          Sent. payreq marks each payout paid as it sees the payment on chain.
+          {props.sentText}
         </p>
       ) : (
         <WalletButtons

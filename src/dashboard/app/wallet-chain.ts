@@ -20,6 +20,14 @@ function codeOf(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
 }
 
+/** Words a wallet's error starts with; not the request arguments and calldata some append. */
+const MAX_WALLET_WORDS = 200;
+
+function firstWords(message: string): string {
+  const line = (message.split('\n')[0] ?? '').trim().replace(/[.:]+$/, '');
+  return line.length > MAX_WALLET_WORDS ? `${line.slice(0, MAX_WALLET_WORDS)}…` : line;
+}
+
 /** A wallet's refusal or failure, in words for the merchant. */
 export function walletProblem(error: unknown, wallet: WalletChoice, doing: string): Error {
   if (error instanceof ApiError) return error;
@@ -28,7 +36,7 @@ export function walletProblem(error: unknown, wallet: WalletChoice, doing: strin
   }
   const message = (error as { message?: unknown } | null)?.message;
   return new Error(
-    `${wallet.name} could not ${doing}${typeof message === 'string' ? `: ${message}` : ''}.`,
+    `${wallet.name} could not ${doing}${typeof message === 'string' ? `: ${firstWords(message)}` : ''}.`,
   );
 }
 

@@ -30,6 +30,18 @@ interface Delivery {
   readonly lastError: string | null;
   readonly nextAttemptAt: string | null;
   readonly createdAt: string;
+  /** Every attempt, oldest first, with the start of the endpoint's answer. */
+  readonly attemptLog: readonly { readonly response: string | null }[];
+}
+
+/** How much of an endpoint's answer the log shows. */
+const ANSWER_SHOWN = 120;
+
+/** The start of the endpoint's answer to the latest attempt, or a dash. */
+function answerOf(delivery: Delivery): string {
+  const response = delivery.attemptLog.at(-1)?.response ?? null;
+  if (response === null) return '—';
+  return response.length > ANSWER_SHOWN ? `${response.slice(0, ANSWER_SHOWN)}…` : response;
 }
 
 /** The event a test delivery carries. */
@@ -258,7 +270,7 @@ function Deliveries(props: {
       {listed.kind === 'listed' && listed.items.length > 0 && (
         <Table
           caption={`Deliveries to ${hook.url}`}
-          columns={['Created', 'Event', 'Attempts', 'Outcome', 'Action']}
+          columns={['Created', 'Event', 'Attempts', 'Outcome', 'Answer', 'Action']}
           rows={listed.items.map((delivery) => ({
             key: delivery.id,
             id: delivery.id,
@@ -267,6 +279,7 @@ function Deliveries(props: {
               `${delivery.event}${delivery.test ? ' (test)' : ''}`,
               String(delivery.attempts),
               outcome(delivery),
+              <code key="answer">{answerOf(delivery)}</code>,
               // An endpoint switched off is sent nothing, so nothing is offered to send again.
               delivery.status === 'delivered' || !hook.isActive ? (
                 '—'

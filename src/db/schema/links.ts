@@ -84,6 +84,10 @@ export const securePayments = pgTable(
     // The list's order (newest first, id breaking ties), alone and narrowed to payouts or not.
     index().on(t.accountId, t.createdAt, t.id),
     index().on(t.accountId, t.payout, t.createdAt, t.id),
+    // The dashboard's links awaiting payment: only pending links, by when they expire.
+    index('secure_payments_pending_index')
+      .on(t.accountId, t.expiresAt)
+      .where(sql`${t.status} = 'pending'`),
   ],
 );
 
@@ -173,6 +177,11 @@ export const requests = pgTable(
      * (src/offramp/), and its payee may be the zero address (none given).
      */
     cryptoToFiat: boolean().notNull().default(false),
+    /**
+     * Money the account pays out (`POST /v2/payouts` and its batch, payout links, recurring
+     * payouts), not money it is paid: which side of the dashboard's totals its payments count on.
+     */
+    payout: boolean().notNull().default(false),
     /**
      * Where its latest off-ramp transfer stands (the provider's `subStatus`), null before one is
      * funded or reported; written by src/offramp/ with the transfer.

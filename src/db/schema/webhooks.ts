@@ -125,6 +125,8 @@ export const webhookAttempts = pgTable(
     attempt: integer().notNull(),
     statusCode: integer(),
     error: text(),
+    /** The start of the receiver's answer (at most 500 characters), for the delivery log. */
+    responseExcerpt: text(),
     durationMs: integer().notNull(),
     at: createdAt(),
   },

@@ -125,6 +125,7 @@ export async function createPayoutLink(
           payee: recipient,
           payer: creator,
           reference: input.reference ?? null,
+          payout: true,
         },
       ]);
       const [row] = rows;

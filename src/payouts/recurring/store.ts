@@ -100,7 +100,7 @@ export async function insertExecution(
   index: number,
   request: NewRequest,
 ): Promise<RequestRow> {
-  const [row] = await insertRequests(tx, [request]);
+  const [row] = await insertRequests(tx, [{ ...request, payout: true }]);
   if (!row) throw new Error('request insert returned no row');
   await tx.insert(recurringExecutions).values({
     recurringPayoutId: schedule.id,

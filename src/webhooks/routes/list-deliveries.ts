@@ -9,6 +9,9 @@ const Attempt = Type.Object({
   attempt: Type.Integer(),
   statusCode: Type.Union([Type.Integer(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
+  response: Type.Union([Type.String(), Type.Null()], {
+    description: 'The start of the receiver’s answer (at most 500 characters), or null',
+  }),
   durationMs: Type.Integer(),
   at: Type.String(),
 });
