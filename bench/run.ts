@@ -14,6 +14,7 @@ const BENCHES = [
   'rate-limit',
   'cli',
   'pay-page',
+  'dashboard',
   'batch-calldata',
   'multicall-calldata',
   'payment-options',
