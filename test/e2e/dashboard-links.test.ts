@@ -124,7 +124,7 @@ describe('the dashboard’s links', () => {
     // A link to it.
     await nav(page, 'Links').click();
     await screen(page, 'links');
-    await page.getByLabel('Amount').fill('12.5');
+    await page.getByLabel('Amount', { exact: true }).fill('12.5');
     await page.getByLabel('Reference (optional)').fill('order-77');
     await page.getByRole('button', { name: 'Create link' }).click();
     await screen(page, 'link');
@@ -205,6 +205,27 @@ describe('the dashboard’s links', () => {
     );
     expect(await accessibilityProblems(page)).toEqual([]);
     await shot(page, 'home');
+
+    // A payout link: the merchant pays the payer back from its own wallet, on a page.
+    await nav(page, 'Links').click();
+    await screen(page, 'links');
+    await page.getByLabel('Network of the payout').selectOption({ label: 'Sandbox (local chain)' });
+    await page.getByLabel('Token of the payout').selectOption({ label: 'USDC' });
+    await page.getByLabel('Amount to pay').fill('2');
+    await page.getByLabel('Reference of the payout (optional)').fill('refund-77');
+    await page.getByLabel("Recipient's wallet").fill(rig.wallet(PAYER).address);
+    await page.getByLabel('Paid from (your wallet)').fill(rig.wallet(MERCHANT).address);
+    await page.getByRole('button', { name: 'Create payout link' }).click();
+    await screen(page, 'link');
+    expect(await text(page, 'h1')).toBe('Payout link refund-77');
+    expect(await text(page, '[data-field="link-status"]')).toBe('Awaiting payment');
+    expect(await page.locator('td[data-label="Payee"]').first().textContent()).toBe(
+      rig.wallet(PAYER).address,
+    );
+    await nav(page, 'Links').click();
+    const payoutRow = page.locator('tr[data-row]').first();
+    await payoutRow.waitFor();
+    expect(await payoutRow.locator('td[data-label="Kind"]').textContent()).toBe('Payout, single');
   }, 180_000);
 
   it('never shows another account’s link', async () => {

@@ -7,6 +7,7 @@ import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
 import { type Listed, readList } from './listed.ts';
 import { Pager, usePaged } from './paging.tsx';
+import { PayoutLinkForm } from './payout-link-form.tsx';
 import { followLink, goTo, hrefOf } from './router.ts';
 import { Table } from './table.tsx';
 
@@ -183,6 +184,7 @@ export function Links(props: {
           </form>
         )}
       </section>
+      <PayoutLinkForm config={config} ended={ended} />
       <section aria-labelledby="all-links">
         <h2 id="all-links">All links</h2>
         <form
