@@ -217,7 +217,7 @@ describe('the dashboard’s links', () => {
     await page.getByLabel('Paid from (your wallet)').fill(rig.wallet(MERCHANT).address);
     await page.getByRole('button', { name: 'Create payout link' }).click();
     await screen(page, 'link');
-    expect(await text(page, 'h1')).toBe('Payout link refund-77');
+    await page.getByRole('heading', { name: 'Payout link refund-77' }).waitFor();
     expect(await text(page, '[data-field="link-status"]')).toBe('Awaiting payment');
     expect(await page.locator('td[data-label="Payee"]').first().textContent()).toBe(
       rig.wallet(PAYER).address,

@@ -4,6 +4,7 @@ import type { DashboardConfig } from './config.ts';
 import { type DailyAmounts, DailyChart } from './daily-chart.tsx';
 import { ExplorerLink } from './explorer-link.tsx';
 import { formatTime } from './format.ts';
+import type { Payment } from './payment.ts';
 import { followLink, hrefOf } from './router.ts';
 import { Table } from './table.tsx';
 
@@ -30,17 +31,6 @@ interface Summary {
     readonly failing: number;
     readonly lastError: string | null;
   }[];
-}
-
-interface Payment {
-  readonly id: string;
-  readonly timestamp: string;
-  readonly amount: string;
-  readonly currency: string;
-  readonly destinationNetwork: string;
-  readonly sourceTxHash: string | null;
-  readonly destinationTxHash: string | null;
-  readonly request: { readonly reference: string | null };
 }
 
 type Read =

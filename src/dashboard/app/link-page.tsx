@@ -1,65 +1,12 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { call, messageOf, read } from './api.ts';
+import { messageOf } from './api.ts';
 import type { DashboardConfig } from './config.ts';
 import { ExplorerLink } from './explorer-link.tsx';
 import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
-import { type LinkItem, STATUS_WORDS } from './links.tsx';
+import { type Activity, type Delivery, readActivity } from './link-activity.ts';
+import { STATUS_WORDS } from './links.tsx';
 import { Table } from './table.tsx';
-
-/** A fee leg, as a link's answer carries it. */
-interface FeeLeg {
-  readonly label: string;
-  readonly feeBearer: string;
-  readonly amount: string;
-  readonly currency: string;
-  readonly recipient: string;
-  readonly status: 'paid' | 'outstanding';
-  readonly txHash: string | null;
-}
-
-/** What a request of the link asks, from its answer (awaiting payment: 200; paid: 409). */
-interface Asked {
-  readonly payee: string;
-  readonly amount: string;
-  readonly currency: string;
-}
-
-interface Shown {
-  readonly asked: readonly Asked[];
-  readonly feeLegs: readonly FeeLeg[];
-}
-
-/** A payment as `GET /v2/payments?requestId=` finds it. */
-interface Payment {
-  readonly id: string;
-  readonly timestamp: string;
-  readonly amount: string;
-  readonly currency: string;
-  readonly destinationNetwork: string;
-  readonly sourceTxHash: string | null;
-  readonly destinationTxHash: string | null;
-  readonly payerAddress: string | null;
-}
-
-/** A webhook a request's payment caused (`GET /v2/dashboard/deliveries`). */
-interface Delivery {
-  readonly id: string;
-  readonly url: string;
-  readonly event: string;
-  readonly status: 'pending' | 'delivered' | 'failed';
-  readonly attempts: number;
-  readonly lastStatusCode: number | null;
-  readonly lastError: string | null;
-  readonly createdAt: string;
-}
-
-interface Activity {
-  readonly link: LinkItem;
-  readonly shown: Shown | null;
-  readonly payments: readonly Payment[];
-  readonly deliveries: readonly Delivery[];
-}
 
 /** How often a link awaiting payment is read again while its page is open. */
 const AWAITING_REFRESH_MS = 5_000;
@@ -68,84 +15,6 @@ type State =
   | { readonly kind: 'loading' }
   | { readonly kind: 'read'; readonly activity: Activity }
   | { readonly kind: 'failed'; readonly message: string };
-
-interface Display {
-  readonly paymentType: string;
-  readonly payee?: string;
-  readonly amount?: string;
-  readonly paymentCurrency?: string;
-  readonly invoiceCurrency?: string;
-  readonly invoiceAmount?: string;
-  readonly payees?: readonly string[];
-  readonly amounts?: readonly string[];
-  readonly paymentCurrencies?: readonly string[];
-  readonly requestStatuses?: readonly Asked[];
-  readonly feeLegs?: readonly FeeLeg[];
-}
-
-/** The requests and fee legs of a link's answer, whichever status it has. */
-function shownOf(display: Display): Shown {
-  const feeLegs = display.feeLegs ?? [];
-  if (display.requestStatuses) return { asked: display.requestStatuses, feeLegs };
-  if (display.payees && display.amounts) {
-    const currencies = display.paymentCurrencies ?? [];
-    return {
-      asked: display.payees.map((payee, i) => ({
-        payee,
-        amount: display.amounts?.[i] ?? '',
-        currency: currencies[i] ?? '',
-      })),
-      feeLegs,
-    };
-  }
-  if (display.payee !== undefined && display.amount !== undefined) {
-    return {
-      asked: [
-        {
-          payee: display.payee,
-          amount: display.amount,
-          currency: display.invoiceCurrency ?? display.paymentCurrency ?? '',
-        },
-      ],
-      feeLegs,
-    };
-  }
-  return { asked: [], feeLegs };
-}
-
-/** Reads everything the page shows, over the public API. */
-async function readActivity(apiBase: string, token: string): Promise<Activity> {
-  const [link, display] = await Promise.all([
-    call<LinkItem>(apiBase, `/v2/dashboard/links/${token}`),
-    read<Display>(apiBase, `/v2/secure-payments/${token}`, [403, 409, 423]),
-  ]);
-  const ids = link.requestIds;
-  const [payments, deliveries] = await Promise.all([
-    Promise.all(
-      ids.map((id) =>
-        call<{ payments: Payment[] }>(
-          apiBase,
-          `/v2/payments?requestId=${encodeURIComponent(id)}&limit=100`,
-        ).then((found) => found.payments),
-      ),
-    ),
-    Promise.all(
-      ids.map((id) =>
-        call<{ deliveries: Delivery[] }>(
-          apiBase,
-          `/v2/dashboard/deliveries?requestId=${encodeURIComponent(id)}`,
-        ).then((found) => found.deliveries),
-      ),
-    ),
-  ]);
-  return {
-    link,
-    // An expired link's answer (403) or one being paid from a Safe (423) says no amounts.
-    shown: display.status === 200 || display.status === 409 ? shownOf(display.body) : null,
-    payments: payments.flat(),
-    deliveries: deliveries.flat(),
-  };
-}
 
 /** What a delivery came to, in words. */
 function deliveryOutcome(delivery: Delivery): string {

@@ -2,21 +2,8 @@ import type { DashboardConfig } from './config.ts';
 import { ExplorerLink } from './explorer-link.tsx';
 import { formatTime } from './format.ts';
 import { Pager, usePaged } from './paging.tsx';
+import type { Payment } from './payment.ts';
 import { Table } from './table.tsx';
-
-/** A payment as `GET /v2/payments` answers it, as far as the page shows it. */
-interface Payment {
-  readonly id: string;
-  readonly timestamp: string;
-  readonly type: string;
-  readonly amount: string;
-  readonly currency: string;
-  readonly destinationNetwork: string;
-  readonly sourceTxHash: string | null;
-  readonly destinationTxHash: string | null;
-  readonly payerAddress: string | null;
-  readonly request: { readonly requestId: string; readonly reference: string | null };
-}
 
 interface SearchPage {
   readonly payments: readonly Payment[];
