@@ -64,15 +64,30 @@ export function DailyChart(props: {
         height: HEIGHT,
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true } },
+        // Half a day either side, so the first and last days' bars show whole.
+        scales: {
+          x: { time: true, range: (_chart, min, max) => [min - DAY_S / 2, max + DAY_S / 2] },
+        },
         axes: [
           {},
           { values: (_chart, ticks) => ticks.map((tick) => tick.toLocaleString('en-US')) },
         ],
         series: [
           {},
-          { label: `Received (${props.symbol})`, stroke: RECEIVED, fill: RECEIVED, ...drawn },
-          { label: `Paid out (${props.symbol})`, stroke: PAID_OUT, fill: PAID_OUT, ...drawn },
+          {
+            label: `Received (${props.symbol})`,
+            stroke: RECEIVED,
+            fill: RECEIVED,
+            points: { show: false },
+            ...drawn,
+          },
+          {
+            label: `Paid out (${props.symbol})`,
+            stroke: PAID_OUT,
+            fill: PAID_OUT,
+            points: { show: false },
+            ...drawn,
+          },
         ],
       },
       series(props.since, props.days, props.daily),
