@@ -308,3 +308,22 @@ describe('GET /v2/dashboard/links/{token}: one link as the list shows it', () =>
     expect(theirs.json().code).toBe('secure_payment_not_found');
   });
 });
+
+describe('GET /v2/secure-payments?status= (ours)', () => {
+  it('keeps the links awaiting payment, the expired ones or the completed ones', async () => {
+    const owner = await createTenant(t.db, 'By status');
+    const dest = await destination(owner);
+    const make = () => createLink(owner, [{ destinationId: dest.destinationId, amount: '1' }]);
+    const [waiting, paid, lapsed] = [await make(), await make(), await make()];
+    await setLinkStatus(paid.token, { status: 'completed', completedAt: t.clock.now() });
+    await setLinkStatus(lapsed.token, { expiresAt: new Date(t.clock.now().getTime() - 1) });
+    const tokens = async (status: string) =>
+      (await get(`/v2/secure-payments?status=${status}`, apiKey(owner)))
+        .json()
+        .securePayments.map((link: { token: string }) => link.token);
+    expect(await tokens('pending')).toEqual([waiting.token]);
+    expect(await tokens('completed')).toEqual([paid.token]);
+    expect(await tokens('expired')).toEqual([lapsed.token]);
+    expect((await get('/v2/secure-payments?status=paid', apiKey(owner))).statusCode).toBe(400);
+  });
+});

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../base/clock.ts';
 import type { Database } from '../db/client.ts';
 import {
@@ -19,6 +19,11 @@ export interface ListFilter {
   readonly requestId?: string | undefined;
   /** One link, by its token (the dashboard's link page). */
   readonly token?: string | undefined;
+  /**
+   * Ours: only links awaiting payment (`pending`, not expired), `expired` ones (pending past
+   * their expiry, or expired) or `completed` ones.
+   */
+  readonly status?: 'pending' | 'expired' | 'completed' | undefined;
   readonly payout?: boolean | undefined;
   readonly createdFrom?: Date | undefined;
   readonly createdTo?: Date | undefined;
@@ -54,6 +59,7 @@ export async function listLinks(
   }
   const rows = await linkListQuery(db, accountId, {
     ...filter,
+    now: clock.now(),
     linkId,
     after: filter.cursor === undefined ? undefined : decodeCursor(filter.cursor),
     limit: filter.limit + 1,
@@ -117,6 +123,7 @@ export function linkListQuery(
   db: Database,
   accountId: string,
   filter: Omit<ListFilter, 'requestId' | 'cursor'> & {
+    readonly now?: Date | undefined;
     readonly linkId?: string | undefined;
     readonly after?: KeysetPosition | undefined;
   },
@@ -128,6 +135,19 @@ export function linkListQuery(
   if (filter.linkId !== undefined) conditions.push(eq(securePayments.id, filter.linkId));
   if (filter.token !== undefined) {
     conditions.push(eq(securePayments.token, filter.token.toUpperCase()));
+  }
+  const now = filter.now ?? new Date();
+  if (filter.status === 'completed') conditions.push(eq(securePayments.status, 'completed'));
+  if (filter.status === 'pending') {
+    conditions.push(eq(securePayments.status, 'pending'), gt(securePayments.expiresAt, now));
+  }
+  if (filter.status === 'expired') {
+    conditions.push(
+      or(
+        eq(securePayments.status, 'expired'),
+        and(eq(securePayments.status, 'pending'), lte(securePayments.expiresAt, now)),
+      ) ?? sql`false`,
+    );
   }
   if (filter.after)
     conditions.push(olderThan(securePayments.createdAt, securePayments.id, filter.after));

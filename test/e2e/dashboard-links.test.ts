@@ -134,7 +134,7 @@ describe('the dashboard’s links', () => {
     expect(token).toMatch(/^[0-9A-Z]{26}$/);
     expect(new URL(page.url()).pathname).toBe(`/dashboard/links/${token}`);
     expect(await page.locator('td[data-label="Amount"]').first().textContent()).toBe(
-      '12.5 USDC-sandbox',
+      '12.5 USDC on Sandbox (local chain)',
     );
     expect(await page.getByText('No payment yet.').count()).toBe(1);
     expect(await accessibilityProblems(page)).toEqual([]);
@@ -199,6 +199,9 @@ describe('the dashboard’s links', () => {
     expect(await text(page, '[data-field="payments-count"]')).toBe('1');
     expect(await page.locator('[data-field="daily-chart"] canvas').count()).toBe(1);
     expect(await text(page, '[data-field="links-awaiting"]')).toBe('0 links');
+    expect(await text(page, 'tr[data-row="USDC-sandbox"] td[data-label="Currency"]')).toBe(
+      'USDC on Sandbox (local chain)',
+    );
     expect(await page.locator('[data-field="endpoints-ok"]').count()).toBe(1);
     expect(await text(page, 'section[aria-labelledby="latest"] td[data-label="Reference"]')).toBe(
       'order-77',
@@ -226,6 +229,17 @@ describe('the dashboard’s links', () => {
     const payoutRow = page.locator('tr[data-row]').first();
     await payoutRow.waitFor();
     expect(await payoutRow.locator('td[data-label="Kind"]').textContent()).toBe('Payout, single');
+
+    // Home counts it as awaiting payment, and leads to exactly it.
+    await nav(page, 'Home').click();
+    await screen(page, 'home');
+    expect(await text(page, '[data-field="links-awaiting"]')).toBe('1 link');
+    await page.locator('[data-field="links-awaiting"]').click();
+    await screen(page, 'links');
+    await page.getByText('1 link on this page, newest first').waitFor();
+    expect(await page.locator('tr[data-row] td[data-label="Status"]').allTextContents()).toEqual([
+      'Awaiting payment',
+    ]);
   }, 180_000);
 
   it('never shows another account’s link', async () => {

@@ -13661,6 +13661,8 @@ export interface paths {
                     limit?: number;
                     payout?: "true" | "false";
                     requestId?: string;
+                    /** @description Ours: pending (awaiting payment, not expired), expired, or completed links only */
+                    status?: "pending" | "expired" | "completed";
                 };
                 header?: never;
                 path?: never;

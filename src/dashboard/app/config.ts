@@ -37,6 +37,18 @@ export function tokensOf(config: DashboardConfig, network: string): readonly Tok
   return config.tokens.filter((token) => token.network === network);
 }
 
+/**
+ * A currency id as the merchant reads it: a token's symbol and network ("USDC on Base") for
+ * one of the config's, else the id itself (a fiat code, a token of the wider list).
+ */
+export function currencyName(config: DashboardConfig, id: string): string {
+  const wanted = id.toLowerCase();
+  const token = config.tokens.find((t) => t.id.toLowerCase() === wanted);
+  if (token === undefined) return id;
+  const network = config.networks.find((n) => n.id === token.network)?.name ?? token.network;
+  return `${token.symbol} on ${network}`;
+}
+
 /** A token's symbol on its network, or its address when it is none of the config's. */
 export function symbolOf(config: DashboardConfig, network: string, address: string): string {
   const wanted = address.toLowerCase();

@@ -19,14 +19,19 @@ function series(since: string, days: number, daily: readonly DailyAmounts[]) {
   const start = Date.parse(`${since}T00:00:00Z`) / 1000;
   const byDay = new Map(daily.map((d) => [d.day, d]));
   const x: number[] = [];
-  const received: number[] = [];
-  const paidOut: number[] = [];
+  // A day without payments draws nothing (null), not a bar of zero height.
+  const received: (number | null)[] = [];
+  const paidOut: (number | null)[] = [];
+  const value = (amount: string | undefined) => {
+    const number = Number(amount ?? 0);
+    return number === 0 ? null : number;
+  };
   for (let i = 0; i < days; i++) {
     const at = start + i * DAY_S;
     const day = byDay.get(new Date(at * 1000).toISOString().slice(0, 10));
     x.push(at);
-    received.push(Number(day?.received ?? 0));
-    paidOut.push(Number(day?.paidOut ?? 0));
+    received.push(value(day?.received));
+    paidOut.push(value(day?.paidOut));
   }
   return [x, received, paidOut] as uPlot.AlignedData;
 }
@@ -55,9 +60,11 @@ export function DailyChart(props: {
     const element = holder.current;
     if (element === null || library === null) return;
     const uPlot = library;
-    // Bars where uPlot's build has them, else lines.
-    const bars = uPlot.paths.bars?.({ size: [0.6, 24], align: 0 });
-    const drawn = bars === undefined ? {} : { paths: bars };
+    // Bars side by side, received left of each day and paid out right of it.
+    const bars = (align: -1 | 1) => {
+      const paths = uPlot.paths.bars?.({ size: [0.4, 16], align });
+      return paths === undefined ? {} : { paths };
+    };
     const chart = new uPlot(
       {
         width: Math.max(element.clientWidth, 240),
@@ -69,7 +76,8 @@ export function DailyChart(props: {
           x: { time: true, range: (_chart, min, max) => [min - DAY_S / 2, max + DAY_S / 2] },
         },
         axes: [
-          {},
+          // Whole days only (a week's axis would otherwise tick every twelve hours).
+          { incrs: [DAY_S, 2 * DAY_S, 7 * DAY_S, 14 * DAY_S, 30 * DAY_S] },
           { values: (_chart, ticks) => ticks.map((tick) => tick.toLocaleString('en-US')) },
         ],
         series: [
@@ -79,14 +87,14 @@ export function DailyChart(props: {
             stroke: RECEIVED,
             fill: RECEIVED,
             points: { show: false },
-            ...drawn,
+            ...bars(-1),
           },
           {
             label: `Paid out (${props.symbol})`,
             stroke: PAID_OUT,
             fill: PAID_OUT,
             points: { show: false },
-            ...drawn,
+            ...bars(1),
           },
         ],
       },

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from './api.ts';
-import type { DashboardConfig } from './config.ts';
+import { currencyName, type DashboardConfig } from './config.ts';
 import { type DailyAmounts, DailyChart } from './daily-chart.tsx';
 import { ExplorerLink } from './explorer-link.tsx';
 import { formatTime } from './format.ts';
@@ -79,7 +79,7 @@ export function Home(props: {
     };
   }, [config, ended, period]);
 
-  const links = hrefOf(config.basePath, 'links');
+  const links = `${hrefOf(config.basePath, 'links')}?status=pending`;
   const webhooks = hrefOf(config.basePath, 'webhooks');
   return (
     <main class="card" data-screen="home">
@@ -141,7 +141,7 @@ function HomeFigures(props: {
   return (
     <>
       <section aria-labelledby="payments-period">
-        <h2 id="payments-period">Payments in the last {period} days</h2>
+        <h2 id="payments-period">Payments in and out in the last {period} days</h2>
         <p class="figure" data-field="payments-count">
           {count.toLocaleString('en-US')}
         </p>
@@ -153,7 +153,7 @@ function HomeFigures(props: {
               key: c.currency,
               id: c.currency,
               cells: [
-                c.currency,
+                currencyName(props.config, c.currency),
                 `${c.received} ${c.symbol} (${c.receivedPayments})`,
                 `${c.paidOut} ${c.symbol} (${c.paidOutPayments})`,
               ],
@@ -171,7 +171,7 @@ function HomeFigures(props: {
                 >
                   {summary.currencies.map((c) => (
                     <option key={c.currency} value={c.currency}>
-                      {c.currency}
+                      {currencyName(props.config, c.currency)}
                     </option>
                   ))}
                 </select>
@@ -220,7 +220,7 @@ function HomeFigures(props: {
         )}
       </section>
       <section aria-labelledby="latest">
-        <h2 id="latest">Latest payments</h2>
+        <h2 id="latest">Latest payments, in and out</h2>
         {props.latest.length === 0 ? (
           <p class="notice">No payments in this period.</p>
         ) : (

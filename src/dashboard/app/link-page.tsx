@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { messageOf } from './api.ts';
-import type { DashboardConfig } from './config.ts';
+import { currencyName, type DashboardConfig } from './config.ts';
 import { ExplorerLink } from './explorer-link.tsx';
 import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
@@ -115,7 +115,10 @@ export function LinkPage(props: {
             columns={['Amount', 'Payee']}
             rows={shown.asked.map((asked, i) => ({
               key: String(i),
-              cells: [`${asked.amount} ${asked.currency}`, <code key="payee">{asked.payee}</code>],
+              cells: [
+                `${asked.amount} ${currencyName(config, asked.currency)}`,
+                <code key="payee">{asked.payee}</code>,
+              ],
             }))}
           />
         )}

@@ -48,10 +48,21 @@ function linksShown(count: number): string {
   return `${count} ${count === 1 ? 'link' : 'links'} on this page, newest first`;
 }
 
+/** The statuses the list filters on, as `GET /v2/secure-payments?status=` takes them. */
+const STATUS_FILTERS = ['pending', 'completed', 'expired'] as const;
+
+/** The status the address asks for (`?status=pending`, as Home links to), else none. */
+function statusOfAddress(): string {
+  const status = new URLSearchParams(location.search).get('status') ?? '';
+  return (STATUS_FILTERS as readonly string[]).includes(status) ? status : '';
+}
+
 function filtersOf(form: FormData): URLSearchParams {
   const query = new URLSearchParams();
   const kind = String(form.get('kind') ?? '');
   if (kind !== '') query.set('payout', kind === 'payout' ? 'true' : 'false');
+  const status = String(form.get('status') ?? '');
+  if (status !== '') query.set('status', status);
   const from = String(form.get('from') ?? '');
   const to = String(form.get('to') ?? '');
   if (from !== '') query.set('createdFrom', `${from}T00:00:00Z`);
@@ -78,7 +89,10 @@ export function Links(props: {
   const list = usePaged<LinkPage>({
     apiBase: config.apiBase,
     path: '/v2/secure-payments',
-    initial: () => new URLSearchParams(),
+    initial: () => {
+      const status = statusOfAddress();
+      return new URLSearchParams(status === '' ? {} : { status });
+    },
     pageSize: PAGE_SIZE,
     nextCursorOf: (page) => page.pagination.nextCursor,
     ended,
@@ -201,6 +215,17 @@ export function Links(props: {
                 <option value="">Any</option>
                 <option value="incoming">Incoming</option>
                 <option value="payout">Payouts</option>
+              </select>
+            </label>
+            <label>
+              Status
+              <select name="status" defaultValue={statusOfAddress()}>
+                <option value="">Any</option>
+                {STATUS_FILTERS.map((status) => (
+                  <option key={status} value={status}>
+                    {STATUS_WORDS[status]}
+                  </option>
+                ))}
               </select>
             </label>
             <label>

@@ -3,12 +3,15 @@ import { readPayouts, refusalOf } from './payout-csv.ts';
 
 const A = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const B = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
-const TOKENS = ['USDC', 'ETH'];
+const TOKENS = [
+  { symbol: 'USDC', id: 'USDC-base' },
+  { symbol: 'ETH', id: 'ETH-base' },
+];
 
 describe('readPayouts', () => {
   it('reads lines, skipping a header and blank lines, matching tokens whatever their case', () => {
     const payouts = readPayouts(
-      `payee,amount,token\r\n${A},12.5,usdc\n\n"${B}" ; 0.01 ; ETH\n`,
+      `payee,amount,token\r\n${A},12.5,usdc\n\n"${B}", 0.01 ,ETH\n`,
       TOKENS,
     );
     expect(payouts).toEqual([
@@ -26,7 +29,7 @@ describe('readPayouts', () => {
     expect(payouts.map((p) => [p.line, p.problems])).toEqual([
       [1, []],
       [2, ['payee is not a wallet address (0x and 40 hex digits)']],
-      [3, ['amount has a decimal comma: write 12.5, not 12,5']],
+      [3, ['amount has a comma: write 12.5 for twelve and a half, 1000 for a thousand']],
       [
         4,
         [
@@ -43,6 +46,19 @@ describe('readPayouts', () => {
     expect(payouts.map((p) => [p.line, p.amount, p.problems])).toEqual([
       [2, '12.5', []],
       [3, '1', ['has 4 fields, not 3 (payee, amount, token)']],
+    ]);
+  });
+
+  it('reads cells pasted from a spreadsheet, quoted fields and tokens by id', () => {
+    const payouts = readPayouts(`${A}\t12.5\tUSDC\n${B}\t1\tusdc-base`, TOKENS);
+    expect(payouts.map((p) => [p.line, p.amount, p.token, p.problems])).toEqual([
+      [1, '12.5', 'USDC', []],
+      [2, '1', 'USDC', []],
+    ]);
+    const quoted = readPayouts(`${A},"12,5",USDC\n${B},"1,000",ETH`, TOKENS);
+    expect(quoted.map((p) => p.problems)).toEqual([
+      ['amount has a comma: write 12.5 for twelve and a half, 1000 for a thousand'],
+      ['amount has a comma: write 12.5 for twelve and a half, 1000 for a thousand'],
     ]);
   });
 

@@ -1,7 +1,11 @@
+import Papa from 'papaparse';
+
 /**
  * A list of recipients, pasted or read from a CSV file (`payee,amount,token` per line; a
  * header line is skipped), checked line by line before anything is sent to payreq: every
- * line's problems, or the payouts to make.
+ * line's problems, or the payouts to make. The fields are read by papaparse: commas, tabs (cells
+ * pasted from a spreadsheet) or semicolons (as spreadsheets save where the decimal mark is a
+ * comma: then "12,5" is twelve and a half), quotes and all.
  */
 
 export interface PayoutLine {
@@ -19,38 +23,37 @@ const MAX_PAYOUTS = 200;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const AMOUNT = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
-/** A line's fields: split at commas, or at semicolons (as spreadsheets save where the decimal
- * mark is a comma: then "12,5" is twelve and a half), unquoted. */
-function fieldsOf(text: string): string[] {
-  const separator = text.includes(';') ? ';' : ',';
-  return text.split(separator).map((field) =>
-    field
-      .trim()
-      .replace(/^"(.*)"$/, '$1')
-      .trim(),
-  );
-}
-
 /**
- * The text's payouts, each with its problems. `tokens` are the symbols the chosen network
- * pays in (USDC, ETH, …), matched whatever their case.
+ * The text's payouts, each with its problems. `tokens` are those the chosen network pays in,
+ * named by symbol (USDC) or id (USDC-base), whatever the case.
  */
-export function readPayouts(text: string, tokens: readonly string[]): PayoutLine[] {
-  const known = new Map(tokens.map((symbol) => [symbol.toUpperCase(), symbol]));
-  const lines = text.split(/\r?\n/);
+export function readPayouts(
+  text: string,
+  tokens: readonly { readonly symbol: string; readonly id: string }[],
+): PayoutLine[] {
+  const known = new Map(
+    tokens.flatMap((token) => [
+      [token.symbol.toUpperCase(), token.symbol],
+      [token.id.toUpperCase(), token.symbol],
+    ]),
+  );
+  // Trailing blank lines only: a leading one still counts, so line numbers stay the text's.
+  // One kind of line end (a paste may mix a file's CRLF with the editor's LF).
+  const lines = text.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+  const parsed = Papa.parse<string[]>(lines, { newline: '\n', skipEmptyLines: false });
+  const semicolons = parsed.meta.delimiter === ';';
   const payouts: PayoutLine[] = [];
-  lines.forEach((raw, index) => {
-    if (raw.trim() === '') return;
-    const semicolons = raw.includes(';');
-    const fields = fieldsOf(raw);
+  parsed.data.forEach((row, index) => {
+    const fields = row.map((field) => field.trim());
+    if (fields.every((field) => field === '')) return;
     const [payee = '', rawAmount = '', token = ''] = fields;
     // A decimal comma, in a file separated by semicolons.
     const amount = semicolons ? rawAmount.replace(',', '.') : rawAmount;
     // The first line, when it names its columns (payee, amount, token; to, amount, currency).
     if (payouts.length === 0 && !/^0x/i.test(payee) && !AMOUNT.test(amount)) return;
-    // "0x…,12,5,USDC": an amount written with a decimal comma.
+    // "0x…,12,5,USDC": an amount written with a comma (decimal, or a thousands separator).
     if (fields.length === 4 && /^\d+$/.test(rawAmount) && /^\d+$/.test(fields[2] ?? '')) {
-      const problem = 'amount has a decimal comma: write 12.5, not 12,5';
+      const problem = 'amount has a comma: write 12.5 for twelve and a half, 1000 for a thousand';
       payouts.push({ line: index + 1, payee, amount, token: fields[3] ?? '', problems: [problem] });
       return;
     }
@@ -59,7 +62,9 @@ export function readPayouts(text: string, tokens: readonly string[]): PayoutLine
       problems.push(`has ${fields.length} fields, not 3 (payee, amount, token)`);
     }
     if (!ADDRESS.test(payee)) problems.push('payee is not a wallet address (0x and 40 hex digits)');
-    if (!AMOUNT.test(amount) || !/[1-9]/.test(amount)) {
+    if (amount.includes(',')) {
+      problems.push('amount has a comma: write 12.5 for twelve and a half, 1000 for a thousand');
+    } else if (!AMOUNT.test(amount) || !/[1-9]/.test(amount)) {
       problems.push('amount is not a number above 0 (write 12.5, not 12,5 or $12.50)');
     }
     const symbol = known.get(token.toUpperCase());

@@ -85,10 +85,7 @@ export function Payouts(props: {
   const submit = () => {
     const chosen = networks.find((n) => n.id === network);
     if (!chosen) return;
-    const payouts = readPayouts(
-      text,
-      tokens.map((t) => t.symbol),
-    );
+    const payouts = readPayouts(text, tokens);
     setChecked(payouts);
     setMade(null);
     const refused = refusalOf(payouts);

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call } from './api.ts';
 import { Problem, useChange } from './change.tsx';
-import type { DashboardConfig } from './config.ts';
+import { currencyName, type DashboardConfig } from './config.ts';
 import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
@@ -98,7 +98,7 @@ export function RecurringPayouts(props: {
             id: recurring.id,
             cells: [
               <code key="payee">{recurring.payee}</code>,
-              `${recurring.amount} ${recurring.currency}, ${recurring.frequency.toLowerCase()}`,
+              `${recurring.amount} ${currencyName(config, recurring.currency)}, ${recurring.frequency.toLowerCase()}`,
               `${recurring.processedPayments} of ${recurring.totalPayments}`,
               recurring.nextPaymentDate === null ? '—' : formatTime(recurring.nextPaymentDate),
               recurring.status === 'pending' ? (

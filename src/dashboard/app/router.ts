@@ -65,7 +65,7 @@ export function hrefOf(basePath: string, path: PagePath | `links/${string}`): st
 
 /** Goes to one of the dashboard's pages without a reload (after a form made what it shows). */
 export function goTo(href: string): void {
-  if (location.pathname !== href) history.pushState(null, '', href);
+  if (location.pathname + location.search !== href) history.pushState(null, '', href);
   window.dispatchEvent(new Event(NAVIGATED));
 }
 

@@ -17,6 +17,12 @@ const ListQuery = Type.Object(
   {
     requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     payout: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+    status: Type.Optional(
+      Type.Union([Type.Literal('pending'), Type.Literal('expired'), Type.Literal('completed')], {
+        description:
+          'Ours: pending (awaiting payment, not expired), expired, or completed links only',
+      }),
+    ),
     createdFrom: Type.Optional(Type.String({ maxLength: 64 })),
     createdTo: Type.Optional(Type.String({ maxLength: 64 })),
     ...CURSOR_PAGE_QUERY,
@@ -74,6 +80,7 @@ export function registerListLinks(
       return listLinks(deps.db, deps.clock, deps.payUrl, accountIdOf(request), {
         requestId: q.requestId,
         payout: q.payout === undefined ? undefined : q.payout === 'true',
+        status: q.status,
         createdFrom: isoDate(q.createdFrom, 'createdFrom'),
         createdTo: isoDate(q.createdTo, 'createdTo'),
         cursor: q.cursor,
