@@ -64,4 +64,28 @@ describe('writes on the session cookie', () => {
     expect(read.statusCode).toBe(200);
     expect(read.json()).toHaveLength(3);
   });
+
+  it('take a page of the origin the request went to, under whatever name, and no other', async () => {
+    const token = await signedIn();
+    const cookie = `session_token=${token}`;
+    // The dashboard opened at 127.0.0.1 while DASHBOARD_URL names another host.
+    const own = await createKey({
+      cookie,
+      host: '127.0.0.1:8080',
+      origin: 'http://127.0.0.1:8080',
+    });
+    expect(own.statusCode, own.body).toBe(201);
+    const otherPort = await createKey({
+      cookie,
+      host: '127.0.0.1:8080',
+      origin: 'http://127.0.0.1:9999',
+    });
+    expect(otherPort.statusCode).toBe(403);
+    const otherScheme = await createKey({
+      cookie,
+      host: '127.0.0.1:8080',
+      origin: 'https://127.0.0.1:8080',
+    });
+    expect(otherScheme.statusCode).toBe(403);
+  });
 });

@@ -22,10 +22,27 @@ export function cookieWriteOrigins(urls: {
   return new Set([urls.dashboardUrl, urls.authUrl, urls.baseUrl].map((url) => new URL(url).origin));
 }
 
+/**
+ * Whether a request may change something on the session cookie alone. Besides our configured
+ * origins, a page of the very origin the request went to (`own`: its scheme and Host) is ours:
+ * the dashboard opened under another name the server answers to (127.0.0.1 for a BASE_URL of
+ * localhost). A browser never sends another site's page's request with that Origin, and a page
+ * of another site rebinding our address by DNS has no cookie of ours to send.
+ */
 export function cookieWriteAllowed(
   method: string,
   origin: string | undefined,
   trusted: ReadonlySet<string>,
+  own?: { readonly protocol: string; readonly host: string },
 ): boolean {
-  return SAFE_METHODS.has(method) || origin === undefined || trusted.has(origin);
+  if (SAFE_METHODS.has(method) || origin === undefined || trusted.has(origin)) return true;
+  return own !== undefined && origin === originOf(own);
+}
+
+function originOf(own: { readonly protocol: string; readonly host: string }): string | null {
+  try {
+    return new URL(`${own.protocol}://${own.host}`).origin;
+  } catch {
+    return null;
+  }
 }

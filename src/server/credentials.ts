@@ -72,7 +72,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
       if (
         principal.kind === 'session' &&
         presented.sessionFromCookie &&
-        !cookieWriteAllowed(request.method, presented.origin, deps.cookieWriteOrigins)
+        !cookieWriteAllowed(request.method, presented.origin, deps.cookieWriteOrigins, request)
       ) {
         throw new AppError('origin_not_allowed', CROSS_SITE_COOKIE_MESSAGE);
       }

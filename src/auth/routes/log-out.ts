@@ -41,7 +41,7 @@ export function registerLogOut(
       const presented = presentedSession(request);
       if (
         presented?.fromCookie === true &&
-        !cookieWriteAllowed(request.method, requestOrigin(request), trusted)
+        !cookieWriteAllowed(request.method, requestOrigin(request), trusted, request)
       ) {
         throw new AppError('origin_not_allowed', CROSS_SITE_COOKIE_MESSAGE);
       }
