@@ -20,6 +20,12 @@ import { testDispatcher } from '../workers.ts';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'dashboard');
 
+/**
+ * How long one browser test may take: each signs in (a password hash) and drives a real
+ * Chromium, and the suite runs them beside the rest on two cores; alone they take seconds.
+ */
+export const BROWSER_TEST_MS = 90_000;
+
 /** The language the test browsers have. */
 export const DASHBOARD_LOCALE = 'en-US';
 

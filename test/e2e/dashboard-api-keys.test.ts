@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys, users } from '../../src/db/schema.ts';
 import {
+  BROWSER_TEST_MS,
   type DashboardRig,
   registerInPage,
   startDashboardRig,
@@ -52,7 +53,7 @@ async function prefixesOf(accountId: string): Promise<string[]> {
   return rows.map((row) => row.prefix);
 }
 
-describe('the dashboard’s API keys', () => {
+describe('the dashboard’s API keys', { timeout: BROWSER_TEST_MS }, () => {
   it('creates a key shown once that works, and revokes it', async () => {
     const other = await createTenant(rig.t.db, 'Another shop');
     const [otherPrefix] = await prefixesOf(other.accountId);

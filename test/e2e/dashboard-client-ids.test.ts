@@ -5,6 +5,7 @@ import { clientIds, orchestratorClientLinks, users } from '../../src/db/schema.t
 import { linkClientId } from '../../src/orchestrators/links.ts';
 import { createOrchestrator } from '../../src/orchestrators/orchestrators.ts';
 import {
+  BROWSER_TEST_MS,
   type DashboardRig,
   registerInPage,
   startDashboardRig,
@@ -47,7 +48,7 @@ async function clientIdsOf(accountId: string) {
     .where(eq(clientIds.accountId, accountId));
 }
 
-describe('the dashboard’s client IDs', () => {
+describe('the dashboard’s client IDs', { timeout: BROWSER_TEST_MS }, () => {
   it('creates one for an origin with a fee, unlinks its platform and revokes it', async () => {
     const other = await createTenant(rig.t.db, 'Another shop');
     const page = await rig.open('/');

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payeeDestinations, users } from '../../src/db/schema.ts';
-import { DASHBOARD_LOCALE, registerInPage, VIEWPORTS } from '../dashboard/rig.ts';
+import { BROWSER_TEST_MS, DASHBOARD_LOCALE, registerInPage, VIEWPORTS } from '../dashboard/rig.ts';
 import { accessibilityProblems, screen, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import { installTestWallets, type TestWallet } from '../pay-page/wallet.ts';
@@ -75,7 +75,7 @@ async function refreshUntil(page: Page, read: () => Promise<string | null>, expe
     .toMatch(expected);
 }
 
-describe('the dashboard’s links', () => {
+describe('the dashboard’s links', { timeout: BROWSER_TEST_MS }, () => {
   let token = '';
 
   it('adds a destination in the wallet, creates a link, and shows it paid once paid', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payments, users } from '../../src/db/schema.ts';
 import { PAYMENT_EXPORT_COLUMNS } from '../../src/payments-search/export.ts';
 import {
+  BROWSER_TEST_MS,
   type DashboardRig,
   loadPaymentsOf,
   registerInPage,
@@ -47,7 +48,7 @@ async function seed(accountId: string, from: number, to: number): Promise<void> 
     .where(eq(payments.accountId, accountId));
 }
 
-describe('the dashboard’s Payments page', () => {
+describe('the dashboard’s Payments page', { timeout: BROWSER_TEST_MS }, () => {
   it('pages the last 30 days, finds by reference, and downloads the same rows as CSV', async () => {
     const page = await rig.open('/');
     await registerInPage(page, EMAIL, 'correct horse battery');

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recurringPayouts, requests, users } from '../../src/db/schema.ts';
-import { DASHBOARD_LOCALE, registerInPage, VIEWPORTS } from '../dashboard/rig.ts';
+import { BROWSER_TEST_MS, DASHBOARD_LOCALE, registerInPage, VIEWPORTS } from '../dashboard/rig.ts';
 import { accessibilityProblems, screen, text } from '../pay-page/page.ts';
 import { type PayPageRig, startPayPageRig } from '../pay-page/rig.ts';
 import { installTestWallets, type TestWallet } from '../pay-page/wallet.ts';
@@ -66,7 +66,7 @@ async function createPayouts(page: Page, lines: readonly string[]): Promise<void
   await page.getByRole('button', { name: 'Check and create' }).click();
 }
 
-describe('the dashboard’s payouts', () => {
+describe('the dashboard’s payouts', { timeout: BROWSER_TEST_MS }, () => {
   let accountId = '';
 
   it('creates nothing while a line is wrong, then pays every line from the wallet', async () => {

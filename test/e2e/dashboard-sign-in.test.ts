@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payments, sessions, users } from '../../src/db/schema.ts';
 import {
+  BROWSER_TEST_MS,
   type DashboardRig,
   loadPaymentsOf,
   startDashboardRig,
@@ -55,7 +56,7 @@ async function paymentsOf(accountId: string, from: number, daysAgo: readonly num
   }
 }
 
-describe('the dashboard, signing in with e-mail', () => {
+describe('the dashboard, signing in with e-mail', { timeout: BROWSER_TEST_MS }, () => {
   it('creates an account, and Home counts its payments of the last 30 days only', async () => {
     const page = await rig.open('/');
     await screen(page, 'sign-in');
@@ -132,6 +133,8 @@ describe('the dashboard, signing in with e-mail', () => {
     const page = await rig.open('/api-keys');
     await signIn(page);
     await screen(page, 'api-keys');
+    // The page's own read answered first: ended before it, that read would end the page.
+    await page.getByText('No API keys yet.').waitFor();
     // Mid-session: the next page's call is refused, and the merchant is told why.
     await endSessions();
     await page

@@ -3,7 +3,7 @@ import { type Hex, hexToString } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../src/db/schema.ts';
-import { type DashboardRig, startDashboardRig } from '../dashboard/rig.ts';
+import { BROWSER_TEST_MS, type DashboardRig, startDashboardRig } from '../dashboard/rig.ts';
 import { accessibilityProblems, screen, text } from '../pay-page/page.ts';
 import { installTestTronLink } from '../pay-page/tron-wallet.ts';
 import { installTestWallets, type TestWalletSpec } from '../pay-page/wallet.ts';
@@ -28,7 +28,7 @@ afterAll(async () => {
   await rig?.close();
 });
 
-describe('the dashboard, signing in with a wallet', () => {
+describe('the dashboard, signing in with a wallet', { timeout: BROWSER_TEST_MS }, () => {
   it('says a refusal changed nothing, then signs in with the SIWE message the wallet signs', async () => {
     const { page, installed } = await rig.openWith('/', (context) =>
       installTestWallets(context, null, [WALLET]),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BROWSER_TEST_MS,
   type DashboardRig,
   registerInPage,
   startDashboardRig,
@@ -31,7 +32,7 @@ afterAll(async () => {
   await rig?.close();
 });
 
-describe('the dashboard’s webhooks', () => {
+describe('the dashboard’s webhooks', { timeout: BROWSER_TEST_MS }, () => {
   it('registers an endpoint, shows a failed delivery’s answer, and sends it again', async () => {
     const other = await createTenant(rig.t.db, 'Another shop');
     const theirs = await rig.t.app.inject({
