@@ -64,3 +64,20 @@ export function nextCursor(
   const last = page.at(-1);
   return hasMore && last ? encodeCursor({ at: last.cursorAt, id: last.id }) : null;
 }
+
+/**
+ * A page of a list read one row deeper than `limit` (that row only says there is more): its
+ * rows, and the cursor pagination the lists answer with.
+ */
+export function keysetPage<R>(
+  rows: readonly R[],
+  limit: number,
+  positionOf: (row: R) => { readonly cursorAt: string; readonly id: string },
+) {
+  const page = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  return {
+    page,
+    pagination: { limit, nextCursor: nextCursor(page.map(positionOf), hasMore), hasMore },
+  };
+}

@@ -5,7 +5,7 @@ import {
   decodeCursor,
   type KeysetPosition,
   keysetAt,
-  nextCursor,
+  keysetPage,
   olderThan,
 } from '../db/keyset.ts';
 import { requests, securePayments } from '../db/schema.ts';
@@ -64,7 +64,11 @@ export async function listLinks(
     after: filter.cursor === undefined ? undefined : decodeCursor(filter.cursor),
     limit: filter.limit + 1,
   });
-  const page = rows.slice(0, filter.limit).map((row) => row.link);
+  const paged = keysetPage(rows, filter.limit, (row) => ({
+    cursorAt: row.cursorAt,
+    id: row.link.id,
+  }));
+  const page = paged.page.map((row) => row.link);
   const children = await requestsOfLinks(
     db,
     page.map((row) => row.id),
@@ -103,14 +107,7 @@ export async function listLinks(
         completedAt: completedAt?.toISOString() ?? null,
       };
     }),
-    pagination: {
-      limit: filter.limit,
-      nextCursor: nextCursor(
-        rows.slice(0, filter.limit).map((row) => ({ cursorAt: row.cursorAt, id: row.link.id })),
-        rows.length > filter.limit,
-      ),
-      hasMore: rows.length > filter.limit,
-    },
+    pagination: paged.pagination,
   };
 }
 

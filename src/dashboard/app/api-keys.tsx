@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from './api.ts';
 import type { DashboardConfig } from './config.ts';
-import { focusOnMount } from './focus.ts';
+import { Confirmable } from './confirmable.tsx';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
 import { type Listed, readList } from './listed.ts';
@@ -133,30 +133,18 @@ export function ApiKeys(props: {
               key.lastUsedAt === null ? 'Never' : formatTime(key.lastUsedAt),
               key.revokedAt !== null ? (
                 `Revoked ${formatTime(key.revokedAt)}`
-              ) : confirming === key.id ? (
-                <span class="confirm" key="confirm">
-                  Apps using it stop working.{' '}
-                  <button
-                    type="button"
-                    ref={focusOnMount}
-                    disabled={busy}
-                    onClick={() => void revoke(key.id)}
-                  >
-                    Revoke now
-                  </button>{' '}
-                  <button type="button" class="quiet" onClick={() => setConfirming(null)}>
-                    Keep
-                  </button>
-                </span>
               ) : (
-                <button
-                  type="button"
-                  class="quiet"
+                <Confirmable
                   key="revoke"
-                  onClick={() => setConfirming(key.id)}
-                >
-                  Revoke
-                </button>
+                  asking={confirming === key.id}
+                  label="Revoke"
+                  warning="Apps using it stop working."
+                  confirm="Revoke now"
+                  busy={busy}
+                  onAsk={() => setConfirming(key.id)}
+                  onConfirm={() => void revoke(key.id)}
+                  onKeep={() => setConfirming(null)}
+                />
               ),
             ],
           }))}

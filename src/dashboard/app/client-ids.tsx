@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call } from './api.ts';
 import { Problem, useChange } from './change.tsx';
 import type { DashboardConfig } from './config.ts';
-import { focusOnMount } from './focus.ts';
+import { Confirmable } from './confirmable.tsx';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
 import { type Listed, readList } from './listed.ts';
@@ -83,27 +83,19 @@ export function ClientIds(props: {
     void change(() => call<unknown>(config.apiBase, path, { method: 'DELETE' }));
   };
 
-  const confirmation = (clientId: ClientId, action: Pending['action'], label: string) =>
-    pending?.id === clientId.id && pending.action === action ? (
-      <span class="confirm" key={action}>
-        {CONFIRM[action].text}{' '}
-        <button type="button" ref={focusOnMount} disabled={busy} onClick={() => act(pending)}>
-          {CONFIRM[action].button}
-        </button>{' '}
-        <button type="button" class="quiet" onClick={() => setPending(null)}>
-          Keep
-        </button>
-      </span>
-    ) : (
-      <button
-        type="button"
-        class="quiet"
-        key={action}
-        onClick={() => setPending({ id: clientId.id, action })}
-      >
-        {label}
-      </button>
-    );
+  const confirmation = (clientId: ClientId, action: Pending['action'], label: string) => (
+    <Confirmable
+      key={action}
+      asking={pending?.id === clientId.id && pending.action === action}
+      label={label}
+      warning={CONFIRM[action].text}
+      confirm={CONFIRM[action].button}
+      busy={busy}
+      onAsk={() => setPending({ id: clientId.id, action })}
+      onConfirm={() => act({ id: clientId.id, action })}
+      onKeep={() => setPending(null)}
+    />
+  );
 
   return (
     <main class="card" data-screen="client-ids">

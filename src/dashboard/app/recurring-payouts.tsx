@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call } from './api.ts';
 import { Problem, useChange } from './change.tsx';
 import { currencyName, type DashboardConfig } from './config.ts';
-import { focusOnMount } from './focus.ts';
+import { Confirmable } from './confirmable.tsx';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
 import { type Listed, readList } from './listed.ts';
@@ -126,30 +126,18 @@ export function RecurringPayouts(props: {
                 </button>
               ) : recurring.status === 'completed' || recurring.status === 'cancelled' ? (
                 '—'
-              ) : confirming === recurring.id ? (
-                <span class="confirm" key="cancel">
-                  No payment after this.{' '}
-                  <button
-                    type="button"
-                    ref={focusOnMount}
-                    disabled={busy}
-                    onClick={() => act(recurring, 'cancel')}
-                  >
-                    Cancel it
-                  </button>{' '}
-                  <button type="button" class="quiet" onClick={() => setConfirming(null)}>
-                    Keep
-                  </button>
-                </span>
               ) : (
-                <button
-                  type="button"
-                  class="quiet"
+                <Confirmable
                   key="cancel"
-                  onClick={() => setConfirming(recurring.id)}
-                >
-                  Cancel
-                </button>
+                  asking={confirming === recurring.id}
+                  label="Cancel"
+                  warning="No payment after this."
+                  confirm="Cancel it"
+                  busy={busy}
+                  onAsk={() => setConfirming(recurring.id)}
+                  onConfirm={() => act(recurring, 'cancel')}
+                  onKeep={() => setConfirming(null)}
+                />
               ),
             ],
           }))}

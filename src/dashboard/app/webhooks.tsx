@@ -2,8 +2,8 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { call } from './api.ts';
 import { Problem, useChange } from './change.tsx';
 import type { DashboardConfig } from './config.ts';
+import { Confirmable } from './confirmable.tsx';
 import { Deliveries } from './deliveries.tsx';
-import { focusOnMount } from './focus.ts';
 import { formatTime } from './format.ts';
 import { ListStatus } from './list-status.tsx';
 import { type Listed, readList } from './listed.ts';
@@ -155,28 +155,18 @@ export function Webhooks(props: {
               >
                 {hook.isActive ? 'Switch off' : 'Switch on'}
               </button>
-              {removing === hook.id ? (
-                <span class="confirm">
-                  Nothing more is sent to it.{' '}
-                  <button
-                    type="button"
-                    ref={focusOnMount}
-                    disabled={busy}
-                    onClick={() =>
-                      void change(() => call(config.apiBase, path(hook), { method: 'DELETE' }))
-                    }
-                  >
-                    Remove now
-                  </button>{' '}
-                  <button type="button" class="quiet" onClick={() => setRemoving(null)}>
-                    Keep
-                  </button>
-                </span>
-              ) : (
-                <button type="button" class="quiet" onClick={() => setRemoving(hook.id)}>
-                  Remove
-                </button>
-              )}
+              <Confirmable
+                asking={removing === hook.id}
+                label="Remove"
+                warning="Nothing more is sent to it."
+                confirm="Remove now"
+                busy={busy}
+                onAsk={() => setRemoving(hook.id)}
+                onConfirm={() =>
+                  void change(() => call(config.apiBase, path(hook), { method: 'DELETE' }))
+                }
+                onKeep={() => setRemoving(null)}
+              />
             </div>
             {open === hook.id && (
               // Read again after every test event: a new key mounts the log afresh.

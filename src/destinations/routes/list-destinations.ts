@@ -1,7 +1,7 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
-import { decodeCursor, keysetAt, nextCursor, olderThan } from '../../db/keyset.ts';
+import { decodeCursor, keysetAt, keysetPage, olderThan } from '../../db/keyset.ts';
 import { payeeDestinations } from '../../db/schema.ts';
 import { CURSOR_PAGE_QUERY, CURSOR_PAGINATION } from '../../http/pages.ts';
 import { accountIdOf } from '../../http/principal.ts';
@@ -56,19 +56,11 @@ export function registerListDestinations(app: App, deps: { db: Database }): void
         .where(and(...conditions))
         .orderBy(desc(payeeDestinations.createdAt), desc(payeeDestinations.id))
         .limit(limit + 1);
-      const page = rows.slice(0, limit);
-      const hasMore = rows.length > limit;
-      return {
-        destinations: page.map(({ row }) => destinationBody(row)),
-        pagination: {
-          limit,
-          nextCursor: nextCursor(
-            page.map(({ row, cursorAt }) => ({ cursorAt, id: row.id })),
-            hasMore,
-          ),
-          hasMore,
-        },
-      };
+      const { page, pagination } = keysetPage(rows, limit, ({ row, cursorAt }) => ({
+        cursorAt,
+        id: row.id,
+      }));
+      return { destinations: page.map(({ row }) => destinationBody(row)), pagination };
     },
   );
 }
