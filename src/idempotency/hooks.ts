@@ -4,7 +4,6 @@ import { AppError } from '../base/errors.ts';
 import type { Database } from '../db/client.ts';
 import { IDEMPOTENCY_HEADER, parseKey, REPLAYED_HEADER, requestHash, scopeOf } from './keys.ts';
 import {
-  type AnsweredClaimRow,
   type Claim,
   type ClaimRow,
   claimKey,
@@ -38,9 +37,6 @@ const KEPT_HEADERS = [
   'link',
 ];
 
-/** The content type of a JSON answer, as the reply sets it. */
-const JSON_TYPE = 'application/json; charset=utf-8';
-
 const IN_USE_MESSAGE = 'A request with this Idempotency-Key is still running: retry after it ends';
 const REUSED_MESSAGE =
   'This Idempotency-Key was used with another request (method, path or body): use a new key';
@@ -52,9 +48,10 @@ interface Pending {
   /** The claim this request makes, once it passed validation. */
   row: ClaimRow | null;
   /**
-   * `open`: the key is not this request's (yet: a route whose write claims it has not
+   * `open`: the key is not this request's (yet: a route whose write keeps it has not
    * written); `ours`: it holds the key; `theirs`: another request does; `answered`: its answer
-   * is on its way to be kept, or the key released. Only an answer given as `ours` is kept.
+   * is on its way to be kept, or the key released, or kept by the route's write. Only an
+   * answer given as `ours` is kept.
    */
   state: 'open' | 'ours' | 'theirs' | 'answered';
   /** The answer sent, to store once it is out. */
@@ -68,8 +65,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /**
-     * `inWrite`: the route's own write claims the key, in the statement that writes what the
-     * request makes (`claimInWrite`), instead of a statement of its own before the handler.
+     * `inWrite`: the route's own write keeps the key with what the request makes
+     * (`claimInWrite`), instead of a record claimed before the handler.
      */
     idempotencyClaim?: 'inWrite';
   }
@@ -151,14 +148,7 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
     }
     pending.state = 'answered';
     const answer = keptAnswer(reply, payload);
-    const keep = answer !== null && reply.statusCode < 500;
-    // Kept by the write that claimed the key, with what it made: nothing more to write unless
-    // what is sent is not what was kept, and a failure after that write keeps the key too.
-    if (row.status !== undefined) {
-      if (keep && !sameAnswer(answer, row)) pending.answer = { claim: claimOf(row), answer };
-      return payload;
-    }
-    if (keep) {
+    if (answer !== null && reply.statusCode < 500) {
       pending.answer = { claim: claimOf(row), answer };
       return payload;
     }
@@ -185,68 +175,67 @@ export function installIdempotency(app: FastifyInstance, deps: IdempotencyDeps):
   });
 }
 
+/** What a route's own write keeps under a key, found again: for a retry to be answered. */
+export interface HeldWrite {
+  /** The hash of the request that made it (keys.ts, `requestHash`). */
+  readonly hash: string;
+  /** What the route answered, rendered again from what it made. */
+  readonly payload: unknown;
+}
+
 /**
- * The handler of a route whose own write claims the request's key (`idempotencyClaim:
- * 'inWrite'`): `handle` gets the claim for its write to send, or none when the request has no
- * key, and returns the payload answered with `status`. The claim carries that answer
- * (serialised by the route's own schema), so it is kept by the same write, and the bytes kept
- * are the bytes sent. When the write found the key held by another request, this one is
- * answered as a claim before the handler would have answered it: the kept answer replayed,
- * 422 for another request, 409 while that one runs.
+ * The handler of a route whose own write keeps the request's key with what it makes
+ * (`idempotencyClaim: 'inWrite'`): `handle` gets the claim for its write, or none when the
+ * request has no key, and returns the payload answered with `status`. When the write found the
+ * key held (or the request was refused before it wrote), the key's holder answers first: what
+ * `held` finds the route made under it, replayed, or a record of another route's (records.ts),
+ * and 422 for another request under the key.
  */
 export async function claimInWrite(
   db: Database,
   request: FastifyRequest,
   reply: FastifyReply,
-  status: number,
+  route: { readonly status: number; readonly held: (claim: ClaimRow) => Promise<HeldWrite | null> },
   handle: (claim: KeyClaim | undefined) => Promise<unknown>,
 ): Promise<void> {
   const pending = request.idempotency;
   const row = pending?.row;
   // Awaited: a reply is sent once its hooks have run, and the handler must not end before.
   if (pending === null || row === null || row === undefined || pending.state !== 'open') {
-    await reply.code(status).send(await handle(undefined));
+    await reply.code(route.status).send(await handle(undefined));
     return;
   }
-  /** The row the write took the key with, once it did. */
-  const taken: { row?: AnsweredClaimRow } = {};
   const claim: KeyClaim = {
     row,
-    answered: (payload) => {
-      const headers = keptHeaders(reply);
-      return {
-        ...row,
-        status,
-        headers: { 'content-type': JSON_TYPE, ...headers },
-        body: String(reply.serializeInput(payload as Record<string, unknown>, String(status))),
-      };
-    },
-    claimed: (answered) => {
-      pending.state = 'ours';
-      pending.row = answered;
-      taken.row = answered;
+    // Kept with what it made: nothing to store once the answer is out.
+    claimed: () => {
+      pending.state = 'answered';
     },
   };
   try {
-    const payload = await handle(claim);
-    // What the write kept, as it was kept: the payload is serialised once.
-    if (taken.row !== undefined) await reply.code(status).type(JSON_TYPE).send(taken.row.body);
-    else await reply.code(status).send(payload);
+    await reply.code(route.status).send(await handle(claim));
   } catch (error) {
     if (pending.state !== 'open') throw error;
-    // Refused before its write could claim the key (or by the write, which found it held):
-    // if another request holds the key, its answer comes first. A retry of a request that made
+    // Refused before its write could keep the key (or by the write, which found it held): if
+    // another request holds the key, its answer comes first. A retry of a request that made
     // its link gets that 201, even where the account changed since and the request, run
     // again, would be refused; another request under the key gets 422. Only this path reads.
     // A failed look is this request's failure (a 5xx, retried with the same key), not its 4xx:
     // that would tell a client whose link exists that nothing was made.
+    const made = await route.held(row);
+    if (made !== null) {
+      pending.state = 'theirs';
+      if (made.hash !== pending.hash) throw reused();
+      await reply.code(route.status).header(REPLAYED_HEADER, 'true').send(made.payload);
+      return;
+    }
     const found = await findKey(db, row);
     if (found !== null) {
       await answerHeld(reply, pending, found);
       return;
     }
     if (!(error instanceof KeyTaken)) throw error;
-    // Its holder failed and let it go since: the client may retry at once.
+    // Its holder let it go since (24 hours passed): the client may retry at once.
     pending.state = 'theirs';
     throw inUse();
   }
@@ -255,9 +244,13 @@ export async function claimInWrite(
 /** Another request holds the key: its answer replayed, or why this request cannot run. */
 function answerHeld(reply: FastifyReply, pending: Pending, found: Existing): FastifyReply {
   pending.state = 'theirs';
-  if (found.hash !== pending.hash) throw new AppError('idempotency_key_reused', REUSED_MESSAGE);
-  if (found.state === 'running') throw inUse();
+  if (found.hash !== pending.hash) throw reused();
+  if (found.state !== 'answered') throw inUse();
   return replay(reply, found.answer);
+}
+
+function reused(): AppError {
+  return new AppError('idempotency_key_reused', REUSED_MESSAGE);
 }
 
 function inUse(): AppError {
@@ -288,15 +281,4 @@ function keptHeaders(reply: FastifyReply): Record<string, string> {
       headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   return headers;
-}
-
-/** Whether two answers are the same, byte for byte and header for header. */
-function sameAnswer(a: StoredAnswer, b: ClaimRow): boolean {
-  const headers = Object.entries(a.headers);
-  return (
-    a.status === b.status &&
-    a.body === b.body &&
-    headers.length === Object.keys(b.headers ?? {}).length &&
-    headers.every(([name, value]) => b.headers?.[name] === value)
-  );
 }

@@ -5,7 +5,9 @@ import { createTestApp, type TestApp } from '../../test/app.ts';
 import { type StandIn, standIn } from '../../test/chain.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
 import { AppError } from '../base/errors.ts';
-import { idempotencyKeys, requests } from '../db/schema.ts';
+import { idempotencyKeys, requests, securePayments } from '../db/schema.ts';
+import { activateDestination } from '../destinations/destinations.ts';
+import { resolveTarget } from '../destinations/target.ts';
 import { INVALID_KEY_MESSAGE, requestHash, scopeOf } from './keys.ts';
 import { claimKey, claimRowOf, keyWriters, LEASE_MS, RETAIN_MS } from './records.ts';
 
@@ -151,6 +153,37 @@ describe('Idempotency-Key', () => {
     // The key still holds its first answer.
     const replayed = await post('/v2/payouts', payout(), withKey(shop, key));
     expect(replayed.body).toBe(first.body);
+  });
+
+  it('holds a key for one request whichever way it is kept: a link’s and a payout’s refuse each other', async () => {
+    const usdc = (JSON.parse(local.env.TOKENS_BASE ?? '{}') as { USDC: string }).USDC;
+    const { destinationId } = await activateDestination(
+      t.db,
+      t.clock,
+      shop.accountId,
+      resolveTarget(t.chains, { walletAddress: PAYEE, chainId: 8453, tokenAddress: usdc }),
+    );
+    const link = { requests: [{ destinationId, amount: '5' }] };
+    const linked = await post('/v2/secure-payments', link, withKey(shop, 'cross-1'));
+    expect(linked.statusCode, linked.body).toBe(201);
+    const before = await requestCount(shop);
+    const payoutUnderIt = await post('/v2/payouts', payout(), withKey(shop, 'cross-1'));
+    expect(payoutUnderIt.statusCode, payoutUnderIt.body).toBe(422);
+    expect(payoutUnderIt.json()).toMatchObject({ code: 'idempotency_key_reused' });
+    expect(await records('cross-1')).toEqual([]);
+
+    const paid = await post('/v2/payouts', payout(), withKey(shop, 'cross-2'));
+    expect(paid.statusCode, paid.body).toBe(201);
+    await kept('cross-2');
+    const linkUnderIt = await post('/v2/secure-payments', link, withKey(shop, 'cross-2'));
+    expect(linkUnderIt.statusCode, linkUnderIt.body).toBe(422);
+    expect(linkUnderIt.json()).toMatchObject({ code: 'idempotency_key_reused' });
+    expect(await requestCount(shop)).toBe(before + 1);
+    const keyed = await t.db
+      .select({ key: securePayments.idempotencyKey })
+      .from(securePayments)
+      .where(eq(securePayments.accountId, shop.accountId));
+    expect(keyed.filter((row) => row.key !== null)).toEqual([{ key: 'cross-1' }]);
   });
 
   it('keeps keys apart per account and per client ID', async () => {

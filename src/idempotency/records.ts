@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, lte, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { and, eq, gt, lte, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { groupCommit } from '../db/group-commit.ts';
 import { batchStatement, preparedPerDatabase } from '../db/prepared.ts';
-import { idempotencyKeys } from '../db/schema.ts';
+import { idempotencyKeys, securePayments } from '../db/schema.ts';
 
 /**
  * The rows behind `Idempotency-Key`. A request with a key costs two writes: an INSERT that
  * claims the key (or finds it taken) before the request runs, and one that keeps the answer
  * once it is sent; each is written together with those of concurrent requests (group commit),
- * one statement a group. A route whose own write is one statement (or one transaction) may
- * send the claim in it instead, with the answer it will send when the write succeeds
- * (`KeyClaim`): one write in all, and the answer committed with what the request made. The
- * claim is an INSERT … ON CONFLICT, so two processes racing for one key settle it in Postgres:
- * exactly one gets the row back.
+ * one statement a group. The claim is an INSERT … ON CONFLICT, so two processes racing for one
+ * key settle it in Postgres: exactly one gets the row back. A route whose own write can keep
+ * the key with what it makes (a link: secure-payments/link-keys.ts) does so instead
+ * (`KeyClaim`): no record, and nothing written beside what the request makes. A key is one
+ * caller's for one request whichever way it is kept: a claim here finds a link's key held too.
  */
 
 /** How long an answer is kept and replayed, per the IETF draft's and Stripe's 24 hours. */
@@ -23,6 +23,8 @@ export const RETAIN_MS = 24 * 60 * 60_000;
  * dead (a request runs for seconds at most) and the key may be claimed again.
  */
 export const LEASE_MS = 60_000;
+/** `RETAIN_MS` as Postgres spells an interval. */
+const RETAIN_INTERVAL = `${RETAIN_MS / 1000} seconds`;
 
 export interface Claim {
   readonly scope: string;
@@ -37,9 +39,12 @@ export interface StoredAnswer {
   readonly body: string;
 }
 
-/** What a key holds when the claim found it taken. */
+/**
+ * What a key holds when the claim found it taken; `elsewhere`: a route's own write keeps it
+ * (a link), whose answer that route renders.
+ */
 export type Existing =
-  | { readonly state: 'running'; readonly hash: string }
+  | { readonly state: 'running' | 'elsewhere'; readonly hash: string }
   | { readonly state: 'answered'; readonly hash: string; readonly answer: StoredAnswer };
 
 const statements = preparedPerDatabase((db) => {
@@ -62,13 +67,23 @@ const statements = preparedPerDatabase((db) => {
       .where(and(eq(t.scope, sql.placeholder('scope')), eq(t.key, sql.placeholder('key'))))
       .prepare('idempotency_find'),
     release: db.delete(t).where(ours).prepare('idempotency_release'),
+    link: db
+      .select({ hash: securePayments.idempotencyHash })
+      .from(securePayments)
+      .where(
+        and(
+          eq(securePayments.idempotencyScope, sql.placeholder('scope')),
+          eq(securePayments.idempotencyKey, sql.placeholder('key')),
+          gt(securePayments.createdAt, sql.placeholder('since')),
+        ),
+      )
+      .prepare('idempotency_find_link'),
   };
 });
 
 /**
  * A claim as the statements read it from their JSON rows, made once per request as it passed
- * validation (`claimRowOf`). A claim sent by a route's own write also carries the answer the
- * request will send (`status` to `body`); one sent alone leaves them out (null: running).
+ * validation (`claimRowOf`).
  */
 export interface ClaimRow {
   readonly scope: string;
@@ -78,13 +93,7 @@ export interface ClaimRow {
   readonly created_at: string;
   readonly locked_until: string;
   readonly expires_at: string;
-  readonly status?: number;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly body?: string;
 }
-
-/** A claim sent by a route's own write: with the answer the request sends once it succeeds. */
-export type AnsweredClaimRow = ClaimRow & Required<Pick<ClaimRow, 'status' | 'headers' | 'body'>>;
 
 /** The claim `request` makes at `now`, under a claim id of its own. */
 export function claimRowOf(request: Omit<Claim, 'claim'>, now: Date): ClaimRow {
@@ -107,48 +116,39 @@ export function claimOf(row: ClaimRow): Claim {
 /**
  * The claim: an INSERT of the JSON array `rows` (`ClaimRow`s) that returns the claims it took.
  * Each takes a free key, an expired record, or a claim whose lease ran out (the same request
- * only: a different body under the key is still a reuse); `created_at` is the claim's own clock
- * reading, so "expired" and "lease ran out" are judged at each request's own time. `only`
- * narrows the rows claimed (a condition on the row's columns, `t`); a route's own write claims
- * only the rows of what it writes. A statement may not change one row twice, so each key is
- * claimed once, by the first of its rows that `only` keeps: a later request with the same key
- * is not claimed, and finds the key held (a retry sent while the first is in flight). The keys
- * are claimed in their order, so two statements that share keys lock them in the same order.
+ * only: a different body under the key is still a reuse), and no key a link keeps; `created_at`
+ * is the claim's own clock reading, so "expired" and "lease ran out" are judged at each
+ * request's own time. A statement may not change one row twice, so each key is claimed once,
+ * by the first of its rows: a later request with the same key is not claimed, and finds the
+ * key held (a retry sent while the first is in flight). The keys are claimed in their order, so
+ * two statements that share keys lock them in the same order.
  *
- * With `asyncCommit`, the statement's transaction commits without waiting for its WAL to reach
- * the disk (one flush less per group). That is safe for a claim sent alone: WAL is written in
- * order, so the route's own write, or the answer stored after it, commits durably only once
- * the claim before it is on disk too. A crash that loses the claim loses everything the
- * request did after it. The setting is local to the statement's transaction.
+ * The statement's transaction commits without waiting for its WAL to reach the disk (one
+ * flush less per group). That is safe for a claim: WAL is written in order, so the answer
+ * stored after it commits durably only once the claim before it is on disk too. A crash that
+ * loses the claim loses everything the request did after it. The setting is local to the
+ * statement's transaction.
  */
-export function claimInsert(
-  rows: Placeholder,
-  options: { readonly asyncCommit?: boolean; readonly only?: SQL } = {},
-): SQL {
-  const conditions = [
-    ...(options.asyncCommit
-      ? [sql`set_config('synchronous_commit', 'off', true) is not null`]
-      : []),
-    ...(options.only ? [options.only] : []),
-  ];
+function claimInsert(rows: Placeholder): SQL {
   return sql`insert into idempotency_keys
-        (scope, key, request_hash, claim, created_at, locked_until, expires_at,
-         status, headers, body)
+        (scope, key, request_hash, claim, created_at, locked_until, expires_at)
       select distinct on (t.scope, t.key) t.scope, t.key, t.request_hash, t.claim, t.created_at,
-        t.locked_until, t.expires_at, t.status, t.headers, t.body
+        t.locked_until, t.expires_at
       from rows from (jsonb_to_recordset(${rows}::jsonb) as (
         scope text, key text, request_hash text, claim text, created_at timestamptz,
-        locked_until timestamptz, expires_at timestamptz,
-        status smallint, headers jsonb, body text)) with ordinality as t(
-        scope, key, request_hash, claim, created_at, locked_until, expires_at,
-        status, headers, body, position)
-      ${conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``}
+        locked_until timestamptz, expires_at timestamptz)) with ordinality as t(
+        scope, key, request_hash, claim, created_at, locked_until, expires_at, position)
+      where set_config('synchronous_commit', 'off', true) is not null
+        and not exists (
+          select 1 from secure_payments
+          where idempotency_scope = t.scope and idempotency_key = t.key
+            and secure_payments.created_at > t.created_at - ${RETAIN_INTERVAL}::interval
+        )
       order by t.scope, t.key, t.position
       on conflict (scope, key) do update set
         request_hash = excluded.request_hash, claim = excluded.claim,
         locked_until = excluded.locked_until, expires_at = excluded.expires_at,
-        created_at = excluded.created_at, status = excluded.status,
-        headers = excluded.headers, body = excluded.body
+        created_at = excluded.created_at, status = null, headers = null, body = null
       where idempotency_keys.expires_at <= excluded.created_at
         or (idempotency_keys.status is null
             and idempotency_keys.locked_until <= excluded.created_at
@@ -158,11 +158,8 @@ export function claimInsert(
 
 /** Claims the keys of a group of requests in one statement. */
 const claimStatement = batchStatement<{ scope: string; key: string; claim: string }>(
-  claimInsert(sql.placeholder('rows'), { asyncCommit: true }),
+  claimInsert(sql.placeholder('rows')),
 );
-
-/** Claims one key inside a transaction of the route's own, with the rest of its write. */
-const claimInTransaction = batchStatement<{ claim: string }>(claimInsert(sql.placeholder('rows')));
 
 /** An answer as the store statement reads it from its JSON rows. */
 interface AnswerRow {
@@ -227,8 +224,13 @@ export async function claimKey(db: Database, row: ClaimRow): Promise<Claim | Exi
  */
 export async function findKey(db: Database, row: ClaimRow): Promise<Existing | null> {
   const [found] = await statements(db).find.execute({ scope: row.scope, key: row.key });
+  if (found === undefined) {
+    const since = new Date(new Date(row.created_at).getTime() - RETAIN_MS);
+    const [link] = await statements(db).link.execute({ scope: row.scope, key: row.key, since });
+    return link?.hash ? { state: 'elsewhere', hash: link.hash } : null;
+  }
   // Expired but not yet pruned: the next claim takes it over.
-  if (found === undefined || found.expiresAt <= new Date(row.created_at)) return null;
+  if (found.expiresAt <= new Date(row.created_at)) return null;
   if (found.status === null) return { state: 'running', hash: found.hash };
   return {
     state: 'answered',
@@ -238,19 +240,16 @@ export async function findKey(db: Database, row: ClaimRow): Promise<Existing | n
 }
 
 /**
- * A key that a route's own write claims, in the same statement or transaction as what the
- * request makes (idempotency/hooks.ts, `claimInWrite`), together with the answer the request
- * will send when the write succeeds. The write sends `answered(...)`'s row and, when it took
- * the key, calls `claimed` with it; when another request holds the key, it writes nothing and
- * throws `KeyTaken`.
+ * A key that a route's own write keeps with what the request makes, instead of a record
+ * (idempotency/hooks.ts, `claimInWrite`). The write takes the key only while no one holds it,
+ * and calls `claimed` once what it wrote is committed; when another request holds the key, it
+ * writes nothing and throws `KeyTaken`.
  */
 export interface KeyClaim {
-  /** The claim's row as the request made it, without an answer. */
+  /** The key, its caller's scope and the request's hash (`request_hash`), for the write. */
   readonly row: ClaimRow;
-  /** The claim's row, carrying the answer the route will send with `payload` on success. */
-  answered(payload: unknown): AnsweredClaimRow;
-  /** The write took the key with this row (called once what it wrote is committed). */
-  claimed(row: AnsweredClaimRow): void;
+  /** The write made what the request asked, under the key. */
+  claimed(): void;
 }
 
 /** A route's write found its key held by another request, and wrote nothing. */
@@ -259,12 +258,6 @@ export class KeyTaken extends Error {
     super('the Idempotency-Key is held by another request');
     this.name = 'KeyTaken';
   }
-}
-
-/** Claims a key inside `tx`, the transaction that writes what the request makes. */
-export async function claimKeyIn(tx: Database, row: AnsweredClaimRow): Promise<void> {
-  const taken = await claimInTransaction(tx, { rows: JSON.stringify([row]) });
-  if (taken.length === 0) throw new KeyTaken();
 }
 
 /** Keeps the answer of a claimed request, to be replayed until the record expires. */

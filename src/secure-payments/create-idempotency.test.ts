@@ -18,20 +18,16 @@ import { feeLegs, idempotencyKeys, requests, securePayments } from '../db/schema
 import { activateDestination, deactivateDestination } from '../destinations/destinations.ts';
 import { resolveTarget } from '../destinations/target.ts';
 import { requestHash } from '../idempotency/keys.ts';
-import {
-  type ClaimRow,
-  claimRowOf,
-  type KeyClaim,
-  KeyTaken,
-  keyWriters,
-} from '../idempotency/records.ts';
+import { claimKey, claimRowOf, keyWriters, RETAIN_MS } from '../idempotency/records.ts';
+import type { LinkKey } from './insert-link.ts';
 import { linkWriter, writeLink } from './link-group.ts';
+import { releaseLinkKeys } from './link-keys.ts';
 
 /**
- * `Idempotency-Key` on `POST /v2/secure-payments`, whose write claims the key itself: the key
- * and its 201 are written by the statement that writes the link (or its transaction, when the
- * link has fee legs), so a keyed creation costs no write of its own, and the answer is never
- * apart from the link it names.
+ * `Idempotency-Key` on `POST /v2/secure-payments`, whose link keeps the key itself: the key is
+ * written by the statement that writes the link (or its transaction, when the link has fee
+ * legs), so a keyed creation costs no write of its own, and a retry's 201 is rendered again from
+ * the link it names.
  */
 
 setupSecurePaymentsApp();
@@ -46,8 +42,20 @@ async function records(app: TestApp, key: string) {
   return app.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
 }
 
+/** The links holding `key`, with what they keep of it. */
+async function keyedLinks(app: TestApp, key: string) {
+  return app.db
+    .select({
+      token: securePayments.token,
+      scope: securePayments.idempotencyScope,
+      hash: securePayments.idempotencyHash,
+    })
+    .from(securePayments)
+    .where(eq(securePayments.idempotencyKey, key));
+}
+
 describe('Idempotency-Key on POST /v2/secure-payments', () => {
-  it('keeps the 201 in the write that makes the link: no write of its own, replayed byte for byte', async () => {
+  it('keeps the key on the link it makes: no record, no write of its own, replayed byte for byte', async () => {
     const d = await destination(shop);
     const body = { requests: [{ destinationId: d.destinationId, amount: '12.5' }] };
     const { claims, answers } = keyWriters(t.db);
@@ -57,13 +65,15 @@ describe('Idempotency-Key on POST /v2/secure-payments', () => {
 
     const first = await create(headers, body);
     expect(first.statusCode, first.body).toBe(201);
-    // Kept as the answer left, with no wait: it was committed with the link.
-    const [record] = await records(t, 'link-1');
-    expect(record).toMatchObject({
-      status: 201,
-      body: first.body,
-      headers: { 'content-type': first.headers['content-type'] },
-    });
+    // Kept with no wait: it was committed with the link.
+    expect(await keyedLinks(t, 'link-1')).toEqual([
+      {
+        token: first.json().token,
+        scope: `account:${shop.accountId}`,
+        hash: requestHash('POST', '/v2/secure-payments', body),
+      },
+    ]);
+    expect(await records(t, 'link-1')).toEqual([]);
     expect({ claims: claims.stats.writes, answers: answers.stats.writes }).toEqual(writes);
 
     const again = await create(headers, body);
@@ -132,7 +142,7 @@ describe('Idempotency-Key on POST /v2/secure-payments', () => {
     const again = await create(headers, body);
     expect(again.statusCode).toBe(400);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
-    expect(await records(t, 'link-4')).toHaveLength(0);
+    expect(await keyedLinks(t, 'link-4')).toHaveLength(0);
     // Nothing was made under the key: it is free for the request the client meant.
     const d = await destination(shop);
     const fixed = await create(headers, {
@@ -140,75 +150,79 @@ describe('Idempotency-Key on POST /v2/secure-payments', () => {
     });
     expect(fixed.statusCode, fixed.body).toBe(201);
   });
+
+  it('lets the key go after 24 hours: the next request under it makes a link of its own', async () => {
+    const d = await destination(shop);
+    const headers = { ...apiKey(shop), 'idempotency-key': 'link-6' };
+    const first = await create(headers, {
+      requests: [{ destinationId: d.destinationId, amount: '6' }],
+    });
+    expect(first.statusCode, first.body).toBe(201);
+    t.clock.advance(RETAIN_MS - 1);
+    const replayed = await create(headers, {
+      requests: [{ destinationId: d.destinationId, amount: '6' }],
+    });
+    expect(replayed.body).toBe(first.body);
+    t.clock.advance(1);
+    const fresh = await create(headers, {
+      requests: [{ destinationId: d.destinationId, amount: '7' }],
+    });
+    expect(fresh.statusCode, fresh.body).toBe(201);
+    expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+    expect((await keyedLinks(t, 'link-6')).map((link) => link.token)).toEqual([fresh.json().token]);
+    // The janitor's round lets the others go: links made under a key a day ago keep none.
+    const old = await keyedLinks(t, 'link-1');
+    expect(old).toHaveLength(1);
+    expect(await releaseLinkKeys(t.db, t.clock.now())).toBeGreaterThanOrEqual(1);
+    expect(await keyedLinks(t, 'link-1')).toEqual([]);
+    expect(await keyedLinks(t, 'link-6')).toHaveLength(1);
+  });
 });
 
 describe('a link written with its key (link-group.ts)', () => {
-  /** A claim of `key` as the route makes one, noting whether its write took it. */
-  function claimOf(key: string): KeyClaim & { readonly taken: ClaimRow[] } {
-    const row = claimRowOf(
-      { scope: `account:${shop.accountId}`, key, hash: requestHash('POST', '/x', { key }) },
-      t.clock.now(),
-    );
-    const taken: ClaimRow[] = [];
-    return {
-      row,
-      taken,
-      answered: (payload) => ({ ...row, status: 201, headers: {}, body: JSON.stringify(payload) }),
-      claimed: (answered) => {
-        taken.push(answered);
-      },
-    };
-  }
+  /** A key as the route has a link keep it. */
+  const keyOf = (key: string): LinkKey => ({
+    scope: `account:${shop.accountId}`,
+    key,
+    hash: requestHash('POST', '/x', { key }),
+  });
 
-  const write = (destinationId: string, claim?: KeyClaim) => {
+  const write = (destinationId: string, key?: LinkKey) => {
     const { link, items } = linkDraft(destinationId, undefined, 1_000_000n);
-    return writeLink(
-      t.db,
-      link,
-      items,
-      claim && { claim, payload: (requestIds) => ({ requestIds }) },
-    );
+    return writeLink(t.db, { ...link, idempotency: key ?? null }, items);
   };
 
-  it('writes the link and its key together, or neither when another request holds the key', async () => {
+  it('writes the link with its key, and nothing while another link holds the key', async () => {
     const d = await destination(shop);
-    const mine = claimOf('group-1');
-    const written = await write(d.destinationId, mine);
+    const written = await write(d.destinationId, keyOf('group-1'));
     expect(written).not.toBeNull();
-    expect(mine.taken).toHaveLength(1);
-    const [record] = await records(t, 'group-1');
-    expect(record).toMatchObject({
-      claim: mine.row.claim,
-      status: 201,
-      body: JSON.stringify({ requestIds: written?.requestIds }),
-    });
-
+    expect(await keyedLinks(t, 'group-1')).toHaveLength(1);
     const before = await rowCounts();
-    const theirs = claimOf('group-1');
-    await expect(write(d.destinationId, theirs)).rejects.toBeInstanceOf(KeyTaken);
-    expect(theirs.taken).toHaveLength(0);
+    expect(await write(d.destinationId, keyOf('group-1'))).toBeNull();
     expect(await rowCounts()).toEqual(before);
   });
 
-  it('claims nothing for a link whose destination is gone; of two with one key, the good one claims it', async () => {
+  it('writes nothing under a key that a record of another route holds', async () => {
     const d = await destination(shop);
-    const alone = claimOf('group-2');
-    expect(await write('unknown-destination', alone)).toBeNull();
-    expect(alone.taken).toHaveLength(0);
-    expect(await records(t, 'group-2')).toHaveLength(0);
-    // In one statement: the first of two links with one key is refused for its destination;
-    // the second still takes the key.
-    const [bad, good] = [claimOf('group-5'), claimOf('group-5')];
+    const key = keyOf('group-6');
+    const claim = claimRowOf({ scope: key.scope, key: key.key, hash: 'another' }, t.clock.now());
+    expect(await claimKey(t.db, claim)).toMatchObject({ claim: claim.claim });
+    const before = await rowCounts();
+    expect(await write(d.destinationId, key)).toBeNull();
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('of two links with one key in one statement, the one whose destination holds takes it', async () => {
+    const d = await destination(shop);
     const writes = linkWriter(t.db).stats.writes;
     const [refused, written] = await Promise.all([
-      write('unknown-destination', bad),
-      write(d.destinationId, good),
+      write('unknown-destination', keyOf('group-5')),
+      write(d.destinationId, keyOf('group-5')),
     ]);
     expect(linkWriter(t.db).stats.writes - writes).toBe(1);
     expect(refused).toBeNull();
     expect(written).not.toBeNull();
-    expect(good.taken).toHaveLength(1);
-    expect((await records(t, 'group-5'))[0]?.claim).toBe(good.row.claim);
+    expect(await keyedLinks(t, 'group-5')).toHaveLength(1);
   });
 
   it('writes a group of keyed and keyless links in one statement; of two with one key, one', async () => {
@@ -216,22 +230,19 @@ describe('a link written with its key (link-group.ts)', () => {
     const stats = linkWriter(t.db).stats;
     const writes = stats.writes;
     const retried = stats.retriedGroups;
-    const claims = ['group-3', 'group-4', 'group-3'].map(claimOf);
     const before = await rowCounts();
-    const outcomes = await Promise.allSettled([
-      ...claims.map((claim) => write(d.destinationId, claim)),
+    const outcomes = await Promise.all([
+      ...['group-3', 'group-4', 'group-3'].map((key) => write(d.destinationId, keyOf(key))),
       write(d.destinationId),
       write(d.destinationId),
     ]);
-    const status = outcomes.map((outcome) =>
-      outcome.status === 'fulfilled' ? 'written' : (outcome.reason as Error).name,
-    );
-    expect(status).toEqual(['written', 'written', 'KeyTaken', 'written', 'written']);
+    // The two under group-3: one of them (which one, the statement's order says).
+    const [first, second, third, ...keyless] = outcomes;
+    expect([first, third].filter((outcome) => outcome !== null)).toHaveLength(1);
+    expect([second, ...keyless].every((outcome) => outcome !== null)).toBe(true);
     expect(stats.writes - writes).toBe(1);
     expect(stats.retriedGroups).toBe(retried);
-    const ids = outcomes.flatMap((outcome) =>
-      outcome.status === 'fulfilled' && outcome.value ? outcome.value.requestIds : [],
-    );
+    const ids = outcomes.flatMap((outcome) => outcome?.requestIds ?? []);
     const rows = await t.db
       .select({ id: requests.requestId })
       .from(requests)
@@ -239,7 +250,7 @@ describe('a link written with its key (link-group.ts)', () => {
       .where(inArray(requests.requestId, ids));
     expect(rows).toHaveLength(4);
     expect(await rowCounts()).toEqual({ links: before.links + 4, requests: before.requests + 4 });
-    expect((await records(t, 'group-3'))[0]?.claim).toBe(claims[0]?.row.claim);
+    expect(await keyedLinks(t, 'group-3')).toHaveLength(1);
   });
 });
 
@@ -270,7 +281,7 @@ describe('Idempotency-Key on a link with fee legs (written in a transaction)', (
   });
   afterAll(() => app.close());
 
-  it('claims the key and keeps its 201 in the transaction: one link and its leg for 5 at once', async () => {
+  it('keeps the key on the link in its transaction: one link and its leg for 5 at once', async () => {
     const body = { requests: [{ destinationId, amount: '100' }] };
     const headers = { 'x-api-key': key, 'idempotency-key': 'fees-1' };
     const answers = await Promise.all(Array.from({ length: 5 }, () => post(app, body, headers)));
@@ -278,8 +289,10 @@ describe('Idempotency-Key on a link with fee legs (written in a transaction)', (
     const [first] = answers.filter((res) => res.headers['idempotent-replayed'] === undefined);
     expect(answers.filter((res) => res.headers['idempotent-replayed'] === 'true')).toHaveLength(4);
     for (const res of answers) expect(res.body).toBe(first?.body);
-    const [record] = await records(app, 'fees-1');
-    expect(record).toMatchObject({ status: 201, body: first?.body });
+    expect((await keyedLinks(app, 'fees-1')).map((link) => link.token)).toEqual([
+      first?.json().token,
+    ]);
+    expect(await records(app, 'fees-1')).toEqual([]);
     const links = await app.db
       .select({ id: securePayments.id })
       .from(securePayments)

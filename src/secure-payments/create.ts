@@ -9,7 +9,7 @@ import {
   findCanonicalDestination,
 } from '../destinations/destinations.ts';
 import { insertFeeLegs, payeeBorneTotal, plannedFeeLegs } from '../fees/legs.ts';
-import { type AnsweredClaimRow, claimKeyIn, type KeyClaim } from '../idempotency/records.ts';
+import { type KeyClaim, KeyTaken } from '../idempotency/records.ts';
 import { resolveLinkScreening } from '../screening/link-policy.ts';
 import { insertLinkWithRequests } from './insert-link.ts';
 import {
@@ -21,7 +21,8 @@ import {
 import { linkFeePlan } from './link-fee-plan.ts';
 import { writeLink } from './link-group.ts';
 import { type CheckedItem, checkItems, type ParsedItem } from './link-items.ts';
-import { createdLink, mintLink } from './mint-link.ts';
+import { linkKeyHeld, releaseLinkKeys } from './link-keys.ts';
+import { mintLink } from './mint-link.ts';
 import { withResolvedDestinations } from './resolve-destinations.ts';
 
 export const DEFAULT_REDIRECT_LABEL = 'Go Back and Close';
@@ -83,8 +84,8 @@ export function checkRedirect(input: {
  * checks amounts against the token's decimals and the network rules, then writes the link and
  * its requests in one statement, which also checks that each destination is still active.
  * The link captures its fee plan (`link-fee-plan.ts`), answered with it. With `claim`, the
- * request's `Idempotency-Key` is claimed by the write itself (in its statement, or in its
- * transaction when the link has fee legs): `KeyTaken` when another request holds it.
+ * link keeps the request's `Idempotency-Key` (link-keys.ts): `KeyTaken`, nothing written, when
+ * another request holds it.
  */
 export async function createSecurePayment(
   deps: {
@@ -145,6 +146,9 @@ export async function createSecurePayment(
       feePlan,
       screening,
       screeningFromDestination: fromDestination,
+      idempotency: claim
+        ? { scope: claim.row.scope, key: claim.row.key, hash: claim.row.request_hash }
+        : null,
     };
     // A destination id names its wallet, chain and token: the parsed id says what its row says.
     const linkItems = items.map(({ target, invoice, amount }, position) => ({
@@ -161,19 +165,11 @@ export async function createSecurePayment(
     }));
     // A link without fee legs is one statement, written with the links other callers make at
     // the same moment (link-group.ts); the legs are written with their link or not at all.
-    // With a key, the write claims it and keeps the 201 this route sends (creation-route.ts).
-    const keyed = claim && {
-      claim,
-      payload: (requestIds: string[]) => ({
-        ...createdLink(deps.payUrl, draft.token, requestIds),
-        feePlan: feePlan ?? null,
-      }),
-    };
-    let answered: AnsweredClaimRow | undefined;
-    const written =
+    // With a key, the link keeps it, and is not written while another request's holds it.
+    const write = () =>
       legs.length === 0
-        ? await writeLink(deps.db, link, linkItems, keyed)
-        : await deps.db.transaction(async (tx) => {
+        ? writeLink(deps.db, link, linkItems)
+        : deps.db.transaction(async (tx) => {
             const one = await insertLinkWithRequests(tx, link, linkItems);
             const [requestId] = one?.requestIds ?? [];
             const [first] = items;
@@ -183,14 +179,16 @@ export async function createSecurePayment(
                 { requestId, network: first.target.network.id, currency: first.target.currency.id },
                 legs,
               );
-            if (one !== null && keyed !== undefined) {
-              answered = keyed.claim.answered(keyed.payload(one.requestIds));
-              await claimKeyIn(tx, answered);
-            }
             return one;
           });
-    if (answered !== undefined && written !== null) keyed?.claim.claimed(answered);
-    if (written === null) throw await missingDestination(deps.db, caller, bound, items);
+    let written = await write();
+    const key = link.idempotency;
+    // A key a link kept past its 24 hours is let go, and this link written under it.
+    if (written === null && key && (await releaseLinkKeys(deps.db, draft.now, key)) > 0)
+      written = await write();
+    if (written !== null) claim?.claimed();
+    else if (key && (await linkKeyHeld(deps.db, key, draft.now))) throw new KeyTaken();
+    else throw await missingDestination(deps.db, caller, bound, items);
     // (A bound client ID's lines may name other destinations of its account: the write checks
     // those as it checks an unbound caller's.)
     return written.requestIds;

@@ -34,6 +34,15 @@ export interface NewLink {
     readonly executionKind: 'evm_same_chain' | 'evm_cross_chain' | 'tron_batch' | null;
     readonly expiresAt: Date;
   };
+  /** The request's `Idempotency-Key`, kept on the link: its write makes it only while free. */
+  readonly idempotency?: LinkKey | null;
+}
+
+/** An `Idempotency-Key` as a link keeps it: the caller's scope, the key, the request's hash. */
+export interface LinkKey {
+  readonly scope: string;
+  readonly key: string;
+  readonly hash: string;
 }
 
 /**
@@ -67,6 +76,10 @@ function linkValues(link: NewLink, id?: string) {
     screening: link.screening ?? null,
     multicall: link.multicall !== undefined,
     executionKind: link.multicall?.executionKind ?? null,
+    // Always present, null without a key: every link's row has one shape (link-write.ts).
+    idempotencyScope: link.idempotency?.scope ?? null,
+    idempotencyKey: link.idempotency?.key ?? null,
+    idempotencyHash: link.idempotency?.hash ?? null,
     expiresAt: link.multicall?.expiresAt ?? new Date(link.now.getTime() + LINK_LIFETIME_MS),
     createdAt: link.now,
   } satisfies typeof securePayments.$inferInsert;

@@ -5,11 +5,12 @@ import type { Database } from '../db/client.ts';
 import { type GroupWriter, groupCommit } from '../db/group-commit.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
 import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
-import { claimInsert, type KeyClaim, KeyTaken } from '../idempotency/records.ts';
 import { inheritedScreening } from '../screening/link-policy.ts';
 import { type LinkItem, linkRows, type NewLink } from './insert-link.ts';
 import {
+  keyFree,
   type LinkRows,
+  onKeyConflict,
   type Row,
   requestIdsOf,
   type WrittenLink,
@@ -27,69 +28,39 @@ import {
  * one statement, whatever the group's size, parsed once per connection.
  */
 
-/** A link's `Idempotency-Key`, claimed by its write, and the answer its route then sends. */
-export interface LinkClaim {
-  readonly claim: KeyClaim;
-  readonly payload: (requestIds: string[]) => unknown;
-}
-
 /**
  * A link and its requests, written with those of other callers: null as
- * `insertLinkWithRequests`. With `keyed`, the request's `Idempotency-Key` is claimed in the same
- * statement, with the answer the route sends: the link is written only when the key is taken,
- * and `KeyTaken` is thrown when another request holds it. (A link refused for its destinations
- * claims nothing.)
+ * `insertLinkWithRequests` (a destination missing, or the link's `Idempotency-Key` held).
  */
 export async function writeLink(
   db: Database,
   link: NewLink,
   items: readonly LinkItem[],
-  keyed?: LinkClaim,
 ): Promise<WrittenLink | null> {
-  const rows = linkRows(link, items);
-  const claim = keyed?.claim.answered(keyed.payload(requestIdsOf(rows)));
-  const written = await linkWriter(db).write(claim === undefined ? rows : { ...rows, claim });
-  if (written === KEY_TAKEN) throw new KeyTaken();
-  if (claim !== undefined && written !== null) keyed?.claim.claimed(claim);
-  return written;
+  return linkWriter(db).write(linkRows(link, items));
 }
-
-/** A link as the keyed statement answers it. */
-interface KeyedResult {
-  readonly link: string;
-  readonly written: boolean;
-  /** Every destination it pays held: not written, it lost its key to another request. */
-  readonly held: boolean;
-}
-
-/** A link not written because its `Idempotency-Key` is held by another request. */
-const KEY_TAKEN = 'keyTaken';
-type GroupResult = WrittenLink | null | typeof KEY_TAKEN;
 
 /** The group writer of a database's links (its counts are what tests observe). */
 export const linkWriter = preparedPerDatabase(
-  (db): GroupWriter<LinkRows, GroupResult> =>
+  (db): GroupWriter<LinkRows, WrittenLink | null> =>
     groupCommit({
       writeGroup: (groups) => writeLinkGroup(db, groups),
-      // A link with a key goes alone in the group statement, which claims keys.
-      writeOne: async (rows) =>
-        rows.claim === undefined
-          ? writeLinkRows(db, rows)
-          : ((await writeLinkGroup(db, [rows]))[0] ?? null),
+      writeOne: (rows) => writeLinkRows(db, rows),
     }),
 );
 
 /** Writes the links in one statement; each answered as `writeLinkRows` answers it. */
-async function writeLinkGroup(db: Database, groups: readonly LinkRows[]): Promise<GroupResult[]> {
+async function writeLinkGroup(
+  db: Database,
+  groups: readonly LinkRows[],
+): Promise<(WrittenLink | null)[]> {
   const [first] = groups;
   const request = first?.requests[0]?.values;
   if (first === undefined || request === undefined) return [];
-  const keyed = groups.some((group) => group.claim !== undefined);
-  const statement = groupStatement(db, first.link, request, keyed);
+  const statement = groupStatement(db, first.link, request);
   const links = groups.map((group) => ({
     ...jsonRow(statement.link, group.link),
     [INHERITS_KEY]: group.inheritsScreening,
-    ...(keyed && { [CLAIM_KEY]: group.claim?.claim ?? null }),
   }));
   const rows = groups.flatMap((group) =>
     group.requests.map(({ values, destinationId }) => ({
@@ -97,34 +68,20 @@ async function writeLinkGroup(db: Database, groups: readonly LinkRows[]): Promis
       [DESTINATION_KEY]: destinationId,
     })),
   );
-  const claims = groups.flatMap((group) => (group.claim === undefined ? [] : [group.claim]));
   const result = (await statement.query.execute([
     JSON.stringify(links),
     JSON.stringify(rows),
-    ...(keyed ? [JSON.stringify(claims)] : []),
-  ])) as unknown as { rows: (KeyedResult | { secure_payment_id: string })[] };
-  const written = new Set<string>();
-  // Links whose destinations all held: keyed, one of them not written lost its key.
-  const held = new Set<string>();
-  for (const row of result.rows) {
-    if (!('link' in row)) written.add(row.secure_payment_id);
-    else {
-      if (row.written) written.add(row.link);
-      if (row.held) held.add(row.link);
-    }
-  }
-  return groups.map((group) => {
-    if (written.has(group.id)) return { id: group.id, requestIds: requestIdsOf(group) };
-    return held.has(group.id) ? KEY_TAKEN : null;
-  });
+  ])) as unknown as { rows: { secure_payment_id: string }[] };
+  const written = new Set(result.rows.map((row) => row.secure_payment_id));
+  return groups.map((group) =>
+    written.has(group.id) ? { id: group.id, requestIds: requestIdsOf(group) } : null,
+  );
 }
 
 /** The JSON field of a request's destination id (a request row's own `destination_id` is dest's). */
 const DESTINATION_KEY = 'destination_key';
 /** The JSON field of a link that inherits its destination's screening (`LinkRows`). */
 const INHERITS_KEY = 'inherits_key';
-/** The JSON field of a link's `Idempotency-Key` claim id, in a statement that claims keys. */
-const CLAIM_KEY = 'claim_key';
 
 /** A column a statement reads from its JSON rows: the row's key and the column. */
 interface Field {
@@ -182,13 +139,9 @@ function fieldsOf(table: Table, row: Row): Field[] {
   });
 }
 
-/**
- * The statement that writes a group of links of this shape; `keyed`, it also claims their
- * `Idempotency-Key`s (`claimInsert`, from a third JSON array) and writes a link only when its
- * key was taken, and it answers the claims it took beside the links' ids.
- */
-function groupStatement(db: Database, link: Row, request: Row, keyed: boolean): GroupStatement {
-  const shape = `${Object.keys(link).join()}|${Object.keys(request).join()}|${keyed}`;
+/** The statement that writes a group of links of this shape. */
+function groupStatement(db: Database, link: Row, request: Row): GroupStatement {
+  const shape = `${Object.keys(link).join()}|${Object.keys(request).join()}`;
   const kept = groupStatements(db).get(shape);
   if (kept) return kept;
   const linkFields = fieldsOf(securePayments, link);
@@ -239,21 +192,10 @@ function groupStatement(db: Database, link: Row, request: Row, keyed: boolean): 
     )
     from "r" join "link" on "link"."id" = "r"."secure_payment_id"
     returning ${column(requests.securePaymentId)}`;
-  const claimKey = sql`"l".${id(CLAIM_KEY)}`;
-  // Keyed: the links whose destinations hold ("ok") claim their keys ("k"), each with the
-  // answer its route sends, and a link with a key is written only when it took it.
-  const keyedParts = sql`, "ok" as (
-      select "l"."id", ${claimKey} from "l" where ${destinationsActive}
-    ), "k" as (${claimInsert(sql.placeholder('2'), {
-      only: sql`"t"."claim" in (select ${id(CLAIM_KEY)} from "ok")`,
-    })})`;
-  const linkWhere = keyed
-    ? sql`"l"."id" in (select "id" from "ok")
-        and (${claimKey} is null or ${claimKey} in (select "claim" from "k"))`
-    : destinationsActive;
+  const l = (c: Column) => sql`"l".${column(c)}`;
   const statement = sql`with "l" as (
       select * from jsonb_to_recordset(${sql.placeholder('0')}::jsonb)
-        as t(${definitions(linkFields)}, ${id(INHERITS_KEY)} boolean${keyed ? sql`, ${id(CLAIM_KEY)} text` : sql``})
+        as t(${definitions(linkFields)}, ${id(INHERITS_KEY)} boolean)
     ), "r" as (
       select * from jsonb_to_recordset(${sql.placeholder('1')}::jsonb)
         as t(${definitions(written)}, ${id(DESTINATION_KEY)} text)
@@ -264,20 +206,15 @@ function groupStatement(db: Database, link: Row, request: Row, keyed: boolean): 
         select "l"."account_id", "r".${id(DESTINATION_KEY)}
         from "r" join "l" on "l"."id" = "r"."secure_payment_id"
       )
-    )${keyed ? keyedParts : sql``}, "link" as (
+    ), "link" as (
       insert into ${id(getTableName(securePayments))} (${names(linkFields)})
       select ${linkValues} from "l"
-      where ${linkWhere}
+      where ${destinationsActive}
+        and ${keyFree(l(securePayments.idempotencyScope), l(securePayments.idempotencyKey), l(securePayments.createdAt))}
+      ${onKeyConflict}
       returning "id", "account_id"
     )
-    ${
-      keyed
-        ? sql`, "req" as (${insertRequests})
-          select "l"."id" as "link", "l"."id" in (select "id" from "link") as "written",
-            "l"."id" in (select "id" from "ok") as "held"
-          from "l"`
-        : insertRequests
-    }`;
+    ${insertRequests}`;
   const statements = groupStatements(db);
   // drizzle types the values as a dictionary; an array is one whose names are positions.
   const query = db._.session.prepareQuery(

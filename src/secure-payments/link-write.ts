@@ -3,8 +3,7 @@ import { toSnakeCase } from 'drizzle-orm/casing';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client.ts';
 import { preparedPerDatabase } from '../db/prepared.ts';
-import { payeeDestinations, requests, securePayments } from '../db/schema.ts';
-import type { AnsweredClaimRow } from '../idempotency/records.ts';
+import { idempotencyKeys, payeeDestinations, requests, securePayments } from '../db/schema.ts';
 import { inheritedScreening } from '../screening/link-policy.ts';
 
 /**
@@ -14,6 +13,9 @@ import { inheritedScreening } from '../screening/link-policy.ts';
 
 export type Row = Record<string, unknown>;
 
+/** A column's name as the statements spell it out (no casing is involved). */
+const columnName = (c: Column) => sql.identifier(toSnakeCase(c.name));
+
 /** A link and its requests as rows, with their ids: what a write sends, alone or in a group. */
 export interface LinkRows {
   readonly id: string;
@@ -22,8 +24,6 @@ export interface LinkRows {
   /** `NewLink.screeningFromDestination`. */
   readonly inheritsScreening: boolean;
   readonly requests: readonly { readonly values: Row; readonly destinationId: string }[];
-  /** The request's `Idempotency-Key`, claimed in the same statement (`link-group.ts`). */
-  readonly claim?: AnsweredClaimRow;
 }
 
 /** What a write answers of a link it made. */
@@ -138,10 +138,9 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
   });
   const at = (index: number) => sql.placeholder(String(index));
   const name = (table: Table) => sql.identifier(getTableName(table));
-  const column = (c: Column) => sql.identifier(toSnakeCase(c.name));
   const list = (slots: readonly Slot[]) =>
     sql.join(
-      slots.map((slot) => column(slot.column)),
+      slots.map((slot) => columnName(slot.column)),
       sql`, `,
     );
   // Typed placeholders: a union of rows gives Postgres no column to infer their types from.
@@ -163,17 +162,28 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
     }),
     sql`, `,
   );
+  const linkValue = (c: Column) => {
+    const slot = linkColumns.find((candidate) => candidate.column === c);
+    if (slot === undefined) throw new Error(`a link row without ${c.name}`);
+    return sql`${at(slot.index)}::${sql.raw(c.getSQLType())}`;
+  };
   const statement = sql`with "dest" as (
-      select ${column(d.id)}, ${column(d.destinationId)}, ${column(d.accessPolicy)} from ${name(d)}
-      where ${column(d.accountId)} = ${at(ACCOUNT_ID)}::uuid and ${column(d.active)}
-        and ${column(d.destinationId)} = any(${at(DESTINATIONS)}::text[])
+      select ${columnName(d.id)}, ${columnName(d.destinationId)}, ${columnName(d.accessPolicy)} from ${name(d)}
+      where ${columnName(d.accountId)} = ${at(ACCOUNT_ID)}::uuid and ${columnName(d.active)}
+        and ${columnName(d.destinationId)} = any(${at(DESTINATIONS)}::text[])
     ), "link" as (
       insert into ${name(securePayments)} (${list(linkColumns)})
       select ${linkValuesSql}
       where (select count(*) from "dest") = cardinality(${at(DESTINATIONS)}::text[])
-      returning ${column(securePayments.id)}
+        and ${keyFree(
+          linkValue(securePayments.idempotencyScope),
+          linkValue(securePayments.idempotencyKey),
+          linkValue(securePayments.createdAt),
+        )}
+      ${onKeyConflict}
+      returning ${columnName(securePayments.id)}
     )
-    insert into ${name(requests)} (${list(firstRow.columns)}, ${column(requests.destinationId)})
+    insert into ${name(requests)} (${list(firstRow.columns)}, ${columnName(requests.destinationId)})
     ${sql.join(
       requestRows.map(
         (row) =>
@@ -181,7 +191,7 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
       ),
       sql` union all `,
     )}
-    returning ${column(requests.id)}`;
+    returning ${columnName(requests.id)}`;
   // drizzle types the values as a dictionary; an array is one whose names are positions.
   const query = db._.session.prepareQuery(
     dialect.sqlToQuery(statement),
@@ -193,6 +203,27 @@ function linkStatement(db: Database, count: number, link: Row, request: Row): Li
   prepared.set(count, built);
   return built;
 }
+
+/**
+ * A link's `Idempotency-Key` is not held by a kept record (another kind of write made under
+ * it, idempotency/records.ts): the link is then not written, and the key's holder answers.
+ * True for a link without a key.
+ */
+export function keyFree(scope: SQL, key: SQL, createdAt: SQL): SQL {
+  const k = idempotencyKeys;
+  return sql`not exists (
+      select 1 from ${sql.identifier(getTableName(k))}
+      where ${columnName(k.scope)} = ${scope} and ${columnName(k.key)} = ${key}
+        and ${columnName(k.expiresAt)} > ${createdAt}
+    )`;
+}
+
+/**
+ * A link whose key another link holds is not written (the index of keys, schema/links.ts):
+ * concurrent writes under one key wait for the first to commit, then write nothing.
+ */
+export const onKeyConflict = sql`on conflict (${columnName(securePayments.idempotencyScope)}, ${columnName(securePayments.idempotencyKey)})
+      where ${columnName(securePayments.idempotencyKey)} is not null do nothing`;
 
 /** The table's columns for the keys of a row, in the row's key order, at positions from `from`. */
 function slotsOf(table: Table, row: Row, from: number): Slot[] {

@@ -54,6 +54,7 @@ describe('purgeExpired', () => {
       nonces: 0,
       sessions: 0,
       idempotencyKeys: 0,
+      linkKeys: 0,
     });
     // A day and more past the challenge's and the nonce's expiry; the session has 29 days left.
     t.clock.advance(KEEP_EXPIRED_MS);
@@ -62,6 +63,7 @@ describe('purgeExpired', () => {
       nonces: 1,
       sessions: 0,
       idempotencyKeys: 0,
+      linkKeys: 0,
     });
     expect(await counts()).toEqual({ challenges: 0, nonces: 0, sessions: 1 });
 

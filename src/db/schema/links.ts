@@ -73,6 +73,15 @@ export const securePayments = pgTable(
      * (src/screening/); null: anyone, unscreened.
      */
     screening: jsonb().$type<LinkScreening>(),
+    /**
+     * The `Idempotency-Key` the link was made under, with its caller's scope and the request's
+     * hash (src/idempotency/keys.ts): kept on the link itself rather than as a record of its
+     * own, and its 201 rendered again from the link to a retry (secure-payments/link-keys.ts).
+     * Cleared 24 hours on, when the key may be used again. Null: made without one.
+     */
+    idempotencyScope: text(),
+    idempotencyKey: text(),
+    idempotencyHash: text(),
     /** When the payer of the completed link was screened again (null: not yet, or no need). */
     completionScreenedAt: nullableTime(),
     /** While no provider answers the completion screening: not tried again before this. */
@@ -88,6 +97,10 @@ export const securePayments = pgTable(
     index('secure_payments_pending_index')
       .on(t.accountId, t.expiresAt)
       .where(sql`${t.status} = 'pending'`),
+    // One link per caller and key: a retry's write finds it (ON CONFLICT), the janitor the old.
+    uniqueIndex('secure_payments_idempotency_key_index')
+      .on(t.idempotencyScope, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
   ],
 );
 

@@ -5,9 +5,11 @@ import type { ProtocolFeeConfig } from '../../config/protocol-fee.ts';
 import type { Database } from '../../db/client.ts';
 import type { App } from '../../http/types.ts';
 import { claimInWrite } from '../../idempotency/hooks.ts';
+import type { ClaimRow } from '../../idempotency/records.ts';
 import { checkAccessPolicy } from '../../screening/link-policy.ts';
 import { createSecurePayment } from '../create.ts';
 import { createLinkFor, linkInputOf } from '../creation-route.ts';
+import { heldLink } from '../link-keys.ts';
 import {
   CreatedLinkResponse,
   LINK_AUTH,
@@ -82,6 +84,8 @@ export function registerCreateLink(
     protocolFee: ProtocolFeeConfig | null;
   },
 ): void {
+  // A retry of a link made under its key is answered from the link (link-keys.ts).
+  const held = (claim: ClaimRow) => heldLink(deps.db, deps.payUrl, claim);
   app.post(
     '/v2/secure-payments',
     {
@@ -94,7 +98,7 @@ export function registerCreateLink(
       },
     },
     (request, reply) =>
-      claimInWrite(deps.db, request, reply, 201, async (claim) => {
+      claimInWrite(deps.db, request, reply, { status: 201, held }, async (claim) => {
         const { accessPolicy, ...body } = request.body;
         const input = { ...linkInputOf(body), accessPolicy: checkAccessPolicy(accessPolicy) };
         return createLinkFor(request, (caller) => createSecurePayment(deps, caller, input, claim));
