@@ -1,4 +1,9 @@
 import { and, eq, isNotNull, lt, ne } from 'drizzle-orm';
+import type {
+  OfframpConfirmedEvent,
+  OfframpFailedEvent,
+  OfframpProcessingEvent,
+} from '../../packages/client/src/webhook-events.ts';
 import { linkedOrchestrators } from '../auth/client-id-orchestrator.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/client.ts';
@@ -8,11 +13,6 @@ import type { RequestRow } from '../requests/requests.ts';
 import { requestUnits } from '../requests/units.ts';
 import { orchestratorWebhookIds } from '../webhooks/orchestrator-webhooks.ts';
 import { listeners, writeDeliveries } from '../webhooks/outbox.ts';
-import type {
-  OfframpConfirmedPayload,
-  OfframpFailedPayload,
-  OfframpProcessingPayload,
-} from '../webhooks/payer-payloads.ts';
 import { FINAL_RANK, type ReportedState } from './states.ts';
 import type { TransferRow } from './transfers.ts';
 
@@ -64,7 +64,7 @@ export async function enqueueOfframpEvents(
     txHash: transfer.txHash,
     ...(clientId !== null && { clientId }),
   };
-  const events: (OfframpProcessingPayload | OfframpConfirmedPayload | OfframpFailedPayload)[] = [];
+  const events: (OfframpProcessingEvent | OfframpConfirmedEvent | OfframpFailedEvent)[] = [];
   if (state === 'failed' || state === 'bounced') {
     events.push({ ...base, event: 'payment.failed', subStatus: state, rawPayload });
   } else {

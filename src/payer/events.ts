@@ -1,10 +1,10 @@
+import type {
+  ComplianceUpdatedEvent,
+  PaymentDetailUpdatedEvent,
+} from '../../packages/client/src/webhook-events.ts';
 import type { Database } from '../db/client.ts';
 import type { AgreementStatus, KycStatus, PaymentDetailStatus } from '../db/schema/payers.ts';
 import { enqueue, targetWebhooks } from '../webhooks/outbox.ts';
-import type {
-  ComplianceUpdatedPayload,
-  PaymentDetailUpdatedPayload,
-} from '../webhooks/payer-payloads.ts';
 
 /**
  * The payer's status changes as webhooks (api-facts §1.2), written in the caller's transaction
@@ -29,7 +29,7 @@ export async function emitComplianceUpdated(
   },
   rawPayload: Readonly<Record<string, unknown>>,
 ): Promise<void> {
-  const payload: Omit<ComplianceUpdatedPayload, 'event'> = {
+  const payload: Omit<ComplianceUpdatedEvent, 'event'> = {
     clientUserId: payer.clientUserId,
     kycStatus: payer.kycStatus,
     agreementStatus: payer.agreementStatus,
@@ -52,7 +52,7 @@ export async function emitPaymentDetailUpdated(
   },
   rawPayload: Readonly<Record<string, unknown>>,
 ): Promise<void> {
-  const payload: Omit<PaymentDetailUpdatedPayload, 'event'> = {
+  const payload: Omit<PaymentDetailUpdatedEvent, 'event'> = {
     clientUserId: detail.clientUserId,
     paymentDetailsId: detail.paymentDetailsId,
     status: detail.status,

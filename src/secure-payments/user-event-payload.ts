@@ -1,3 +1,4 @@
+import type { SecurePaymentUserEvent } from '../../packages/client/src/webhook-events.ts';
 import type { Database } from '../db/client.ts';
 import { type Audience, enqueue, targetWebhooks } from '../webhooks/outbox.ts';
 
@@ -33,27 +34,8 @@ export const USER_EVENT_PROPERTIES = [
 export type UserEventValue = string | number | boolean | readonly string[] | null;
 export type UserEventProperties = Readonly<Record<string, UserEventValue>>;
 
-export interface UserEventPayload {
-  readonly event: 'secure_payment.user_event';
-  readonly userEvent: UserEvent;
-  readonly securePaymentToken: string;
-  /** Only when the link holds exactly one request. */
-  readonly requestId?: string;
-  readonly requestIds: readonly string[];
-  /**
-   * The client ID the link was made with, else the one the report came with (the reference
-   * requires one on `/events`); absent only for a report by API key on a link made without.
-   */
-  readonly clientId?: string;
-  /** The orchestrator linked to the link's client ID; absent when none (a string when sent). */
-  readonly orchestratorId?: string;
-  /** When it happened, by the browser's clock (payreq's receipt time when it sent none). */
-  readonly occurredAt: string;
-  /** When payreq received it, by its own clock. */
-  readonly timestamp: string;
-  /** The documented ones only; never a wallet address in clear (`wallet_address_hashed`). */
-  readonly properties: UserEventProperties;
-}
+/** The webhook's body (the client package's type), naming only the documented events. */
+type UserEventPayload = SecurePaymentUserEvent & { readonly userEvent: UserEvent };
 
 export function userEventPayload(input: {
   readonly userEvent: UserEvent;

@@ -1,3 +1,5 @@
+import type { PaymentEvent } from '../../packages/client/src/webhook-events.ts';
+
 /**
  * The twelve event kinds of the spec and the reference's two newer `secure_payment.*` ones
  * (decisions.md). Payment detection emits `payment.confirmed`, `payment.partial` and their
@@ -44,60 +46,11 @@ export function isTestEventType(value: string): value is TestEventType {
 /** The wallet test deliveries name as the payer (sender and signer). */
 const SAMPLE_PAYER = '0x0000000000000000000000000000000000000001';
 
-/** Fields of `payment.confirmed` / `payment.partial` (api-facts §1.6). */
-/** A fee leg as the payment events carry it (src/fees/legs.ts `FeeLegView`). */
-interface FeeLegPayload {
-  readonly type: string;
-  readonly feeBearer: string;
-  readonly amount: string;
-  readonly currency: string;
-  readonly recipient: string;
-  readonly paymentReference: string;
-  readonly status: 'paid' | 'outstanding';
-  readonly txHash: string | null;
-}
-
-export interface PaymentEventPayload {
-  readonly event: EventType;
-  readonly requestId: string;
-  /** The reference API repeats the id under this spelling too. */
-  readonly requestID: string;
-  readonly paymentReference: string;
-  /** The transaction on the network's explorer (the sandbox's is our own page). */
-  readonly explorer: string | null;
-  /** This transaction's amount, human-readable. */
-  readonly amount: string;
-  /** Everything paid so far, human-readable. */
-  readonly totalAmountPaid: string;
-  readonly expectedAmount: string;
-  /** Present when more than expected was paid. */
-  readonly excessAmount?: string;
-  readonly timestamp: string;
-  readonly txHash: string;
-  readonly payerAddress: string | null;
-  readonly payerEoaAddress: string | null;
-  readonly payee: string;
-  readonly network: string;
-  readonly currency: string;
-  readonly paymentCurrency: string;
-  readonly isCryptoToFiat: false;
-  readonly subStatus: '';
-  readonly paymentProcessor: 'request-network';
-  readonly fees: readonly { type: string; amount: string; currency: string }[];
-  /**
-   * Ours: the fee legs of the link's fee plan, each paid or outstanding when the event was
-   * written (`fees` lists those paid, in the reference's closed item shape).
-   */
-  readonly feeLegs?: readonly FeeLegPayload[];
-  /** The orchestrator's copy of the event names it. */
-  readonly orchestratorId?: string;
-  /** `.client_id` variants. */
-  readonly clientId?: string;
-  /** The browser origin the request was created from; null for server-side calls. */
-  readonly origin?: string | null;
-  /** `.checkout` variants. */
-  readonly securePaymentToken?: string;
-}
+/**
+ * The body of `payment.confirmed` / `payment.partial` (api-facts §1.6) and their variants: the
+ * client package's type, whose `event` the server builds from a wider set.
+ */
+export type PaymentEventPayload = Omit<PaymentEvent, 'event'> & { readonly event: EventType };
 
 /**
  * A sample body for each kind, for test deliveries (marked with the test header). The payment

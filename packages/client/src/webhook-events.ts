@@ -1,8 +1,10 @@
 /**
  * The bodies payreq's webhooks carry, one type per `event` (docs/webhooks.md, "Events"). The
  * OpenAPI document describes requests and answers, not deliveries, so these are written by
- * hand from what the server sends; test/webhook-events.test.ts holds them to it, both to the
- * server's own payload types and to real deliveries of every kind.
+ * hand; they are the one definition: the server builds its payloads as these types
+ * (src/webhooks/events.ts, src/payer/events.ts, src/offramp/events.ts,
+ * src/secure-payments/user-event-payload.ts), and test/client.test.ts compiles real deliveries
+ * of every kind against them, which catches a field the server adds that they lack.
  */
 
 /** A fee as the payment events list it (those paid). */
