@@ -65,11 +65,15 @@ export async function recordRange(
     matchRequests(deps.db, deps.chains, deps.network, events),
     matchFeeLegs(deps.db, deps.chains, deps.network, events),
   ]);
-  const matched = await settledByWatchers(deps.db, deps.watchers, requested, logs);
-  const recurring = await recurringPayers(
-    deps.db,
-    matched.map((m) => m.request.id),
-  );
+  // Recurring payers are asked of every matched request at once (those a watcher leaves out
+  // go unused): one round trip less before the first turn is written.
+  const [matched, recurring] = await Promise.all([
+    settledByWatchers(deps.db, deps.watchers, requested, logs),
+    recurringPayers(
+      deps.db,
+      requested.map((m) => m.request.id),
+    ),
+  ]);
   const turns = inTurnsOfBlocks({ matched, feeLegs, logs }, deps.turnRows ?? TURN_ROWS);
   let recorded = 0;
   // Ends the next turn's payer lookups when a turn's write fails: the pass is over, and the
@@ -97,7 +101,13 @@ export async function recordRange(
       const now = deps.clock.now();
       const inTurn = await recordPayments(
         deps.db,
-        { sink: deps.sink, now, also: (tx) => recordWatched(deps.watchers, tx, turn.logs, now) },
+        {
+          sink: deps.sink,
+          now,
+          ...(turn.logs.length > 0 && {
+            also: (tx: Database) => recordWatched(deps.watchers, tx, turn.logs, now),
+          }),
+        },
         ready.matched,
         {
           network: deps.network,

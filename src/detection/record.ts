@@ -142,7 +142,8 @@ export interface Checkpoint {
  * Records matched payments and moves the checkpoint in one transaction, in which the sink
  * applies what follows from each new payment. A payment already recorded (same network, tx,
  * log index) changes nothing, so a range scanned twice after a crash is harmless. Returns the
- * number of new payments.
+ * number of new payments. A range with nothing to record (most blocks) only moves the
+ * checkpoint: one statement, no transaction around it.
  */
 export async function recordPayments(
   db: Database,
@@ -158,12 +159,16 @@ export async function recordPayments(
 ): Promise<number> {
   let recorded = 0;
   try {
-    await db.transaction(async (tx) => {
-      // Fee legs first: the payee's payment events then say which of its fees are paid.
-      recorded = await recordFeeLegs(tx, feeLegs);
-      recorded += await recordIn(tx, deps, matched, checkpoint);
-      if (deps.also) recorded += await deps.also(tx);
-    });
+    if (matched.length === 0 && feeLegs.length === 0 && deps.also === undefined) {
+      await saveCheckpoint(db, checkpoint);
+    } else {
+      await db.transaction(async (tx) => {
+        // Fee legs first: the payee's payment events then say which of its fees are paid.
+        recorded = await recordFeeLegs(tx, feeLegs);
+        recorded += await recordIn(tx, deps, matched, checkpoint);
+        if (deps.also) recorded += await deps.also(tx);
+      });
+    }
   } catch (error) {
     deps.sink.ended?.(false);
     throw error;
