@@ -186,6 +186,27 @@ describe('Idempotency-Key', () => {
     expect(keyed.filter((row) => row.key !== null)).toEqual([{ key: 'cross-1' }]);
   });
 
+  it('answers 422, not 409, to a key a link took over from an expired record', async () => {
+    const usdc = (JSON.parse(local.env.TOKENS_BASE ?? '{}') as { USDC: string }).USDC;
+    const { destinationId } = await activateDestination(
+      t.db,
+      t.clock,
+      shop.accountId,
+      resolveTarget(t.chains, { walletAddress: PAYEE, chainId: 8453, tokenAddress: usdc }),
+    );
+    const paid = await post('/v2/payouts', payout(), withKey(shop, 'taken-over'));
+    expect(paid.statusCode, paid.body).toBe(201);
+    await kept('taken-over');
+    t.clock.advance(RETAIN_MS + 1);
+    // The record is past its 24 hours (not yet pruned): the key is free for a link.
+    const link = { requests: [{ destinationId, amount: '5' }] };
+    const linked = await post('/v2/secure-payments', link, withKey(shop, 'taken-over'));
+    expect(linked.statusCode, linked.body).toBe(201);
+    const again = await post('/v2/payouts', payout(), withKey(shop, 'taken-over'));
+    expect(again.statusCode, again.body).toBe(422);
+    expect(again.json()).toMatchObject({ code: 'idempotency_key_reused' });
+  });
+
   it('keeps keys apart per account and per client ID', async () => {
     const key = 'shared-key';
     const mine = await post('/v2/payouts', payout(), withKey(shop, key));

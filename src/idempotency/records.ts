@@ -224,13 +224,12 @@ export async function claimKey(db: Database, row: ClaimRow): Promise<Claim | Exi
  */
 export async function findKey(db: Database, row: ClaimRow): Promise<Existing | null> {
   const [found] = await statements(db).find.execute({ scope: row.scope, key: row.key });
-  if (found === undefined) {
+  // None, or expired but not yet pruned (the next claim takes it over): a link may hold it.
+  if (found === undefined || found.expiresAt <= new Date(row.created_at)) {
     const since = new Date(new Date(row.created_at).getTime() - RETAIN_MS);
     const [link] = await statements(db).link.execute({ scope: row.scope, key: row.key, since });
     return link?.hash ? { state: 'elsewhere', hash: link.hash } : null;
   }
-  // Expired but not yet pruned: the next claim takes it over.
-  if (found.expiresAt <= new Date(row.created_at)) return null;
   if (found.status === null) return { state: 'running', hash: found.hash };
   return {
     state: 'answered',

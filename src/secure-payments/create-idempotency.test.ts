@@ -225,6 +225,20 @@ describe('a link written with its key (link-group.ts)', () => {
     expect(await keyedLinks(t, 'group-5')).toHaveLength(1);
   });
 
+  it('takes the keys of two groups that share them in one order: neither waits on the other', async () => {
+    const d = await destination(shop);
+    const stats = linkWriter(t.db).stats;
+    const retried = stats.retriedGroups;
+    // Two full groups written at once, the second with the first's keys in reverse: on
+    // Postgres, taken in the order given, they deadlocked (and fell back to a write each).
+    const keys = Array.from({ length: 64 }, (_, i) => `order-${String(i).padStart(2, '0')}`);
+    const outcomes = await Promise.all(
+      [...keys, ...keys.toReversed()].map((key) => write(d.destinationId, keyOf(key))),
+    );
+    expect(stats.retriedGroups).toBe(retried);
+    expect(outcomes.filter((outcome) => outcome !== null)).toHaveLength(64);
+  });
+
   it('writes a group of keyed and keyless links in one statement; of two with one key, one', async () => {
     const d = await destination(shop);
     const stats = linkWriter(t.db).stats;

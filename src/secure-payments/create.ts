@@ -183,9 +183,12 @@ export async function createSecurePayment(
           });
     let written = await write();
     const key = link.idempotency;
-    // A key a link kept past its 24 hours is let go, and this link written under it.
-    if (written === null && key && (await releaseLinkKeys(deps.db, draft.now, key)) > 0)
+    // A key a link kept past its 24 hours is let go (here, or by whoever got there first), and
+    // the link written again: only a key still held, or a destination missing, refuses it.
+    if (written === null && key) {
+      await releaseLinkKeys(deps.db, draft.now, key);
       written = await write();
+    }
     if (written !== null) claim?.claimed();
     else if (key && (await linkKeyHeld(deps.db, key, draft.now))) throw new KeyTaken();
     else throw await missingDestination(deps.db, caller, bound, items);

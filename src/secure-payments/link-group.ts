@@ -193,6 +193,8 @@ function groupStatement(db: Database, link: Row, request: Row): GroupStatement {
     from "r" join "link" on "link"."id" = "r"."secure_payment_id"
     returning ${column(requests.securePaymentId)}`;
   const l = (c: Column) => sql`"l".${column(c)}`;
+  // The links go in the order of their keys, so every group takes the keys it shares with
+  // another in the same order: two groups never wait for each other's key (a deadlock).
   const statement = sql`with "l" as (
       select * from jsonb_to_recordset(${sql.placeholder('0')}::jsonb)
         as t(${definitions(linkFields)}, ${id(INHERITS_KEY)} boolean)
@@ -211,6 +213,7 @@ function groupStatement(db: Database, link: Row, request: Row): GroupStatement {
       select ${linkValues} from "l"
       where ${destinationsActive}
         and ${keyFree(l(securePayments.idempotencyScope), l(securePayments.idempotencyKey), l(securePayments.createdAt))}
+      order by ${l(securePayments.idempotencyScope)}, ${l(securePayments.idempotencyKey)}
       ${onKeyConflict}
       returning "id", "account_id"
     )
