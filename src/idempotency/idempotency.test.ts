@@ -89,6 +89,17 @@ async function requestCount(tenant: Tenant): Promise<number> {
   return row?.n ?? 0;
 }
 
+/** The shop's destination for links (paid in the local chain's USDC). */
+function shopDestination() {
+  const usdc = (JSON.parse(local.env.TOKENS_BASE ?? '{}') as { USDC: string }).USDC;
+  return activateDestination(
+    t.db,
+    t.clock,
+    shop.accountId,
+    resolveTarget(t.chains, { walletAddress: PAYEE, chainId: 8453, tokenAddress: usdc }),
+  );
+}
+
 async function records(key: string) {
   return t.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
 }
@@ -156,13 +167,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('holds a key for one request whichever way it is kept: a link’s and a payout’s refuse each other', async () => {
-    const usdc = (JSON.parse(local.env.TOKENS_BASE ?? '{}') as { USDC: string }).USDC;
-    const { destinationId } = await activateDestination(
-      t.db,
-      t.clock,
-      shop.accountId,
-      resolveTarget(t.chains, { walletAddress: PAYEE, chainId: 8453, tokenAddress: usdc }),
-    );
+    const { destinationId } = await shopDestination();
     const link = { requests: [{ destinationId, amount: '5' }] };
     const linked = await post('/v2/secure-payments', link, withKey(shop, 'cross-1'));
     expect(linked.statusCode, linked.body).toBe(201);
@@ -187,13 +192,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers 422, not 409, to a key a link took over from an expired record', async () => {
-    const usdc = (JSON.parse(local.env.TOKENS_BASE ?? '{}') as { USDC: string }).USDC;
-    const { destinationId } = await activateDestination(
-      t.db,
-      t.clock,
-      shop.accountId,
-      resolveTarget(t.chains, { walletAddress: PAYEE, chainId: 8453, tokenAddress: usdc }),
-    );
+    const { destinationId } = await shopDestination();
     const paid = await post('/v2/payouts', payout(), withKey(shop, 'taken-over'));
     expect(paid.statusCode, paid.body).toBe(201);
     await kept('taken-over');
