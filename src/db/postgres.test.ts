@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { emptyPostgresDatabase } from '../../test/database.ts';
 import { openPostgres } from './postgres.ts';
@@ -30,6 +31,42 @@ describe.runIf(source.kind === 'postgres')('the Postgres pool', () => {
       expect([JSON.stringify(named), JSON.stringify(unnamed)]).toEqual(before);
       expect(Object.keys(named)).toEqual(['name', 'text', 'rowMode']);
     } finally {
+      await handle.close();
+      await database.drop();
+    }
+  });
+
+  it('lives on when the server ends a connection a transaction holds (a restart)', async () => {
+    const database = await emptyPostgresDatabase();
+    const handle = openPostgres(database.url, 2);
+    if (handle.engine.kind !== 'postgres') throw new Error('not Postgres');
+    const { pool } = handle.engine;
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    // Without a listener of its own on the client, pg's error event would end the process.
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const client = await pool.connect();
+      await client.query('begin');
+      const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+      // What a restart sends each backend: "terminating connection due to administrator command".
+      await admin.query('select pg_terminate_backend($1)', [rows[0]?.pid]);
+      // Between two statements: the message reaches the client while no query is out.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const failed = await client.query('select 1').then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(Error);
+      client.release(failed as Error);
+      expect(uncaught).toEqual([]);
+      // The pool answers again, on a new connection.
+      expect((await pool.query('select 1 as n')).rows).toEqual([{ n: 1 }]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await admin.end();
       await handle.close();
       await database.drop();
     }

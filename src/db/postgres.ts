@@ -104,5 +104,12 @@ function openPool(url: string, max: number, options?: string): pg.Pool {
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor one checked out (a transaction between two statements) when the server ends its
+  // connection (a restart's "terminating connection due to administrator command"): `pg` emits
+  // the error on the client as well as failing its queries, and the pool listens only while the
+  // client is idle. Its queries fail; the pool drops it when it comes back.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return pool;
 }
