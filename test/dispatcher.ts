@@ -4,7 +4,7 @@ import { asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ulid } from '../src/base/ulid.ts';
 import { webhookAttempts, webhookDeliveries } from '../src/db/schema.ts';
-import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
+import { claimLeaseMs, createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
 import { enqueue } from '../src/webhooks/outbox.ts';
 import { createTestApp, type TestApp } from './app.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
@@ -22,8 +22,8 @@ export const TIMEOUT_MS = 300;
 const RETRY_BASE_MS = 30_000;
 export const RETRY_MAX_MS = 120_000;
 export const RETRY_FOR_MS = 600_000;
-/** The claim's lease: nine attempts' timeouts plus the dispatcher's margin. */
-export const LEASE_MS = 9 * TIMEOUT_MS + 30_000;
+/** The claim's lease: eleven attempts' timeouts plus the dispatcher's margin. */
+export const LEASE_MS = claimLeaseMs(TIMEOUT_MS);
 
 const ENV = {
   WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),

@@ -17,7 +17,7 @@ import {
 } from './claims.ts';
 import type { DeliveryHandoff } from './handoff.ts';
 import { createRecorder } from './recorder.ts';
-import { cappedBy, createScheduler } from './scheduler.ts';
+import { cappedBy, createScheduler, heldRounds } from './scheduler.ts';
 
 /** Sends in flight at most, and deliveries claimed by one `runOnce`. */
 const CONCURRENCY = 20;
@@ -31,11 +31,17 @@ const CLAIM = 5 * CONCURRENCY;
 const REFILL = 3 * CONCURRENCY;
 /**
  * A claim outlives this many attempts' timeouts, plus a margin; after it another dispatcher may
- * retry. Fewer than `REFILL + CLAIM` rows wait for a slot, so a claimed row waits out at most
- * eight timeouts before its own attempt starts.
+ * retry. Fewer than `REFILL + CLAIM` rows wait for a slot, eight rounds of all the slots, and
+ * an endpoint holds at most `heldRounds` rounds of its own slots' sends (ten), so a claimed
+ * row waits out at most ten timeouts before its own attempt starts.
  */
-const LEASE_TIMEOUTS = (REFILL + CLAIM) / CONCURRENCY + 1;
+const LEASE_TIMEOUTS = Math.max((REFILL + CLAIM) / CONCURRENCY, heldRounds(CONCURRENCY)) + 1;
 const LEASE_MARGIN_MS = 30_000;
+
+/** How long a claim holds its rows, with `timeoutMs` per attempt. */
+export function claimLeaseMs(timeoutMs: number): number {
+  return LEASE_TIMEOUTS * timeoutMs + LEASE_MARGIN_MS;
+}
 
 export interface Dispatcher extends DeliveryHandoff {
   /** Claims one batch of what is due, sends it, records it; resolves with the number claimed. */
@@ -71,8 +77,7 @@ export function createDispatcher(deps: {
   random?: () => number;
   onAttempt?: (status: AttemptRecord['status']) => void; // counted by the metrics (attempt.ts)
 }): Dispatcher {
-  const leaseFrom = (now: Date) =>
-    new Date(now.getTime() + LEASE_TIMEOUTS * deps.config.timeoutMs + LEASE_MARGIN_MS);
+  const leaseFrom = (now: Date) => new Date(now.getTime() + claimLeaseMs(deps.config.timeoutMs));
 
   /** Claims up to `limit` due rows, failing those of dead endpoints; returns every row claimed. */
   const claim = async (limit: number, budgets?: ClaimBudgets): Promise<Claimed[]> => {

@@ -25,8 +25,8 @@ const MAX_SHARE = 16;
 const ACCOUNT_SHARE = 16;
 /**
  * Rows an endpoint may hold (queued or in flight) per slot of its share: eight rounds of its
- * sends. A held row then starts within eight of its endpoint's attempt timeouts, inside the
- * claim's lease (nine timeouts and a margin), even when that endpoint answers none.
+ * sends (`holdOf`). A held row then starts within ten of its endpoint's attempt timeouts,
+ * inside the claim's lease (eleven timeouts and a margin), even when that endpoint answers none.
  */
 const HOLD_ROUNDS = 8;
 /** A 2xx slower than this fraction of the attempt timeout does not grow the share. */
@@ -35,6 +35,27 @@ const SLOW_FRACTION = 0.2;
 const MAX_ENDPOINTS = 10_000;
 /** Slots a borrowing endpoint leaves free, so what comes next waits for no borrowed slot. */
 const RESERVE = 1;
+
+/**
+ * Rows an endpoint with `share` may hold (queued or in flight): `HOLD_ROUNDS` rounds of its
+ * sends. At the largest share, of all the slots it may borrow: an endpoint alone in the queue
+ * then sends from every slot but one, and a hold of its share's rounds only ran its queue dry
+ * between claims (on the bench, the sends stood idle a fifth of the time, waiting for a claim
+ * the hold had cut short). Should others come, it sends from its share alone, and what it
+ * holds lasts `heldRounds` rounds at most; should it stop answering, its share drops to one and
+ * what it holds beyond one slot's rounds goes back (`finished`).
+ */
+function holdOf(share: number, slots: number): number {
+  return (share >= MAX_SHARE ? slots - RESERVE : share) * HOLD_ROUNDS;
+}
+
+/**
+ * The most rounds of its own sends an endpoint's held rows wait for a slot, with `slots` in
+ * all: the claim's lease (dispatcher.ts) outlasts them.
+ */
+export function heldRounds(slots: number): number {
+  return Math.ceil(holdOf(MAX_SHARE, slots) / MAX_SHARE);
+}
 
 interface Endpoint {
   share: number;
@@ -107,7 +128,7 @@ export function createScheduler(config: {
       if (endpoint.inFlight === 0 && endpoint.queue.length === 0) endpoints.delete(id);
     }
   };
-  const budgetOf = (endpoint: Endpoint) => endpoint.share * HOLD_ROUNDS;
+  const budgetOf = (endpoint: Endpoint) => holdOf(endpoint.share, config.slots);
   const held = (endpoint: Endpoint) => endpoint.inFlight + endpoint.queue.length;
 
   const enqueueTurn = (row: Claimed) => {

@@ -11,7 +11,7 @@ import { type Checkpoint, matchRequests, recordPayments } from '../detection/rec
 import type { DetectedPayment, PaymentSink } from '../detection/types.ts';
 import { insertFeeLegs } from '../fees/legs.ts';
 import { insertLink } from '../secure-payments/insert-link.ts';
-import { createDispatcher } from '../webhooks/dispatcher.ts';
+import { claimLeaseMs, createDispatcher } from '../webhooks/dispatcher.ts';
 import type { DeliveryHandoff } from '../webhooks/handoff.ts';
 import { createSettlement } from './settlement.ts';
 
@@ -24,8 +24,8 @@ import { createSettlement } from './settlement.ts';
 
 const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const TIMEOUT_MS = 300;
-/** The dispatcher's lease: nine attempts' timeouts plus its margin. */
-const LEASE_MS = 9 * TIMEOUT_MS + 30_000;
+/** The dispatcher's lease: eleven attempts' timeouts plus its margin. */
+const LEASE_MS = claimLeaseMs(TIMEOUT_MS);
 let t: TestApp;
 let tenant: Tenant;
 let receiver: Receiver;

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import type { AttemptRecord, Claimed } from './claims.ts';
+import { createScheduler, heldRounds } from './scheduler.ts';
+
+/**
+ * The scheduler's shares and holds, without a database or a receiver: rows are made here and
+ * attempts end as the test says (the dispatcher tests run it against real servers).
+ */
+
+const TIMEOUT_MS = 5_000;
+const SLOTS = 20;
+
+let made = 0;
+function row(webhookId: string, owner = 'acct_a'): Claimed {
+  made += 1;
+  return {
+    id: `dlv_${String(made).padStart(6, '0')}`,
+    webhook_id: webhookId,
+    owner,
+    body: '{}',
+    test: false,
+    attempts: 1,
+    created_ms: 0,
+    url: 'http://127.0.0.1:1/',
+    secret_sealed: 'sealed',
+    live: true,
+    retry_backoff_seconds: null,
+    retry_max_delay_seconds: null,
+    retry_for_seconds: null,
+  };
+}
+
+function outcome(of: Claimed, statusCode: number | null, durationMs = 5): AttemptRecord {
+  return {
+    deliveryId: of.id,
+    attempt: of.attempts,
+    status: statusCode === 200 ? 'delivered' : 'pending',
+    statusCode,
+    error: null,
+    responseExcerpt: null,
+    durationMs,
+    at: new Date(0),
+    nextAttemptAt: null,
+  };
+}
+
+const rowsOf = (webhookId: string, count: number) =>
+  Array.from({ length: count }, () => row(webhookId));
+
+/** Sends what the scheduler gives, each answered at once with `statusCode`, `times` times. */
+function answer(
+  scheduler: ReturnType<typeof createScheduler>,
+  times: number,
+  statusCode: number | null = 200,
+) {
+  for (let i = 0; i < times; i++) {
+    const next = scheduler.next();
+    if (next === undefined) throw new Error('nothing to send');
+    scheduler.finished(next, outcome(next, statusCode));
+  }
+}
+
+describe('what an endpoint may hold', () => {
+  it('starts at four slots’ eight rounds, and grows to every borrowable slot’s at its largest share', () => {
+    const scheduler = createScheduler({ timeoutMs: TIMEOUT_MS, slots: SLOTS });
+    // Not seen yet: the default budget, four slots of eight rounds.
+    expect(scheduler.budgets()).toEqual({ budgets: {}, otherwise: 32 });
+    scheduler.add(rowsOf('whk_fast', 400));
+    // Twelve quick answers take its share from 4 to 16, its largest.
+    answer(scheduler, 12);
+    const held = scheduler.queued;
+    // At 16 it may borrow 19 of the 20 slots (one stays free), and holds 19 × 8 rows.
+    expect(scheduler.budgets().budgets.whk_fast).toBe(19 * 8 - held);
+    // Alone, it sends from 19 slots at once.
+    const out = Array.from({ length: SLOTS }, () => scheduler.next()).filter(Boolean);
+    expect(out).toHaveLength(19);
+  });
+
+  it('below its largest share, holds eight rounds of its share', () => {
+    const scheduler = createScheduler({ timeoutMs: TIMEOUT_MS, slots: SLOTS });
+    scheduler.add(rowsOf('whk_growing', 100));
+    answer(scheduler, 3); // 4 → 7
+    expect(scheduler.budgets().budgets.whk_growing).toBe(7 * 8 - scheduler.queued);
+  });
+
+  it('gives back what it holds beyond one slot’s rounds once it stops answering', () => {
+    const scheduler = createScheduler({ timeoutMs: TIMEOUT_MS, slots: SLOTS });
+    scheduler.add(rowsOf('whk_goes_silent', 20));
+    answer(scheduler, 12);
+    // At its largest share, it is given all it may hold.
+    scheduler.add(rowsOf('whk_goes_silent', 19 * 8 - scheduler.queued));
+    expect(scheduler.budgets().budgets.whk_goes_silent).toBe(0);
+    const silent = scheduler.next();
+    if (silent === undefined) throw new Error('nothing to send');
+    const { dropped, backOff } = scheduler.finished(silent, outcome(silent, null));
+    expect(backOff).toBe(false);
+    // Its share is one slot: eight rows stay queued, the rest go back to the outbox.
+    expect(scheduler.queued).toBe(8);
+    expect(dropped).toHaveLength(19 * 8 - 1 - 8);
+  });
+
+  it('lets what one endpoint holds wait at most ten rounds of its own sends', () => {
+    // 19 × 8 rows sent from its own 16 slots, once others come and it borrows none.
+    expect(heldRounds(SLOTS)).toBe(10);
+  });
+});
