@@ -26,6 +26,8 @@ export async function insertRecordset<T extends PgTable, R extends Record<string
   options: {
     /** `on conflict (these) do nothing` when given. */
     readonly skipConflictsOn?: readonly PgColumn[];
+    /** Only the rows this holds of are written: a condition on them, named `t` (the rows). */
+    readonly where?: SQL;
     readonly returning: R;
   },
 ): Promise<{ [P in keyof R]: GetColumnData<R[P]> }[]> {
@@ -64,7 +66,9 @@ export async function insertRecordset<T extends PgTable, R extends Record<string
   const written = await queryRows<Record<string, unknown>>(
     db,
     sql`insert into ${tableName(table)} (${names})
-        select ${names} from json_to_recordset(${json}::json) as t(${typed})${conflict}
+        select ${names} from json_to_recordset(${json}::json) as t(${typed})${
+          options.where ? sql` where ${options.where}` : sql``
+        }${conflict}
         returning ${returning}`,
   );
   // Each driver's values as the columns' own mappings read them (a bigint from either's form).

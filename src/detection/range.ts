@@ -66,7 +66,10 @@ export async function recordRange(
     matchFeeLegs(deps.db, deps.chains, deps.network, events),
   ]);
   // Recurring payers are asked of every matched request at once (those a watcher leaves out
-  // go unused): one round trip less before the first turn is written.
+  // go unused): one round trip less before the first turn is written. A range of a few
+  // payments (a new block's) asks the node who paid beside them too: a payment the answers
+  // then say a watcher or a schedule paid was asked of the node for nothing.
+  const early = earlyPayers(deps, [...requested, ...feeLegs]);
   const [matched, recurring] = await Promise.all([
     settledByWatchers(deps.db, deps.watchers, requested, logs),
     recurringPayers(
@@ -79,7 +82,7 @@ export async function recordRange(
   // Ends the next turn's payer lookups when a turn's write fails: the pass is over, and the
   // poller's next pass asks them again.
   const abandon = new AbortController();
-  const lookups = { ...deps, signal: abandon.signal };
+  const lookups = { ...deps, signal: abandon.signal, early };
   let next = withPayers(lookups, recurring, turns[0]);
   try {
     for (const [i, turn] of turns.entries()) {
@@ -191,7 +194,7 @@ function inTurnsOfBlocks(
  * (a commerce capture's buyer, not the operator that sent it). Otherwise the chain says who paid.
  */
 async function withPayers(
-  deps: RangeDeps & { readonly signal: AbortSignal },
+  deps: RangeDeps & { readonly signal: AbortSignal; readonly early: EarlyPayers },
   recurring: ReadonlyMap<string, string>,
   turn: Turn | undefined,
 ): Promise<{ readonly matched: MatchedPayment[]; readonly feeLegs: MatchedFeeLeg[] }> {
@@ -205,7 +208,7 @@ async function withPayers(
         const payers = { payerAddress: known, payerEoaAddress: known };
         return { ...m, event: { ...m.event, ...payers } };
       }
-      const { bridgedFrom, ...payers } = await deps.source.payers(m.event);
+      const { bridgedFrom, ...payers } = await payersOf(deps, m.event);
       // A bridge's fill paid: cross-chain, from the fill's origin chain (its deposit's
       // transaction is the payer's bridge intent's, found when it is recorded).
       const bridge = bridgedFrom && {
@@ -219,7 +222,7 @@ async function withPayers(
   );
   const feeLegs = await askInGroups(deps.signal, turn.feeLegs, async (m) => ({
     ...m,
-    event: { ...m.event, ...payersOnly(await deps.source.payers(m.event)) },
+    event: { ...m.event, ...payersOnly(await payersOf(deps, m.event)) },
   }));
   return { matched, feeLegs };
 }
@@ -238,6 +241,38 @@ async function recordWatched(
     if (own.length > 0) recorded += await watcher.recorded(tx, own, now);
   }
   return recorded;
+}
+
+/** Who paid, as the node answers it, by payment (`txHash:logIndex`): asked ahead of need. */
+type EarlyPayers = ReadonlyMap<string, ReturnType<BlockSource['payers']>>;
+
+const paymentKey = (event: DetectedPayment) => `${event.txHash}:${event.logIndex}`;
+
+/**
+ * The payers of a range's matched payments and fee legs, asked now when they are few enough to
+ * ask at once (`PAYER_LOOKUPS`); none asked otherwise (a backlog asks them turn by turn).
+ */
+function earlyPayers(
+  deps: RangeDeps,
+  matched: readonly { readonly event: DetectedPayment }[],
+): EarlyPayers {
+  const early = new Map<string, ReturnType<BlockSource['payers']>>();
+  if (matched.length > PAYER_LOOKUPS) return early;
+  for (const { event } of matched) {
+    const asked = deps.source.payers(event);
+    // Awaited where it is used; one never used (a watcher's payer) must not go unhandled.
+    asked.catch(() => {});
+    early.set(paymentKey(event), asked);
+  }
+  return early;
+}
+
+/** Who paid `event`: the answer asked early, else the node now. */
+function payersOf(
+  deps: RangeDeps & { readonly early: EarlyPayers },
+  event: DetectedPayment,
+): ReturnType<BlockSource['payers']> {
+  return deps.early.get(paymentKey(event)) ?? deps.source.payers(event);
 }
 
 /** `work` over every item, `PAYER_LOOKUPS` at a time, answers in the items' order. */

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Currency } from '../chains/currencies.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
@@ -183,7 +183,7 @@ async function recordIn(
   matched: readonly MatchedPayment[],
   checkpoint: Checkpoint,
 ): Promise<number> {
-  const recorded = await insertPayments(tx, deps, await notSettledAlready(tx, matched));
+  const recorded = await insertPayments(tx, deps, matched, { unlessSettled: true });
   await saveCheckpoint(tx, checkpoint);
   return recorded;
 }
@@ -192,13 +192,17 @@ async function recordIn(
  * Records matched payments (one already recorded, same network, tx and log index, changes
  * nothing) and hands each new one to the sink, in the caller's transaction, in the order
  * given. Returns how many were new. The rows go `INSERT_ROWS` a statement, as one JSON
- * parameter (db/recordset.ts): a backlog's thousands are a few statements, not one each. Detection calls it with
- * what it saw on chain; the bridge tracker with a payment it settles on the aggregator's word.
+ * parameter (db/recordset.ts): a backlog's thousands are a few statements, not one each.
+ * Detection calls it with what it saw on chain, `unlessSettled`: a payment the aggregator's
+ * word settled already (the same transaction paying the same request) is left out by the
+ * statement that writes the others, so that the chain's sight of it counts it once. The bridge
+ * tracker calls it with a payment it settles on the aggregator's word.
  */
 export async function insertPayments(
   tx: Database,
   deps: { readonly sink: PaymentSink; readonly now: Date },
   matched: readonly MatchedPayment[],
+  options: { readonly unlessSettled?: boolean } = {},
 ): Promise<number> {
   const inserted = new Map<string, string>();
   for (let i = 0; i < matched.length; i += INSERT_ROWS) {
@@ -209,6 +213,7 @@ export async function insertPayments(
       await Promise.all(chunk.map((m) => paymentRow(tx, m))),
       {
         skipConflictsOn: [payments.network, payments.txHash, payments.logIndex],
+        ...(options.unlessSettled && { where: notSettledAlready }),
         returning: { id: payments.id, txHash: payments.txHash, logIndex: payments.logIndex },
       },
     );
@@ -260,31 +265,13 @@ async function paymentRow(tx: Database, m: MatchedPayment): Promise<typeof payme
 }
 
 /**
- * Leaves out what a payment settled on the aggregator's word already counts: the same
- * transaction paying the same request, now seen on chain (one query, only for matches).
+ * A payment row (`t`) no payment settled on the aggregator's word counts already: none of the
+ * same transaction paying the same request.
  */
-async function notSettledAlready(
-  tx: Database,
-  matched: readonly MatchedPayment[],
-): Promise<readonly MatchedPayment[]> {
-  const [first] = matched;
-  if (!first) return matched;
-  const settled = await inChunks([...new Set(matched.map((m) => m.event.txHash))], (chunk) =>
-    tx
-      .select({ txHash: payments.txHash, requestRowId: payments.requestRowId })
-      .from(payments)
-      .where(
-        and(
-          eq(payments.network, first.event.network),
-          inArray(payments.txHash, chunk),
-          isNotNull(payments.detectionSource),
-        ),
-      ),
-  );
-  if (settled.length === 0) return matched;
-  const keys = new Set(settled.map((row) => `${row.txHash.toLowerCase()} ${row.requestRowId}`));
-  return matched.filter((m) => !keys.has(`${m.event.txHash.toLowerCase()} ${m.request.id}`));
-}
+const notSettledAlready = sql`not exists (
+  select 1 from ${payments} settled
+  where settled.network = t.network and settled.tx_hash = t.tx_hash
+    and settled.request_row_id = t.request_row_id and settled.detection_source is not null)`;
 
 /**
  * Moves the checkpoint, remembers the blocks' hashes and forgets the oldest, in one statement
