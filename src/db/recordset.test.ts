@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, usdcRequest } from '../../test/fixtures.ts';
@@ -7,7 +7,8 @@ import { chainBlocks, idempotencyKeys, payments } from './schema.ts';
 
 /**
  * Rows written through one JSON parameter read back as drizzle's own insert writes them: each
- * column type, a database default, a `$defaultFn`, conflicts skipped and only new rows returned.
+ * column type, a database default, a `$defaultFn`, conflicts skipped and only new rows returned,
+ * and only the rows a condition holds of.
  */
 
 let t: TestApp;
@@ -78,6 +79,21 @@ describe('insertRecordset', () => {
     expect(read).toEqual(
       [block(1n), block(2n), block(big)].map(({ number, hash }) => ({ number, hash })),
     );
+  });
+
+  it('writes only the rows its condition holds of, the rows named t', async () => {
+    const block = (number: bigint) => ({ network: 'recordset-where', number, hash: `0x${number}` });
+    const written = await insertRecordset(t.db, chainBlocks, [1n, 2n, 3n, 4n].map(block), {
+      where: sql`t.number % 2 = 0`,
+      returning: { number: chainBlocks.number },
+    });
+    expect(written).toEqual([{ number: 2n }, { number: 4n }]);
+    const read = await t.db
+      .select({ number: chainBlocks.number })
+      .from(chainBlocks)
+      .where(eq(chainBlocks.network, 'recordset-where'))
+      .orderBy(chainBlocks.number);
+    expect(read).toEqual([{ number: 2n }, { number: 4n }]);
   });
 
   it("fills a column's $defaultFn per row, and writes money and optional columns", async () => {

@@ -208,7 +208,7 @@ async function withPayers(
         const payers = { payerAddress: known, payerEoaAddress: known };
         return { ...m, event: { ...m.event, ...payers } };
       }
-      const { bridgedFrom, ...payers } = await payersOf(deps, m.event);
+      const { bridgedFrom, ...payers } = await askedPayers(deps, m.event);
       // A bridge's fill paid: cross-chain, from the fill's origin chain (its deposit's
       // transaction is the payer's bridge intent's, found when it is recorded).
       const bridge = bridgedFrom && {
@@ -222,7 +222,7 @@ async function withPayers(
   );
   const feeLegs = await askInGroups(deps.signal, turn.feeLegs, async (m) => ({
     ...m,
-    event: { ...m.event, ...payersOnly(await payersOf(deps, m.event)) },
+    event: { ...m.event, ...payersOnly(await askedPayers(deps, m.event)) },
   }));
   return { matched, feeLegs };
 }
@@ -268,7 +268,7 @@ function earlyPayers(
 }
 
 /** Who paid `event`: the answer asked early, else the node now. */
-function payersOf(
+function askedPayers(
   deps: RangeDeps & { readonly early: EarlyPayers },
   event: DetectedPayment,
 ): ReturnType<BlockSource['payers']> {

@@ -33,7 +33,9 @@ const REFILL = 3 * CONCURRENCY;
  * A claim outlives this many attempts' timeouts, plus a margin; after it another dispatcher may
  * retry. Fewer than `REFILL + CLAIM` rows wait for a slot, eight rounds of all the slots, and
  * an endpoint holds at most `heldRounds` rounds of its own slots' sends (ten), so a claimed
- * row waits out at most ten timeouts before its own attempt starts.
+ * row's attempt ends within ten timeouts while its endpoint keeps its share. Not so when many
+ * accounts take turns for the slots with endpoints that answer slowly: their rows may outwait
+ * the lease and be sent twice (delivery is at least once).
  */
 const LEASE_TIMEOUTS = Math.max((REFILL + CLAIM) / CONCURRENCY, heldRounds(CONCURRENCY)) + 1;
 const LEASE_MARGIN_MS = 30_000;
