@@ -253,6 +253,7 @@ export async function enqueuePaymentEvents(
           test: row.test,
           attempts: 1,
           created_ms: row.createdAt.getTime(),
+          leased_until_ms: row.lockedUntil.getTime(),
           url: endpoint.url,
           secret_sealed: endpoint.secretSealed,
           live: true,

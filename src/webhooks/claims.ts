@@ -23,6 +23,8 @@ export interface Claimed {
   readonly attempts: number;
   /** When the event was written (ms since the epoch): retries stop a window after it. */
   readonly created_ms: number;
+  /** When this claim's lease ends (ms since the epoch): after it, another dispatcher may send it. */
+  readonly leased_until_ms: number;
   readonly url: string;
   readonly secret_sealed: string;
   /** False when the endpoint was switched off or deleted since the delivery was written. */
@@ -71,7 +73,10 @@ const claimStatement = batchStatement<Claimed>(
         returning id, webhook_id, body, test, attempts, created_at)
       select c.id, c.webhook_id, coalesce(w.account_id::text, w.orchestrator_id::text) as owner,
              c.body, c.test, c.attempts,
-             (extract(epoch from c.created_at) * 1000)::float8 as created_ms, w.url, w.secret_sealed, (w.active and w.deleted_at is null) as live,
+             (extract(epoch from c.created_at) * 1000)::float8 as created_ms,
+             (extract(epoch from ${sql.placeholder('leaseEnd')}::timestamptz) * 1000)::float8
+               as leased_until_ms,
+             w.url, w.secret_sealed, (w.active and w.deleted_at is null) as live,
              w.retry_backoff_seconds, w.retry_max_delay_seconds, w.retry_for_seconds
       from claimed c join webhooks w on w.id = c.webhook_id
       order by c.id`,

@@ -13,9 +13,11 @@ import {
   register,
   setupDispatcherApps,
   startServer,
+  TIMEOUT_MS,
   t,
 } from '../../test/dispatcher.ts';
 import { createTenant, type Tenant } from '../../test/fixtures.ts';
+import { ulid } from '../base/ulid.ts';
 import { queryRows } from '../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
 import type { Claimed } from './claims.ts';
@@ -240,19 +242,22 @@ describe('a stop with deliveries in flight', () => {
     expect(logged).toHaveLength(100);
   });
 
-  it('gives back a delivery handed over after the stop, for the next dispatcher to send at once', async () => {
+  /**
+   * A running dispatcher, a receiver, and a delivery to it written as a transaction writes one
+   * under the lease the dispatcher granted, with the row the transaction hands over.
+   */
+  async function handedOver() {
     const endpoint = await receiver();
     const webhookId = await register(endpoint.url, owner);
     const running = dispatcherFor(t);
     running.start(3_600_000);
-    // A transaction leases a row from the running dispatcher, and commits after it stopped.
     const now = t.clock.now();
     const lease = running.lease(now, 1);
-    expect(lease).not.toBeNull();
+    if (lease === null) throw new Error('no lease granted');
     const [written] = await t.db
       .insert(webhookDeliveries)
       .values({
-        id: `handed_${now.getTime()}`,
+        id: ulid(now.getTime()),
         webhookId,
         event: 'payment.confirmed',
         body: '{"event":"payment.confirmed"}',
@@ -264,7 +269,6 @@ describe('a stop with deliveries in flight', () => {
       .returning();
     const [hook] = await t.db.select().from(webhooks).where(eq(webhooks.id, webhookId));
     if (!written || !hook) throw new Error('nothing written');
-    await running.stop();
     const row: Claimed = {
       id: written.id,
       webhook_id: webhookId,
@@ -273,6 +277,7 @@ describe('a stop with deliveries in flight', () => {
       test: false,
       attempts: 1,
       created_ms: now.getTime(),
+      leased_until_ms: lease.getTime(),
       url: hook.url,
       secret_sealed: hook.secretSealed,
       live: true,
@@ -280,13 +285,41 @@ describe('a stop with deliveries in flight', () => {
       retry_max_delay_seconds: null,
       retry_for_seconds: null,
     };
+    return { endpoint, running, row };
+  }
+
+  it('gives back a delivery handed over after the stop, for the next dispatcher to send at once', async () => {
+    // A transaction leases a row from the running dispatcher, and commits after it stopped.
+    const { endpoint, running, row } = await handedOver();
+    await running.stop();
     running.offer([row]);
     await running.stop(); // waits for the hand-back
-    expect(await deliveryRow(written.id)).toMatchObject({ attempts: 0, lockedUntil: null });
+    expect(await deliveryRow(row.id)).toMatchObject({ attempts: 0, lockedUntil: null });
     expect(endpoint.received).toHaveLength(0);
     expect(await dispatcherFor(t).runOnce()).toBe(1);
     const [received] = await endpoint.waitFor(1);
-    expect(received?.headers['x-service-delivery']).toBe(written.id);
+    expect(received?.headers['x-service-delivery']).toBe(row.id);
     expect(received?.headers['x-service-retry-count']).toBe('0');
+  });
+
+  it('sends no delivery whose lease could end before its attempt: it is claimed again, then sent', async () => {
+    const { endpoint, running, row } = await handedOver();
+    // It waited for a slot until less than an attempt's timeout of its lease was left.
+    t.clock.advance(LEASE_MS - TIMEOUT_MS / 2);
+    running.offer([row]);
+    // Given back unsent (its attempt uncounted), not sent under the lease another may take.
+    await expect
+      .poll(async () => (await deliveryRow(row.id)).lockedUntil, { timeout: 5_000 })
+      .toBeNull();
+    expect(await deliveryRow(row.id)).toMatchObject({ attempts: 0, status: 'pending' });
+    expect(endpoint.received).toHaveLength(0);
+    // Claimed again, with a lease of its own: sent once, as a first attempt.
+    running.wake();
+    const [received] = await endpoint.waitFor(1);
+    expect(received?.headers['x-service-delivery']).toBe(row.id);
+    expect(received?.headers['x-service-retry-count']).toBe('0');
+    await running.stop();
+    expect(await deliveryRow(row.id)).toMatchObject({ attempts: 1, status: 'delivered' });
+    expect(endpoint.received).toHaveLength(1);
   });
 });

@@ -16,34 +16,9 @@ import {
   recordAttempts,
 } from './claims.ts';
 import type { DeliveryHandoff } from './handoff.ts';
+import { CLAIM, CONCURRENCY, claimLeaseMs, REFILL } from './lease.ts';
 import { createRecorder } from './recorder.ts';
-import { cappedBy, createScheduler, heldRounds } from './scheduler.ts';
-
-/** Sends in flight at most, and deliveries claimed by one `runOnce`. */
-const CONCURRENCY = 20;
-/**
- * A started dispatcher claims this many at once, as soon as fewer than `REFILL` claimed rows
- * wait for a slot: a claim is a write the database must flush, as slow as a hundred sends on
- * loopback, so the next batch is asked for while three rounds still wait (with one round
- * waiting, the sends stood idle for a third of the time, waiting for claims).
- */
-const CLAIM = 5 * CONCURRENCY;
-const REFILL = 3 * CONCURRENCY;
-/**
- * A claim outlives this many attempts' timeouts, plus a margin; after it another dispatcher may
- * retry. Fewer than `REFILL + CLAIM` rows wait for a slot, eight rounds of all the slots, and
- * an endpoint holds at most `heldRounds` rounds of its own slots' sends (ten), so a claimed
- * row's attempt ends within ten timeouts while its endpoint keeps its share. Not so when many
- * accounts take turns for the slots with endpoints that answer slowly: their rows may outwait
- * the lease and be sent twice (delivery is at least once).
- */
-const LEASE_TIMEOUTS = Math.max((REFILL + CLAIM) / CONCURRENCY, heldRounds(CONCURRENCY)) + 1;
-const LEASE_MARGIN_MS = 30_000;
-
-/** How long a claim holds its rows, with `timeoutMs` per attempt. */
-export function claimLeaseMs(timeoutMs: number): number {
-  return LEASE_TIMEOUTS * timeoutMs + LEASE_MARGIN_MS;
-}
+import { cappedBy, createScheduler } from './scheduler.ts';
 
 export interface Dispatcher extends DeliveryHandoff {
   /** Claims one batch of what is due, sends it, records it; resolves with the number claimed. */
@@ -208,13 +183,34 @@ export function createDispatcher(deps: {
     });
   };
 
+  /**
+   * Whether `row`'s lease could end before its attempt does. Rows wait for a slot in turns, and
+   * with many accounts' slow endpoints taking theirs, a row can wait out most of its lease: sent
+   * then, another dispatcher could claim and send it at the same time.
+   */
+  const lapsing = (row: Claimed) =>
+    row.leased_until_ms - deps.clock.now().getTime() < deps.config.timeoutMs;
+
   /** Fills free slots in the scheduler's turns; claims the next batch before the queue runs dry. */
   const pump = () => {
     if (stopped) return;
+    const lapsed: Claimed[] = [];
     while (inFlight < CONCURRENCY) {
       const row = scheduler.next();
       if (row === undefined) break;
+      if (lapsing(row)) {
+        // Not sent under a lease this short: given back, it is claimed again with a new one.
+        lapsed.push(row, ...scheduler.finished(row, undefined).dropped);
+        continue;
+      }
       launch(row);
+    }
+    if (lapsed.length > 0) {
+      deps.logger.warn(
+        { deliveries: lapsed.length },
+        'webhook deliveries waited out most of their lease for a slot; handed back',
+      );
+      giveBack(lapsed);
     }
     const waiting = scheduler.queued + promised;
     if (claiming || drained || capped.size > 0 || waiting >= REFILL) return;

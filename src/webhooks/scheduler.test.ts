@@ -21,6 +21,7 @@ function row(webhookId: string, owner = 'acct_a'): Claimed {
     test: false,
     attempts: 1,
     created_ms: 0,
+    leased_until_ms: Number.MAX_SAFE_INTEGER,
     url: 'http://127.0.0.1:1/',
     secret_sealed: 'sealed',
     live: true,

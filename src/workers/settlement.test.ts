@@ -11,8 +11,9 @@ import { type Checkpoint, matchRequests, recordPayments } from '../detection/rec
 import type { DetectedPayment, PaymentSink } from '../detection/types.ts';
 import { insertFeeLegs } from '../fees/legs.ts';
 import { insertLink } from '../secure-payments/insert-link.ts';
-import { claimLeaseMs, createDispatcher } from '../webhooks/dispatcher.ts';
+import { createDispatcher } from '../webhooks/dispatcher.ts';
 import type { DeliveryHandoff } from '../webhooks/handoff.ts';
+import { claimLeaseMs } from '../webhooks/lease.ts';
 import { createSettlement } from './settlement.ts';
 
 /**
