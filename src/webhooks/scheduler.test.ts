@@ -48,17 +48,23 @@ function outcome(of: Claimed, statusCode: number | null, durationMs = 5): Attemp
 const rowsOf = (webhookId: string, count: number) =>
   Array.from({ length: count }, () => row(webhookId));
 
-/** Sends what the scheduler gives, each answered at once with `statusCode`, `times` times. */
+/**
+ * Sends what the scheduler gives, each answered with `statusCode` after `durationMs`, `times`
+ * times; returns what the last end dropped.
+ */
 function answer(
   scheduler: ReturnType<typeof createScheduler>,
   times: number,
   statusCode: number | null = 200,
-) {
+  durationMs = 5,
+): Claimed[] {
+  let dropped: Claimed[] = [];
   for (let i = 0; i < times; i++) {
     const next = scheduler.next();
     if (next === undefined) throw new Error('nothing to send');
-    scheduler.finished(next, outcome(next, statusCode));
+    dropped = scheduler.finished(next, outcome(next, statusCode, durationMs)).dropped;
   }
+  return dropped;
 }
 
 describe('what an endpoint may hold', () => {
@@ -75,6 +81,20 @@ describe('what an endpoint may hold', () => {
     // Alone, it sends from 19 slots at once.
     const out = Array.from({ length: SLOTS }, () => scheduler.next()).filter(Boolean);
     expect(out).toHaveLength(19);
+  });
+
+  it('at its largest share but answering slowly, holds eight rounds of its share again', () => {
+    const scheduler = createScheduler({ timeoutMs: TIMEOUT_MS, slots: SLOTS });
+    scheduler.add(rowsOf('whk_slows_down', 20));
+    answer(scheduler, 12);
+    scheduler.add(rowsOf('whk_slows_down', 19 * 8 - scheduler.queued));
+    // A 2xx after a fifth of the timeout or later keeps its share (16), not the borrowed hold.
+    const dropped = answer(scheduler, 1, 200, TIMEOUT_MS / 2);
+    expect(dropped).toHaveLength(19 * 8 - 1 - 16 * 8);
+    expect(scheduler.budgets().budgets.whk_slows_down).toBe(0);
+    // Quick again: the borrowed hold comes back.
+    answer(scheduler, 1);
+    expect(scheduler.budgets().budgets.whk_slows_down).toBe(19 * 8 - scheduler.queued);
   });
 
   it('below its largest share, holds eight rounds of its share', () => {

@@ -38,15 +38,17 @@ const RESERVE = 1;
 
 /**
  * Rows an endpoint with `share` may hold (queued or in flight): `HOLD_ROUNDS` rounds of its
- * sends. At the largest share, of all the slots it may borrow: an endpoint alone in the queue
- * then sends from every slot but one, and a hold of its share's rounds only ran its queue dry
- * between claims (on the bench, the sends stood idle a fifth of the time, waiting for a claim
- * the hold had cut short). Should others come, it sends from its share alone, and what it
- * holds lasts `heldRounds` rounds at most; should it stop answering, its share drops to one and
- * what it holds beyond one slot's rounds goes back (`finished`).
+ * sends. At the largest share, while its last answer came `quick`, of all the slots it may
+ * borrow: an endpoint alone in the queue then sends from every slot but one, and a hold of its
+ * share's rounds only ran its queue dry between claims (on the bench, the sends stood idle a
+ * fifth of the time, waiting for a claim the hold had cut short). Should others come, it sends
+ * from its share alone, and what it holds lasts `heldRounds` rounds at most. Should it answer
+ * slowly, it holds its share's rounds again (what others queue behind it is claimed sooner);
+ * should it stop answering, its share drops to one; either way what it holds beyond goes back
+ * (`finished`).
  */
-function holdOf(share: number, slots: number): number {
-  return (share >= MAX_SHARE ? slots - RESERVE : share) * HOLD_ROUNDS;
+function holdOf(share: number, slots: number, quick: boolean): number {
+  return (share >= MAX_SHARE && quick ? slots - RESERVE : share) * HOLD_ROUNDS;
 }
 
 /**
@@ -54,11 +56,13 @@ function holdOf(share: number, slots: number): number {
  * all: the claim's lease (dispatcher.ts) outlasts them.
  */
 export function heldRounds(slots: number): number {
-  return Math.ceil(holdOf(MAX_SHARE, slots) / MAX_SHARE);
+  return Math.ceil(holdOf(MAX_SHARE, slots, true) / MAX_SHARE);
 }
 
 interface Endpoint {
   share: number;
+  /** Its last 2xx came within `SLOW_FRACTION` of the timeout, and nothing failed since. */
+  quick: boolean;
   inFlight: number;
   readonly queue: Claimed[];
   /** Sends started so far: each send's number tells whether it started after a failure. */
@@ -118,7 +122,14 @@ export function createScheduler(config: {
     let endpoint = endpoints.get(webhookId);
     if (endpoint === undefined) {
       if (endpoints.size >= MAX_ENDPOINTS) forgetIdle();
-      endpoint = { share: START_SHARE, inFlight: 0, queue: [], sent: 0, probeFrom: null };
+      endpoint = {
+        share: START_SHARE,
+        quick: false,
+        inFlight: 0,
+        queue: [],
+        sent: 0,
+        probeFrom: null,
+      };
       endpoints.set(webhookId, endpoint);
     }
     return endpoint;
@@ -128,7 +139,7 @@ export function createScheduler(config: {
       if (endpoint.inFlight === 0 && endpoint.queue.length === 0) endpoints.delete(id);
     }
   };
-  const budgetOf = (endpoint: Endpoint) => holdOf(endpoint.share, config.slots);
+  const budgetOf = (endpoint: Endpoint) => holdOf(endpoint.share, config.slots, endpoint.quick);
   const held = (endpoint: Endpoint) => endpoint.inFlight + endpoint.queue.length;
 
   const enqueueTurn = (row: Claimed) => {
@@ -208,6 +219,7 @@ export function createScheduler(config: {
       const number = sendNumbers.get(row.id) ?? 0;
       sendNumbers.delete(row.id);
       endpoint.share = nextShare(endpoint.share, record, config.timeoutMs);
+      endpoint.quick = quickAnswer(record, config.timeoutMs) ?? endpoint.quick;
       let backOff = false;
       if (record !== undefined && record.statusCode === null) {
         // Sends out before the first silence say nothing new: only the probe after it does.
@@ -262,6 +274,18 @@ export function cappedBy(budgets: ClaimBudgets, taken: readonly Claimed[]): stri
     if (count >= (budgets.budgets[id] ?? budgets.otherwise)) capped.push(id);
   }
   return capped;
+}
+
+/**
+ * Whether an attempt's answer was a quick 2xx (true), or a slow one or a failure (false); null
+ * when it says nothing of the endpoint's speed (another answer, or no record).
+ */
+function quickAnswer(record: AttemptRecord | undefined, timeoutMs: number): boolean | null {
+  if (record === undefined) return null;
+  const code = record.statusCode;
+  if (code === null || code >= 500 || code === 429) return false;
+  if (code < 200 || code >= 300) return null;
+  return record.durationMs <= SLOW_FRACTION * timeoutMs;
 }
 
 /**
