@@ -6,7 +6,7 @@ import { createAccount } from '../auth/accounts.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { wrapPglite } from '../db/pglite.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
-import { claimDue, recordAttempts } from './claims.ts';
+import { claimDue, handBack, recordAttempts } from './claims.ts';
 import { enqueue } from './outbox.ts';
 
 /**
@@ -110,4 +110,29 @@ it('records an error text Postgres could not hold as it is, with replacement cha
     .where(eq(webhookDeliveries.id, delivery ?? ''));
   expect(row?.lastError).toBe('socket \ufffd closed \ufffd "early"');
   expect(row?.lockedUntil).toBeNull();
+});
+
+it('gives back only what its own claim still holds: the same attempt under the same lease', async () => {
+  const { db } = database;
+  const id = await endpoint('Given back');
+  const now = new Date();
+  const [delivery] = await enqueue(db, now, [id], [{ event: 'payment.confirmed', payload: {} }]);
+  const lease = new Date(now.getTime() + 60_123);
+  const [claimed] = await claimDue(db, now, lease, 10);
+  if (!claimed || claimed.id !== delivery) throw new Error('nothing claimed');
+  expect(claimed.leased_until_ms).toBe(lease.getTime());
+  // Its lease ran out; another dispatcher claimed it, gave it back, and claimed it again: the
+  // same attempt number, another lease. This claim's hand-back leaves it alone.
+  const other = new Date(lease.getTime() + 5_000);
+  await db
+    .update(webhookDeliveries)
+    .set({ lockedUntil: other })
+    .where(eq(webhookDeliveries.id, claimed.id));
+  await handBack(db, [claimed]);
+  const row = async () =>
+    (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, claimed.id)))[0];
+  expect(await row()).toMatchObject({ attempts: 1, lockedUntil: other });
+  // Under its own lease, it goes back: unleased, its attempt uncounted.
+  await handBack(db, [{ ...claimed, leased_until_ms: other.getTime() }]);
+  expect(await row()).toMatchObject({ attempts: 0, lockedUntil: null });
 });

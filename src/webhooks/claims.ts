@@ -126,25 +126,34 @@ const handBackStatement = batchStatement(
       set locked_until = null, attempts = d.attempts - 1,
           next_attempt_at = greatest(d.next_attempt_at,
                                      coalesce(${sql.placeholder('until')}::timestamptz, d.next_attempt_at))
-      from json_to_recordset(${sql.placeholder('rows')}::json) as v(id text, attempts integer)
-      where d.id = v.id and d.attempts = v.attempts and d.status = 'pending'
+      from json_to_recordset(${sql.placeholder('rows')}::json)
+        as v(id text, attempts integer, leased timestamptz)
+      where d.id = v.id and d.attempts = v.attempts and d.locked_until = v.leased
+        and d.status = 'pending'
         and d.id = any(string_to_array(${sql.placeholder('ids')}, ','))`,
 );
 
 /**
  * Gives claimed rows back unsent: their lease ends now (or they wait until `until`), and the
- * attempt their claim counted is uncounted. A row whose attempts moved on since (its lease ran
- * out and another dispatcher claimed it) is not this dispatcher's to give back, and is left.
+ * attempt their claim counted is uncounted. A row claimed by another since (its lease ran out),
+ * even one given back since, is not this dispatcher's to give back, and is left: its attempts
+ * or its lease differ from this claim's.
  */
 export async function handBack(
   db: Database,
-  rows: readonly Pick<Claimed, 'id' | 'attempts'>[],
+  rows: readonly Pick<Claimed, 'id' | 'attempts' | 'leased_until_ms'>[],
   until: Date | null = null,
 ): Promise<void> {
   if (rows.length === 0) return;
   await handBackStatement(db, {
     ids: rows.map((row) => row.id).join(','),
-    rows: JSON.stringify(rows.map((row) => ({ id: row.id, attempts: row.attempts }))),
+    rows: JSON.stringify(
+      rows.map((row) => ({
+        id: row.id,
+        attempts: row.attempts,
+        leased: new Date(row.leased_until_ms).toISOString(),
+      })),
+    ),
     until: until?.toISOString() ?? null,
   });
 }

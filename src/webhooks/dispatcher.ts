@@ -16,7 +16,7 @@ import {
   recordAttempts,
 } from './claims.ts';
 import type { DeliveryHandoff } from './handoff.ts';
-import { CLAIM, CONCURRENCY, claimLeaseMs, REFILL } from './lease.ts';
+import { CLAIM, CONCURRENCY, claimLeaseMs, LEASE_MARGIN_MS, REFILL } from './lease.ts';
 import { createRecorder } from './recorder.ts';
 import { cappedBy, createScheduler } from './scheduler.ts';
 
@@ -184,23 +184,26 @@ export function createDispatcher(deps: {
   };
 
   /**
-   * Whether `row`'s lease could end before its attempt does. Rows wait for a slot in turns, and
-   * with many accounts' slow endpoints taking theirs, a row can wait out most of its lease: sent
-   * then, another dispatcher could claim and send it at the same time.
+   * Whether `row`'s lease could end before its attempt is sent and recorded (the lease's margin
+   * covers the record and the clocks of other processes). Rows wait for a slot in turns, and
+   * with many accounts' slow endpoints taking theirs, a row can wait out most of its lease:
+   * sent then, another dispatcher could claim and send it at the same time.
    */
   const lapsing = (row: Claimed) =>
-    row.leased_until_ms - deps.clock.now().getTime() < deps.config.timeoutMs;
+    row.leased_until_ms - deps.clock.now().getTime() < deps.config.timeoutMs + LEASE_MARGIN_MS;
 
   /** Fills free slots in the scheduler's turns; claims the next batch before the queue runs dry. */
   const pump = () => {
     if (stopped) return;
     const lapsed: Claimed[] = [];
+    const back: Claimed[] = [];
     while (inFlight < CONCURRENCY) {
       const row = scheduler.next();
       if (row === undefined) break;
       if (lapsing(row)) {
         // Not sent under a lease this short: given back, it is claimed again with a new one.
-        lapsed.push(row, ...scheduler.finished(row, undefined).dropped);
+        lapsed.push(row);
+        back.push(row, ...scheduler.finished(row, undefined).dropped);
         continue;
       }
       launch(row);
@@ -210,7 +213,7 @@ export function createDispatcher(deps: {
         { deliveries: lapsed.length },
         'webhook deliveries waited out most of their lease for a slot; handed back',
       );
-      giveBack(lapsed);
+      giveBack(back);
     }
     const waiting = scheduler.queued + promised;
     if (claiming || drained || capped.size > 0 || waiting >= REFILL) return;

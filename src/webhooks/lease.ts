@@ -24,7 +24,7 @@ export const REFILL = 3 * CONCURRENCY;
  * less than an attempt's timeout of its lease is left is given back unsent (`lapsing`).
  */
 const LEASE_TIMEOUTS = Math.max((REFILL + CLAIM) / CONCURRENCY, heldRounds(CONCURRENCY)) + 1;
-const LEASE_MARGIN_MS = 30_000;
+export const LEASE_MARGIN_MS = 30_000;
 
 /** How long a claim holds its rows, with `timeoutMs` per attempt. */
 export function claimLeaseMs(timeoutMs: number): number {

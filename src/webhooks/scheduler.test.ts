@@ -95,6 +95,12 @@ describe('what an endpoint may hold', () => {
     // Quick again: the borrowed hold comes back.
     answer(scheduler, 1);
     expect(scheduler.budgets().budgets.whk_slows_down).toBe(19 * 8 - scheduler.queued);
+    // A slow answer of any code is slow; a quick 4xx says nothing of its speed.
+    answer(scheduler, 1, 404, TIMEOUT_MS / 2);
+    expect(scheduler.budgets().budgets.whk_slows_down).toBe(16 * 8 - scheduler.queued);
+    answer(scheduler, 1);
+    answer(scheduler, 1, 404);
+    expect(scheduler.budgets().budgets.whk_slows_down).toBe(19 * 8 - scheduler.queued);
   });
 
   it('below its largest share, holds eight rounds of its share', () => {

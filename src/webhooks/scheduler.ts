@@ -61,7 +61,7 @@ export function heldRounds(slots: number): number {
 
 interface Endpoint {
   share: number;
-  /** Its last 2xx came within `SLOW_FRACTION` of the timeout, and nothing failed since. */
+  /** Its last 2xx came within `SLOW_FRACTION` of the timeout, and nothing failed or came slowly since. */
   quick: boolean;
   inFlight: number;
   readonly queue: Claimed[];
@@ -277,15 +277,18 @@ export function cappedBy(budgets: ClaimBudgets, taken: readonly Claimed[]): stri
 }
 
 /**
- * Whether an attempt's answer was a quick 2xx (true), or a slow one or a failure (false); null
- * when it says nothing of the endpoint's speed (another answer, or no record).
+ * Whether an attempt's answer was a quick 2xx (true), or a slow answer or a failure (false);
+ * null when it says nothing of the endpoint's speed (a quick answer other than a 2xx, or no
+ * record).
  */
 function quickAnswer(record: AttemptRecord | undefined, timeoutMs: number): boolean | null {
   if (record === undefined) return null;
   const code = record.statusCode;
   if (code === null || code >= 500 || code === 429) return false;
-  if (code < 200 || code >= 300) return null;
-  return record.durationMs <= SLOW_FRACTION * timeoutMs;
+  // Any answer slower than a fifth of the timeout is slow; a quick one other than a 2xx says
+  // nothing of the endpoint's speed.
+  if (record.durationMs > SLOW_FRACTION * timeoutMs) return false;
+  return code >= 200 && code < 300 ? true : null;
 }
 
 /**
