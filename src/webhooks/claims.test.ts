@@ -6,7 +6,7 @@ import { createAccount } from '../auth/accounts.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { wrapPglite } from '../db/pglite.ts';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../db/schema.ts';
-import { claimDue, handBack, recordAttempts } from './claims.ts';
+import { type Claimed, claimDue, handBack, recordAttempts } from './claims.ts';
 import { enqueue } from './outbox.ts';
 
 /**
@@ -135,4 +135,41 @@ it('gives back only what its own claim still holds: the same attempt under the s
   // Under its own lease, it goes back: unleased, its attempt uncounted.
   await handBack(db, [{ ...claimed, leased_until_ms: other.getTime() }]);
   expect(await row()).toMatchObject({ attempts: 0, lockedUntil: null });
+});
+
+it('logs an attempt whose row was claimed again since, and leaves the row to that claim', async () => {
+  const { db } = database;
+  const id = await endpoint('Claimed again');
+  const now = new Date();
+  const [delivery] = await enqueue(db, now, [id], [{ event: 'payment.confirmed', payload: {} }]);
+  const mine = (rows: readonly Claimed[]) => rows.find((row) => row.id === delivery);
+  const claimed = mine(await claimDue(db, now, new Date(now.getTime() + 60_000), 10));
+  if (!claimed) throw new Error('nothing claimed');
+  // Its lease ran out mid-attempt, and another dispatcher claimed it: attempt 2, its own lease.
+  const later = new Date(now.getTime() + 120_000);
+  const again = mine(await claimDue(db, new Date(now.getTime() + 60_001), later, 10));
+  expect(again).toMatchObject({ attempts: 2 });
+  await recordAttempts(db, [
+    {
+      deliveryId: claimed.id,
+      attempt: claimed.attempts,
+      status: 'delivered',
+      statusCode: 200,
+      error: null,
+      responseExcerpt: null,
+      durationMs: 4,
+      at: now,
+      nextAttemptAt: null,
+    },
+  ]);
+  const [row] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, claimed.id));
+  expect(row).toMatchObject({ status: 'pending', attempts: 2, lockedUntil: later });
+  const log = await db
+    .select({ attempt: webhookAttempts.attempt, statusCode: webhookAttempts.statusCode })
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.deliveryId, claimed.id));
+  expect(log).toEqual([{ attempt: 1, statusCode: 200 }]);
 });

@@ -228,7 +228,8 @@ const recordStatement = batchStatement(
           delivered_at = case when v.status = 'delivered' then v.at else d.delivered_at end,
           next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at)
       from v
-      where d.id = v.id and d.id = any(string_to_array(${sql.placeholder('ids')}, ','))`,
+      where d.id = v.id and d.attempts = v.attempt
+        and d.id = any(string_to_array(${sql.placeholder('ids')}, ','))`,
 );
 
 /**
@@ -239,7 +240,9 @@ const recordStatement = batchStatement(
  * dearer to write), and no enum array (which PGlite cannot send on a data dir it opened before
  * the migrations created the enum); their ids travel again, joined by commas (a ULID has none).
  * Until it runs the rows keep their leases: a crash before it means a resend (at least once),
- * never a lost delivery.
+ * never a lost delivery. An attempt whose row was claimed again since (its lease ran out, and
+ * another dispatcher counted an attempt of its own) is logged, but leaves the row to that
+ * claim: its outcome, and its lease, are the later attempt's to write.
  */
 export async function recordAttempts(
   db: Database,
