@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  attemptLog,
   deliver,
   deliveriesTo,
   deliverMany,
@@ -246,7 +247,7 @@ describe('a stop with deliveries in flight', () => {
    * A running dispatcher, a receiver, and a delivery to it written as a transaction writes one
    * under the lease the dispatcher granted, with the row the transaction hands over.
    */
-  async function handedOver() {
+  async function handedOver(dueInMs = 0) {
     const endpoint = await receiver();
     const webhookId = await register(endpoint.url, owner);
     const running = dispatcherFor(t);
@@ -261,7 +262,7 @@ describe('a stop with deliveries in flight', () => {
         webhookId,
         event: 'payment.confirmed',
         body: '{"event":"payment.confirmed"}',
-        nextAttemptAt: now,
+        nextAttemptAt: new Date(now.getTime() + dueInMs),
         createdAt: now,
         lockedUntil: lease,
         attempts: 1,
@@ -302,8 +303,9 @@ describe('a stop with deliveries in flight', () => {
     expect(received?.headers['x-service-retry-count']).toBe('0');
   });
 
-  it('sends no delivery whose lease could end before its attempt: it is claimed again, then sent', async () => {
-    const { endpoint, running, row } = await handedOver();
+  it('sends no delivery whose lease could end before its attempt: it is given back unsent', async () => {
+    // Due again only in an hour once given back, so that no claim takes it meanwhile.
+    const { endpoint, running, row } = await handedOver(3_600_000);
     // It waited for a slot until less than an attempt's timeout of its lease was left.
     t.clock.advance(LEASE_MS - TIMEOUT_MS / 2);
     running.offer([row]);
@@ -313,13 +315,21 @@ describe('a stop with deliveries in flight', () => {
       .toBeNull();
     expect(await deliveryRow(row.id)).toMatchObject({ attempts: 0, status: 'pending' });
     expect(endpoint.received).toHaveLength(0);
-    // Claimed again, with a lease of its own: sent once, as a first attempt.
-    running.wake();
+    await running.stop();
+    expect(endpoint.received).toHaveLength(0);
+  });
+
+  it('claims a delivery it gave back as lapsing again at once, and sends it once', async () => {
+    const { endpoint, running, row } = await handedOver();
+    t.clock.advance(LEASE_MS - TIMEOUT_MS / 2);
+    running.offer([row]);
+    // Neither woken nor polled (its poll is an hour): claimed again once given back.
     const [received] = await endpoint.waitFor(1);
     expect(received?.headers['x-service-delivery']).toBe(row.id);
     expect(received?.headers['x-service-retry-count']).toBe('0');
     await running.stop();
     expect(await deliveryRow(row.id)).toMatchObject({ attempts: 1, status: 'delivered' });
+    expect(await attemptLog(row.id)).toEqual([expect.objectContaining({ attempt: 1 })]);
     expect(endpoint.received).toHaveLength(1);
   });
 });

@@ -213,7 +213,13 @@ export function createDispatcher(deps: {
         { deliveries: lapsed.length },
         'webhook deliveries waited out most of their lease for a slot; handed back',
       );
-      giveBack(back);
+      // Due again once given back: a claim that ran before then missed them, and they should
+      // not wait for the next poll.
+      write('handing back webhook deliveries', async () => {
+        await handBack(deps.db, back);
+        drained = false;
+        soon();
+      });
     }
     const waiting = scheduler.queued + promised;
     if (claiming || drained || capped.size > 0 || waiting >= REFILL) return;
