@@ -141,6 +141,12 @@ export const payments = pgTable(
     uniqueIndex().on(t.network, t.txHash, t.logIndex),
     index().on(t.requestRowId),
     index().on(t.network, t.blockNumber),
+    // The few payments settled on the aggregator's word, which detection's insert looks for
+    // under each payment it writes (src/detection/record.ts): probing the unique index above
+    // instead read every payment of the same transaction, 200 a batch's, for each of them.
+    index('payments_settled_index')
+      .on(t.network, t.txHash)
+      .where(sql`${t.detectionSource} is not null`),
     // GET /v2/payments: newest first (id breaking ties), over all of an account's payments and
     // narrowed by each filter that lives on the payment. A wallet is payee, sender or connected
     // wallet: one ordered index each, merged by the query.

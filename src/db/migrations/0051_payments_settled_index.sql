@@ -1,0 +1,1 @@
+CREATE INDEX "payments_settled_index" ON "payments" USING btree ("network","tx_hash") WHERE "payments"."detection_source" is not null;
