@@ -124,9 +124,10 @@ export interface LogWatcher {
   /**
    * Judges the range's payments to requests its contracts settle, by the range's logs of its
    * contracts (those of the same transactions), before the payers it names are used (a range of
-   * a few payments has them asked of the node meanwhile) and outside the recording transaction. One answer per payment: `undefined` when the request is none of its
-   * own (detection counts it as any payment), `null` when it pays nothing (no log vouches for
-   * it), else what it counts for and who paid.
+   * a few payments has them asked of the node meanwhile) and outside the recording transaction.
+   * One answer per payment: `undefined` when the request is none of its own (detection counts
+   * it as any payment), `null` when it pays nothing (no log vouches for it), else what it counts
+   * for and who paid.
    */
   settles?(
     db: Database,

@@ -115,11 +115,19 @@ export function createDispatcher(deps: {
         settleIdle();
       });
   };
-  /** Rows this dispatcher will not send: their leases end now, or at `until` for a back-off. */
+  /**
+   * Rows this dispatcher will not send: their leases end now, or at `until` for a back-off.
+   * Once given back they may be due again, and a claim that ran meanwhile missed them: the
+   * dispatcher looks again rather than wait for its next poll.
+   */
   const giveBack = (rows: readonly Claimed[], until: Date | null = null) => {
     // Not given back (the write failed): their leases run out and they are claimed again.
     if (rows.length > 0)
-      write('handing back webhook deliveries', () => handBack(deps.db, rows, until));
+      write('handing back webhook deliveries', async () => {
+        await handBack(deps.db, rows, until);
+        drained = false;
+        soon();
+      });
   };
 
   const recorder = createRecorder({
@@ -213,13 +221,7 @@ export function createDispatcher(deps: {
         { deliveries: lapsed.length },
         'webhook deliveries waited out most of their lease for a slot; handed back',
       );
-      // Due again once given back: a claim that ran before then missed them, and they should
-      // not wait for the next poll.
-      write('handing back webhook deliveries', async () => {
-        await handBack(deps.db, back);
-        drained = false;
-        soon();
-      });
+      giveBack(back);
     }
     const waiting = scheduler.queued + promised;
     if (claiming || drained || capped.size > 0 || waiting >= REFILL) return;

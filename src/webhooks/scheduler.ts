@@ -61,7 +61,7 @@ export function heldRounds(slots: number): number {
 
 interface Endpoint {
   share: number;
-  /** Its last 2xx came within `SLOW_FRACTION` of the timeout, and nothing failed or came slowly since. */
+  /** Its last 2xx came within `SLOW_FRACTION` of the timeout; nothing failed or was slow since. */
   quick: boolean;
   inFlight: number;
   readonly queue: Claimed[];
