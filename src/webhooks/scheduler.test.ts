@@ -131,3 +131,21 @@ describe('what an endpoint may hold', () => {
     expect(heldRounds(SLOTS)).toBe(10);
   });
 });
+
+describe('the order an endpoint sends in', () => {
+  it('sends a row claimed again (given back as lapsing) before the rows held since', () => {
+    const scheduler = createScheduler({ timeoutMs: TIMEOUT_MS, slots: SLOTS });
+    const [first, ...rest] = rowsOf('whk_busy', 6);
+    if (first === undefined) throw new Error('no rows');
+    scheduler.add([first]);
+    // Taken, and given back unsent (its lease was running out): its end records nothing.
+    expect(scheduler.next()?.id).toBe(first.id);
+    scheduler.finished(first, undefined);
+    // Rows written after it were claimed meanwhile; then it comes back with a new lease.
+    scheduler.add(rest);
+    scheduler.add([{ ...first, leased_until_ms: first.leased_until_ms - 1 }]);
+    // Its share's four slots: it goes out first, then the others oldest first.
+    const sent = Array.from({ length: 4 }, () => scheduler.next()?.id);
+    expect(sent).toEqual([first.id, ...rest.slice(0, 3).map((r) => r.id)]);
+  });
+});

@@ -177,6 +177,18 @@ export function createScheduler(config: {
     return undefined;
   };
 
+  /**
+   * Queues `row` among its endpoint's rows oldest first (ids are ULIDs, in the order their
+   * events were written), not behind every row held since: a row given back as lapsing and
+   * claimed again is sent next rather than waiting out a second lease at the back of the queue.
+   * A claim's rows come oldest first, so most rows go at the end.
+   */
+  const inOrder = (queue: Claimed[], row: Claimed) => {
+    let at = queue.length;
+    while (at > 0 && (queue[at - 1]?.id ?? '') > row.id) at -= 1;
+    queue.splice(at, 0, row);
+  };
+
   /** The next row in the accounts' turns, as `take` finds it. */
   const nextInTurn = (borrowing: boolean): Claimed | undefined => {
     for (const [owner, owned] of turns) {
@@ -199,7 +211,7 @@ export function createScheduler(config: {
     },
     add(rows) {
       for (const row of rows) {
-        endpointOf(row.webhook_id).queue.push(row);
+        inOrder(endpointOf(row.webhook_id).queue, row);
         enqueueTurn(row);
         queued += 1;
       }
