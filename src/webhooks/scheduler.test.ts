@@ -88,7 +88,7 @@ describe('what an endpoint may hold', () => {
     scheduler.add(rowsOf('whk_slows_down', 20));
     answer(scheduler, 12);
     scheduler.add(rowsOf('whk_slows_down', 19 * 8 - scheduler.queued));
-    // A 2xx after a fifth of the timeout or later keeps its share (16), not the borrowed hold.
+    // A 2xx after two fifths of the timeout keeps its share (16), not the borrowed hold.
     const dropped = answer(scheduler, 1, 200, TIMEOUT_MS / 2);
     expect(dropped).toHaveLength(19 * 8 - 1 - 16 * 8);
     expect(scheduler.budgets().budgets.whk_slows_down).toBe(0);
@@ -101,6 +101,31 @@ describe('what an endpoint may hold', () => {
     answer(scheduler, 1);
     answer(scheduler, 1, 404);
     expect(scheduler.budgets().budgets.whk_slows_down).toBe(19 * 8 - scheduler.queued);
+  });
+
+  it('keeps its hold while its answers hover between a fifth and two fifths of the timeout', () => {
+    const scheduler = createScheduler({ timeoutMs: TIMEOUT_MS, slots: SLOTS });
+    scheduler.add(rowsOf('whk_hovers', 20));
+    answer(scheduler, 12);
+    scheduler.add(rowsOf('whk_hovers', 19 * 8 - scheduler.queued));
+    const hold = () => (scheduler.budgets().budgets.whk_hovers ?? 0) + scheduler.queued;
+    expect(hold()).toBe(19 * 8);
+    // Answers either side of a fifth: the borrowed hold stays, nothing handed back.
+    for (const fraction of [0.21, 0.19, 0.3, 0.19, 0.39]) {
+      expect(answer(scheduler, 1, 200, fraction * TIMEOUT_MS)).toEqual([]);
+      expect(hold()).toBe(19 * 8);
+      scheduler.add(rowsOf('whk_hovers', 1));
+    }
+    // Past two fifths: its share's hold, kept through answers in between again.
+    expect(answer(scheduler, 1, 200, 0.41 * TIMEOUT_MS).length).toBeGreaterThan(0);
+    expect(hold()).toBe(16 * 8);
+    for (const fraction of [0.3, 0.21, 0.39]) {
+      expect(answer(scheduler, 1, 200, fraction * TIMEOUT_MS)).toEqual([]);
+      expect(hold()).toBe(16 * 8);
+    }
+    // Under a fifth: the borrowed hold again.
+    answer(scheduler, 1, 200, 0.1 * TIMEOUT_MS);
+    expect(hold()).toBe(19 * 8);
   });
 
   it('below its largest share, holds eight rounds of its share', () => {

@@ -31,6 +31,13 @@ const ACCOUNT_SHARE = 16;
 const HOLD_ROUNDS = 8;
 /** A 2xx slower than this fraction of the attempt timeout does not grow the share. */
 const SLOW_FRACTION = 0.2;
+/**
+ * An endpoint holding its borrowed slots' rounds (`quick`) keeps them until an answer slower
+ * than this fraction of the timeout; answers between the two fractions change nothing. Without
+ * the gap, an endpoint answering at about a fifth of the timeout flipped its hold at each answer,
+ * handing back and claiming again some twenty rows each time.
+ */
+const SLOWER_FRACTION = 2 * SLOW_FRACTION;
 /** Endpoints remembered at most (their shares); beyond it, all start afresh. */
 const MAX_ENDPOINTS = 10_000;
 /** Slots a borrowing endpoint leaves free, so what comes next waits for no borrowed slot. */
@@ -290,16 +297,17 @@ export function cappedBy(budgets: ClaimBudgets, taken: readonly Claimed[]): stri
 
 /**
  * Whether an attempt's answer was a quick 2xx (true), or a slow answer or a failure (false);
- * null when it says nothing of the endpoint's speed (a quick answer other than a 2xx, or no
- * record).
+ * null when it says nothing new of the endpoint's speed (an answer between `SLOW_FRACTION` and
+ * `SLOWER_FRACTION` of the timeout, a quick answer other than a 2xx, or no record).
  */
 function quickAnswer(record: AttemptRecord | undefined, timeoutMs: number): boolean | null {
   if (record === undefined) return null;
   const code = record.statusCode;
   if (code === null || code >= 500 || code === 429) return false;
-  // Any answer slower than a fifth of the timeout is slow; a quick one other than a 2xx says
-  // nothing of the endpoint's speed.
-  if (record.durationMs > SLOW_FRACTION * timeoutMs) return false;
+  // Any answer slower than two fifths of the timeout is slow; one between a fifth and two
+  // fifths, or a quick one other than a 2xx, says nothing new of the endpoint's speed.
+  if (record.durationMs > SLOWER_FRACTION * timeoutMs) return false;
+  if (record.durationMs > SLOW_FRACTION * timeoutMs) return null;
   return code >= 200 && code < 300 ? true : null;
 }
 
