@@ -211,7 +211,7 @@ export function createDispatcher(deps: {
       if (lapsing(row)) {
         // Not sent under a lease this short: given back, it is claimed again with a new one.
         lapsed.push(row);
-        back.push(row, ...scheduler.finished(row, undefined).dropped);
+        back.push(row, ...scheduler.lapsed(row).dropped);
         continue;
       }
       launch(row);

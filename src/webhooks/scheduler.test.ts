@@ -163,14 +163,24 @@ describe('the order an endpoint sends in', () => {
     const [first, ...rest] = rowsOf('whk_busy', 6);
     if (first === undefined) throw new Error('no rows');
     scheduler.add([first]);
-    // Taken, and given back unsent (its lease was running out): its end records nothing.
+    // Taken, and given back unsent: its lease was running out.
     expect(scheduler.next()?.id).toBe(first.id);
-    scheduler.finished(first, undefined);
+    expect(scheduler.lapsed(first)).toEqual({ dropped: [], backOff: false });
     // Rows written after it were claimed meanwhile; then it comes back with a new lease.
     scheduler.add(rest);
     scheduler.add([{ ...first, leased_until_ms: first.leased_until_ms - 1 }]);
-    // Its share's four slots: it goes out first, then the others oldest first.
+    // Its share's four slots: it goes out first, then the others in their claim's order.
     const sent = Array.from({ length: 4 }, () => scheduler.next()?.id);
     expect(sent).toEqual([first.id, ...rest.slice(0, 3).map((r) => r.id)]);
+  });
+
+  it('keeps a retry claimed later behind the rows held, older though its event is', () => {
+    const scheduler = createScheduler({ timeoutMs: TIMEOUT_MS, slots: SLOTS });
+    const [retry, ...held] = rowsOf('whk_recovering', 4);
+    if (retry === undefined) throw new Error('no rows');
+    scheduler.add(held);
+    scheduler.add([{ ...retry, attempts: 3 }]);
+    const sent = Array.from({ length: 4 }, () => scheduler.next()?.id);
+    expect(sent).toEqual([...held.map((r) => r.id), retry.id]);
   });
 });

@@ -42,10 +42,12 @@ const SLOWER_FRACTION = 2 * SLOW_FRACTION;
 const MAX_ENDPOINTS = 10_000;
 /** Slots a borrowing endpoint leaves free, so what comes next waits for no borrowed slot. */
 const RESERVE = 1;
+/** Ids of rows given back as lapsing remembered at most; beyond it, all are forgotten. */
+const MAX_RETURNING = 10_000;
 
 /**
  * Rows an endpoint with `share` may hold (queued or in flight): `HOLD_ROUNDS` rounds of its
- * sends. At the largest share, while its last answer came `quick`, of all the slots it may
+ * sends. At the largest share, while it answers `quick`, of all the slots it may
  * borrow: an endpoint alone in the queue then sends from every slot but one, and a hold of its
  * share's rounds only ran its queue dry between claims (on the bench, the sends stood idle a
  * fifth of the time, waiting for a claim the hold had cut short). Should others come, it sends
@@ -68,7 +70,10 @@ export function heldRounds(slots: number): number {
 
 interface Endpoint {
   share: number;
-  /** Its last 2xx came within `SLOW_FRACTION` of the timeout; nothing failed or was slow since. */
+  /**
+   * A 2xx came within `SLOW_FRACTION` of the timeout, and no failure nor answer slower than
+   * `SLOWER_FRACTION` since.
+   */
   quick: boolean;
   inFlight: number;
   readonly queue: Claimed[];
@@ -103,6 +108,11 @@ export interface Scheduler {
    * alone (a loaded machine, a pause) only shrinks the share: the next send is the probe.
    */
   finished(row: Claimed, record: AttemptRecord | undefined): Finished;
+  /**
+   * `row` was taken but not sent, its lease too short (it goes back to be claimed again):
+   * `finished` without an outcome, and once claimed again it is its endpoint's next row.
+   */
+  lapsed(row: Claimed): Finished;
   /** Per endpoint held here, the rows a claim may still take for it (what it is not given: the default). */
   budgets(): ClaimBudgets;
   /** Whether an endpoint that a claim found at its budget now has room for half of it again. */
@@ -185,16 +195,13 @@ export function createScheduler(config: {
   };
 
   /**
-   * Queues `row` among its endpoint's rows oldest first (ids are ULIDs, in the order their
-   * events were written), not behind every row held since: a row given back as lapsing and
-   * claimed again is sent next rather than waiting out a second lease at the back of the queue.
-   * A claim's rows come oldest first, so most rows go at the end.
+   * Rows given back as lapsing (`lapsed`), by id: claimed again, each goes to the front of its
+   * endpoint's queue rather than behind every row held since, where it could wait out its new
+   * lease too. Only those: a retry or a redelivery keeps its place at the back, so the rows
+   * held keep starting within `heldRounds`. Bounded: a row another process claims never comes
+   * back here.
    */
-  const inOrder = (queue: Claimed[], row: Claimed) => {
-    let at = queue.length;
-    while (at > 0 && (queue[at - 1]?.id ?? '') > row.id) at -= 1;
-    queue.splice(at, 0, row);
-  };
+  const returning = new Set<string>();
 
   /** The next row in the accounts' turns, as `take` finds it. */
   const nextInTurn = (borrowing: boolean): Claimed | undefined => {
@@ -212,55 +219,67 @@ export function createScheduler(config: {
     return undefined;
   };
 
+  /** An attempt of `row` ended, or it was not sent (no record): `Scheduler.finished`. */
+  const finish = (row: Claimed, record: AttemptRecord | undefined): Finished => {
+    const endpoint = endpointOf(row.webhook_id);
+    endpoint.inFlight = Math.max(0, endpoint.inFlight - 1);
+    inFlight = Math.max(0, inFlight - 1);
+    const inAccount = (accountInFlight.get(row.owner) ?? 1) - 1;
+    if (inAccount > 0) accountInFlight.set(row.owner, inAccount);
+    else accountInFlight.delete(row.owner);
+    const number = sendNumbers.get(row.id) ?? 0;
+    sendNumbers.delete(row.id);
+    endpoint.share = nextShare(endpoint.share, record, config.timeoutMs);
+    endpoint.quick = quickAnswer(record, config.timeoutMs) ?? endpoint.quick;
+    let backOff = false;
+    if (record !== undefined && record.statusCode === null) {
+      // Sends out before the first silence say nothing new: only the probe after it does.
+      if (endpoint.probeFrom !== null && number >= endpoint.probeFrom) backOff = true;
+      else endpoint.probeFrom ??= endpoint.sent;
+    } else if (record !== undefined) {
+      endpoint.probeFrom = null;
+    }
+    if (backOff) {
+      // What was never tried goes back, to wait for the retry of the send that failed;
+      // retries keep their own schedules (docs/webhooks.md), one slot at a time.
+      const dropped = endpoint.queue.filter((queuedRow) => queuedRow.attempts === 1);
+      const retries = endpoint.queue.filter((queuedRow) => queuedRow.attempts !== 1);
+      endpoint.queue.splice(0, endpoint.queue.length, ...retries);
+      queued -= dropped.length;
+      return { dropped, backOff };
+    }
+    const room = Math.max(0, budgetOf(endpoint) - endpoint.inFlight);
+    if (endpoint.queue.length <= room) return { dropped: [], backOff };
+    const dropped = endpoint.queue.splice(room);
+    queued -= dropped.length;
+    return { dropped, backOff };
+  };
+
   return {
     get queued() {
       return queued;
     },
     add(rows) {
+      const ahead: Claimed[] = [];
       for (const row of rows) {
-        inOrder(endpointOf(row.webhook_id).queue, row);
+        if (returning.delete(row.id)) ahead.push(row);
+        else endpointOf(row.webhook_id).queue.push(row);
         enqueueTurn(row);
         queued += 1;
       }
+      // In their claim's order, ahead of what each endpoint held.
+      for (const row of ahead.reverse()) endpointOf(row.webhook_id).queue.unshift(row);
     },
     next() {
       return (
         nextInTurn(false) ?? (inFlight + RESERVE < config.slots ? nextInTurn(true) : undefined)
       );
     },
-    finished(row, record) {
-      const endpoint = endpointOf(row.webhook_id);
-      endpoint.inFlight = Math.max(0, endpoint.inFlight - 1);
-      inFlight = Math.max(0, inFlight - 1);
-      const inAccount = (accountInFlight.get(row.owner) ?? 1) - 1;
-      if (inAccount > 0) accountInFlight.set(row.owner, inAccount);
-      else accountInFlight.delete(row.owner);
-      const number = sendNumbers.get(row.id) ?? 0;
-      sendNumbers.delete(row.id);
-      endpoint.share = nextShare(endpoint.share, record, config.timeoutMs);
-      endpoint.quick = quickAnswer(record, config.timeoutMs) ?? endpoint.quick;
-      let backOff = false;
-      if (record !== undefined && record.statusCode === null) {
-        // Sends out before the first silence say nothing new: only the probe after it does.
-        if (endpoint.probeFrom !== null && number >= endpoint.probeFrom) backOff = true;
-        else endpoint.probeFrom ??= endpoint.sent;
-      } else if (record !== undefined) {
-        endpoint.probeFrom = null;
-      }
-      if (backOff) {
-        // What was never tried goes back, to wait for the retry of the send that failed;
-        // retries keep their own schedules (docs/webhooks.md), one slot at a time.
-        const dropped = endpoint.queue.filter((queuedRow) => queuedRow.attempts === 1);
-        const retries = endpoint.queue.filter((queuedRow) => queuedRow.attempts !== 1);
-        endpoint.queue.splice(0, endpoint.queue.length, ...retries);
-        queued -= dropped.length;
-        return { dropped, backOff };
-      }
-      const room = Math.max(0, budgetOf(endpoint) - endpoint.inFlight);
-      if (endpoint.queue.length <= room) return { dropped: [], backOff };
-      const dropped = endpoint.queue.splice(room);
-      queued -= dropped.length;
-      return { dropped, backOff };
+    finished: finish,
+    lapsed(row) {
+      if (returning.size >= MAX_RETURNING) returning.clear();
+      returning.add(row.id);
+      return finish(row, undefined);
     },
     budgets() {
       const budgets: Record<string, number> = {};
