@@ -28,6 +28,11 @@ export async function insertRecordset<T extends PgTable, R extends Record<string
     readonly skipConflictsOn?: readonly PgColumn[];
     /** Only the rows this holds of are written: a condition on them, named `t` (the rows). */
     readonly where?: SQL;
+    /**
+     * Other writes the statement makes (a `with` list of `name as (...)`): one round trip for
+     * what would be two statements of the same transaction.
+     */
+    readonly alongside?: SQL;
     readonly returning: R;
   },
 ): Promise<{ [P in keyof R]: GetColumnData<R[P]> }[]> {
@@ -65,7 +70,7 @@ export async function insertRecordset<T extends PgTable, R extends Record<string
   const json = JSON.stringify(records, asJson);
   const written = await queryRows<Record<string, unknown>>(
     db,
-    sql`insert into ${tableName(table)} (${names})
+    sql`${options.alongside ? sql`with ${options.alongside} ` : sql``}insert into ${tableName(table)} (${names})
         select ${names} from json_to_recordset(${json}::json) as t(${typed})${
           options.where ? sql` where ${options.where}` : sql``
         }${conflict}

@@ -69,13 +69,21 @@ export async function recordRange(
   // go unused): one round trip less before the first turn is written. A range of a few
   // payments (a new block's) asks the node who paid beside them too: a payment the answers
   // then say a watcher or a schedule paid was asked of the node for nothing.
-  const early = earlyPayers(deps, [...requested, ...feeLegs]);
-  const [matched, recurring] = await Promise.all([
+  const few = requested.length + feeLegs.length <= PAYER_LOOKUPS;
+  const early = earlyPayers(deps, few ? [...requested, ...feeLegs] : []);
+  // A few payments' sink reads what it can now, beside the node (a backlog's, in its turns).
+  const [matched, recurring, sink] = await Promise.all([
     settledByWatchers(deps.db, deps.watchers, requested, logs),
     recurringPayers(
       deps.db,
       requested.map((m) => m.request.id),
     ),
+    few && requested.length > 0 && deps.sink.readAhead
+      ? deps.sink.readAhead(
+          deps.db,
+          requested.map((m) => m.request),
+        )
+      : deps.sink,
   ]);
   const turns = inTurnsOfBlocks({ matched, feeLegs, logs }, deps.turnRows ?? TURN_ROWS);
   let recorded = 0;
@@ -105,7 +113,7 @@ export async function recordRange(
       const inTurn = await recordPayments(
         deps.db,
         {
-          sink: deps.sink,
+          sink,
           now,
           ...(turn.logs.length > 0 && {
             also: (tx: Database) => recordWatched(deps.watchers, tx, turn.logs, now),
@@ -249,15 +257,14 @@ type EarlyPayers = ReadonlyMap<string, ReturnType<BlockSource['payers']>>;
 const paymentKey = (event: DetectedPayment) => `${event.txHash}:${event.logIndex}`;
 
 /**
- * The payers of a range's matched payments and fee legs, asked now when they are few enough to
- * ask at once (`PAYER_LOOKUPS`); none asked otherwise (a backlog asks them turn by turn).
+ * The payers of a range's matched payments and fee legs, asked now, when they are few enough to
+ * ask at once (`PAYER_LOOKUPS`; a backlog asks them turn by turn).
  */
 function earlyPayers(
   deps: RangeDeps,
   matched: readonly { readonly event: DetectedPayment }[],
 ): EarlyPayers {
   const early = new Map<string, ReturnType<BlockSource['payers']>>();
-  if (matched.length > PAYER_LOOKUPS) return early;
   for (const { event } of matched) {
     const asked = deps.source.payers(event);
     // Awaited where it is used; one never used (a watcher's payer) must not go unhandled.

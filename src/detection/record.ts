@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Currency } from '../chains/currencies.ts';
 import { isNative } from '../chains/currencies.ts';
 import type { NetworkId } from '../chains/networks.ts';
@@ -177,15 +177,18 @@ export async function recordPayments(
   return recorded;
 }
 
+/** The payments, with the checkpoint moved by the statement that writes them (if any do). */
 async function recordIn(
   tx: Database,
   deps: { readonly sink: PaymentSink; readonly now: Date },
   matched: readonly MatchedPayment[],
   checkpoint: Checkpoint,
 ): Promise<number> {
-  const recorded = await insertPayments(tx, deps, matched, { unlessSettled: true });
-  await saveCheckpoint(tx, checkpoint);
-  return recorded;
+  if (matched.length === 0) await saveCheckpoint(tx, checkpoint);
+  return insertPayments(tx, deps, matched, {
+    unlessSettled: true,
+    alongside: checkpointMoved(checkpoint),
+  });
 }
 
 /**
@@ -202,7 +205,11 @@ export async function insertPayments(
   tx: Database,
   deps: { readonly sink: PaymentSink; readonly now: Date },
   matched: readonly MatchedPayment[],
-  options: { readonly unlessSettled?: boolean } = {},
+  options: {
+    readonly unlessSettled?: boolean;
+    /** Other writes the first statement makes (db/recordset.ts). */
+    readonly alongside?: SQL;
+  } = {},
 ): Promise<number> {
   const inserted = new Map<string, string>();
   for (let i = 0; i < matched.length; i += INSERT_ROWS) {
@@ -214,6 +221,7 @@ export async function insertPayments(
       {
         skipConflictsOn: [payments.network, payments.txHash, payments.logIndex],
         ...(options.unlessSettled && { where: notSettledAlready }),
+        ...(i === 0 && options.alongside && { alongside: options.alongside }),
         returning: { id: payments.id, txHash: payments.txHash, logIndex: payments.logIndex },
       },
     );
@@ -273,11 +281,16 @@ const notSettledAlready = sql`not exists (
   where settled.network = t.network and settled.tx_hash = t.tx_hash
     and settled.request_row_id = t.request_row_id and settled.detection_source is not null)`;
 
-/**
- * Moves the checkpoint, remembers the blocks' hashes and forgets the oldest, in one statement
- * (its parts see one snapshot: the delete never reaches a block the insert adds).
- */
+/** Moves the checkpoint, remembers the blocks' hashes and forgets the oldest: one statement. */
 async function saveCheckpoint(tx: Database, checkpoint: Checkpoint): Promise<void> {
+  await tx.execute(sql`with ${checkpointMoved(checkpoint)} select 1`);
+}
+
+/**
+ * What moving the checkpoint writes, as a statement's `with` list (its parts see one snapshot:
+ * the delete never reaches a block the insert adds).
+ */
+function checkpointMoved(checkpoint: Checkpoint): SQL {
   const { network, lastBlock, blocks } = checkpoint;
   const oldest = lastBlock - BigInt(REMEMBERED_BLOCKS * 8);
   const remembered =
@@ -290,11 +303,11 @@ async function saveCheckpoint(tx: Database, checkpoint: Checkpoint): Promise<voi
             sql`, `,
           )}
           on conflict (network, number) do update set hash = excluded.hash)`;
-  await tx.execute(sql`
-    with moved as (
+  return sql`moved as (
       insert into ${chainCheckpoints} (network, last_block)
       values (${network}, ${String(lastBlock)}::bigint)
       on conflict (network) do update set last_block = excluded.last_block, updated_at = now())
-    ${remembered}
-    delete from ${chainBlocks} where network = ${network} and number < ${String(oldest)}::bigint`);
+    ${remembered},
+    forgotten as (
+      delete from ${chainBlocks} where network = ${network} and number < ${String(oldest)}::bigint)`;
 }

@@ -1,5 +1,6 @@
 import type { NetworkId } from '../chains/networks.ts';
 import type { Database } from '../db/client.ts';
+import type { RequestRow } from '../requests/requests.ts';
 import type { HeadListener } from './heads.ts';
 import type { Payers } from './payer-accounts.ts';
 
@@ -179,6 +180,11 @@ export interface PaymentSink {
    * counted in that order, in statements for them all.
    */
   recorded(tx: Database, payments: readonly RecordedPayment[], now: Date): Promise<void>;
+  /**
+   * The same sink, having read now what it can of these requests outside the transaction that
+   * records their payments (a new block's few: fewer statements between it and its webhooks).
+   */
+  readAhead?(db: Database, requests: readonly RequestRow[]): Promise<PaymentSink>;
   dropped(tx: Database, payments: readonly DroppedPayment[]): Promise<void>;
   /** The transaction of the last `recorded` calls ended: committed, or rolled back. */
   ended?(committed: boolean): void;

@@ -13,6 +13,7 @@ import { orchestratorWebhookIds } from '../webhooks/orchestrator-webhooks.ts';
 import {
   deliveryRows,
   insertDeliveries,
+  type Listeners,
   listeners,
   type WrittenDelivery,
 } from '../webhooks/outbox.ts';
@@ -156,6 +157,36 @@ function conversionFields(payment: PaidRequest['payment'], units: RequestUnits) 
   };
 }
 
+/** Who hears of requests' events, by audience (`audienceKey`): `listeners` of each. */
+export type Heard = ReadonlyMap<string, Listeners>;
+
+const audienceKey = (request: Pick<RequestRow, 'accountId' | 'clientIdId'>) =>
+  `${request.accountId} ${request.clientIdId}`;
+
+/**
+ * Who hears of the requests' events: each audience asked once, but those `known` already. The
+ * detection of a new block's few payments asks before its transaction, beside the node, so that
+ * the transaction between the block and its webhooks holds one statement less; an endpoint
+ * registered or removed meanwhile is as one that changed just after the events were written.
+ */
+export async function readListeners(
+  db: Database,
+  requests: readonly Pick<RequestRow, 'accountId' | 'clientIdId'>[],
+  known?: Heard,
+): Promise<Heard> {
+  const audiences = new Map(
+    requests.map((r) => [audienceKey(r), { accountId: r.accountId, clientIdId: r.clientIdId }]),
+  );
+  return new Map(
+    await Promise.all(
+      [...audiences].map(
+        async ([key, audience]) =>
+          [key, known?.get(key) ?? (await listeners(db, audience))] as const,
+      ),
+    ),
+  );
+}
+
 /**
  * Writes the payments' events into the outbox, in the payments' order. When `lease` grants
  * room they are written claimed by this process's dispatcher and returned ready to send, for it
@@ -169,24 +200,22 @@ export async function enqueuePaymentEvents(
     readonly chains: ChainRegistry;
     readonly now: Date;
     readonly lease?: ((rows: number) => Date | null) | undefined;
+    /** Who hears of some of the requests, read before the transaction (`readListeners`). */
+    readonly heard?: Heard | undefined;
   },
   paid: readonly PaidRequest[],
 ): Promise<Claimed[]> {
   if (paid.length === 0) return [];
-  const audienceOf = ({ request }: PaidRequest) => `${request.accountId} ${request.clientIdId}`;
-  const audiences = new Map(
-    paid.map((p) => [
-      audienceOf(p),
-      { accountId: p.request.accountId, clientIdId: p.request.clientIdId },
-    ]),
-  );
+  const audienceOf = ({ request }: PaidRequest) => audienceKey(request);
   // Only a link's request can carry fee legs, and not when the link's plan has no fees.
   const linked = [...new Set(paid.flatMap((p) => (p.link?.charged ? [p.request.id] : [])))];
   const clientIdIds = [...new Set(paid.flatMap((p) => p.request.clientIdId ?? []))];
   const [heard, feeLegs, orchestrators] = await Promise.all([
-    Promise.all(
-      [...audiences].map(async ([key, audience]) => [key, await listeners(tx, audience)] as const),
-    ).then((entries) => new Map(entries)),
+    readListeners(
+      tx,
+      paid.map((p) => p.request),
+      deps.heard,
+    ),
     inChunks(linked, async (chunk) => [...(await feeLegViewsOf(tx, deps.chains, chunk))]).then(
       (entries) => new Map(entries),
     ),

@@ -25,7 +25,7 @@ export async function targetWebhooks(db: Database, audience: Audience): Promise<
 }
 
 /** What sending to an endpoint needs. */
-export interface Endpoint {
+interface Endpoint {
   readonly url: string;
   readonly secretSealed: string;
   readonly retryBackoffSeconds: number | null;
@@ -33,16 +33,16 @@ export interface Endpoint {
   readonly retryForSeconds: number | null;
 }
 
-/** The endpoints that hear of the audience's events, and the public id of its client ID. */
-export async function listeners(
-  db: Database,
-  audience: Audience,
-): Promise<{
+/** The endpoints that hear of an audience's events, and the public id of its client ID. */
+export interface Listeners {
   readonly webhookIds: string[];
   /** What sending to them needs, by id. */
   readonly endpoints: Map<string, Endpoint>;
   readonly clientId: string | null;
-}> {
+}
+
+/** The endpoints that hear of the audience's events, and the public id of its client ID. */
+export async function listeners(db: Database, audience: Audience): Promise<Listeners> {
   const rows = await db
     .select({
       id: webhooks.id,

@@ -6,7 +6,7 @@ import { type Receiver, startReceiver } from '../../test/webhook-receiver.ts';
 import type { FeePlan } from '../base/fee-plan.ts';
 import { ulid } from '../base/ulid.ts';
 import type { Database } from '../db/client.ts';
-import { payments, requests, webhookDeliveries } from '../db/schema.ts';
+import { payments, requests, webhookDeliveries, webhooks } from '../db/schema.ts';
 import { type Checkpoint, matchRequests, recordPayments } from '../detection/record.ts';
 import type { DetectedPayment, PaymentSink } from '../detection/types.ts';
 import { insertFeeLegs } from '../fees/legs.ts';
@@ -406,5 +406,46 @@ describe('the fee legs a payment event reports', () => {
       { type: 'protocol_fee', status: 'outstanding', amount: '0.000001' },
     ]);
     expect(fromPlain.feeLegs).toBeUndefined();
+  });
+});
+
+describe('a sink read ahead of its transaction', () => {
+  it('writes the events for the endpoints that heard of the requests when it read', async () => {
+    const registered = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhook',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: { url: `${receiver.url}/ahead` },
+    });
+    expect(registered.statusCode, registered.body).toBe(201);
+    const second: string = registered.json().id;
+    const settlement = createSettlement({ chains: t.chains });
+    const ahead = await paid();
+    const matched = await matchRequests(t.db, t.chains, 'base', [ahead.payment]);
+    const sink = await settlement.readAhead?.(
+      t.db,
+      matched.map((m) => m.request),
+    );
+    if (!sink) throw new Error('the settlement reads nothing ahead');
+    // Turned off after the read: as one turned off just after the events were written.
+    await t.db.update(webhooks).set({ active: false }).where(eq(webhooks.id, second));
+    expect(
+      await recordPayments(t.db, { sink, now: t.clock.now() }, matched, ahead.checkpoint),
+    ).toBe(1);
+    const written = await deliveriesOf(ahead.payment.txHash);
+    expect(written.filter((row) => row.webhookId === second)).toHaveLength(1);
+    // The settlement itself asks in the transaction, and hears it is off.
+    const plain = await paid();
+    expect(await record(settlement, plain)).toBe(1);
+    const asked = await deliveriesOf(plain.payment.txHash);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.filter((row) => row.webhookId === second)).toEqual([]);
+    // Left for no later test's dispatcher to send.
+    await t.db.delete(webhookDeliveries).where(
+      inArray(
+        webhookDeliveries.id,
+        [...written, ...asked].map((row) => row.id),
+      ),
+    );
   });
 });

@@ -1,7 +1,12 @@
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { PaymentSink, RecordedPayment } from '../detection/types.ts';
 import { fundTransfer } from '../offramp/transfers.ts';
-import { cancelPaymentDeliveries, enqueuePaymentEvents } from '../requests/payment-events.ts';
+import {
+  cancelPaymentDeliveries,
+  enqueuePaymentEvents,
+  type Heard,
+  readListeners,
+} from '../requests/payment-events.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { applyPayments, reversePayment } from '../requests/settle.ts';
 import { completeLinksIfPaid, reopenLinkIfUnpaid } from '../secure-payments/completion.ts';
@@ -35,8 +40,10 @@ export function createSettlement(deps: {
       if (until !== null) leased += rows;
       return until;
     });
-  return {
-    async recorded(tx, recorded, now) {
+  /** `recorded`, with who hears of some of the requests read before the transaction. */
+  const recordedWith =
+    (heard?: Heard): PaymentSink['recorded'] =>
+    async (tx, recorded, now) => {
       const requests = await applyPayments(
         tx,
         recorded.map((payment) => ({
@@ -66,7 +73,7 @@ export function createSettlement(deps: {
       );
       const claimed = await enqueuePaymentEvents(
         tx,
-        { chains: deps.chains, now, lease: lease?.(now) },
+        { chains: deps.chains, now, lease: lease?.(now), heard },
         settled.map(({ payment, request }) => ({
           request,
           link:
@@ -86,6 +93,11 @@ export function createSettlement(deps: {
         })),
       );
       handed.push(...claimed);
+    };
+  const sink: PaymentSink = {
+    recorded: recordedWith(),
+    async readAhead(db, requests) {
+      return { ...sink, recorded: recordedWith(await readListeners(db, requests)) };
     },
     ended(committed) {
       const offered = committed ? handed : [];
@@ -105,4 +117,5 @@ export function createSettlement(deps: {
       }
     },
   };
+  return sink;
 }
