@@ -7,6 +7,7 @@ import { createLeaderLock } from '../db/leader-lock.ts';
 import { chainCheckpoints, payments, requests } from '../db/schema.ts';
 import { createSettlement } from '../workers/settlement.ts';
 import { RangeTooLargeError } from './evm-source.ts';
+import type { HeadListener } from './heads.ts';
 import { createIndexer } from './indexer.ts';
 import type { BlockSource, DetectedPayment, PaymentSink } from './types.ts';
 
@@ -87,6 +88,60 @@ describe('the indexer', () => {
     expect((await indexer.tick()).scannedTo).toBe(100n);
     const behind = indexerOf('matic', refusingSource(90n, 1_000n).source);
     expect(await behind.tick()).toEqual({ scannedTo: null, recorded: 0, rolledBack: 0 });
+  });
+});
+
+describe('a followed chain', () => {
+  it("starts each pass where the database says, reading the new head's blocks meanwhile", async () => {
+    let height = 100n;
+    const { source: refusing, ranges } = refusingSource(0n, 1_000n);
+    let listener: HeadListener | null = null;
+    const source: BlockSource = {
+      ...refusing,
+      head: async () => height,
+      follow(heard) {
+        listener = heard;
+        return () => {};
+      },
+    };
+    const told = (number: bigint) => {
+      height = number;
+      listener?.onHead({ number, hash: '0x01', parentHash: '0x00', timestamp: new Date(0) });
+    };
+    const last = async () =>
+      (
+        await t.db
+          .select({ last: chainCheckpoints.lastBlock })
+          .from(chainCheckpoints)
+          .where(eq(chainCheckpoints.network, 'sepolia'))
+      )[0]?.last;
+    const indexer = indexerOf('sepolia', source);
+    // Polled an hour apart: only the heads told start passes.
+    indexer.start(3_600_000);
+    try {
+      await expect.poll(last).toBe(100n);
+      const first = ranges.length;
+      told(101n);
+      await expect.poll(last).toBe(101n);
+      // The next head's block alone, read once: the read begun beside the checkpoint's was used.
+      expect(ranges.slice(first)).toEqual([[101n, 101n]]);
+      // Another process moved the checkpoint back (it rolled back a fork): blocks 96-101 are
+      // read again, not only the new head's block that this process had not recorded.
+      await t.db
+        .update(chainCheckpoints)
+        .set({ lastBlock: 95n })
+        .where(eq(chainCheckpoints.network, 'sepolia'));
+      const before = ranges.length;
+      told(102n);
+      await expect.poll(last).toBe(102n);
+      // The guess, then the range the database said.
+      expect(ranges.slice(before)).toEqual([
+        [102n, 102n],
+        [96n, 102n],
+      ]);
+    } finally {
+      await indexer.stop();
+    }
   });
 });
 

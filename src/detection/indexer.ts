@@ -127,8 +127,29 @@ export function createIndexer(deps: {
     return (remembered.at(-1)?.number ?? 1n) - 1n;
   };
 
+  /** Where this process's last pass recorded up to (null before one has, or after it failed). */
+  let scanned: bigint | null = null;
+
+  /**
+   * A followed head's blocks past where this process last recorded, read while the checkpoint
+   * is: the database says where to start and the read is used only where it agrees (it does
+   * unless another process recorded meanwhile, or the chain forked). Null when there is no
+   * such guess, or it would not be the pass's first read.
+   */
+  const readAhead = (known: bigint | null) => {
+    if (known === null || scanned === null) return null;
+    const from = scanned + 1n;
+    const to = known - BigInt(deps.confirmations);
+    if (to < from || to - from >= span) return null;
+    const read = readRange(range, from, to);
+    read.catch(() => {});
+    return { from, to, read };
+  };
+
   /** One pass, up to `known` when a followed head told it (else the node is asked). */
   const pass = async (known: bigint | null): Promise<TickResult> => {
+    let guessed = readAhead(known);
+    scanned = null;
     const [head, saved] = await Promise.all([known ?? deps.source.head(), checkpoint()]);
     const target = head - BigInt(deps.confirmations);
     let last = saved?.number ?? null;
@@ -164,8 +185,11 @@ export function createIndexer(deps: {
     while (from <= target) {
       const to = from + span - 1n < target ? from + span - 1n : target;
       let read: { payments: DetectedPayment[]; logs: readonly ContractLog[] };
+      const ahead = guessed?.from === from && guessed.to === to ? guessed.read : null;
+      // Only ever the first read: one the node refused is asked again in smaller ranges.
+      guessed = null;
       try {
-        read = await readRange(range, from, to);
+        read = await (ahead ?? readRange(range, from, to));
       } catch (error) {
         if (error instanceof RangeTooLargeError && span > 1n) {
           span = span / 2n;
@@ -184,6 +208,7 @@ export function createIndexer(deps: {
       if (span < ceiling) span = span * 2n > ceiling ? ceiling : span * 2n;
     }
     if (recorded > 0) log.info({ recorded, scannedTo: String(target) }, 'payments recorded');
+    scanned = target;
     return { scannedTo: target, recorded, rolledBack };
   };
 
