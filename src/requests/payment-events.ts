@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { linkedOrchestrators } from '../auth/client-id-orchestrator.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
@@ -202,10 +202,15 @@ export async function enqueuePaymentEvents(
     readonly lease?: ((rows: number) => Date | null) | undefined;
     /** Who hears of some of the requests, read before the transaction (`readListeners`). */
     readonly heard?: Heard | undefined;
+    /** Other writes the first statement makes (webhooks/outbox.ts's `insertDeliveries`). */
+    readonly alongside?: SQL | null;
   },
   paid: readonly PaidRequest[],
 ): Promise<Claimed[]> {
-  if (paid.length === 0) return [];
+  if (paid.length === 0) {
+    await insertDeliveries(tx, [], deps.alongside ?? null);
+    return [];
+  }
   const audienceOf = ({ request }: PaidRequest) => audienceKey(request);
   // Only a link's request can carry fee legs, and not when the link's plan has no fees.
   const linked = [...new Set(paid.flatMap((p) => (p.link?.charged ? [p.request.id] : [])))];
@@ -293,7 +298,7 @@ export async function enqueuePaymentEvents(
       }
     }
   }
-  await insertDeliveries(tx, rows);
+  await insertDeliveries(tx, rows, deps.alongside ?? null);
   return claimed;
 }
 

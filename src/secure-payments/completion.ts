@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { inChunks } from '../db/chunks.ts';
 import { type Database, queryRows } from '../db/client.ts';
 import { requests, securePayments } from '../db/schema.ts';
@@ -30,28 +30,63 @@ export async function completeLinksIfPaid(
   counted: readonly RequestRow[],
   now: Date,
 ): Promise<ReadonlyMap<string, PaidLink>> {
-  const linkIds = [...new Set(counted.flatMap((request) => request.securePaymentId ?? []))];
-  const links = await inChunks(linkIds, (chunk) => {
-    const ids = sql`array[${sql.join(
-      chunk.map((id) => sql`${id}::uuid`),
-      sql`, `,
-    )}]`;
-    return queryRows<{ id: string; token: string; charged: boolean }>(
+  const links = await inChunks(linkIdsOf(counted), (chunk) =>
+    queryRows<{ id: string; token: string; charged: boolean }>(
       tx,
-      sql`with completed as (
-          update ${securePayments} as l
-          set status = 'completed', completed_at = ${now.toISOString()}::timestamptz
-          where l.id = any(${ids}) and l.status = 'pending'
-            and not exists (
-              select 1 from ${requests} r
-              where r.secure_payment_id = l.id and r.status <> 'paid'))
-        select id, token,
-               coalesce(jsonb_array_length(fee_plan->'fees') > 0, true) as charged
-        from ${securePayments} where id = any(${ids})`,
-    );
-  });
+      sql`with completed as (${completing(chunk, now)}) ${paidLinks(chunk)}`,
+    ),
+  );
   return new Map(links.map(({ id, token, charged }) => [id, { token, charged }]));
 }
+
+/**
+ * The links of these requests, as their events name them, read ahead of the transaction that
+ * completes them (`linksCompleted` does, in a statement of its own choosing): a token and a fee
+ * plan never change.
+ */
+export async function paidLinksOf(
+  db: Database,
+  requested: readonly RequestRow[],
+): Promise<ReadonlyMap<string, PaidLink>> {
+  const links = await inChunks(linkIdsOf(requested), (chunk) =>
+    queryRows<{ id: string; token: string; charged: boolean }>(db, paidLinks(chunk)),
+  );
+  return new Map(links.map(({ id, token, charged }) => [id, { token, charged }]));
+}
+
+/**
+ * What completes the links of these requests whose every request is now paid, as one write
+ * for another statement of the transaction to make (db/recordset.ts's `alongside` form); null
+ * when none of them is a link's. It sees the request rows as the statements before it left
+ * them. At most ten thousand requests' links.
+ */
+export function linksCompleted(counted: readonly RequestRow[], now: Date): SQL | null {
+  const ids = linkIdsOf(counted);
+  return ids.length === 0 ? null : sql`completed as (${completing(ids, now)})`;
+}
+
+const linkIdsOf = (counted: readonly RequestRow[]) => [
+  ...new Set(counted.flatMap((request) => request.securePaymentId ?? [])),
+];
+
+const idArray = (ids: readonly string[]) =>
+  sql`array[${sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  )}]`;
+
+/** The update that completes those of the links whose every request is paid. */
+const completing = (ids: readonly string[], now: Date) =>
+  sql`update ${securePayments} as l
+      set status = 'completed', completed_at = ${now.toISOString()}::timestamptz
+      where l.id = any(${idArray(ids)}) and l.status = 'pending'
+        and not exists (
+          select 1 from ${requests} r
+          where r.secure_payment_id = l.id and r.status <> 'paid')`;
+
+const paidLinks = (ids: readonly string[]) =>
+  sql`select id, token, coalesce(jsonb_array_length(fee_plan->'fees') > 0, true) as charged
+      from ${securePayments} where id = any(${idArray(ids)})`;
 
 /** Completes the request's link if every request of it is now paid; the link's token, if any. */
 export async function completeLinkIfPaid(

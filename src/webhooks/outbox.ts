@@ -1,4 +1,4 @@
-import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { ulid } from '../base/ulid.ts';
 import type { Database } from '../db/client.ts';
 import { clientIds, webhookDeliveries, webhooks } from '../db/schema.ts';
@@ -164,12 +164,20 @@ export function deliveryRows(
   );
 }
 
-/** Writes deliveries made by `deliveryRows`, in their order, a few thousand a statement. */
+/**
+ * Writes deliveries made by `deliveryRows`, in their order, a few thousand a statement; with
+ * `alongside` (a `with` list, as db/recordset.ts takes it), the first statement makes those
+ * writes too, or a statement of their own when there are no rows.
+ */
 export async function insertDeliveries(
   db: Database,
   rows: readonly WrittenDelivery[],
+  alongside: SQL | null = null,
 ): Promise<void> {
+  if (rows.length === 0 && alongside !== null) await db.execute(sql`with ${alongside} select 1`);
   for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-    await db.insert(webhookDeliveries).values(rows.slice(i, i + INSERT_ROWS));
+    const insert = db.insert(webhookDeliveries).values(rows.slice(i, i + INSERT_ROWS));
+    if (i === 0 && alongside !== null) await db.execute(sql`with ${alongside} ${insert.getSQL()}`);
+    else await insert;
   }
 }

@@ -9,7 +9,13 @@ import {
 } from '../requests/payment-events.ts';
 import type { RequestRow } from '../requests/requests.ts';
 import { applyPayments, reversePayment } from '../requests/settle.ts';
-import { completeLinksIfPaid, reopenLinkIfUnpaid } from '../secure-payments/completion.ts';
+import {
+  completeLinksIfPaid,
+  linksCompleted,
+  type PaidLink,
+  paidLinksOf,
+  reopenLinkIfUnpaid,
+} from '../secure-payments/completion.ts';
 import type { Claimed } from '../webhooks/claims.ts';
 import type { DeliveryHandoff } from '../webhooks/handoff.ts';
 
@@ -40,9 +46,15 @@ export function createSettlement(deps: {
       if (until !== null) leased += rows;
       return until;
     });
-  /** `recorded`, with who hears of some of the requests read before the transaction. */
+  /**
+   * `recorded`, with what it reads of the requests read before the transaction: who hears of
+   * them, and their links (then completed by the statement that writes the events).
+   */
   const recordedWith =
-    (heard?: Heard): PaymentSink['recorded'] =>
+    (ahead?: {
+      readonly heard: Heard;
+      readonly links: ReadonlyMap<string, PaidLink>;
+    }): PaymentSink['recorded'] =>
     async (tx, recorded, now) => {
       const requests = await applyPayments(
         tx,
@@ -66,14 +78,17 @@ export function createSettlement(deps: {
           continue;
         settled.push({ payment, request });
       }
-      const links = await completeLinksIfPaid(
-        tx,
-        settled.map(({ request }) => request),
-        now,
-      );
+      const counted = settled.map(({ request }) => request);
+      const links = ahead?.links ?? (await completeLinksIfPaid(tx, counted, now));
       const claimed = await enqueuePaymentEvents(
         tx,
-        { chains: deps.chains, now, lease: lease?.(now), heard },
+        {
+          chains: deps.chains,
+          now,
+          lease: lease?.(now),
+          heard: ahead?.heard,
+          alongside: ahead ? linksCompleted(counted, now) : null,
+        },
         settled.map(({ payment, request }) => ({
           request,
           link:
@@ -97,7 +112,11 @@ export function createSettlement(deps: {
   const sink: PaymentSink = {
     recorded: recordedWith(),
     async readAhead(db, requests) {
-      return { ...sink, recorded: recordedWith(await readListeners(db, requests)) };
+      const [heard, links] = await Promise.all([
+        readListeners(db, requests),
+        paidLinksOf(db, requests),
+      ]);
+      return { ...sink, recorded: recordedWith({ heard, links }) };
     },
     ended(committed) {
       const offered = committed ? handed : [];
