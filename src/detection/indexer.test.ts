@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from '../../test/app.ts';
 import { createTenant, usdcRequest } from '../../test/fixtures.ts';
 import type { NetworkId } from '../chains/networks.ts';
 import { createLeaderLock } from '../db/leader-lock.ts';
-import { chainCheckpoints, payments, requests } from '../db/schema.ts';
+import { chainBlocks, chainCheckpoints, payments, requests } from '../db/schema.ts';
 import { createSettlement } from '../workers/settlement.ts';
 import { RangeTooLargeError } from './evm-source.ts';
 import type { HeadListener } from './heads.ts';
@@ -48,6 +48,65 @@ function indexerOf(
     ...(options.turnRows !== undefined && { turnRows: options.turnRows }),
     ...(options.onRecorded && { onRecorded: options.onRecorded }),
   });
+}
+
+const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+/** A new request of 1,000 USDC base units on `network`, to a payee of its own tenant. */
+async function paidRequest(network: 'base' | 'mainnet' | 'optimism') {
+  const tenant = await createTenant(t.db);
+  const request = await usdcRequest(t.db, t.chains, {
+    accountId: tenant.accountId,
+    network,
+    expectedAmount: 1_000n,
+    payee: PAYEE,
+  });
+  const { referenceTopic, usdc } = request;
+  if (!referenceTopic || !usdc.address) throw new Error('no reference');
+  return { id: request.id, network, referenceTopic, token: usdc.address };
+}
+
+/** A payment in full of `request`, in block `block`, as the node reports it. */
+function paymentOf(
+  request: Awaited<ReturnType<typeof paidRequest>>,
+  block: bigint,
+  blockHash: string,
+): DetectedPayment {
+  return {
+    network: request.network,
+    txHash: `0x${'cd'.repeat(31)}${block.toString(16).padStart(2, '0')}`,
+    logIndex: 0,
+    blockNumber: block,
+    blockHash,
+    timestamp: new Date(Number(block) * 1000),
+    referenceTopic: request.referenceTopic,
+    tokenAddress: request.token,
+    payee: PAYEE,
+    amount: 1_000n,
+    feeAmount: 0n,
+    feeAddress: null,
+    payerAddress: null,
+    payerEoaAddress: null,
+  };
+}
+
+const paymentsOf = async (requestRowId: string) =>
+  (
+    await t.db.select({ n: count() }).from(payments).where(eq(payments.requestRowId, requestRowId))
+  )[0]?.n;
+
+const checkpointOf = async (network: NetworkId) =>
+  (
+    await t.db
+      .select({ last: chainCheckpoints.lastBlock })
+      .from(chainCheckpoints)
+      .where(eq(chainCheckpoints.network, network))
+  )[0]?.last;
+
+/** Forgets what the indexers of `network` recorded: the next starts afresh. */
+async function forget(network: NetworkId) {
+  await t.db.delete(chainCheckpoints).where(eq(chainCheckpoints.network, network));
+  await t.db.delete(chainBlocks).where(eq(chainBlocks.network, network));
 }
 
 /** A chain of `height` blocks whose RPC refuses log queries over `limit` blocks (the fault). */
@@ -108,13 +167,7 @@ describe('a followed chain', () => {
       height = number;
       listener?.onHead({ number, hash: '0x01', parentHash: '0x00', timestamp: new Date(0) });
     };
-    const last = async () =>
-      (
-        await t.db
-          .select({ last: chainCheckpoints.lastBlock })
-          .from(chainCheckpoints)
-          .where(eq(chainCheckpoints.network, 'sepolia'))
-      )[0]?.last;
+    const last = () => checkpointOf('sepolia');
     const indexer = indexerOf('sepolia', source);
     // Polled an hour apart: only the heads told start passes.
     indexer.start(3_600_000);
@@ -143,11 +196,92 @@ describe('a followed chain', () => {
       await indexer.stop();
     }
   });
+
+  it('drops the blocks read beside the checkpoint when the pass finds the chain forked', async () => {
+    await forget('base');
+    const request = await paidRequest('base');
+    // Blocks above 100 are replaced when the node reorganises; only the old fork pays, in 102.
+    let forked = false;
+    const hashOf = (n: bigint) =>
+      `0x${(forked && n > 100n ? 'f' : '0').repeat(8)}${n.toString(16).padStart(56, '0')}`;
+    const orphan = paymentOf(request, 102n, hashOf(102n));
+    // The node reorganises right after it answers the next read of logs.
+    let armed = false;
+    let height = 100n;
+    let listener: HeadListener | null = null;
+    const source: BlockSource = {
+      head: async () => height,
+      blockHash: async (n) => hashOf(n),
+      events: async (from, to) => {
+        const found = !forked && from <= 102n && to >= 102n ? [orphan] : [];
+        if (armed) forked = true;
+        return found;
+      },
+      payers: async () => ({ payerAddress: PAYEE, payerEoaAddress: PAYEE }),
+      follow(heard) {
+        listener = heard;
+        return () => {};
+      },
+    };
+    const told = (number: bigint) => {
+      height = number;
+      listener?.onHead({
+        number,
+        hash: hashOf(number),
+        parentHash: '0x00',
+        timestamp: new Date(0),
+      });
+    };
+    const indexer = indexerOf('base', source);
+    indexer.start(3_600_000);
+    try {
+      await expect.poll(() => checkpointOf('base')).toBe(100n);
+      // Another process recorded 101-103 of the old fork meanwhile (it held the lock then).
+      await t.db
+        .update(chainCheckpoints)
+        .set({ lastBlock: 103n })
+        .where(eq(chainCheckpoints.network, 'base'));
+      await t.db.insert(chainBlocks).values({ network: 'base', number: 103n, hash: hashOf(103n) });
+      // This pass's read beside the checkpoint is of the old fork; the pass finds it forked
+      // at 100, and reads 101-104 again, of the new.
+      armed = true;
+      told(104n);
+      await expect.poll(() => checkpointOf('base')).toBe(104n);
+      told(105n);
+      await expect.poll(() => checkpointOf('base')).toBe(105n);
+      expect(await paymentsOf(request.id)).toBe(0);
+    } finally {
+      await indexer.stop();
+    }
+  });
+
+  it("has a new block's few payments' sink read what it can before their transaction", async () => {
+    await forget('base');
+    const request = await paidRequest('base');
+    const settlement = createSettlement({ chains: t.chains });
+    const readAhead: string[][] = [];
+    const sink: PaymentSink = {
+      ...settlement,
+      async readAhead(db, requests) {
+        readAhead.push(requests.map((r) => r.id));
+        if (!settlement.readAhead) throw new Error('the settlement reads nothing ahead');
+        return settlement.readAhead(db, requests);
+      },
+    };
+    const hashOf = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+    const payment = paymentOf(request, 10n, hashOf(10n));
+    const source: BlockSource = {
+      head: async () => 10n,
+      blockHash: async (n) => hashOf(n),
+      events: async (from, to) => (from <= 10n && to >= 10n ? [payment] : []),
+      payers: async () => ({ payerAddress: PAYEE, payerEoaAddress: PAYEE }),
+    };
+    expect((await indexerOf('base', source, { sink }).tick()).recorded).toBe(1);
+    expect(readAhead).toEqual([[request.id]]);
+  });
 });
 
 describe('a dense range', () => {
-  const PAYEE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
-
   /**
    * Blocks 11-20 of a network, each with `perBlock` payments of one unit to one request; the
    * node names their payer after `lookupMs`, and counts how often it was asked.
@@ -216,21 +350,6 @@ describe('a dense range', () => {
     };
   }
 
-  const paymentsOf = async (requestRowId: string) =>
-    (
-      await t.db
-        .select({ n: count() })
-        .from(payments)
-        .where(eq(payments.requestRowId, requestRowId))
-    )[0]?.n;
-  const checkpoint = async (network = 'optimism') =>
-    (
-      await t.db
-        .select({ last: chainCheckpoints.lastBlock })
-        .from(chainCheckpoints)
-        .where(eq(chainCheckpoints.network, network))
-    )[0]?.last;
-
   it('is recorded in turns of whole blocks, and a failed turn keeps those before it', async () => {
     const { source, requestRowId } = await denseChain('optimism', { perBlock: 5, lookupMs: 0 });
     const settlement = createSettlement({ chains: t.chains });
@@ -241,7 +360,7 @@ describe('a dense range', () => {
       indexerOf('optimism', source, { sink, turnRows: 12, onRecorded: () => committed.push(1) });
     await expect(indexer(failing).tick()).rejects.toThrow('turn 2 failed');
     // Turns of whole blocks, each at least 12 payments: 11-13 (15), then 14-16, which failed.
-    expect(await checkpoint()).toBe(13n);
+    expect(await checkpointOf('optimism')).toBe(13n);
     expect(await paymentsOf(requestRowId)).toBe(15);
     expect(committed).toHaveLength(1);
 
@@ -260,7 +379,7 @@ describe('a dense range', () => {
     // 14-16, 17-19, and 20 with what is left.
     expect(committed).toHaveLength(4);
     expect(times.slice(1).map((at, i) => at - (times[i] ?? 0) >= 60_000)).toEqual([true, true]);
-    expect(await checkpoint()).toBe(20n);
+    expect(await checkpointOf('optimism')).toBe(20n);
     expect(await paymentsOf(requestRowId)).toBe(50);
     const [request] = await t.db
       .select({ paid: requests.totalAmountPaid })
@@ -277,6 +396,6 @@ describe('a dense range', () => {
     // and the second turn's first 32, still out when the first turn's write failed; none after.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(asked.payers).toBe(72);
-    expect(await checkpoint('mainnet')).toBeUndefined();
+    expect(await checkpointOf('mainnet')).toBeUndefined();
   });
 });

@@ -171,6 +171,8 @@ export function createIndexer(deps: {
           'chain reorganised below the checkpoint; rescanning',
         );
         last = fork;
+        // Begun before the fork was seen: it may hold the blocks the chain just dropped.
+        guessed = null;
       }
     }
     deps.onProgress?.({ head, target, indexed: last });
