@@ -197,7 +197,10 @@ describe('the dashboard’s links', { timeout: BROWSER_TEST_MS }, () => {
     expect(await sandbox.locator('td[data-label="Received"]').textContent()).toBe('12.5 USDC (1)');
     expect(await sandbox.locator('td[data-label="Paid out"]').textContent()).toBe('0 USDC (0)');
     expect(await text(page, '[data-field="payments-count"]')).toBe('1');
-    expect(await page.locator('[data-field="daily-chart"] canvas').count()).toBe(1);
+    // The chart's library loads after the page (daily-chart.tsx): its canvas comes once it has.
+    const chart = page.locator('[data-field="daily-chart"] canvas');
+    await chart.first().waitFor();
+    expect(await chart.count()).toBe(1);
     expect(await text(page, '[data-field="links-awaiting"]')).toBe('0 links');
     expect(await text(page, 'tr[data-row="USDC-sandbox"] td[data-label="Currency"]')).toBe(
       'USDC on Sandbox (local chain)',
