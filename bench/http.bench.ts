@@ -23,6 +23,7 @@ import { resolveTarget } from '../src/destinations/target.ts';
 import { erc20Abi } from '../src/payments/abis.ts';
 import { serveJsonRpc } from '../src/sandbox/rpc-server.ts';
 import { standIn } from '../test/chain.ts';
+import { serverPort } from './port.ts';
 import { type BenchRow, report } from './report.ts';
 import { ADMIN_URL, scratchDatabase, settle } from './scratch.ts';
 
@@ -82,7 +83,7 @@ async function startServer(
   env: Record<string, string>,
   probe: string,
 ): Promise<{ port: number; child: ChildProcess; startedMs: number; pid: number }> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = serverPort();
   const started = performance.now();
   // BENCH_NODE_ARGS (e.g. --cpu-prof) goes to payreq's processes, for profiling.
   const nodeArgs = args[0] === SERVER_ENTRY ? (process.env.BENCH_NODE_ARGS?.split(' ') ?? []) : [];

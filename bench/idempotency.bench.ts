@@ -19,6 +19,7 @@ import { activateDestination } from '../src/destinations/destinations.ts';
 import { resolveTarget } from '../src/destinations/target.ts';
 import { serveJsonRpc } from '../src/sandbox/rpc-server.ts';
 import { standIn } from '../test/chain.ts';
+import { serverPort } from './port.ts';
 import { type BenchRow, report } from './report.ts';
 import { scratchDatabase, settle } from './scratch.ts';
 
@@ -104,7 +105,7 @@ try {
   );
   await settle();
 
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = serverPort();
   child = spawn(
     process.execPath,
     [...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []), SERVER_ENTRY, 'serve'],
