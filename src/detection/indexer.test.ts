@@ -290,15 +290,7 @@ describe('a dense range', () => {
     network: 'optimism' | 'mainnet',
     { perBlock, lookupMs }: { readonly perBlock: number; readonly lookupMs: number },
   ) {
-    const tenant = await createTenant(t.db);
-    const request = await usdcRequest(t.db, t.chains, {
-      accountId: tenant.accountId,
-      network,
-      expectedAmount: 1_000n,
-      payee: PAYEE,
-    });
-    const { usdc } = request;
-    if (!request.referenceTopic || !usdc.address) throw new Error('no reference');
+    const request = await paidRequest(network);
     const hashOf = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
     const events: DetectedPayment[] = [];
     for (let block = 11n; block <= 20n; block++) {
@@ -311,7 +303,7 @@ describe('a dense range', () => {
           blockHash: hashOf(block),
           timestamp: new Date(Number(block) * 1000),
           referenceTopic: request.referenceTopic,
-          tokenAddress: usdc.address,
+          tokenAddress: request.token,
           payee: PAYEE,
           amount: 1n,
           feeAmount: 0n,
