@@ -28,6 +28,20 @@ export class RangeTooLargeError extends Error {}
 const RANGE_ERROR_CODES = new Set([-32005, -32602, -32614]);
 const RANGE_ERROR_WORDS = /range|too many|limit|exceed|too large|10000/i;
 
+/** A block hash as a node writes it: 32 bytes in hex. */
+const BLOCK_HASH = /^0x[0-9a-f]{64}$/i;
+
+/**
+ * The hash in the node's answer for block `number`, or a failure when it holds none: viem
+ * gives a wrong-shaped answer a null hash, which the indexer would take for a fork (a hash
+ * other than the one it remembers) and take back the payments recorded above it.
+ */
+function hashOf(block: { readonly hash: string | null }, number: bigint): string {
+  if (block.hash === null || !BLOCK_HASH.test(block.hash))
+    throw new Error(`the node's answer for block ${number} holds no block hash`);
+  return block.hash;
+}
+
 /** Receipts kept for payments of the same transaction (a batch's). */
 const KEPT_RECEIPTS = 1_024;
 
@@ -235,7 +249,7 @@ export function createEvmSource(deps: {
   return {
     head: () => deps.client.getBlockNumber({ cacheTime: 0 }),
     blockHash: async (number) =>
-      heads.hashAt(number) ?? (await deps.client.getBlock({ blockNumber: number })).hash,
+      heads.hashAt(number) ?? hashOf(await deps.client.getBlock({ blockNumber: number }), number),
     follow: (listener) =>
       followHeads(deps.client, {
         onHead(head) {
