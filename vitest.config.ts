@@ -19,6 +19,7 @@ const SAME_ON_EVERY_DATABASE = [
   'test/e2e/commerce-contracts.test.ts',
   // An EVM node's answers through a garbling proxy: no database either.
   'src/detection/evm-source.test.ts',
+  'src/payments/sender.test.ts',
   'test/e2e/rpc-config.test.ts',
   // Its process runs on a Postgres server the test starts itself.
   'test/e2e/fault-postgres-restart.test.ts',

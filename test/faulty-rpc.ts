@@ -1,5 +1,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createPublicClient, http, type PublicClient } from 'viem';
+import { type LocalChain, startLocalChain } from '../src/sandbox/chain.ts';
+import { serveJsonRpc } from '../src/sandbox/rpc-server.ts';
 
 /**
  * An HTTP proxy on loopback between payreq and a chain's JSON-RPC that a test switches between
@@ -142,4 +145,29 @@ function answerEach(body: Buffer, answer: () => Record<string, unknown>): unknow
     ...answer(),
   });
   return Array.isArray(parsed) ? parsed.map(one) : one(parsed);
+}
+
+/** A local chain, served over HTTP behind a faulty proxy, and a client that reads through it. */
+export interface ChainBehindProxy {
+  readonly chain: LocalChain;
+  readonly proxy: FaultyRpc;
+  /** Reads through the proxy, with no retry of its own: each call meets the proxy's mode. */
+  readonly client: PublicClient;
+  close(): Promise<void>;
+}
+
+export async function chainBehindFaultyRpc(chainId = 8453): Promise<ChainBehindProxy> {
+  const chain = await startLocalChain({ chainId });
+  const rpc = await serveJsonRpc(chain.provider);
+  const proxy = await startFaultyRpc(rpc.url);
+  return {
+    chain,
+    proxy,
+    client: createPublicClient({ transport: http(proxy.url, { retryCount: 0 }) }),
+    async close() {
+      await proxy.close();
+      await rpc.close();
+      await chain.close();
+    },
+  };
 }

@@ -1,8 +1,9 @@
-import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultyRpc, type RpcFault, startFaultyRpc } from '../../test/faulty-rpc.ts';
-import { type LocalChain, startLocalChain } from '../sandbox/chain.ts';
-import { serveJsonRpc } from '../sandbox/rpc-server.ts';
+import {
+  type ChainBehindProxy,
+  chainBehindFaultyRpc,
+  type RpcFault,
+} from '../../test/faulty-rpc.ts';
 import { createEvmSource } from './evm-source.ts';
 import type { BlockSource } from './types.ts';
 
@@ -14,19 +15,15 @@ import type { BlockSource } from './types.ts';
  * webhooks went out twice.
  */
 
-let chain: LocalChain;
-let rpc: Awaited<ReturnType<typeof serveJsonRpc>>;
-let proxy: FaultyRpc;
+let world: ChainBehindProxy;
 let source: BlockSource;
 
 beforeAll(async () => {
-  chain = await startLocalChain({ chainId: 8453 });
-  rpc = await serveJsonRpc(chain.provider);
-  proxy = await startFaultyRpc(rpc.url);
-  const a = chain.addresses;
+  world = await chainBehindFaultyRpc();
+  const a = world.chain.addresses;
   source = createEvmSource({
     network: 'base',
-    client: createPublicClient({ transport: http(proxy.url, { retryCount: 0 }) }),
+    client: world.client,
     contracts: {
       erc20FeeProxy: a.erc20FeeProxy,
       ethFeeProxy: a.ethFeeProxy,
@@ -36,35 +33,31 @@ beforeAll(async () => {
       batchPayments: a.batchPayments,
     },
   });
-  await chain.provider.request({ method: 'evm_mine' });
+  await world.chain.provider.request({ method: 'evm_mine' });
 });
 
-afterAll(async () => {
-  await proxy.close();
-  await rpc.close();
-  await chain.close();
-});
+afterAll(() => world.close());
 
 describe("an EVM source's block hashes", () => {
   it("are the node's own while it answers", async () => {
-    proxy.set('pass');
-    const block = await chain.client.getBlock({ blockNumber: 1n });
+    world.proxy.set('pass');
+    const block = await world.chain.client.getBlock({ blockNumber: 1n });
     expect(await source.blockHash(1n)).toBe(block.hash);
   });
 
   it.each<RpcFault>(['wrong_result', 'rpc_error', 'not_json'])(
     'fail, never come back empty, when the node answers %s',
     async (fault) => {
-      proxy.set(fault);
-      const before = proxy.answered[fault];
+      world.proxy.set(fault);
+      const before = world.proxy.answered[fault];
       await expect(source.blockHash(1n)).rejects.toThrow();
-      expect(proxy.answered[fault]).toBeGreaterThan(before);
+      expect(world.proxy.answered[fault]).toBeGreaterThan(before);
     },
   );
 
   it('fail for a block the node does not have yet', async () => {
-    proxy.set('pass');
-    const latest = await chain.client.getBlockNumber();
+    world.proxy.set('pass');
+    const latest = await world.chain.client.getBlockNumber();
     await expect(source.blockHash(latest + 100n)).rejects.toThrow();
   });
 });

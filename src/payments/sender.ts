@@ -32,8 +32,10 @@ export async function transactionStatus(
   hash: Hex,
 ): Promise<TransactionStatus> {
   try {
-    const receipt = await client.getTransactionReceipt({ hash });
-    return receipt.status === 'success' ? 'success' : 'reverted';
+    const { status } = await client.getTransactionReceipt({ hash });
+    if (status === 'success' || status === 'reverted') return status;
+    // viem gives a wrong-shaped answer no status: the node failed, not the transaction.
+    throw new Error(`the node's receipt for ${hash} holds no status`);
   } catch (error) {
     if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
   }
