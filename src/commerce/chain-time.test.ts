@@ -15,6 +15,7 @@ const AHEAD_MS = 2 * 60 * 60_000;
 
 function node() {
   let silent = false;
+  let garbled = false;
   let calls = 0;
   const transport = custom({
     async request({ method }: EIP1193Parameters) {
@@ -23,6 +24,8 @@ function node() {
       calls += 1;
       // Silent: never answers (the read's bound ends the wait).
       if (silent) return new Promise(() => {});
+      // A result of the wrong shape, as a faulty provider answers.
+      if (garbled) return { unexpected: [1, 2] };
       return block((START.getTime() + AHEAD_MS) / 1000);
     },
   });
@@ -30,6 +33,9 @@ function node() {
     transport,
     silence: () => {
       silent = true;
+    },
+    garble: () => {
+      garbled = true;
     },
     calls: () => calls,
   };
@@ -82,6 +88,24 @@ describe('the commerce operations’ chain time', () => {
     // clock is still two hours ahead of the server's, not the server's own.
     rpc.silence();
     clock.advance(1_000);
+    expect(await time.now('base')).toEqual(new Date(START.getTime() + 2_000 + AHEAD_MS));
+    expect(rpc.calls()).toBe(2);
+  });
+
+  it('keeps the lead the chain last had while its node answers blocks of the wrong shape', async () => {
+    const clock = createTestClock(START);
+    const config = testConfig();
+    const rpc = node();
+    const clients = createChainClients({
+      config,
+      chains: createChainRegistry(config),
+      transports: { base: rpc.transport },
+    });
+    const time = createChainTime({ clients, clock }, { ttlMs: 2_000, timeoutMs: 50 });
+    expect(await time.now('base')).toEqual(new Date(START.getTime() + AHEAD_MS));
+
+    rpc.garble();
+    clock.advance(2_000);
     expect(await time.now('base')).toEqual(new Date(START.getTime() + 2_000 + AHEAD_MS));
     expect(rpc.calls()).toBe(2);
   });

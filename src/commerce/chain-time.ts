@@ -31,9 +31,11 @@ export function createChainTime(
       deps.clients.evm(network).getBlock({ blockTag: 'latest' }),
     );
     const block = await bounded(latest, timeoutMs);
-    if (block.ok) return Number(block.value.timestamp) * 1000 - deps.clock.now().getTime();
-    // A slow answer says nothing of the chain's clock: keep the lead it last had, so a check
-    // judged by it does not fall back to the server's clock for a while.
+    // viem gives a wrong-shaped answer no timestamp (typed a bigint all the same).
+    const seconds: unknown = block.ok ? block.value.timestamp : undefined;
+    if (typeof seconds === 'bigint') return Number(seconds) * 1000 - deps.clock.now().getTime();
+    // A slow or garbled answer says nothing of the chain's clock: keep the lead it last had, so
+    // a check judged by it does not fall back to the server's clock for a while.
     return ahead.get(network)?.ms ?? 0;
   };
 
