@@ -66,17 +66,23 @@ function block(seconds: number) {
   };
 }
 
+/** The chain time of `base` read from a `node()`, asked every 2 s at most, bounded at 50 ms. */
+function chainTimeOverNode() {
+  const clock = createTestClock(START);
+  const config = testConfig();
+  const rpc = node();
+  const clients = createChainClients({
+    config,
+    chains: createChainRegistry(config),
+    transports: { base: rpc.transport },
+  });
+  const time = createChainTime({ clients, clock }, { ttlMs: 2_000, timeoutMs: 50 });
+  return { clock, rpc, time };
+}
+
 describe('the commerce operations’ chain time', () => {
   it('keeps the lead the chain last had while its node is silent, and reads it once per ttl', async () => {
-    const clock = createTestClock(START);
-    const config = testConfig();
-    const rpc = node();
-    const clients = createChainClients({
-      config,
-      chains: createChainRegistry(config),
-      transports: { base: rpc.transport },
-    });
-    const time = createChainTime({ clients, clock }, { ttlMs: 2_000, timeoutMs: 50 });
+    const { clock, rpc, time } = chainTimeOverNode();
 
     expect(await time.now('base')).toEqual(new Date(START.getTime() + AHEAD_MS));
     // Within the ttl the lead read stands; the chain's clock runs on with the server's.
@@ -93,15 +99,7 @@ describe('the commerce operations’ chain time', () => {
   });
 
   it('keeps the lead the chain last had while its node answers blocks of the wrong shape', async () => {
-    const clock = createTestClock(START);
-    const config = testConfig();
-    const rpc = node();
-    const clients = createChainClients({
-      config,
-      chains: createChainRegistry(config),
-      transports: { base: rpc.transport },
-    });
-    const time = createChainTime({ clients, clock }, { ttlMs: 2_000, timeoutMs: 50 });
+    const { clock, rpc, time } = chainTimeOverNode();
     expect(await time.now('base')).toEqual(new Date(START.getTime() + AHEAD_MS));
 
     rpc.garble();
