@@ -3,6 +3,7 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   getAddress,
+  isHash,
   type PublicClient,
   parseEventLogs,
   RpcRequestError,
@@ -28,16 +29,13 @@ export class RangeTooLargeError extends Error {}
 const RANGE_ERROR_CODES = new Set([-32005, -32602, -32614]);
 const RANGE_ERROR_WORDS = /range|too many|limit|exceed|too large|10000/i;
 
-/** A block hash as a node writes it: 32 bytes in hex. */
-const BLOCK_HASH = /^0x[0-9a-f]{64}$/i;
-
 /**
  * The hash in the node's answer for block `number`, or a failure when it holds none: viem
  * gives a wrong-shaped answer a null hash, which the indexer would take for a fork (a hash
  * other than the one it remembers) and take back the payments recorded above it.
  */
 function hashOf(block: { readonly hash: string | null }, number: bigint): string {
-  if (block.hash === null || !BLOCK_HASH.test(block.hash))
+  if (block.hash === null || !isHash(block.hash))
     throw new Error(`the node's answer for block ${number} holds no block hash`);
   return block.hash;
 }
