@@ -2,7 +2,10 @@ import { inject } from 'vitest';
 import { emptyPostgresDatabase } from './database.ts';
 import { runCli } from './process.ts';
 
-/** What the fault tests (test/e2e/fault-*.test.ts) share besides their fault injectors. */
+/**
+ * What the fault tests (test/e2e/fault-*.test.ts) and the killed-process tests (crash-recovery,
+ * the tracker restarts) share besides their fault injectors.
+ */
 
 /**
  * The database for a payreq process in this run: a fresh Postgres database on the suite's

@@ -8,6 +8,13 @@ import { inject } from 'vitest';
 
 /** Helpers to run payreq as a user does: real processes, real ports on loopback. */
 
+/**
+ * Options for a test that starts several payreq processes (CLI commands, servers), each opening
+ * the database: 1.5–3 s a start alone, and up to twice that while CI's other worker starts its
+ * own. Such a test took 17–25 s against the suite's 30 s default, and timed out once in CI.
+ */
+export const MANY_PROCESSES = { timeout: 120_000 };
+
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 

@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { emptyPostgresDatabase } from '../database.ts';
-import { processEnv, type Result, runCli, type ServerProcess, startServer } from '../process.ts';
+import {
+  MANY_PROCESSES,
+  processEnv,
+  type Result,
+  runCli,
+  type ServerProcess,
+  startServer,
+} from '../process.ts';
 
 /**
  * What a new operator does, with real processes: create an account and credentials with the
@@ -32,15 +39,12 @@ type Outcomes<T extends readonly (() => Promise<unknown>)[]> = {
   -readonly [K in keyof T]: Awaited<ReturnType<T[K]>>;
 };
 
-/** For a test that runs many CLI processes one after another, each opening the database. */
-const MANY_PROCESSES = { timeout: 120_000 };
-
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
 
-describe(`CLI and server on ${backend}`, () => {
+describe(`CLI and server on ${backend}`, MANY_PROCESSES, () => {
   let env: NodeJS.ProcessEnv;
   let server: ServerProcess | undefined;
   let account: { accountId: string; apiKey: string };
@@ -78,59 +82,55 @@ describe(`CLI and server on ${backend}`, () => {
     expect(created.stdout.trim().split('\n')).toHaveLength(1);
   });
 
-  it(
-    'issues API keys, client IDs and orchestrators, and refuses bad input',
-    MANY_PROCESSES,
-    async () => {
-      const [[key, client, orchestrator, noAccount, badDomain], noName] = await Promise.all([
-        independent([
-          () => cli(['api-key', 'create', '--account', account.accountId, '--json']),
-          () =>
-            cli([
-              'client-id',
-              'create',
-              '--account',
-              account.accountId,
-              '--domain',
-              'https://shop.example',
-              '--json',
-            ]),
-          () => cli(['orchestrator', 'create', '--name', 'Platform', '--json']),
-          () => cli(['api-key', 'create', '--account', 'nope', '--json']),
-          () =>
-            cli([
-              'client-id',
-              'create',
-              '--account',
-              account.accountId,
-              '--domain',
-              'http://shop.example',
-            ]),
-        ]),
-        // A usage error opens nothing: it runs alongside whatever holds the database.
-        cli(['account', 'create']),
-      ]);
-      expect(key.code, key.stderr).toBe(0);
-      expect(Object.keys(JSON.parse(key.stdout))).toEqual(['apiKey']);
+  it('issues API keys, client IDs and orchestrators, and refuses bad input', async () => {
+    const [[key, client, orchestrator, noAccount, badDomain], noName] = await Promise.all([
+      independent([
+        () => cli(['api-key', 'create', '--account', account.accountId, '--json']),
+        () =>
+          cli([
+            'client-id',
+            'create',
+            '--account',
+            account.accountId,
+            '--domain',
+            'https://shop.example',
+            '--json',
+          ]),
+        () => cli(['orchestrator', 'create', '--name', 'Platform', '--json']),
+        () => cli(['api-key', 'create', '--account', 'nope', '--json']),
+        () =>
+          cli([
+            'client-id',
+            'create',
+            '--account',
+            account.accountId,
+            '--domain',
+            'http://shop.example',
+          ]),
+      ]),
+      // A usage error opens nothing: it runs alongside whatever holds the database.
+      cli(['account', 'create']),
+    ]);
+    expect(key.code, key.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(key.stdout))).toEqual(['apiKey']);
 
-      expect(client.code, client.stderr).toBe(0);
-      expect(JSON.parse(client.stdout).clientId).toMatch(/^cli_[A-Za-z0-9_-]{32}$/);
+    expect(client.code, client.stderr).toBe(0);
+    expect(JSON.parse(client.stdout).clientId).toMatch(/^cli_[A-Za-z0-9_-]{32}$/);
 
-      expect(orchestrator.code, orchestrator.stderr).toBe(0);
-      const parsed = JSON.parse(orchestrator.stdout);
-      expect(Object.keys(parsed)).toEqual(['orchestratorId', 'orchestratorKey']);
-      expect(parsed.orchestratorKey).toMatch(/^orc_/);
+    expect(orchestrator.code, orchestrator.stderr).toBe(0);
+    const parsed = JSON.parse(orchestrator.stdout);
+    expect(Object.keys(parsed)).toEqual(['orchestratorId', 'orchestratorKey']);
+    expect(parsed.orchestratorKey).toMatch(/^orc_/);
 
-      expect(noAccount.code).toBe(1);
-      expect(noAccount.stderr.trim()).toBe('payreq: no account nope');
-      expect(badDomain.code).toBe(1);
-      expect(badDomain.stderr).toContain('allowedDomains[0] must use https');
-      expect(noName.code).toBe(1);
-      expect(noName.stderr.trim()).toBe('payreq: --name is required');
-    },
-  );
+    expect(noAccount.code).toBe(1);
+    expect(noAccount.stderr.trim()).toBe('payreq: no account nope');
+    expect(badDomain.code).toBe(1);
+    expect(badDomain.stderr).toContain('allowedDomains[0] must use https');
+    expect(noName.code).toBe(1);
+    expect(noName.stderr.trim()).toBe('payreq: --name is required');
+  });
 
-  it('binds a client ID with --bind, or refuses and creates nothing', MANY_PROCESSES, async () => {
+  it('binds a client ID with --bind, or refuses and creates nothing', async () => {
     const destination = async (accountId: string, address: string, currency: string) => {
       const result = await cli([
         'destination',

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { emptyPostgresDatabase } from '../database.ts';
-import { processEnv, type Result, runCli, type ServerProcess, startServer } from '../process.ts';
+import {
+  MANY_PROCESSES,
+  processEnv,
+  type Result,
+  runCli,
+  type ServerProcess,
+  startServer,
+} from '../process.ts';
 
 /**
  * An operator running a platform with the CLI alone, with real processes: an orchestrator is
@@ -16,9 +23,6 @@ const backend = source.kind;
 
 const EVM = '0x2546BcD3c84621e976D8185a91A922aE77ECEc30';
 const TRON = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
-/** For a test that runs many CLI processes, each opening the database. */
-const MANY_PROCESSES = { timeout: 120_000 };
-
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
@@ -30,7 +34,7 @@ interface FeeConfigJson {
   readonly [field: string]: unknown;
 }
 
-describe(`orchestrators and fee configs from the CLI on ${backend}`, () => {
+describe(`orchestrators and fee configs from the CLI on ${backend}`, MANY_PROCESSES, () => {
   let env: NodeJS.ProcessEnv;
   let orchestratorId: string;
   let oldKey: string;
@@ -109,7 +113,7 @@ describe(`orchestrators and fee configs from the CLI on ${backend}`, () => {
     expect(refused.stderr.trim()).toBe(`payreq: no orchestrator ${unknown}`);
   });
 
-  it('creates fee configs as the API does', MANY_PROCESSES, async () => {
+  it('creates fee configs as the API does', async () => {
     const account = json<{ accountId: string }>(
       await cli(['account', 'create', '--name', 'Shop', '--json']),
     );
@@ -151,54 +155,47 @@ describe(`orchestrators and fee configs from the CLI on ${backend}`, () => {
     created = [payer, recipient];
   });
 
-  it(
-    'refuses bad input with the API’s message, exits 1 and writes nothing',
-    MANY_PROCESSES,
-    async () => {
-      const fee = (bearer: string, bps: string) => [
-        ...['--orchestrator', orchestratorId, '--flow', 'incoming'],
-        ...['--bearer', bearer, '--bps', bps, '--evm-recipient', EVM],
-      ];
-      const good = fee('recipient', '5');
-      const refusals: [readonly string[], string][] = [
-        [fee('recipient', '10001'), 'Validation failed: --bps must be <= 10000'],
-        [fee('recipient', '1.5'), 'Validation failed: --bps must be integer'],
-        [[...good, '--usd-cap', '0'], 'Validation failed: --usd-cap must be greater than 0 (USD)'],
-        [[...good, '--client-id', 'cli_unknown'], 'Client ID not found'],
-        [
-          [...good, '--client-id', unlinkedClientId],
-          'Client ID is not linked to this orchestrator',
-        ],
-        // The pair the first create took, at the default level.
-        [
-          fee('payer', '9'),
-          `A payer-borne incoming fee config exists at this level already (${created[0]?.id}, active): change it with PATCH; disabling it does not free the pair`,
-        ],
-        [[...good.slice(2), '--orchestrator', 'nope'], 'no orchestrator nope'],
-      ];
-      for (const [flags, message] of refusals) {
-        const result = await cli(['fee-config', 'create', ...flags]);
-        expect(result.code, flags.join(' ')).toBe(1);
-        expect(result.stdout).toBe('');
-        expect(result.stderr.trim()).toBe(`payreq: ${message}`);
-      }
-      // A recipient with a wrong checksum is the address parser's refusal, named by its flag.
-      const checksum = await cli([
-        ...['fee-config', 'create', ...good.slice(0, -1)],
-        '0x2546bcD3c84621e976D8185a91A922aE77ECEc30',
-      ]);
-      expect(checksum.code).toBe(1);
-      expect(checksum.stderr).toMatch(/^payreq: Validation failed: --evm-recipient /);
-      // No recipient at all: a usage error, before the database.
-      const none = await cli(['fee-config', 'create', ...good.slice(0, -2)]);
-      expect(none.code).toBe(1);
-      expect(none.stderr.trim()).toBe(
-        'payreq: --evm-recipient or --tron-recipient is required (or both)',
-      );
+  it('refuses bad input with the API’s message, exits 1 and writes nothing', async () => {
+    const fee = (bearer: string, bps: string) => [
+      ...['--orchestrator', orchestratorId, '--flow', 'incoming'],
+      ...['--bearer', bearer, '--bps', bps, '--evm-recipient', EVM],
+    ];
+    const good = fee('recipient', '5');
+    const refusals: [readonly string[], string][] = [
+      [fee('recipient', '10001'), 'Validation failed: --bps must be <= 10000'],
+      [fee('recipient', '1.5'), 'Validation failed: --bps must be integer'],
+      [[...good, '--usd-cap', '0'], 'Validation failed: --usd-cap must be greater than 0 (USD)'],
+      [[...good, '--client-id', 'cli_unknown'], 'Client ID not found'],
+      [[...good, '--client-id', unlinkedClientId], 'Client ID is not linked to this orchestrator'],
+      // The pair the first create took, at the default level.
+      [
+        fee('payer', '9'),
+        `A payer-borne incoming fee config exists at this level already (${created[0]?.id}, active): change it with PATCH; disabling it does not free the pair`,
+      ],
+      [[...good.slice(2), '--orchestrator', 'nope'], 'no orchestrator nope'],
+    ];
+    for (const [flags, message] of refusals) {
+      const result = await cli(['fee-config', 'create', ...flags]);
+      expect(result.code, flags.join(' ')).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim()).toBe(`payreq: ${message}`);
+    }
+    // A recipient with a wrong checksum is the address parser's refusal, named by its flag.
+    const checksum = await cli([
+      ...['fee-config', 'create', ...good.slice(0, -1)],
+      '0x2546bcD3c84621e976D8185a91A922aE77ECEc30',
+    ]);
+    expect(checksum.code).toBe(1);
+    expect(checksum.stderr).toMatch(/^payreq: Validation failed: --evm-recipient /);
+    // No recipient at all: a usage error, before the database.
+    const none = await cli(['fee-config', 'create', ...good.slice(0, -2)]);
+    expect(none.code).toBe(1);
+    expect(none.stderr.trim()).toBe(
+      'payreq: --evm-recipient or --tron-recipient is required (or both)',
+    );
 
-      expect(await feeConfigs()).toEqual(created);
-    },
-  );
+    expect(await feeConfigs()).toEqual(created);
+  });
 
   it('disables a fee config, again with the same answer, and refuses an unknown one', async () => {
     const [payer] = created;

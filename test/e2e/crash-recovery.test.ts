@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { emptyPostgresDatabase } from '../database.ts';
-import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
+import { createAccountByCli, suiteDatabase } from '../faults.ts';
+import { MANY_PROCESSES, processEnv, type ServerProcess, startServer } from '../process.ts';
 import { type Receiver, startReceiver } from '../webhook-receiver.ts';
 
 /**
@@ -23,24 +23,15 @@ afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
 
-async function databaseUrl(): Promise<Record<string, string>> {
-  if (source.kind !== 'postgres') return {};
-  const database = await emptyPostgresDatabase();
-  cleanup.push(database.drop);
-  return { DATABASE_URL: database.url };
-}
-
-describe(`a crash between enqueue and send (${backend})`, () => {
+describe(`a crash between enqueue and send (${backend})`, MANY_PROCESSES, () => {
   it('delivers after the restart', async () => {
     receiver ??= await startReceiver();
     receiver.received.length = 0;
     const env = processEnv(
-      { ...(await databaseUrl()), DISPATCHER_POLL_MS: '100' },
+      { ...(await suiteDatabase(cleanup)), DISPATCHER_POLL_MS: '100' },
       { migrated: true },
     );
-    const account = JSON.parse(
-      (await runCli(['account', 'create', '--name', 'Crash', '--json'], env)).stdout,
-    );
+    const account = await createAccountByCli(env, 'Crash');
     const headers = { 'x-api-key': account.apiKey, 'content-type': 'application/json' };
 
     server = await startServer({ ...env, WORKERS: 'false' });

@@ -10,11 +10,11 @@ import {
   startBridgeWorld,
   until,
 } from '../bridge-world.ts';
-import { emptyPostgresDatabase } from '../database.ts';
+import { createAccountByCli, suiteDatabase } from '../faults.ts';
 import {
   createDestinationByCli,
+  MANY_PROCESSES,
   processEnv,
-  runCli,
   type ServerProcess,
   startServer,
 } from '../process.ts';
@@ -40,13 +40,6 @@ afterAll(async () => {
   await world?.close();
 });
 
-async function databaseUrl(): Promise<Record<string, string>> {
-  if (source.kind !== 'postgres') return {};
-  const database = await emptyPostgresDatabase();
-  cleanup.push(database.drop);
-  return { DATABASE_URL: database.url };
-}
-
 /** The JSON log lines of `output` whose message is `message`. */
 function logged(output: string, message: string): Record<string, unknown>[] {
   return output
@@ -56,7 +49,7 @@ function logged(output: string, message: string): Record<string, unknown>[] {
     .filter((line) => line.msg === message);
 }
 
-describe(`a bridge tracker killed mid-way (${source.kind})`, () => {
+describe(`a bridge tracker killed mid-way (${source.kind})`, MANY_PROCESSES, () => {
   it('is resumed by the next process, which ends the transfer executed once, the link paid exactly', async () => {
     world = await startBridgeWorld();
     const { base, arbitrum, fake, relayer } = world;
@@ -68,7 +61,7 @@ describe(`a bridge tracker killed mid-way (${source.kind})`, () => {
     const env = processEnv(
       {
         ...world.env,
-        ...(await databaseUrl()),
+        ...(await suiteDatabase(cleanup)),
         RPC_URL_BASE: rpc.base.url,
         RPC_URL_ARBITRUM_ONE: rpc.arbitrum.url,
         CONFIRMATIONS_BASE: '0',
@@ -78,9 +71,7 @@ describe(`a bridge tracker killed mid-way (${source.kind})`, () => {
       },
       { migrated: true },
     );
-    const account = JSON.parse(
-      (await runCli(['account', 'create', '--name', 'Bridged payee', '--json'], env)).stdout,
-    );
+    const account = await createAccountByCli(env, 'Bridged payee');
     const payee = getAddress(keccak256(toHex('restarted bridge tracker payee')).slice(0, 42));
     const destinationId = await createDestinationByCli(env, {
       accountId: account.accountId,

@@ -2,11 +2,11 @@ import { type Address, getAddress, keccak256, toHex } from 'viem';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { serveJsonRpc } from '../../src/sandbox/rpc-server.ts';
 import { accountOf, type StandIn, standIn } from '../chain.ts';
-import { emptyPostgresDatabase } from '../database.ts';
+import { createAccountByCli, suiteDatabase, until } from '../faults.ts';
 import {
   createDestinationByCli,
+  MANY_PROCESSES,
   processEnv,
-  runCli,
   type ServerProcess,
   startServer,
 } from '../process.ts';
@@ -31,24 +31,7 @@ afterAll(async () => {
   await local?.chain.close();
 });
 
-async function databaseUrl(): Promise<Record<string, string>> {
-  if (source.kind !== 'postgres') return {};
-  const database = await emptyPostgresDatabase();
-  cleanup.push(database.drop);
-  return { DATABASE_URL: database.url };
-}
-
-/** Polls `read` every 50 ms until `done` holds of its answer, for at most 30 s. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-describe(`a Safe tracker killed mid-way (${source.kind})`, () => {
+describe(`a Safe tracker killed mid-way (${source.kind})`, MANY_PROCESSES, () => {
   it('is resumed by the next process, which lifts the 423 and confirms the payment', async () => {
     local = await standIn('base', { walletCount: 6 });
     const chain = local.chain;
@@ -57,7 +40,7 @@ describe(`a Safe tracker killed mid-way (${source.kind})`, () => {
     const env = processEnv(
       {
         ...local.env,
-        ...(await databaseUrl()),
+        ...(await suiteDatabase(cleanup)),
         RPC_URL_BASE: rpc.url,
         CONFIRMATIONS_BASE: '0',
         INDEXER_POLL_MS: '100',
@@ -65,9 +48,7 @@ describe(`a Safe tracker killed mid-way (${source.kind})`, () => {
       },
       { migrated: true },
     );
-    const account = JSON.parse(
-      (await runCli(['account', 'create', '--name', 'Safe payee', '--json'], env)).stdout,
-    );
+    const account = await createAccountByCli(env, 'Safe payee');
     const payee = getAddress(keccak256(toHex('restarted tracker payee')).slice(0, 42));
     const destinationId = await createDestinationByCli(env, {
       accountId: account.accountId,
@@ -131,11 +112,13 @@ describe(`a Safe tracker killed mid-way (${source.kind})`, () => {
         .filter((line) => line.includes('Safe transaction tracking ended'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
     const endings = await until(
+      'the restarted tracker ends the intent',
       () => Promise.resolve(ended(restarted.output())),
       (lines) => lines.length > 0,
     );
     expect(endings).toEqual([expect.objectContaining({ intentId, outcome: 'executed' })]);
     const display = await until(
+      'the link answers 409',
       () => api(`/v2/secure-payments/${token}`).then((res) => res.status),
       (status) => status === 409,
     );
