@@ -71,8 +71,8 @@ export interface TronGridClient {
   getBlockByNumber(number: bigint): Promise<TronBlock>;
   /** Every matching event, oldest first, all pages followed. */
   contractEvents(contract: string, query: ContractEventsQuery): Promise<TronFeeProxyEvent[]>;
-  /** The transaction's owner (base58), or null when the node does not know the transaction. */
-  transactionSender(txId: string): Promise<string | null>;
+  /** The transaction's owner (base58); rejects when the node does not know the transaction. */
+  transactionSender(txId: string): Promise<string>;
   /**
    * Hands a signed transaction to the node. A refusal is an answer (`accepted: false`), not an
    * error; TronGridError means the node could not be asked or answered nonsense.
@@ -143,9 +143,13 @@ export function createTronGridClient(deps: TronGridDeps): TronGridClient {
     // A full node answers `{}`, with 200, for a height it does not have.
     if (raw.blockID === undefined) throw bad(path, 'no such block');
     const header = record(record(raw.block_header, path).raw_data, path);
+    // Protobuf JSON leaves out zero values, so the genesis block carries no number (and may
+    // carry no time). Any other block without a time is a broken answer: taken as 1970, it
+    // would turn the events' time window upside down and the range would scan as empty.
+    const number = integer(header.number ?? 0, path);
+    if (header.timestamp === undefined && number !== 0n) throw bad(path, 'a block without a time');
     return {
-      // Protobuf JSON leaves out zero values, so the genesis block carries no number.
-      number: integer(header.number ?? 0, path),
+      number,
       hash: hexId(raw.blockID, path),
       timestamp: new Date(Number(integer(header.timestamp ?? 0, path))),
     };
@@ -201,7 +205,9 @@ export function createTronGridClient(deps: TronGridDeps): TronGridClient {
     async transactionSender(txId) {
       const path = '/wallet/gettransactionbyid';
       const raw = record(await call('POST', path, { value: txId }), path);
-      if (raw.raw_data === undefined) return null;
+      // The id comes from an event the index has just served: a node that does not know it
+      // (`{}`) is behind or broken, and its silence must not be recorded as "no payer".
+      if (raw.raw_data === undefined) throw bad(path, 'no such transaction');
       const contracts = record(raw.raw_data, path).contract;
       if (!Array.isArray(contracts) || contracts.length === 0) throw bad(path, 'no contract');
       const value = record(record(contracts[0], path).parameter, path).value;
