@@ -21,7 +21,12 @@ import { recordPayments } from '../detection/record.ts';
 import type { FakeAggregator } from '../sandbox/aggregator/fake-aggregator.ts';
 import { createSettlement } from '../workers/settlement.ts';
 import { LIFI_SETTLEMENT } from './bridge-settlement.ts';
-import { BRIDGE_NOT_DONE, type BridgeTracker, createBridgeTracker } from './bridge-tracker.ts';
+import {
+  BRIDGE_NOT_DONE,
+  BRIDGE_PARTIAL,
+  type BridgeTracker,
+  createBridgeTracker,
+} from './bridge-tracker.ts';
 
 /**
  * A payer's cross-chain transfer recorded with `POST /{token}/intent` (a `txHash` on another
@@ -351,6 +356,48 @@ describe('a cross-chain transfer recorded as an intent', () => {
         paymentProcessor: 'request-network',
       }),
     ]);
+  });
+
+  it('fails a transfer the bridge paid out in other tokens, never settling it', async () => {
+    const link = await bridged();
+    const receiving = `0x${'c7'.repeat(32)}`;
+    fake.setTransfer(link.txHash, {
+      status: 'DONE',
+      receivingTxHash: receiving,
+      substatus: 'PARTIAL',
+    });
+    await tracker.round();
+    expect(await intentRow(link.intentId)).toMatchObject({
+      status: 'failed',
+      failureReason: BRIDGE_PARTIAL,
+    });
+    expect(await queued('payment.failed', link.requestIds[0])).toEqual([
+      expect.objectContaining({ failureReason: BRIDGE_PARTIAL, txHash: link.txHash }),
+    ]);
+    // Long past the settling delay, the link is still unpaid and payable.
+    t.clock.advance(SETTLE_AFTER_MS + 1_000);
+    await tracker.round();
+    expect(await t.db.select().from(payments).where(eq(payments.txHash, receiving))).toEqual([]);
+    expect(await queued('payment.confirmed', link.requestIds[0])).toEqual([]);
+    expect((await get(`/v2/secure-payments/${link.token}`, apiKey(shop))).statusCode).toBe(200);
+  });
+
+  it('asks again about a transfer done with no substatus, which says nothing of the tokens', async () => {
+    const link = await bridged();
+    fake.setTransfer(link.txHash, {
+      status: 'DONE',
+      receivingTxHash: `0x${'ce'.repeat(32)}`,
+      substatus: null,
+    });
+    await tracker.round();
+    t.clock.advance(SETTLE_AFTER_MS + 1_000);
+    await tracker.round();
+    expect(await intentRow(link.intentId)).toMatchObject({ status: 'bridging', endedAt: null });
+    expect(await queued('payment.confirmed', link.requestIds[0])).toEqual([]);
+    // Told at last, the tracker ends it.
+    fake.setTransfer(link.txHash, { status: 'FAILED', substatus: 'EXPIRED' });
+    await tracker.round();
+    expect((await intentRow(link.intentId)).status).toBe('failed');
   });
 
   it('sends payment.refunded when the bridge returns the funds; the link is payable again', async () => {

@@ -24,6 +24,7 @@ type BridgeOutcome =
     };
 
 export const BRIDGE_NOT_DONE = 'bridge transfer not completed in time';
+export const BRIDGE_PARTIAL = 'bridge transfer failed (PARTIAL: other tokens paid to the payer)';
 
 export interface BridgeTracker extends Poller {
   /** One round over every bridging intent (what the poller runs); resolves false. */
@@ -105,7 +106,13 @@ export function createBridgeTracker(deps: {
   return { ...poller, round };
 }
 
-/** LI.FI's status as an ending, or null while the transfer is under way (or not yet seen). */
+/**
+ * LI.FI's status as an ending, or null while the transfer is under way (or not yet seen).
+ * Only `DONE` with `COMPLETED` is a delivery, which the tracker may settle on the aggregator's
+ * word: `PARTIAL` paid the payer's fallback address other tokens, so the link was not paid;
+ * a `DONE` with no substatus, or one LI.FI adds later, says nothing of where the tokens went,
+ * and is asked about again (should the answer never change, the deadline ends the transfer).
+ */
 function outcomeOf(answer: StatusResponse): BridgeOutcome | null {
   const receiving = receivedOf(answer);
   if (answer.status === 'DONE' && answer.substatus === 'REFUNDED') {
@@ -115,8 +122,11 @@ function outcomeOf(answer: StatusResponse): BridgeOutcome | null {
       amount: receiving?.amount ?? null,
     };
   }
-  if (answer.status === 'DONE') {
+  if (answer.status === 'DONE' && answer.substatus === 'COMPLETED') {
     return { kind: 'delivered', receivingTxHash: receiving?.txHash ?? null };
+  }
+  if (answer.status === 'DONE' && answer.substatus === 'PARTIAL') {
+    return { kind: 'failed', reason: BRIDGE_PARTIAL };
   }
   if (answer.status === 'FAILED') {
     return { kind: 'failed', reason: `bridge transfer failed (${answer.substatus ?? 'unknown'})` };

@@ -8,7 +8,13 @@ import type { StatusResponse, SubstatusFailed } from '@lifi/types';
 export type TransferOutcome =
   | { readonly status: 'NOT_FOUND' }
   | { readonly status: 'PENDING' }
-  | { readonly status: 'DONE'; readonly receivingTxHash: string; readonly amount?: bigint }
+  | {
+      readonly status: 'DONE';
+      readonly receivingTxHash: string;
+      readonly amount?: bigint;
+      /** `COMPLETED` unless told; `PARTIAL` when the bridge paid out other tokens; null: none. */
+      readonly substatus?: 'COMPLETED' | 'PARTIAL' | null;
+    }
   | { readonly status: 'FAILED'; readonly substatus?: SubstatusFailed }
   | { readonly status: 'REFUNDED'; readonly refundTxHash: string };
 
@@ -43,8 +49,13 @@ export function statusAnswer(outcome: TransferOutcome, query: StatusQuery): Stat
     case 'DONE':
       return {
         status: 'DONE',
-        substatus: 'COMPLETED',
-        substatusMessage: 'The transfer is complete',
+        ...(outcome.substatus !== null && {
+          substatus: outcome.substatus ?? 'COMPLETED',
+          substatusMessage:
+            outcome.substatus === 'PARTIAL'
+              ? 'The bridge paid out other tokens than the ones asked for'
+              : 'The transfer is complete',
+        }),
         ...common,
         receiving: {
           txHash: outcome.receivingTxHash,
