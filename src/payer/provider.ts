@@ -104,6 +104,13 @@ export class ProviderFailure extends Error {
   override readonly name = 'ProviderFailure';
 }
 
+/**
+ * The 4xx that say "not now" rather than "no": the request timed out (408), one with the same
+ * idempotency key is still under way (409), too early (425), too many (429). Taken as a refusal,
+ * a first KYC submission would be dropped while the provider may have created its customer.
+ */
+const AGAIN_LATER = new Set([408, 409, 425, 429]);
+
 const KYC = ['not_started', 'under_review', 'incomplete', 'approved', 'rejected'];
 const TOS = ['pending', 'approved'];
 const ACCOUNT = ['pending', 'approved', 'failed'];
@@ -139,7 +146,7 @@ export function createComplianceProvider(
         cause: error instanceof Error ? error.name : 'error',
       });
     }
-    if (response.status >= 400 && response.status < 500 && response.status !== 429) {
+    if (response.status >= 400 && response.status < 500 && !AGAIN_LATER.has(response.status)) {
       throw new ProviderRefusal(
         response.status,
         `compliance provider ${operation}: refused (HTTP ${response.status})`,

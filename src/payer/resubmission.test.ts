@@ -122,6 +122,47 @@ describe('a re-submission the provider does not take', () => {
   });
 });
 
+describe('a first submission the provider cannot take yet', () => {
+  it('keeps it for a retry on a 408 or 409, which the retry then creates once', async () => {
+    for (const [status, clientUserId] of [
+      [408, 'later-1'],
+      [409, 'later-2'],
+    ] as const) {
+      w.fake.failWith(status);
+      const res = await w.call('POST', '/v2/payer', key(), kycBody(clientUserId, '8601'));
+      w.fake.failWith(null);
+      expect(res.body.code).toBe('compliance_provider_failed');
+      const kept = await rowOf(clientUserId);
+      expect(kept.providerUserId).toBeNull();
+
+      const again = await w.call('POST', '/v2/payer', key(), kycBody(clientUserId, '8601'));
+      expect(again.status).toBe(200);
+      expect((await rowOf(clientUserId)).id).toBe(kept.id);
+    }
+  });
+
+  it('keeps the customer the provider created when it then refuses the links', async () => {
+    const before = w.fake.customers.size;
+    w.fake.failWith(400, '/kyc_links');
+    const res = await w.call('POST', '/v2/payer', key(), kycBody('links-1', '8701'));
+    w.fake.failWith(null);
+    expect(res.body.code).toBe('kyc_submission_refused');
+    // The provider holds the data: the row names its customer, for erasure and for the retry.
+    expect(w.fake.customers.size).toBe(before + 1);
+    const kept = await rowOf('links-1');
+    expect(w.fake.customers.has(String(kept.providerUserId))).toBe(true);
+
+    const again = await w.call('POST', '/v2/payer', key(), kycBody('links-1', '8701'));
+    expect(again.status).toBe(200);
+    expect(w.fake.customers.size).toBe(before + 1);
+    expect(await rowOf('links-1')).toMatchObject({
+      id: kept.id,
+      providerUserId: kept.providerUserId,
+      kycStatus: 'initiated',
+    });
+  });
+});
+
 describe('dateOfBirth', () => {
   it('must be a real calendar day, not in the future, on payers and bank details', async () => {
     for (const bad of ['1990-13-45', '2023-02-29', '1990-04-31', '2999-01-01']) {

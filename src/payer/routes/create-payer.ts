@@ -47,11 +47,21 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
         ? await storeSubmission(deps, accountId, clientUserId, personal, now)
         : existing;
       const input = customerInput(personal);
+      let created = false;
       try {
         const customer =
           row.providerUserId === null
             ? await provider.createCustomer(input, row.id)
             : await provider.updateCustomer(row.providerUserId, input);
+        if (row.providerUserId === null) {
+          // Kept before the next call: whatever it answers, the provider holds the payer's data
+          // now, and erasure must be able to reach it (a retry finds the same customer by key).
+          created = true;
+          await deps.db
+            .update(payers)
+            .set({ providerUserId: customer.id })
+            .where(eq(payers.id, row.id));
+        }
         const links = await provider.links(customer.id);
         const resubmitted = first
           ? null
@@ -59,8 +69,11 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
         return await recordLinks(deps, row, customer.id, links, resubmitted);
       } catch (error) {
         if (error instanceof ProviderRefusal) {
-          // A refused first submission leaves nothing behind; a refused re-submission was never written.
-          if (existing === null) await deps.db.delete(payers).where(eq(payers.id, row.id));
+          // A refused first submission leaves nothing behind (unless the provider created its
+          // customer before refusing the links); a refused re-submission was never written.
+          if (created) {
+            // The row stands as the provider now knows it, with no links yet.
+          } else if (existing === null) await deps.db.delete(payers).where(eq(payers.id, row.id));
           else if (existing.erasedAt !== null) {
             await deps.db
               .update(payers)

@@ -63,8 +63,11 @@ export interface FakeCompliance {
   /** Sets a customer's KYC verdict and sends the callback; resolves with our answer's status. */
   decideKyc(customerId: string, status: Decision): Promise<number | null>;
   decideAccount(accountId: string, status: 'approved' | 'failed'): Promise<number | null>;
-  /** Answer every operation with this HTTP status (null: back to normal). */
-  failWith(status: number | null): void;
+  /**
+   * Answer every operation (or only those whose path ends with `pathEnd`, such as `/kyc_links`)
+   * with this HTTP status; null: back to normal.
+   */
+  failWith(status: number | null, pathEnd?: string): void;
   close(): Promise<void>;
 }
 
@@ -77,7 +80,7 @@ export async function startFakeCompliance(options: FakeComplianceOptions): Promi
   const callbacks: CallbackOutcome[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let callbackUrl = options.callbackUrl ?? null;
-  let failing: number | null = null;
+  let failing: { readonly status: number; readonly pathEnd: string } | null = null;
   let url = '';
 
   async function notify(
@@ -275,8 +278,8 @@ export async function startFakeCompliance(options: FakeComplianceOptions): Promi
     const method = incoming.method ?? 'GET';
     const path = new URL(incoming.url ?? '/', 'http://fake').pathname;
     const isApi = path.startsWith('/v0/');
-    if (isApi && failing !== null) {
-      send(response, { status: failing, body: { message: 'failing' } });
+    if (isApi && failing !== null && path.endsWith(failing.pathEnd)) {
+      send(response, { status: failing.status, body: { message: 'failing' } });
       return;
     }
     if (isApi && options.apiKey && incoming.headers['api-key'] !== options.apiKey) {
@@ -335,8 +338,8 @@ export async function startFakeCompliance(options: FakeComplianceOptions): Promi
     },
     decideKyc,
     decideAccount,
-    failWith: (status) => {
-      failing = status;
+    failWith: (status, pathEnd = '') => {
+      failing = status === null ? null : { status, pathEnd };
     },
     close: () =>
       new Promise<void>((resolve) => {
