@@ -35,8 +35,13 @@ contract DaiStyle {
 }`;
 
 let chain: LocalChain;
-/** eth_call and eth_chainId requests sent, and whether the next one fails as an RPC would. */
-const seen = { calls: 0, failNext: false };
+/**
+ * eth_call requests sent, and what the next one does instead of reaching the chain: fail as an
+ * RPC would, or answer an aggregate3 with no results (a node's wrong-shaped answer).
+ */
+const seen: { calls: number; next: 'fail' | 'short' | null } = { calls: 0, next: null };
+/** aggregate3's `(bool, bytes)[]`, empty: its offset, then a length of 0. */
+const NO_RESULTS = `0x${(0x20).toString(16).padStart(64, '0')}${'0'.repeat(64)}`;
 let client: PublicClient;
 
 beforeAll(async () => {
@@ -55,10 +60,10 @@ function counting(): PublicClient {
         request: async (args: { method: string; params?: unknown }) => {
           if (args.method === 'eth_call') {
             seen.calls += 1;
-            if (seen.failNext) {
-              seen.failNext = false;
-              throw new Error('connection reset');
-            }
+            const fault = seen.next;
+            seen.next = null;
+            if (fault === 'fail') throw new Error('connection reset');
+            if (fault === 'short') return NO_RESULTS;
           }
           return chain.provider.request(args as never);
         },
@@ -117,9 +122,12 @@ describe('permitDomainOf', () => {
     expect(seen.calls - before).toBe(asked);
   });
 
-  it('does not remember a read the RPC failed', async () => {
+  it.each([
+    ['the RPC failed', 'fail'],
+    ['answered with fewer results than calls', 'short'],
+  ] as const)('does not remember a read %s', async (_what, fault) => {
     const fresh = counting();
-    seen.failNext = true;
+    seen.next = fault;
     await expect(
       permitDomainOf(fresh, chain.addresses.multicall3, chain.addresses.tst),
     ).rejects.toThrow();

@@ -189,6 +189,11 @@ async function tryCalls(
     ],
   });
   const results = decodeAggregate3(answer);
+  // A short list is a broken answer, not tokens that reverted: remembered, it would deny the
+  // token's permits for the process's life.
+  if (results.length !== calls.length) {
+    throw new Error(`aggregate3 of ${calls.length} calls answered ${results.length} results`);
+  }
   return calls.map(([functionName], index) => {
     const result = results[index];
     if (!result?.success) return undefined;
