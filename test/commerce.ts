@@ -3,6 +3,10 @@ import { type Address, createWalletClient, custom, getAddress, type Hex } from '
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { prepareTransactionRequest } from 'viem/actions';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import type { ChainClients } from '../src/chains/clients.ts';
+import { createChainTime } from '../src/commerce/chain-time.ts';
+import type { CommerceDeps } from '../src/commerce/deps.ts';
+import { createSendQueue } from '../src/commerce/send-queue.ts';
 import { clientIds, commercePayments } from '../src/db/schema.ts';
 import type { LocalChain } from '../src/sandbox/chain.ts';
 import { createRealClock, createTestApp, createTestClock, type TestApp } from './app.ts';
@@ -67,6 +71,29 @@ export function setupCommerceApp(
   afterEach(async () => {
     await local.chain.revert(snapshot);
   });
+}
+
+/**
+ * What `executeAction` runs on, outside the app: the server's own operator (wallet 5), not a
+ * shared key, so it approves the wrapper before a refund; `clients` and `sends` as given (a
+ * fault injected), else the app's clients and a send queue of its own.
+ */
+export function commerceDeps(
+  options: { readonly clients?: ChainClients; readonly sends?: CommerceDeps['sends'] } = {},
+): CommerceDeps {
+  const clients = options.clients ?? t.clients;
+  return {
+    db: t.db,
+    clock: t.clock,
+    chains: t.chains,
+    clients,
+    chainTime: createChainTime({ clients, clock: t.clock }),
+    operator: () => wallet(OPERATOR_WALLET),
+    sharedOperatorKey: false,
+    sends: options.sends ?? createSendQueue(t.database),
+    payUrl: 'http://pay.test',
+    receiptTimeoutMs: 30_000,
+  };
 }
 
 export function wallet(index: number): PrivateKeyAccount {

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   authorizedPayment,
   BUYER_WALLET,
+  commerceDeps,
   createdPayment,
   local,
   OPERATOR_WALLET,
@@ -21,12 +22,16 @@ import {
   setupCommerceApp,
   status,
   t,
+  tenantA,
   wallet,
 } from '../../test/commerce.ts';
 import { commerceActions } from '../db/schema.ts';
 import { commerceErrorsAbi } from '../payments/commerce/errors.ts';
+import { capturePlan } from './actions.ts';
+import { executeAction } from './execute.ts';
 import { createCommerceReconciler } from './reconciler.ts';
 import { contractRefusal } from './reverts.ts';
+import { createSendQueue } from './send-queue.ts';
 
 /**
  * What an execute operation answers when its send goes wrong, on a real chain and database,
@@ -151,7 +156,7 @@ describe('an execute operation whose send goes wrong', () => {
     expect((await status(requestId)).json()).toMatchObject({ capturedAmount: '50' });
   });
 
-  it('keeps in flight a broadcast answered by an error that refuses nothing (a 5xx)', async () => {
+  it('keeps in flight a broadcast answered by an error that refuses nothing (a 5xx), which the reconciler sends again', async () => {
     const requestId = await authorizedPayment();
     broadcastFault = async () => {
       readsDown = true;
@@ -161,10 +166,51 @@ describe('an execute operation whose send goes wrong', () => {
         url: 'rpc',
       });
     };
+    const nonce = await operatorNonce();
     const res = await post(url(requestId, 'capture'), { captureAmount: '50' });
+    broadcastFault = null;
+    readsDown = false;
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ status: 'CAPTURING' });
-    expect(await actionsOf(res.json().transactionHash)).toMatchObject([{ status: 'sent' }]);
+    const hash: Hex = res.json().transactionHash;
+    expect(await actionsOf(hash)).toMatchObject([{ status: 'sent' }]);
+    // It never reached the node: the reconciler broadcasts the kept bytes, and it lands once.
+    expect(await operatorNonce()).toBe(nonce);
+    await reconcile();
+    await reconcile();
+    expect(await operatorNonce()).toBe(nonce + 1);
+    expect(await actionsOf(hash)).toMatchObject([{ status: 'confirmed' }]);
+    expect((await status(requestId)).json()).toMatchObject({ capturedAmount: '50' });
+  });
+
+  it('keeps a broadcast sent when what follows it in the send queue fails, and answers it', async () => {
+    const requestId = await authorizedPayment();
+    // Fault injection: the queue's transaction (the advisory lock's) fails to commit after its
+    // task broadcast the capture.
+    const queue = createSendQueue(t.database);
+    const deps = commerceDeps({
+      sends: {
+        run: async (key, task) => {
+          await queue.run(key, task);
+          throw new Error('Connection terminated unexpectedly');
+        },
+      },
+    });
+    const scope = { accountId: tenantA.accountId, clientIdId: null };
+    const nonce = await operatorNonce();
+    const done = await executeAction(
+      deps,
+      scope,
+      requestId,
+      capturePlan(t.chains, { captureAmount: '20' }, undefined),
+    );
+    expect(await operatorNonce()).toBe(nonce + 1);
+    // Mined, and counted: marked failed, its 20 would be free to capture a second time.
+    expect(await actionsOf(done.transactionHash)).toMatchObject([{ status: 'confirmed' }]);
+    expect((await status(requestId)).json()).toMatchObject({
+      capturedAmount: '20',
+      capturableAmount: '30',
+    });
   });
 
   it('decodes a commerce contract error, naming it', () => {

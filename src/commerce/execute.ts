@@ -211,33 +211,38 @@ export async function executeAction(
     return failure;
   };
 
-  // Recorded before the broadcast: a crash after it leaves the hash for the reconciler.
-  const markSent = async (call: { hash: Hex; nonce: number }) => {
+  // Recorded, with the signed bytes, before the broadcast: a crash after it leaves the
+  // transaction for the reconciler, which broadcasts it again while the node does not know it.
+  // `out` holds the broadcast's outcome the moment it is known: whatever fails after it (the
+  // send queue's lock ending) cannot take back what was sent.
+  const out: { hash: Hex | null; sent: BroadcastOutcome | null } = {
+    hash: signed?.hash ?? null,
+    sent: null,
+  };
+  const send = async (call: { hash: Hex; nonce: number; serialized: Hex }) => {
+    out.hash = call.hash;
     const moved = await markAction(deps.db, actionId, {
       status: 'sent',
       txHash: call.hash,
       nonce: call.nonce,
+      rawTransaction: call.serialized,
     });
     if (!moved) throw new Error('the action was ended while it waited to be sent');
+    out.sent = await broadcastOutcome(client, call.serialized);
   };
-  let hash: Hex | null = signed?.hash ?? null;
-  let sent: BroadcastOutcome | null = null;
   try {
-    if (signed) {
-      await markSent(signed);
-      sent = await broadcastOutcome(client, signed.serialized);
-    } else if (signer) {
+    if (signed) await send(signed);
+    else if (signer) {
       if (plan.fundedByOperator) await approveIfShort(deps, client, signer, payment, amount);
-      [hash, sent] = await deps.sends.run(sendKey(payment.network, signer.address), async () => {
-        const call = await signCall(client, signer, expected);
-        await markSent(call);
-        return [call.hash, await broadcastOutcome(client, call.serialized)] as const;
-      });
+      await deps.sends.run(sendKey(payment.network, signer.address), async () =>
+        send(await signCall(client, signer, expected)),
+      );
     }
-    if (hash === null || sent === null) throw new Error('no transaction to send');
   } catch (error) {
-    throw await refusedBeforeSending(error, hash);
+    if (out.sent === null) throw await refusedBeforeSending(error, out.hash);
   }
+  const { hash, sent } = out;
+  if (hash === null || sent === null) throw new Error('no transaction to send');
   if (sent.kind === 'refused') throw await failed(sent.reason, null, hash);
   // Broadcast, or perhaps (the node did not answer clearly: a timeout, a 5xx, `already known`):
   // from here on the transaction may land whatever we hear, so only a revert frees its amount;

@@ -42,7 +42,13 @@ function reconcile(): Promise<boolean> {
 /** An action as an execute operation leaves it when its process stops: its id. */
 async function leftInFlight(
   requestId: string,
-  values: { kind?: CommerceActionKind; amount: bigint; txHash?: Hex; nonce?: number },
+  values: {
+    kind?: CommerceActionKind;
+    amount: bigint;
+    txHash?: Hex;
+    nonce?: number;
+    rawTransaction?: Hex;
+  },
 ): Promise<string> {
   const [payment] = await t.db
     .select({ id: commercePayments.id })
@@ -58,6 +64,7 @@ async function leftInFlight(
       status: values.txHash ? 'sent' : 'pending',
       txHash: values.txHash ?? null,
       nonce: values.nonce ?? null,
+      rawTransaction: values.rawTransaction ?? null,
       createdAt: t.clock.now(),
     })
     .returning({ id: commerceActions.id });
@@ -73,18 +80,29 @@ async function actionOf(id: string) {
 const capturable = async (requestId: string) =>
   (await status(requestId)).json().capturableAmount as string;
 
-/** The operator's wallet sends `data` to `to` (gas given, so a revert is mined): its hash. */
-async function operatorSends(to: Hex, data: Hex): Promise<Hex> {
-  const client = createWalletClient({
+const operatorClient = () =>
+  createWalletClient({
     account: wallet(OPERATOR_WALLET),
     chain: local.chain.chain,
     transport: custom(local.chain.provider, { retryCount: 0 }),
   });
+
+/** The operator's wallet signs `data` to `to` (gas given, so a revert is mined), unsent. */
+async function operatorSigns(to: Hex, data: Hex) {
+  const client = operatorClient();
   const request = await client.prepareTransactionRequest({ to, data, gas: 300_000n });
   const serialized = await client.signTransaction(request);
+  return { serialized, hash: keccak256(serialized), nonce: request.nonce };
+}
+
+/** The operator's wallet sends `data` to `to` (gas given, so a revert is mined): its hash. */
+async function operatorSends(to: Hex, data: Hex): Promise<Hex> {
+  const { serialized, hash } = await operatorSigns(to, data);
   // Hardhat answers a reverted transaction with an error; it is mined all the same.
-  await client.sendRawTransaction({ serializedTransaction: serialized }).catch(() => undefined);
-  return keccak256(serialized);
+  await operatorClient()
+    .sendRawTransaction({ serializedTransaction: serialized })
+    .catch(() => undefined);
+  return hash;
 }
 
 describe('the commerce reconciler', () => {
@@ -138,6 +156,30 @@ describe('the commerce reconciler', () => {
     });
     const after = (await status(requestId)).json();
     expect(after).toMatchObject({ capturedAmount: '20', capturableAmount: '30' });
+  });
+
+  it('broadcasts again a sent capture its node never got, which then confirms, once', async () => {
+    const requestId = await authorizedPayment();
+    const call = await post(url(requestId, 'capture/calldata'), { captureAmount: '50' });
+    expect(call.statusCode, call.body).toBe(200);
+    // Marked sent, then the process stopped before its broadcast.
+    const signed = await operatorSigns(call.json().to, call.json().calldata);
+    const lost = await leftInFlight(requestId, {
+      amount: 50_000_000n,
+      txHash: signed.hash,
+      nonce: signed.nonce,
+      rawTransaction: signed.serialized,
+    });
+    expect(await capturable(requestId)).toBe('0');
+
+    await reconcile();
+    await reconcile();
+    expect(await actionOf(lost)).toMatchObject({ status: 'confirmed', txHash: signed.hash });
+    expect(await operatorNonce()).toBe(signed.nonce + 1);
+    expect(await status(requestId).then((res) => res.json())).toMatchObject({
+      capturedAmount: '50',
+      capturableAmount: '0',
+    });
   });
 
   it('fails an action never broadcast once the grace passed, and not before', async () => {

@@ -5,7 +5,7 @@ import type { Clock } from '../base/clock.ts';
 import { createPoller, type Poller, type PollerLock } from '../base/poller.ts';
 import type { Database } from '../db/client.ts';
 import { commerceActions, commerceEvents, commercePayments } from '../db/schema.ts';
-import { minedNonce, transactionStatus } from '../payments/sender.ts';
+import { broadcastOutcome, minedNonce, transactionStatus } from '../payments/sender.ts';
 import { markAction } from './store.ts';
 
 /** Actions read per query; a round reads them all, page by page. */
@@ -28,6 +28,7 @@ interface InFlight {
   readonly status: 'pending' | 'sent' | 'confirmed' | 'failed';
   readonly txHash: string | null;
   readonly nonce: number | null;
+  readonly rawTransaction: string | null;
   readonly createdAt: Date;
   readonly endedAt: Date | null;
   readonly network: string;
@@ -40,6 +41,9 @@ interface InFlight {
  * reorganisation took it back. Each round reads:
  *
  * - `sent`, its receipt mined: `confirmed` on success; `failed` on a revert, its amount free;
+ * - `sent`, unknown to the node, the operator's mined nonce not yet past the transaction's: it
+ *   never reached a node (the process stopped before its broadcast, or the answer was unclear),
+ *   or the node dropped it: broadcast again, the same signed bytes, so it lands at most once;
  * - `sent`, unknown to the node once `graceMs` has passed since it was made, and the
  *   operator's mined nonce past the transaction's: another transaction took its nonce, so it
  *   can never be mined: `failed`, its amount free. (Known to the node, it waits.)
@@ -97,7 +101,7 @@ export function createCommerceReconciler(deps: {
     const old = deps.clock.now().getTime() - action.createdAt.getTime() >= deps.graceMs;
     const outcome =
       action.status === 'sent' && action.txHash !== null
-        ? await sentOutcome(client, action, action.txHash as Hex, old)
+        ? await sentOutcome(client, action, action.txHash as Hex, old, resend)
         : old
           ? ({
               kind: 'failed',
@@ -105,6 +109,15 @@ export function createCommerceReconciler(deps: {
             } as const)
           : null;
     if (outcome) await end(action, outcome);
+  };
+
+  /** Broadcasts a sent action's transaction again; a refusal waits for its nonce's fate. */
+  const resend = async (client: PublicClient, action: InFlight, raw: Hex): Promise<void> => {
+    const outcome = await broadcastOutcome(client, raw);
+    log.warn(
+      { actionId: action.id, network: action.network, outcome: outcome.kind },
+      'commerce action broadcast again: its node did not know it',
+    );
   };
 
   /** A confirmed action detection has not matched: failed when its transaction is gone. */
@@ -176,13 +189,18 @@ async function sentOutcome(
   action: InFlight,
   hash: Hex,
   old: boolean,
+  resend: (client: PublicClient, action: InFlight, raw: Hex) => Promise<void>,
 ): Promise<Outcome | null> {
   const status = await transactionStatus(client, hash);
   if (status === 'success') return { kind: 'confirmed', txHash: hash };
   if (status === 'reverted') return { kind: 'failed', reason: `transaction ${hash} reverted` };
-  if (status === 'pending' || !old || action.nonce === null) return null;
+  if (status === 'pending' || action.nonce === null) return null;
   const mined = await minedNonce(client, action.operator as Address);
-  if (mined <= action.nonce) return null;
+  if (mined <= action.nonce) {
+    if (action.rawTransaction !== null) await resend(client, action, action.rawTransaction as Hex);
+    return null;
+  }
+  if (!old) return null;
   return {
     kind: 'failed',
     reason: `transaction ${hash} was dropped: the operator's nonce ${action.nonce} was taken by another transaction`,
@@ -200,6 +218,7 @@ function inFlight(db: Database, after: string | null, since: Date): Promise<InFl
       status: commerceActions.status,
       txHash: commerceActions.txHash,
       nonce: commerceActions.nonce,
+      rawTransaction: commerceActions.rawTransaction,
       createdAt: commerceActions.createdAt,
       endedAt: commerceActions.endedAt,
       network: commercePayments.network,

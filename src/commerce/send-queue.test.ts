@@ -3,6 +3,7 @@ import { custom, type EIP1193Parameters, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authorizedPayment,
+  commerceDeps,
   local,
   OPERATOR_WALLET,
   post,
@@ -18,8 +19,6 @@ import { openPostgres } from '../db/postgres.ts';
 import { commerceActions, commercePayments } from '../db/schema.ts';
 import { erc20Abi } from '../payments/abis.ts';
 import { capturePlan, refundPlan } from './actions.ts';
-import { createChainTime } from './chain-time.ts';
-import type { CommerceDeps } from './deps.ts';
 import { executeAction } from './execute.ts';
 import { createSendQueue } from './send-queue.ts';
 
@@ -54,18 +53,7 @@ describe('a refund’s approval', () => {
     });
     // The server's own operator, not a shared key (the sandbox's development operator's case):
     // it approves the wrapper before a refund.
-    const deps: CommerceDeps = {
-      db: t.db,
-      clock: t.clock,
-      chains: t.chains,
-      clients,
-      chainTime: createChainTime({ clients, clock: t.clock }),
-      operator: () => wallet(OPERATOR_WALLET),
-      sharedOperatorKey: false,
-      sends: createSendQueue(t.database),
-      payUrl: 'http://pay.test',
-      receiptTimeoutMs: 30_000,
-    };
+    const deps = commerceDeps({ clients });
     const scope = { accountId: tenantA.accountId, clientIdId: null };
     const refunded = await authorizedPayment();
     const capture = await post(`/v2/commerce-payments/${refunded}/capture`, {

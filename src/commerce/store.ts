@@ -87,7 +87,12 @@ export async function markAction(
   db: Database,
   actionId: string,
   change:
-    | { readonly status: 'sent'; readonly txHash: string; readonly nonce: number }
+    | {
+        readonly status: 'sent';
+        readonly txHash: string;
+        readonly nonce: number;
+        readonly rawTransaction: string;
+      }
     | { readonly status: 'confirmed'; readonly txHash: string; readonly endedAt: Date }
     | {
         readonly status: 'failed';

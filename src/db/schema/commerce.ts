@@ -146,6 +146,11 @@ export const commerceActions = pgTable(
      * with the transaction unknown, it was dropped (the reconciler, reconciler.ts).
      */
     nonce: integer(),
+    /**
+     * The signed transaction, kept when it is marked sent: the reconciler broadcasts it again
+     * while the node does not know it (a crash or an unclear answer before it reached one).
+     */
+    rawTransaction: text(),
     failureReason: text(),
     createdAt: createdAt(),
     endedAt: nullableTime(),

@@ -1,0 +1,1 @@
+ALTER TABLE "commerce_actions" ADD COLUMN "raw_transaction" text;
