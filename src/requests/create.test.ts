@@ -121,6 +121,12 @@ describe('POST /v2/request', () => {
     expect(validationErrors(await create('USD', '12.345'))).toEqual([
       { field: 'amount', message: 'must have at most 2 decimal places' },
     ]);
+    // Up to 10^30 whole units, what the proxies can convert; one cent more is refused.
+    const most = `1${'0'.repeat(30)}`;
+    expect((await create('USD', most)).statusCode).toBe(201);
+    expect(validationErrors(await create('USD', `${most}.01`))).toEqual([
+      { field: 'amount', message: `must be at most ${most} for an invoice in USD` },
+    ]);
     expect((await create('JPY', '1500', 'USDC-mainnet')).statusCode).toBe(201);
     expect(validationErrors(await create('JPY', '1500.5', 'USDC-mainnet'))).toEqual([
       { field: 'amount', message: 'must have at most 0 decimal places' },

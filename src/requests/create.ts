@@ -10,8 +10,8 @@ import type { Database } from '../db/client.ts';
 import type { ClientIdRow } from '../db/schema.ts';
 import { parseWallet } from '../destinations/destination-id.ts';
 import { boundDestination, DESTINATION_MISMATCH_MESSAGE } from '../destinations/destinations.ts';
-import { formatAmount, parseAmount } from '../payments/amounts.ts';
-import { MAX_PADDED_FIAT, padFiat } from '../payments/calldata/conversion.ts';
+import { parseAmount } from '../payments/amounts.ts';
+import { unconvertibleAmount } from '../payments/calldata/conversion.ts';
 import { cryptoToFiatRefusal } from './crypto-to-fiat.ts';
 import { checkListedChains, checkListedCurrencies } from './listed-currencies.ts';
 import { resolveOriginal } from './original.ts';
@@ -157,13 +157,9 @@ export async function prepareRequest(
   // The amount is written in the invoice currency: cents of a USD invoice, yen of a JPY one.
   const amount = parseAmount(body.amount, invoice.decimals);
   if (!amount.ok) throw new ValidationError([{ field: 'amount', message: amount.message }]);
-  if (isFiat(invoice) && padFiat(amount.value, invoice) > MAX_PADDED_FIAT) {
-    throw new ValidationError([
-      {
-        field: 'amount',
-        message: `must be at most ${formatAmount(MAX_PADDED_FIAT, 8)} for an invoice in ${invoice.symbol}`,
-      },
-    ]);
+  const unconvertible = unconvertibleAmount(amount.value, invoice);
+  if (unconvertible !== null) {
+    throw new ValidationError([{ field: 'amount', message: unconvertible }]);
   }
 
   // Every 400 above first: a request that can never be made says so, not a 503 that invites

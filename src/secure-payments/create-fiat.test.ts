@@ -68,6 +68,32 @@ describe('POST /v2/secure-payments with invoiceCurrency', () => {
     );
   });
 
+  it('refuses a fiat amount past what the proxies can convert, as a request does', async () => {
+    const dest = await destination(shop);
+    const most = `1${'0'.repeat(30)}`;
+    // Taken, every /pay of it would fail at the proxy's read, counted against the network.
+    await expectRefused(
+      apiKey(shop),
+      {
+        requests: [
+          { destinationId: dest.destinationId, amount: most, invoiceCurrency: 'USD' },
+          {
+            destinationId: dest.destinationId,
+            amount: `1${'0'.repeat(70)}`,
+            invoiceCurrency: 'USD',
+          },
+        ],
+      },
+      400,
+      validationFailed([
+        {
+          field: 'requests[1].amount',
+          message: `must be at most ${most} for an invoice in USD`,
+        },
+      ]),
+    );
+  });
+
   it('refuses an invoiceCurrency that is not a fiat code or the destination’s token', async () => {
     const dest = await destination(shop);
     for (const code of ['DAI-base', 'XYZ']) {

@@ -7,6 +7,7 @@ import { DESTINATION_MISMATCH_MESSAGE, type DestinationRow } from '../destinatio
 import { parseTarget, type ResolvedTarget } from '../destinations/target.ts';
 import { MAX_BASE_UNITS, parseAmount, TOTAL_TOO_LARGE_MESSAGE } from '../payments/amounts.ts';
 import { checkBatchNetworks } from '../payments/calldata/batch.ts';
+import { unconvertibleAmount } from '../payments/calldata/conversion.ts';
 import type { CreateLinkInput } from './link-caller.ts';
 
 /** The items of `POST /v2/secure-payments`, checked as far as can be without the database. */
@@ -60,6 +61,11 @@ export function checkItems(
     const amount = parseAmount(item.amount, invoice.currency.decimals);
     if (!amount.ok) {
       errors.push({ field: `requests[${index}].amount`, message: amount.message });
+      continue;
+    }
+    const unconvertible = unconvertibleAmount(amount.value, invoice.currency);
+    if (unconvertible !== null) {
+      errors.push({ field: `requests[${index}].amount`, message: unconvertible });
       continue;
     }
     items.push({ target, sent, named, invoice: invoice.currency, amount: amount.value });

@@ -1,7 +1,7 @@
 import { type Address, getAddress } from 'viem';
 import { AppError } from '../../base/errors.ts';
 import { conversionPath } from '../../chains/conversion-routes.ts';
-import { type Currency, isNative } from '../../chains/currencies.ts';
+import { type Currency, isFiat, isNative } from '../../chains/currencies.ts';
 import {
   chainlinkConversionPathAbi,
   erc20Abi,
@@ -79,6 +79,16 @@ export const MAX_PADDED_FIAT = 10n ** 38n;
 /** A fiat amount in base units (2 decimals for USD, 0 for JPY) in the proxies' 8 decimals. */
 export function padFiat(amount: bigint, currency: Currency): bigint {
   return amount * 10n ** BigInt(FIAT_DECIMALS - currency.decimals);
+}
+
+/**
+ * Why an invoice amount can never be converted (a fiat one past `MAX_PADDED_FIAT`), as a field
+ * error's message, or null. Refused when the request or link is made: taken, every `/pay` of
+ * it would fail at the proxy's read, and those failures would count against the network.
+ */
+export function unconvertibleAmount(amount: bigint, invoice: Currency): string | null {
+  if (!isFiat(invoice) || padFiat(amount, invoice) <= MAX_PADDED_FIAT) return null;
+  return `must be at most ${formatAmount(MAX_PADDED_FIAT, FIAT_DECIMALS)} for an invoice in ${invoice.symbol}`;
 }
 
 /**
