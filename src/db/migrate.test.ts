@@ -82,7 +82,13 @@ async function appliedMigrations(handle: DatabaseHandle): Promise<number> {
   return Number(rows[0]?.n);
 }
 
-describe('migrations on PGlite', () => {
+/**
+ * Each test creates and migrates embedded databases afresh (7 s each alone): up to 19 s a test
+ * while CI's other worker is busy, against the suite's 30 s default.
+ */
+const FRESH_DATABASES = { timeout: 120_000 };
+
+describe('migrations on PGlite', FRESH_DATABASES, () => {
   it('create every table on an empty database, and a second run changes nothing', async () => {
     const handle = wrapPglite(await PGlite.create());
     await migrateDatabase(handle);

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveJsonRpc } from '../../src/sandbox/rpc-server.ts';
 import { accountOf, type StandIn, standIn } from '../chain.ts';
+import { createAccountByCli } from '../faults.ts';
 import {
   createDestinationByCli,
+  MANY_PROCESSES,
   processEnv,
-  runCli,
   type ServerProcess,
   startServer,
 } from '../process.ts';
@@ -24,16 +25,14 @@ afterAll(async () => {
   await local?.chain.close();
 });
 
-describe('a network configured by environment', () => {
+describe('a network configured by environment', MANY_PROCESSES, () => {
   it('serves calldata with balances read from the configured RPC', async () => {
     local = await standIn('base');
     rpc = await serveJsonRpc(local.chain.provider);
     const env = processEnv({ ...local.env, RPC_URL_BASE: rpc.url }, { migrated: true });
     const payee = accountOf(local.chain, 1).address;
     const payer = accountOf(local.chain, 2).address;
-    const account = JSON.parse(
-      (await runCli(['account', 'create', '--name', 'Shop', '--json'], env)).stdout,
-    );
+    const account = await createAccountByCli(env, 'Shop');
     const destinationId = await createDestinationByCli(env, {
       accountId: account.accountId,
       address: payee,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { emptyPostgresDatabase } from '../database.ts';
-import { processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
+import { MANY_PROCESSES, processEnv, runCli, type ServerProcess, startServer } from '../process.ts';
 
 /**
  * Two real server processes on one Postgres and one Redis, configured only through the
@@ -11,7 +11,7 @@ import { processEnv, runCli, type ServerProcess, startServer } from '../process.
 const source = inject('testDatabase');
 const REDIS_URL = 'redis://127.0.0.1:6379/14';
 
-describe.runIf(source.kind === 'postgres')('two servers sharing Redis', () => {
+describe.runIf(source.kind === 'postgres')('two servers sharing Redis', MANY_PROCESSES, () => {
   const servers: ServerProcess[] = [];
   const cleanup: (() => Promise<void>)[] = [];
   let clientId: string;
