@@ -25,6 +25,27 @@ function isDigits(value: unknown): boolean {
   return typeof value === 'string' && /^\d+$/.test(value);
 }
 
+/**
+ * A list of gas or fee costs as LI.FI gives them, or none: each with an amount in base units,
+ * its token, and its USD value as a plain decimal when it says one. Summed with BigInt and as
+ * money, anything else would fail the answer to the payer (a 500) or price the fee as NaN.
+ */
+function isCosts(value: unknown): boolean {
+  if (value === undefined) return true;
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (cost: unknown) =>
+        isObject(cost) &&
+        isDigits(cost.amount) &&
+        isObject(cost.token) &&
+        typeof cost.token.address === 'string' &&
+        (cost.amountUSD === undefined ||
+          (typeof cost.amountUSD === 'string' && /^\d+(\.\d+)?$/.test(cost.amountUSD))),
+    )
+  );
+}
+
 function isToken(value: unknown): boolean {
   return (
     isObject(value) &&
@@ -57,6 +78,8 @@ function stepProblem(step: unknown, bridge: string): string | null {
   ) {
     return 'no estimate';
   }
+  if (!isCosts(estimate.gasCosts) || !isCosts(estimate.feeCosts))
+    return 'costs that are no amounts';
   if (!isObject(tx) || typeof tx.to !== 'string' || typeof tx.data !== 'string') {
     return 'no transactionRequest';
   }

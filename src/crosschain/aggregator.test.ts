@@ -187,4 +187,34 @@ describe('the aggregator adapter against the fake, over HTTP', () => {
     });
     expect(String((error as Error).cause)).toContain('bridges through hop, not across');
   });
+
+  it.each([
+    [
+      'a gas cost in decimals',
+      (c: Costs) => ({ ...c, gasCosts: [{ ...c.gasCosts[0], amount: '1.5' }] }),
+    ],
+    [
+      'a fee cost with no amount',
+      (c: Costs) => ({ ...c, feeCosts: [{ ...c.feeCosts[0], amount: '' }] }),
+    ],
+    [
+      'a fee priced in words',
+      (c: Costs) => ({ ...c, feeCosts: [{ ...c.feeCosts[0], amountUSD: 'n/a' }] }),
+    ],
+    ['costs that are no list', (c: Costs) => ({ ...c, feeCosts: {} })],
+  ])('treats a step with %s as a failure, 503, not a 500 later', async (_what, garble) => {
+    // Fault injection: the aggregator's estimate carries costs that are no amounts.
+    const garbled: typeof fetch = async (input, init) => {
+      const step = (await (await fetch(input, init)).json()) as { estimate: Costs };
+      expect(step.estimate.gasCosts.length * step.estimate.feeCosts.length).toBeGreaterThan(0);
+      return Response.json({ ...step, estimate: garble(step.estimate) });
+    };
+    const aggregator = createAggregator({ config: aggregatorConfig(fake), fetch: garbled });
+    const error = await aggregator.quoteContractCalls(quoteRequest(1_000_000n)).catch((e) => e);
+    expect(error).toMatchObject({ code: 'crosschain_unavailable', statusCode: 503 });
+    expect(String((error as Error).cause)).toContain('costs that are no amounts');
+  });
 });
+
+/** The part of a step's estimate the cost checks read. */
+type Costs = { gasCosts: Record<string, unknown>[]; feeCosts: Record<string, unknown>[] };
