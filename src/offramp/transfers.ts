@@ -105,10 +105,11 @@ export async function transferFor(
   if (rail === undefined || !currency) {
     throw new AppError('crypto_to_fiat_not_allowed', NOT_ALLOWED_MESSAGE);
   }
-  // The key makes the provider answer the same transfer to a retry, or to a racing call.
+  // The key makes the provider answer the same transfer to a retry, or to a racing call, of
+  // the same amount; another amount is another transfer (a key of the sequence alone, after a
+  // crash between this call and the insert, would answer the first amount's transfer).
   const created = await deps.provider.createTransfer({
-    idempotencyKey:
-      sequence === 1 ? `${row.id}:${details.id}` : `${row.id}:${details.id}:${sequence}`,
+    idempotencyKey: `${row.id}:${details.id}:${sequence}:${amount}`,
     rail,
     currency: currency.symbol.toLowerCase(),
     amount: formatAmount(amount, currency.decimals),
@@ -131,9 +132,12 @@ export async function transferFor(
     .onConflictDoNothing()
     .returning();
   if (inserted) return inserted;
+  // A racing call took this sequence: its transfer serves this call if it is for this amount,
+  // else the next sequence is made for this one (its deposit address must expect this amount).
   const raced = await latestTransfer(deps.db, row.id, details.id);
-  if (raced?.sequence !== sequence) throw new Error('off-ramp transfer neither inserted nor found');
-  return raced;
+  if (raced === undefined || raced.sequence < sequence)
+    throw new Error('off-ramp transfer neither inserted nor found');
+  return raced.amount === amount ? raced : transferFor(deps, row, ids, amount);
 }
 
 async function latestTransfer(

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientIds, requests, webhookDeliveries } from '../../src/db/schema.ts';
+import { clientIds, offrampTransfers, requests, webhookDeliveries } from '../../src/db/schema.ts';
 import type { EvmTransaction } from '../../src/payments/transactions.ts';
 import { accountOf, sendAll } from '../chain.ts';
 import {
@@ -183,6 +183,48 @@ describe('paying again after a transfer ended', () => {
     expect(await status(requestId)).toMatchObject({ totalAmountPaid: '4' });
     await sendPayment(second.res.json());
     expect(await status(requestId)).toMatchObject({ totalAmountPaid: '10' });
+  });
+});
+
+describe('transfers asked for other amounts', () => {
+  /** Whether each answer pays a deposit address the provider opened for its own amount. */
+  async function eachPaysItsOwnAmount(
+    answers: { res: { json(): PayAnswer } }[],
+    amounts: string[],
+  ): Promise<void> {
+    for (const [index, answer] of answers.entries()) {
+      const data = answer.res
+        .json()
+        .transactions.map((tx) => tx.data.toLowerCase())
+        .join();
+      const opened = [...world.fake.transfers.values()].filter((tr) =>
+        data.includes(tr.depositAddress.slice(2).toLowerCase()),
+      );
+      expect(opened.map((tr) => tr.amount)).toEqual([amounts[index]]);
+    }
+  }
+
+  it('get a deposit address each, opened for their own amount, when asked at once', async () => {
+    const ids = await newPayer();
+    const requestId = await createOfframpRequest(world, '20');
+    const answers = await Promise.all([pay(requestId, ids, '5'), pay(requestId, ids, '7')]);
+    for (const { res } of answers) expect(res.statusCode, res.body).toBe(200);
+    await eachPaysItsOwnAmount(answers, ['5', '7']);
+  });
+
+  it('get their own transfer after a crash lost the row of another amount’s', async () => {
+    const ids = await newPayer();
+    const requestId = await createOfframpRequest(world, '20');
+    const first = await pay(requestId, ids, '5');
+    expect(first.res.statusCode, first.res.body).toBe(200);
+    // Fault injection: the process stopped after the provider made the transfer, before its
+    // row was written.
+    await world.t.db
+      .delete(offrampTransfers)
+      .where(eq(offrampTransfers.providerTransferId, first.transfer?.id ?? ''));
+    const second = await pay(requestId, ids, '8');
+    expect(second.res.statusCode, second.res.body).toBe(200);
+    await eachPaysItsOwnAmount([second], ['8']);
   });
 });
 
