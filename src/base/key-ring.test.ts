@@ -17,6 +17,23 @@ describe('the key ring', () => {
     expect(() => ring.open(sealed, 'payers:2')).toThrow();
   });
 
+  it('digests data under SECRET_KEY: equal for equal data and context, whatever key is current', () => {
+    const ring = createKeyRing({ defaultKey: secretKey });
+    const rotated = createKeyRing({
+      defaultKey: secretKey,
+      extra: [{ id: 'next', key: next }],
+      currentId: 'next',
+    });
+    const digest = ring.digest('account 4411', 'bank account:cus_1');
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.digest('account 4411', 'bank account:cus_1')).toBe(digest);
+    expect(ring.digest('account 4412', 'bank account:cus_1')).not.toBe(digest);
+    expect(ring.digest('account 4411', 'bank account:cus_2')).not.toBe(digest);
+    expect(
+      createKeyRing({ defaultKey: next }).digest('account 4411', 'bank account:cus_1'),
+    ).not.toBe(digest);
+  });
+
   it('gives SECRET_KEY the same id every time, and opens the secret box’s v1 format with it', () => {
     const old = createSecretBox(secretKey).seal('whsec', 'hook-1');
     const ring = createKeyRing({

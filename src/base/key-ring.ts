@@ -27,6 +27,12 @@ export interface KeyRing {
   open(sealed: string, context: string): string;
   /** The key a ciphertext names (`v1.` ones: the default key's); null if it is not one. */
   keyIdOf(sealed: string): string | null;
+  /**
+   * A keyed digest of `data` in `context` (HMAC-SHA256 under the default key, hex): equal for
+   * equal data, on every process and across changes of the current key, and telling nothing
+   * of the data without the key. For idempotency keys made of personal data.
+   */
+  digest(data: string, context: string): string;
 }
 
 export class KeyRingError extends Error {
@@ -84,6 +90,12 @@ export function createKeyRing(options: {
         throw new KeyRingError('not a sealed value');
       }
       return boxOf(id).open(`v1.${rest.join('.')}`, context);
+    },
+    digest(data, context) {
+      return createHmac('sha256', options.defaultKey)
+        .update(`${context}\n`)
+        .update(data)
+        .digest('hex');
     },
     keyIdOf(sealed) {
       if (sealed.startsWith('v1.')) return defaultId;

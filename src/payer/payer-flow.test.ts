@@ -236,6 +236,21 @@ describe('a payer from KYC to a verified bank account', () => {
     expect(res.status).toBe(403);
   });
 
+  it('answers the same details sent again (a retry) with the same bank account, made once', async () => {
+    const accounts = w.fake.accounts.size;
+    const rows = (await w.t.db.select().from(paymentDetails)).length;
+    const res = await w.call('POST', '/v2/payer/user-1/payment-details', key(), bankBody('4411'));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect((res.body.payment_detail as { id: string }).id).toBe(detailId);
+    expect(w.fake.accounts.size).toBe(accounts);
+    expect(await w.t.db.select().from(paymentDetails)).toHaveLength(rows);
+    // Other details are another account.
+    const other = await w.call('POST', '/v2/payer/user-1/payment-details', key(), bankBody('4412'));
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    expect((other.body.payment_detail as { id: string }).id).not.toBe(detailId);
+    expect(w.fake.accounts.size).toBe(accounts + 1);
+  });
+
   it('refuses bank details the provider would not take, storing nothing', async () => {
     const before = await w.t.db.select().from(paymentDetails);
     for (const bad of [{ accountNumber: 'not-a-number' }, {}]) {

@@ -39,6 +39,7 @@ const switchable: KeyRing = {
   seal: (plain, context) => active.seal(plain, context),
   open: (sealed, context) => active.open(sealed, context),
   keyIdOf: (sealed) => active.keyIdOf(sealed),
+  digest: (data, context) => active.digest(data, context),
 };
 
 let w: PayerWorld;

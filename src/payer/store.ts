@@ -54,6 +54,26 @@ export function livePaymentDetails(db: Database, payerId: string): Promise<Payme
     .orderBy(asc(paymentDetails.createdAt), asc(paymentDetails.id));
 }
 
+/** The id of the payer's live details stored for the provider's `providerAccountId`, or null. */
+export async function detailsOfAccount(
+  db: Database,
+  payerId: string,
+  providerAccountId: string,
+): Promise<string | null> {
+  const [row] = await db
+    .select({ id: paymentDetails.id })
+    .from(paymentDetails)
+    .where(
+      and(
+        eq(paymentDetails.payerId, payerId),
+        eq(paymentDetails.providerAccountId, providerAccountId),
+        isNull(paymentDetails.erasedAt),
+      ),
+    )
+    .limit(1);
+  return row?.id ?? null;
+}
+
 /** What the provider may say of a bank account, as ours. */
 export function detailStatusOf(status: string): PaymentDetailStatus {
   return status === 'approved' ? 'approved' : status === 'failed' ? 'failed' : 'pending';

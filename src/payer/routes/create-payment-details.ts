@@ -15,7 +15,7 @@ import {
   PaymentDetailCreated,
   PaymentDetailsBody,
 } from '../schemas.ts';
-import { detailStatusOf, livePayerForDetails } from '../store.ts';
+import { detailStatusOf, detailsOfAccount, livePayerForDetails } from '../store.ts';
 
 const invalid = () => new AppError('invalid_bank_account', 'Invalid bank account details');
 
@@ -51,18 +51,33 @@ export function registerCreatePaymentDetails(app: App, deps: PayerDeps, prefix: 
           request.log,
         );
       }
-      const id = uuidV7();
+      const input = accountInput({ ...personal, currency, rails, beneficiaryType });
+      // The same details sent again (after a timeout, or a crash before the row was written)
+      // are the same account at the provider: the key is a keyed digest of the customer and
+      // what is sent, never the data itself.
+      const key = deps.keys.digest(JSON.stringify(input), `bank account:${payer.providerUserId}`);
       let account: { id: string; status: string };
       try {
-        account = await provider.createAccount(
-          payer.providerUserId,
-          accountInput({ ...personal, currency, rails, beneficiaryType }),
-          id,
-        );
+        account = await provider.createAccount(payer.providerUserId, input, key);
       } catch (error) {
         if (error instanceof ProviderRefusal) throw invalid();
         throw providerFailed(error, request.log);
       }
+      const created = (id: string) =>
+        reply.code(201).send({
+          payment_detail: {
+            id,
+            clientUserId,
+            bankName: personal.bankName,
+            accountName: personal.accountName,
+            currency: currency.toLowerCase(),
+            beneficiaryType,
+          },
+        });
+      // Sent again, they are the details already stored for that account.
+      const known = await detailsOfAccount(deps.db, payer.id, account.id);
+      if (known !== null) return created(known);
+      const id = uuidV7();
       const now = deps.clock.now();
       const status = detailStatusOf(account.status);
       await deps.db.transaction(async (tx) => {
@@ -89,16 +104,7 @@ export function registerCreatePaymentDetails(app: App, deps: PayerDeps, prefix: 
         }
       });
       if (status !== 'pending') deps.wake?.();
-      return reply.code(201).send({
-        payment_detail: {
-          id,
-          clientUserId,
-          bankName: personal.bankName,
-          accountName: personal.accountName,
-          currency: currency.toLowerCase(),
-          beneficiaryType,
-        },
-      });
+      return created(id);
     },
   );
 }
