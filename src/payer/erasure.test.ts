@@ -59,6 +59,19 @@ describe('erasing a payer', () => {
     expect(detail).toMatchObject({ providerAccountId: null, personal: null });
   });
 
+  it('starts an erased payer over as a new customer, which takes its KYC and bank account', async () => {
+    const { id, customer } = await payerWithAccount('er-3', '9303');
+    expect((await w.call('DELETE', '/v2/payer/er-3', key())).status).toBe(200);
+    // The same data again: the provider must not answer it with the customer it deleted.
+    const again = await w.call('POST', '/v2/payer', key(), kycBody('er-3', '9303'));
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const [row] = await w.t.db.select().from(payers).where(eq(payers.id, id));
+    expect(row?.providerUserId).not.toBe(customer);
+    expect(w.fake.customers.has(String(row?.providerUserId))).toBe(true);
+    const res = await w.call('POST', '/v2/payer/er-3/payment-details', key(), bankBody('9303'));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
+
   it('erases here even when the provider fails, and says which customer is left', async () => {
     const { id, customer } = await payerWithAccount('er-2', '9302');
     w.fake.failWith(503);

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { uuidV7 } from '../../base/uuid-v7.ts';
 import { createdAt, nullableTime } from './columns.ts';
 import { accounts } from './tenants.ts';
@@ -38,6 +38,11 @@ export const payers = pgTable(
     clientUserId: text().notNull(),
     /** The compliance provider's id for this user; null until the provider answered. */
     providerUserId: text(),
+    /**
+     * How many times the payer started over after an erasure: part of the idempotency key that
+     * creates its customer, so the provider never answers a new submission with the erased one.
+     */
+    providerGeneration: integer().notNull().default(0),
     kycStatus: text().$type<KycStatus>().notNull().default('not_started'),
     agreementStatus: text().$type<AgreementStatus>().notNull().default('not_started'),
     /** The provider's hosted KYC and agreement pages (not personal: links, not data). */

@@ -39,7 +39,7 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
       const now = deps.clock.now();
       const existing = await findPayer(deps.db, accountId, clientUserId);
       // A first submission (or one the provider never answered) is stored before the call: its
-      // row id is the call's idempotency key, so a retry after a failure is safe. A re-submission
+      // row id is the call's idempotency key (customerKey), so a retry after a failure is safe. A re-submission
       // of a payer the provider knows is stored only once the provider took it.
       const first =
         existing === null || existing.erasedAt !== null || existing.providerUserId === null;
@@ -51,7 +51,7 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
       try {
         const customer =
           row.providerUserId === null
-            ? await provider.createCustomer(input, row.id)
+            ? await provider.createCustomer(input, customerKey(row))
             : await provider.updateCustomer(row.providerUserId, input);
         if (row.providerUserId === null) {
           // Kept before the next call: whatever it answers, the provider holds the payer's data
@@ -91,6 +91,15 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
       }
     },
   );
+}
+
+/**
+ * The idempotency key that creates a payer's customer: its row id, the same for every retry of
+ * a submission; with the generation after an erasure, so a payer starting over is a new
+ * customer, not the erased one the provider remembers under the first key.
+ */
+function customerKey(row: PayerRow): string {
+  return row.providerGeneration === 0 ? row.id : `${row.id}:${row.providerGeneration}`;
 }
 
 /** Whether a re-submission carries the very data that was approved (then its KYC stands). */
@@ -142,6 +151,7 @@ async function storeSubmission(
       ...(existing.erasedAt !== null && {
         erasedAt: null,
         providerUserId: null,
+        providerGeneration: existing.providerGeneration + 1,
         kycStatus: 'not_started' as const,
         agreementStatus: 'not_started' as const,
         kycUrl: null,

@@ -1,0 +1,1 @@
+ALTER TABLE "payers" ADD COLUMN "provider_generation" integer DEFAULT 0 NOT NULL;
