@@ -176,6 +176,7 @@ describe('an execute operation whose send goes wrong', () => {
     expect(await actionsOf(hash)).toMatchObject([{ status: 'sent' }]);
     // It never reached the node: the reconciler broadcasts the kept bytes, and it lands once.
     expect(await operatorNonce()).toBe(nonce);
+    t.clock.advance(60_000);
     await reconcile();
     await reconcile();
     expect(await operatorNonce()).toBe(nonce + 1);

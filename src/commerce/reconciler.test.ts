@@ -172,6 +172,10 @@ describe('the commerce reconciler', () => {
     });
     expect(await capturable(requestId)).toBe('0');
 
+    // Young, it may still be its request's own broadcast: left alone.
+    await reconcile();
+    expect(await operatorNonce()).toBe(signed.nonce);
+    t.clock.advance(GRACE_MS);
     await reconcile();
     await reconcile();
     expect(await actionOf(lost)).toMatchObject({ status: 'confirmed', txHash: signed.hash });

@@ -41,9 +41,10 @@ interface InFlight {
  * reorganisation took it back. Each round reads:
  *
  * - `sent`, its receipt mined: `confirmed` on success; `failed` on a revert, its amount free;
- * - `sent`, unknown to the node, the operator's mined nonce not yet past the transaction's: it
- *   never reached a node (the process stopped before its broadcast, or the answer was unclear),
- *   or the node dropped it: broadcast again, the same signed bytes, so it lands at most once;
+ * - `sent`, unknown to the node once `graceMs` has passed since it was made (its request long
+ *   over), the operator's mined nonce not yet past the transaction's: it never reached a node
+ *   (the process stopped before its broadcast, or the answer was unclear), or the node dropped
+ *   it: broadcast again, the same signed bytes, so it lands at most once;
  * - `sent`, unknown to the node once `graceMs` has passed since it was made, and the
  *   operator's mined nonce past the transaction's: another transaction took its nonce, so it
  *   can never be mined: `failed`, its amount free. (Known to the node, it waits.)
@@ -194,13 +195,13 @@ async function sentOutcome(
   const status = await transactionStatus(client, hash);
   if (status === 'success') return { kind: 'confirmed', txHash: hash };
   if (status === 'reverted') return { kind: 'failed', reason: `transaction ${hash} reverted` };
-  if (status === 'pending' || action.nonce === null) return null;
+  // Young, it may be the request's own broadcast still under way (refused, its amount freed).
+  if (status === 'pending' || !old || action.nonce === null) return null;
   const mined = await minedNonce(client, action.operator as Address);
   if (mined <= action.nonce) {
     if (action.rawTransaction !== null) await resend(client, action, action.rawTransaction as Hex);
     return null;
   }
-  if (!old) return null;
   return {
     kind: 'failed',
     reason: `transaction ${hash} was dropped: the operator's nonce ${action.nonce} was taken by another transaction`,

@@ -26,11 +26,12 @@ function isDigits(value: unknown): boolean {
 }
 
 /**
- * A list of gas or fee costs as LI.FI gives them, or none: each with an amount in base units,
- * its token, and its USD value as a plain decimal when it says one. Summed with BigInt and as
- * money, anything else would fail the answer to the payer (a 500) or price the fee as NaN.
+ * A list of gas or fee costs as LI.FI gives them, or none: each with an amount in base units
+ * and its token; a fee's USD value, when it says one, a number. Summed with BigInt (and a
+ * fee's as money), anything else would fail the answer to the payer (a 500) or price the fee
+ * as NaN.
  */
-function isCosts(value: unknown): boolean {
+function isCosts(value: unknown, priced: boolean): boolean {
   if (value === undefined) return true;
   return (
     Array.isArray(value) &&
@@ -40,8 +41,9 @@ function isCosts(value: unknown): boolean {
         isDigits(cost.amount) &&
         isObject(cost.token) &&
         typeof cost.token.address === 'string' &&
-        (cost.amountUSD === undefined ||
-          (typeof cost.amountUSD === 'string' && /^\d+(\.\d+)?$/.test(cost.amountUSD))),
+        (!priced ||
+          cost.amountUSD === undefined ||
+          (typeof cost.amountUSD === 'string' && Number.isFinite(Number(cost.amountUSD)))),
     )
   );
 }
@@ -78,7 +80,7 @@ function stepProblem(step: unknown, bridge: string): string | null {
   ) {
     return 'no estimate';
   }
-  if (!isCosts(estimate.gasCosts) || !isCosts(estimate.feeCosts))
+  if (!isCosts(estimate.gasCosts, false) || !isCosts(estimate.feeCosts, true))
     return 'costs that are no amounts';
   if (!isObject(tx) || typeof tx.to !== 'string' || typeof tx.data !== 'string') {
     return 'no transactionRequest';

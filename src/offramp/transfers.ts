@@ -116,28 +116,32 @@ export async function transferFor(
     externalAccountId: details.providerAccountId ?? details.id,
     clientReferenceId: row.requestId,
   });
-  const [inserted] = await deps.db
-    .insert(offrampTransfers)
-    .values({
-      accountId: row.accountId,
-      requestRowId: row.id,
-      payerId: payer.id,
-      paymentDetailsId: details.id,
-      sequence,
-      providerTransferId: created.id,
-      network: row.network,
-      depositAddress: created.depositAddress,
-      amount,
-    })
-    .onConflictDoNothing()
-    .returning();
-  if (inserted) return inserted;
-  // A racing call took this sequence: its transfer serves this call if it is for this amount,
-  // else the next sequence is made for this one (its deposit address must expect this amount).
-  const raced = await latestTransfer(deps.db, row.id, details.id);
-  if (raced === undefined || raced.sequence < sequence)
-    throw new Error('off-ramp transfer neither inserted nor found');
-  return raced.amount === amount ? raced : transferFor(deps, row, ids, amount);
+  // A racing call may take this sequence first. For this amount, the provider answered it the
+  // same transfer (the same key): its row serves. For another, this transfer goes in after it,
+  // so each call's deposit address expects its own amount and no transfer is left unrecorded.
+  for (let at = sequence; ; ) {
+    const [inserted] = await deps.db
+      .insert(offrampTransfers)
+      .values({
+        accountId: row.accountId,
+        requestRowId: row.id,
+        payerId: payer.id,
+        paymentDetailsId: details.id,
+        sequence: at,
+        providerTransferId: created.id,
+        network: row.network,
+        depositAddress: created.depositAddress,
+        amount,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted) return inserted;
+    const raced = await latestTransfer(deps.db, row.id, details.id);
+    if (raced === undefined || raced.sequence < at)
+      throw new Error('off-ramp transfer neither inserted nor found');
+    if (raced.amount === amount) return raced;
+    at = raced.sequence + 1;
+  }
 }
 
 async function latestTransfer(

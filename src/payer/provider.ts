@@ -105,11 +105,12 @@ export class ProviderFailure extends Error {
 }
 
 /**
- * The 4xx that say "not now" rather than "no": the request timed out (408), one with the same
- * idempotency key is still under way (409), too early (425), too many (429). Taken as a refusal,
- * a first KYC submission would be dropped while the provider may have created its customer.
+ * The 4xx that say "not now" rather than "no": the request timed out (408), too early (425),
+ * too many (429). Taken as a refusal, a first KYC submission would be dropped while the
+ * provider may have created its customer. (A 409 stays a refusal: a key sent again with other
+ * data is one, and the payer's next submission must get a fresh key.)
  */
-const AGAIN_LATER = new Set([408, 409, 425, 429]);
+const AGAIN_LATER = new Set([408, 425, 429]);
 
 const KYC = ['not_started', 'under_review', 'incomplete', 'approved', 'rejected'];
 const TOS = ['pending', 'approved'];

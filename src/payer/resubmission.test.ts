@@ -123,10 +123,10 @@ describe('a re-submission the provider does not take', () => {
 });
 
 describe('a first submission the provider cannot take yet', () => {
-  it('keeps it for a retry on a 408 or 409, which the retry then creates once', async () => {
+  it('keeps it for a retry on a 408 or 425, which the retry then creates once', async () => {
     for (const [status, clientUserId] of [
       [408, 'later-1'],
-      [409, 'later-2'],
+      [425, 'later-2'],
     ] as const) {
       w.fake.failWith(status);
       const res = await w.call('POST', '/v2/payer', key(), kycBody(clientUserId, '8601'));

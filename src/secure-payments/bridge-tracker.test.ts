@@ -382,24 +382,6 @@ describe('a cross-chain transfer recorded as an intent', () => {
     expect((await get(`/v2/secure-payments/${link.token}`, apiKey(shop))).statusCode).toBe(200);
   });
 
-  it('asks again about a transfer done with no substatus, which says nothing of the tokens', async () => {
-    const link = await bridged();
-    fake.setTransfer(link.txHash, {
-      status: 'DONE',
-      receivingTxHash: `0x${'ce'.repeat(32)}`,
-      substatus: null,
-    });
-    await tracker.round();
-    t.clock.advance(SETTLE_AFTER_MS + 1_000);
-    await tracker.round();
-    expect(await intentRow(link.intentId)).toMatchObject({ status: 'bridging', endedAt: null });
-    expect(await queued('payment.confirmed', link.requestIds[0])).toEqual([]);
-    // Told at last, the tracker ends it.
-    fake.setTransfer(link.txHash, { status: 'FAILED', substatus: 'EXPIRED' });
-    await tracker.round();
-    expect((await intentRow(link.intentId)).status).toBe('failed');
-  });
-
   it('sends payment.refunded when the bridge returns the funds; the link is payable again', async () => {
     const link = await bridged();
     const refund = `0x${'ab'.repeat(32)}`;

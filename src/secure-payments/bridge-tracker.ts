@@ -108,10 +108,9 @@ export function createBridgeTracker(deps: {
 
 /**
  * LI.FI's status as an ending, or null while the transfer is under way (or not yet seen).
- * Only `DONE` with `COMPLETED` is a delivery, which the tracker may settle on the aggregator's
- * word: `PARTIAL` paid the payer's fallback address other tokens, so the link was not paid;
- * a `DONE` with no substatus, or one LI.FI adds later, says nothing of where the tokens went,
- * and is asked about again (should the answer never change, the deadline ends the transfer).
+ * `DONE` is a delivery, which the tracker may settle on the aggregator's word, except with
+ * `REFUNDED` (the payer got the tokens back) and `PARTIAL` (the bridge paid other tokens to
+ * the route's fallback address, the payer's): the link was not paid.
  */
 function outcomeOf(answer: StatusResponse): BridgeOutcome | null {
   const receiving = receivedOf(answer);
@@ -122,11 +121,11 @@ function outcomeOf(answer: StatusResponse): BridgeOutcome | null {
       amount: receiving?.amount ?? null,
     };
   }
-  if (answer.status === 'DONE' && answer.substatus === 'COMPLETED') {
-    return { kind: 'delivered', receivingTxHash: receiving?.txHash ?? null };
-  }
   if (answer.status === 'DONE' && answer.substatus === 'PARTIAL') {
     return { kind: 'failed', reason: BRIDGE_PARTIAL };
+  }
+  if (answer.status === 'DONE') {
+    return { kind: 'delivered', receivingTxHash: receiving?.txHash ?? null };
   }
   if (answer.status === 'FAILED') {
     return { kind: 'failed', reason: `bridge transfer failed (${answer.substatus ?? 'unknown'})` };

@@ -39,8 +39,8 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
       const now = deps.clock.now();
       const existing = await findPayer(deps.db, accountId, clientUserId);
       // A first submission (or one the provider never answered) is stored before the call: its
-      // row id is the call's idempotency key (customerKey), so a retry after a failure is safe. A re-submission
-      // of a payer the provider knows is stored only once the provider took it.
+      // row is the call's idempotency key (customerKey), so a retry after a failure is safe. A
+      // re-submission of a payer the provider knows is stored only once the provider took it.
       const first =
         existing === null || existing.erasedAt !== null || existing.providerUserId === null;
       const row = first
@@ -55,7 +55,7 @@ export function registerCreatePayer(app: App, deps: PayerDeps, prefix: string): 
             : await provider.updateCustomer(row.providerUserId, input);
         if (row.providerUserId === null) {
           // Kept before the next call: whatever it answers, the provider holds the payer's data
-          // now, and erasure must be able to reach it (a retry finds the same customer by key).
+          // now, and erasure must be able to reach it (a retry re-submits to this customer).
           created = true;
           await deps.db
             .update(payers)

@@ -52,10 +52,15 @@ export function registerCreatePaymentDetails(app: App, deps: PayerDeps, prefix: 
         );
       }
       const input = accountInput({ ...personal, currency, rails, beneficiaryType });
-      // The same details sent again (after a timeout, or a crash before the row was written)
-      // are the same account at the provider: the key is a keyed digest of the customer and
-      // what is sent, never the data itself.
-      const key = deps.keys.digest(JSON.stringify(input), `bank account:${payer.providerUserId}`);
+      // The same details sent again the same day (after a timeout, or a crash before the row
+      // was written) are the same account at the provider: the key is a keyed digest of the
+      // customer, the UTC day and what is sent, never the data itself. The day keeps the key
+      // within the provider's memory of keys (a day), past which a reused key is refused.
+      const day = deps.clock.now().toISOString().slice(0, 10);
+      const key = deps.keys.digest(
+        JSON.stringify(input),
+        `bank account:${payer.providerUserId}:${day}`,
+      );
       let account: { id: string; status: string };
       try {
         account = await provider.createAccount(payer.providerUserId, input, key);
